@@ -1,0 +1,14 @@
+package io.cocoindex;
+
+import java.util.List;
+
+/**
+ * Applies a batch of actions to an external system, synchronously.
+ *
+ * @param <A> the action type
+ */
+@FunctionalInterface
+public interface ActionApplier<A> {
+  /** Applies all actions; throwing fails the whole batch (the engine may retry it split). */
+  void apply(List<TargetAction<A>> actions) throws Exception;
+}

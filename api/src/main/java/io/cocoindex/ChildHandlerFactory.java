@@ -1,0 +1,13 @@
+package io.cocoindex;
+
+/**
+ * Builds the handler of a container's children from the container's Create/Update action.
+ * Synchronous and side-effect free: it is called before the apply, and in a preview instead of
+ * it.
+ *
+ * @param <A> the container's action type
+ */
+@FunctionalInterface
+public interface ChildHandlerFactory<A> {
+  ChildTargetDef<?> childHandler(A action) throws Exception;
+}

@@ -1,0 +1,30 @@
+package io.cocoindex;
+
+import java.util.Objects;
+
+/**
+ * A typed handler for the children (or attachments) of a target state, returned by a container
+ * sink's child-handler factory or by {@link TargetHandler#attachments()}.
+ *
+ * @param <V> the children's value type
+ */
+public final class ChildTargetDef<V> {
+  private final TargetHandler<V, ?, ?> handler;
+
+  private ChildTargetDef(TargetHandler<V, ?, ?> handler) {
+    this.handler = Objects.requireNonNull(handler, "handler");
+  }
+
+  public static <V> ChildTargetDef<V> of(TargetHandler<V, ?, ?> handler) {
+    return new ChildTargetDef<>(handler);
+  }
+
+  public TargetHandler<V, ?, ?> handler() {
+    return handler;
+  }
+
+  @Override
+  public String toString() {
+    return "ChildTargetDef[" + handler.getClass().getName() + "]";
+  }
+}

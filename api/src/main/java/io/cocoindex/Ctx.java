@@ -1,0 +1,55 @@
+package io.cocoindex;
+
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The context of one processing component. Every declaration and mount takes it explicitly: there
+ * is no ambient context.
+ *
+ * <p>A processing component is the unit of commit: its declared target states are reconciled,
+ * applied and remembered together when its body (and its mounted children) finish.
+ */
+public interface Ctx {
+
+  /**
+   * The value the environment provides for {@code key}.
+   *
+   * @throws IllegalStateException naming the key when the environment provides none
+   */
+  <T> T get(ContextKey<T> key);
+
+  /**
+   * Mounts a child processing component at {@code subpath} (converted with {@link StableKey#of}).
+   * It runs concurrently on a bounded pool and commits on its own; this component completes after
+   * all its children.
+   */
+  void mount(Object subpath, Consumer<Ctx> component);
+
+  /**
+   * Runs a foreground child component at {@code subpath} and returns its result once it has
+   * committed: target states it declared exist externally when this returns.
+   */
+  <T> T useMount(Object subpath, Function<Ctx, T> component);
+
+  /**
+   * Mounts a memoized child component: when the fingerprint of {@code input} ({@link
+   * Fingerprint#of}) equals the one of its last successful run, the body is not run and every
+   * target state it declared is carried forward with no handler call. The memo is invalidated by
+   * a changed input, by a DESTRUCTIVE or LOSSY invalidation of a provider it declared on, and by
+   * a full reprocess. The body must depend on nothing but {@code input} and what it declares
+   * into.
+   */
+  void mountMemo(Object subpath, Object input, Consumer<Ctx> component);
+
+  /**
+   * A memoized function inside this component: returns the cached result of an earlier run for
+   * the same {@code function} name and fingerprint of {@code input}, or computes, caches and
+   * returns it. Invalidated by a full reprocess.
+   */
+  <I, T> T memo(String function, I input, Class<T> resultType, Function<I, T> compute);
+
+  /** The path of this component from the app's root component (empty for the root). */
+  List<StableKey> path();
+}

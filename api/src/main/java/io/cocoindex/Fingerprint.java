@@ -1,0 +1,275 @@
+package io.cocoindex;
+
+import java.io.ByteArrayOutputStream;
+import java.lang.reflect.RecordComponent;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * A 16-byte digest of a value's canonical, type-tagged encoding: deterministic across JVMs and
+ * runs, equal for equal values, different for values of different types even when their bytes
+ * agree ({@code ofString("ab") != ofBytes("ab".getBytes())}).
+ *
+ * <p>Use it as a compact tracking record ("the content changed") or as a memo input key.
+ *
+ * @param bytes the 16 digest bytes
+ */
+public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
+
+  /** Number of bytes in a fingerprint. */
+  public static final int LENGTH = 16;
+
+  public Fingerprint {
+    if (bytes == null || bytes.length != LENGTH) {
+      throw new IllegalArgumentException("a fingerprint has exactly 16 bytes");
+    }
+    bytes = bytes.clone();
+  }
+
+  @Override
+  public byte[] bytes() {
+    return bytes.clone();
+  }
+
+  /**
+   * Fingerprints a value: records (by component name and value), enums, strings, numbers,
+   * booleans, characters, {@code byte[]}, UUIDs, lists and arrays (in order), sets and maps
+   * (sorted by the encoding of their elements/keys, so iteration order does not matter), {@code
+   * Optional}, {@code Fingerprint}, {@link StableKey} and {@code null}.
+   *
+   * @throws IllegalArgumentException naming the type of an unsupported (nested) value
+   */
+  public static Fingerprint of(Object value) {
+    Encoder enc = new Encoder();
+    enc.write(value);
+    return digest(enc.out.toByteArray());
+  }
+
+  /** Fingerprints raw bytes (tagged as bytes). */
+  public static Fingerprint ofBytes(byte[] b) {
+    return of(b);
+  }
+
+  /** Fingerprints a string (tagged as a string). */
+  public static Fingerprint ofString(String s) {
+    return of(s);
+  }
+
+  /** Parses the {@link #toString()} form {@code #<32 hex digits>}. */
+  public static Fingerprint parse(String text) {
+    String hex = text.startsWith("#") ? text.substring(1) : text;
+    return new Fingerprint(HexFormat.of().parseHex(hex));
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Fingerprint f && Arrays.equals(bytes, f.bytes);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(bytes);
+  }
+
+  @Override
+  public int compareTo(Fingerprint o) {
+    return Arrays.compareUnsigned(bytes, o.bytes);
+  }
+
+  /** {@code #} followed by 32 lower-case hex digits. */
+  @Override
+  public String toString() {
+    return "#" + HexFormat.of().formatHex(bytes);
+  }
+
+  private static Fingerprint digest(byte[] canonical) {
+    try {
+      byte[] full = MessageDigest.getInstance("SHA-256").digest(canonical);
+      return new Fingerprint(Arrays.copyOf(full, LENGTH));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+    }
+  }
+
+  /** The canonical encoding: one tag byte per value, lengths before variable-size payloads. */
+  private static final class Encoder {
+    private static final byte NULL = 0, FALSE = 1, TRUE = 2, INT = 3, FLOAT = 4, BIG_INT = 5,
+        DECIMAL = 6, STRING = 7, BYTES = 8, CHAR = 9, UUID_TAG = 10, LIST = 11, SET = 12, MAP = 13,
+        RECORD = 14, ENUM = 15, FINGERPRINT = 16, KEY = 17;
+
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    void write(Object v) {
+      if (v == null) {
+        out.write(NULL);
+      } else if (v instanceof Boolean b) {
+        out.write(b ? TRUE : FALSE);
+      } else if (v instanceof Long || v instanceof Integer || v instanceof Short
+          || v instanceof Byte) {
+        out.write(INT);
+        writeLong(((Number) v).longValue());
+      } else if (v instanceof Double || v instanceof Float) {
+        out.write(FLOAT);
+        writeLong(Double.doubleToLongBits(((Number) v).doubleValue()));
+      } else if (v instanceof BigInteger bi) {
+        out.write(BIG_INT);
+        writeBlob(bi.toByteArray());
+      } else if (v instanceof BigDecimal bd) {
+        out.write(DECIMAL);
+        writeBlob(bd.toString().getBytes(StandardCharsets.UTF_8));
+      } else if (v instanceof String s) {
+        out.write(STRING);
+        writeBlob(s.getBytes(StandardCharsets.UTF_8));
+      } else if (v instanceof byte[] b) {
+        out.write(BYTES);
+        writeBlob(b);
+      } else if (v instanceof Character c) {
+        out.write(CHAR);
+        writeLong(c);
+      } else if (v instanceof UUID u) {
+        out.write(UUID_TAG);
+        writeLong(u.getMostSignificantBits());
+        writeLong(u.getLeastSignificantBits());
+      } else if (v instanceof Fingerprint f) {
+        out.write(FINGERPRINT);
+        out.writeBytes(f.bytes);
+      } else if (v instanceof StableKey k) {
+        out.write(KEY);
+        writeKey(k);
+      } else if (v instanceof Optional<?> o) {
+        write(o.orElse(null));
+      } else if (v instanceof Enum<?> e) {
+        out.write(ENUM);
+        writeString(e.getDeclaringClass().getSimpleName());
+        writeString(e.name());
+      } else if (v instanceof Record r) {
+        writeRecord(r);
+      } else if (v instanceof Set<?> s) {
+        out.write(SET);
+        writeSorted(s);
+      } else if (v instanceof List<?> l) {
+        out.write(LIST);
+        writeLong(l.size());
+        l.forEach(this::write);
+      } else if (v instanceof Object[] a) {
+        out.write(LIST);
+        writeLong(a.length);
+        Arrays.stream(a).forEach(this::write);
+      } else if (v instanceof Map<?, ?> m) {
+        out.write(MAP);
+        List<byte[]> entries = new ArrayList<>(m.size());
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+          Encoder sub = new Encoder();
+          sub.write(e.getKey());
+          sub.write(e.getValue());
+          entries.add(sub.out.toByteArray());
+        }
+        writeSortedBlobs(entries);
+      } else if (v instanceof Collection<?> c) {
+        out.write(LIST);
+        writeLong(c.size());
+        c.forEach(this::write);
+      } else {
+        throw new IllegalArgumentException(
+            "cannot fingerprint a value of type " + v.getClass().getName()
+                + ": use records, enums, strings, numbers, booleans, byte[], UUID, collections,"
+                + " maps, Optional, Fingerprint or StableKey");
+      }
+    }
+
+    private void writeRecord(Record r) {
+      out.write(RECORD);
+      writeString(r.getClass().getSimpleName());
+      RecordComponent[] components = r.getClass().getRecordComponents();
+      writeLong(components.length);
+      for (RecordComponent c : components) {
+        writeString(c.getName());
+        try {
+          var accessor = c.getAccessor();
+          accessor.setAccessible(true);
+          write(accessor.invoke(r));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          if (e instanceof IllegalArgumentException iae && iae.getMessage() != null
+              && iae.getMessage().startsWith("cannot fingerprint")) {
+            throw new IllegalArgumentException(
+                iae.getMessage() + " (in " + r.getClass().getName() + "." + c.getName() + ")");
+          }
+          throw new IllegalArgumentException(
+              "cannot read " + r.getClass().getName() + "." + c.getName() + " to fingerprint it",
+              e);
+        }
+      }
+    }
+
+    private void writeSorted(Collection<?> items) {
+      List<byte[]> encoded = new ArrayList<>(items.size());
+      for (Object item : items) {
+        Encoder sub = new Encoder();
+        sub.write(item);
+        encoded.add(sub.out.toByteArray());
+      }
+      writeSortedBlobs(encoded);
+    }
+
+    private void writeSortedBlobs(List<byte[]> blobs) {
+      blobs.sort(Arrays::compareUnsigned);
+      writeLong(blobs.size());
+      blobs.forEach(out::writeBytes);
+    }
+
+    private void writeKey(StableKey k) {
+      if (k instanceof StableKey.Null) {
+        out.write(NULL);
+      } else if (k instanceof StableKey.Bool b) {
+        out.write(b.value() ? TRUE : FALSE);
+      } else if (k instanceof StableKey.Int i) {
+        out.write(INT);
+        writeLong(i.value());
+      } else if (k instanceof StableKey.Str s) {
+        out.write(STRING);
+        writeString(s.value());
+      } else if (k instanceof StableKey.Bytes b) {
+        out.write(BYTES);
+        writeBlob(b.value());
+      } else if (k instanceof StableKey.Uuid u) {
+        write(u.value());
+      } else if (k instanceof StableKey.Symbol s) {
+        out.write(ENUM);
+        writeString(s.name());
+      } else if (k instanceof StableKey.Array a) {
+        out.write(LIST);
+        writeLong(a.items().size());
+        a.items().forEach(this::writeKey);
+      } else {
+        write(((StableKey.Fp) k).value());
+      }
+    }
+
+    private void writeString(String s) {
+      writeBlob(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void writeBlob(byte[] b) {
+      writeLong(b.length);
+      out.writeBytes(b);
+    }
+
+    private void writeLong(long v) {
+      for (int shift = 56; shift >= 0; shift -= 8) {
+        out.write((int) (v >>> shift));
+      }
+    }
+  }
+}

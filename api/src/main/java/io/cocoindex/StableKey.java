@@ -1,0 +1,204 @@
+package io.cocoindex;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * A key that identifies a target state (or a processing component) stably across runs.
+ *
+ * <p>Keys are compared by value. {@link Symbol} keys are namespace markers (provider names,
+ * attachment types) and never collide with user keys of any other kind, so a child key {@code
+ * "index"} and the attachment namespace {@code @index} live side by side.
+ *
+ * <pre>{@code
+ * StableKey.of("docs");                     // Str("docs")
+ * StableKey.of(List.of("my_pg", "public")); // Array([Str("my_pg"), Str("public")])
+ * StableKey.symbol("vector_index");         // Symbol("vector_index")
+ * }</pre>
+ */
+public sealed interface StableKey
+    permits StableKey.Null,
+        StableKey.Bool,
+        StableKey.Int,
+        StableKey.Str,
+        StableKey.Bytes,
+        StableKey.Uuid,
+        StableKey.Symbol,
+        StableKey.Array,
+        StableKey.Fp {
+
+  /** The null key. */
+  record Null() implements StableKey {
+    @Override
+    public String toString() {
+      return "null";
+    }
+  }
+
+  /** A boolean key. */
+  record Bool(boolean value) implements StableKey {
+    @Override
+    public String toString() {
+      return Boolean.toString(value);
+    }
+  }
+
+  /** An integer key; all integral Java types map to it. */
+  record Int(long value) implements StableKey {
+    @Override
+    public String toString() {
+      return Long.toString(value);
+    }
+  }
+
+  /** A string key. */
+  record Str(String value) implements StableKey {
+    public Str {
+      Objects.requireNonNull(value, "value");
+    }
+
+    @Override
+    public String toString() {
+      return '"' + value.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+    }
+  }
+
+  /** A byte-string key; compared by content. */
+  record Bytes(byte[] value) implements StableKey {
+    public Bytes {
+      value = value.clone();
+    }
+
+    @Override
+    public byte[] value() {
+      return value.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Bytes b && Arrays.equals(value, b.value);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(value);
+    }
+
+    @Override
+    public String toString() {
+      return "b'" + HexFormat.of().formatHex(value) + "'";
+    }
+  }
+
+  /** A UUID key. */
+  record Uuid(UUID value) implements StableKey {
+    public Uuid {
+      Objects.requireNonNull(value, "value");
+    }
+
+    @Override
+    public String toString() {
+      return value.toString();
+    }
+  }
+
+  /** A namespace marker (provider names, attachment types); rendered with a leading {@code @}. */
+  record Symbol(String name) implements StableKey {
+    public Symbol {
+      Objects.requireNonNull(name, "name");
+    }
+
+    @Override
+    public String toString() {
+      return "@" + name;
+    }
+  }
+
+  /** A composite key, e.g. (database, schema, table). */
+  record Array(List<StableKey> items) implements StableKey {
+    public Array {
+      items = List.copyOf(items);
+    }
+
+    @Override
+    public String toString() {
+      StringBuilder sb = new StringBuilder("[");
+      for (int i = 0; i < items.size(); i++) {
+        if (i > 0) {
+          sb.append(", ");
+        }
+        sb.append(items.get(i));
+      }
+      return sb.append(']').toString();
+    }
+  }
+
+  /** A fingerprint used as a key (e.g. of a long or structured identity). */
+  record Fp(Fingerprint value) implements StableKey {
+    public Fp {
+      Objects.requireNonNull(value, "value");
+    }
+
+    @Override
+    public String toString() {
+      return value.toString();
+    }
+  }
+
+  /**
+   * Converts a Java value to a key: {@code String}, {@code Integer/Long/Short/Byte}, {@code
+   * Boolean}, {@code UUID}, {@code byte[]}, {@code List<?>} (of convertible items), {@link
+   * Fingerprint}, a {@code StableKey} (returned as is) or {@code null}.
+   *
+   * @throws IllegalArgumentException naming the type when {@code o} is of any other type
+   */
+  static StableKey of(Object o) {
+    if (o == null) {
+      return new Null();
+    }
+    if (o instanceof StableKey k) {
+      return k;
+    }
+    if (o instanceof String s) {
+      return new Str(s);
+    }
+    if (o instanceof Integer || o instanceof Long || o instanceof Short || o instanceof Byte) {
+      return new Int(((Number) o).longValue());
+    }
+    if (o instanceof Boolean b) {
+      return new Bool(b);
+    }
+    if (o instanceof UUID u) {
+      return new Uuid(u);
+    }
+    if (o instanceof byte[] b) {
+      return new Bytes(b);
+    }
+    if (o instanceof Fingerprint f) {
+      return new Fp(f);
+    }
+    if (o instanceof List<?> list) {
+      List<StableKey> items = new ArrayList<>(list.size());
+      for (Object item : list) {
+        items.add(of(item));
+      }
+      return new Array(items);
+    }
+    throw new IllegalArgumentException(
+        "unsupported key type "
+            + o.getClass().getName()
+            + " (value "
+            + o
+            + "): a key must be a String, Integer, Long, Short, Byte, Boolean, UUID, byte[],"
+            + " Fingerprint, StableKey, null or a List of those");
+  }
+
+  /** A namespace marker key, rendered {@code @name}. */
+  static StableKey symbol(String name) {
+    return new Symbol(name);
+  }
+}

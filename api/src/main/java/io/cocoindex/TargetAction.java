@@ -1,0 +1,57 @@
+package io.cocoindex;
+
+import java.util.Objects;
+
+/**
+ * One operation a {@link TargetActionSink} applies to an external system: the operation kind
+ * travels beside the connector's own action value.
+ *
+ * @param <A> the connector's action type
+ */
+public sealed interface TargetAction<A>
+    permits TargetAction.Create, TargetAction.Update, TargetAction.Delete {
+
+  /** The connector's action value. */
+  A value();
+
+  /** Create a target state that did not exist. */
+  record Create<A>(A value) implements TargetAction<A> {
+    public Create {
+      Objects.requireNonNull(value, "value");
+    }
+  }
+
+  /** Update a target state that (may) exist. */
+  record Update<A>(A value) implements TargetAction<A> {
+    public Update {
+      Objects.requireNonNull(value, "value");
+    }
+  }
+
+  /** Delete a target state that is no longer declared. */
+  record Delete<A>(A value) implements TargetAction<A> {
+    public Delete {
+      Objects.requireNonNull(value, "value");
+    }
+  }
+
+  static <A> TargetAction<A> create(A a) {
+    return new Create<>(a);
+  }
+
+  static <A> TargetAction<A> update(A a) {
+    return new Update<>(a);
+  }
+
+  static <A> TargetAction<A> delete(A a) {
+    return new Delete<>(a);
+  }
+
+  /** The lower-case verb of this action: {@code create}, {@code update} or {@code delete}. */
+  default String verb() {
+    if (this instanceof Create) {
+      return "create";
+    }
+    return this instanceof Update ? "update" : "delete";
+  }
+}

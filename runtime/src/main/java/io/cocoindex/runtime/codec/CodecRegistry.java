@@ -1,0 +1,62 @@
+package io.cocoindex.runtime.codec;
+
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Finds the codec of a type: first from the registered {@link CodecFactory factories} (generated
+ * codecs, found through {@link ServiceLoader} too), then the built-in {@link JacksonCodecFactory}
+ * that handles records, enums, strings, boxed primitives, byte[], collections, maps, Optional,
+ * Fingerprint and StableKey.
+ */
+public final class CodecRegistry {
+  private final List<CodecFactory> factories;
+  private final Map<Type, Codec<?>> cache = new ConcurrentHashMap<>();
+
+  private CodecRegistry(List<CodecFactory> factories) {
+    this.factories = List.copyOf(factories);
+  }
+
+  /** The registry with factories from {@link ServiceLoader} and the built-in Jackson fallback. */
+  public static CodecRegistry standard() {
+    List<CodecFactory> factories = new ArrayList<>();
+    ServiceLoader.load(CodecFactory.class, CodecRegistry.class.getClassLoader())
+        .forEach(factories::add);
+    factories.add(new JacksonCodecFactory());
+    return new CodecRegistry(factories);
+  }
+
+  /** A registry consulting {@code first} before the standard factories. */
+  public static CodecRegistry with(List<CodecFactory> first) {
+    List<CodecFactory> factories = new ArrayList<>(first);
+    factories.addAll(standard().factories);
+    return new CodecRegistry(factories);
+  }
+
+  /** The codec of {@code type}, created once and cached. */
+  @SuppressWarnings("unchecked")
+  public <T> Codec<T> codecFor(Type type) {
+    Codec<?> cached = cache.get(type);
+    if (cached != null) {
+      return (Codec<T>) cached;
+    }
+    for (CodecFactory factory : factories) {
+      Codec<?> codec = factory.create(type, this);
+      if (codec != null) {
+        cache.putIfAbsent(type, codec);
+        return (Codec<T>) cache.get(type);
+      }
+    }
+    throw new CodecException("no codec for type " + type.getTypeName());
+  }
+
+  /** Encodes then decodes {@code value}: a deep copy through the serialized form. */
+  public <T> T copy(Type type, T value) {
+    Codec<T> codec = codecFor(type);
+    return codec.decode(codec.encode(value));
+  }
+}

@@ -1,0 +1,145 @@
+package io.cocoindex.runtime.codec;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.dataformat.smile.SmileFactory;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import java.io.IOException;
+import java.lang.reflect.Type;
+
+/**
+ * The built-in codecs: Jackson databind over Smile (compact binary JSON). Records decode by
+ * component name, so a component added later reads as its default ({@code null}, 0, false);
+ * a stored field the type no longer has fails with an error naming the type and the field.
+ */
+public final class JacksonCodecFactory implements CodecFactory {
+
+  private final ObjectMapper mapper;
+
+  public JacksonCodecFactory() {
+    this(new SmileFactory());
+  }
+
+  JacksonCodecFactory(com.fasterxml.jackson.core.JsonFactory factory) {
+    SimpleModule module = new SimpleModule("cocoindex");
+    module.addSerializer(Fingerprint.class, new FingerprintSerializer());
+    module.addDeserializer(Fingerprint.class, new FingerprintDeserializer());
+    module.addSerializer(StableKey.class, new StableKeySerializer());
+    module.addDeserializer(StableKey.class, new StableKeyDeserializer());
+    this.mapper =
+        JsonMapper.builder(factory)
+            .addModule(new Jdk8Module())
+            .addModule(module)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+            .enable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
+            .build();
+  }
+
+  /** A JSON (text) variant, for readable dumps. */
+  public static JacksonCodecFactory json() {
+    return new JacksonCodecFactory(new com.fasterxml.jackson.core.JsonFactory());
+  }
+
+  @Override
+  public Codec<?> create(Type type, CodecRegistry registry) {
+    JavaType javaType = mapper.getTypeFactory().constructType(type);
+    return new JacksonCodec<>(javaType, mapper.writerFor(javaType), mapper.readerFor(javaType));
+  }
+
+  private static final class JacksonCodec<T> implements Codec<T> {
+    private final JavaType type;
+    private final ObjectWriter writer;
+    private final ObjectReader reader;
+
+    JacksonCodec(JavaType type, ObjectWriter writer, ObjectReader reader) {
+      this.type = type;
+      this.writer = writer;
+      this.reader = reader;
+    }
+
+    @Override
+    public byte[] encode(T value) {
+      try {
+        return writer.writeValueAsBytes(value);
+      } catch (IOException e) {
+        throw new CodecException(
+            "cannot serialize a value of " + describe(value) + ": " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public T decode(byte[] bytes) {
+      try {
+        return reader.readValue(bytes);
+      } catch (UnrecognizedPropertyException e) {
+        throw new CodecException(
+            "stored "
+                + type.getRawClass().getName()
+                + " has field '"
+                + e.getPropertyName()
+                + "' that the class no longer has (removed or renamed?): keep a component of that"
+                + " name, or drop the app's state",
+            e);
+      } catch (IOException e) {
+        throw new CodecException(
+            "cannot deserialize " + type.getTypeName() + ": " + e.getMessage(), e);
+      }
+    }
+
+    private String describe(Object value) {
+      return value == null ? type.getTypeName() : value.getClass().getName();
+    }
+  }
+
+  private static final class FingerprintSerializer extends JsonSerializer<Fingerprint> {
+    @Override
+    public void serialize(Fingerprint value, JsonGenerator gen, SerializerProvider provider)
+        throws IOException {
+      gen.writeBinary(value.bytes());
+    }
+  }
+
+  private static final class FingerprintDeserializer extends JsonDeserializer<Fingerprint> {
+    @Override
+    public Fingerprint deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      if (p.currentToken() == JsonToken.VALUE_STRING && p.getText().startsWith("#")) {
+        return Fingerprint.parse(p.getText());
+      }
+      return new Fingerprint(p.getBinaryValue());
+    }
+  }
+
+  private static final class StableKeySerializer extends JsonSerializer<StableKey> {
+    @Override
+    public void serialize(StableKey value, JsonGenerator gen, SerializerProvider provider)
+        throws IOException {
+      gen.writeBinary(KeyEncoding.encode(value));
+    }
+  }
+
+  private static final class StableKeyDeserializer extends JsonDeserializer<StableKey> {
+    @Override
+    public StableKey deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return KeyEncoding.decode(p.getBinaryValue());
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package io.cocoindex.runtime.codec;
+
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * An order-preserving, self-delimiting byte encoding of {@link StableKey}s and key paths: a path's
+ * encoding is the concatenation of its keys' encodings, so every descendant of a path starts with
+ * the path's bytes and a prefix range scan finds a container's children.
+ *
+ * <p>Every key starts with a tag byte in {@code 0x01..0x0A}; variable-length payloads escape
+ * {@code 0x00} as {@code 0x00 0xFF} and end with {@code 0x00 0x00}.
+ */
+public final class KeyEncoding {
+  private static final int NULL = 0x01, FALSE = 0x02, TRUE = 0x03, INT = 0x04, STR = 0x05,
+      BYTES = 0x06, UUID_TAG = 0x07, SYMBOL = 0x08, ARRAY = 0x09, FP = 0x0A;
+
+  private KeyEncoding() {}
+
+  public static byte[] encode(StableKey key) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16);
+    write(out, key);
+    return out.toByteArray();
+  }
+
+  public static byte[] encodePath(List<StableKey> path) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16 * path.size());
+    for (StableKey key : path) {
+      write(out, key);
+    }
+    return out.toByteArray();
+  }
+
+  public static StableKey decode(byte[] bytes) {
+    Reader r = new Reader(bytes);
+    StableKey key = r.read();
+    if (r.pos != bytes.length) {
+      throw new CodecException("trailing bytes after an encoded key");
+    }
+    return key;
+  }
+
+  public static List<StableKey> decodePath(byte[] bytes) {
+    Reader r = new Reader(bytes);
+    List<StableKey> keys = new ArrayList<>();
+    while (r.pos < bytes.length) {
+      keys.add(r.read());
+    }
+    return keys;
+  }
+
+  /** The smallest byte string greater than every descendant of {@code prefix}. */
+  public static byte[] descendantsEnd(byte[] prefix) {
+    byte[] end = java.util.Arrays.copyOf(prefix, prefix.length + 1);
+    end[prefix.length] = (byte) 0xFF;
+    return end;
+  }
+
+  private static void write(ByteArrayOutputStream out, StableKey key) {
+    if (key instanceof StableKey.Null) {
+      out.write(NULL);
+    } else if (key instanceof StableKey.Bool b) {
+      out.write(b.value() ? TRUE : FALSE);
+    } else if (key instanceof StableKey.Int i) {
+      out.write(INT);
+      writeLong(out, i.value() ^ Long.MIN_VALUE);
+    } else if (key instanceof StableKey.Str s) {
+      out.write(STR);
+      writeEscaped(out, s.value().getBytes(StandardCharsets.UTF_8));
+    } else if (key instanceof StableKey.Bytes b) {
+      out.write(BYTES);
+      writeEscaped(out, b.value());
+    } else if (key instanceof StableKey.Uuid u) {
+      out.write(UUID_TAG);
+      writeLong(out, u.value().getMostSignificantBits() ^ Long.MIN_VALUE);
+      writeLong(out, u.value().getLeastSignificantBits() ^ Long.MIN_VALUE);
+    } else if (key instanceof StableKey.Symbol s) {
+      out.write(SYMBOL);
+      writeEscaped(out, s.name().getBytes(StandardCharsets.UTF_8));
+    } else if (key instanceof StableKey.Array a) {
+      out.write(ARRAY);
+      for (StableKey item : a.items()) {
+        write(out, item);
+      }
+      out.write(0);
+    } else {
+      out.write(FP);
+      out.writeBytes(((StableKey.Fp) key).value().bytes());
+    }
+  }
+
+  private static void writeLong(ByteArrayOutputStream out, long v) {
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      out.write((int) (v >>> shift));
+    }
+  }
+
+  private static void writeEscaped(ByteArrayOutputStream out, byte[] bytes) {
+    for (byte b : bytes) {
+      out.write(b);
+      if (b == 0) {
+        out.write(0xFF);
+      }
+    }
+    out.write(0);
+    out.write(0);
+  }
+
+  private static final class Reader {
+    final byte[] bytes;
+    int pos;
+
+    Reader(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    StableKey read() {
+      int tag = next();
+      switch (tag) {
+        case NULL:
+          return new StableKey.Null();
+        case FALSE:
+          return new StableKey.Bool(false);
+        case TRUE:
+          return new StableKey.Bool(true);
+        case INT:
+          return new StableKey.Int(readLong() ^ Long.MIN_VALUE);
+        case STR:
+          return new StableKey.Str(new String(readEscaped(), StandardCharsets.UTF_8));
+        case BYTES:
+          return new StableKey.Bytes(readEscaped());
+        case UUID_TAG:
+          return new StableKey.Uuid(
+              new UUID(readLong() ^ Long.MIN_VALUE, readLong() ^ Long.MIN_VALUE));
+        case SYMBOL:
+          return new StableKey.Symbol(new String(readEscaped(), StandardCharsets.UTF_8));
+        case ARRAY:
+          {
+            List<StableKey> items = new ArrayList<>();
+            while (peek() != 0) {
+              items.add(read());
+            }
+            pos++;
+            return new StableKey.Array(items);
+          }
+        case FP:
+          {
+            byte[] fp = java.util.Arrays.copyOfRange(bytes, pos, pos + Fingerprint.LENGTH);
+            pos += Fingerprint.LENGTH;
+            return new StableKey.Fp(new Fingerprint(fp));
+          }
+        default:
+          throw new CodecException("corrupt key encoding: unknown tag " + tag + " at " + (pos - 1));
+      }
+    }
+
+    private int peek() {
+      if (pos >= bytes.length) {
+        throw new CodecException("truncated key encoding");
+      }
+      return bytes[pos] & 0xFF;
+    }
+
+    private int next() {
+      int b = peek();
+      pos++;
+      return b;
+    }
+
+    private long readLong() {
+      long v = 0;
+      for (int i = 0; i < 8; i++) {
+        v = (v << 8) | next();
+      }
+      return v;
+    }
+
+    private byte[] readEscaped() {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      while (true) {
+        int b = next();
+        if (b == 0) {
+          int n = next();
+          if (n == 0) {
+            return out.toByteArray();
+          }
+          if (n != 0xFF) {
+            throw new CodecException("corrupt key encoding: bad escape at " + (pos - 1));
+          }
+        }
+        out.write(b);
+      }
+    }
+  }
+}
