@@ -26,6 +26,8 @@ public record CompositeDiff<K, S>(DiffAction main, Map<K, TrackingRecordTransiti
   /**
    * Copies {@code subs}, keeping its iteration order.
    *
+   * @param main the main action, or {@code null}
+   * @param subs a transition per sub-record key
    * @throws NullPointerException if {@code subs} is null or holds a null key or value
    */
   public CompositeDiff {
@@ -36,7 +38,13 @@ public record CompositeDiff<K, S>(DiffAction main, Map<K, TrackingRecordTransiti
     subs = Collections.unmodifiableMap(copy);
   }
 
-  /** Nothing to do: no main action and no sub-records. */
+  /**
+   * Nothing to do: no main action and no sub-records.
+   *
+   * @param <K> the sub-record key type
+   * @param <S> the sub-record type
+   * @return the empty diff
+   */
   public static <K, S> CompositeDiff<K, S> none() {
     return new CompositeDiff<>(null, Map.of());
   }

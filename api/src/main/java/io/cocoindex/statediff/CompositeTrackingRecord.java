@@ -34,6 +34,8 @@ public record CompositeTrackingRecord<M, K, S>(M main, Map<K, S> sub) {
   /**
    * Copies {@code sub} into an unmodifiable map of reproducible order.
    *
+   * @param main the main record
+   * @param sub the sub-records by key
    * @throws NullPointerException if {@code main} or {@code sub} is null, or {@code sub} holds a
    *     null key or value
    */

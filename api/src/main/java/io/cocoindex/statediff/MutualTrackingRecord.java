@@ -19,6 +19,8 @@ public record MutualTrackingRecord<R>(R record, ManagedBy managedBy) {
   /**
    * Checks that both components are present.
    *
+   * @param record the tracking record
+   * @param managedBy who owns the state
    * @throws NullPointerException if {@code record} or {@code managedBy} is null
    */
   public MutualTrackingRecord {
@@ -26,12 +28,24 @@ public record MutualTrackingRecord<R>(R record, ManagedBy managedBy) {
     Objects.requireNonNull(managedBy, "managedBy");
   }
 
-  /** A record of a state the engine owns. */
+  /**
+   * A record of a state the engine owns.
+   *
+   * @param record the tracking record
+   * @param <R> the tracking record type
+   * @return {@code (record, SYSTEM)}
+   */
   public static <R> MutualTrackingRecord<R> system(R record) {
     return new MutualTrackingRecord<>(record, ManagedBy.SYSTEM);
   }
 
-  /** A record of a state the user owns. */
+  /**
+   * A record of a state the user owns.
+   *
+   * @param record the tracking record
+   * @param <R> the tracking record type
+   * @return {@code (record, USER)}
+   */
   public static <R> MutualTrackingRecord<R> user(R record) {
     return new MutualTrackingRecord<>(record, ManagedBy.USER);
   }

@@ -36,6 +36,8 @@ public final class StateDiff {
    *       DiffAction#UPSERT}.
    * </ul>
    *
+   * @param t the transition, or {@code null} (nothing to do)
+   * @param <R> the tracking record type
    * @return the action, or {@code null} when nothing has to be written
    */
   public static <R> DiffAction diff(TrackingRecordTransition<R> t) {
@@ -70,6 +72,8 @@ public final class StateDiff {
    *
    * @param desired the desired record, or {@code null} when not declared
    * @param prev every record that may currently hold (no nulls)
+   * @param prevMayBeMissing whether the current state may be absent from {@code prev}
+   * @param <R> the tracking record type
    * @return the system's transition, or {@code null} when the system must leave the state alone
    */
   public static <R> TrackingRecordTransition<R> resolveSystemTransition(
@@ -113,6 +117,10 @@ public final class StateDiff {
    * <p>Subs come in a reproducible order: the desired keys in the desired record's order, then
    * the keys found only in previous records, in the order first seen.
    *
+   * @param t the transition of composite records, or {@code null} (nothing to do)
+   * @param <M> the main record type
+   * @param <K> the sub-record key type
+   * @param <S> the sub-record type
    * @return the main action and a transition per sub-record key
    */
   public static <M, K, S> CompositeDiff<K, S> diffComposite(

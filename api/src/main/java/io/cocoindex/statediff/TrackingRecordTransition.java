@@ -25,6 +25,9 @@ public record TrackingRecordTransition<R>(R desired, List<R> prev, boolean prevM
   /**
    * Copies {@code prev} into an immutable list.
    *
+   * @param desired the desired record, or {@code null}
+   * @param prev every record that may currently hold
+   * @param prevMayBeMissing whether the current state may be absent from {@code prev}
    * @throws NullPointerException if {@code prev} is null or holds a null
    */
   public TrackingRecordTransition {

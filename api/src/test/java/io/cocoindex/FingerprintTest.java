@@ -1,0 +1,155 @@
+package io.cocoindex;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class FingerprintTest {
+
+  // The goldens below hash these names: renaming Doc or Kind changes them.
+  enum Kind { TEXT, PDF }
+
+  record Doc(String title, long size, List<String> tags, Kind kind) {}
+
+  record Holder(String name, Object payload) {}
+
+  record Outer(Holder inner) {}
+
+  private static Doc doc() {
+    return new Doc("Intro", 42L, List.of("a", "b"), Kind.PDF);
+  }
+
+  // Golden values: a change here means every stored fingerprint (memo keys, tracking records)
+  // changes, so every user's next run reprocesses everything. Change them only on purpose.
+
+  @Test
+  void stringGolden() {
+    assertThat(Fingerprint.ofString("hello")).hasToString("#bbd4985dd3f962ed11d6c8c5241af2da");
+  }
+
+  @Test
+  void bytesGolden() {
+    assertThat(Fingerprint.ofBytes("hello".getBytes(UTF_8)))
+        .hasToString("#9cb324e587dba8122bcd1f3fba8b9316");
+  }
+
+  @Test
+  void recordGolden() {
+    assertThat(Fingerprint.of(doc())).hasToString("#ed332c28f42a09e2fb4c01a41ef30ab6");
+  }
+
+  @Test
+  void mapGolden() {
+    assertThat(Fingerprint.of(Map.of("x", 1, "y", 2)))
+        .hasToString("#2aab8613191c23122cb7fbede874bc26");
+  }
+
+  @Test
+  void equalRecordsBuiltSeparatelyHaveEqualFingerprints() {
+    assertThat(Fingerprint.of(doc())).isEqualTo(Fingerprint.of(doc()));
+  }
+
+  @Test
+  void recordsDifferingInOneComponentDiffer() {
+    assertThat(Fingerprint.of(doc()))
+        .isNotEqualTo(Fingerprint.of(new Doc("Intro", 43L, List.of("a", "b"), Kind.PDF)));
+  }
+
+  @Test
+  void mapInsertionOrderDoesNotMatter() {
+    Map<String, Integer> ab = new LinkedHashMap<>();
+    ab.put("a", 1);
+    ab.put("b", 2);
+    Map<String, Integer> ba = new LinkedHashMap<>();
+    ba.put("b", 2);
+    ba.put("a", 1);
+
+    assertThat(Fingerprint.of(ab)).isEqualTo(Fingerprint.of(ba));
+  }
+
+  @Test
+  void setInsertionOrderDoesNotMatter() {
+    Set<String> ab = new LinkedHashSet<>(List.of("a", "b"));
+    Set<String> ba = new LinkedHashSet<>(List.of("b", "a"));
+
+    assertThat(Fingerprint.of(ab)).isEqualTo(Fingerprint.of(ba));
+  }
+
+  @Test
+  void listOrderMatters() {
+    assertThat(Fingerprint.of(List.of("a", "b"))).isNotEqualTo(Fingerprint.of(List.of("b", "a")));
+  }
+
+  @Test
+  void stringAndBytesOfTheSameContentDiffer() {
+    assertThat(Fingerprint.ofString("ab")).isNotEqualTo(Fingerprint.ofBytes("ab".getBytes(UTF_8)));
+  }
+
+  @Test
+  void integerAndLongOfTheSameValueAreEqual() {
+    assertThat(Fingerprint.of(1)).isEqualTo(Fingerprint.of(1L));
+  }
+
+  @Test
+  void numberAndItsTextDiffer() {
+    assertThat(Fingerprint.of(1)).isNotEqualTo(Fingerprint.of("1"));
+  }
+
+  @Test
+  void toStringIsAHashFollowedBy32LowerHexDigits() {
+    assertThat(Fingerprint.of(doc()).toString()).matches("#[0-9a-f]{32}");
+  }
+
+  @Test
+  void parseRoundTripsToString() {
+    Fingerprint fp = Fingerprint.of(doc());
+
+    assertThat(Fingerprint.parse(fp.toString())).isEqualTo(fp);
+  }
+
+  @Test
+  void bytesAreDefensivelyCopied() {
+    Fingerprint fp = Fingerprint.ofString("hello");
+    fp.bytes()[0] ^= 1;
+
+    assertThat(fp).hasToString("#bbd4985dd3f962ed11d6c8c5241af2da");
+  }
+
+  @Test
+  void unsupportedTypeIsRejectedNamingTheClass() {
+    assertThatThrownBy(() -> Fingerprint.of(new Object()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("java.lang.Object");
+  }
+
+  @Test
+  void threadIsRejectedNamingTheClass() {
+    assertThatThrownBy(() -> Fingerprint.of(Thread.currentThread()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(Thread.currentThread().getClass().getName());
+  }
+
+  @Test
+  void unsupportedValueInARecordIsRejectedNamingTheComponent() {
+    assertThatThrownBy(() -> Fingerprint.of(new Holder("h", new Object())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("java.lang.Object")
+        .hasMessageContaining(Holder.class.getName() + ".payload");
+  }
+
+  @Test
+  void unsupportedValueDeepInNestedRecordsNamesEveryComponentOnThePath() {
+    assertThatThrownBy(() -> Fingerprint.of(new Outer(new Holder("h", List.of(new Object())))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("java.lang.Object")
+        .hasMessageContaining(Holder.class.getName() + ".payload")
+        .hasMessageContaining(Outer.class.getName() + ".inner");
+  }
+}
