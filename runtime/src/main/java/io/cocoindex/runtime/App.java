@@ -1,0 +1,204 @@
+package io.cocoindex.runtime;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.runtime.apply.SinkBatcher;
+import io.cocoindex.runtime.component.ComponentRunner;
+import io.cocoindex.runtime.plan.OrphanSweep;
+import io.cocoindex.runtime.plan.Run;
+import io.cocoindex.runtime.plan.RunMode;
+import io.cocoindex.runtime.state.StateStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An application: a main component that declares target states, kept in sync incrementally.
+ *
+ * <pre>{@code
+ * try (App app = App.create("docs", env, ctx -> {
+ *   var files = TargetStates.registerRootTargetStatesProvider(ctx, "files", new FileHandler(dir));
+ *   for (var doc : docs) {
+ *     TargetStates.declareTargetState(ctx, files.targetState(doc.name(), doc.text()));
+ *   }
+ * })) {
+ *   UpdateStats stats = app.update(); // creates, updates and deletes only what changed
+ * }
+ * }</pre>
+ *
+ * <p>{@code main} runs on every update, preview and drop: register every root provider there on
+ * every run, so states that are no longer declared (and {@link #dropState()}) reach their
+ * handlers. The store's update lock is held only while an update, preview or drop runs.
+ */
+public final class App implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(App.class);
+
+  private final String name;
+  private final Environment env;
+  private final Consumer<Ctx> main;
+  private final StateStore store;
+  private final ForkJoinPool componentPool;
+  private final ExecutorService sinkExecutor;
+  private boolean closed;
+
+  private App(String name, Environment env, Consumer<Ctx> main) {
+    this.name = name;
+    this.env = env;
+    this.main = main;
+    this.store = env.acquireStore();
+    this.componentPool = new ForkJoinPool(env.parallelism(), pool -> {
+      var t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+      t.setName("cocoindex-" + name + "-component-" + t.getPoolIndex());
+      t.setDaemon(true);
+      return t;
+    }, null, false);
+    this.sinkExecutor = Executors.newCachedThreadPool(daemonThreads("cocoindex-" + name + "-sink"));
+  }
+
+  /**
+   * Creates an app.
+   *
+   * @param name the app's name, unique in its environment's store
+   * @param env where it keeps tracking and finds context values
+   * @param main the root component, run on every update
+   */
+  public static App create(String name, Environment env, Consumer<Ctx> main) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(env, "env");
+    Objects.requireNonNull(main, "main");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("an app name must not be blank");
+    }
+    return new App(name, env, main);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** Brings every declared target state up to date; see {@link #update(UpdateOptions)}. */
+  public UpdateStats update() {
+    return update(UpdateOptions.defaults());
+  }
+
+  /**
+   * Runs {@code main}, reconciles and applies what changed, and remembers it.
+   *
+   * @throws UpdateFailedException after committing the healthy components, when any failed
+   * @throws io.cocoindex.runtime.state.StoreLockedException when another process is updating
+   */
+  public UpdateStats update(UpdateOptions options) {
+    Run run = execute(RunMode.UPDATE, options.isFullReprocess());
+    return finish(run, "update of app '" + name + "'");
+  }
+
+  /** Plans what {@link #update()} would do, container targets included; applies nothing. */
+  public Preview preview() {
+    Run run = execute(RunMode.PREVIEW, false);
+    List<ComponentFailure> failures = run.failures();
+    if (!failures.isEmpty()) {
+      throw new UpdateFailedException("preview of app '" + name + "'", failures,
+          run.stats.snapshot(Duration.ZERO));
+    }
+    return new Preview(run.planned());
+  }
+
+  /**
+   * Deletes every target state the app owns through its handlers, then forgets the app's state.
+   * {@code main} runs for its provider registrations only; its declarations are discarded. If a
+   * deletion fails, the tracking of what is left survives and a later {@code dropState} finishes.
+   */
+  public UpdateStats dropState() {
+    long start = System.nanoTime();
+    Run run;
+    try (AutoCloseable lock = store.lockForUpdate(name)) {
+      run = newRun(RunMode.DROP, false);
+      ComponentRunner.runRoot(run, main);
+      OrphanSweep.sweep(run);
+      if (run.failures().isEmpty()) {
+        store.clear(name);
+      }
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot release the update lock of app " + name, e);
+    }
+    UpdateStats stats = run.stats.snapshot(Duration.ofNanos(System.nanoTime() - start));
+    if (!run.failures().isEmpty()) {
+      throw new UpdateFailedException("drop of app '" + name + "'", run.failures(), stats);
+    }
+    log.info("dropped the state of app '{}': {} target states deleted", name,
+        stats.total().deleted());
+    return stats;
+  }
+
+  private Run execute(RunMode mode, boolean fullReprocess) {
+    checkOpen();
+    try (AutoCloseable lock = store.lockForUpdate(name)) {
+      Run run = newRun(mode, fullReprocess);
+      run.startNanos = System.nanoTime();
+      ComponentRunner.runRoot(run, main);
+      OrphanSweep.sweep(run);
+      return run;
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot release the update lock of app " + name, e);
+    }
+  }
+
+  private Run newRun(RunMode mode, boolean fullReprocess) {
+    long version = mode == RunMode.PREVIEW ? Long.MAX_VALUE : store.nextVersion(name);
+    return new Run(name, mode, fullReprocess, version, store, env.codecs(),
+        new SinkBatcher(sinkExecutor), componentPool, env.context());
+  }
+
+  private UpdateStats finish(Run run, String what) {
+    UpdateStats stats = run.stats.snapshot(Duration.ofNanos(System.nanoTime() - run.startNanos));
+    List<ComponentFailure> failures = run.failures();
+    if (!failures.isEmpty()) {
+      throw new UpdateFailedException(what, failures, stats);
+    }
+    return stats;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("app '" + name + "' is closed");
+    }
+  }
+
+  /** Releases the store (when no other app of the environment uses it) and the threads. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    componentPool.shutdown();
+    sinkExecutor.shutdown();
+    try {
+      componentPool.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    env.releaseStore();
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

@@ -1,0 +1,144 @@
+package io.cocoindex.runtime;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.runtime.codec.CodecRegistry;
+import io.cocoindex.runtime.state.SqliteStateStore;
+import io.cocoindex.runtime.state.StateStore;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Where apps keep their tracking (the state store) and what they can reach (context values such
+ * as connections, by {@link ContextKey}).
+ *
+ * <pre>{@code
+ * Environment env = Environment.builder()
+ *     .dbPath(Path.of(".cocoindex"))              // embedded SQLite store in this directory
+ *     .provide(MY_DB, dataSource)                  // ctx.get(MY_DB) in components
+ *     .build();
+ * }</pre>
+ */
+public final class Environment {
+  private final Supplier<StateStore> storeFactory;
+  private final boolean ownsStore;
+  private final Map<ContextKey<?>, Object> context;
+  private final CodecRegistry codecs;
+  private final int parallelism;
+  private StateStore store;
+  private int users;
+
+  private Environment(Builder b) {
+    this.context = Map.copyOf(b.context);
+    this.codecs = b.codecs != null ? b.codecs : CodecRegistry.standard();
+    this.parallelism = b.parallelism;
+    if (b.store != null) {
+      StateStore given = b.store;
+      this.storeFactory = () -> given;
+      this.ownsStore = false;
+    } else {
+      Path dir = b.dbPath;
+      SqliteStateStore.Durability durability = b.durability;
+      this.storeFactory = () -> SqliteStateStore.open(dir, durability);
+      this.ownsStore = true;
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  Map<ContextKey<?>, Object> context() {
+    return context;
+  }
+
+  CodecRegistry codecs() {
+    return codecs;
+  }
+
+  int parallelism() {
+    return parallelism;
+  }
+
+  /** Opens the store on first use; each App holds it until closed. */
+  synchronized StateStore acquireStore() {
+    if (store == null) {
+      store = storeFactory.get();
+    }
+    users++;
+    return store;
+  }
+
+  synchronized void releaseStore() {
+    if (--users == 0 && ownsStore && store != null) {
+      store.close();
+      store = null;
+    }
+  }
+
+  /** Builds an {@link Environment}. */
+  public static final class Builder {
+    private Path dbPath;
+    private StateStore store;
+    private SqliteStateStore.Durability durability = SqliteStateStore.Durability.FULL;
+    private final Map<ContextKey<?>, Object> context = new LinkedHashMap<>();
+    private CodecRegistry codecs;
+    private int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+    private Builder() {}
+
+    /** The directory of the embedded state store (created if missing). */
+    public Builder dbPath(Path dbPath) {
+      this.dbPath = Objects.requireNonNull(dbPath, "dbPath");
+      return this;
+    }
+
+    /** A state store to use instead of the embedded one (e.g. a shared PostgreSQL store). */
+    public Builder stateStore(StateStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /** Durability of the embedded store's commits; FULL (fsync per commit) by default. */
+    public Builder durability(SqliteStateStore.Durability durability) {
+      this.durability = Objects.requireNonNull(durability, "durability");
+      return this;
+    }
+
+    /** Provides {@code value} to components as {@code ctx.get(key)}. */
+    public <T> Builder provide(ContextKey<T> key, T value) {
+      Objects.requireNonNull(key, "key");
+      if (!key.type().isInstance(value)) {
+        throw new IllegalArgumentException(
+            "value for " + key + " is not a " + key.type().getName() + ": " + value);
+      }
+      context.put(key, value);
+      return this;
+    }
+
+    /** The codec registry (generated codecs are found without this). */
+    public Builder codecs(CodecRegistry codecs) {
+      this.codecs = Objects.requireNonNull(codecs, "codecs");
+      return this;
+    }
+
+    /** How many component bodies run at once; the number of cores by default. */
+    public Builder parallelism(int parallelism) {
+      if (parallelism < 1) {
+        throw new IllegalArgumentException("parallelism must be at least 1");
+      }
+      this.parallelism = parallelism;
+      return this;
+    }
+
+    public Environment build() {
+      if (dbPath == null && store == null) {
+        throw new IllegalStateException(
+            "an Environment needs a state store: set dbPath(...) or stateStore(...)");
+      }
+      return new Environment(this);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package io.cocoindex.runtime;
+
+import java.util.List;
+
+/**
+ * Some components failed in a run. The healthy components were committed; the failed ones kept
+ * every possible tracking record, so the next run retries them.
+ */
+public final class UpdateFailedException extends RuntimeException {
+  private final List<ComponentFailure> failures;
+  private final UpdateStats stats;
+
+  public UpdateFailedException(String what, List<ComponentFailure> failures, UpdateStats stats) {
+    super(message(what, failures), failures.isEmpty() ? null : failures.get(0).error());
+    this.failures = List.copyOf(failures);
+    this.stats = stats;
+    for (int i = 1; i < failures.size() && i < 10; i++) {
+      addSuppressed(failures.get(i).error());
+    }
+  }
+
+  private static String message(String what, List<ComponentFailure> failures) {
+    StringBuilder sb = new StringBuilder(what).append(": ").append(failures.size())
+        .append(failures.size() == 1 ? " component failed" : " components failed");
+    int shown = 0;
+    for (ComponentFailure f : failures) {
+      if (shown++ == 5) {
+        sb.append("\n  ...");
+        break;
+      }
+      sb.append("\n  ").append(f.component()).append(": ").append(f.error().getMessage());
+    }
+    return sb.toString();
+  }
+
+  public List<ComponentFailure> failures() {
+    return failures;
+  }
+
+  /** What the run did for the healthy components. */
+  public UpdateStats stats() {
+    return stats;
+  }
+}

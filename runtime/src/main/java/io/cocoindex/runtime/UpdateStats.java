@@ -1,0 +1,66 @@
+package io.cocoindex.runtime;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What one {@code update} (or {@code dropState}) did, per provider.
+ *
+ * @param providers counts per provider name
+ * @param componentsRun processing components whose body ran
+ * @param componentsMemoized memoized components skipped because their input was unchanged
+ * @param duration wall-clock time of the run
+ */
+public record UpdateStats(
+    Map<String, ProviderStats> providers,
+    long componentsRun,
+    long componentsMemoized,
+    Duration duration) {
+
+  public UpdateStats {
+    providers = Map.copyOf(providers);
+  }
+
+  /** Counts of one provider's target states. */
+  public record ProviderStats(long created, long updated, long deleted, long unchanged) {
+    public long changed() {
+      return created + updated + deleted;
+    }
+  }
+
+  /** The counts of {@code provider}, zero when it had none. */
+  public ProviderStats of(String provider) {
+    return providers.getOrDefault(provider, new ProviderStats(0, 0, 0, 0));
+  }
+
+  /** The sums over all providers. */
+  public ProviderStats total() {
+    long c = 0, u = 0, d = 0, n = 0;
+    for (ProviderStats s : providers.values()) {
+      c += s.created;
+      u += s.updated;
+      d += s.deleted;
+      n += s.unchanged;
+    }
+    return new ProviderStats(c, u, d, n);
+  }
+
+  /** A table with one line per provider: created / updated / deleted / unchanged. */
+  public String toTable() {
+    StringBuilder sb = new StringBuilder();
+    int width = 8;
+    for (String name : providers.keySet()) {
+      width = Math.max(width, name.length());
+    }
+    String fmt = "%-" + width + "s %8s %8s %8s %9s%n";
+    sb.append(String.format(fmt, "provider", "created", "updated", "deleted", "unchanged"));
+    for (Map.Entry<String, ProviderStats> e : new TreeMap<>(providers).entrySet()) {
+      ProviderStats s = e.getValue();
+      sb.append(String.format(fmt, e.getKey(), s.created, s.updated, s.deleted, s.unchanged));
+    }
+    sb.append(String.format("%d components run, %d memoized, %d ms%n", componentsRun,
+        componentsMemoized, duration.toMillis()));
+    return sb.toString();
+  }
+}

@@ -1,0 +1,121 @@
+package io.cocoindex.runtime.apply;
+
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies actions in batches, one call per sink identity: while a sink applies a batch, the
+ * actions that components submit meanwhile queue up and go out together in the next call.
+ *
+ * <p>When a merged batch fails, it is retried split along submission (component) boundaries, in
+ * halves, recursively, so only the components whose actions really fail see the failure. One
+ * submission is never split.
+ */
+public final class SinkBatcher {
+  private static final Logger log = LoggerFactory.getLogger(SinkBatcher.class);
+
+  private final ExecutorService executor;
+  private final Map<TargetActionSink<?>, SinkQueue> queues = new IdentityHashMap<>();
+
+  public SinkBatcher(ExecutorService executor) {
+    this.executor = executor;
+  }
+
+  /**
+   * Submits one component's actions for one sink.
+   *
+   * @param owner a description of the submitting component, for logs
+   * @return completes when applied, exceptionally with the sink's error
+   */
+  public <A> CompletableFuture<Void> submit(
+      TargetActionSink<A> sink, String owner, List<TargetAction<A>> actions) {
+    SinkQueue queue;
+    synchronized (queues) {
+      queue = queues.computeIfAbsent(sink, SinkQueue::new);
+    }
+    Submission s = new Submission(owner, List.copyOf(actions), new CompletableFuture<>());
+    queue.add(s);
+    return s.done;
+  }
+
+  private record Submission(String owner, List<TargetAction<?>> actions,
+      CompletableFuture<Void> done) {}
+
+  private final class SinkQueue {
+    private final TargetActionSink<?> sink;
+    private final List<Submission> pending = new ArrayList<>();
+    private boolean draining;
+
+    SinkQueue(TargetActionSink<?> sink) {
+      this.sink = sink;
+    }
+
+    void add(Submission s) {
+      synchronized (this) {
+        pending.add(s);
+        if (draining) {
+          return;
+        }
+        draining = true;
+      }
+      executor.execute(this::drain);
+    }
+
+    private void drain() {
+      while (true) {
+        List<Submission> batch;
+        synchronized (this) {
+          if (pending.isEmpty()) {
+            draining = false;
+            return;
+          }
+          batch = new ArrayList<>(pending);
+          pending.clear();
+        }
+        applySplitting(batch);
+      }
+    }
+
+    private void applySplitting(List<Submission> batch) {
+      Throwable error = applyOnce(batch);
+      if (error == null) {
+        batch.forEach(s -> s.done.complete(null));
+        return;
+      }
+      if (batch.size() == 1) {
+        batch.get(0).done.completeExceptionally(error);
+        return;
+      }
+      log.debug("a batch of {} submissions to {} failed; retrying it split", batch.size(), sink,
+          error);
+      int mid = batch.size() / 2;
+      applySplitting(batch.subList(0, mid));
+      applySplitting(batch.subList(mid, batch.size()));
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private Throwable applyOnce(List<Submission> batch) {
+      List<TargetAction<?>> all = new ArrayList<>();
+      for (Submission s : batch) {
+        all.addAll(s.actions);
+      }
+      try {
+        ((TargetActionSink) sink).applyAsync(List.copyOf(all)).toCompletableFuture().join();
+        return null;
+      } catch (CompletionException e) {
+        return e.getCause() != null ? e.getCause() : e;
+      } catch (RuntimeException | Error e) {
+        return e;
+      }
+    }
+  }
+}

@@ -1,0 +1,279 @@
+package io.cocoindex.runtime.component;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetState;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.codec.Codec;
+import io.cocoindex.runtime.plan.DeclaredTarget;
+import io.cocoindex.runtime.plan.Provider;
+import io.cocoindex.runtime.plan.Run;
+import io.cocoindex.runtime.plan.RunMode;
+import io.cocoindex.runtime.plan.TargetPath;
+import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.spi.DeclarationScope;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The engine's {@link Ctx}: collects one processing component's declarations (serialized on the
+ * spot), mounts its children, and serves memoized functions.
+ */
+public final class ComponentContext implements Ctx, DeclarationScope {
+  final Run run;
+  final TargetPath path;
+  final byte[] memoFingerprint;
+  private final Map<TargetPath, DeclaredTarget> declared = new LinkedHashMap<>();
+  private final Set<TargetPath> pendingContainers = new HashSet<>();
+  private final Set<StableKey> mounted = new HashSet<>();
+  final List<CompletableFuture<Boolean>> children = new ArrayList<>();
+  private ComponentRecord stored;
+  private boolean storedLoaded;
+  private MemoValues memoValues;
+  private volatile boolean closed;
+
+  ComponentContext(Run run, TargetPath path, byte[] memoFingerprint, ComponentRecord stored,
+      boolean storedLoaded) {
+    this.run = run;
+    this.path = path;
+    this.memoFingerprint = memoFingerprint;
+    this.stored = stored;
+    this.storedLoaded = storedLoaded;
+  }
+
+  @Override
+  public <T> T get(ContextKey<T> key) {
+    return run.contextValue(key);
+  }
+
+  @Override
+  public List<StableKey> path() {
+    return path.keys();
+  }
+
+  // ---- mounting ----
+
+  @Override
+  public void mount(Object subpath, Consumer<Ctx> component) {
+    Objects.requireNonNull(component, "component");
+    ComponentContext child = newChild(subpath, null, null, false);
+    addChild(ComponentRunner.start(child, c -> {
+      component.accept(c);
+      return null;
+    }));
+  }
+
+  @Override
+  public <T> T useMount(Object subpath, Function<Ctx, T> component) {
+    Objects.requireNonNull(component, "component");
+    ComponentContext child = newChild(subpath, null, null, false);
+    return ComponentRunner.runForeground(child, component);
+  }
+
+  @Override
+  public void mountMemo(Object subpath, Object input, Consumer<Ctx> component) {
+    Objects.requireNonNull(component, "component");
+    byte[] fp = Fingerprint.of(input).bytes();
+    StableKey key = StableKey.of(subpath);
+    TargetPath childPath = path.child(key);
+    reserve(key, childPath);
+    if (run.mode == RunMode.DROP) {
+      // A drop collects registrations only; a memoized body is data work, not registration.
+      run.visit(childPath);
+      run.protect(childPath);
+      return;
+    }
+    ComponentRecord rec = run.store.component(run.app, childPath.encoded()).orElse(null);
+    if (ComponentRunner.memoHit(run, rec, fp)) {
+      run.visit(childPath);
+      run.protect(childPath);
+      ComponentRunner.countMemoized(run, rec);
+      return;
+    }
+    ComponentContext child = new ComponentContext(run, childPath, fp, rec, true);
+    addChild(ComponentRunner.start(child, c -> {
+      component.accept(c);
+      return null;
+    }));
+  }
+
+  private ComponentContext newChild(
+      Object subpath, byte[] memo, ComponentRecord rec, boolean loaded) {
+    checkOpen("mount a component");
+    StableKey key = StableKey.of(subpath);
+    TargetPath childPath = path.child(key);
+    reserve(key, childPath);
+    return new ComponentContext(run, childPath, memo, rec, loaded);
+  }
+
+  private void reserve(StableKey key, TargetPath childPath) {
+    checkOpen("mount a component");
+    synchronized (mounted) {
+      if (!mounted.add(key)) {
+        throw new IllegalStateException(
+            "component " + childPath + " is mounted twice by " + path
+                + ": every child component needs its own subpath");
+      }
+    }
+  }
+
+  private void addChild(CompletableFuture<Boolean> f) {
+    synchronized (children) {
+      children.add(f);
+    }
+  }
+
+  // ---- memoized functions ----
+
+  @Override
+  public <I, T> T memo(String function, I input, Class<T> resultType, Function<I, T> compute) {
+    checkOpen("call a memoized function");
+    Fingerprint key = Fingerprint.of(java.util.Arrays.asList(function, input));
+    Codec<T> codec = run.codecs.codecFor(resultType);
+    MemoValues values = memoValues();
+    byte[] cached = run.fullReprocess ? null : values.lookup(key);
+    if (cached != null) {
+      return codec.decode(cached);
+    }
+    T result = compute.apply(input);
+    byte[] bytes = codec.encode(result);
+    values.put(key, bytes);
+    return codec.decode(bytes);
+  }
+
+  private synchronized MemoValues memoValues() {
+    if (memoValues == null) {
+      memoValues = MemoValues.decode(stored().map(ComponentRecord::memoValues).orElse(null));
+    }
+    return memoValues;
+  }
+
+  synchronized java.util.Optional<ComponentRecord> stored() {
+    if (!storedLoaded) {
+      stored = run.store.component(run.app, path.encoded()).orElse(null);
+      storedLoaded = true;
+    }
+    return java.util.Optional.ofNullable(stored);
+  }
+
+  synchronized byte[] memoValuesToStore() {
+    if (memoValues == null) {
+      return stored().map(ComponentRecord::memoValues).orElse(null);
+    }
+    return memoValues.encodeUsed();
+  }
+
+  // ---- declarations ----
+
+  @Override
+  public <V> TargetStateProvider<V> registerRootProvider(
+      String name, TargetHandler<V, ?, ?> handler) {
+    Objects.requireNonNull(handler, "handler");
+    checkOpen("register a provider");
+    return run.providers.registerRoot(name, handler);
+  }
+
+  @Override
+  public <V> void declare(TargetState<V> ts) {
+    record(ts, false);
+  }
+
+  @Override
+  public <V, C> TargetStateProvider<C> declareWithChild(TargetState<V> parent) {
+    return record(parent, true);
+  }
+
+  @Override
+  public <V, C> TargetStateProvider<C> mountTarget(TargetState<V> parent) {
+    Provider.DeclaredValue<V> dv = declaredValue(parent);
+    StableKey subpath = new StableKey.Array(List.of(
+        StableKey.symbol("target"), new StableKey.Str(dv.provider().name()), dv.key()));
+    return useMount(subpath, c -> ((ComponentContext) c).record(parent, true));
+  }
+
+  private <V, C> Provider<C> record(TargetState<V> ts, boolean withChild) {
+    checkOpen("declare a target state");
+    Provider.DeclaredValue<V> dv = declaredValue(ts);
+    Provider<V> provider = dv.provider();
+    TargetPath statePath = provider.path().child(dv.key());
+    Provider<C> child = withChild ? run.providers.newChildProvider(provider, statePath) : null;
+    if (run.mode == RunMode.DROP) {
+      return child;
+    }
+    if (dv.value() == null) {
+      throw new IllegalArgumentException(
+          "the value declared for key " + dv.key() + " of provider " + provider.name()
+              + " is null: declare a value, or stop declaring the key to delete it");
+    }
+    if (!provider.isResolved() && !pendingContainers.contains(provider.container())) {
+      throw new IllegalStateException(
+          "cannot declare key " + dv.key() + " on provider " + provider.name() + ": "
+              + provider.unresolvedMessage());
+    }
+    byte[] bytes = encode(provider, dv.value());
+    synchronized (declared) {
+      if (declared.containsKey(statePath)) {
+        throw new IllegalStateException(
+            "key " + dv.key() + " of provider " + provider.name() + " is declared twice in"
+                + " component " + path + " (target state " + statePath + ")");
+      }
+      declared.put(statePath, new DeclaredTarget(provider, dv.key(), statePath, bytes, child));
+      if (withChild) {
+        pendingContainers.add(statePath);
+      }
+    }
+    return child;
+  }
+
+  @SuppressWarnings("unchecked")
+  private <V> byte[] encode(Provider<V> provider, V value) {
+    Codec<V> codec = provider.isResolved()
+        ? provider.binding().valueCodec()
+        : run.codecs.codecFor(value.getClass());
+    return codec.encode(value);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <V> Provider.DeclaredValue<V> declaredValue(TargetState<V> ts) {
+    Objects.requireNonNull(ts, "target state");
+    if (ts instanceof Provider.DeclaredValue<?> dv) {
+      return (Provider.DeclaredValue<V>) dv;
+    }
+    throw new IllegalArgumentException(
+        "target state " + ts + " was not made by a provider of this runtime:"
+            + " use provider.targetState(key, value)");
+  }
+
+  List<DeclaredTarget> declarations() {
+    synchronized (declared) {
+      return List.copyOf(declared.values());
+    }
+  }
+
+  void close() {
+    closed = true;
+  }
+
+  private void checkOpen(String what) {
+    if (closed) {
+      throw new IllegalStateException(
+          "cannot " + what + " in component " + path + " after its body returned");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Ctx[" + path + "]";
+  }
+}

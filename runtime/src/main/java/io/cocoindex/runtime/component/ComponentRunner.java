@@ -1,0 +1,141 @@
+package io.cocoindex.runtime.component;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.runtime.plan.ComponentCommit;
+import io.cocoindex.runtime.plan.MemoDependencies;
+import io.cocoindex.runtime.plan.Run;
+import io.cocoindex.runtime.plan.RunMode;
+import io.cocoindex.runtime.plan.TargetPath;
+import io.cocoindex.runtime.state.ComponentRecord;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs processing components: the body on the run's bounded pool, then (after every child has
+ * finished) its commit. A component's future completes with whether its whole subtree succeeded;
+ * it never completes exceptionally, failures are recorded on the run.
+ */
+public final class ComponentRunner {
+  private static final Logger log = LoggerFactory.getLogger(ComponentRunner.class);
+
+  private ComponentRunner() {}
+
+  /** Runs the app's root component and waits for the whole tree. */
+  public static boolean runRoot(Run run, java.util.function.Consumer<Ctx> main) {
+    ComponentContext root = new ComponentContext(run, TargetPath.ROOT, null, null, false);
+    return start(root, c -> {
+      main.accept(c);
+      return null;
+    }).join();
+  }
+
+  static CompletableFuture<Boolean> start(ComponentContext ctx, Function<Ctx, ?> body) {
+    ctx.run.visit(ctx.path);
+    return CompletableFuture.supplyAsync(() -> {
+      Throwable error = null;
+      try {
+        body.apply(ctx);
+      } catch (Throwable t) {
+        error = t;
+      }
+      return finish(ctx, error);
+    }, ctx.run.componentPool).thenCompose(f -> f);
+  }
+
+  static <T> T runForeground(ComponentContext ctx, Function<Ctx, T> body) {
+    ctx.run.visit(ctx.path);
+    T result = null;
+    Throwable error = null;
+    try {
+      result = body.apply(ctx);
+    } catch (Throwable t) {
+      error = t;
+    }
+    boolean healthy = finish(ctx, error).join();
+    if (error instanceof RuntimeException re) {
+      throw re;
+    }
+    if (error instanceof Error e) {
+      throw e;
+    }
+    if (error != null) {
+      throw new CompletionException(error);
+    }
+    if (!healthy) {
+      throw new IllegalStateException("foreground component " + ctx.path + " failed: "
+          + firstFailure(ctx));
+    }
+    return result;
+  }
+
+  private static String firstFailure(ComponentContext ctx) {
+    for (var f : ctx.run.failures()) {
+      if (f.component().startsWith(ctx.path.toString())) {
+        return f.error().getMessage();
+      }
+    }
+    return "see the run's failures";
+  }
+
+  private static CompletableFuture<Boolean> finish(ComponentContext ctx, Throwable bodyError) {
+    ctx.close();
+    Run run = ctx.run;
+    List<CompletableFuture<Boolean>> children;
+    synchronized (ctx.children) {
+      children = List.copyOf(ctx.children);
+    }
+    return CompletableFuture.allOf(children.toArray(CompletableFuture[]::new))
+        .thenComposeAsync(v -> {
+          boolean childrenHealthy = children.stream().allMatch(CompletableFuture::join);
+          if (bodyError != null) {
+            run.protect(ctx.path);
+            if (run.mode == RunMode.DROP) {
+              log.warn("component {} failed while collecting registrations for a drop: {}",
+                  ctx.path, bodyError.toString());
+            } else {
+              run.fail(ctx.path, bodyError);
+            }
+            return CompletableFuture.completedFuture(false);
+          }
+          run.stats.componentRun();
+          CompletableFuture<Void> committed;
+          try {
+            committed = ComponentCommit.run(run, new ComponentCommit.Input(
+                ctx.path, ctx.declarations(), ctx.memoFingerprint,
+                ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy));
+          } catch (RuntimeException e) {
+            committed = CompletableFuture.failedFuture(e);
+          }
+          return committed.handle((ok, err) -> {
+            if (err != null) {
+              Throwable cause = err instanceof CompletionException && err.getCause() != null
+                  ? err.getCause() : err;
+              run.protect(ctx.path);
+              run.fail(ctx.path, cause);
+              return false;
+            }
+            return childrenHealthy;
+          });
+        }, run.componentPool);
+  }
+
+  static boolean memoHit(Run run, ComponentRecord rec, byte[] fingerprint) {
+    return !run.fullReprocess
+        && rec != null
+        && rec.memoFingerprint() != null
+        && Arrays.equals(rec.memoFingerprint(), fingerprint)
+        && MemoDependencies.stillValidFor(rec.memoDependencies(), run);
+  }
+
+  static void countMemoized(Run run, ComponentRecord rec) {
+    run.stats.componentMemoized();
+    for (MemoDependencies.Dependency d : MemoDependencies.decode(rec.memoDependencies())) {
+      run.stats.unchangedCarried(d.provider(), d.states());
+    }
+  }
+}

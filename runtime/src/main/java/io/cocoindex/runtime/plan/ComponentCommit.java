@@ -1,0 +1,328 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.ChildHandlerFactory;
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.runtime.PlannedAction;
+import io.cocoindex.runtime.codec.CodecException;
+import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Ends one processing component: reconciles what it declared against what was tracked, then
+ * level by level (containers before their children) precommits the new possible records,
+ * applies the actions through the batched sinks, and finally commits: each applied state keeps
+ * only its new record.
+ *
+ * <p>States the component tracked but no longer declares are not deleted here: they go to the
+ * end-of-run {@link OrphanSweep}, by which time any other component that took one over has
+ * claimed it, so a move between components is an update, never a delete plus a create.
+ */
+public final class ComponentCommit {
+
+  /**
+   * What a component hands over when its body and children are done.
+   *
+   * @param component the component path
+   * @param declared its declarations, in order
+   * @param memoFingerprint the memo input fingerprint for a memoized component, else null
+   * @param stored its component record from the last run, or null
+   * @param memoValues the encoded memoized-function results it used, or null
+   * @param subtreeHealthy whether every descendant component succeeded
+   */
+  public record Input(
+      TargetPath component,
+      List<DeclaredTarget> declared,
+      byte[] memoFingerprint,
+      ComponentRecord stored,
+      byte[] memoValues,
+      boolean subtreeHealthy) {}
+
+  private final Run run;
+  private final Input in;
+  private final List<Reconciliation> results = new ArrayList<>();
+  private final Set<TargetPath> declaredPaths = new HashSet<>();
+  private final Map<TargetPath, TrackedState> rows = new HashMap<>();
+  private final List<TargetPath> undeclaredOwned = new ArrayList<>();
+
+  private ComponentCommit(Run run, Input in) {
+    this.run = run;
+    this.in = in;
+  }
+
+  /** Reconciles, and in an update applies and commits, the component's declarations. */
+  public static CompletableFuture<Void> run(Run run, Input in) {
+    if (run.mode == RunMode.DROP) {
+      return CompletableFuture.completedFuture(null);
+    }
+    ComponentCommit c = new ComponentCommit(run, in);
+    c.claim();
+    c.load();
+    c.reconcileAll();
+    if (run.mode == RunMode.PREVIEW) {
+      c.plan();
+      c.offerOrphans();
+      return CompletableFuture.completedFuture(null);
+    }
+    return c.applyLevels().thenComposeAsync(v -> c.commit(), run.componentPool);
+  }
+
+  private void claim() {
+    for (DeclaredTarget d : in.declared) {
+      declaredPaths.add(d.path());
+      TargetPath other = run.claims.putIfAbsent(d.path(), in.component);
+      if (other != null && !other.equals(in.component)) {
+        throw new IllegalStateException(
+            "target state " + d.path() + " (key " + d.key() + " of provider "
+                + d.provider().name() + ") is declared by two components in one run: "
+                + other + " and " + in.component);
+      }
+    }
+  }
+
+  private void load() {
+    byte[] owner = in.component.encoded();
+    for (TrackedState s : run.store.ownedBy(run.app, owner)) {
+      TargetPath p = TargetPath.decode(s.path());
+      rows.put(p, s);
+      if (!declaredPaths.contains(p)) {
+        undeclaredOwned.add(p);
+      }
+    }
+    List<byte[]> missing = new ArrayList<>();
+    for (DeclaredTarget d : in.declared) {
+      if (!rows.containsKey(d.path())) {
+        missing.add(d.path().encoded());
+      }
+    }
+    for (TrackedState s : run.store.getAll(run.app, missing)) {
+      rows.put(TargetPath.decode(s.path()), s);
+    }
+  }
+
+  private void reconcileAll() {
+    List<DeclaredTarget> ordered = new ArrayList<>(in.declared);
+    ordered.sort(Comparator.comparingInt(d -> d.path().depth()));
+    for (DeclaredTarget d : ordered) {
+      Provider<?> p = d.provider();
+      if (!p.isResolved()) {
+        throw new IllegalStateException(
+            "cannot declare key " + d.key() + " on provider " + p.name() + ": "
+                + p.unresolvedMessage());
+      }
+      TrackedState row = rows.get(d.path());
+      boolean fresh = row == null || row.parentGeneration() < p.generation();
+      boolean lossyFromParent = !fresh && row.parentEpoch() < p.epoch();
+      boolean mayBeMissing = fresh || row.mayBeMissing() || lossyFromParent || run.fullReprocess;
+      Object desired;
+      try {
+        desired = p.binding().valueCodec().decode(d.value());
+      } catch (CodecException e) {
+        throw new IllegalStateException(
+            "cannot deserialize the value declared for key " + d.key() + " of provider "
+                + p.name() + ": " + e.getMessage(), e);
+      }
+      Reconciliation r = Reconciliation.reconcile(
+          run, p, d.key(), d.path(), row, fresh, desired, mayBeMissing);
+      if (d.childProvider() != null) {
+        resolveChildren(d, r, fresh, lossyFromParent);
+      }
+      results.add(r);
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void resolveChildren(
+      DeclaredTarget d, Reconciliation r, boolean fresh, boolean lossyFromParent) {
+    Provider<?> child = d.childProvider();
+    if (r.action == null || r.action instanceof TargetAction.Delete) {
+      child.markUnresolved(
+          "the container handler returned " + (r.action == null ? "no action" : "a Delete")
+              + " for " + d.path() + " (provider " + d.provider().name()
+              + "): a container handler must return a Create or an Update on every run the"
+              + " container is declared");
+      return;
+    }
+    Optional<ChildHandlerFactory<?>> factory = (Optional) r.sink.childHandlerFactory();
+    if (factory.isEmpty()) {
+      child.markUnresolved(
+          "the sink returned for container " + d.path() + " (provider " + d.provider().name()
+              + ") has no child-handler factory: build it with TargetActionSink.withChildHandler");
+      return;
+    }
+    boolean destroyed = fresh || r.action instanceof TargetAction.Create
+        || r.invalidation == TargetChildInvalidation.DESTRUCTIVE;
+    if (destroyed) {
+      r.childGeneration++;
+      r.childEpoch++;
+    } else if (r.invalidation == TargetChildInvalidation.LOSSY || lossyFromParent) {
+      r.childEpoch++;
+    }
+    ChildTargetDef<?> def;
+    try {
+      def = ((ChildHandlerFactory) factory.get()).childHandler(r.action.value());
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "the child-handler factory of container " + d.path() + " (provider "
+              + d.provider().name() + ") failed: " + e, e);
+    }
+    if (def == null) {
+      throw new IllegalStateException(
+          "the child-handler factory of container " + d.path() + " returned null");
+    }
+    child.resolve(def.handler(), r.childGeneration, r.childEpoch, run.codecs);
+  }
+
+  private void plan() {
+    for (Reconciliation r : results) {
+      if (r.hasAction()) {
+        run.planned.add(new PlannedAction(r.provider.name(), r.key, r.action));
+      }
+    }
+  }
+
+  private void offerOrphans() {
+    for (TargetPath p : undeclaredOwned) {
+      run.orphanCandidates.add(new Run.OrphanCandidate(p, in.component));
+    }
+  }
+
+  /** Per level: precommit its states, then apply their actions; a failure stops the chain. */
+  private CompletableFuture<Void> applyLevels() {
+    TreeMap<Integer, List<Reconciliation>> levels = new TreeMap<>();
+    for (Reconciliation r : results) {
+      if (r.hasAction()) {
+        levels.computeIfAbsent(r.depth(), k -> new ArrayList<>()).add(r);
+      }
+    }
+    CompletableFuture<Void> chain = clearStaleMemo();
+    for (List<Reconciliation> level : levels.values()) {
+      chain = chain.thenComposeAsync(v -> precommitAndApply(level), run.componentPool);
+    }
+    return chain;
+  }
+
+  /** A memo recorded before must not outlive a run that failed half-way through its actions. */
+  private CompletableFuture<Void> clearStaleMemo() {
+    ComponentRecord s = in.stored;
+    boolean anyAction = results.stream().anyMatch(Reconciliation::hasAction);
+    if (s == null || s.memoFingerprint() == null || !anyAction) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return run.store.write(run.app, List.of(new StateWrite.PutComponent(new ComponentRecord(
+        s.path(), null, s.memoDependencies(), s.memoValues(), s.stateCount()))));
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private CompletableFuture<Void> precommitAndApply(List<Reconciliation> level) {
+    List<StateWrite> writes = new ArrayList<>(level.size());
+    for (Reconciliation r : level) {
+      writes.add(r.precommit(in.component));
+    }
+    return run.store.write(run.app, writes).thenComposeAsync(v -> {
+      Map<TargetActionSink<?>, List<TargetAction<?>>> bySink = new IdentityHashMap<>();
+      List<TargetActionSink<?>> order = new ArrayList<>();
+      for (Reconciliation r : level) {
+        bySink.computeIfAbsent(r.sink, s -> {
+          order.add(s);
+          return new ArrayList<>();
+        }).add(r.action);
+      }
+      List<CompletableFuture<Void>> applied = new ArrayList<>(order.size());
+      for (TargetActionSink<?> sink : order) {
+        applied.add(run.batcher.submit((TargetActionSink) sink, in.component.toString(),
+            (List) bySink.get(sink)));
+      }
+      return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new));
+    }, run.componentPool);
+  }
+
+  private CompletableFuture<Void> commit() {
+    List<StateWrite> writes = new ArrayList<>();
+    for (Reconciliation r : results) {
+      if (r.hasAction()) {
+        writes.addAll(r.commitApplied(in.component, true));
+        run.stats.applied(r.provider.name(), r.action);
+      } else {
+        run.stats.unchanged(r.provider.name(), 1);
+        StateWrite w = confirmUnchanged(r);
+        if (w != null) {
+          writes.add(w);
+        }
+      }
+    }
+    StateWrite component = componentRecord();
+    if (component != null) {
+      writes.add(component);
+    }
+    return run.store.write(run.app, writes).thenRun(this::offerOrphans);
+  }
+
+  /** Records ownership moves and confirmed (or reset) generations of a state left as it was. */
+  private StateWrite confirmUnchanged(Reconciliation r) {
+    TrackedState row = r.row;
+    if (row == null) {
+      return null;
+    }
+    if (row.parentGeneration() < r.provider.generation()) {
+      // Its container was destroyed and the handler wants nothing: nothing is known to exist.
+      return new StateWrite.DeleteState(row.path());
+    }
+    byte[] owner = in.component.encoded();
+    boolean same = Arrays.equals(row.owner(), owner)
+        && row.parentEpoch() == r.provider.epoch()
+        && row.childGeneration() == r.childGeneration
+        && row.childEpoch() == r.childEpoch;
+    if (same) {
+      return null;
+    }
+    return new StateWrite.PutState(new TrackedState(row.path(), owner, row.records(),
+        r.childGeneration, r.childEpoch, row.parentGeneration(), r.provider.epoch()));
+  }
+
+  private StateWrite componentRecord() {
+    Map<Provider<?>, long[]> counts = new LinkedHashMap<>();
+    for (DeclaredTarget d : in.declared) {
+      counts.computeIfAbsent(d.provider(), k -> new long[1])[0]++;
+    }
+    List<MemoDependencies.Dependency> deps = new ArrayList<>();
+    for (Map.Entry<Provider<?>, long[]> e : counts.entrySet()) {
+      Provider<?> p = e.getKey();
+      byte[] container = p.container() == null ? new byte[0] : p.container().encoded();
+      deps.add(new MemoDependencies.Dependency(
+          p.name(), container, p.generation(), p.epoch(), e.getValue()[0]));
+    }
+    byte[] memo = in.subtreeHealthy ? in.memoFingerprint : null;
+    byte[] depBytes = deps.isEmpty() ? null : MemoDependencies.encode(deps);
+    ComponentRecord next = new ComponentRecord(
+        in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size());
+    ComponentRecord prev = in.stored;
+    if (prev == null && memo == null && depBytes == null && in.memoValues == null) {
+      return null;
+    }
+    if (prev != null
+        && Arrays.equals(prev.memoFingerprint(), next.memoFingerprint())
+        && Arrays.equals(prev.memoDependencies(), next.memoDependencies())
+        && Arrays.equals(prev.memoValues(), next.memoValues())
+        && prev.stateCount() == next.stateCount()) {
+      return null;
+    }
+    return new StateWrite.PutComponent(next);
+  }
+}

@@ -1,0 +1,232 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.runtime.PlannedAction;
+import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The end of a run: every target state that was tracked and is declared by no component any more
+ * is reconciled with {@code desired = null} through its provider's handler, and its deletion is
+ * applied and committed.
+ *
+ * <p>Candidates are the states a committed component no longer declared, every state of a
+ * component that was not mounted in this run (outside memoized or failed subtrees), or, for a
+ * drop, every state of the app. A candidate declared by another component in this run moved
+ * there and is skipped. Below a container being deleted, nothing is reconciled: the container's
+ * Delete removes its children and their tracking goes with it. A child written under a container
+ * generation that was destroyed since is forgotten without a delete.
+ */
+public final class OrphanSweep {
+  private static final Logger log = LoggerFactory.getLogger(OrphanSweep.class);
+
+  private final Run run;
+  private final Map<TargetPath, TargetPath> candidates = new TreeMap<>();
+  private final Map<TargetPath, TargetPath> staleComponents = new LinkedHashMap<>();
+  private final Set<TargetPath> deletedContainers = new HashSet<>();
+  private final Set<String> warnedProviders = new HashSet<>();
+
+  private OrphanSweep(Run run) {
+    this.run = run;
+  }
+
+  /** Runs the sweep; failures are recorded on the run. */
+  public static void sweep(Run run) {
+    OrphanSweep s = new OrphanSweep(run);
+    s.collect();
+    s.process();
+  }
+
+  private void collect() {
+    for (Run.OrphanCandidate c : run.orphanCandidates) {
+      candidates.put(c.path(), c.owner());
+    }
+    if (run.mode == RunMode.DROP) {
+      run.store.scan(run.app, new byte[0], s -> candidates.put(
+          TargetPath.decode(s.path()), TargetPath.decode(s.owner())));
+      for (ComponentRecord c : run.store.components(run.app)) {
+        TargetPath p = TargetPath.decode(c.path());
+        staleComponents.put(p, p);
+      }
+      return;
+    }
+    for (ComponentRecord c : run.store.components(run.app)) {
+      TargetPath p = TargetPath.decode(c.path());
+      if (run.visited.contains(p) || run.isProtected(p)) {
+        continue;
+      }
+      staleComponents.put(p, p);
+      for (TrackedState s : run.store.ownedBy(run.app, c.path())) {
+        candidates.put(TargetPath.decode(s.path()), p);
+      }
+    }
+  }
+
+  private record Deletion(Reconciliation r, TargetPath owner) {}
+
+  private void process() {
+    List<Deletion> deletions = new ArrayList<>();
+    List<StateWrite> forget = new ArrayList<>();
+    Set<TargetPath> keptOwners = new HashSet<>();
+    for (Map.Entry<TargetPath, TargetPath> e : candidates.entrySet()) {
+      TargetPath path = e.getKey();
+      TargetPath owner = e.getValue();
+      if (run.claims.containsKey(path) || belowDeletedContainer(path)) {
+        continue;
+      }
+      Optional<TrackedState> found = run.store.get(run.app, path.encoded());
+      if (found.isEmpty()) {
+        continue;
+      }
+      TrackedState row = found.get();
+      if (!TargetPath.decode(row.owner()).equals(owner)) {
+        continue;
+      }
+      Provider<?> provider = run.providers.lookup(path.parent());
+      if (provider == null) {
+        keptOwners.add(owner);
+        warnUnreachable(path);
+        continue;
+      }
+      if (row.parentGeneration() < provider.generation()) {
+        forget.add(new StateWrite.DeleteState(row.path()));
+        forget.add(new StateWrite.DeleteDescendants(row.path()));
+        deletedContainers.add(path);
+        continue;
+      }
+      boolean mayBeMissing = row.mayBeMissing() || row.parentEpoch() < provider.epoch()
+          || run.fullReprocess;
+      Reconciliation r;
+      try {
+        r = Reconciliation.reconcile(
+            run, provider, path.last(), path, row, false, null, mayBeMissing);
+      } catch (RuntimeException ex) {
+        run.fail(owner, ex);
+        keptOwners.add(owner);
+        continue;
+      }
+      if (r.hasAction()) {
+        deletions.add(new Deletion(r, owner));
+      } else {
+        forget.add(new StateWrite.DeleteState(row.path()));
+      }
+      // Whatever the handler did for the container covers its children.
+      deletedContainers.add(path);
+    }
+    if (run.mode == RunMode.PREVIEW) {
+      for (Deletion d : deletions) {
+        run.planned.add(new PlannedAction(d.r.provider.name(), d.r.key, d.r.action));
+      }
+      return;
+    }
+    Set<TargetPath> failedOwners = applyAndCommit(deletions);
+    keptOwners.addAll(failedOwners);
+    List<StateWrite> finish = new ArrayList<>(forget);
+    for (TargetPath component : staleComponents.keySet()) {
+      if (!keptOwners.contains(component)) {
+        finish.add(new StateWrite.DeleteComponent(component.encoded()));
+      }
+    }
+    if (!finish.isEmpty()) {
+      run.store.write(run.app, finish).join();
+    }
+  }
+
+  private boolean belowDeletedContainer(TargetPath path) {
+    for (int depth = path.depth() - 1; depth > 0; depth--) {
+      if (deletedContainers.contains(TargetPath.of(path.keys().subList(0, depth)))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void warnUnreachable(TargetPath path) {
+    StableKey first = path.keys().get(0);
+    String name = first instanceof StableKey.Symbol s ? s.name() : first.toString();
+    if (path.depth() == 2 && !run.providers.isRootRegistered(name)) {
+      if (warnedProviders.add(name)) {
+        log.warn("provider '{}' was not registered in this run, so its target states (such as {})"
+            + " are kept: register it again to let them be deleted, or run dropState", name,
+            path);
+      }
+    } else if (warnedProviders.add(path.parent().toString())) {
+      log.warn("no handler is resolved for {} in this run (its container is not declared, or its"
+          + " handler returned no Create/Update); its target states are kept", path.parent());
+    }
+  }
+
+  /** Precommit, apply deepest level first, commit; returns the owners with failed deletions. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private Set<TargetPath> applyAndCommit(List<Deletion> deletions) {
+    Set<TargetPath> failed = new HashSet<>();
+    if (deletions.isEmpty()) {
+      return failed;
+    }
+    List<StateWrite> pre = new ArrayList<>();
+    for (Deletion d : deletions) {
+      pre.add(d.r.precommit(d.owner));
+    }
+    run.store.write(run.app, pre).join();
+    TreeMap<Integer, List<Deletion>> levels = new TreeMap<>();
+    for (Deletion d : deletions) {
+      levels.computeIfAbsent(-d.r.depth(), k -> new ArrayList<>()).add(d);
+    }
+    List<StateWrite> commit = new ArrayList<>();
+    for (List<Deletion> level : levels.values()) {
+      // One submission per (owner, sink): a failing owner's deletions never fail another's.
+      Map<TargetPath, Map<TargetActionSink<?>, List<Deletion>>> groups = new LinkedHashMap<>();
+      for (Deletion d : level) {
+        groups.computeIfAbsent(d.owner, k -> new IdentityHashMap<>())
+            .computeIfAbsent(d.r.sink, k -> new ArrayList<>()).add(d);
+      }
+      Map<CompletableFuture<Void>, List<Deletion>> pending = new HashMap<>();
+      for (Map.Entry<TargetPath, Map<TargetActionSink<?>, List<Deletion>>> g : groups.entrySet()) {
+        for (Map.Entry<TargetActionSink<?>, List<Deletion>> s : g.getValue().entrySet()) {
+          List<TargetAction<?>> actions = new ArrayList<>();
+          s.getValue().forEach(d -> actions.add(d.r.action));
+          pending.put(run.batcher.submit((TargetActionSink) s.getKey(), g.getKey().toString(),
+              (List) actions), s.getValue());
+        }
+      }
+      for (Map.Entry<CompletableFuture<Void>, List<Deletion>> p : pending.entrySet()) {
+        try {
+          p.getKey().join();
+          for (Deletion d : p.getValue()) {
+            commit.addAll(d.r.commitApplied(d.owner, true));
+            run.stats.applied(d.r.provider.name(), d.r.action);
+          }
+        } catch (CompletionException ex) {
+          Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
+          TargetPath owner = p.getValue().get(0).owner;
+          if (failed.add(owner)) {
+            run.fail(owner, new IllegalStateException(
+                "deleting target states no longer declared by " + owner + " failed: " + cause,
+                cause));
+          }
+        }
+      }
+    }
+    if (!commit.isEmpty()) {
+      run.store.write(run.app, commit).join();
+    }
+    return failed;
+  }
+}

@@ -1,0 +1,144 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetState;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.codec.CodecRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The engine's target-state provider: a root provider ({@code /@name}), the child provider of a
+ * container state (its path is the container's), or an attachment provider ({@code .../@type}).
+ *
+ * <p>A child provider starts unresolved and is resolved when its container reconciles, by the
+ * handler the container sink's child-handler factory builds; it then carries the container's
+ * child generation and epoch, against which the children's stored records are judged.
+ */
+public final class Provider<V> implements TargetStateProvider<V> {
+  private final ProviderRegistry registry;
+  private final TargetPath path;
+  private final String name;
+  private final TargetPath container;
+  private volatile HandlerBinding binding;
+  private volatile long generation;
+  private volatile long epoch;
+  private volatile String unresolvedReason;
+  private volatile Map<String, Provider<?>> attachments = Map.of();
+
+  Provider(ProviderRegistry registry, TargetPath path, String name, TargetPath container) {
+    this.registry = registry;
+    this.path = path;
+    this.name = name;
+    this.container = container;
+  }
+
+  @Override
+  public TargetState<V> targetState(Object key, V value) {
+    return new DeclaredValue<>(this, StableKey.of(key), value);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <W> TargetStateProvider<W> attachment(Ctx ctx, String type) {
+    Objects.requireNonNull(type, "type");
+    if (binding == null) {
+      throw new IllegalStateException(
+          "cannot get attachment '" + type + "' of provider " + name + ": " + unresolvedMessage());
+    }
+    Provider<?> p = attachments.get(type);
+    if (p == null) {
+      throw new IllegalArgumentException(
+          "provider "
+              + name
+              + " has no attachment type '"
+              + type
+              + "'; its handler "
+              + binding.handler().getClass().getName()
+              + " declares "
+              + attachments.keySet());
+    }
+    return (Provider<W>) p;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** The path under which this provider's states live. */
+  public TargetPath path() {
+    return path;
+  }
+
+  /** The container state whose child generation applies to this provider's states, or null. */
+  public TargetPath container() {
+    return container;
+  }
+
+  public HandlerBinding binding() {
+    return binding;
+  }
+
+  public boolean isResolved() {
+    return binding != null;
+  }
+
+  public long generation() {
+    return generation;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  public Map<String, Provider<?>> attachments() {
+    return attachments;
+  }
+
+  /** Why declaring on this unresolved provider fails. */
+  public String unresolvedMessage() {
+    String reason = unresolvedReason;
+    return reason != null
+        ? reason
+        : "its container has not been reconciled yet: declare children in the component that"
+            + " declared the container, or use mountTarget so the provider is ready at once";
+  }
+
+  void markUnresolved(String reason) {
+    this.unresolvedReason = reason;
+  }
+
+  /** Binds the handler and registers its attachment types eagerly. */
+  void resolve(TargetHandler<?, ?, ?> handler, long generation, long epoch, CodecRegistry codecs) {
+    HandlerBinding b = HandlerBinding.of(handler, codecs);
+    Map<String, ChildTargetDef<?>> defs = handler.attachments();
+    Map<String, Provider<?>> atts = new LinkedHashMap<>();
+    for (Map.Entry<String, ChildTargetDef<?>> e : defs.entrySet()) {
+      Provider<?> att =
+          new Provider<>(
+              registry, path.child(StableKey.symbol(e.getKey())), name + "@" + e.getKey(),
+              container);
+      att.resolve(e.getValue().handler(), generation, epoch, codecs);
+      atts.put(e.getKey(), att);
+    }
+    this.generation = generation;
+    this.epoch = epoch;
+    this.attachments = Map.copyOf(atts);
+    this.binding = b;
+    registry.registerResolved(this);
+  }
+
+  @Override
+  public String toString() {
+    return "Provider[" + name + " at " + path + "]";
+  }
+
+  /** A declared key and value, before it is serialized by the declaring component. */
+  public record DeclaredValue<V>(Provider<V> provider, StableKey key, V value)
+      implements TargetState<V> {}
+}

@@ -1,0 +1,70 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.runtime.codec.CodecRegistry;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The providers known in one run: root providers registered by name, and every resolved child
+ * and attachment provider by path, so the orphan sweep finds the handler of any tracked state.
+ */
+public final class ProviderRegistry {
+  private final CodecRegistry codecs;
+  private final Map<String, Provider<?>> roots = new ConcurrentHashMap<>();
+  private final Map<TargetPath, Provider<?>> resolved = new ConcurrentHashMap<>();
+
+  public ProviderRegistry(CodecRegistry codecs) {
+    this.codecs = codecs;
+  }
+
+  public CodecRegistry codecs() {
+    return codecs;
+  }
+
+  /**
+   * Registers a root provider.
+   *
+   * @throws IllegalStateException naming the provider when the name is taken in this run
+   */
+  public <V> Provider<V> registerRoot(String name, TargetHandler<V, ?, ?> handler) {
+    if (name == null || name.isEmpty()) {
+      throw new IllegalArgumentException("a provider name must be a non-empty string");
+    }
+    Provider<V> p =
+        new Provider<>(this, TargetPath.ROOT.child(StableKey.symbol(name)), name, null);
+    if (roots.putIfAbsent(name, p) != null) {
+      throw new IllegalStateException(
+          "provider name '" + name + "' is already registered in this run: provider names must be"
+              + " unique in an app");
+    }
+    p.resolve(handler, 0, 0, codecs);
+    return p;
+  }
+
+  /** A new, unresolved child provider for the container state at {@code containerPath}. */
+  public <C> Provider<C> newChildProvider(Provider<?> parent, TargetPath containerPath) {
+    StableKey key = containerPath.last();
+    String keyText = key instanceof StableKey.Str s ? s.value() : key.toString();
+    return new Provider<>(this, containerPath, parent.name() + "/" + keyText, containerPath);
+  }
+
+  void registerResolved(Provider<?> p) {
+    resolved.put(p.path(), p);
+  }
+
+  /** The resolved provider whose states live directly under {@code path}, or null. */
+  public Provider<?> lookup(TargetPath path) {
+    return resolved.get(path);
+  }
+
+  public boolean isRootRegistered(String name) {
+    return roots.containsKey(name);
+  }
+
+  public Collection<Provider<?>> roots() {
+    return roots.values();
+  }
+}

@@ -1,0 +1,150 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.runtime.codec.CodecException;
+import io.cocoindex.runtime.state.PossibleRecord;
+import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The outcome of reconciling one target state: the handler's output crossed the serialization
+ * boundary (the sink gets the action deserialized, the store gets the record serialized), and
+ * the possible-records bookkeeping of precommit and commit.
+ */
+final class Reconciliation {
+  final Provider<?> provider;
+  final StableKey key;
+  final TargetPath path;
+  final TrackedState row;
+  final TargetActionSink<?> sink;
+  final TargetAction<?> action;
+  final byte[] record;
+  private final List<PossibleRecord> base;
+  private final PossibleRecord entry;
+  long childGeneration;
+  long childEpoch;
+
+  private Reconciliation(
+      Provider<?> provider,
+      StableKey key,
+      TargetPath path,
+      TrackedState row,
+      List<PossibleRecord> base,
+      TargetActionSink<?> sink,
+      TargetAction<?> action,
+      byte[] record,
+      long version) {
+    this.provider = provider;
+    this.key = key;
+    this.path = path;
+    this.row = row;
+    this.base = base;
+    this.sink = sink;
+    this.action = action;
+    this.record = record;
+    this.entry = action == null ? null : new PossibleRecord(version, record);
+    this.childGeneration = row == null ? 0 : row.childGeneration();
+    this.childEpoch = row == null ? 0 : row.childEpoch();
+  }
+
+  boolean hasAction() {
+    return action != null;
+  }
+
+  int depth() {
+    return path.depth();
+  }
+
+  /**
+   * Calls the handler and serializes its output.
+   *
+   * @param fresh the stored records are meaningless (new state, or its container was destroyed)
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static Reconciliation reconcile(
+      Run run, Provider<?> provider, StableKey key, TargetPath path, TrackedState row,
+      boolean fresh, Object desired, boolean mayBeMissing) {
+    HandlerBinding b = provider.binding();
+    List<Object> prev = new ArrayList<>();
+    List<PossibleRecord> base;
+    if (fresh) {
+      base = List.of(new PossibleRecord(run.version, null));
+    } else {
+      base = row.records();
+      for (PossibleRecord r : row.records()) {
+        if (!r.isNone()) {
+          try {
+            prev.add(b.recordCodec().decode(r.record()));
+          } catch (CodecException e) {
+            throw new IllegalStateException(
+                "cannot read the tracking record of " + path + " (provider " + provider.name()
+                    + "): " + e.getMessage(), e);
+          }
+        }
+      }
+    }
+    TargetReconcileOutput out;
+    try {
+      out = b.handler().reconcile(key, desired, List.copyOf(prev), mayBeMissing);
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "handler " + b.handler().getClass().getName() + " of provider " + provider.name()
+              + " failed to reconcile key " + key + ": " + e, e);
+    }
+    if (out == null) {
+      return new Reconciliation(provider, key, path, row, base, null, null, null, run.version);
+    }
+    byte[] record = out.trackingRecord() == null ? null
+        : b.recordCodec().encode(out.trackingRecord());
+    Object value = out.action().value();
+    Object copied = b.actionCodec().decode(b.actionCodec().encode(value));
+    TargetAction<?> action = out.action() instanceof TargetAction.Create ? TargetAction.create(copied)
+        : out.action() instanceof TargetAction.Update ? TargetAction.update(copied)
+        : TargetAction.delete(copied);
+    Reconciliation r = new Reconciliation(
+        provider, key, path, row, base, out.sink(), action, record, run.version);
+    r.invalidation = out.childInvalidation();
+    return r;
+  }
+
+  io.cocoindex.TargetChildInvalidation invalidation;
+
+  /** The precommit row: every earlier possible record plus this run's. */
+  StateWrite precommit(TargetPath owner) {
+    List<PossibleRecord> records = new ArrayList<>(base.size() + 1);
+    for (PossibleRecord r : base) {
+      if (!sameBytes(r.record(), entry.record())) {
+        records.add(r);
+      }
+    }
+    records.add(entry);
+    return new StateWrite.PutState(
+        new TrackedState(path.encoded(), owner.encoded(), records, childGeneration, childEpoch,
+            provider.generation(), provider.epoch()));
+  }
+
+  /** The commit after a successful apply: only this run's record remains (or none at all). */
+  List<StateWrite> commitApplied(TargetPath owner, boolean dropDescendants) {
+    if (record == null) {
+      List<StateWrite> out = new ArrayList<>(2);
+      out.add(new StateWrite.DeleteState(path.encoded()));
+      if (dropDescendants) {
+        out.add(new StateWrite.DeleteDescendants(path.encoded()));
+      }
+      return out;
+    }
+    return List.of(new StateWrite.PutState(
+        new TrackedState(path.encoded(), owner.encoded(), List.of(entry), childGeneration,
+            childEpoch, provider.generation(), provider.epoch())));
+  }
+
+  private static boolean sameBytes(byte[] a, byte[] b) {
+    return a == null ? b == null : b != null && Arrays.equals(a, b);
+  }
+}

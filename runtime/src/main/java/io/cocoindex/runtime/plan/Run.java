@@ -1,0 +1,115 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.runtime.ComponentFailure;
+import io.cocoindex.runtime.PlannedAction;
+import io.cocoindex.runtime.apply.SinkBatcher;
+import io.cocoindex.runtime.codec.CodecRegistry;
+import io.cocoindex.runtime.state.StateStore;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * The shared state of one update, preview or drop: providers, which component declared which
+ * target state, which components ran, what is left for the orphan sweep, and the statistics.
+ */
+public final class Run {
+  public final String app;
+  public final RunMode mode;
+  public final boolean fullReprocess;
+  public final long version;
+  public final StateStore store;
+  public final CodecRegistry codecs;
+  public final ProviderRegistry providers;
+  public final SinkBatcher batcher;
+  public final ExecutorService componentPool;
+  public final RunStats stats = new RunStats();
+  public long startNanos = System.nanoTime();
+  private final Map<ContextKey<?>, Object> context;
+
+  /** Target state path -> the component that declared it in this run. */
+  final Map<TargetPath, TargetPath> claims = new ConcurrentHashMap<>();
+  /** Components mounted in this run. */
+  final Set<TargetPath> visited = ConcurrentHashMap.newKeySet();
+  /** Subtrees whose tracking must be left alone: memo hits, failed bodies. */
+  final Set<TargetPath> protectedSubtrees = ConcurrentHashMap.newKeySet();
+  /** States a component owned but did not declare, checked by the sweep at the end. */
+  final ConcurrentLinkedQueue<OrphanCandidate> orphanCandidates = new ConcurrentLinkedQueue<>();
+  final List<PlannedAction> planned = Collections.synchronizedList(new ArrayList<>());
+  final List<ComponentFailure> failures = Collections.synchronizedList(new ArrayList<>());
+
+  /** A state {@code owner} tracked and did not declare in this run. */
+  record OrphanCandidate(TargetPath path, TargetPath owner) {}
+
+  public Run(
+      String app,
+      RunMode mode,
+      boolean fullReprocess,
+      long version,
+      StateStore store,
+      CodecRegistry codecs,
+      SinkBatcher batcher,
+      ExecutorService componentPool,
+      Map<ContextKey<?>, Object> context) {
+    this.app = app;
+    this.mode = mode;
+    this.fullReprocess = fullReprocess;
+    this.version = version;
+    this.store = store;
+    this.codecs = codecs;
+    this.providers = new ProviderRegistry(codecs);
+    this.batcher = batcher;
+    this.componentPool = componentPool;
+    this.context = Map.copyOf(context);
+  }
+
+  @SuppressWarnings("unchecked")
+  public <T> T contextValue(ContextKey<T> key) {
+    Object v = context.get(key);
+    if (v == null) {
+      throw new IllegalStateException(
+          "the environment provides no value for " + key
+              + ": add Environment.builder().provide(key, value)");
+    }
+    return (T) v;
+  }
+
+  public void visit(TargetPath component) {
+    visited.add(component);
+  }
+
+  public void protect(TargetPath subtree) {
+    protectedSubtrees.add(subtree);
+  }
+
+  public void fail(TargetPath component, Throwable error) {
+    failures.add(new ComponentFailure(component.toString(), error));
+  }
+
+  public List<ComponentFailure> failures() {
+    synchronized (failures) {
+      return List.copyOf(failures);
+    }
+  }
+
+  public List<PlannedAction> planned() {
+    synchronized (planned) {
+      return List.copyOf(planned);
+    }
+  }
+
+  boolean isProtected(TargetPath component) {
+    for (TargetPath p : protectedSubtrees) {
+      if (component.startsWith(p)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,112 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.runtime.codec.KeyEncoding;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A path of keys: a target state's place under its provider ({@code /@provider/"docs"/"r1"}), or a
+ * processing component's place under the app's root component. Equal by encoded bytes.
+ */
+public final class TargetPath implements Comparable<TargetPath> {
+  public static final TargetPath ROOT = new TargetPath(List.of(), new byte[0]);
+
+  private final List<StableKey> keys;
+  private final byte[] encoded;
+  private final int hash;
+
+  private TargetPath(List<StableKey> keys, byte[] encoded) {
+    this.keys = keys;
+    this.encoded = encoded;
+    this.hash = Arrays.hashCode(encoded);
+  }
+
+  public static TargetPath of(List<StableKey> keys) {
+    List<StableKey> copy = List.copyOf(keys);
+    return new TargetPath(copy, KeyEncoding.encodePath(copy));
+  }
+
+  public static TargetPath decode(byte[] encoded) {
+    return new TargetPath(List.copyOf(KeyEncoding.decodePath(encoded)), encoded.clone());
+  }
+
+  public TargetPath child(StableKey key) {
+    List<StableKey> next = new ArrayList<>(keys.size() + 1);
+    next.addAll(keys);
+    next.add(key);
+    byte[] k = KeyEncoding.encode(key);
+    byte[] enc = Arrays.copyOf(encoded, encoded.length + k.length);
+    System.arraycopy(k, 0, enc, encoded.length, k.length);
+    return new TargetPath(List.copyOf(next), enc);
+  }
+
+  /** The path without its last key; the provider path of a target state. */
+  public TargetPath parent() {
+    if (keys.isEmpty()) {
+      throw new IllegalStateException("the root path has no parent");
+    }
+    return of(keys.subList(0, keys.size() - 1));
+  }
+
+  public StableKey last() {
+    return keys.get(keys.size() - 1);
+  }
+
+  public List<StableKey> keys() {
+    return keys;
+  }
+
+  public int depth() {
+    return keys.size();
+  }
+
+  public boolean isRoot() {
+    return keys.isEmpty();
+  }
+
+  /** Whether this path equals {@code ancestor} or lies below it. */
+  public boolean startsWith(TargetPath ancestor) {
+    if (ancestor.encoded.length > encoded.length || ancestor.keys.size() > keys.size()) {
+      return false;
+    }
+    return keys.subList(0, ancestor.keys.size()).equals(ancestor.keys);
+  }
+
+  public byte[] encoded() {
+    return encoded.clone();
+  }
+
+  byte[] encodedUnsafe() {
+    return encoded;
+  }
+
+  @Override
+  public int compareTo(TargetPath o) {
+    return Arrays.compareUnsigned(encoded, o.encoded);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TargetPath p && hash == p.hash && Arrays.equals(encoded, p.encoded);
+  }
+
+  @Override
+  public int hashCode() {
+    return hash;
+  }
+
+  /** Rendered like {@code /@provider/"docs"/"r1"}; the root is {@code /}. */
+  @Override
+  public String toString() {
+    if (keys.isEmpty()) {
+      return "/";
+    }
+    StringBuilder sb = new StringBuilder();
+    for (StableKey k : keys) {
+      sb.append('/').append(k);
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,130 @@
+package io.cocoindex.runtime.state;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per-app update locks as OS file locks on {@code <dir>/<app>.lock}. The operating system drops
+ * the lock when its process dies (even by {@code kill -9}), so a dead holder never blocks a
+ * later run; the file's text names the holder (pid, host, since when) for the error message.
+ */
+final class FileUpdateLocks implements AutoCloseable {
+  /** Locks held in this JVM, by lock file: a second App in the same JVM gets a clear error too. */
+  private static final Map<Path, String> heldInThisJvm = new ConcurrentHashMap<>();
+
+  private final Path dir;
+  private final Map<Path, FileChannel> open = new HashMap<>();
+
+  FileUpdateLocks(Path dir) {
+    this.dir = dir;
+  }
+
+  AutoCloseable acquire(String app) {
+    Path file = dir.resolve(fileName(app)).toAbsolutePath();
+    String me = describeSelf();
+    String previous = heldInThisJvm.putIfAbsent(file, me);
+    if (previous != null) {
+      throw locked(app, previous + ", in this JVM");
+    }
+    FileChannel channel = null;
+    try {
+      channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+          StandardOpenOption.WRITE);
+      FileLock lock = channel.tryLock();
+      if (lock == null) {
+        String holder = Files.readString(file, StandardCharsets.UTF_8).trim();
+        channel.close();
+        heldInThisJvm.remove(file);
+        throw locked(app, holder.isEmpty() ? "an unknown process" : holder);
+      }
+      channel.truncate(0);
+      channel.write(ByteBuffer.wrap(me.getBytes(StandardCharsets.UTF_8)), 0);
+      channel.force(false);
+      FileChannel held = channel;
+      synchronized (open) {
+        open.put(file, held);
+      }
+      return () -> release(file, held, lock);
+    } catch (IOException e) {
+      heldInThisJvm.remove(file);
+      if (channel != null) {
+        try {
+          channel.close();
+        } catch (IOException ignored) {
+          // the original failure is what matters
+        }
+      }
+      throw new StateStoreException("cannot take the update lock " + file + ": " + e, e);
+    }
+  }
+
+  private void release(Path file, FileChannel channel, FileLock lock) throws IOException {
+    synchronized (open) {
+      if (open.remove(file) == null) {
+        return;
+      }
+    }
+    try {
+      channel.truncate(0);
+      lock.release();
+      channel.close();
+    } finally {
+      heldInThisJvm.remove(file);
+    }
+  }
+
+  private StoreLockedException locked(String app, String holder) {
+    return new StoreLockedException(
+        "the state of app '"
+            + app
+            + "' in "
+            + dir
+            + " is being updated by "
+            + holder
+            + "; wait for it to finish (a lock left by a dead process is released by the OS)");
+  }
+
+  private static String describeSelf() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      host = "unknown-host";
+    }
+    return "pid " + ProcessHandle.current().pid() + " on " + host + " since " + Instant.now();
+  }
+
+  static String fileName(String app) {
+    StringBuilder sb = new StringBuilder();
+    for (char ch : app.toCharArray()) {
+      sb.append(Character.isLetterOrDigit(ch) || ch == '-' || ch == '_' ? ch : '_');
+    }
+    return sb + "-" + Integer.toHexString(app.hashCode()) + ".lock";
+  }
+
+  @Override
+  public void close() {
+    synchronized (open) {
+      for (Map.Entry<Path, FileChannel> e : open.entrySet()) {
+        heldInThisJvm.remove(e.getKey());
+        try {
+          e.getValue().close();
+        } catch (IOException ignored) {
+          // closing releases the lock; nothing else to do
+        }
+      }
+      open.clear();
+    }
+  }
+}

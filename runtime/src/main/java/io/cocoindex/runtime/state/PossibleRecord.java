@@ -1,0 +1,13 @@
+package io.cocoindex.runtime.state;
+
+/**
+ * One tracking record that may describe a target state's current external form.
+ *
+ * @param version the run that wrote it
+ * @param record the encoded tracking record, or {@code null} for "the state may not exist"
+ */
+public record PossibleRecord(long version, byte[] record) {
+  public boolean isNone() {
+    return record == null;
+  }
+}

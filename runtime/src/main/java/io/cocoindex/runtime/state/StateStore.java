@@ -1,0 +1,54 @@
+package io.cocoindex.runtime.state;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Where tracking records live between runs. One store may hold several apps, each keyed by name.
+ *
+ * <p>Writes are grouped: batches submitted together by concurrently finishing components are
+ * committed in one durable transaction ("group commit"), and each batch is atomic.
+ */
+public interface StateStore extends AutoCloseable {
+
+  /**
+   * Takes the exclusive update lock of {@code app}; released by closing the returned handle.
+   *
+   * @throws StoreLockedException naming the holder (pid, host, since when) when it is held
+   */
+  AutoCloseable lockForUpdate(String app);
+
+  /** A fresh, increasing version number for one run of {@code app}. */
+  long nextVersion(String app);
+
+  Optional<TrackedState> get(String app, byte[] path);
+
+  /** The tracking of each path that has any, in any order. */
+  List<TrackedState> getAll(String app, Collection<byte[]> paths);
+
+  /** Every state whose owner is {@code componentPath}. */
+  List<TrackedState> ownedBy(String app, byte[] componentPath);
+
+  /** Every state at or below {@code path}, in path order; an empty path scans the whole app. */
+  void scan(String app, byte[] path, Consumer<TrackedState> visitor);
+
+  Optional<ComponentRecord> component(String app, byte[] path);
+
+  /** Every component record of the app. */
+  List<ComponentRecord> components(String app);
+
+  /** Applies a batch atomically and durably; completes when committed. */
+  CompletableFuture<Void> write(String app, List<StateWrite> writes);
+
+  /** Forgets everything stored for {@code app}. */
+  void clear(String app);
+
+  /** The names of the apps with any stored state. */
+  List<String> apps();
+
+  @Override
+  void close();
+}

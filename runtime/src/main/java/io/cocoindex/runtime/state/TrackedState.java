@@ -1,0 +1,51 @@
+package io.cocoindex.runtime.state;
+
+import java.util.List;
+
+/**
+ * The stored tracking of one target state path.
+ *
+ * @param path the encoded target-state path
+ * @param owner the encoded path of the component that declared it last
+ * @param records every record that may be current: one after a clean commit, several after an
+ *     interrupted run
+ * @param childGeneration for a container: bumped when its children's records become meaningless
+ *     (DESTRUCTIVE invalidation, or the container was created anew)
+ * @param childEpoch for a container: bumped when its children may have lost data (LOSSY, and on
+ *     every generation bump)
+ * @param parentGeneration the container's child generation when these records were written
+ * @param parentEpoch the container's child epoch when these records were last confirmed
+ */
+public record TrackedState(
+    byte[] path,
+    byte[] owner,
+    List<PossibleRecord> records,
+    long childGeneration,
+    long childEpoch,
+    long parentGeneration,
+    long parentEpoch) {
+
+  public TrackedState {
+    records = List.copyOf(records);
+  }
+
+  /** Whether "does not exist" is among the possible states. */
+  public boolean mayBeMissing() {
+    for (PossibleRecord r : records) {
+      if (r.isNone()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public TrackedState withOwner(byte[] newOwner) {
+    return new TrackedState(
+        path, newOwner, records, childGeneration, childEpoch, parentGeneration, parentEpoch);
+  }
+
+  public TrackedState withRecords(List<PossibleRecord> newRecords) {
+    return new TrackedState(
+        path, owner, newRecords, childGeneration, childEpoch, parentGeneration, parentEpoch);
+  }
+}
