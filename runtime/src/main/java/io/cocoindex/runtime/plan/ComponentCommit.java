@@ -60,6 +60,7 @@ public final class ComponentCommit {
   private final Set<TargetPath> declaredPaths = new HashSet<>();
   private final Map<TargetPath, TrackedState> rows = new HashMap<>();
   private final List<TargetPath> undeclaredOwned = new ArrayList<>();
+  private volatile boolean componentPrecommitted;
 
   private ComponentCommit(Run run, Input in) {
     this.run = run;
@@ -211,27 +212,40 @@ public final class ComponentCommit {
         levels.computeIfAbsent(r.depth(), k -> new ArrayList<>()).add(r);
       }
     }
-    CompletableFuture<Void> chain = clearStaleMemo();
+    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+    boolean first = true;
     for (List<Reconciliation> level : levels.values()) {
-      chain = chain.thenComposeAsync(v -> precommitAndApply(level), run.componentPool);
+      StateWrite component = first ? precommitComponent() : null;
+      first = false;
+      chain = chain.thenComposeAsync(v -> precommitAndApply(level, component), run.componentPool);
     }
     return chain;
   }
 
-  /** A memo recorded before must not outlive a run that failed half-way through its actions. */
-  private CompletableFuture<Void> clearStaleMemo() {
+  /**
+   * The component record as of the first precommit: it must exist before any write can land
+   * (so a crash leaves the component findable by the sweep once it is unmounted), and a memo
+   * recorded earlier must not outlive a run that fails half-way through its actions.
+   */
+  private StateWrite precommitComponent() {
     ComponentRecord s = in.stored;
-    boolean anyAction = results.stream().anyMatch(Reconciliation::hasAction);
-    if (s == null || s.memoFingerprint() == null || !anyAction) {
-      return CompletableFuture.completedFuture(null);
+    if (s != null && s.memoFingerprint() == null) {
+      return null;
     }
-    return run.store.write(run.app, List.of(new StateWrite.PutComponent(new ComponentRecord(
-        s.path(), null, s.memoDependencies(), s.memoValues(), s.stateCount()))));
+    componentPrecommitted = true;
+    return new StateWrite.PutComponent(s == null
+        ? new ComponentRecord(in.component.encoded(), null, null, null, 0)
+        : new ComponentRecord(s.path(), null, s.memoDependencies(), s.memoValues(),
+            s.stateCount()));
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private CompletableFuture<Void> precommitAndApply(List<Reconciliation> level) {
-    List<StateWrite> writes = new ArrayList<>(level.size());
+  private CompletableFuture<Void> precommitAndApply(
+      List<Reconciliation> level, StateWrite component) {
+    List<StateWrite> writes = new ArrayList<>(level.size() + 1);
+    if (component != null) {
+      writes.add(component);
+    }
     for (Reconciliation r : level) {
       writes.add(r.precommit(in.component));
     }
@@ -270,6 +284,10 @@ public final class ComponentCommit {
     StateWrite component = componentRecord();
     if (component != null) {
       writes.add(component);
+    }
+    if (writes.isEmpty()) {
+      offerOrphans();
+      return CompletableFuture.completedFuture(null);
     }
     return run.store.write(run.app, writes).thenRun(this::offerOrphans);
   }
@@ -317,6 +335,7 @@ public final class ComponentCommit {
       return null;
     }
     if (prev != null
+        && !componentPrecommitted
         && Arrays.equals(prev.memoFingerprint(), next.memoFingerprint())
         && Arrays.equals(prev.memoDependencies(), next.memoDependencies())
         && Arrays.equals(prev.memoValues(), next.memoValues())

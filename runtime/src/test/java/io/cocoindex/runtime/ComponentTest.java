@@ -1,0 +1,220 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.TargetStateProvider;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+/** Processing components: own commits, orphans, ownership transfer and batching (rules 4, 5, 10). */
+class ComponentTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  /** component name -> (key -> value) it declares. */
+  final Map<String, Map<String, String>> components = new ConcurrentHashMap<>();
+
+  App componentsApp() {
+    return app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      for (String name : new TreeMap<>(components).keySet()) {
+        ctx.mount(name, c -> components.get(name)
+            .forEach((k, v) -> declareTargetState(c, p.targetState(k, v))));
+      }
+    });
+  }
+
+  @Test
+  void unmountedComponentsStatesAreDeletedAndOnlyThose() {
+    App app = componentsApp();
+    components.put("x", Map.of("x", "1"));
+    components.put("y", Map.of("y", "1"));
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create x=1", "create y=1");
+
+    components.remove("y");
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete y");
+
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void ownershipTransferToAnotherComponentIsOneUpdate() {
+    App app = componentsApp();
+    components.put("c1", Map.of("x", "1"));
+    app.update();
+    rows.takeLog();
+    rows.takeCalls();
+
+    components.clear();
+    components.put("c2", Map.of("x", "2"));
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("update x=2");
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("x", "2", List.of("1"), false));
+
+    components.clear();
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete x");
+  }
+
+  @Test
+  void ownershipTransferWhileTheOldOwnerStillRunsIsOneUpdate() {
+    App app = componentsApp();
+    components.put("c1", Map.of("x", "1", "y", "1"));
+    app.update();
+    rows.takeLog();
+
+    components.put("c1", Map.of("y", "1"));
+    components.put("c2", Map.of("x", "2"));
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("update x=2");
+
+    components.put("c2", Map.of());
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete x");
+  }
+
+  @Test
+  void concurrentComponentsShareSinkCalls() {
+    rows.sinkDelayMillis = 20;
+    App app = componentsApp();
+    for (int i = 0; i < 50; i++) {
+      components.put("c" + i, Map.of("k" + i, "v"));
+    }
+    app.update();
+    assertThat(rows.takeLog()).hasSize(50);
+    assertThat(rows.sinkCalls.get()).isLessThan(50);
+  }
+
+  @Test
+  void failingComponentInAMergedBatchFailsAloneAndIsRetriedAlone() {
+    rows.sinkDelayMillis = 5;
+    App app = componentsApp();
+    for (int i = 0; i < 20; i++) {
+      components.put("c" + i, Map.of("k" + i, "v"));
+    }
+    rows.failWhen = r -> r.key().equals("k7");
+    assertThatThrownBy(app::update)
+        .isInstanceOfSatisfying(UpdateFailedException.class, e -> {
+          assertThat(e.failures()).hasSize(1);
+          assertThat(e.failures().get(0).component()).isEqualTo("/\"c7\"");
+          assertThat(e.stats().of("rows").created()).isEqualTo(19);
+        });
+    List<String> applied = rows.takeLog();
+    assertThat(applied).hasSize(19).doesNotContain("create k7=v");
+
+    rows.failWhen = r -> false;
+    rows.takeCalls();
+    app.update();
+    // The failed attempt's record stays possible: the retry sees it, with the state maybe missing.
+    assertThat(rows.takeCalls()).filteredOn(c -> c.key().equals("k7"))
+        .containsExactly(new Rows.Call("k7", "v", List.of("v"), true));
+    assertThat(rows.takeLog()).containsExactly("update k7=v");
+  }
+
+  @Test
+  void duplicateKeyFailsItsComponentPersistsNothingForItAndHealthyOnesCommit() {
+    boolean[] twice = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("good", c -> declareTargetState(c, p.targetState("g", "1")));
+      ctx.mount("bad", c -> {
+        declareTargetState(c, p.targetState("b", "1"));
+        if (twice[0]) {
+          declareTargetState(c, p.targetState("b", "2"));
+        }
+      });
+    });
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("key \"b\" of provider rows is declared twice in component /\"bad\"");
+    assertThat(rows.takeLog()).containsExactly("create g=1");
+    rows.takeCalls();
+
+    twice[0] = false;
+    app.update();
+    // Nothing of the failed attempt was persisted: "b" is new.
+    assertThat(rows.takeCalls()).filteredOn(c -> c.key().equals("b"))
+        .containsExactly(new Rows.Call("b", "1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create b=1");
+  }
+
+  @Test
+  void duplicateProviderNameIsAClearError() {
+    App app = app(ctx -> {
+      registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+    });
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("provider name 'rows' is already registered in this run");
+  }
+
+  @Test
+  void unsupportedKeyTypeIsAClearErrorAndNothingIsPersisted() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      declareTargetState(ctx, p.targetState("ok", "1"));
+      declareTargetState(ctx, p.targetState(3.5, "1"));
+    });
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("unsupported key type java.lang.Double");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(rows.takeCalls()).isEmpty();
+  }
+
+  @Test
+  void previewListsPlannedActionsRunsNoSinkAndPersistsNothing() {
+    App app = componentsApp();
+    components.put("c1", Map.of("a", "1"));
+    app.update();
+    rows.takeLog();
+
+    components.put("c1", Map.of("a", "2", "b", "1"));
+    components.put("c2", Map.of("c", "1"));
+    Preview preview = app.preview();
+    assertThat(preview.actions())
+        .extracting(a -> a.action().verb() + " " + Rows.keyText(a.key()))
+        .containsExactlyInAnyOrder("update a", "create b", "create c");
+    assertThat(preview.byProvider()).containsOnlyKeys("rows");
+    assertThat(rows.takeLog()).isEmpty();
+
+    assertThat(app.preview().actions()).hasSize(3);
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create b=1", "create c=1", "update a=2");
+  }
+
+  @Test
+  void previewPlansDeletesOfUndeclaredStates() {
+    App app = componentsApp();
+    components.put("c1", Map.of("a", "1"));
+    app.update();
+    components.clear();
+    assertThat(app.preview().actions())
+        .extracting(a -> a.action().verb() + " " + Rows.keyText(a.key()))
+        .containsExactly("delete a");
+  }
+
+  @Test
+  void useMountReturnsAfterItsChildCommitted() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      int before = ctx.useMount("setup", c -> {
+        declareTargetState(c, p.targetState("schema", "v1"));
+        return 7;
+      });
+      assertThat(before).isEqualTo(7);
+      assertThat(rows.log).contains("create schema=v1");
+      ctx.mount("data", c -> declareTargetState(c, p.targetState("row", "1")));
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create row=1", "create schema=v1");
+  }
+}

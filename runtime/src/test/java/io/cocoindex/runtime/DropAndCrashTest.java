@@ -1,0 +1,123 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.SqliteStateStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/** dropState (rule 13) and the crash windows around the sink (rule 3). */
+class DropAndCrashTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  final Map<String, String> declared = new TreeMap<>();
+
+  Consumer<Ctx> main() {
+    return ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      declared.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
+    };
+  }
+
+  @Test
+  void dropStateDeletesEverythingThroughTheHandlersAndAnUpdateRecreatesIt() {
+    App app = app(main());
+    declared.put("a", "1");
+    declared.put("b", "1");
+    app.update();
+    rows.takeLog();
+
+    UpdateStats dropped = app.dropState();
+    assertThat(rows.takeLog()).containsExactly("delete a", "delete b");
+    assertThat(dropped.of("rows").deleted()).isEqualTo(2);
+
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create a=1", "create b=1");
+  }
+
+  @Test
+  void dropStateFromAFreshAppReachesTheHandlersThroughMainsRegistrations() {
+    declared.put("a", "1");
+    try (App first = App.create("docs", Environment.builder().dbPath(dbPath).build(), main())) {
+      first.update();
+    }
+    rows.takeLog();
+    declared.clear(); // the new process declares nothing, but registers the same provider
+    try (App fresh = App.create("docs", Environment.builder().dbPath(dbPath).build(), main())) {
+      fresh.dropState();
+    }
+    assertThat(rows.takeLog()).containsExactly("delete a");
+    try (SqliteStateStore store = SqliteStateStore.open(dbPath)) {
+      assertThat(store.apps()).isEmpty();
+    }
+  }
+
+  @Test
+  void failedDeleteDuringDropKeepsTrackingAndARerunFinishesTheDrop() {
+    App app = app(main());
+    declared.put("a", "1");
+    declared.put("b", "1");
+    app.update();
+    rows.takeLog();
+
+    rows.failWhen = r -> r.key().equals("b");
+    assertThatThrownBy(app::dropState).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted sink failure on b");
+    assertThat(rows.takeLog()).containsExactly("delete a");
+
+    rows.failWhen = r -> false;
+    app.dropState();
+    assertThat(rows.takeLog()).containsExactly("delete b");
+    app.dropState();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void writeThatLandedButWhoseCommitWasLostIsDeletedWhenUndeclared() {
+    FaultyStateStore store = new FaultyStateStore(SqliteStateStore.open(dbPath));
+    try (App app = App.create("crash", Environment.builder().stateStore(store).build(), main())) {
+      declared.put("a", "1");
+      store.failWrite = FaultyStateStore::isCommit;
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("injected write failure");
+      assertThat(rows.takeLog()).containsExactly("create a=1");
+      store.failWrite = w -> false;
+      rows.takeCalls();
+
+      declared.clear();
+      app.update();
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", null, List.of("1"), true));
+      assertThat(rows.takeLog()).containsExactly("delete a");
+    } finally {
+      store.close();
+    }
+  }
+
+  @Test
+  void componentsPrecommitOnlyWhatTheyApply() {
+    FaultyStateStore store = new FaultyStateStore(SqliteStateStore.open(dbPath));
+    List<Integer> precommitSizes = new ArrayList<>();
+    store.failWrite = w -> {
+      precommitSizes.add(w.size());
+      return false;
+    };
+    try (App app = App.create("sizes", Environment.builder().stateStore(store).build(), main())) {
+      declared.put("a", "1");
+      app.update();
+      precommitSizes.clear();
+      app.update();
+      // An unchanged rerun writes nothing at all: no precommit, no commit.
+      assertThat(precommitSizes).isEmpty();
+    } finally {
+      store.close();
+    }
+  }
+}

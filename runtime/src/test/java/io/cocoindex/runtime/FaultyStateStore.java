@@ -1,0 +1,93 @@
+package io.cocoindex.runtime;
+
+import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateStoreException;
+import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/** A state store that fails the writes a test picks, as a crash between sink and commit would. */
+final class FaultyStateStore implements StateStore {
+  private final StateStore delegate;
+  volatile Predicate<List<StateWrite>> failWrite = w -> false;
+
+  FaultyStateStore(StateStore delegate) {
+    this.delegate = delegate;
+  }
+
+  /** A commit after an apply: it prunes some state's possible records to exactly one. */
+  static boolean isCommit(List<StateWrite> writes) {
+    return writes.stream().anyMatch(w -> w instanceof StateWrite.PutState p
+        && p.state().records().size() == 1 && !p.state().records().get(0).isNone()
+        || w instanceof StateWrite.DeleteState);
+  }
+
+  @Override
+  public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+    if (failWrite.test(writes)) {
+      return CompletableFuture.failedFuture(new StateStoreException("injected write failure"));
+    }
+    return delegate.write(app, writes);
+  }
+
+  @Override
+  public AutoCloseable lockForUpdate(String app) {
+    return delegate.lockForUpdate(app);
+  }
+
+  @Override
+  public long nextVersion(String app) {
+    return delegate.nextVersion(app);
+  }
+
+  @Override
+  public Optional<TrackedState> get(String app, byte[] path) {
+    return delegate.get(app, path);
+  }
+
+  @Override
+  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
+    return delegate.getAll(app, paths);
+  }
+
+  @Override
+  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
+    return delegate.ownedBy(app, componentPath);
+  }
+
+  @Override
+  public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
+    delegate.scan(app, path, visitor);
+  }
+
+  @Override
+  public Optional<ComponentRecord> component(String app, byte[] path) {
+    return delegate.component(app, path);
+  }
+
+  @Override
+  public List<ComponentRecord> components(String app) {
+    return delegate.components(app);
+  }
+
+  @Override
+  public void clear(String app) {
+    delegate.clear(app);
+  }
+
+  @Override
+  public List<String> apps() {
+    return delegate.apps();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}
