@@ -1,0 +1,28 @@
+package io.cocoindex.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * The child-handler factory method of a {@link ContainerTarget} handler: takes the container's
+ * action ({@code A}) and returns the {@code TargetHandler} of its children, whose value type is
+ * the container's {@code childValue}. It is called before the container's action is applied, and
+ * in a preview instead of it: build the handler from the action alone, with no side effects.
+ *
+ * <pre>{@code
+ * @ChildHandler
+ * RowHandler rows(TableAction table) {
+ *   return new RowHandler(db, table.name());
+ * }
+ * }</pre>
+ *
+ * <p>The processor generates {@code <Handler>_ChildHandlerFactory}, a typed {@code
+ * ChildHandlerFactory<A>} calling this method.
+ */
+@Documented
+@Retention(RetentionPolicy.CLASS)
+@Target(ElementType.METHOD)
+public @interface ChildHandler {}

@@ -1,0 +1,15 @@
+/**
+ * Annotations read by {@code cocoindex-processor}, which generates codecs, child-handler
+ * factories and fluent declare APIs, and rejects malformed connectors at compile time.
+ *
+ * <ul>
+ *   <li>{@link io.cocoindex.annotation.TargetValue}, {@link io.cocoindex.annotation.ActionValue},
+ *       {@link io.cocoindex.annotation.TrackingRecord}: records crossing the serialization
+ *       boundary; {@link io.cocoindex.annotation.Key} marks key components of a value.
+ *   <li>{@link io.cocoindex.annotation.RootTarget}, {@link
+ *       io.cocoindex.annotation.ContainerTarget}: handlers with a generated API.
+ *   <li>{@link io.cocoindex.annotation.ChildHandler}, {@link io.cocoindex.annotation.Attachment}:
+ *       handler methods building child and attachment handlers.
+ * </ul>
+ */
+package io.cocoindex.annotation;

@@ -1,0 +1,166 @@
+package io.cocoindex.codec;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * The shared pieces of generated codecs: collections, optionals, enums and boxes, composed from
+ * element readers and writers so the generated code stays flat. Not for connector code.
+ */
+public final class GeneratedCodecs {
+  private GeneratedCodecs() {}
+
+  /** Writes a boxed or other reference value with {@code write}, or a null. */
+  public static <T> void writeNullable(
+      ValueWriter out, T value, BiConsumer<ValueWriter, ? super T> write) {
+    if (value == null) {
+      out.writeNull();
+    } else {
+      write.accept(out, value);
+    }
+  }
+
+  /** Reads a value with {@code read}, or {@code null} for a stored null. */
+  public static <T> T readNullable(ValueReader in, Function<ValueReader, T> read) {
+    return in.readNull() ? null : read.apply(in);
+  }
+
+  /** Writes an enum constant by name, as the reflective codec does. */
+  public static void writeEnum(ValueWriter out, Enum<?> value) {
+    out.writeString(value == null ? null : value.name());
+  }
+
+  /**
+   * Reads an enum constant by name.
+   *
+   * @throws CodecFormatException naming the enum when it has no constant of the stored name
+   */
+  public static <E extends Enum<E>> E readEnum(
+      ValueReader in, Function<String, E> valueOf, String enumType) {
+    String name = in.readString();
+    if (name == null) {
+      return null;
+    }
+    try {
+      return valueOf.apply(name);
+    } catch (IllegalArgumentException e) {
+      throw new CodecFormatException(
+          "stored " + enumType + " constant '" + name + "' no longer exists (removed or renamed?)",
+          e);
+    }
+  }
+
+  /** Writes a {@code char} as a one-character string, as the reflective codec does. */
+  public static void writeChar(ValueWriter out, char value) {
+    out.writeString(String.valueOf(value));
+  }
+
+  /** Reads a {@code char} written as a one-character string. */
+  public static char readChar(ValueReader in) {
+    String s = in.readString();
+    if (s == null || s.length() != 1) {
+      throw new CodecFormatException("expected a one-character string, found " + quote(s));
+    }
+    return s.charAt(0);
+  }
+
+  /** Writes a list in order, or a null. */
+  public static <T> void writeList(
+      ValueWriter out, List<T> list, BiConsumer<ValueWriter, ? super T> element) {
+    if (list == null) {
+      out.writeNull();
+      return;
+    }
+    out.beginArray();
+    for (T item : list) {
+      writeNullable(out, item, element);
+    }
+    out.endArray();
+  }
+
+  /** Reads an unmodifiable list, or {@code null} for a stored null. */
+  public static <T> List<T> readList(ValueReader in, Function<ValueReader, T> element) {
+    if (in.readNull()) {
+      return null;
+    }
+    List<T> list = new ArrayList<>();
+    in.beginArray();
+    while (in.nextElement()) {
+      list.add(readNullable(in, element));
+    }
+    return Collections.unmodifiableList(list);
+  }
+
+  /**
+   * Writes a set in its elements' natural order, so equal sets give equal bytes whatever their
+   * iteration order.
+   */
+  public static <T extends Comparable<? super T>> void writeSet(
+      ValueWriter out, Set<T> set, BiConsumer<ValueWriter, ? super T> element) {
+    if (set == null) {
+      out.writeNull();
+      return;
+    }
+    List<T> sorted = new ArrayList<>(set);
+    sorted.sort(null);
+    writeList(out, sorted, element);
+  }
+
+  /** Reads an unmodifiable set keeping the stored order, or {@code null} for a stored null. */
+  public static <T> Set<T> readSet(ValueReader in, Function<ValueReader, T> element) {
+    List<T> list = readList(in, element);
+    return list == null ? null : Collections.unmodifiableSet(new LinkedHashSet<>(list));
+  }
+
+  /** Writes a map as an object with its entries sorted by key, so the bytes are deterministic. */
+  public static <V> void writeMap(
+      ValueWriter out, Map<String, V> map, BiConsumer<ValueWriter, ? super V> value) {
+    if (map == null) {
+      out.writeNull();
+      return;
+    }
+    out.beginObject();
+    for (Map.Entry<String, V> e : new TreeMap<>(map).entrySet()) {
+      out.field(e.getKey());
+      writeNullable(out, e.getValue(), value);
+    }
+    out.endObject();
+  }
+
+  /** Reads an unmodifiable map keeping the stored order, or {@code null} for a stored null. */
+  public static <V> Map<String, V> readMap(ValueReader in, Function<ValueReader, V> value) {
+    if (in.readNull()) {
+      return null;
+    }
+    Map<String, V> map = new LinkedHashMap<>();
+    in.beginObject();
+    for (String key = in.nextField(); key != null; key = in.nextField()) {
+      map.put(key, readNullable(in, value));
+    }
+    return Collections.unmodifiableMap(map);
+  }
+
+  /** Writes an optional as its value, or a null when empty, as the reflective codec does. */
+  public static <T> void writeOptional(
+      ValueWriter out, Optional<T> optional, BiConsumer<ValueWriter, ? super T> value) {
+    writeNullable(out, optional == null ? null : optional.orElse(null), value);
+  }
+
+  /** Reads an optional: empty for a stored null. */
+  public static <T> Optional<T> readOptional(ValueReader in, Function<ValueReader, T> value) {
+    return Optional.ofNullable(readNullable(in, value));
+  }
+
+  private static String quote(String s) {
+    return s == null ? "null" : "'" + s + "'";
+  }
+}

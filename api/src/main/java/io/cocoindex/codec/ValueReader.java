@@ -1,0 +1,55 @@
+package io.cocoindex.codec;
+
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import java.util.UUID;
+
+/**
+ * The streaming input of {@link GeneratedCodec}s, positioned before one value at a time. Each
+ * {@code read} method consumes one value; methods returning a reference return {@code null} for a
+ * stored null, primitive ones return their zero value. A value of the wrong shape fails with a
+ * {@link CodecFormatException} naming where it was found.
+ */
+public interface ValueReader {
+
+  /** Consumes the next value if it is a null, and says whether it was. */
+  boolean readNull();
+
+  /** Consumes the start of an object; follow with {@link #nextField} until it returns null. */
+  void beginObject();
+
+  /**
+   * The name of the next field of the current object, positioning the reader on its value; or
+   * {@code null}, consuming the end of the object, when no field is left.
+   */
+  String nextField();
+
+  /** Consumes the start of an array; follow with {@link #nextElement} until it returns false. */
+  void beginArray();
+
+  /** Whether an element is left in the current array; consumes the end of the array if not. */
+  boolean nextElement();
+
+  /** Consumes the next value, whatever its shape. */
+  void skipValue();
+
+  boolean readBoolean();
+
+  int readInt();
+
+  long readLong();
+
+  float readFloat();
+
+  double readDouble();
+
+  String readString();
+
+  byte[] readBytes();
+
+  UUID readUuid();
+
+  Fingerprint readFingerprint();
+
+  StableKey readStableKey();
+}

@@ -1,0 +1,117 @@
+package io.cocoindex.processor.diag;
+
+import java.util.Locale;
+import javax.tools.Diagnostic;
+
+/**
+ * Every diagnostic of the processor, with its stable id. A message names the offending element
+ * and says how to fix it; ids are never reused, so build logs and docs can refer to them.
+ */
+public enum Message {
+  /** An annotation on an element of a kind it does not apply to. */
+  WRONG_ELEMENT_KIND(1, "%s"),
+  /** A tracking record that is not an immutable record. */
+  MUTABLE_TRACKING_RECORD(
+      2,
+      "@TrackingRecord %s is %s: tracking records of earlier runs are compared with the desired"
+          + " state, so they must be immutable; declare %s as a record"),
+  /** A record component whose type has no codec. */
+  UNSERIALIZABLE_COMPONENT(
+      3, "component '%s' of %s has type %s, which cannot be serialized: %s"),
+  /** A container handler without its child-handler factory method. */
+  MISSING_CHILD_HANDLER(
+      4,
+      "@ContainerTarget %s has no @ChildHandler method: add a method annotated @ChildHandler that"
+          + " takes the container's action (%s) and returns the TargetHandler of its %s children"),
+  /** A child-handler factory whose handler's value type is not the declared child value. */
+  CHILD_VALUE_MISMATCH(
+      5,
+      "@ChildHandler %s returns a handler of %s values, but @ContainerTarget(childValue = %s.class)"
+          + " declares %s children: return a TargetHandler<%s, ?, ?> or change childValue"),
+  /** Two attachment methods with the same name in one handler. */
+  DUPLICATE_ATTACHMENT(
+      6,
+      "attachment '%s' of %s is declared twice (also by %s()): give each @Attachment method a"
+          + " distinct name"),
+  /** An attachment name that cannot become a method name. */
+  INVALID_ATTACHMENT_NAME(
+      7,
+      "attachment name '%s' of %s.%s() is not a Java identifier: use letters, digits and '_'"
+          + " (e.g. vector_index), it becomes the method declare%s"),
+  /** Two handlers registering the same provider name. */
+  DUPLICATE_PROVIDER(
+      8,
+      "provider name '%s' of %s is already used by %s in this compilation: provider names must be"
+          + " unique in an app; choose another name"),
+  /** A key component whose type cannot become a StableKey. */
+  UNSUPPORTED_KEY_TYPE(
+      9,
+      "@Key component '%s' of %s has type %s, which cannot be part of a StableKey: use String,"
+          + " long, int, short, byte, boolean (or their boxes), UUID, byte[], Fingerprint or"
+          + " StableKey"),
+  /** A handler whose V, R, A cannot be read from its class. */
+  UNRESOLVED_HANDLER_TYPES(
+      10,
+      "%s %s: the engine serializes values, tracking records and actions by the handler's type"
+          + " arguments; implement TargetHandler<V, R, A> with concrete types (no type variables"
+          + " or wildcards)"),
+  /** A malformed @ChildHandler method. */
+  BAD_CHILD_HANDLER_METHOD(
+      11,
+      "@ChildHandler %s.%s() %s: it must be an instance method taking the container's action (%s)"
+          + " and returning a TargetHandler of the children"),
+  /** A malformed @Attachment method. */
+  BAD_ATTACHMENT_METHOD(
+      12,
+      "@Attachment %s.%s() %s: it must be an instance method with no parameters returning a"
+          + " TargetHandler with concrete type arguments"),
+  /** A provider, target or API name that is empty or not an identifier. */
+  INVALID_TARGET_NAME(13, "@%s(%s = \"%s\") of %s %s"),
+  /** An element generated code cannot reach. */
+  INACCESSIBLE_ELEMENT(
+      14,
+      "%s is private or inside a private class: the code generated beside it cannot reach it; make"
+          + " it package-private or public"),
+  /** A serialized record with type parameters. */
+  GENERIC_RECORD(
+      15,
+      "@%s record %s declares type parameters: a generated codec needs concrete component types;"
+          + " remove the type parameters"),
+  /** More than one child-handler factory method. */
+  DUPLICATE_CHILD_HANDLER(
+      16,
+      "@ContainerTarget %s has more than one @ChildHandler method (%s() and %s()): keep one"),
+  /** Two handlers whose generated API classes would have the same name. */
+  DUPLICATE_API_CLASS(
+      17,
+      "the API class %s generated for %s is already generated for %s: set api = \"...\" on one"
+          + " of them to a distinct class name"),
+  /** A bug of the processor, reported instead of crashing javac. */
+  INTERNAL_ERROR(
+      99,
+      "internal error in cocoindex-processor while processing %s; please report it with this"
+          + " trace:%n%s");
+
+  private final int number;
+  private final String format;
+
+  Message(int number, String format) {
+    this.number = number;
+    this.format = format;
+  }
+
+  /** The stable id, e.g. {@code COCO-003}. */
+  public String id() {
+    return String.format(Locale.ROOT, "COCO-%03d", number);
+  }
+
+  /** Every message of this catalog is an error: a malformed connector must not compile. */
+  public Diagnostic.Kind kind() {
+    return Diagnostic.Kind.ERROR;
+  }
+
+  /** The full text, {@code [COCO-NNN] } followed by the formatted message. */
+  public String format(Object... args) {
+    return "[" + id() + "] " + String.format(Locale.ROOT, format, args);
+  }
+}

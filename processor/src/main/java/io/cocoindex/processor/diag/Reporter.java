@@ -1,0 +1,57 @@
+package io.cocoindex.processor.diag;
+
+import java.util.ArrayList;
+import java.util.List;
+import javax.annotation.processing.Messager;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
+
+/**
+ * Collects the diagnostics of one element before anything is printed or generated, so an element
+ * with errors generates nothing (and its errors are printed together).
+ */
+public final class Reporter {
+  private final List<Report> reports = new ArrayList<>();
+
+  public void error(Element element, Message message, Object... args) {
+    reports.add(new Report(message, message.format(args), element, null, null));
+  }
+
+  public void error(
+      Element element, AnnotationMirror annotation, Message message, Object... args) {
+    reports.add(new Report(message, message.format(args), element, annotation, null));
+  }
+
+  public void error(
+      Element element,
+      AnnotationMirror annotation,
+      AnnotationValue value,
+      Message message,
+      Object... args) {
+    reports.add(new Report(message, message.format(args), element, annotation, value));
+  }
+
+  public boolean hasErrors() {
+    return !reports.isEmpty();
+  }
+
+  public List<Report> reports() {
+    return List.copyOf(reports);
+  }
+
+  /** Prints every collected report and forgets them. */
+  public void flushTo(Messager messager) {
+    for (Report r : reports) {
+      if (r.value() != null) {
+        messager.printMessage(
+            r.message().kind(), r.text(), r.element(), r.annotation(), r.value());
+      } else if (r.annotation() != null) {
+        messager.printMessage(r.message().kind(), r.text(), r.element(), r.annotation());
+      } else {
+        messager.printMessage(r.message().kind(), r.text(), r.element());
+      }
+    }
+    reports.clear();
+  }
+}

@@ -1,0 +1,73 @@
+package io.cocoindex.processor.generate;
+
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.CodeBlock;
+import com.palantir.javapoet.MethodSpec;
+import io.cocoindex.Ctx;
+import io.cocoindex.processor.model.AttachmentModel;
+import io.cocoindex.processor.model.DeclaredTarget;
+import io.cocoindex.processor.validate.Identifiers;
+import java.util.Arrays;
+import javax.lang.model.element.Modifier;
+
+/** The {@code declare<Name>} methods shared by the generated API and target classes. */
+final class DeclareMethods {
+  private DeclareMethods() {}
+
+  static final ClassName TARGET_STATES = ClassName.get("io.cocoindex", "TargetStates");
+
+  /**
+   * A method named {@code <verb><Name>} taking the ctx, the key unless the value carries it, and
+   * the value; its body is completed by the caller with {@link #key} and {@link #parameter}.
+   */
+  static MethodSpec.Builder start(String verb, DeclaredTarget target) {
+    MethodSpec.Builder m =
+        MethodSpec.methodBuilder(verb + target.name())
+            .addModifiers(Modifier.PUBLIC)
+            .addParameter(Ctx.class, "ctx");
+    if (target.key().isExplicit()) {
+      m.addParameter(Object.class, "key");
+    }
+    return m.addParameter(target.value(), parameter(target));
+  }
+
+  static String parameter(DeclaredTarget target) {
+    return Identifiers.parameterName(target.name());
+  }
+
+  /** The key expression: the explicit parameter, one {@code @Key} component, or a list of them. */
+  static CodeBlock key(DeclaredTarget target) {
+    if (target.key().isExplicit()) {
+      return CodeBlock.of("key");
+    }
+    String value = parameter(target);
+    if (target.key().accessors().size() == 1) {
+      return CodeBlock.of("$N.$N()", value, target.key().accessors().get(0));
+    }
+    CodeBlock parts =
+        target.key().accessors().stream()
+            .map(a -> CodeBlock.of("$N.$N()", value, a))
+            .collect(CodeBlock.joining(", "));
+    return CodeBlock.of("$T.<Object>asList($L)", Arrays.class, parts);
+  }
+
+  /** {@code declare<Attachment>} declaring into the attachment provider of {@code provider}. */
+  static MethodSpec attachment(AttachmentModel a, String provider, String owner) {
+    DeclaredTarget t = a.target();
+    return start("declare", t)
+        .addJavadoc(
+            "Declares the {@code $L} attachment $N of $L in the calling component.\n",
+            a.type(),
+            parameter(t),
+            owner)
+        .addStatement(
+            "$T.declareTargetState(ctx, $N.<$T>attachment(ctx, $S).targetState($L, $N))",
+            TARGET_STATES,
+            provider,
+            t.value(),
+            a.type(),
+            key(t),
+            parameter(t))
+        .build();
+  }
+}

@@ -1,0 +1,77 @@
+package io.cocoindex.processor.mirror;
+
+import java.util.Optional;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.Elements;
+
+/**
+ * A {@code @RootTarget} or {@code @ContainerTarget} as typed values, with the mirrors needed to
+ * point diagnostics at each attribute.
+ *
+ * @param annotationName the annotation's qualified name
+ * @param mirror the annotation
+ * @param provider the provider name
+ * @param name the target's noun
+ * @param api the API class name, empty for the default
+ * @param child the children's noun (containers only)
+ * @param childValue the children's value type (containers only)
+ */
+public record TargetAnnotation(
+    String annotationName,
+    AnnotationMirror mirror,
+    String provider,
+    String name,
+    String api,
+    Optional<String> child,
+    Optional<TypeMirror> childValue) {
+
+  public boolean isContainer() {
+    return child.isPresent();
+  }
+
+  /** The simple name, e.g. {@code RootTarget}. */
+  public String simpleName() {
+    return AnnotationNames.simple(annotationName);
+  }
+
+  /** Reads the root or container annotation of {@code element}; empty when it has neither. */
+  public static Optional<TargetAnnotation> read(Elements elements, Element element) {
+    Optional<AnnotationMirror> container =
+        Mirrors.find(element, AnnotationNames.CONTAINER_TARGET);
+    if (container.isPresent()) {
+      AnnotationMirror m = container.get();
+      return Optional.of(
+          new TargetAnnotation(
+              AnnotationNames.CONTAINER_TARGET,
+              m,
+              string(elements, m, "provider"),
+              string(elements, m, "name"),
+              string(elements, m, "api"),
+              Optional.of(string(elements, m, "child")),
+              Optional.of((TypeMirror) Mirrors.value(elements, m, "childValue").getValue())));
+    }
+    return Mirrors.find(element, AnnotationNames.ROOT_TARGET)
+        .map(
+            m ->
+                new TargetAnnotation(
+                    AnnotationNames.ROOT_TARGET,
+                    m,
+                    string(elements, m, "provider"),
+                    string(elements, m, "name"),
+                    string(elements, m, "api"),
+                    Optional.empty(),
+                    Optional.empty()));
+  }
+
+  /** The written value of an attribute, for diagnostics. */
+  public Optional<AnnotationValue> valueOf(String attribute) {
+    return Mirrors.explicitValue(mirror, attribute);
+  }
+
+  private static String string(Elements elements, AnnotationMirror m, String name) {
+    return String.valueOf(Mirrors.value(elements, m, name).getValue());
+  }
+}

@@ -1,0 +1,20 @@
+package io.cocoindex.processor.model;
+
+import com.palantir.javapoet.ClassName;
+import java.util.List;
+import javax.lang.model.element.TypeElement;
+
+/**
+ * A handler with {@code @Attachment} methods, whose {@code <Handler>_Attachments} is generated.
+ *
+ * @param handler the handler class
+ * @param generated the generated class
+ * @param attachments the attachment methods in declaration order
+ * @param origin the handler's element
+ */
+public record AttachmentsModel(
+    ClassName handler, ClassName generated, List<AttachmentModel> attachments, TypeElement origin) {
+  public AttachmentsModel {
+    attachments = List.copyOf(attachments);
+  }
+}

@@ -1,0 +1,23 @@
+package io.cocoindex.processor.model;
+
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.TypeName;
+import javax.lang.model.element.TypeElement;
+
+/**
+ * The child-handler factory of a container handler.
+ *
+ * @param handler the container handler class
+ * @param factory the generated {@code <Handler>_ChildHandlerFactory}
+ * @param action the container's action type {@code A}
+ * @param childValue the children's value type
+ * @param method the {@code @ChildHandler} method
+ * @param origin the handler's element
+ */
+public record ChildHandlerFactoryModel(
+    ClassName handler,
+    ClassName factory,
+    TypeName action,
+    TypeName childValue,
+    String method,
+    TypeElement origin) {}

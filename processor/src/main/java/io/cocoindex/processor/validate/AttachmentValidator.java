@@ -1,0 +1,148 @@
+package io.cocoindex.processor.validate;
+
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.TypeName;
+import io.cocoindex.processor.diag.Message;
+import io.cocoindex.processor.diag.Reporter;
+import io.cocoindex.processor.mirror.AttachmentAnnotation;
+import io.cocoindex.processor.model.AttachmentModel;
+import io.cocoindex.processor.model.AttachmentsModel;
+import io.cocoindex.processor.model.DeclaredTarget;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+import javax.lang.model.util.Elements;
+
+/** Validates the {@code @Attachment} methods of a handler class. */
+public final class AttachmentValidator {
+  private final Elements elements;
+  private final TypeInspector inspector;
+
+  public AttachmentValidator(Elements elements, TypeInspector inspector) {
+    this.elements = elements;
+    this.inspector = inspector;
+  }
+
+  /** The {@code @Attachment} methods declared in {@code type}, in order. */
+  public List<ExecutableElement> attachmentMethods(TypeElement type) {
+    List<ExecutableElement> methods = new ArrayList<>();
+    for (ExecutableElement m : ElementFilter.methodsIn(type.getEnclosedElements())) {
+      if (AttachmentAnnotation.read(elements, m).isPresent()) {
+        methods.add(m);
+      }
+    }
+    return methods;
+  }
+
+  public boolean isUnresolved(TypeElement type) {
+    return attachmentMethods(type).stream()
+        .anyMatch(m -> inspector.containsError(m.getReturnType()));
+  }
+
+  /** Validates every attachment of {@code type}; empty with errors reported when any is bad. */
+  public Optional<AttachmentsModel> validate(TypeElement type, Reporter reporter) {
+    List<ExecutableElement> methods = attachmentMethods(type);
+    boolean isHandler = inspector.handlerTypeArguments(type.asType()).isPresent();
+    List<AttachmentModel> attachments = new ArrayList<>();
+    Map<String, ExecutableElement> byName = new HashMap<>();
+    for (ExecutableElement m : methods) {
+      AttachmentAnnotation a = AttachmentAnnotation.read(elements, m).orElseThrow();
+      if (!isHandler) {
+        reporter.error(
+            m,
+            a.mirror(),
+            Message.WRONG_ELEMENT_KIND,
+            "@Attachment applies to methods of TargetHandler classes, but "
+                + type.getQualifiedName()
+                + " does not implement TargetHandler: move "
+                + m.getSimpleName()
+                + "() into the handler whose attachments it builds");
+        continue;
+      }
+      if (!Identifiers.isIdentifier(a.name())) {
+        reporter.error(
+            m,
+            a.mirror(),
+            a.nameValue(),
+            Message.INVALID_ATTACHMENT_NAME,
+            a.name(),
+            type.getQualifiedName(),
+            m.getSimpleName(),
+            Identifiers.upperCamel(a.name().replaceAll("[^A-Za-z0-9_]", "_")));
+        continue;
+      }
+      ExecutableElement previous = byName.putIfAbsent(a.name(), m);
+      if (previous != null) {
+        reporter.error(
+            m,
+            a.mirror(),
+            a.nameValue(),
+            Message.DUPLICATE_ATTACHMENT,
+            a.name(),
+            type.getQualifiedName(),
+            previous.getSimpleName());
+        continue;
+      }
+      if (m.getModifiers().contains(Modifier.PRIVATE)) {
+        reporter.error(
+            m, a.mirror(), Message.INACCESSIBLE_ELEMENT, type.getQualifiedName() + "." + m.getSimpleName() + "()");
+        continue;
+      }
+      String problem = null;
+      Optional<List<TypeMirror>> args = inspector.handlerTypeArguments(m.getReturnType());
+      if (m.getModifiers().contains(Modifier.STATIC)) {
+        problem = "is static";
+      } else if (!m.getParameters().isEmpty()) {
+        problem = "takes parameters";
+      } else if (args.isEmpty()) {
+        problem = "returns " + m.getReturnType() + ", which is not a TargetHandler";
+      } else if (args.get().size() != 3 || !inspector.isConcrete(args.get().get(0))) {
+        problem = "returns " + m.getReturnType() + ", whose value type V is not concrete";
+      }
+      if (problem != null) {
+        reporter.error(
+            m,
+            a.mirror(),
+            Message.BAD_ATTACHMENT_METHOD,
+            type.getQualifiedName(),
+            m.getSimpleName(),
+            problem);
+        continue;
+      }
+      TypeMirror value = args.get().get(0);
+      attachments.add(
+          new AttachmentModel(
+              a.name(),
+              m.getSimpleName().toString(),
+              new DeclaredTarget(
+                  Identifiers.upperCamel(a.name()), TypeName.get(value), KeyModels.of(value))));
+    }
+    if (!methods.isEmpty() && !TypeInspector.isReachable(type)) {
+      reporter.error(type, Message.INACCESSIBLE_ELEMENT, type.getQualifiedName());
+    }
+    if (reporter.hasErrors()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new AttachmentsModel(
+            ClassName.get(type), TypeInspector.sibling(type, "Attachments"), attachments, type));
+  }
+
+  /**
+   * The attachments of a handler type for an API that declares into its provider: empty when it
+   * has none, or when they are invalid (reported where the handler class itself is processed).
+   */
+  public List<AttachmentModel> attachmentsOf(TypeMirror handlerType) {
+    if (!(inspector.types().asElement(handlerType) instanceof TypeElement type)) {
+      return List.of();
+    }
+    return validate(type, new Reporter()).map(AttachmentsModel::attachments).orElse(List.of());
+  }
+}

@@ -1,0 +1,306 @@
+package io.cocoindex.processor.validate;
+
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.TypeName;
+import io.cocoindex.processor.diag.Message;
+import io.cocoindex.processor.diag.Reporter;
+import io.cocoindex.processor.mirror.AnnotationNames;
+import io.cocoindex.processor.mirror.Mirrors;
+import io.cocoindex.processor.mirror.TargetAnnotation;
+import io.cocoindex.processor.model.ChildHandlerFactoryModel;
+import io.cocoindex.processor.model.DeclaredTarget;
+import io.cocoindex.processor.model.HandlerModel;
+import io.cocoindex.processor.model.TargetApiModel;
+import java.util.List;
+import java.util.Optional;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+import javax.lang.model.util.Elements;
+
+/** Validates a {@code @RootTarget} or {@code @ContainerTarget} handler into its models. */
+public final class HandlerValidator {
+  private static final String[] TYPE_PARAMETERS = {"value type V", "tracking record type R", "action type A"};
+
+  private final Elements elements;
+  private final TypeInspector inspector;
+  private final AttachmentValidator attachments;
+  private final NameClaims claims;
+
+  public HandlerValidator(
+      Elements elements, TypeInspector inspector, AttachmentValidator attachments, NameClaims claims) {
+    this.elements = elements;
+    this.inspector = inspector;
+    this.attachments = attachments;
+    this.claims = claims;
+  }
+
+  /** Whether a type the handler's shape depends on is not resolved yet (defer). */
+  public boolean isUnresolved(TypeElement type) {
+    if (inspector.containsError(type.getSuperclass())
+        || type.getInterfaces().stream().anyMatch(inspector::containsError)) {
+      return true;
+    }
+    Optional<TargetAnnotation> target = TargetAnnotation.read(elements, type);
+    if (target.isPresent() && target.get().childValue().map(inspector::containsError).orElse(false)) {
+      return true;
+    }
+    return childHandlerMethods(type).stream()
+        .anyMatch(
+            m ->
+                inspector.containsError(m.getReturnType())
+                    || m.getParameters().stream().anyMatch(p -> inspector.containsError(p.asType())));
+  }
+
+  public Optional<HandlerModel> validate(TypeElement type, Reporter reporter) {
+    TargetAnnotation target = TargetAnnotation.read(elements, type).orElseThrow();
+    String at = "@" + target.simpleName();
+    if (type.getKind() != ElementKind.CLASS && type.getKind() != ElementKind.RECORD) {
+      reporter.error(
+          type,
+          target.mirror(),
+          Message.WRONG_ELEMENT_KIND,
+          at
+              + " applies to handler classes implementing TargetHandler<V, R, A>, but "
+              + type.getQualifiedName()
+              + " is "
+              + RecordValidator.article(type.getKind())
+              + ": annotate the class implementing it");
+      return Optional.empty();
+    }
+    Optional<List<TypeMirror>> args = inspector.handlerTypeArguments(type.asType());
+    if (args.isEmpty()) {
+      reporter.error(
+          type,
+          target.mirror(),
+          Message.WRONG_ELEMENT_KIND,
+          at
+              + " applies to handler classes implementing TargetHandler<V, R, A>, but "
+              + type.getQualifiedName()
+              + " does not implement TargetHandler: implement it, or remove "
+              + at);
+      return Optional.empty();
+    }
+    if (args.get().isEmpty()) {
+      reporter.error(
+          type,
+          target.mirror(),
+          Message.UNRESOLVED_HANDLER_TYPES,
+          type.getQualifiedName(),
+          "implements the raw type TargetHandler");
+      return Optional.empty();
+    }
+    for (int i = 0; i < 3; i++) {
+      if (!inspector.isConcrete(args.get().get(i))) {
+        reporter.error(
+            type,
+            target.mirror(),
+            Message.UNRESOLVED_HANDLER_TYPES,
+            type.getQualifiedName(),
+            "has " + args.get().get(i) + " as its " + TYPE_PARAMETERS[i]);
+        return Optional.empty();
+      }
+    }
+    TypeMirror value = args.get().get(0);
+    TypeMirror action = args.get().get(2);
+    if (!TypeInspector.isReachable(type)) {
+      reporter.error(type, target.mirror(), Message.INACCESSIBLE_ELEMENT, type.getQualifiedName());
+    }
+    checkName(type, target, "provider", target.provider(), reporter);
+    checkName(type, target, "name", target.name(), reporter);
+    if (!target.api().isEmpty()) {
+      checkName(type, target, "api", target.api(), reporter);
+    }
+    target.child().ifPresent(child -> checkName(type, target, "child", child, reporter));
+    if (!target.provider().isEmpty()) {
+      claims
+          .claim("provider " + target.provider(), type.getQualifiedName().toString())
+          .ifPresent(
+              other ->
+                  reporter.error(
+                      type,
+                      target.mirror(),
+                      valueOf(target, "provider"),
+                      Message.DUPLICATE_PROVIDER,
+                      target.provider(),
+                      type.getQualifiedName(),
+                      other));
+    }
+    Optional<ChildHandlerFactoryModel> factory = Optional.empty();
+    Optional<TargetApiModel.ContainerModel> container = Optional.empty();
+    if (target.isContainer()) {
+      Optional<ExecutableElement> method = childHandler(type, target, action, reporter);
+      if (method.isPresent()) {
+        TypeMirror childValue = target.childValue().orElseThrow();
+        TypeMirror childHandlerType = method.get().getReturnType();
+        factory =
+            Optional.of(
+                new ChildHandlerFactoryModel(
+                    ClassName.get(type),
+                    TypeInspector.sibling(type, "ChildHandlerFactory"),
+                    TypeName.get(action),
+                    TypeName.get(childValue),
+                    method.get().getSimpleName().toString(),
+                    type));
+        container =
+            Optional.of(
+                new TargetApiModel.ContainerModel(
+                    ClassName.get(ClassName.get(type).packageName(), target.name() + "Target"),
+                    new DeclaredTarget(
+                        target.child().orElseThrow(),
+                        TypeName.get(childValue),
+                        KeyModels.of(childValue)),
+                    attachments.attachmentsOf(childHandlerType)));
+      }
+    }
+    if (reporter.hasErrors()) {
+      return Optional.empty();
+    }
+    String pkg = ClassName.get(type).packageName();
+    ClassName api = ClassName.get(pkg, target.api().isEmpty() ? target.name() + "s" : target.api());
+    for (ClassName generated :
+        container.isPresent() ? List.of(api, container.get().targetClass()) : List.of(api)) {
+      Optional<String> other =
+          claims.claim("class " + generated.canonicalName(), type.getQualifiedName().toString());
+      if (other.isPresent()) {
+        reporter.error(
+            type,
+            target.mirror(),
+            Message.DUPLICATE_API_CLASS,
+            generated.canonicalName(),
+            type.getQualifiedName(),
+            other.get());
+        return Optional.empty();
+      }
+    }
+    TargetApiModel model =
+        new TargetApiModel(
+            ClassName.get(type),
+            api,
+            target.provider(),
+            new DeclaredTarget(target.name(), TypeName.get(value), KeyModels.of(value)),
+            attachments.attachmentsOf(type.asType()),
+            container,
+            TypeInspector.isPublic(type),
+            type);
+    return Optional.of(new HandlerModel(model, factory));
+  }
+
+  private Optional<ExecutableElement> childHandler(
+      TypeElement type, TargetAnnotation target, TypeMirror action, Reporter reporter) {
+    List<ExecutableElement> methods = childHandlerMethods(type);
+    if (methods.isEmpty()) {
+      reporter.error(
+          type,
+          target.mirror(),
+          Message.MISSING_CHILD_HANDLER,
+          type.getQualifiedName(),
+          action,
+          target.child().orElseThrow());
+      return Optional.empty();
+    }
+    if (methods.size() > 1) {
+      reporter.error(
+          methods.get(1),
+          Message.DUPLICATE_CHILD_HANDLER,
+          type.getQualifiedName(),
+          methods.get(0).getSimpleName(),
+          methods.get(1).getSimpleName());
+      return Optional.empty();
+    }
+    ExecutableElement m = methods.get(0);
+    if (m.getModifiers().contains(Modifier.PRIVATE)) {
+      reporter.error(
+          m, Message.INACCESSIBLE_ELEMENT, type.getQualifiedName() + "." + m.getSimpleName() + "()");
+      return Optional.empty();
+    }
+    Optional<List<TypeMirror>> args = inspector.handlerTypeArguments(m.getReturnType());
+    String problem = null;
+    if (m.getModifiers().contains(Modifier.STATIC)) {
+      problem = "is static";
+    } else if (m.getParameters().size() != 1) {
+      problem = "takes " + m.getParameters().size() + " parameters";
+    } else if (!inspector.types().isAssignable(action, m.getParameters().get(0).asType())) {
+      problem = "takes " + m.getParameters().get(0).asType() + ", not the action type";
+    } else if (args.isEmpty()) {
+      problem = "returns " + m.getReturnType() + ", which is not a TargetHandler";
+    } else if (args.get().size() != 3 || !inspector.isConcrete(args.get().get(0))) {
+      problem = "returns " + m.getReturnType() + ", whose value type V is not concrete";
+    }
+    if (problem != null) {
+      reporter.error(
+          m,
+          Mirrors.find(m, AnnotationNames.CHILD_HANDLER).orElseThrow(),
+          Message.BAD_CHILD_HANDLER_METHOD,
+          type.getQualifiedName(),
+          m.getSimpleName(),
+          problem,
+          action);
+      return Optional.empty();
+    }
+    TypeMirror childValue = target.childValue().orElseThrow();
+    TypeMirror returnedValue = args.get().get(0);
+    if (!inspector.types().isSameType(returnedValue, childValue)) {
+      reporter.error(
+          m,
+          Mirrors.find(m, AnnotationNames.CHILD_HANDLER).orElseThrow(),
+          Message.CHILD_VALUE_MISMATCH,
+          type.getSimpleName() + "." + m.getSimpleName() + "()",
+          returnedValue,
+          simpleName(childValue),
+          childValue,
+          childValue);
+      return Optional.empty();
+    }
+    return Optional.of(m);
+  }
+
+  private List<ExecutableElement> childHandlerMethods(TypeElement type) {
+    return ElementFilter.methodsIn(type.getEnclosedElements()).stream()
+        .filter(m -> Mirrors.has(m, AnnotationNames.CHILD_HANDLER))
+        .toList();
+  }
+
+  private void checkName(
+      TypeElement type, TargetAnnotation target, String attribute, String value, Reporter reporter) {
+    String problem;
+    if (attribute.equals("provider")) {
+      if (!value.isBlank()) {
+        return;
+      }
+      problem = "is empty: give a provider name unique in the app, e.g. \"example.com/db/table\"";
+    } else {
+      if (Identifiers.isIdentifier(value)) {
+        return;
+      }
+      problem =
+          attribute.equals("api")
+              ? "is not a Java identifier: it names the generated API class"
+              : "is not a Java identifier: it becomes the method name declare" + value
+                  + "; use an UpperCamelCase noun such as Table";
+    }
+    reporter.error(
+        type,
+        target.mirror(),
+        valueOf(target, attribute),
+        Message.INVALID_TARGET_NAME,
+        target.simpleName(),
+        attribute,
+        value,
+        type.getQualifiedName(),
+        problem);
+  }
+
+  private static AnnotationValue valueOf(TargetAnnotation target, String attribute) {
+    return target.valueOf(attribute).orElse(null);
+  }
+
+  private static String simpleName(TypeMirror type) {
+    String s = type.toString();
+    return s.substring(s.lastIndexOf('.') + 1);
+  }
+}

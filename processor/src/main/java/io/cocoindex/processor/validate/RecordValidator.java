@@ -1,0 +1,135 @@
+package io.cocoindex.processor.validate;
+
+import io.cocoindex.processor.diag.Message;
+import io.cocoindex.processor.diag.Reporter;
+import io.cocoindex.processor.mirror.AnnotationNames;
+import io.cocoindex.processor.mirror.Mirrors;
+import io.cocoindex.processor.model.CodecModel;
+import io.cocoindex.processor.model.ComponentModel;
+import com.palantir.javapoet.ClassName;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.RecordComponentElement;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.util.ElementFilter;
+
+/**
+ * Validates a record annotated {@code @TargetValue}, {@code @ActionValue} or {@code
+ * @TrackingRecord} into the model of its codec.
+ */
+public final class RecordValidator {
+  private final TypeInspector inspector;
+  private final ValueTypeClassifier classifier = new ValueTypeClassifier();
+
+  public RecordValidator(TypeInspector inspector) {
+    this.inspector = inspector;
+  }
+
+  /** Whether some component type is not resolved yet (defer to a later round). */
+  public boolean isUnresolved(TypeElement type) {
+    if (type.getKind() != ElementKind.RECORD) {
+      return false;
+    }
+    return type.getRecordComponents().stream().anyMatch(c -> inspector.containsError(c.asType()));
+  }
+
+  public Optional<CodecModel> validate(TypeElement type, Reporter reporter) {
+    String annotation =
+        AnnotationNames.CODEC_ANNOTATIONS.stream()
+            .filter(a -> Mirrors.has(type, a))
+            .findFirst()
+            .orElseThrow();
+    AnnotationMirror mirror = Mirrors.find(type, annotation).orElseThrow();
+    String simple = AnnotationNames.simple(annotation);
+    if (type.getKind() != ElementKind.RECORD) {
+      if (annotation.equals(AnnotationNames.TRACKING_RECORD) && type.getKind() == ElementKind.CLASS) {
+        reporter.error(
+            type,
+            mirror,
+            Message.MUTABLE_TRACKING_RECORD,
+            type.getQualifiedName(),
+            classShape(type),
+            type.getSimpleName());
+      } else {
+        reporter.error(
+            type,
+            mirror,
+            Message.WRONG_ELEMENT_KIND,
+            "@"
+                + simple
+                + " applies to records, but "
+                + type.getQualifiedName()
+                + " is "
+                + article(type.getKind())
+                + ": declare it as a record");
+      }
+      return Optional.empty();
+    }
+    if (!TypeInspector.isReachable(type)) {
+      reporter.error(type, mirror, Message.INACCESSIBLE_ELEMENT, type.getQualifiedName());
+    }
+    if (!type.getTypeParameters().isEmpty()) {
+      reporter.error(type, mirror, Message.GENERIC_RECORD, simple, type.getQualifiedName());
+    }
+    List<ComponentModel> components = new ArrayList<>();
+    for (RecordComponentElement c : type.getRecordComponents()) {
+      ValueTypeClassifier.Classified classified = classifier.classify(c.asType());
+      if (!classified.ok()) {
+        reporter.error(
+            c,
+            Message.UNSERIALIZABLE_COMPONENT,
+            c.getSimpleName(),
+            type.getQualifiedName(),
+            c.asType(),
+            classified.problem());
+      } else {
+        components.add(new ComponentModel(c.getSimpleName().toString(), classified.type()));
+      }
+      Optional<AnnotationMirror> key = Mirrors.find(c, AnnotationNames.KEY);
+      if (key.isPresent() && !KeyModels.isKeyType(c.asType())) {
+        reporter.error(
+            c,
+            key.get(),
+            Message.UNSUPPORTED_KEY_TYPE,
+            c.getSimpleName(),
+            type.getQualifiedName(),
+            c.asType());
+      }
+    }
+    if (reporter.hasErrors()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new CodecModel(
+            ClassName.get(type), TypeInspector.sibling(type, "Codec"), components, type));
+  }
+
+  private static String classShape(TypeElement type) {
+    for (VariableElement field : ElementFilter.fieldsIn(type.getEnclosedElements())) {
+      if (!field.getModifiers().contains(Modifier.STATIC)
+          && !field.getModifiers().contains(Modifier.FINAL)) {
+        return "a class with the non-final field '" + field.getSimpleName() + "'";
+      }
+    }
+    return "a class, not a record";
+  }
+
+  static String article(ElementKind kind) {
+    String name = kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+    return ("aeiou".indexOf(name.charAt(0)) >= 0 ? "an " : "a ") + name;
+  }
+
+  /** For messages about elements of any kind. */
+  static String describe(Element e) {
+    return e.getKind() == ElementKind.METHOD
+        ? e.getEnclosingElement().getSimpleName() + "." + e.getSimpleName() + "()"
+        : e.toString();
+  }
+}

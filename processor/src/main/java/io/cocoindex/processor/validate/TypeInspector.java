@@ -1,0 +1,130 @@
+package io.cocoindex.processor.validate;
+
+import com.palantir.javapoet.ClassName;
+import io.cocoindex.TargetHandler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.ArrayType;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.type.WildcardType;
+import javax.lang.model.util.Types;
+
+/** Questions about types and elements that several validators ask. */
+public final class TypeInspector {
+  private static final String TARGET_HANDLER = TargetHandler.class.getCanonicalName();
+
+  private final Types types;
+
+  public TypeInspector(Types types) {
+    this.types = types;
+  }
+
+  public Types types() {
+    return types;
+  }
+
+  /** Whether {@code type} mentions a type javac could not resolve (yet). */
+  public boolean containsError(TypeMirror type) {
+    if (type == null) {
+      return false;
+    }
+    if (type.getKind() == TypeKind.ERROR) {
+      return true;
+    }
+    if (type instanceof DeclaredType d) {
+      for (TypeMirror arg : d.getTypeArguments()) {
+        if (containsError(arg)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    if (type instanceof ArrayType a) {
+      return containsError(a.getComponentType());
+    }
+    if (type instanceof WildcardType w) {
+      return containsError(w.getExtendsBound()) || containsError(w.getSuperBound());
+    }
+    return false;
+  }
+
+  /**
+   * The {@code TargetHandler} supertype of {@code type}, with its type arguments as seen from
+   * {@code type} (empty list when raw); empty when {@code type} is no handler.
+   */
+  public Optional<List<TypeMirror>> handlerTypeArguments(TypeMirror type) {
+    if (!(type instanceof DeclaredType)) {
+      return Optional.empty();
+    }
+    List<TypeMirror> queue = new ArrayList<>(List.of(type));
+    while (!queue.isEmpty()) {
+      TypeMirror t = queue.remove(0);
+      if (t instanceof DeclaredType d
+          && ((TypeElement) d.asElement()).getQualifiedName().contentEquals(TARGET_HANDLER)) {
+        return Optional.of(List.copyOf(d.getTypeArguments()));
+      }
+      queue.addAll(types.directSupertypes(t));
+    }
+    return Optional.empty();
+  }
+
+  /** A type with no type variables or wildcards anywhere: the engine can serialize by it. */
+  public boolean isConcrete(TypeMirror type) {
+    if (type.getKind().isPrimitive()) {
+      return true;
+    }
+    if (type instanceof ArrayType a) {
+      return isConcrete(a.getComponentType());
+    }
+    if (type instanceof DeclaredType d) {
+      for (TypeMirror arg : d.getTypeArguments()) {
+        if (!isConcrete(arg)) {
+          return false;
+        }
+      }
+      return d.getTypeArguments().size()
+          == ((TypeElement) d.asElement()).getTypeParameters().size();
+    }
+    return false;
+  }
+
+  /** Whether code generated in the element's package can reach it. */
+  public static boolean isReachable(Element element) {
+    for (Element e = element; e != null && e.getKind() != ElementKind.PACKAGE;
+        e = e.getEnclosingElement()) {
+      if (e.getModifiers().contains(Modifier.PRIVATE)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether {@code element} and every class enclosing it are public. */
+  public static boolean isPublic(Element element) {
+    for (Element e = element; e != null && e.getKind() != ElementKind.PACKAGE;
+        e = e.getEnclosingElement()) {
+      if (!e.getModifiers().contains(Modifier.PUBLIC)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The generated sibling class {@code Outer_Inner_<suffix>} of {@code type}. */
+  public static ClassName sibling(TypeElement type, String suffix) {
+    ClassName name = ClassName.get(type);
+    return ClassName.get(name.packageName(), String.join("_", name.simpleNames()) + "_" + suffix);
+  }
+
+  /** How messages write a type: its source form. */
+  public static String describe(TypeMirror type) {
+    return type.toString();
+  }
+}
