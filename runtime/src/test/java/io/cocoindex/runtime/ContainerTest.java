@@ -1,0 +1,290 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.declareTargetStateWithChild;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.SqliteStateStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Container targets, invalidation and container deletion (rules 6, 7, 8, 12, 13). */
+class ContainerTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  final Tables tables = new Tables(rows);
+  /** table name -> (row key -> value). */
+  final Map<String, Map<String, String>> declared = new LinkedHashMap<>();
+  String generation = "g1";
+
+  App tablesApp() {
+    return app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      declared.forEach((table, rowsOfTable) -> {
+        TargetStateProvider<String> child =
+            mountTarget(ctx, p.targetState(table, new Tables.TableSpec(generation)));
+        rowsOfTable.forEach((k, v) -> declareTargetState(ctx, child.targetState(k, v)));
+      });
+    });
+  }
+
+  @Test
+  void mountedContainerIsEnsuredEveryRunAndItsRowsReconcileIncrementally() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1", "r2", "v1"));
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1", "create r2=v1");
+
+    declared.put("docs", Map.of("r1", "v1"));
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("delete r2");
+  }
+
+  @Test
+  void twoContainersOfOneProviderAreIndependent() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "a"));
+    declared.put("chunks", Map.of("r1", "b"));
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs", "ensure chunks");
+    assertThat(rows.takeLog()).containsExactly("create r1=a", "create r1=b");
+    rows.takeCalls();
+
+    declared.put("chunks", Map.of());
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs", "ensure chunks");
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "a", List.of("a"), false),
+        new Rows.Call("r1", null, List.of("b"), false));
+    assertThat(rows.takeLog()).containsExactly("delete r1");
+
+    declared.remove("chunks");
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs", "drop chunks");
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void generationChangeWithoutInvalidationLeavesRowsAlone() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1"));
+    app.update();
+    rows.takeLog();
+    generation = "g2";
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void destructiveInvalidationTreatsChildrenAsNew() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1"));
+    app.update();
+    rows.takeLog();
+    rows.takeCalls();
+
+    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    generation = "g2";
+    app.update();
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void lossyInvalidationForcesOneUpsertOfUnchangedChildren() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1"));
+    app.update();
+    rows.takeLog();
+    rows.takeCalls();
+
+    tables.invalidation = TargetChildInvalidation.LOSSY;
+    generation = "g2";
+    app.update();
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of("v1"), true));
+    assertThat(rows.takeLog()).containsExactly("update r1=v1");
+
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void destructiveInvalidationWithDataChangeSendsNoDeleteForOldChildren() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("a", "1", "b", "1"));
+    app.update();
+    rows.takeLog();
+
+    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    generation = "g2";
+    declared.put("docs", Map.of("a", "1", "c", "1"));
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create a=1", "create c=1");
+
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void destructiveInvalidationCascadesToGrandchildren() {
+    Tables partitions = new Tables(rows);
+    Tables table = new Tables(rows, () -> io.cocoindex.ChildTargetDef.of(partitions.handler));
+    Map<String, String> leaves = new LinkedHashMap<>(Map.of("x", "1", "y", "1"));
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", table.handler);
+      TargetStateProvider<Tables.TableSpec> partitionProvider =
+          mountTarget(ctx, p.targetState("t", new Tables.TableSpec(generation)));
+      TargetStateProvider<String> rowProvider =
+          mountTarget(ctx, partitionProvider.targetState("p1", new Tables.TableSpec("p")));
+      leaves.forEach((k, v) -> declareTargetState(ctx, rowProvider.targetState(k, v)));
+    });
+    app.update();
+    assertThat(table.takeLog()).containsExactly("ensure t");
+    assertThat(partitions.takeLog()).containsExactly("ensure p1");
+    assertThat(rows.takeLog()).containsExactly("create x=1", "create y=1");
+    rows.takeCalls();
+
+    table.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    generation = "g2";
+    leaves.remove("y");
+    app.update();
+    assertThat(partitions.takeLog()).containsExactly("ensure p1");
+    // The partition is new under the destroyed table, so its rows are new too: no stale delete.
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("x", "1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create x=1");
+
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void undeclaredContainerIsDroppedWithoutReconcilingItsRows() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1", "r2", "v1"));
+    app.update();
+    tables.takeLog();
+    rows.takeLog();
+    rows.takeCalls();
+
+    declared.clear();
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("drop docs");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(rows.takeCalls()).isEmpty();
+
+    declared.put("docs", Map.of("r1", "v1"));
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+  }
+
+  @Test
+  void containerWhoseCreationFailedGivesItsChildrenAFreshStartOnTheRerun() {
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> child =
+          declareTargetStateWithChild(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      declareTargetState(ctx, child.targetState("r1", "v1"));
+    });
+    tables.failCreate = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure creating table docs");
+    assertThat(rows.takeLog()).isEmpty();
+    rows.takeCalls();
+
+    tables.failCreate = false;
+    app.update();
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+  }
+
+  @Test
+  void declaringOnAnUnresolvedProviderFailsWithAClearMessageAndPersistsNothing() {
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> child =
+          declareTargetStateWithChild(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      ctx.mount("elsewhere", c -> declareTargetState(c, child.targetState("r1", "v1")));
+    });
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("cannot declare key \"r1\" on provider tables/docs")
+        .hasMessageContaining("use mountTarget");
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void containerHandlerReturningNothingLeavesTheChildProviderUnresolved() {
+    tables.returnNothing = true;
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> child =
+          declareTargetStateWithChild(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      declareTargetState(ctx, child.targetState("r1", "v1"));
+    });
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the container handler returned no action for /@tables/\"docs\"");
+    assertThat(tables.takeLog()).isEmpty();
+    assertThat(rows.takeLog()).isEmpty();
+    tables.returnNothing = false;
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+  }
+
+  @Test
+  void previewPlansTheContainerAndItsChildrenThroughTheFactoryWithoutApplying() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1", "r2", "v1"));
+    Preview preview = app.preview();
+    assertThat(preview.actions())
+        .extracting(a -> a.provider() + " " + a.action().verb() + " " + Rows.keyText(a.key()))
+        .containsExactlyInAnyOrder(
+            "tables create docs", "tables/docs create r1", "tables/docs create r2");
+    assertThat(tables.factoryCalls.get()).isEqualTo(1);
+    assertThat(tables.takeLog()).isEmpty();
+    assertThat(rows.takeLog()).isEmpty();
+
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1", "create r2=v1");
+  }
+
+  @Test
+  void dropStateDeletesOneContainerPerContainerAndLeavesAnEmptyStore() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1", "r2", "v1"));
+    declared.put("chunks", Map.of("c1", "v1"));
+    app.update();
+    tables.takeLog();
+    rows.takeLog();
+
+    app.dropState();
+    assertThat(tables.takeLog()).containsExactlyInAnyOrder("drop docs", "drop chunks");
+    assertThat(rows.takeLog()).isEmpty();
+    app.close();
+    try (SqliteStateStore store = SqliteStateStore.open(dbPath)) {
+      List<Object> left = new ArrayList<>();
+      store.scan("test", new byte[0], left::add);
+      assertThat(left).isEmpty();
+      assertThat(store.components("test")).isEmpty();
+    }
+  }
+}
