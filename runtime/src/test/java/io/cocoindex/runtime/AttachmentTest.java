@@ -1,0 +1,142 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.TargetStateProvider;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Attachments (rule 9): eager registration, symbol-key namespaces, deletion when undeclared. */
+class AttachmentTest extends EngineTestBase {
+  final Rows main = new Rows();
+  final Rows indexes = new Rows();
+  final Rows triggers = new Rows();
+  boolean declareIndex = true;
+  boolean declareTrigger = true;
+
+  /** A row handler that also exposes "index" and "trigger" attachment types. */
+  final class MainHandler implements TargetHandler<String, String, Rows.RowAction> {
+    @Override
+    public TargetReconcileOutput<Rows.RowAction, String> reconcile(
+        StableKey key, String desired, List<String> prev, boolean mbm) {
+      return main.handler.reconcile(key, desired, prev, mbm);
+    }
+
+    @Override
+    public Map<String, ChildTargetDef<?>> attachments() {
+      return Map.of("index", ChildTargetDef.of(indexes.handler),
+          "trigger", ChildTargetDef.of(triggers.handler));
+    }
+  }
+
+  App attachmentApp() {
+    return app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
+          new MainHandler());
+      declareTargetState(ctx, p.targetState("row", "v1"));
+      if (declareIndex) {
+        TargetStateProvider<String> idx = p.attachment(ctx, "index");
+        assertThat(p.<String>attachment(ctx, "index")).isSameAs(idx);
+        declareTargetState(ctx, idx.targetState("idx", "spec1"));
+      }
+      if (declareTrigger) {
+        declareTargetState(ctx, p.<String>attachment(ctx, "trigger").targetState("idx", "t1"));
+      }
+    });
+  }
+
+  @Test
+  void attachmentNoLongerDeclaredIsDeletedThroughItsOwnHandler() {
+    App app = attachmentApp();
+    app.update();
+    assertThat(main.takeLog()).containsExactly("create row=v1");
+    assertThat(indexes.takeLog()).containsExactly("create idx=spec1");
+    assertThat(triggers.takeLog()).containsExactly("create idx=t1");
+
+    declareIndex = false;
+    app.update();
+    assertThat(indexes.takeLog()).containsExactly("delete idx");
+    assertThat(main.takeLog()).isEmpty();
+    assertThat(triggers.takeLog()).isEmpty();
+
+    declareTrigger = false;
+    app.update();
+    assertThat(triggers.takeLog()).containsExactly("delete idx");
+    assertThat(indexes.takeLog()).isEmpty();
+  }
+
+  @Test
+  void attachmentKeysNeverCollideWithChildKeys() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
+          new MainHandler());
+      declareTargetState(ctx, p.targetState("index", "row-named-index"));
+      declareTargetState(ctx, p.<String>attachment(ctx, "index").targetState("index", "spec"));
+    });
+    app.update();
+    assertThat(main.takeLog()).containsExactly("create index=row-named-index");
+    assertThat(indexes.takeLog()).containsExactly("create index=spec");
+  }
+
+  @Test
+  void unknownAttachmentTypeIsAClearErrorNamingIt() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
+          new MainHandler());
+      p.attachment(ctx, "vector_index");
+    });
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("provider main has no attachment type 'vector_index'")
+        .hasMessageContaining("index")
+        .hasMessageContaining("trigger");
+  }
+
+  @Test
+  void attachmentsOfAContainersChildHandlerAreRegisteredAtResolution() {
+    Rows rows = new Rows();
+    Tables tables = new Tables(rows, () -> ChildTargetDef.of(new MainHandler()));
+    boolean[] withIndex = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs =
+          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      declareTargetState(ctx, docs.targetState("r1", "v1"));
+      if (withIndex[0]) {
+        declareTargetState(ctx, docs.<String>attachment(ctx, "index").targetState("by_title", "s"));
+      }
+    });
+    app.update();
+    assertThat(indexes.takeLog()).containsExactly("create by_title=s");
+    withIndex[0] = false;
+    app.update();
+    assertThat(indexes.takeLog()).containsExactly("delete by_title");
+    assertThat(main.takeLog()).containsExactly("create r1=v1");
+
+    app.dropState();
+    assertThat(tables.takeLog()).containsExactly("ensure docs", "ensure docs", "drop docs");
+    assertThat(indexes.takeLog()).isEmpty();
+  }
+
+  @Test
+  void dropStateDeletesRootAttachmentsThroughTheirHandlers() {
+    App app = attachmentApp();
+    app.update();
+    main.takeLog();
+    indexes.takeLog();
+    triggers.takeLog();
+    app.dropState();
+    assertThat(main.takeLog()).containsExactly("delete row");
+    assertThat(indexes.takeLog()).containsExactly("delete idx");
+    assertThat(triggers.takeLog()).containsExactly("delete idx");
+  }
+}

@@ -1,0 +1,127 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetStateProvider;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Memoized components and functions (rule 14). */
+class MemoTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  final Tables tables = new Tables(rows);
+  final Map<String, String> inputs = new TreeMap<>();
+  final AtomicInteger bodies = new AtomicInteger();
+  String generation = "g1";
+
+  App memoApp() {
+    return app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs =
+          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+        bodies.incrementAndGet();
+        declareTargetState(c, docs.targetState(name, content));
+      }));
+    });
+  }
+
+  @Test
+  void onlyTheComponentWhoseInputChangedRuns() {
+    for (int i = 0; i < 1000; i++) {
+      inputs.put("f" + i, "v1");
+    }
+    App app = memoApp();
+    app.update();
+    assertThat(bodies.getAndSet(0)).isEqualTo(1000);
+    assertThat(rows.takeLog()).hasSize(1000);
+
+    inputs.put("f42", "v2");
+    UpdateStats stats = app.update();
+    assertThat(bodies.getAndSet(0)).isEqualTo(1);
+    assertThat(rows.takeLog()).containsExactly("update f42=v2");
+    assertThat(stats.componentsMemoized()).isEqualTo(999);
+    assertThat(stats.of("tables/docs")).isEqualTo(new UpdateStats.ProviderStats(0, 1, 0, 999));
+  }
+
+  @Test
+  void destructiveInvalidationOfTheProviderRerunsEveryMemoOnceThenHitsAgain() {
+    for (int i = 0; i < 20; i++) {
+      inputs.put("f" + i, "v1");
+    }
+    App app = memoApp();
+    app.update();
+    bodies.set(0);
+    rows.takeLog();
+
+    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    generation = "g2";
+    app.update();
+    assertThat(bodies.getAndSet(0)).isEqualTo(20);
+    assertThat(rows.takeLog()).hasSize(20).allMatch(l -> l.startsWith("create "));
+
+    app.update();
+    assertThat(bodies.get()).isZero();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void lossyInvalidationAndFullReprocessAlsoRerunMemos() {
+    inputs.put("a", "v1");
+    App app = memoApp();
+    app.update();
+    bodies.set(0);
+    rows.takeLog();
+
+    tables.invalidation = TargetChildInvalidation.LOSSY;
+    generation = "g2";
+    app.update();
+    assertThat(bodies.getAndSet(0)).isEqualTo(1);
+    assertThat(rows.takeLog()).containsExactly("update a=v1");
+
+    app.update(UpdateOptions.fullReprocess());
+    assertThat(bodies.getAndSet(0)).isEqualTo(1);
+    app.update();
+    assertThat(bodies.get()).isZero();
+  }
+
+  @Test
+  void removedMemoizedComponentsStatesAreDeleted() {
+    inputs.put("a", "v1");
+    inputs.put("b", "v1");
+    App app = memoApp();
+    app.update();
+    rows.takeLog();
+    inputs.remove("b");
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete b");
+  }
+
+  @Test
+  void memoizedFunctionReturnsTheCachedResultForTheSameInput() {
+    AtomicInteger computed = new AtomicInteger();
+    String[] input = {"hello world"};
+    App app = app(ctx -> ctx.mount("doc", c -> {
+      Integer words = c.memo("wordCount", input[0], Integer.class, s -> {
+        computed.incrementAndGet();
+        return s.split(" ").length;
+      });
+      assertThat(words).isEqualTo(input[0].split(" ").length);
+    }));
+    app.update();
+    app.update();
+    assertThat(computed.get()).isEqualTo(1);
+    input[0] = "one two three";
+    app.update();
+    assertThat(computed.get()).isEqualTo(2);
+    app.update(UpdateOptions.fullReprocess());
+    assertThat(computed.get()).isEqualTo(3);
+  }
+}
