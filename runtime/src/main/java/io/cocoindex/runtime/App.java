@@ -3,6 +3,8 @@ package io.cocoindex.runtime;
 import io.cocoindex.Ctx;
 import io.cocoindex.runtime.apply.SinkBatcher;
 import io.cocoindex.runtime.component.ComponentRunner;
+import io.cocoindex.runtime.inspect.StateInspector;
+import io.cocoindex.runtime.inspect.StatusReport;
 import io.cocoindex.runtime.plan.OrphanSweep;
 import io.cocoindex.runtime.plan.Run;
 import io.cocoindex.runtime.plan.RunMode;
@@ -138,6 +140,15 @@ public final class App implements AutoCloseable {
     log.info("dropped the state of app '{}': {} target states deleted", name,
         stats.total().deleted());
     return stats;
+  }
+
+  /**
+   * What the app tracks now, per provider, and which states an interrupted run left unsettled.
+   * Takes no lock: it can run while an update is in progress (and then sees its commits so far).
+   */
+  public StatusReport status() {
+    checkOpen();
+    return StateInspector.inspect(store, name);
   }
 
   private Run execute(RunMode mode, boolean fullReprocess) {

@@ -1,0 +1,42 @@
+package io.cocoindex.runtime.inspect;
+
+import io.cocoindex.StableKey;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What an app tracks, per provider: readable inspection of the state store ({@code status}).
+ *
+ * @param app the app name
+ * @param providers per provider name, the keys of its tracked target states (in path order)
+ * @param unsettled states left with several possible records (or a possible non-existence) by
+ *     an interrupted or failed run; the next update reconciles them against all
+ * @param components number of processing components with a stored record
+ */
+public record StatusReport(
+    String app,
+    Map<String, List<StableKey>> providers,
+    List<UnsettledState> unsettled,
+    long components) {
+
+  public StatusReport {
+    providers = Map.copyOf(providers);
+    unsettled = List.copyOf(unsettled);
+  }
+
+  /** Total number of tracked target states. */
+  public long total() {
+    return providers.values().stream().mapToLong(List::size).sum();
+  }
+
+  /**
+   * A target state whose current form is not known for sure.
+   *
+   * @param provider its provider name
+   * @param path its path, e.g. {@code /@tables/"docs"/"r1"}
+   * @param possibleRecords how many records may be current
+   * @param mayBeMissing whether "does not exist" is among the possibilities
+   */
+  public record UnsettledState(
+      String provider, String path, int possibleRecords, boolean mayBeMissing) {}
+}
