@@ -43,6 +43,7 @@ class ContainerTest extends EngineTestBase {
     app.update();
     assertThat(tables.takeLog()).containsExactly("ensure docs");
     assertThat(rows.takeLog()).containsExactly("create r1=v1", "create r2=v1");
+    assertThat(tables.factoryCalls.get()).as("one factory call per Create/Update").isEqualTo(1);
 
     declared.put("docs", Map.of("r1", "v1"));
     app.update();
@@ -179,11 +180,14 @@ class ContainerTest extends EngineTestBase {
     rows.takeLog();
     rows.takeCalls();
 
+    int factoryCallsBefore = tables.factoryCalls.get();
     declared.clear();
     app.update();
     assertThat(tables.takeLog()).containsExactly("drop docs");
     assertThat(rows.takeLog()).isEmpty();
     assertThat(rows.takeCalls()).isEmpty();
+    assertThat(tables.factoryCalls.get()).as("no factory call for a Delete")
+        .isEqualTo(factoryCallsBefore);
 
     declared.put("docs", Map.of("r1", "v1"));
     app.update();
