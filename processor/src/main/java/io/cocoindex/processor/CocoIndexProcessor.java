@@ -178,8 +178,7 @@ public final class CocoIndexProcessor extends AbstractProcessor {
         || !Mirrors.has(record, AnnotationNames.TARGET_VALUE)) {
       Reporter reporter = new Reporter();
       reporter.error(
-          component,
-          Mirrors.find(component, AnnotationNames.KEY).orElseThrow(),
+          TypeInspector.positionOf(component),
           Message.WRONG_ELEMENT_KIND,
           "@Key applies to components of @TargetValue records, but "
               + record

@@ -44,9 +44,10 @@ public final class ContainerTargetGenerator {
             .addMethod(
                 DeclareMethods.start("declare", child)
                     .addJavadoc(
-                        "Declares the $L $N in this container, from the calling component.\n",
-                        child.name(),
-                        DeclareMethods.parameter(child))
+                        "Declares {@code $N} as a $L of this container, from the calling"
+                            + " component.\n",
+                        DeclareMethods.parameter(child),
+                        child.name())
                     .addStatement(
                         "$T.declareTargetState(ctx, children.targetState($L, $N))",
                         DeclareMethods.TARGET_STATES,

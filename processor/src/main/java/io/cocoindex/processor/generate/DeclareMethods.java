@@ -56,9 +56,9 @@ final class DeclareMethods {
     DeclaredTarget t = a.target();
     return start("declare", t)
         .addJavadoc(
-            "Declares the {@code $L} attachment $N of $L in the calling component.\n",
-            a.type(),
+            "Declares {@code $N} as a {@code $L} attachment of $L, from the calling component.\n",
             parameter(t),
+            a.type(),
             owner)
         .addStatement(
             "$T.declareTargetState(ctx, $N.<$T>attachment(ctx, $S).targetState($L, $N))",

@@ -74,10 +74,10 @@ public final class TargetApiGenerator {
       type.addMethod(
           DeclareMethods.start("declare", target)
               .addJavadoc(
-                  "Declares the $L $N in the calling component; its children resolve when that"
-                      + " component commits, so declare them from the same component.\n",
-                  target.name(),
-                  DeclareMethods.parameter(target))
+                  "Declares {@code $N} as a $L in the calling component; its children resolve"
+                      + " when that component commits, so declare them from the same component.\n",
+                  DeclareMethods.parameter(target),
+                  target.name())
               .returns(targetClass)
               .addStatement(
                   "return new $T($T.<$T, $T>declareTargetStateWithChild(ctx,"
@@ -92,10 +92,10 @@ public final class TargetApiGenerator {
       type.addMethod(
           DeclareMethods.start("mount", target)
               .addJavadoc(
-                  "Declares and commits the $L $N in a foreground child component: its children"
-                      + " may be declared from any component at once.\n",
-                  target.name(),
-                  DeclareMethods.parameter(target))
+                  "Declares {@code $N} as a $L and commits it in a foreground child component:"
+                      + " its children may be declared from any component at once.\n",
+                  DeclareMethods.parameter(target),
+                  target.name())
               .returns(targetClass)
               .addStatement(
                   "return new $T($T.<$T, $T>mountTarget(ctx, provider.targetState($L, $N)))",
@@ -110,9 +110,9 @@ public final class TargetApiGenerator {
       type.addMethod(
           DeclareMethods.start("declare", target)
               .addJavadoc(
-                  "Declares the $L $N in the calling component.\n",
-                  target.name(),
-                  DeclareMethods.parameter(target))
+                  "Declares {@code $N} as a $L in the calling component.\n",
+                  DeclareMethods.parameter(target),
+                  target.name())
               .addStatement(
                   "$T.declareTargetState(ctx, provider.targetState($L, $N))",
                   DeclareMethods.TARGET_STATES,

@@ -83,7 +83,7 @@ public final class RecordValidator {
       ValueTypeClassifier.Classified classified = classifier.classify(c.asType());
       if (!classified.ok()) {
         reporter.error(
-            c,
+            TypeInspector.positionOf(c),
             Message.UNSERIALIZABLE_COMPONENT,
             c.getSimpleName(),
             type.getQualifiedName(),
@@ -95,8 +95,7 @@ public final class RecordValidator {
       Optional<AnnotationMirror> key = Mirrors.find(c, AnnotationNames.KEY);
       if (key.isPresent() && !KeyModels.isKeyType(c.asType())) {
         reporter.error(
-            c,
-            key.get(),
+            TypeInspector.positionOf(c),
             Message.UNSUPPORTED_KEY_TYPE,
             c.getSimpleName(),
             type.getQualifiedName(),

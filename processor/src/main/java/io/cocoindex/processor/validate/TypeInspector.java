@@ -117,6 +117,22 @@ public final class TypeInspector {
     return true;
   }
 
+  /**
+   * Where to report a diagnostic about a record component: javac gives record components no
+   * source position, while the record's private field of the same name points at the component.
+   */
+  public static Element positionOf(Element component) {
+    if (component.getKind() != ElementKind.RECORD_COMPONENT) {
+      return component;
+    }
+    for (Element e : component.getEnclosingElement().getEnclosedElements()) {
+      if (e.getKind() == ElementKind.FIELD && e.getSimpleName().equals(component.getSimpleName())) {
+        return e;
+      }
+    }
+    return component;
+  }
+
   /** The generated sibling class {@code Outer_Inner_<suffix>} of {@code type}. */
   public static ClassName sibling(TypeElement type, String suffix) {
     ClassName name = ClassName.get(type);

@@ -1,0 +1,645 @@
+package io.cocoindex.processor;
+
+import static com.google.testing.compile.CompilationSubject.assertThat;
+import static com.google.testing.compile.Compiler.javac;
+import static io.cocoindex.processor.Fixtures.compile;
+import static io.cocoindex.processor.Fixtures.source;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.testing.compile.Compilation;
+import javax.tools.JavaFileObject;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One compile-time diagnostic per test: its id and message, the file and line it points at, and
+ * that a single mistake gives a single error (no cascade from missing generated classes).
+ */
+class DiagnosticsTest {
+
+  private static final String HANDLER_IMPORTS =
+      "import io.cocoindex.*; import io.cocoindex.annotation.*; import java.util.*;";
+
+  /** A handler body returning nothing: the tests are about the class shape only. */
+  private static String reconcile(String v, String r, String a) {
+    return "  public TargetReconcileOutput<" + a + ", " + r + "> reconcile(StableKey key, " + v
+        + " desired, List<" + r + "> prev, boolean mbm) { return null; }";
+  }
+
+  private static void assertSingleError(
+      Compilation c, JavaFileObject file, String message, String lineContaining) {
+    assertThat(c).hadErrorCount(1);
+    assertThat(c).hadErrorContaining(message).inFile(file).onLineContaining(lineContaining);
+  }
+
+  @Nested
+  class WrongElementKind {
+    @Test
+    void targetValueOnAnInterface() {
+      JavaFileObject f =
+          source("Spec", "package test;", "@io.cocoindex.annotation.TargetValue", "interface Spec {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-001] @TargetValue applies to records, but test.Spec is an interface: declare it as"
+              + " a record",
+          "@io.cocoindex.annotation.TargetValue");
+    }
+
+    @Test
+    void rootTargetOnAClassThatIsNoHandler() {
+      JavaFileObject f =
+          source(
+              "Plain",
+              "package test;",
+              "@io.cocoindex.annotation.RootTarget(provider = \"p\", name = \"Plain\")",
+              "class Plain {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-001] @RootTarget applies to handler classes implementing TargetHandler<V, R, A>,"
+              + " but test.Plain does not implement TargetHandler: implement it, or remove"
+              + " @RootTarget",
+          "@io.cocoindex.annotation.RootTarget");
+    }
+
+    @Test
+    void keyOnAComponentOfARecordWithoutTargetValue() {
+      JavaFileObject f =
+          source(
+              "Pair",
+              "package test;",
+              "import io.cocoindex.annotation.*;",
+              "@ActionValue",
+              "record Pair(@Key String id, String text) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-001] @Key applies to components of @TargetValue records, but test.Pair is not"
+              + " annotated @TargetValue: annotate it, or remove @Key",
+          "record Pair(@Key String id");
+    }
+
+    @Test
+    void childHandlerInAClassWithoutContainerTarget() {
+      JavaFileObject f =
+          source(
+              "Flat",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@RootTarget(provider = \"p\", name = \"Flat\")",
+              "class Flat implements TargetHandler<String, String, String> {",
+              "  @ChildHandler",
+              "  Flat children(String action) { return this; }",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-001] @ChildHandler applies to methods of @ContainerTarget handlers, but test.Flat"
+              + " is not annotated @ContainerTarget",
+          "@ChildHandler");
+    }
+
+    @Test
+    void attachmentInAClassThatIsNoHandler() {
+      JavaFileObject f =
+          source(
+              "Holder",
+              "package test;",
+              HANDLER_IMPORTS,
+              "class Holder {",
+              "  @Attachment(\"index\")",
+              "  Object index() { return null; }",
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-001] @Attachment applies to methods of TargetHandler classes, but test.Holder"
+              + " does not implement TargetHandler: move index() into the handler whose"
+              + " attachments it builds",
+          "@Attachment(\"index\")");
+    }
+  }
+
+  @Test
+  void mutableTrackingRecord() {
+    JavaFileObject f =
+        source(
+            "Counter",
+            "package test;",
+            "@io.cocoindex.annotation.TrackingRecord",
+            "final class Counter {",
+            "  int count;",
+            "}");
+    RecordingProcessor processor = new RecordingProcessor();
+    Compilation c = javac().withProcessors(processor).compile(f);
+    assertSingleError(
+        c,
+        f,
+        "[COCO-002] @TrackingRecord test.Counter is a class with the non-final field 'count':"
+            + " tracking records of earlier runs are compared with the desired state, so they must"
+            + " be immutable; declare Counter as a record",
+        "@io.cocoindex.annotation.TrackingRecord");
+    assertThat(processor.created).isEmpty();
+  }
+
+  @Nested
+  class UnserializableComponent {
+    @Test
+    void objectInsideAList() {
+      JavaFileObject f =
+          source(
+              "Bag",
+              "package test;",
+              "import java.util.List;",
+              "@io.cocoindex.annotation.TargetValue",
+              "record Bag(String name,",
+              "    List<Object> items) {}",
+              "@io.cocoindex.annotation.TargetValue",
+              "record Fine(String name) {}");
+      RecordingProcessor processor = new RecordingProcessor();
+      Compilation c = javac().withProcessors(processor).compile(f);
+      assertSingleError(
+          c,
+          f,
+          "[COCO-003] component 'items' of test.Bag has type java.util.List<java.lang.Object>,"
+              + " which cannot be serialized: java.lang.Object is not a supported type; use a"
+              + " primitive or its box, String, byte[], UUID, Fingerprint, StableKey, an enum, a"
+              + " record annotated @TargetValue",
+          "List<Object> items");
+      assertThat(processor.created).containsExactly("test.Fine_Codec");
+    }
+
+    @Test
+    void recordWithoutCodecAnnotation() {
+      JavaFileObject f =
+          source(
+              "Table",
+              "package test;",
+              "import java.util.List;",
+              "record Column(String name) {}",
+              "@io.cocoindex.annotation.TargetValue",
+              "record Table(String name,",
+              "    List<Column> columns) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'columns' of test.Table has type java.util.List<test.Column>, which"
+              + " cannot be serialized: the record test.Column has no generated codec; annotate it"
+              + " with @TargetValue (or @ActionValue, @TrackingRecord)",
+          "List<Column> columns");
+    }
+
+    @Test
+    void setOfUnorderedElements() {
+      JavaFileObject f =
+          source(
+              "Tags",
+              "package test;",
+              "import java.util.Set;",
+              "@io.cocoindex.annotation.TargetValue",
+              "record Tag(String name) {}",
+              "@io.cocoindex.annotation.TargetValue",
+              "record Tags(Set<Tag> tags) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'tags' of test.Tags has type java.util.Set<test.Tag>, which cannot"
+              + " be serialized: the elements of a Set are stored sorted so equal sets store equal"
+              + " bytes, and test.Tag has no natural order",
+          "record Tags(Set<Tag> tags)");
+    }
+
+    @Test
+    void arrayOtherThanBytes() {
+      JavaFileObject f =
+          source(
+              "Vec", "package test;", "@io.cocoindex.annotation.TargetValue", "record Vec(float[] v) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'v' of test.Vec has type float[], which cannot be serialized:"
+              + " arrays other than byte[] are not supported; use List<Float>",
+          "record Vec(float[] v)");
+    }
+
+    @Test
+    void mapWithNonStringKeys() {
+      JavaFileObject f =
+          source(
+              "Counts",
+              "package test;",
+              "import java.util.Map;",
+              "@io.cocoindex.annotation.TrackingRecord",
+              "record Counts(Map<Integer, Long> byId) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'byId' of test.Counts has type"
+              + " java.util.Map<java.lang.Integer,java.lang.Long>, which cannot be serialized: Map"
+              + " keys are stored as field names, so they must be String, not java.lang.Integer",
+          "record Counts(");
+    }
+  }
+
+  @Test
+  void containerWithoutChildHandler() {
+    JavaFileObject f =
+        source(
+            "Dirs",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
+            "class Dirs implements TargetHandler<String, String, Long> {",
+            reconcile("String", "String", "Long"),
+            "}");
+    RecordingProcessor processor = new RecordingProcessor();
+    Compilation c = javac().withProcessors(processor).compile(f);
+    assertSingleError(
+        c,
+        f,
+        "[COCO-004] @ContainerTarget test.Dirs has no @ChildHandler method: add a method annotated"
+            + " @ChildHandler that takes the container's action (java.lang.Long) and returns the"
+            + " TargetHandler of its File children",
+        "@ContainerTarget");
+    assertThat(processor.created).isEmpty();
+  }
+
+  @Test
+  void childHandlerWithAnotherValueType() {
+    JavaFileObject f =
+        source(
+            "Dirs",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = byte[].class)",
+            "class Dirs implements TargetHandler<String, String, String> {",
+            "  @ChildHandler",
+            "  Files files(String dir) { return new Files(); }",
+            reconcile("String", "String", "String"),
+            "}",
+            "class Files implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-005] @ChildHandler Dirs.files() returns a handler of java.lang.String values, but"
+            + " @ContainerTarget(childValue = byte[].class) declares byte[] children: return a"
+            + " TargetHandler<byte[], ?, ?> or change childValue",
+        "@ChildHandler");
+  }
+
+  @Test
+  void duplicateAttachmentName() {
+    JavaFileObject f =
+        source(
+            "Rows",
+            "package test;",
+            HANDLER_IMPORTS,
+            "class Rows implements TargetHandler<String, String, String> {",
+            "  @Attachment(\"index\") Rows first() { return this; }",
+            "  @Attachment(\"index\") Rows second() { return this; }",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-006] attachment 'index' of test.Rows is declared twice (also by first()): give each"
+            + " @Attachment method a distinct name",
+        "second()");
+  }
+
+  @Test
+  void attachmentNameThatIsNoIdentifier() {
+    JavaFileObject f =
+        source(
+            "Rows",
+            "package test;",
+            HANDLER_IMPORTS,
+            "class Rows implements TargetHandler<String, String, String> {",
+            "  @Attachment(\"vector-index\") Rows vectors() { return this; }",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-007] attachment name 'vector-index' of test.Rows.vectors() is not a Java"
+            + " identifier: use letters, digits and '_' (e.g. vector_index), it becomes the method"
+            + " declareVectorIndex",
+        "@Attachment(\"vector-index\")");
+  }
+
+  @Test
+  void twoHandlersWithOneProviderName() {
+    JavaFileObject first =
+        source(
+            "First",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@RootTarget(provider = \"shared\", name = \"First\")",
+            "class First implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    JavaFileObject second =
+        source(
+            "Second",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@RootTarget(provider = \"shared\", name = \"Second\")",
+            "class Second implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    RecordingProcessor processor = new RecordingProcessor();
+    Compilation c = javac().withProcessors(processor).compile(first, second);
+    assertSingleError(
+        c,
+        second,
+        "[COCO-008] provider name 'shared' of test.Second is already used by test.First in this"
+            + " compilation: provider names must be unique in an app; choose another name",
+        "@RootTarget(provider = \"shared\", name = \"Second\")");
+    assertThat(processor.created).containsExactly("test.Firsts");
+  }
+
+  @Test
+  void keyComponentOfUnsupportedType() {
+    JavaFileObject f =
+        source(
+            "Point",
+            "package test;",
+            "import io.cocoindex.annotation.*;",
+            "@TargetValue",
+            "record Point(@Key double x, String label) {}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-009] @Key component 'x' of test.Point has type double, which cannot be part of a"
+            + " StableKey: use String, long, int, short, byte, boolean (or their boxes), UUID,"
+            + " byte[], Fingerprint or StableKey",
+        "record Point(@Key double x");
+  }
+
+  @Nested
+  class UnresolvedHandlerTypes {
+    @Test
+    void typeVariableAsValueType() {
+      JavaFileObject f =
+          source(
+              "Generic",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@RootTarget(provider = \"p\", name = \"Item\")",
+              "class Generic<T> implements TargetHandler<T, String, String> {",
+              reconcile("T", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-010] test.Generic has T as its value type V: the engine serializes values,"
+              + " tracking records and actions by the handler's type arguments; implement"
+              + " TargetHandler<V, R, A> with concrete types (no type variables or wildcards)",
+          "@RootTarget");
+    }
+
+    @Test
+    void rawHandler() {
+      JavaFileObject f =
+          source(
+              "Raw",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@RootTarget(provider = \"p\", name = \"Item\")",
+              "@SuppressWarnings(\"rawtypes\")",
+              "class Raw implements TargetHandler {",
+              "  public TargetReconcileOutput reconcile(StableKey key, Object desired, List prev,"
+                  + " boolean mbm) { return null; }",
+              "}");
+      Compilation c = javac().withProcessors(new CocoIndexProcessor()).compile(f);
+      assertSingleError(
+          c,
+          f,
+          "[COCO-010] test.Raw implements the raw type TargetHandler: the engine serializes",
+          "@RootTarget");
+    }
+  }
+
+  @Test
+  void childHandlerTakingAnotherType() {
+    JavaFileObject f =
+        source(
+            "Dirs",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
+            "class Dirs implements TargetHandler<String, String, Long> {",
+            "  @ChildHandler",
+            "  Files files(String dir) { return new Files(); }",
+            reconcile("String", "String", "Long"),
+            "}",
+            "class Files implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-011] @ChildHandler test.Dirs.files() takes java.lang.String, not the action type:"
+            + " it must be an instance method taking the container's action (java.lang.Long) and"
+            + " returning a TargetHandler of the children",
+        "@ChildHandler");
+  }
+
+  @Test
+  void attachmentMethodWithParameters() {
+    JavaFileObject f =
+        source(
+            "Rows",
+            "package test;",
+            HANDLER_IMPORTS,
+            "class Rows implements TargetHandler<String, String, String> {",
+            "  @Attachment(\"index\") Rows index(String name) { return this; }",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-012] @Attachment test.Rows.index() takes parameters: it must be an instance method"
+            + " with no parameters returning a TargetHandler with concrete type arguments",
+        "@Attachment(\"index\")");
+  }
+
+  @Nested
+  class InvalidTargetName {
+    @Test
+    void nameThatIsNoIdentifier() {
+      JavaFileObject f =
+          source(
+              "Tables",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@RootTarget(provider = \"p\",",
+              "    name = \"my-table\")",
+              "class TableHandler implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-013] @RootTarget(name = \"my-table\") of test.TableHandler is not a Java"
+              + " identifier: it becomes the method name declaremy-table; use an UpperCamelCase"
+              + " noun such as Table",
+          "name = \"my-table\"");
+    }
+
+    @Test
+    void emptyProvider() {
+      JavaFileObject f =
+          source(
+              "Tables",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@RootTarget(provider = \"\", name = \"Table\")",
+              "class TableHandler implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-013] @RootTarget(provider = \"\") of test.TableHandler is empty: give a provider"
+              + " name unique in the app, e.g. \"example.com/db/table\"",
+          "@RootTarget(provider = \"\"");
+    }
+  }
+
+  @Test
+  void privateRecord() {
+    JavaFileObject f =
+        source(
+            "Outer",
+            "package test;",
+            "class Outer {",
+            "  @io.cocoindex.annotation.TargetValue",
+            "  private record Hidden(String name) {}",
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-014] test.Outer.Hidden is private or inside a private class: the code generated"
+            + " beside it cannot reach it; make it package-private or public",
+        "@io.cocoindex.annotation.TargetValue");
+  }
+
+  @Test
+  void genericRecord() {
+    JavaFileObject f =
+        source(
+            "Box",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Box<T extends CharSequence>(String name) {}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-015] @TargetValue record test.Box declares type parameters: a generated codec needs"
+            + " concrete component types; remove the type parameters",
+        "@io.cocoindex.annotation.TargetValue");
+  }
+
+  @Test
+  void twoChildHandlers() {
+    JavaFileObject f =
+        source(
+            "Dirs",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
+            "class Dirs implements TargetHandler<String, String, String> {",
+            "  @ChildHandler Dirs files(String dir) { return this; }",
+            "  @ChildHandler Dirs others(String dir) { return this; }",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-016] @ContainerTarget test.Dirs has more than one @ChildHandler method (files() and"
+            + " others()): keep one",
+        "others(String dir)");
+  }
+
+  @Test
+  void twoHandlersGeneratingOneApiClass() {
+    JavaFileObject f =
+        source(
+            "Items",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@RootTarget(provider = \"a\", name = \"Item\")",
+            "class A implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}",
+            "@RootTarget(provider = \"b\", name = \"Item\")",
+            "class B implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-017] the API class test.Items generated for test.B is already generated for test.A:"
+            + " set api = \"...\" on one of them to a distinct class name",
+        "@RootTarget(provider = \"b\"");
+  }
+
+  @Test
+  void processorCrashIsAnInternalErrorOnTheElement() {
+    JavaFileObject f =
+        source(
+            "Boom",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Boom(String name) {}");
+    Compilation c =
+        javac()
+            .withProcessors(
+                new CocoIndexProcessor(
+                    e -> {
+                      if (e.getSimpleName().contentEquals("Boom")) {
+                        throw new IllegalStateException("simulated bug");
+                      }
+                    }))
+            .compile(f);
+    assertSingleError(
+        c,
+        f,
+        "[COCO-099] internal error in cocoindex-processor while processing test.Boom; please"
+            + " report it with this trace:",
+        "record Boom");
+    assertThat(c).hadErrorContaining("java.lang.IllegalStateException: simulated bug");
+  }
+
+  @Test
+  void errorInAHandlerHidesMissingGeneratedClassesItsUsersReference() {
+    JavaFileObject handler =
+        source(
+            "Dirs",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
+            "class Dirs implements TargetHandler<String, String, String> {",
+            "  final TargetActionSink<String> sink =",
+            "      TargetActionSink.withChildHandler(a -> {}, new Dirs_ChildHandlerFactory(this));",
+            reconcile("String", "String", "String"),
+            "}");
+    JavaFileObject user =
+        source(
+            "App",
+            "package test;",
+            "class App {",
+            "  static void main(io.cocoindex.Ctx ctx) { Dirs.register(ctx, new Dirs()).mountDir(ctx, \"k\", \"v\"); }",
+            "}");
+    assertSingleError(
+        compile(handler, user),
+        handler,
+        "[COCO-004] @ContainerTarget test.Dirs has no @ChildHandler method",
+        "@ContainerTarget");
+  }
+}

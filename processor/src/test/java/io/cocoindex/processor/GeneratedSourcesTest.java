@@ -1,0 +1,98 @@
+package io.cocoindex.processor;
+
+import static com.google.testing.compile.CompilationSubject.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.testing.compile.Compilation;
+import com.google.testing.compile.JavaFileObjects;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import javax.tools.JavaFileObject;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The generated files of the fixture connector. Goldens live in {@code
+ * src/test/resources/golden}; run with {@code COCO_UPDATE_GOLDEN=1} to rewrite them from the
+ * current generator, then review the diff.
+ */
+class GeneratedSourcesTest {
+  private static final Path GOLDEN_DIR = Path.of("src/test/resources/golden");
+
+  @Test
+  void connectorCompilesWithoutWarningsUnderLintAll() {
+    Compilation c = Fixtures.compile(Fixtures.connector());
+    assertThat(c).succeededWithoutWarnings();
+  }
+
+  @Test
+  void everyGeneratedFileCarriesGeneratedWithoutADate() {
+    Compilation c = Fixtures.compile(Fixtures.connector());
+    List<String> names =
+        c.generatedSourceFiles().stream().map(f -> f.getName()).sorted().toList();
+    assertThat(names)
+        .containsExactly(
+            "/SOURCE_OUTPUT/test/Documents.java",
+            "/SOURCE_OUTPUT/test/IndexSpec_Codec.java",
+            "/SOURCE_OUTPUT/test/RowAction_Codec.java",
+            "/SOURCE_OUTPUT/test/RowHandler_Attachments.java",
+            "/SOURCE_OUTPUT/test/Row_Codec.java",
+            "/SOURCE_OUTPUT/test/TableAction_Codec.java",
+            "/SOURCE_OUTPUT/test/TableHandler_ChildHandlerFactory.java",
+            "/SOURCE_OUTPUT/test/TableRecord_Codec.java",
+            "/SOURCE_OUTPUT/test/TableSpec_Codec.java",
+            "/SOURCE_OUTPUT/test/TableTarget.java",
+            "/SOURCE_OUTPUT/test/Tables.java");
+    for (JavaFileObject f : c.generatedSourceFiles()) {
+      assertThat(content(f))
+          .contains("@Generated(\"io.cocoindex.processor.CocoIndexProcessor\")")
+          .doesNotContain("date =");
+    }
+  }
+
+  @Test
+  void generatedSourcesAreIdenticalAcrossCompilations() {
+    Compilation first = Fixtures.compile(Fixtures.connector());
+    Compilation second = Fixtures.compile(Fixtures.connector());
+    for (JavaFileObject f : first.generatedSourceFiles()) {
+      String name = f.getName().replace("/SOURCE_OUTPUT/", "").replace(".java", "");
+      assertThat(content(second.generatedSourceFile(name).orElseThrow())).isEqualTo(content(f));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "Row_Codec",
+        "TableHandler_ChildHandlerFactory",
+        "RowHandler_Attachments",
+        "Tables",
+        "TableTarget",
+        "Documents"
+      })
+  void matchesGolden(String name) throws IOException {
+    Compilation c = Fixtures.compile(Fixtures.connector());
+    JavaFileObject generated = c.generatedSourceFile("test/" + name).orElseThrow();
+    Path golden = GOLDEN_DIR.resolve(name + ".java");
+    if (System.getenv("COCO_UPDATE_GOLDEN") != null) {
+      Files.createDirectories(GOLDEN_DIR);
+      Files.writeString(golden, content(generated), StandardCharsets.UTF_8);
+    }
+    assertThat(c)
+        .generatedSourceFile("test/" + name)
+        .hasSourceEquivalentTo(JavaFileObjects.forResource("golden/" + name + ".java"));
+    assertThat(content(generated)).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
+  }
+
+  private static String content(JavaFileObject f) {
+    try {
+      return f.getCharContent(true).toString();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package test;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.TargetStates;
+import java.util.Objects;
+import javax.annotation.processing.Generated;
+
+/**
+ * Declares Document target states handled by {@link DocumentHandler}. Call {@link #register} once per run (from the app's main component), then declare through the returned instance from any component.
+ */
+@Generated("io.cocoindex.processor.CocoIndexProcessor")
+@SuppressWarnings({"unchecked", "rawtypes"})
+public final class Documents {
+  /**
+   * The provider name the handler is registered under.
+   */
+  public static final String PROVIDER = "test/document";
+
+  private final TargetStateProvider<String> provider;
+
+  private Documents(TargetStateProvider<String> provider) {
+    this.provider = provider;
+  }
+
+  /**
+   * Registers {@code handler} as the root provider {@value #PROVIDER} for this run; states it declared in earlier runs and no longer declares are deleted through it.
+   */
+  public static Documents register(Ctx ctx, DocumentHandler handler) {
+    return new Documents(TargetStates.registerRootTargetStatesProvider(ctx, PROVIDER, Objects.requireNonNull(handler, "handler")));
+  }
+
+  /**
+   * Declares {@code document} as a Document in the calling component.
+   */
+  public void declareDocument(Ctx ctx, Object key, String document) {
+    TargetStates.declareTargetState(ctx, provider.targetState(key, document));
+  }
+
+  /**
+   * The registered root provider, for what this API does not cover.
+   */
+  public TargetStateProvider<String> provider() {
+    return provider;
+  }
+}

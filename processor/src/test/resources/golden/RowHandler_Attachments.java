@@ -1,0 +1,28 @@
+package test;
+
+import io.cocoindex.ChildTargetDef;
+import java.util.Map;
+import javax.annotation.processing.Generated;
+
+/**
+ * The attachment handlers of {@link RowHandler}: return {@link #of} from its {@code attachments()}.
+ */
+@Generated("io.cocoindex.processor.CocoIndexProcessor")
+@SuppressWarnings({"unchecked", "rawtypes"})
+public final class RowHandler_Attachments {
+  /**
+   * The attachment type of {@link RowHandler#index}.
+   */
+  public static final String INDEX = "index";
+
+  private RowHandler_Attachments() {
+  }
+
+  /**
+   * Every attachment type of {@code handler} with its handler.
+   */
+  public static Map<String, ChildTargetDef<?>> of(RowHandler handler) {
+    return Map.ofEntries(
+          Map.entry(INDEX, ChildTargetDef.of(handler.index())));
+  }
+}

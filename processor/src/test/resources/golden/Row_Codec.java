@@ -1,0 +1,61 @@
+package test;
+
+import io.cocoindex.codec.CodecFormatException;
+import io.cocoindex.codec.GeneratedCodec;
+import io.cocoindex.codec.ValueReader;
+import io.cocoindex.codec.ValueWriter;
+import javax.annotation.processing.Generated;
+
+/**
+ * The generated codec of {@link Row}.
+ */
+@Generated("io.cocoindex.processor.CocoIndexProcessor")
+@SuppressWarnings({"unchecked", "rawtypes"})
+public final class Row_Codec implements GeneratedCodec<Row> {
+  public static final Row_Codec INSTANCE = new Row_Codec();
+
+  private Row_Codec() {
+  }
+
+  @Override
+  public Class<Row> type() {
+    return Row.class;
+  }
+
+  @Override
+  public void write(ValueWriter out, Row value) {
+    if (value == null) {
+      out.writeNull();
+      return;
+    }
+    out.beginObject();
+    out.field("id");
+    out.writeString(value.id());
+    out.field("text");
+    out.writeString(value.text());
+    out.endObject();
+  }
+
+  @Override
+  public Row read(ValueReader in) {
+    if (in.readNull()) {
+      return null;
+    }
+    String _id = null;
+    String _text = null;
+    in.beginObject();
+    for (String field = in.nextField(); field != null; field = in.nextField()) {
+      switch (field) {
+        case "id":
+          _id = in.readString();
+          break;
+        case "text":
+          _text = in.readString();
+          break;
+        default:
+          throw CodecFormatException.unknownField("test.Row", field);
+      }
+    }
+    return new Row(_id, _text);
+  }
+}

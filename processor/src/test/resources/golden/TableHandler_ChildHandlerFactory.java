@@ -1,0 +1,24 @@
+package test;
+
+import io.cocoindex.ChildHandlerFactory;
+import io.cocoindex.ChildTargetDef;
+import java.util.Objects;
+import javax.annotation.processing.Generated;
+
+/**
+ * Builds the handler of a {@link TableHandler} container's children from its action with {@link TableHandler#rows}; pass it to {@code TargetActionSink.withChildHandler}.
+ */
+@Generated("io.cocoindex.processor.CocoIndexProcessor")
+@SuppressWarnings({"unchecked", "rawtypes"})
+public final class TableHandler_ChildHandlerFactory implements ChildHandlerFactory<TableAction> {
+  private final TableHandler handler;
+
+  public TableHandler_ChildHandlerFactory(TableHandler handler) {
+    this.handler = Objects.requireNonNull(handler, "handler");
+  }
+
+  @Override
+  public ChildTargetDef<Row> childHandler(TableAction action) throws Exception {
+    return ChildTargetDef.of(handler.rows(action));
+  }
+}
