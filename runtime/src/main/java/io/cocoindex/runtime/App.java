@@ -169,7 +169,7 @@ public final class App implements AutoCloseable {
   private Run newRun(RunMode mode, boolean fullReprocess) {
     long version = mode == RunMode.PREVIEW ? Long.MAX_VALUE : store.nextVersion(name);
     return new Run(name, mode, fullReprocess, version, store, env.codecs(),
-        new SinkBatcher(sinkExecutor), componentPool, env.context());
+        new SinkBatcher(sinkExecutor), componentPool, env.context(), env.listeners());
   }
 
   private UpdateStats finish(Run run, String what) {

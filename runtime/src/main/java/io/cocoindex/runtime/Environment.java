@@ -27,6 +27,7 @@ public final class Environment {
   private final Map<ContextKey<?>, Object> context;
   private final CodecRegistry codecs;
   private final int parallelism;
+  private final java.util.List<ActionListener> listeners;
   private StateStore store;
   private int users;
 
@@ -34,6 +35,7 @@ public final class Environment {
     this.context = Map.copyOf(b.context);
     this.codecs = b.codecs != null ? b.codecs : CodecRegistry.standard();
     this.parallelism = b.parallelism;
+    this.listeners = java.util.List.copyOf(b.listeners);
     if (b.store != null) {
       StateStore given = b.store;
       this.storeFactory = () -> given;
@@ -62,6 +64,10 @@ public final class Environment {
     return parallelism;
   }
 
+  java.util.List<ActionListener> listeners() {
+    return listeners;
+  }
+
   /** Opens the store on first use; each App holds it until closed. */
   synchronized StateStore acquireStore() {
     if (store == null) {
@@ -86,6 +92,7 @@ public final class Environment {
     private final Map<ContextKey<?>, Object> context = new LinkedHashMap<>();
     private CodecRegistry codecs;
     private int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private final java.util.List<ActionListener> listeners = new java.util.ArrayList<>();
 
     private Builder() {}
 
@@ -130,6 +137,12 @@ public final class Environment {
         throw new IllegalArgumentException("parallelism must be at least 1");
       }
       this.parallelism = parallelism;
+      return this;
+    }
+
+    /** Tells {@code listener} about every applied action (after its commit). */
+    public Builder listener(ActionListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

@@ -269,10 +269,11 @@ public final class ComponentCommit {
 
   private CompletableFuture<Void> commit() {
     List<StateWrite> writes = new ArrayList<>();
+    List<Reconciliation> applied = new ArrayList<>();
     for (Reconciliation r : results) {
       if (r.hasAction()) {
         writes.addAll(r.commitApplied(in.component, true));
-        run.stats.applied(r.provider.name(), r.action);
+        applied.add(r);
       } else {
         run.stats.unchanged(r.provider.name(), 1);
         StateWrite w = confirmUnchanged(r);
@@ -285,11 +286,15 @@ public final class ComponentCommit {
     if (component != null) {
       writes.add(component);
     }
-    if (writes.isEmpty()) {
+    Runnable committed = () -> {
+      applied.forEach(r -> run.applied(r.provider.name(), r.key, r.action));
       offerOrphans();
+    };
+    if (writes.isEmpty()) {
+      committed.run();
       return CompletableFuture.completedFuture(null);
     }
-    return run.store.write(run.app, writes).thenRun(this::offerOrphans);
+    return run.store.write(run.app, writes).thenRun(committed);
   }
 
   /** Records ownership moves and confirmed (or reset) generations of a state left as it was. */

@@ -190,6 +190,7 @@ public final class OrphanSweep {
       levels.computeIfAbsent(-d.r.depth(), k -> new ArrayList<>()).add(d);
     }
     List<StateWrite> commit = new ArrayList<>();
+    List<Deletion> applied = new ArrayList<>();
     for (List<Deletion> level : levels.values()) {
       // One submission per (owner, sink): a failing owner's deletions never fail another's.
       Map<TargetPath, Map<TargetActionSink<?>, List<Deletion>>> groups = new LinkedHashMap<>();
@@ -211,7 +212,7 @@ public final class OrphanSweep {
           p.getKey().join();
           for (Deletion d : p.getValue()) {
             commit.addAll(d.r.commitApplied(d.owner, true));
-            run.stats.applied(d.r.provider.name(), d.r.action);
+            applied.add(d);
           }
         } catch (CompletionException ex) {
           Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
@@ -226,6 +227,7 @@ public final class OrphanSweep {
     }
     if (!commit.isEmpty()) {
       run.store.write(run.app, commit).join();
+      applied.forEach(d -> run.applied(d.r.provider.name(), d.r.key, d.r.action));
     }
     return failed;
   }

@@ -56,7 +56,8 @@ public final class Run {
       CodecRegistry codecs,
       SinkBatcher batcher,
       ExecutorService componentPool,
-      Map<ContextKey<?>, Object> context) {
+      Map<ContextKey<?>, Object> context,
+      List<io.cocoindex.runtime.ActionListener> listeners) {
     this.app = app;
     this.mode = mode;
     this.fullReprocess = fullReprocess;
@@ -67,6 +68,17 @@ public final class Run {
     this.batcher = batcher;
     this.componentPool = componentPool;
     this.context = Map.copyOf(context);
+    this.listeners = List.copyOf(listeners);
+  }
+
+  private final List<io.cocoindex.runtime.ActionListener> listeners;
+
+  /** Counts a committed action and tells the listeners. */
+  void applied(String provider, io.cocoindex.StableKey key, io.cocoindex.TargetAction<?> action) {
+    stats.applied(provider, action);
+    for (io.cocoindex.runtime.ActionListener l : listeners) {
+      l.applied(provider, key, action);
+    }
   }
 
   @SuppressWarnings("unchecked")

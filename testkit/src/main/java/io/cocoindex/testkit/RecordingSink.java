@@ -1,0 +1,121 @@
+package io.cocoindex.testkit;
+
+import io.cocoindex.ChildHandlerFactory;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * A sink that records every applied action as {@code "<verb> <description>"} and fails on
+ * command: the Nth call, or any batch with an action matching a predicate (a key, say).
+ *
+ * <pre>{@code
+ * RecordingSink<RowAction> rows = RecordingSink.create(a -> a.key() + "=" + a.value());
+ * var handler = new RowHandler(rows.sink());
+ * rows.failWhen(a -> a.key().equals("r2"));   // scripted failure
+ * ...
+ * assertThat(rows.take()).containsExactly("create r1=v1");
+ * }</pre>
+ *
+ * @param <A> the action type
+ */
+public final class RecordingSink<A> {
+  private final Function<A, String> describe;
+  private final List<String> log = Collections.synchronizedList(new ArrayList<>());
+  private final AtomicInteger calls = new AtomicInteger();
+  private volatile int failOnCall = -1;
+  private volatile Predicate<A> failWhen = a -> false;
+  private final TargetActionSink<A> sink;
+
+  private RecordingSink(Function<A, String> describe, ChildHandlerFactory<A> children) {
+    this.describe = Objects.requireNonNull(describe, "describe");
+    this.sink = children == null
+        ? TargetActionSink.of(this::apply)
+        : TargetActionSink.withChildHandler(this::apply, children);
+  }
+
+  /** A leaf sink describing each action with {@code describe}. */
+  public static <A> RecordingSink<A> create(Function<A, String> describe) {
+    return new RecordingSink<>(describe, null);
+  }
+
+  /** A container sink whose child handlers come from {@code children}. */
+  public static <A> RecordingSink<A> container(
+      Function<A, String> describe, ChildHandlerFactory<A> children) {
+    return new RecordingSink<>(describe, Objects.requireNonNull(children, "children"));
+  }
+
+  /** The sink to hand to a handler: one identity, so its actions are batched together. */
+  public TargetActionSink<A> sink() {
+    return sink;
+  }
+
+  /** Fails the {@code n}th call from now (1 = the next one), once. */
+  public RecordingSink<A> failOnCall(int n) {
+    failOnCall = calls.get() + n;
+    return this;
+  }
+
+  /** Fails every batch containing an action matching {@code predicate}, until reset. */
+  public RecordingSink<A> failWhen(Predicate<A> predicate) {
+    failWhen = Objects.requireNonNull(predicate, "predicate");
+    return this;
+  }
+
+  /** Stops every scripted failure. */
+  public RecordingSink<A> heal() {
+    failOnCall = -1;
+    failWhen = a -> false;
+    return this;
+  }
+
+  /** Number of calls so far (failed ones included). */
+  public int calls() {
+    return calls.get();
+  }
+
+  /** Everything recorded so far, in apply order. */
+  public List<String> log() {
+    synchronized (log) {
+      return List.copyOf(log);
+    }
+  }
+
+  /** Everything recorded so far, sorted (batches of concurrent components interleave), and clears. */
+  public List<String> take() {
+    synchronized (log) {
+      List<String> out = new ArrayList<>(log);
+      log.clear();
+      Collections.sort(out);
+      return out;
+    }
+  }
+
+  private void apply(List<TargetAction<A>> actions) {
+    int call = calls.incrementAndGet();
+    if (call == failOnCall) {
+      throw new ScriptedFailure("scripted failure of call " + call);
+    }
+    for (TargetAction<A> a : actions) {
+      if (failWhen.test(a.value())) {
+        throw new ScriptedFailure("scripted failure on " + describe.apply(a.value()));
+      }
+    }
+    for (TargetAction<A> a : actions) {
+      log.add(a.verb() + " " + describe.apply(a.value()));
+    }
+  }
+
+  /** The failure a {@link RecordingSink} was told to produce. */
+  public static final class ScriptedFailure extends RuntimeException {
+    ScriptedFailure(String message) {
+      super(message);
+    }
+  }
+}

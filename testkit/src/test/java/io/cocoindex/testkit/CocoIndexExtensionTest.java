@@ -1,0 +1,85 @@
+package io.cocoindex.testkit;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The test kit, used the way a connector author would. */
+class CocoIndexExtensionTest {
+  @RegisterExtension final CocoIndexExtension coco = CocoIndexExtension.builder().build();
+
+  record Put(String key, String value) {}
+
+  static final class KvHandler implements TargetHandler<String, String, Put> {
+    final TargetActionSink<Put> sink;
+
+    KvHandler(TargetActionSink<Put> sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public TargetReconcileOutput<Put, String> reconcile(
+        StableKey key, String desired, List<String> prev, boolean mbm) {
+      String k = ((StableKey.Str) key).value();
+      if (desired == null) {
+        return TargetReconcileOutput.of(TargetAction.delete(new Put(k, null)), sink, null);
+      }
+      if (!mbm && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+        return null;
+      }
+      return TargetReconcileOutput.of(TargetAction.update(new Put(k, desired)), sink, desired);
+    }
+  }
+
+  final RecordingSink<Put> puts = RecordingSink.create(p -> p.key() + "=" + p.value());
+  final Map<String, String> data = new TreeMap<>(Map.of("a", "1", "b", "1"));
+
+  App kvApp() {
+    return coco.app(ctx -> {
+      var p = registerRootTargetStatesProvider(ctx, "kv", new KvHandler(puts.sink()));
+      data.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
+    });
+  }
+
+  @Test
+  void updateTwiceReturnsTheSecondRunsActions() {
+    App app = kvApp();
+    assertThat(coco.updateTwice(app, () -> data.put("a", "2")))
+        .containsExactly("kv update \"a\"");
+    assertThat(puts.take()).containsExactly("update a=1", "update a=2", "update b=1");
+    assertThat(coco.update(app)).isEmpty();
+  }
+
+  @Test
+  void scriptedFailureOnAKeyFailsThenHeals() {
+    App app = kvApp();
+    puts.failWhen(p -> p.key().equals("b"));
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure on b=1");
+    puts.heal();
+    assertThat(coco.update(app)).containsExactly("kv update \"b\"");
+  }
+
+  @Test
+  void scriptedFailureOfTheNthCallHappensOnce() {
+    App app = kvApp();
+    puts.failOnCall(1);
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure of call 1");
+    assertThat(coco.update(app)).containsExactly("kv update \"a\"", "kv update \"b\"");
+  }
+}
