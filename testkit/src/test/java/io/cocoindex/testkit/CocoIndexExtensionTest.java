@@ -48,10 +48,19 @@ class CocoIndexExtensionTest {
   final RecordingSink<Put> puts = RecordingSink.create(p -> p.key() + "=" + p.value());
   final Map<String, String> data = new TreeMap<>(Map.of("a", "1", "b", "1"));
 
+  /** One component per key, so a failure of one key leaves the others committed. */
   App kvApp() {
     return coco.app(ctx -> {
       var p = registerRootTargetStatesProvider(ctx, "kv", new KvHandler(puts.sink()));
       data.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
+    });
+  }
+
+  /** Every key in the root component: one submission, so one sink call per run. */
+  App singleComponentKvApp() {
+    return coco.app(ctx -> {
+      var p = registerRootTargetStatesProvider(ctx, "kv", new KvHandler(puts.sink()));
+      data.forEach((k, v) -> declareTargetState(ctx, p.targetState(k, v)));
     });
   }
 
@@ -76,7 +85,7 @@ class CocoIndexExtensionTest {
 
   @Test
   void scriptedFailureOfTheNthCallHappensOnce() {
-    App app = kvApp();
+    App app = singleComponentKvApp();
     puts.failOnCall(1);
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("scripted failure of call 1");
