@@ -60,8 +60,36 @@ final class SmileValueReader implements ValueReader {
             + " at "
             + (at.isEmpty() ? "the top level" : at)
             + ", found "
-            + (current() == null ? "the end of the input" : current().asString() == null
-                ? current().name() : current().asString()));
+            + found());
+  }
+
+  private String found() {
+    JsonToken t = current();
+    if (t == null) {
+      return "the end of the input";
+    }
+    switch (t) {
+      case VALUE_STRING:
+        return "a string";
+      case VALUE_NUMBER_INT:
+      case VALUE_NUMBER_FLOAT:
+        return "a number";
+      case VALUE_TRUE:
+      case VALUE_FALSE:
+        return "a boolean";
+      case VALUE_NULL:
+        return "null";
+      case VALUE_EMBEDDED_OBJECT:
+        return "binary data";
+      case START_OBJECT:
+        return "an object";
+      case START_ARRAY:
+        return "an array";
+      case FIELD_NAME:
+        return "the field '" + io(parser::currentName) + "'";
+      default:
+        return "the end of an " + (t == JsonToken.END_OBJECT ? "object" : "array");
+    }
   }
 
   private void expect(JsonToken token, String expected) {
