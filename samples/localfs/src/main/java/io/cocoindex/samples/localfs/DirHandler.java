@@ -1,0 +1,58 @@
+package io.cocoindex.samples.localfs;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.annotation.ChildHandler;
+import io.cocoindex.annotation.ContainerTarget;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Root directories whose entries (files and subdirectories) the app manages. A root directory
+ * that is no longer declared is removed with everything in it: the "destroy" shape, since the
+ * app owns what it writes there. Use it through {@link LocalFs}.
+ */
+@ContainerTarget(
+    provider = "cocoindex/localfs",
+    name = "Dir",
+    child = "Entry",
+    childValue = Entry.class,
+    api = "Dirs")
+public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirAction> {
+  private final TargetActionSink<DirAction> sink =
+      TargetActionSink.withChildHandler(this::apply, new DirHandler_ChildHandlerFactory(this));
+  private final EntrySink entries = new EntrySink();
+
+  @ChildHandler
+  EntryHandler entries(DirAction dir) {
+    return new EntryHandler(Path.of(dir.path()), entries);
+  }
+
+  @Override
+  public TargetReconcileOutput<DirAction, DirSpec> reconcile(
+      StableKey key, DirSpec desired, List<DirSpec> prev, boolean prevMayBeMissing) {
+    if (desired == null) {
+      String path = ((StableKey.Str) key).value();
+      return TargetReconcileOutput.of(TargetAction.delete(new DirAction(path, true)), sink, null);
+    }
+    DirAction ensure = new DirAction(desired.path(), false);
+    return TargetReconcileOutput.of(
+        prev.isEmpty() ? TargetAction.create(ensure) : TargetAction.update(ensure), sink, desired);
+  }
+
+  private void apply(List<TargetAction<DirAction>> actions) throws IOException {
+    for (TargetAction<DirAction> a : actions) {
+      Path dir = Path.of(a.value().path());
+      if (a.value().remove()) {
+        AtomicFiles.deleteRecursively(dir);
+      } else {
+        Files.createDirectories(dir);
+      }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package io.cocoindex.samples.localfs;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.TargetStates;
+import java.nio.charset.StandardCharsets;
+
+/** A managed directory: declare its files and subdirectories. Obtained from {@link LocalFs}. */
+public final class Directory {
+  private final TargetStateProvider<Entry> entries;
+
+  Directory(TargetStateProvider<Entry> entries) {
+    this.entries = entries;
+  }
+
+  /**
+   * Declares the file {@code name} with {@code content}.
+   *
+   * @throws IllegalArgumentException naming the file when the name is empty, {@code .}, {@code
+   *     ..}, or contains a separator
+   */
+  public void declareFile(Ctx ctx, String name, byte[] content) {
+    Names.checkEntryName(name);
+    TargetStates.declareTargetState(ctx, entries.targetState(name, Entry.file(name, content)));
+  }
+
+  /** Declares the file {@code name} with {@code text} in UTF-8. */
+  public void declareFile(Ctx ctx, String name, String text) {
+    declareFile(ctx, name, text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Declares the subdirectory {@code name} in the calling component; declare its entries from
+   * the same component.
+   */
+  public Directory declareDir(Ctx ctx, String name) {
+    Names.checkEntryName(name);
+    return new Directory(TargetStates.declareTargetStateWithChild(
+        ctx, entries.targetState(name, Entry.dir(name))));
+  }
+
+  /** Creates the subdirectory {@code name} now; its entries may be declared from any component. */
+  public Directory mountDir(Ctx ctx, String name) {
+    Names.checkEntryName(name);
+    return new Directory(TargetStates.mountTarget(ctx, entries.targetState(name, Entry.dir(name))));
+  }
+}

@@ -1,0 +1,58 @@
+package io.cocoindex.samples.localfs;
+
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The entries of one directory. A file is rewritten (atomically) only when its content
+ * fingerprint changed; a subdirectory is a container whose entries are handled by the entry
+ * handler of its path, and is removed with its contents when no longer declared.
+ */
+final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryAction> {
+  private final Path dir;
+  private final EntrySink entries;
+
+  EntryHandler(Path dir, EntrySink entries) {
+    this.dir = dir;
+    this.entries = entries;
+  }
+
+  @Override
+  public TargetReconcileOutput<EntryAction, EntryRecord> reconcile(
+      StableKey key, Entry desired, List<EntryRecord> prev, boolean prevMayBeMissing) {
+    String name = Names.checkEntryName(((StableKey.Str) key).value());
+    String path = dir.resolve(name).toString();
+    if (desired == null) {
+      if (prev.isEmpty() && !prevMayBeMissing) {
+        return null;
+      }
+      boolean wasDir = prev.stream().anyMatch(EntryRecord::directory);
+      return TargetReconcileOutput.of(
+          TargetAction.delete(new EntryAction(path, wasDir, null, true, false)), entries.sink,
+          null);
+    }
+    boolean kindChanged = prev.stream().anyMatch(r -> r.directory() != desired.directory());
+    if (desired.directory()) {
+      // A container: an action on every run, so its entries get their handler.
+      EntryAction ensure = new EntryAction(path, true, null, false, kindChanged);
+      return new TargetReconcileOutput<>(
+          prev.isEmpty() ? TargetAction.create(ensure) : TargetAction.update(ensure),
+          entries.sink, new EntryRecord(true, null),
+          kindChanged ? TargetChildInvalidation.DESTRUCTIVE : null);
+    }
+    EntryRecord record = new EntryRecord(false, Fingerprint.ofBytes(desired.content()));
+    if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(record::equals)) {
+      return null;
+    }
+    EntryAction write = new EntryAction(path, false, desired.content(), false, kindChanged);
+    return TargetReconcileOutput.of(
+        prev.isEmpty() ? TargetAction.create(write) : TargetAction.update(write), entries.sink,
+        record);
+  }
+}
