@@ -36,9 +36,6 @@ public final class Reporter {
     return !reports.isEmpty();
   }
 
-  public List<Report> reports() {
-    return List.copyOf(reports);
-  }
 
   /** Prints every collected report and forgets them. */
   public void flushTo(Messager messager) {

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import javax.lang.model.element.AnnotationMirror;
-import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.RecordComponentElement;
@@ -125,10 +124,4 @@ public final class RecordValidator {
     return ("aeiou".indexOf(name.charAt(0)) >= 0 ? "an " : "a ") + name;
   }
 
-  /** For messages about elements of any kind. */
-  static String describe(Element e) {
-    return e.getKind() == ElementKind.METHOD
-        ? e.getEnclosingElement().getSimpleName() + "." + e.getSimpleName() + "()"
-        : e.toString();
-  }
 }

@@ -139,8 +139,4 @@ public final class TypeInspector {
     return ClassName.get(name.packageName(), String.join("_", name.simpleNames()) + "_" + suffix);
   }
 
-  /** How messages write a type: its source form. */
-  public static String describe(TypeMirror type) {
-    return type.toString();
-  }
 }

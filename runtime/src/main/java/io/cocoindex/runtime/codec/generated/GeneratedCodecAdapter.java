@@ -20,9 +20,6 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
     this.factory = factory;
   }
 
-  GeneratedCodec<T> generated() {
-    return codec;
-  }
 
   @Override
   public byte[] encode(T value) {
