@@ -1,0 +1,28 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.ChildHandlerFactory;
+import io.cocoindex.TargetActionSink;
+import javax.sql.DataSource;
+
+/**
+ * One database of the connector: its connection and one sink per kind of action. Every table,
+ * row, index or command of the database goes through these sink instances, so the engine hands
+ * each a whole batch, which it applies in one transaction.
+ */
+final class Database {
+  final String name;
+  final DataSource dataSource;
+  final TargetActionSink<TableAction> tables;
+  final TargetActionSink<RowAction> rows;
+  final TargetActionSink<IndexAction> indexes;
+  final TargetActionSink<SqlCommandAction> commands;
+
+  Database(String name, DataSource dataSource, ChildHandlerFactory<TableAction> rowHandlers) {
+    this.name = name;
+    this.dataSource = dataSource;
+    this.tables = TargetActionSink.withChildHandler(new TableSink(dataSource)::apply, rowHandlers);
+    this.rows = TargetActionSink.of(new RowSink(dataSource)::apply);
+    this.indexes = TargetActionSink.of(new IndexSink(dataSource)::apply);
+    this.commands = TargetActionSink.of(new SqlCommandSink(dataSource)::apply);
+  }
+}

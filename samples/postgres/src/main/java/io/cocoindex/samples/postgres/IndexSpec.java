@@ -1,0 +1,34 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.annotation.Key;
+import io.cocoindex.annotation.TargetValue;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * An index of a table, tracked by this full spec: a changed spec drops and recreates the index
+ * under the same name; an identical one does nothing.
+ *
+ * @param name the index name (unique in its schema), the attachment's key
+ * @param columns the indexed columns, in order
+ * @param unique a unique index
+ * @param method the access method: {@code btree}, {@code hash}, {@code gin}, {@code gist}, ...
+ */
+@TargetValue
+public record IndexSpec(@Key String name, List<String> columns, boolean unique, String method) {
+  /** Checks every name, so a malicious one fails at declaration. */
+  public IndexSpec {
+    SqlNames.identifier("index", name);
+    columns = List.copyOf(Objects.requireNonNull(columns, "columns"));
+    if (columns.isEmpty()) {
+      throw new IllegalArgumentException("index " + name + " has no column");
+    }
+    columns.forEach(c -> SqlNames.identifier("column of index " + name, c));
+    method = SqlNames.identifier("access method of index " + name, method == null ? "btree" : method);
+  }
+
+  /** A non-unique B-tree index. */
+  public static IndexSpec btree(String name, String... columns) {
+    return new IndexSpec(name, List.of(columns), false, "btree");
+  }
+}

@@ -1,0 +1,61 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.annotation.Key;
+import io.cocoindex.annotation.TargetValue;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One row: its column values by column name, and its key, the primary-key values (one value,
+ * or an array of them for a composite key). Build rows with {@link TableSchema#row} or {@link
+ * #of}; a column the row leaves out is written as {@code NULL}.
+ *
+ * @param key the primary-key values as a key
+ * @param values the column values by name
+ */
+@TargetValue
+public record Row(@Key StableKey key, Map<String, SqlValue> values) {
+  public Row {
+    Objects.requireNonNull(key, "key");
+    values = new TreeMap<>(Objects.requireNonNull(values, "values"));
+  }
+
+  /**
+   * A row with these primary-key columns ({@code what} names the table in errors); fails naming
+   * the column when a key value
+   * is missing or null.
+   */
+  public static Row of(String what, List<String> primaryKey, Map<String, SqlValue> values) {
+    return new Row(keyOf(what, primaryKey, values), values);
+  }
+
+  /** The key of a row: its primary-key values. */
+  static StableKey keyOf(String what, List<String> primaryKey, Map<String, SqlValue> values) {
+    StableKey[] parts = new StableKey[primaryKey.size()];
+    for (int i = 0; i < parts.length; i++) {
+      SqlValue v = values.get(primaryKey.get(i));
+      if (v == null || v.isNull()) {
+        throw new IllegalArgumentException(
+            "row of " + what + " has " + (v == null ? "no value" : "a null value")
+                + " for primary key column '" + primaryKey.get(i) + "'");
+      }
+      parts[i] = v.toKey();
+    }
+    return parts.length == 1 ? parts[0] : new StableKey.Array(List.of(parts));
+  }
+
+  /** The primary-key values a key stands for, in primary-key order. */
+  static List<SqlValue> keyValues(StableKey key, int columns) {
+    if (columns == 1) {
+      return List.of(SqlValue.fromKey(key));
+    }
+    if (!(key instanceof StableKey.Array a) || a.items().size() != columns) {
+      throw new IllegalArgumentException(
+          "key " + key + " does not hold the " + columns + " values of the primary key");
+    }
+    return a.items().stream().map(SqlValue::fromKey).toList();
+  }
+}

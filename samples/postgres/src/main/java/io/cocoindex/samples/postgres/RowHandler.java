@@ -1,0 +1,93 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.annotation.Attachment;
+import io.cocoindex.statediff.DiffAction;
+import io.cocoindex.statediff.StateDiff;
+import io.cocoindex.statediff.TrackingRecordTransition;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The rows of one table, compared by the fingerprint of their values; its attachments are the
+ * table's indexes ({@code declareIndex}) and SQL commands ({@code declareSqlCommand}).
+ */
+final class RowHandler implements TargetHandler<Row, RowRecord, RowAction> {
+  private final Database db;
+  private final TableAction table;
+  private final IndexHandler indexes;
+  private final SqlCommandHandler commands;
+
+  RowHandler(Database db, TableAction table) {
+    this.db = db;
+    this.table = table;
+    this.indexes = new IndexHandler(db, table.schema(), table.table());
+    this.commands = new SqlCommandHandler(db);
+  }
+
+  @Attachment("index")
+  IndexHandler index() {
+    return indexes;
+  }
+
+  @Attachment("sql_command")
+  SqlCommandHandler sqlCommand() {
+    return commands;
+  }
+
+  @Override
+  public Map<String, ChildTargetDef<?>> attachments() {
+    return RowHandler_Attachments.of(this);
+  }
+
+  @Override
+  public TargetReconcileOutput<RowAction, RowRecord> reconcile(
+      StableKey key, Row desired, List<RowRecord> prev, boolean prevMayBeMissing) {
+    if (desired == null) {
+      if (prev.isEmpty() && !prevMayBeMissing) {
+        return null;
+      }
+      RowAction delete =
+          new RowAction(table.schema(), table.table(), table.columns(), table.primaryKey(),
+              Row.keyValues(key, table.primaryKey().size()), Map.of(), true);
+      return TargetReconcileOutput.of(TargetAction.delete(delete), db.rows, null);
+    }
+    Map<String, SqlValue> values = checked(key, desired);
+    RowRecord record = new RowRecord(Fingerprint.of(values));
+    DiffAction diff =
+        StateDiff.diff(new TrackingRecordTransition<>(record, prev, prevMayBeMissing));
+    if (diff == null) {
+      return null;
+    }
+    RowAction write =
+        new RowAction(table.schema(), table.table(), table.columns(), table.primaryKey(),
+            Row.keyValues(key, table.primaryKey().size()), values, false);
+    return TargetReconcileOutput.of(
+        prev.isEmpty() ? TargetAction.create(write) : TargetAction.update(write), db.rows, record);
+  }
+
+  /** Rejects a row that does not fit the table, naming the column, before anything is written. */
+  private Map<String, SqlValue> checked(StableKey key, Row row) {
+    String where = "table " + table.qualifiedName();
+    for (String column : row.values().keySet()) {
+      if (table.columns().stream().noneMatch(c -> c.name().equals(column))) {
+        throw new IllegalArgumentException(
+            "row " + key + " of " + where + " has column '" + column + "', which the table does"
+                + " not declare");
+      }
+    }
+    StableKey derived = Row.keyOf(where, table.primaryKey(), row.values());
+    if (!derived.equals(key)) {
+      throw new IllegalArgumentException(
+          "row of " + where + " is declared under key " + key + " but its primary-key values"
+              + " make " + derived);
+    }
+    return new TreeMap<>(row.values());
+  }
+}

@@ -1,0 +1,27 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.annotation.Key;
+import io.cocoindex.annotation.TargetValue;
+
+/**
+ * SQL run beside a table (a trigger, a view, a grant): {@code setup} when declared or changed,
+ * {@code teardown} before a changed setup and when no longer declared. Both are the
+ * application's own SQL, run as written: never build them from untrusted input. Make them
+ * idempotent ({@code CREATE OR REPLACE}, {@code DROP ... IF EXISTS}): after an interrupted run
+ * they may run again.
+ *
+ * @param name the command's name, the attachment's key
+ * @param setup the SQL that sets it up
+ * @param teardown the SQL that undoes the setup, or null for none
+ */
+@TargetValue
+public record SqlCommand(@Key String name, String setup, String teardown) {
+  public SqlCommand {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("an SQL command needs a name");
+    }
+    if (setup == null || setup.isBlank()) {
+      throw new IllegalArgumentException("SQL command " + name + " has no setup SQL");
+    }
+  }
+}

@@ -1,0 +1,170 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.annotation.TargetValue;
+import java.math.BigDecimal;
+import java.time.temporal.Temporal;
+import java.util.UUID;
+
+/**
+ * One column value, typed by the Java value it came from; at most one component is set, none
+ * is SQL {@code NULL}. The sink binds it as a parameter and casts it to the column's type, so
+ * text forms ({@code numeric}, {@code uuid}, dates, {@code jsonb}) convert on the server.
+ *
+ * @param text a string, or the text form of a decimal, UUID, date/time or enum
+ * @param integer an integral number
+ * @param real a floating-point number
+ * @param bool a boolean
+ * @param bytes a byte string ({@code bytea})
+ */
+@TargetValue
+public record SqlValue(String text, Long integer, Double real, Boolean bool, byte[] bytes) {
+  /** SQL {@code NULL}. */
+  public static final SqlValue NULL = new SqlValue(null, null, null, null, null);
+
+  /** Checks that at most one component is set. */
+  public SqlValue {
+    int set = (text != null ? 1 : 0) + (integer != null ? 1 : 0) + (real != null ? 1 : 0)
+        + (bool != null ? 1 : 0) + (bytes != null ? 1 : 0);
+    if (set > 1) {
+      throw new IllegalArgumentException("a SqlValue holds one value, not " + set);
+    }
+  }
+
+  public static SqlValue ofText(String s) {
+    return s == null ? NULL : new SqlValue(s, null, null, null, null);
+  }
+
+  public static SqlValue ofLong(long n) {
+    return new SqlValue(null, n, null, null, null);
+  }
+
+  public static SqlValue ofDouble(double d) {
+    return new SqlValue(null, null, d, null, null);
+  }
+
+  public static SqlValue ofBool(boolean b) {
+    return new SqlValue(null, null, null, b, null);
+  }
+
+  public static SqlValue ofBytes(byte[] b) {
+    return b == null ? NULL : new SqlValue(null, null, null, null, b.clone());
+  }
+
+  /**
+   * Converts a Java value: {@code String}, integral boxes, {@code Float/Double}, {@code
+   * Boolean}, {@code byte[]}, {@code BigDecimal}, {@code UUID}, {@code java.time} values and
+   * enums (as text), {@code null}.
+   *
+   * @throws IllegalArgumentException naming the type of anything else
+   */
+  public static SqlValue of(Object v) {
+    if (v == null) {
+      return NULL;
+    }
+    if (v instanceof SqlValue s) {
+      return s;
+    }
+    if (v instanceof String s) {
+      return ofText(s);
+    }
+    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      return ofLong(((Number) v).longValue());
+    }
+    if (v instanceof Double || v instanceof Float) {
+      return ofDouble(((Number) v).doubleValue());
+    }
+    if (v instanceof Boolean b) {
+      return ofBool(b);
+    }
+    if (v instanceof byte[] b) {
+      return ofBytes(b);
+    }
+    if (v instanceof BigDecimal d) {
+      return ofText(d.toPlainString());
+    }
+    if (v instanceof UUID || v instanceof Temporal) {
+      return ofText(v.toString());
+    }
+    if (v instanceof Enum<?> e) {
+      return ofText(e.name());
+    }
+    throw new IllegalArgumentException(
+        "no SQL value for " + v.getClass().getName() + ": use String, a number, Boolean, byte[],"
+            + " BigDecimal, UUID, a java.time value, an enum, or a SqlValue");
+  }
+
+  /** Whether this is SQL {@code NULL}. */
+  public boolean isNull() {
+    return text == null && integer == null && real == null && bool == null && bytes == null;
+  }
+
+  /** This value as part of a row's key. */
+  StableKey toKey() {
+    if (integer != null) {
+      return new StableKey.Int(integer);
+    }
+    if (bool != null) {
+      return new StableKey.Bool(bool);
+    }
+    if (bytes != null) {
+      return new StableKey.Bytes(bytes);
+    }
+    if (real != null) {
+      return new StableKey.Str(Double.toString(real)); // cast back to the column's type on delete
+    }
+    if (text != null) {
+      return new StableKey.Str(text);
+    }
+    throw new IllegalArgumentException("SQL NULL cannot be part of a key");
+  }
+
+  /** The value a key component stands for: the inverse of {@link #toKey}, up to the cast. */
+  static SqlValue fromKey(StableKey k) {
+    if (k instanceof StableKey.Int i) {
+      return ofLong(i.value());
+    }
+    if (k instanceof StableKey.Bool b) {
+      return ofBool(b.value());
+    }
+    if (k instanceof StableKey.Bytes b) {
+      return ofBytes(b.value());
+    }
+    if (k instanceof StableKey.Str s) {
+      return ofText(s.value());
+    }
+    if (k instanceof StableKey.Uuid u) {
+      return ofText(u.value().toString());
+    }
+    throw new IllegalArgumentException("key component " + k + " is not a primary-key value");
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof SqlValue v && java.util.Objects.equals(text, v.text)
+        && java.util.Objects.equals(integer, v.integer) && java.util.Objects.equals(real, v.real)
+        && java.util.Objects.equals(bool, v.bool) && java.util.Arrays.equals(bytes, v.bytes);
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(text, integer, real, bool) * 31 + java.util.Arrays.hashCode(bytes);
+  }
+
+  @Override
+  public String toString() {
+    if (integer != null) {
+      return integer.toString();
+    }
+    if (real != null) {
+      return real.toString();
+    }
+    if (bool != null) {
+      return bool.toString();
+    }
+    if (bytes != null) {
+      return "bytes[" + bytes.length + "]";
+    }
+    return text == null ? "NULL" : "'" + text + "'";
+  }
+}

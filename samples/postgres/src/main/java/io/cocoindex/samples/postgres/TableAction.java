@@ -1,0 +1,28 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.annotation.ActionValue;
+import java.util.List;
+
+/**
+ * What the table sink does to one table, and what its rows' handler is built from.
+ *
+ * @param database the name of the database's {@code ContextKey}
+ * @param schema the schema
+ * @param table the table name
+ * @param columns the declared columns (empty for a drop)
+ * @param primaryKey the primary-key column names (empty for a drop)
+ * @param changes the DDL steps, in order; empty when the table is as declared
+ */
+@ActionValue
+public record TableAction(
+    String database,
+    String schema,
+    String table,
+    List<ColumnDef> columns,
+    List<String> primaryKey,
+    List<SchemaChange> changes) {
+
+  String qualifiedName() {
+    return schema + "." + table;
+  }
+}

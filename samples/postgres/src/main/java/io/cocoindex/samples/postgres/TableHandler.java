@@ -1,0 +1,179 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.annotation.ChildHandler;
+import io.cocoindex.annotation.ContainerTarget;
+import io.cocoindex.statediff.CompositeDiff;
+import io.cocoindex.statediff.CompositeTrackingRecord;
+import io.cocoindex.statediff.DiffAction;
+import io.cocoindex.statediff.ManagedBy;
+import io.cocoindex.statediff.StateDiff;
+import io.cocoindex.statediff.TrackingRecordTransition;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * PostgreSQL tables (containers) of rows (children), with index and SQL-command attachments.
+ *
+ * <pre>{@code
+ * Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+ * TableTarget docs = tables.mountTable(ctx, schema.table(DB, "public", "docs"));
+ * docs.declareRow(ctx, schema.row(doc));
+ * docs.declareIndex(ctx, new IndexSpec("docs_by_title", List.of("title"), false, "btree"));
+ * }</pre>
+ *
+ * <p>A system-managed table no longer declared is dropped with its rows (the destroy shape); a
+ * user-managed one is left as it is (the abandon shape). Schema changes: a changed primary key
+ * recreates the table (children DESTRUCTIVE); an added column is added in place; a dropped
+ * column or a changed type is applied in place and makes the rows LOSSY, so they are rewritten.
+ */
+@ContainerTarget(
+    provider = "cocoindex.io/postgres/table",
+    name = "Table",
+    child = "Row",
+    childValue = Row.class)
+public final class TableHandler implements TargetHandler<TableSpec, TableRecord, TableAction> {
+  private final Map<String, Database> databases = new LinkedHashMap<>();
+
+  /**
+   * A handler for these databases, by the names of their {@code ContextKey}s.
+   *
+   * @param dataSources the data source of each database name
+   */
+  public TableHandler(Map<String, DataSource> dataSources) {
+    TableHandler_ChildHandlerFactory rowHandlers = new TableHandler_ChildHandlerFactory(this);
+    dataSources.forEach(
+        (name, ds) ->
+            databases.put(name, new Database(name, Objects.requireNonNull(ds, name), rowHandlers)));
+  }
+
+  /** A handler for the databases of these keys, resolved from the context of this run. */
+  @SafeVarargs
+  public static TableHandler of(Ctx ctx, ContextKey<DataSource>... keys) {
+    Map<String, DataSource> sources = new LinkedHashMap<>();
+    for (ContextKey<DataSource> key : keys) {
+      sources.put(key.name(), ctx.get(key));
+    }
+    return new TableHandler(sources);
+  }
+
+  @ChildHandler
+  RowHandler rows(TableAction table) {
+    return new RowHandler(database(table.database()), table);
+  }
+
+  @Override
+  public TargetReconcileOutput<TableAction, TableRecord> reconcile(
+      StableKey key, TableSpec desired, List<TableRecord> prev, boolean prevMayBeMissing) {
+    if (desired == null) {
+      return dropped(key, prev);
+    }
+    Database db = database(desired.database());
+    TableRecord record = TableRecord.of(desired);
+    List<SchemaChange> changes = new ArrayList<>();
+    TargetChildInvalidation invalidation = null;
+    if (desired.managedBy() == ManagedBy.SYSTEM) {
+      List<CompositeTrackingRecord<List<ColumnDef>, String, String>> systemPrev = new ArrayList<>();
+      boolean userOwnedBefore = false;
+      for (TableRecord p : prev) {
+        if (p.managedBy() == ManagedBy.USER) {
+          userOwnedBefore = true; // taking over a user's table: make sure of every column
+        } else {
+          systemPrev.add(p.composite());
+        }
+      }
+      CompositeDiff<String, String> diff =
+          StateDiff.diffComposite(
+              new TrackingRecordTransition<>(
+                  record.composite(), systemPrev, prevMayBeMissing || userOwnedBefore));
+      invalidation = plan(diff, desired, changes);
+    }
+    TableAction action =
+        new TableAction(
+            desired.database(), desired.schema(), desired.table(), desired.columns(),
+            desired.primaryKey(), changes);
+    // A container returns an action on every run it is declared: the rows' handler is built
+    // from it. With no changes the sink does not even open a connection.
+    return new TargetReconcileOutput<>(
+        prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action),
+        db.tables,
+        record,
+        invalidation);
+  }
+
+  /** Turns the composite diff into DDL steps; returns the children's invalidation. */
+  private static TargetChildInvalidation plan(
+      CompositeDiff<String, String> diff, TableSpec desired, List<SchemaChange> changes) {
+    DiffAction main = diff.main();
+    if (main == DiffAction.REPLACE) {
+      changes.add(SchemaChange.table(SchemaChange.Kind.RECREATE_TABLE));
+      return TargetChildInvalidation.DESTRUCTIVE;
+    }
+    if (main == DiffAction.INSERT || main == DiffAction.UPSERT) {
+      // The table may exist already (an interrupted run): every column is made sure of too.
+      changes.add(SchemaChange.table(SchemaChange.Kind.CREATE_TABLE));
+    }
+    boolean lossy = false;
+    for (Map.Entry<String, TrackingRecordTransition<String>> e : diff.subs().entrySet()) {
+      DiffAction column = StateDiff.diff(e.getValue());
+      if (column == null) {
+        continue;
+      }
+      ColumnDef def = desired.column(e.getKey());
+      switch (column) {
+        case INSERT -> changes.add(SchemaChange.column(SchemaChange.Kind.ADD_COLUMN, def));
+        case UPSERT -> {
+          changes.add(SchemaChange.column(SchemaChange.Kind.ADD_COLUMN, def));
+          lossy = true;
+        }
+        case REPLACE -> {
+          changes.add(SchemaChange.column(SchemaChange.Kind.ALTER_COLUMN_TYPE, def));
+          lossy = true;
+        }
+        case DELETE -> {
+          changes.add(SchemaChange.dropColumn(e.getKey()));
+          lossy = true;
+        }
+        default -> throw new IllegalStateException("unexpected column action " + column);
+      }
+    }
+    // Only an added column leaves existing rows intact; anything else may have lost values.
+    return main == null && lossy ? TargetChildInvalidation.LOSSY : null;
+  }
+
+  private TargetReconcileOutput<TableAction, TableRecord> dropped(
+      StableKey key, List<TableRecord> prev) {
+    if (prev.isEmpty() || prev.stream().anyMatch(p -> p.managedBy() == ManagedBy.USER)) {
+      return null; // nothing known to exist, or the user's table: abandon it untouched
+    }
+    String databaseName = ((StableKey.Str) ((StableKey.Array) key).items().get(0)).value();
+    TableRecord p = prev.get(0);
+    TableAction drop =
+        new TableAction(
+            databaseName, p.schema(), p.table(), List.of(), List.of(),
+            List.of(SchemaChange.table(SchemaChange.Kind.DROP_TABLE)));
+    return new TargetReconcileOutput<>(
+        TargetAction.delete(drop), database(databaseName).tables, null,
+        TargetChildInvalidation.DESTRUCTIVE);
+  }
+
+  private Database database(String name) {
+    Database db = databases.get(name);
+    if (db == null) {
+      throw new IllegalStateException(
+          "no DataSource for database '" + name + "': pass its ContextKey to TableHandler.of(ctx,"
+              + " ...) (known: " + databases.keySet() + ")");
+    }
+    return db;
+  }
+}

@@ -1,0 +1,117 @@
+package io.cocoindex.samples.postgres;
+
+import io.cocoindex.TargetAction;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Applies the DDL of a batch of table actions of one database in one transaction. */
+final class TableSink {
+  private static final Logger LOG = LoggerFactory.getLogger(TableSink.class);
+  private final DataSource dataSource;
+
+  TableSink(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  void apply(List<TargetAction<TableAction>> actions) throws SQLException {
+    List<TableAction> work = new ArrayList<>();
+    for (TargetAction<TableAction> a : actions) {
+      if (!a.value().changes().isEmpty()) {
+        work.add(a.value());
+      }
+    }
+    if (work.isEmpty()) {
+      return; // tables as declared: not even a connection
+    }
+    // Names are checked before the first statement, so a bad one executes nothing.
+    for (TableAction t : work) {
+      SqlNames.qualified(t.schema(), t.table());
+      t.columns().forEach(c -> SqlNames.identifier("column", c.name()));
+    }
+    Transactions.run(dataSource, conn -> {
+      for (TableAction t : work) {
+        for (SchemaChange change : t.changes()) {
+          apply(conn, t, change);
+        }
+      }
+    });
+  }
+
+  private static void apply(Connection conn, TableAction t, SchemaChange change)
+      throws SQLException {
+    String table = SqlNames.qualified(t.schema(), t.table());
+    try (Statement st = conn.createStatement()) {
+      switch (change.kind()) {
+        case CREATE_TABLE -> {
+          st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
+          st.execute("CREATE TABLE IF NOT EXISTS " + table + " (" + columnList(t) + ")");
+        }
+        case RECREATE_TABLE -> {
+          st.execute("DROP TABLE IF EXISTS " + table);
+          st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
+          st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
+        }
+        case DROP_TABLE -> st.execute("DROP TABLE IF EXISTS " + table);
+        case ADD_COLUMN -> st.execute(
+            "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS " + column(change));
+        case DROP_COLUMN -> st.execute(
+            "ALTER TABLE " + table + " DROP COLUMN IF EXISTS "
+                + SqlNames.quote("column", change.column()));
+        case ALTER_COLUMN_TYPE -> alterType(conn, table, change);
+        default -> throw new IllegalStateException("unknown schema change " + change.kind());
+      }
+    }
+  }
+
+  /**
+   * Converts a column in place when PostgreSQL can ({@code USING col::type}); otherwise drops
+   * and re-adds it empty, and the rows (invalidated as LOSSY) write their values again.
+   */
+  private static void alterType(Connection conn, String table, SchemaChange change)
+      throws SQLException {
+    String column = SqlNames.quote("column", change.column());
+    String type = SqlNames.type("column '" + change.column() + "'", change.type());
+    Savepoint savepoint = conn.setSavepoint();
+    try (Statement st = conn.createStatement()) {
+      st.execute(
+          "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE " + type + " USING "
+              + column + "::" + type);
+      conn.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      conn.rollback(savepoint);
+      LOG.warn(
+          "column {} of {} cannot be converted to {} ({}); dropping and re-adding it, its values"
+              + " are written again from the declared rows",
+          change.column(), table, type, e.getMessage());
+      try (Statement st = conn.createStatement()) {
+        st.execute("ALTER TABLE " + table + " DROP COLUMN IF EXISTS " + column);
+        st.execute("ALTER TABLE " + table + " ADD COLUMN " + column + " " + type);
+      }
+    }
+  }
+
+  private static String columnList(TableAction t) {
+    StringBuilder sql = new StringBuilder();
+    for (ColumnDef c : t.columns()) {
+      sql.append(SqlNames.quote("column", c.name())).append(' ')
+          .append(SqlNames.type("column '" + c.name() + "'", c.type())).append(", ");
+    }
+    sql.append("PRIMARY KEY (");
+    for (int i = 0; i < t.primaryKey().size(); i++) {
+      sql.append(i > 0 ? ", " : "").append(SqlNames.quote("column", t.primaryKey().get(i)));
+    }
+    return sql.append(')').toString();
+  }
+
+  private static String column(SchemaChange change) {
+    return SqlNames.quote("column", change.column()) + " "
+        + SqlNames.type("column '" + change.column() + "'", change.type());
+  }
+}
