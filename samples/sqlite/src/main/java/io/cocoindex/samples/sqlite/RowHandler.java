@@ -1,0 +1,119 @@
+package io.cocoindex.samples.sqlite;
+
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.annotation.Attachment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The rows of one table, tracked by the fingerprint of their values: an unchanged row sends
+ * nothing. Its attachments are the table's indexes, SQL commands and full-text indexes.
+ */
+final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
+  private final TableSpec table;
+  private final Sinks sinks;
+  private final List<String> columns;
+  private final IndexHandler indexes;
+  private final SqlCommandHandler sqlCommands;
+  private final FullTextIndexHandler fullTextIndexes;
+
+  /** The sinks of one database: every table's rows and attachments share them. */
+  static final class Sinks {
+    final TargetActionSink<RowAction> rows;
+    final TargetActionSink<AttachmentAction> attachments;
+
+    Sinks(SqliteDatabase db) {
+      this.rows = TargetActionSink.of(new RowWriter(db)::apply);
+      this.attachments = TargetActionSink.of(new AttachmentWriter(db)::apply);
+    }
+  }
+
+  RowHandler(TableSpec table, Sinks sinks) {
+    this.table = table;
+    this.sinks = sinks;
+    List<String> names = new ArrayList<>();
+    table.columns().forEach(c -> names.add(c.name()));
+    this.columns = List.copyOf(names);
+    this.indexes = new IndexHandler(table, sinks.attachments);
+    this.sqlCommands = new SqlCommandHandler(table, sinks.attachments);
+    this.fullTextIndexes = new FullTextIndexHandler(table, sinks.attachments);
+  }
+
+  @Attachment("index")
+  IndexHandler index() {
+    return indexes;
+  }
+
+  @Attachment("sql_command")
+  SqlCommandHandler sqlCommand() {
+    return sqlCommands;
+  }
+
+  @Attachment("full_text_index")
+  FullTextIndexHandler fullTextIndex() {
+    return fullTextIndexes;
+  }
+
+  @Override
+  public Map<String, ChildTargetDef<?>> attachments() {
+    return RowHandler_Attachments.of(this);
+  }
+
+  @Override
+  public TargetReconcileOutput<RowAction, Fingerprint> reconcile(
+      StableKey key, Row desired, List<Fingerprint> prev, boolean prevMayBeMissing) {
+    if (desired == null) {
+      if (prev.isEmpty() && !prevMayBeMissing) {
+        return null;
+      }
+      return TargetReconcileOutput.of(TargetAction.delete(new RowAction(
+          table.name(), columns, table.primaryKey(), keyValues(key), true)), sinks.rows, null);
+    }
+    if (desired.values().size() != columns.size()) {
+      throw new IllegalArgumentException(
+          "row " + key + " of table " + table.name() + " has " + desired.values().size()
+              + " values for " + columns.size() + " columns " + columns);
+    }
+    for (String pk : table.primaryKey()) {
+      if (desired.values().get(columns.indexOf(pk)).isNull()) {
+        throw new IllegalArgumentException(
+            "row " + key + " of table " + table.name() + " has a null primary-key column '" + pk
+                + "'");
+      }
+    }
+    Fingerprint record = Fingerprint.of(Arrays.asList(columns, desired.values()));
+    if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(record::equals)) {
+      return null;
+    }
+    RowAction upsert =
+        new RowAction(table.name(), columns, table.primaryKey(), desired.values(), false);
+    return TargetReconcileOutput.of(
+        prev.isEmpty() ? TargetAction.create(upsert) : TargetAction.update(upsert), sinks.rows,
+        record);
+  }
+
+  private static List<SqlValue> keyValues(StableKey key) {
+    List<StableKey> parts = key instanceof StableKey.Array a ? a.items() : List.of(key);
+    List<SqlValue> out = new ArrayList<>(parts.size());
+    for (StableKey k : parts) {
+      if (k instanceof StableKey.Int i) {
+        out.add(SqlValue.of(i.value()));
+      } else if (k instanceof StableKey.Str s) {
+        out.add(SqlValue.of(s.value()));
+      } else if (k instanceof StableKey.Bytes b) {
+        out.add(SqlValue.of(b.value()));
+      } else {
+        out.add(SqlValue.NULL);
+      }
+    }
+    return out;
+  }
+}

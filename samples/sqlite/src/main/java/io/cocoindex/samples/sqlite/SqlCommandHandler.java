@@ -1,0 +1,52 @@
+package io.cocoindex.samples.sqlite;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * User SQL with its teardown, per table. Because setup SQL need not be idempotent, a change (or
+ * a possibly-missing state) runs every possibly-applied previous teardown before the new setup;
+ * a removal runs the teardowns.
+ */
+final class SqlCommandHandler
+    implements TargetHandler<SqlCommand, SqlCommand, AttachmentAction> {
+  private final TableSpec table;
+  private final TargetActionSink<AttachmentAction> sink;
+
+  SqlCommandHandler(TableSpec table, TargetActionSink<AttachmentAction> sink) {
+    this.table = table;
+    this.sink = sink;
+  }
+
+  @Override
+  public TargetReconcileOutput<AttachmentAction, SqlCommand> reconcile(
+      StableKey key, SqlCommand desired, List<SqlCommand> prev, boolean prevMayBeMissing) {
+    List<String> teardowns = new ArrayList<>();
+    for (SqlCommand p : prev) {
+      if (!teardowns.contains(p.teardown())) {
+        teardowns.add(p.teardown());
+      }
+    }
+    if (desired == null) {
+      if (prev.isEmpty()) {
+        return null;
+      }
+      return TargetReconcileOutput.of(
+          TargetAction.delete(new AttachmentAction(table.name(), teardowns, List.of())), sink,
+          null);
+    }
+    SqlIdentifiers.check("SQL command", desired.name());
+    if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+      return null;
+    }
+    AttachmentAction action =
+        new AttachmentAction(table.name(), teardowns, List.of(desired.setup()));
+    return TargetReconcileOutput.of(
+        prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
+  }
+}

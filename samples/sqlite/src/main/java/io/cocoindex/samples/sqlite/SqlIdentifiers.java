@@ -1,0 +1,35 @@
+package io.cocoindex.samples.sqlite;
+
+import java.util.regex.Pattern;
+
+/** Table, column and index names are checked here before they reach any SQL text. */
+public final class SqlIdentifiers {
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+
+  private SqlIdentifiers() {}
+
+  /**
+   * Returns {@code name} quoted for SQL.
+   *
+   * @throws IllegalArgumentException naming the identifier when it is not a plain identifier of
+   *     at most 64 letters, digits and underscores, or is reserved by SQLite
+   */
+  public static String quote(String what, String name) {
+    check(what, name);
+    return '"' + name + '"';
+  }
+
+  /** Checks {@code name}; see {@link #quote}. */
+  public static String check(String what, String name) {
+    if (name == null || !IDENTIFIER.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "invalid " + what + " name '" + name + "': use 1-64 letters, digits and underscores,"
+              + " not starting with a digit");
+    }
+    if (name.toLowerCase(java.util.Locale.ROOT).startsWith("sqlite_")) {
+      throw new IllegalArgumentException(
+          "invalid " + what + " name '" + name + "': names starting with sqlite_ are reserved");
+    }
+    return name;
+  }
+}

@@ -1,0 +1,107 @@
+package io.cocoindex.samples.sqlite;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.annotation.TargetValue;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+
+/**
+ * One SQL value, as a tagged union over SQLite's storage classes.
+ *
+ * @param kind the storage class
+ * @param text the TEXT value
+ * @param integer the INTEGER value
+ * @param real the REAL value
+ * @param blob the BLOB value
+ */
+@TargetValue
+public record SqlValue(Kind kind, String text, long integer, double real, byte[] blob) {
+
+  /** SQLite's storage classes. */
+  public enum Kind {
+    NULL, INTEGER, REAL, TEXT, BLOB
+  }
+
+  public static final SqlValue NULL = new SqlValue(Kind.NULL, null, 0, 0, null);
+
+  /** Converts a Java value: null, String, integral numbers, floating numbers, Boolean, byte[]. */
+  public static SqlValue of(Object v) {
+    if (v == null) {
+      return NULL;
+    }
+    if (v instanceof String s) {
+      return new SqlValue(Kind.TEXT, s, 0, 0, null);
+    }
+    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      return new SqlValue(Kind.INTEGER, null, ((Number) v).longValue(), 0, null);
+    }
+    if (v instanceof Boolean b) {
+      return new SqlValue(Kind.INTEGER, null, b ? 1 : 0, 0, null);
+    }
+    if (v instanceof Double || v instanceof Float) {
+      return new SqlValue(Kind.REAL, null, 0, ((Number) v).doubleValue(), null);
+    }
+    if (v instanceof byte[] b) {
+      return new SqlValue(Kind.BLOB, null, 0, 0, b);
+    }
+    throw new IllegalArgumentException(
+        "unsupported SQL value type " + v.getClass().getName()
+            + ": use String, Long/Integer/Short/Byte, Boolean, Double/Float, byte[] or null");
+  }
+
+  public boolean isNull() {
+    return kind == Kind.NULL;
+  }
+
+  /** The Java value: null, String, Long, Double or byte[]. */
+  public Object toJava() {
+    switch (kind) {
+      case INTEGER:
+        return integer;
+      case REAL:
+        return real;
+      case TEXT:
+        return text;
+      case BLOB:
+        return blob;
+      default:
+        return null;
+    }
+  }
+
+  /** The value as a key component (REAL values are keyed by their text form). */
+  public StableKey toKey() {
+    switch (kind) {
+      case INTEGER:
+        return new StableKey.Int(integer);
+      case TEXT:
+        return new StableKey.Str(text);
+      case BLOB:
+        return new StableKey.Bytes(blob);
+      case REAL:
+        return new StableKey.Str(Double.toString(real));
+      default:
+        return new StableKey.Null();
+    }
+  }
+
+  void bind(PreparedStatement ps, int index) throws SQLException {
+    switch (kind) {
+      case INTEGER:
+        ps.setLong(index, integer);
+        break;
+      case REAL:
+        ps.setDouble(index, real);
+        break;
+      case TEXT:
+        ps.setString(index, text);
+        break;
+      case BLOB:
+        ps.setBytes(index, blob);
+        break;
+      default:
+        ps.setNull(index, Types.NULL);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package io.cocoindex.samples.sqlite;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A SQLite database the connector writes to: one connection (SQLite has a single writer), used
+ * under a lock, in WAL mode. Provide it to apps with a {@code ContextKey<SqliteDatabase>}; the
+ * key's name identifies the database in target-state keys.
+ */
+public final class SqliteDatabase implements AutoCloseable {
+  private final String url;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final AtomicLong statements = new AtomicLong();
+  private Connection connection;
+
+  private SqliteDatabase(String url) {
+    this.url = url;
+  }
+
+  /** A database file (created on first use). */
+  public static SqliteDatabase open(Path file) {
+    return new SqliteDatabase("jdbc:sqlite:" + file.toAbsolutePath());
+  }
+
+  /** Work done in one transaction. */
+  @FunctionalInterface
+  public interface Work<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Runs {@code work} in one transaction, committed when it returns, rolled back if it throws. */
+  public <T> T inTransaction(Work<T> work) throws SQLException {
+    lock.lock();
+    try {
+      Connection c = connection();
+      c.setAutoCommit(false);
+      try {
+        T result = work.run(c);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Runs read-only work (queries from tests and apps). */
+  public <T> T read(Work<T> work) throws SQLException {
+    lock.lock();
+    try {
+      return work.run(connection());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Executes one statement of SQL text built from checked identifiers only. */
+  void execute(Connection c, String sql) throws SQLException {
+    statements.incrementAndGet();
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new SQLException(e.getMessage() + " [in: " + sql + "]", e.getSQLState(),
+          e.getErrorCode(), e);
+    }
+  }
+
+  /** Prepares a statement, counting its executions as one statement per batch. */
+  PreparedStatement prepare(Connection c, String sql) throws SQLException {
+    statements.incrementAndGet();
+    return c.prepareStatement(sql);
+  }
+
+  /** Statements (or statement batches) sent so far: an unchanged rerun sends none. */
+  public long statementsExecuted() {
+    return statements.get();
+  }
+
+  private Connection connection() throws SQLException {
+    if (connection == null) {
+      connection = DriverManager.getConnection(url);
+      try (Statement s = connection.createStatement()) {
+        s.execute("PRAGMA journal_mode=WAL");
+        s.execute("PRAGMA busy_timeout=10000");
+      }
+    }
+    return connection;
+  }
+
+  @Override
+  public void close() throws SQLException {
+    lock.lock();
+    try {
+      if (connection != null) {
+        connection.close();
+        connection = null;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SqliteDatabase[" + url + "]";
+  }
+}

@@ -1,0 +1,49 @@
+package io.cocoindex.samples.sqlite;
+
+import io.cocoindex.Ctx;
+
+/**
+ * A declared table: declare its rows (instances of the schema's record) and its attachments.
+ *
+ * @param <T> the row record type
+ */
+public final class SqliteTable<T extends Record> {
+  private final TableSchema<T> schema;
+  private final TableTarget target;
+
+  SqliteTable(TableSchema<T> schema, TableTarget target) {
+    this.schema = schema;
+    this.target = target;
+  }
+
+  /**
+   * Declares one row, keyed by its primary-key components.
+   *
+   * @throws IllegalArgumentException when a primary-key component is null
+   */
+  public void declareRow(Ctx ctx, T row) {
+    target.declareRow(ctx, schema.row(row));
+  }
+
+  /** Declares an index; a changed spec recreates it under the same name. */
+  public void declareIndex(Ctx ctx, IndexSpec index) {
+    SqlIdentifiers.check("index", index.name());
+    target.declareIndex(ctx, index);
+  }
+
+  /** Declares setup SQL with its teardown (a view, a trigger). */
+  public void declareSqlCommand(Ctx ctx, SqlCommand command) {
+    SqlIdentifiers.check("SQL command", command.name());
+    target.declareSqlCommand(ctx, command);
+  }
+
+  /** Declares an FTS5 full-text index over text columns. */
+  public void declareFullTextIndex(Ctx ctx, FullTextIndex index) {
+    SqlIdentifiers.check("full-text index", index.name());
+    target.declareFullTextIndex(ctx, index);
+  }
+
+  public TableSchema<T> schema() {
+    return schema;
+  }
+}

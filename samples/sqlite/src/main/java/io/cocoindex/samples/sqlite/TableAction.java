@@ -1,0 +1,20 @@
+package io.cocoindex.samples.sqlite;
+
+import io.cocoindex.annotation.ActionValue;
+import java.util.List;
+
+/**
+ * What the table sink does.
+ *
+ * @param spec the declared table (for a drop: the last known one)
+ * @param ensure create the table if missing and add missing columns (first run, or after an
+ *     interrupted one); false when nothing about the table changed
+ * @param recreate drop the table first (its primary key changed)
+ * @param addColumns columns to add in place
+ * @param rebuild columns were dropped or changed type: rebuild the table, keeping what converts
+ * @param drop drop the table
+ */
+@ActionValue
+public record TableAction(
+    TableSpec spec, boolean ensure, boolean recreate, List<ColumnSpec> addColumns, boolean rebuild,
+    boolean drop) {}

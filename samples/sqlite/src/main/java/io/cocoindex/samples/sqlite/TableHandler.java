@@ -1,0 +1,227 @@
+package io.cocoindex.samples.sqlite;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.annotation.ChildHandler;
+import io.cocoindex.annotation.ContainerTarget;
+import io.cocoindex.statediff.CompositeDiff;
+import io.cocoindex.statediff.CompositeTrackingRecord;
+import io.cocoindex.statediff.DiffAction;
+import io.cocoindex.statediff.StateDiff;
+import io.cocoindex.statediff.TrackingRecordTransition;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * SQLite tables as containers of rows. The tracking record is composite: the primary-key
+ * signature plus one sub-record per column, compared with {@link StateDiff#diffComposite}:
+ *
+ * <ul>
+ *   <li>primary key changed (REPLACE): drop and recreate, children {@code DESTRUCTIVE};
+ *   <li>column added: {@code ALTER TABLE ADD COLUMN}, no invalidation;
+ *   <li>column dropped or type changed: rebuild the table keeping what converts, children
+ *       {@code LOSSY} (every row is upserted once, so data that did not convert is restored).
+ * </ul>
+ *
+ * <p>A table no longer declared is dropped ("destroy"); a user-managed table is never created,
+ * altered or dropped ("abandon"): only its rows are managed.
+ */
+@ContainerTarget(
+    provider = "cocoindex/sqlite/table",
+    name = "Table",
+    child = "Row",
+    childValue = Row.class,
+    api = "SqliteTables")
+public final class TableHandler implements TargetHandler<TableSpec, TableRecord, TableAction> {
+  private static final Logger log = LoggerFactory.getLogger(TableHandler.class);
+
+  private final SqliteDatabase db;
+  private final TargetActionSink<TableAction> sink =
+      TargetActionSink.withChildHandler(this::apply, new TableHandler_ChildHandlerFactory(this));
+  private final RowHandler.Sinks rowSinks;
+
+  public TableHandler(SqliteDatabase db) {
+    this.db = db;
+    this.rowSinks = new RowHandler.Sinks(db);
+  }
+
+  @ChildHandler
+  RowHandler rows(TableAction table) {
+    return new RowHandler(table.spec(), rowSinks);
+  }
+
+  @Override
+  public TargetReconcileOutput<TableAction, TableRecord> reconcile(
+      StableKey key, TableSpec desired, List<TableRecord> prev, boolean prevMayBeMissing) {
+    if (desired == null) {
+      if (prev.isEmpty() || prev.stream().anyMatch(TableRecord::userManaged)) {
+        return null; // nothing known to exist, or the user's table: abandon it
+      }
+      String name = ((StableKey.Str) ((StableKey.Array) key).items().get(1)).value();
+      TableSpec last = new TableSpec("", name, List.of(), List.of(), false);
+      return TargetReconcileOutput.of(
+          TargetAction.delete(new TableAction(last, false, false, List.of(), false, true)), sink,
+          null);
+    }
+    checkSpec(desired);
+    TableRecord record = record(desired);
+    TableAction action;
+    TargetChildInvalidation invalidation = null;
+    if (desired.userManaged()) {
+      action = new TableAction(desired, false, false, List.of(), false, false);
+    } else {
+      CompositeDiff<String, String> diff = StateDiff.diffComposite(new TrackingRecordTransition<>(
+          composite(record), prev.stream().map(TableHandler::composite).toList(),
+          prevMayBeMissing));
+      boolean recreate = diff.main() == DiffAction.REPLACE;
+      List<ColumnSpec> add = new ArrayList<>();
+      boolean rebuild = false;
+      for (Map.Entry<String, TrackingRecordTransition<String>> e : diff.subs().entrySet()) {
+        DiffAction column = StateDiff.diff(e.getValue());
+        if (column == null || recreate) {
+          continue;
+        }
+        if (column == DiffAction.INSERT && e.getValue().desired() != null) {
+          add.add(new ColumnSpec(e.getKey(), e.getValue().desired()));
+        } else if (column == DiffAction.DELETE || column == DiffAction.REPLACE) {
+          rebuild = true;
+        } else if (column == DiffAction.UPSERT && e.getValue().desired() != null) {
+          add.add(new ColumnSpec(e.getKey(), e.getValue().desired())); // may be missing
+        }
+      }
+      if (recreate) {
+        invalidation = TargetChildInvalidation.DESTRUCTIVE;
+      } else if (rebuild) {
+        invalidation = TargetChildInvalidation.LOSSY;
+      }
+      boolean ensure = prev.isEmpty() || prevMayBeMissing || recreate || rebuild || !add.isEmpty();
+      action = new TableAction(desired, ensure, recreate, List.copyOf(add), rebuild, false);
+    }
+    // A container returns an action on every run it is declared: its rows' handler comes from it.
+    return new TargetReconcileOutput<>(
+        prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, record,
+        invalidation);
+  }
+
+  private static void checkSpec(TableSpec spec) {
+    SqlIdentifiers.check("table", spec.name());
+    if (spec.columns().isEmpty()) {
+      throw new IllegalArgumentException("table " + spec.name() + " has no columns");
+    }
+    for (ColumnSpec c : spec.columns()) {
+      SqlIdentifiers.check("column", c.name());
+      ColumnTypes.check(spec.name(), c);
+    }
+    if (spec.primaryKey().isEmpty()) {
+      throw new IllegalArgumentException("table " + spec.name() + " has no primary key");
+    }
+    for (String pk : spec.primaryKey()) {
+      if (spec.columns().stream().noneMatch(c -> c.name().equals(pk))) {
+        throw new IllegalArgumentException(
+            "primary-key column '" + pk + "' is not a column of table " + spec.name());
+      }
+    }
+  }
+
+  static TableRecord record(TableSpec spec) {
+    Map<String, String> columns = new LinkedHashMap<>();
+    for (ColumnSpec c : spec.columns()) {
+      columns.put(c.name(), ColumnTypes.normalize(c.type()));
+    }
+    StringBuilder pk = new StringBuilder();
+    for (String name : spec.primaryKey()) {
+      pk.append(pk.length() == 0 ? "" : ",").append(name).append(' ').append(columns.get(name));
+    }
+    return new TableRecord(pk.toString(), columns, spec.userManaged());
+  }
+
+  private static CompositeTrackingRecord<String, String, String> composite(TableRecord r) {
+    return new CompositeTrackingRecord<>(r.primaryKey(), new LinkedHashMap<>(r.columns()));
+  }
+
+  private void apply(List<TargetAction<TableAction>> actions) throws SQLException {
+    db.inTransaction(c -> {
+      for (TargetAction<TableAction> a : actions) {
+        apply(c, a.value());
+      }
+      return null;
+    });
+  }
+
+  private void apply(Connection c, TableAction a) throws SQLException {
+    TableSpec spec = a.spec();
+    String table = SqlIdentifiers.quote("table", spec.name());
+    if (a.drop()) {
+      db.execute(c, "DROP TABLE IF EXISTS " + table);
+      return;
+    }
+    if (spec.userManaged() || !a.ensure()) {
+      return;
+    }
+    if (a.recreate()) {
+      db.execute(c, "DROP TABLE IF EXISTS " + table);
+    }
+    db.execute(c, createTable(table, spec));
+    List<String> existing = TableColumns.of(db, c, spec.name());
+    for (ColumnSpec col : a.addColumns()) {
+      if (!existing.contains(col.name())) {
+        db.execute(c, "ALTER TABLE " + table + " ADD COLUMN "
+            + SqlIdentifiers.quote("column", col.name()) + " " + ColumnTypes.normalize(col.type()));
+      }
+    }
+    if (a.rebuild()) {
+      rebuild(c, spec, table);
+    }
+  }
+
+  private static String createTable(String table, TableSpec spec) {
+    StringBuilder sql = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(table).append(" (");
+    for (ColumnSpec col : spec.columns()) {
+      sql.append(SqlIdentifiers.quote("column", col.name())).append(' ')
+          .append(ColumnTypes.normalize(col.type())).append(", ");
+    }
+    sql.append("PRIMARY KEY (");
+    for (int i = 0; i < spec.primaryKey().size(); i++) {
+      sql.append(i == 0 ? "" : ", ").append(SqlIdentifiers.quote("column", spec.primaryKey().get(i)));
+    }
+    return sql.append("))").toString();
+  }
+
+  /** SQLite cannot change a column's type in place: copy into a new table, converting. */
+  private void rebuild(Connection c, TableSpec spec, String table) throws SQLException {
+    List<String> existing = TableColumns.of(db, c, spec.name());
+    String tmp = SqlIdentifiers.quote("table", spec.name() + "__rebuild");
+    db.execute(c, "DROP TABLE IF EXISTS " + tmp);
+    db.execute(c, createTable(tmp, spec));
+    StringBuilder cols = new StringBuilder();
+    StringBuilder select = new StringBuilder();
+    for (ColumnSpec col : spec.columns()) {
+      if (!existing.contains(col.name())) {
+        continue;
+      }
+      String q = SqlIdentifiers.quote("column", col.name());
+      cols.append(cols.length() == 0 ? "" : ", ").append(q);
+      select.append(select.length() == 0 ? "" : ", ")
+          .append("CAST(").append(q).append(" AS ").append(ColumnTypes.normalize(col.type()))
+          .append(')');
+    }
+    if (cols.length() > 0) {
+      db.execute(c, "INSERT OR IGNORE INTO " + tmp + " (" + cols + ") SELECT " + select
+          + " FROM " + table);
+    }
+    db.execute(c, "DROP TABLE " + table);
+    db.execute(c, "ALTER TABLE " + tmp + " RENAME TO " + table);
+    log.info("rebuilt table {} for a dropped or retyped column; its rows are rewritten once",
+        spec.name());
+  }
+}

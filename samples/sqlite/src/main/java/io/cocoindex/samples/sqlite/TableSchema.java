@@ -1,0 +1,118 @@
+package io.cocoindex.samples.sqlite;
+
+import io.cocoindex.StableKey;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A table whose rows are instances of a Java record: one column per record component (String
+ * -> TEXT, integral numbers and boolean -> INTEGER, floating numbers -> REAL, byte[] -> BLOB),
+ * and the named components as primary key.
+ *
+ * <pre>{@code
+ * record Chunk(String file, long ordinal, String text) {}
+ * TableSchema<Chunk> CHUNKS = TableSchema.of("chunks", Chunk.class, "file", "ordinal");
+ * }</pre>
+ *
+ * @param <T> the row record type
+ */
+public final class TableSchema<T extends Record> {
+  private final String name;
+  private final Class<T> type;
+  private final List<ColumnSpec> columns;
+  private final List<String> primaryKey;
+  private final boolean userManaged;
+  private final RecordComponent[] components;
+
+  private TableSchema(String name, Class<T> type, List<String> primaryKey, boolean userManaged) {
+    this.name = SqlIdentifiers.check("table", name);
+    this.type = Objects.requireNonNull(type, "type");
+    this.components = type.getRecordComponents();
+    List<ColumnSpec> cols = new ArrayList<>();
+    for (RecordComponent c : components) {
+      cols.add(new ColumnSpec(SqlIdentifiers.check("column", c.getName()),
+          ColumnTypes.forJavaType(c.getType())));
+      c.getAccessor().setAccessible(true);
+    }
+    this.columns = List.copyOf(cols);
+    if (primaryKey.isEmpty()) {
+      throw new IllegalArgumentException("table " + name + " needs a primary key");
+    }
+    for (String pk : primaryKey) {
+      if (cols.stream().noneMatch(c -> c.name().equals(pk))) {
+        throw new IllegalArgumentException("primary-key column '" + pk + "' is not a component of "
+            + type.getName());
+      }
+    }
+    this.primaryKey = List.copyOf(primaryKey);
+    this.userManaged = userManaged;
+  }
+
+  /** A table the app creates, evolves and drops. */
+  public static <T extends Record> TableSchema<T> of(
+      String name, Class<T> type, String... primaryKey) {
+    return new TableSchema<>(name, type, List.of(primaryKey), false);
+  }
+
+  /**
+   * A table the user owns: the app manages its rows but never creates, alters or drops it (on
+   * removal it is left alone, the "abandon" shape).
+   */
+  public static <T extends Record> TableSchema<T> userManaged(
+      String name, Class<T> type, String... primaryKey) {
+    return new TableSchema<>(name, type, List.of(primaryKey), true);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public List<ColumnSpec> columns() {
+    return columns;
+  }
+
+  TableSpec spec(String database) {
+    return new TableSpec(database, name, columns, primaryKey, userManaged);
+  }
+
+  /**
+   * The row of {@code value}.
+   *
+   * @throws IllegalArgumentException naming the column when a primary-key value is null
+   */
+  Row row(T value) {
+    Objects.requireNonNull(value, "row");
+    List<SqlValue> values = new ArrayList<>(components.length);
+    List<StableKey> key = new ArrayList<>(primaryKey.size());
+    for (RecordComponent c : components) {
+      Object v;
+      try {
+        v = c.getAccessor().invoke(value);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot read " + type.getName() + "." + c.getName(), e);
+      }
+      SqlValue sql = SqlValue.of(v);
+      values.add(sql);
+    }
+    for (String pk : primaryKey) {
+      SqlValue v = values.get(indexOf(pk));
+      if (v.isNull()) {
+        throw new IllegalArgumentException(
+            "row " + value + " of table " + name + " has a null primary-key column '" + pk + "'");
+      }
+      key.add(v.toKey());
+    }
+    return new Row(key.size() == 1 ? key.get(0) : new StableKey.Array(key), values);
+  }
+
+  private int indexOf(String column) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(column)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("no column " + column);
+  }
+}
