@@ -25,7 +25,13 @@ public record Preview(List<PlannedAction> actions) {
     return out;
   }
 
+  /** Whether any planned action is more than a container's refresh. */
   public boolean hasChanges() {
-    return !actions.isEmpty();
+    return actions.stream().anyMatch(a -> !a.refresh());
+  }
+
+  /** The planned actions that change something (container refreshes left out). */
+  public List<PlannedAction> changes() {
+    return actions.stream().filter(a -> !a.refresh()).toList();
   }
 }

@@ -52,6 +52,21 @@ class ContainerTest extends EngineTestBase {
   }
 
   @Test
+  void unchangedContainerIsRefreshedButCountedAndPreviewedAsUnchanged() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1"));
+    assertThat(app.update().of("tables")).isEqualTo(new UpdateStats.ProviderStats(1, 0, 0, 0));
+    Preview preview = app.preview();
+    assertThat(preview.actions()).extracting(PlannedAction::refresh).containsExactly(true);
+    assertThat(preview.hasChanges()).isFalse();
+    assertThat(app.update().of("tables")).isEqualTo(new UpdateStats.ProviderStats(0, 0, 0, 1));
+    assertThat(tables.takeLog()).containsExactly("ensure docs", "ensure docs");
+
+    generation = "g2";
+    assertThat(app.preview().hasChanges()).isTrue();
+  }
+
+  @Test
   void twoContainersOfOneProviderAreIndependent() {
     App app = tablesApp();
     declared.put("docs", Map.of("r1", "a"));

@@ -193,7 +193,7 @@ public final class ComponentCommit {
   private void plan() {
     for (Reconciliation r : results) {
       if (r.hasAction()) {
-        run.planned.add(new PlannedAction(r.provider.name(), r.key, r.action));
+        run.planned.add(new PlannedAction(r.provider.name(), r.key, r.action, r.isRefresh()));
       }
     }
   }
@@ -287,7 +287,7 @@ public final class ComponentCommit {
       writes.add(component);
     }
     Runnable committed = () -> {
-      applied.forEach(r -> run.applied(r.provider.name(), r.key, r.action));
+      applied.forEach(r -> run.applied(r.provider.name(), r.key, r.action, r.isRefresh()));
       offerOrphans();
     };
     if (writes.isEmpty()) {

@@ -132,7 +132,7 @@ public final class OrphanSweep {
     }
     if (run.mode == RunMode.PREVIEW) {
       for (Deletion d : deletions) {
-        run.planned.add(new PlannedAction(d.r.provider.name(), d.r.key, d.r.action));
+        run.planned.add(new PlannedAction(d.r.provider.name(), d.r.key, d.r.action, false));
       }
       return;
     }
@@ -227,7 +227,7 @@ public final class OrphanSweep {
     }
     if (!commit.isEmpty()) {
       run.store.write(run.app, commit).join();
-      applied.forEach(d -> run.applied(d.r.provider.name(), d.r.key, d.r.action));
+      applied.forEach(d -> run.applied(d.r.provider.name(), d.r.key, d.r.action, false));
     }
     return failed;
   }

@@ -57,6 +57,20 @@ final class Reconciliation {
     return action != null;
   }
 
+  /**
+   * An Update whose record equals the single settled record of the last run: what a container
+   * returns on every run it is declared. Counted as unchanged.
+   */
+  boolean isRefresh() {
+    return action instanceof TargetAction.Update
+        && invalidation == null
+        && row != null
+        && row.records().size() == 1
+        && !row.records().get(0).isNone()
+        && record != null
+        && Arrays.equals(row.records().get(0).record(), record);
+  }
+
   int depth() {
     return path.depth();
   }

@@ -73,9 +73,14 @@ public final class Run {
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;
 
-  /** Counts a committed action and tells the listeners. */
-  void applied(String provider, io.cocoindex.StableKey key, io.cocoindex.TargetAction<?> action) {
-    stats.applied(provider, action);
+  /** Counts a committed action (a refresh as unchanged) and tells the listeners. */
+  void applied(String provider, io.cocoindex.StableKey key, io.cocoindex.TargetAction<?> action,
+      boolean refresh) {
+    if (refresh) {
+      stats.unchanged(provider, 1);
+    } else {
+      stats.applied(provider, action);
+    }
     for (io.cocoindex.runtime.ActionListener l : listeners) {
       l.applied(provider, key, action);
     }
