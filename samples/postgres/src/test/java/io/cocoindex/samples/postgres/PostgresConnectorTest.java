@@ -1,0 +1,522 @@
+package io.cocoindex.samples.postgres;
+
+import static io.cocoindex.samples.postgres.PostgresServer.execute;
+import static io.cocoindex.samples.postgres.PostgresServer.lines;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
+import io.cocoindex.runtime.App;
+import io.cocoindex.testkit.CocoIndexExtension;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The PostgreSQL connector against a real server, checked through the server's own catalogs. */
+class PostgresConnectorTest {
+  static final ContextKey<DataSource> DB = ContextKey.of("main_db", DataSource.class);
+  static final CountingDataSource COUNTING = new CountingDataSource(PostgresServer.DATA_SOURCE);
+  static final String TABLE = "cocoindex.io/postgres/table";
+
+  record Doc(long id, String title, int views) {}
+
+  static final TableSchema<Doc> DOCS = TableSchema.of(Doc.class).primaryKey("id").build();
+
+  @RegisterExtension
+  final CocoIndexExtension coco =
+      CocoIndexExtension.builder().provide(DB, COUNTING.dataSource()).build();
+
+  String schema;
+  /** What the app declares on its next run; tests change it between runs. */
+  BiConsumer<Ctx, Tables> declare = (ctx, tables) -> {};
+  final List<Doc> docs = new ArrayList<>();
+  App app;
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    PostgresServer.require();
+    String method = info.getTestMethod().orElseThrow().getName().toLowerCase(Locale.ROOT);
+    schema = "t_" + method.substring(0, Math.min(40, method.length())) + "_"
+        + Long.toHexString(System.nanoTime() & 0xffffff);
+    execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+    app = coco.app(ctx -> declare.accept(ctx, Tables.register(ctx, TableHandler.of(ctx, DB))));
+    COUNTING.take();
+    COUNTING.takeConnections();
+  }
+
+  @AfterEach
+  void dropSchema() {
+    if (schema != null) {
+      execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+    }
+  }
+
+  /** Declares the docs table with the rows of {@link #docs}. */
+  void declareDocs() {
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, DOCS.table(DB, schema, "docs"));
+      docs.forEach(d -> t.declareRow(ctx, DOCS.row(d)));
+    };
+  }
+
+  List<String> columns(String table) {
+    return lines("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema"
+        + " = '" + schema + "' AND table_name = '" + table + "' ORDER BY ordinal_position");
+  }
+
+  List<String> tables() {
+    return lines("SELECT table_name FROM information_schema.tables WHERE table_schema = '"
+        + schema + "' ORDER BY table_name");
+  }
+
+  List<String> rows(String table) {
+    return lines("SELECT * FROM \"" + schema + "\".\"" + table + "\" ORDER BY 1");
+  }
+
+  /** The column's attribute number: unchanged by an in-place type change, new after a re-add. */
+  String attnum(String table, String column) {
+    return lines("SELECT attnum FROM pg_attribute WHERE attrelid = '\"" + schema + "\".\"" + table
+        + "\"'::regclass AND attname = '" + column + "' AND NOT attisdropped").get(0);
+  }
+
+  @Test
+  void createsTheTableAndItsRows() {
+    docs.add(new Doc(1, "alpha", 10));
+    docs.add(new Doc(2, "beta", 20));
+    declareDocs();
+    assertThat(coco.update(app)).hasSize(3).anyMatch(a -> a.startsWith(TABLE + " create"));
+    assertThat(columns("docs"))
+        .containsExactly("id|bigint", "title|text", "views|integer");
+    assertThat(lines("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid ="
+        + " i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND i.indrelid = '\""
+        + schema + "\".docs'::regclass")).containsExactly("id");
+    assertThat(rows("docs")).containsExactly("1|alpha|10", "2|beta|20");
+  }
+
+  @Test
+  void updatesAndDeletesRows() {
+    docs.add(new Doc(1, "alpha", 10));
+    docs.add(new Doc(2, "beta", 20));
+    declareDocs();
+    coco.update(app);
+
+    docs.set(0, new Doc(1, "alpha v2", 11));
+    docs.remove(1);
+    docs.add(new Doc(3, "gamma", 30));
+    List<String> applied = coco.update(app);
+    assertThat(applied).filteredOn(a -> !a.startsWith(TABLE + " ")).hasSize(3)
+        .anyMatch(a -> a.contains(" update ") && a.endsWith(" 1"))
+        .anyMatch(a -> a.contains(" delete ") && a.endsWith(" 2"))
+        .anyMatch(a -> a.contains(" create ") && a.endsWith(" 3"));
+    assertThat(rows("docs")).containsExactly("1|alpha v2|11", "3|gamma|30");
+  }
+
+  @Test
+  void unchangedRerunSendsNoStatementAndKeepsTheData() {
+    docs.add(new Doc(1, "alpha", 10));
+    docs.add(new Doc(2, "beta", 20));
+    declareDocs();
+    coco.update(app);
+    assertThat(COUNTING.take()).isNotEmpty();
+    COUNTING.takeConnections();
+
+    // Only the container's own (empty) update runs: it is what resolves the rows' handler.
+    assertThat(coco.update(app)).containsExactly(TABLE + " update [\"main_db\", \"" + schema
+        + "\", \"docs\"]");
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(COUNTING.takeConnections()).isZero();
+    assertThat(rows("docs")).containsExactly("1|alpha|10", "2|beta|20");
+  }
+
+  @Test
+  void tableNoLongerDeclaredIsDropped() {
+    docs.add(new Doc(1, "alpha", 10));
+    declareDocs();
+    coco.update(app);
+    assertThat(tables()).containsExactly("docs");
+
+    declare = (ctx, tables) -> {};
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"docs\"]");
+    assertThat(tables()).isEmpty();
+  }
+
+  @Test
+  void twoTablesSideBySide() {
+    declare = (ctx, tables) -> {
+      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "docs_a"));
+      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "docs_b"));
+      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
+      b.declareRow(ctx, DOCS.row(new Doc(1, "in b", 2)));
+      b.declareRow(ctx, DOCS.row(new Doc(2, "also in b", 3)));
+    };
+    coco.update(app);
+    assertThat(tables()).containsExactly("docs_a", "docs_b");
+    assertThat(rows("docs_a")).containsExactly("1|in a|1");
+    assertThat(rows("docs_b")).containsExactly("1|in b|2", "2|also in b|3");
+
+    declare = (ctx, tables) -> {
+      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "docs_b"));
+      b.declareRow(ctx, DOCS.row(new Doc(1, "in b", 2)));
+      b.declareRow(ctx, DOCS.row(new Doc(2, "also in b", 3)));
+    };
+    coco.update(app);
+    assertThat(tables()).containsExactly("docs_b");
+    assertThat(rows("docs_b")).containsExactly("1|in b|2", "2|also in b|3");
+  }
+
+  @Test
+  void userManagedTableGetsRowsButNoDdlAndSurvivesRemoval() {
+    execute("CREATE SCHEMA \"" + schema + "\"",
+        "CREATE TABLE \"" + schema + "\".mine (id bigint PRIMARY KEY, title text, views integer,"
+            + " note text DEFAULT 'user column')");
+    COUNTING.take();
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, DOCS.userTable(DB, schema, "mine"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "alpha", 10)));
+    };
+    coco.update(app);
+    assertThat(COUNTING.take()).allMatch(sql -> sql.startsWith("INSERT INTO"));
+    assertThat(rows("mine")).containsExactly("1|alpha|10|user column");
+
+    declare = (ctx, tables) -> {};
+    assertThat(coco.update(app)).isEmpty();
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(columns("mine")).hasSize(4);
+    assertThat(rows("mine")).containsExactly("1|alpha|10|user column");
+  }
+
+  record DocV1(long id, String title) {}
+
+  record DocV2(long id, String title, String body) {}
+
+  @Test
+  void addedColumnIsAddedInPlace() {
+    TableSchema<DocV1> v1 = TableSchema.of(DocV1.class).primaryKey("id").build();
+    TableSchema<DocV2> v2 = TableSchema.of(DocV2.class).primaryKey("id").build();
+    declare = (ctx, tables) -> tables.declareTable(ctx, v1.table(DB, schema, "docs"))
+        .declareRow(ctx, v1.row(new DocV1(1, "alpha")));
+    coco.update(app);
+    String titleAttnum = attnum("docs", "title");
+
+    declare = (ctx, tables) -> tables.declareTable(ctx, v2.table(DB, schema, "docs"))
+        .declareRow(ctx, v2.row(new DocV2(1, "alpha", "text")));
+    coco.update(app);
+    assertThat(COUNTING.take()).anyMatch(sql -> sql.contains("ADD COLUMN IF NOT EXISTS \"body\""))
+        .noneMatch(sql -> sql.contains("DROP TABLE"));
+    assertThat(columns("docs")).containsExactly("id|bigint", "title|text", "body|text");
+    assertThat(attnum("docs", "title")).isEqualTo(titleAttnum);
+    assertThat(rows("docs")).containsExactly("1|alpha|text");
+  }
+
+  @Test
+  void droppedColumnIsDroppedAndRowsAreRewritten() {
+    TableSchema<DocV2> v2 = TableSchema.of(DocV2.class).primaryKey("id").build();
+    TableSchema<DocV1> v1 = TableSchema.of(DocV1.class).primaryKey("id").build();
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, v2.table(DB, schema, "docs"));
+      t.declareRow(ctx, v2.row(new DocV2(1, "alpha", "text")));
+      t.declareRow(ctx, v2.row(new DocV2(2, "beta", "more")));
+    };
+    coco.update(app);
+
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, v1.table(DB, schema, "docs"));
+      t.declareRow(ctx, v1.row(new DocV1(1, "alpha")));
+      t.declareRow(ctx, v1.row(new DocV1(2, "beta")));
+    };
+    coco.update(app);
+    assertThat(columns("docs")).containsExactly("id|bigint", "title|text");
+    assertThat(rows("docs")).containsExactly("1|alpha", "2|beta");
+  }
+
+  record Counter(long id, int views) {}
+
+  @Test
+  void typeChangeThatKeepsDataConvertsInPlace() {
+    TableSchema<Counter> asInteger = TableSchema.of(Counter.class).primaryKey("id").build();
+    TableSchema<Counter> asBigint =
+        TableSchema.of(Counter.class).primaryKey("id").columnType("views", "BIGINT").build();
+    declare = (ctx, tables) -> tables.declareTable(ctx, asInteger.table(DB, schema, "counters"))
+        .declareRow(ctx, asInteger.row(new Counter(1, 42)));
+    coco.update(app);
+    String before = attnum("counters", "views");
+    COUNTING.take();
+
+    declare = (ctx, tables) -> tables.declareTable(ctx, asBigint.table(DB, schema, "counters"))
+        .declareRow(ctx, asBigint.row(new Counter(1, 42)));
+    coco.update(app);
+    assertThat(COUNTING.take())
+        .anyMatch(sql -> sql.contains("ALTER COLUMN \"views\" TYPE bigint"))
+        .noneMatch(sql -> sql.contains("DROP COLUMN"));
+    assertThat(columns("counters")).containsExactly("id|bigint", "views|bigint");
+    assertThat(attnum("counters", "views")).isEqualTo(before);
+    assertThat(rows("counters")).containsExactly("1|42");
+  }
+
+  record Coded(long id, String code) {}
+
+  record CodedNumber(long id, int code) {}
+
+  @Test
+  void typeChangeThatCannotConvertDropsAndReaddsTheColumn() {
+    TableSchema<Coded> text = TableSchema.of(Coded.class).primaryKey("id").build();
+    TableSchema<CodedNumber> number = TableSchema.of(CodedNumber.class).primaryKey("id").build();
+    declare = (ctx, tables) -> tables.declareTable(ctx, text.table(DB, schema, "codes"))
+        .declareRow(ctx, text.row(new Coded(1, "not a number")));
+    coco.update(app);
+    String before = attnum("codes", "code");
+    COUNTING.take();
+
+    declare = (ctx, tables) -> tables.declareTable(ctx, number.table(DB, schema, "codes"))
+        .declareRow(ctx, number.row(new CodedNumber(1, 7)));
+    coco.update(app);
+    assertThat(COUNTING.take())
+        .anyMatch(sql -> sql.contains("ALTER COLUMN \"code\" TYPE integer"))
+        .anyMatch(sql -> sql.contains("DROP COLUMN IF EXISTS \"code\""))
+        .anyMatch(sql -> sql.contains("ADD COLUMN \"code\" integer"));
+    assertThat(columns("codes")).containsExactly("id|bigint", "code|integer");
+    assertThat(attnum("codes", "code")).isNotEqualTo(before);
+    assertThat(rows("codes")).containsExactly("1|7");
+  }
+
+  record Keyed(String tenant, long id, String title) {}
+
+  @Test
+  void primaryKeyChangeRecreatesTheTableAndItsRows() {
+    TableSchema<Keyed> byId = TableSchema.of(Keyed.class).primaryKey("id").build();
+    TableSchema<Keyed> byTenantAndId =
+        TableSchema.of(Keyed.class).primaryKey("tenant", "id").build();
+    List<Keyed> rows = List.of(new Keyed("a", 1, "one"), new Keyed("b", 2, "two"));
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, byId.table(DB, schema, "keyed"));
+      rows.forEach(r -> t.declareRow(ctx, byId.row(r)));
+    };
+    coco.update(app);
+    execute("INSERT INTO \"" + schema + "\".keyed VALUES ('z', 99, 'stray row')");
+
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, byTenantAndId.table(DB, schema, "keyed"));
+      rows.forEach(r -> t.declareRow(ctx, byTenantAndId.row(r)));
+    };
+    List<String> applied = coco.update(app);
+    // DESTRUCTIVE: the rows are created anew, and no delete is sent for the old keys.
+    assertThat(applied).filteredOn(a -> !a.startsWith(TABLE + " ")).hasSize(2)
+        .allMatch(a -> a.contains(" create "));
+    assertThat(lines("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid ="
+        + " i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND i.indrelid = '\""
+        + schema + "\".keyed'::regclass ORDER BY a.attname")).containsExactly("id", "tenant");
+    assertThat(lines("SELECT tenant, id, title FROM \"" + schema + "\".keyed ORDER BY id"))
+        .containsExactly("a|1|one", "b|2|two");
+  }
+
+  String indexDef(String name) {
+    List<String> defs = lines("SELECT indexdef FROM pg_indexes WHERE schemaname = '" + schema
+        + "' AND indexname = '" + name + "'");
+    return defs.isEmpty() ? null : defs.get(0);
+  }
+
+  String indexOid(String name) {
+    return lines("SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+        + " WHERE n.nspname = '" + schema + "' AND c.relname = '" + name + "'").get(0);
+  }
+
+  @Test
+  void indexSpecChangeRecreatesItUnderTheSameNameAndAnIdenticalSpecDoesNothing() {
+    docs.add(new Doc(1, "alpha", 10));
+    IndexSpec[] index = {IndexSpec.btree("docs_lookup", "title")};
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      docs.forEach(d -> t.declareRow(ctx, DOCS.row(d)));
+      t.declareIndex(ctx, index[0]);
+    };
+    coco.update(app);
+    assertThat(indexDef("docs_lookup")).contains("USING btree (title)");
+    String oid = indexOid("docs_lookup");
+    COUNTING.take();
+
+    coco.update(app);
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(indexOid("docs_lookup")).isEqualTo(oid);
+
+    index[0] = new IndexSpec("docs_lookup", List.of("title", "views"), true, "btree");
+    assertThat(coco.update(app)).anyMatch(a -> a.contains(" update ") && a.endsWith("docs_lookup\""));
+    assertThat(COUNTING.take()).containsExactly(
+        "DROP INDEX IF EXISTS \"" + schema + "\".\"docs_lookup\"",
+        "CREATE UNIQUE INDEX IF NOT EXISTS \"docs_lookup\" ON \"" + schema + "\".\"docs\" USING"
+            + " btree (\"title\", \"views\")");
+    assertThat(indexDef("docs_lookup")).contains("UNIQUE INDEX docs_lookup")
+        .contains("USING btree (title, views)");
+    assertThat(indexOid("docs_lookup")).isNotEqualTo(oid);
+  }
+
+  @Test
+  void indexNoLongerDeclaredIsDropped() {
+    boolean[] withIndex = {true};
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "alpha", 10)));
+      if (withIndex[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("docs_views", "views"));
+      }
+    };
+    coco.update(app);
+    assertThat(indexDef("docs_views")).isNotNull();
+
+    withIndex[0] = false;
+    coco.update(app);
+    assertThat(indexDef("docs_views")).isNull();
+    assertThat(rows("docs")).containsExactly("1|alpha|10");
+  }
+
+  @Test
+  void sqlCommandTeardownRunsBeforeTheNewSetupAndOnRemoval() {
+    execute("CREATE SCHEMA \"" + schema + "\"",
+        "CREATE TABLE \"" + schema + "\".log (seq serial PRIMARY KEY, entry text)");
+    String log = "\"" + schema + "\".log";
+    SqlCommand[] command = {new SqlCommand("audit",
+        "INSERT INTO " + log + " (entry) VALUES ('setup v1')",
+        "INSERT INTO " + log + " (entry) VALUES ('teardown v1')")};
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      if (command[0] != null) {
+        t.declareSqlCommand(ctx, command[0]);
+      }
+    };
+    coco.update(app);
+    coco.update(app); // unchanged: nothing runs again
+    assertThat(lines("SELECT entry FROM " + log + " ORDER BY seq")).containsExactly("setup v1");
+
+    command[0] = new SqlCommand("audit",
+        "INSERT INTO " + log + " (entry) VALUES ('setup v2')",
+        "INSERT INTO " + log + " (entry) VALUES ('teardown v2')");
+    coco.update(app);
+    assertThat(lines("SELECT entry FROM " + log + " ORDER BY seq"))
+        .containsExactly("setup v1", "teardown v1", "setup v2");
+
+    command[0] = null;
+    coco.update(app);
+    assertThat(lines("SELECT entry FROM " + log + " ORDER BY seq"))
+        .containsExactly("setup v1", "teardown v1", "setup v2", "teardown v2");
+  }
+
+  record Nullable(Long id, String title) {}
+
+  @Test
+  void nullPrimaryKeyIsAClearErrorAndChangesNothing() {
+    TableSchema<Nullable> schemaOf = TableSchema.of(Nullable.class).primaryKey("id").build();
+    List<Nullable> rows = new ArrayList<>(List.of(new Nullable(1L, "alpha")));
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, schemaOf.table(DB, schema, "docs"));
+      rows.forEach(r -> t.declareRow(ctx, schemaOf.row(r)));
+    };
+    coco.update(app);
+    COUNTING.take();
+
+    rows.set(0, new Nullable(1L, "alpha v2"));
+    rows.add(new Nullable(null, "no key"));
+    assertThatThrownBy(() -> coco.update(app))
+        .hasMessageContaining("null value for primary key column 'id'");
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(rows("docs")).containsExactly("1|alpha");
+  }
+
+  @Test
+  void rowMissingItsPrimaryKeyIsAClearErrorAndChangesNothing() {
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, DOCS.table(DB, schema, "docs"));
+      t.declareRow(ctx, new Row(io.cocoindex.StableKey.of(1L),
+          Map.of("title", SqlValue.ofText("no id"))));
+    };
+    assertThatThrownBy(() -> coco.update(app))
+        .hasMessageContaining("table " + schema + ".docs has no value for primary key column 'id'");
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(tables()).isEmpty();
+  }
+
+  @Test
+  void maliciousIdentifiersAreRejectedBeforeAnythingRuns() {
+    String evil = "docs\"; DROP TABLE victims; --";
+    declare = (ctx, tables) -> tables.declareTable(ctx, DOCS.table(DB, schema, evil));
+    assertThatThrownBy(() -> coco.update(app))
+        .hasMessageContaining("invalid table name '" + evil + "'");
+
+    assertThatThrownBy(() -> TableSchema.of(Doc.class).primaryKey("id")
+        .columnType("title", "text); DROP TABLE victims; --").build())
+        .hasMessageContaining("invalid SQL type 'text); DROP TABLE victims; --' of column 'title'");
+    assertThatThrownBy(() -> IndexSpec.btree("ok_index", "title\" DESC; --"))
+        .hasMessageContaining("invalid column of index ok_index name 'title\" DESC; --'");
+    assertThatThrownBy(() -> new ColumnDef("a b", "text"))
+        .hasMessageContaining("invalid column name 'a b'");
+
+    declare = (ctx, tables) -> {
+      IndexSpec index = IndexSpec.btree("x; DROP SCHEMA public", "title"); // fails here
+      tables.mountTable(ctx, DOCS.table(DB, schema, "docs")).declareIndex(ctx, index);
+    };
+    assertThatThrownBy(() -> coco.update(app))
+        .hasMessageContaining("invalid index name 'x; DROP SCHEMA public'");
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(COUNTING.takeConnections()).isZero();
+    assertThat(tables()).isEmpty();
+  }
+
+  record Wide(long id, String a, String b, String c, String d, String e, String f, String g,
+      String h, String i) {}
+
+  @Test
+  void upsertsAndDeletesInChunksUnderTheBindParameterLimit() {
+    TableSchema<Wide> wide = TableSchema.of(Wide.class).primaryKey("id").build();
+    int n = 4_000; // 10 columns: 40,000 parameters, more than one statement may bind
+    boolean[] declared = {true};
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, wide.table(DB, schema, "wide"));
+      if (declared[0]) {
+        for (int i = 0; i < n; i++) {
+          t.declareRow(ctx, wide.row(new Wide(i, "a" + i, "b" + i, "c", "d", "e", "f", "g", "h",
+              "i")));
+        }
+      }
+    };
+    coco.update(app);
+    assertThat(COUNTING.take()).filteredOn(sql -> sql.startsWith("INSERT INTO")).hasSize(2);
+    assertThat(lines("SELECT count(*) AS n, count(DISTINCT b) AS distinct_b FROM \"" + schema + "\".wide"))
+        .containsExactly(n + "|" + n);
+
+    declared[0] = false;
+    coco.update(app);
+    assertThat(COUNTING.take()).filteredOn(sql -> sql.startsWith("DELETE FROM")).hasSize(1);
+    assertThat(lines("SELECT count(*) FROM \"" + schema + "\".wide")).containsExactly("0");
+  }
+
+  @Test
+  void rowsOfSeveralTablesOfADatabaseLandInOneTransaction() {
+    declare = (ctx, tables) -> {
+      TableTarget a = tables.declareTable(ctx, DOCS.table(DB, schema, "docs_a"));
+      TableTarget b = tables.declareTable(ctx, DOCS.table(DB, schema, "docs_b"));
+      a.declareRow(ctx, DOCS.row(new Doc(1, "a", 1)));
+      b.declareRow(ctx, DOCS.row(new Doc(1, "b", 1)));
+    };
+    coco.update(app);
+    // One connection for both tables' DDL, one for both tables' rows.
+    assertThat(COUNTING.takeConnections()).isEqualTo(2);
+    assertThat(COUNTING.take()).filteredOn(sql -> sql.startsWith("INSERT INTO")).hasSize(2);
+  }
+
+  @Test
+  void dropStateDropsEveryTableTheAppCreated() {
+    docs.add(new Doc(1, "alpha", 10));
+    declareDocs();
+    coco.update(app);
+    app.dropState();
+    assertThat(tables()).isEmpty();
+  }
+}
