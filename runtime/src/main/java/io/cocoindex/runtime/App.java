@@ -50,6 +50,7 @@ public final class App implements AutoCloseable {
   private final ForkJoinPool componentPool;
   private final ExecutorService sinkExecutor;
   private boolean closed;
+  private volatile Run current;
 
   private App(String name, Environment env, Consumer<Ctx> main) {
     this.name = name;
@@ -142,6 +143,12 @@ public final class App implements AutoCloseable {
     return stats;
   }
 
+  /** Progress of the update, preview or drop running now, or null when none is. */
+  public RunProgress progress() {
+    Run run = current;
+    return run == null ? null : run.stats.progress();
+  }
+
   /**
    * What the app tracks now, per provider, and which states an interrupted run left unsettled.
    * Takes no lock: it can run while an update is in progress (and then sees its commits so far).
@@ -156,8 +163,13 @@ public final class App implements AutoCloseable {
     try (AutoCloseable lock = store.lockForUpdate(name)) {
       Run run = newRun(mode, fullReprocess);
       run.startNanos = System.nanoTime();
-      ComponentRunner.runRoot(run, main);
-      OrphanSweep.sweep(run);
+      current = run;
+      try {
+        ComponentRunner.runRoot(run, main);
+        OrphanSweep.sweep(run);
+      } finally {
+        current = null;
+      }
       return run;
     } catch (RuntimeException e) {
       throw e;

@@ -36,6 +36,7 @@ public final class ComponentRunner {
 
   static CompletableFuture<Boolean> start(ComponentContext ctx, Function<Ctx, ?> body) {
     ctx.run.visit(ctx.path);
+    ctx.run.stats.componentMounted();
     return CompletableFuture.supplyAsync(() -> {
       Throwable error = null;
       try {
@@ -49,6 +50,7 @@ public final class ComponentRunner {
 
   static <T> T runForeground(ComponentContext ctx, Function<Ctx, T> body) {
     ctx.run.visit(ctx.path);
+    ctx.run.stats.componentMounted();
     T result = null;
     Throwable error = null;
     try {
@@ -90,38 +92,43 @@ public final class ComponentRunner {
       children = List.copyOf(ctx.children);
     }
     return CompletableFuture.allOf(children.toArray(CompletableFuture[]::new))
-        .thenComposeAsync(v -> {
-          boolean childrenHealthy = children.stream().allMatch(CompletableFuture::join);
-          if (bodyError != null) {
-            run.protect(ctx.path);
-            if (run.mode == RunMode.DROP) {
-              log.warn("component {} failed while collecting registrations for a drop: {}",
-                  ctx.path, bodyError.toString());
-            } else {
-              run.fail(ctx.path, bodyError);
-            }
-            return CompletableFuture.completedFuture(false);
-          }
-          run.stats.componentRun();
-          CompletableFuture<Void> committed;
-          try {
-            committed = ComponentCommit.run(run, new ComponentCommit.Input(
-                ctx.path, ctx.declarations(), ctx.memoFingerprint,
-                ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy));
-          } catch (RuntimeException e) {
-            committed = CompletableFuture.failedFuture(e);
-          }
-          return committed.handle((ok, err) -> {
-            if (err != null) {
-              Throwable cause = err instanceof CompletionException && err.getCause() != null
-                  ? err.getCause() : err;
-              run.protect(ctx.path);
-              run.fail(ctx.path, cause);
-              return false;
-            }
-            return childrenHealthy;
-          });
-        }, run.componentPool);
+        .thenComposeAsync(v -> finishAfterChildren(ctx, bodyError, children), run.componentPool)
+        .whenComplete((ok, err) -> run.stats.componentFinished());
+  }
+
+  private static CompletableFuture<Boolean> finishAfterChildren(
+      ComponentContext ctx, Throwable bodyError, List<CompletableFuture<Boolean>> children) {
+    Run run = ctx.run;
+    boolean childrenHealthy = children.stream().allMatch(CompletableFuture::join);
+    if (bodyError != null) {
+      run.protect(ctx.path);
+      if (run.mode == RunMode.DROP) {
+        log.warn("component {} failed while collecting registrations for a drop: {}",
+            ctx.path, bodyError.toString());
+      } else {
+        run.fail(ctx.path, bodyError);
+      }
+      return CompletableFuture.completedFuture(false);
+    }
+    run.stats.componentRun();
+    CompletableFuture<Void> committed;
+    try {
+      committed = ComponentCommit.run(run, new ComponentCommit.Input(
+          ctx.path, ctx.declarations(), ctx.memoFingerprint,
+          ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy));
+    } catch (RuntimeException e) {
+      committed = CompletableFuture.failedFuture(e);
+    }
+    return committed.handle((ok, err) -> {
+      if (err != null) {
+        Throwable cause = err instanceof CompletionException && err.getCause() != null
+            ? err.getCause() : err;
+        run.protect(ctx.path);
+        run.fail(ctx.path, cause);
+        return false;
+      }
+      return childrenHealthy;
+    });
   }
 
   static boolean memoHit(Run run, ComponentRecord rec, byte[] fingerprint) {
@@ -133,7 +140,9 @@ public final class ComponentRunner {
   }
 
   static void countMemoized(Run run, ComponentRecord rec) {
+    run.stats.componentMounted();
     run.stats.componentMemoized();
+    run.stats.componentFinished();
     for (MemoDependencies.Dependency d : MemoDependencies.decode(rec.memoDependencies())) {
       run.stats.unchangedCarried(d.provider(), d.states());
     }

@@ -13,6 +13,21 @@ public final class RunStats {
   private final Map<String, LongAdder[]> counts = new ConcurrentHashMap<>();
   final LongAdder componentsRun = new LongAdder();
   final LongAdder componentsMemoized = new LongAdder();
+  private final LongAdder mounted = new LongAdder();
+  private final LongAdder finished = new LongAdder();
+
+  public void componentMounted() {
+    mounted.increment();
+  }
+
+  public void componentFinished() {
+    finished.increment();
+  }
+
+  public io.cocoindex.runtime.RunProgress progress() {
+    return new io.cocoindex.runtime.RunProgress(
+        mounted.sum(), finished.sum(), componentsMemoized.sum());
+  }
 
   private LongAdder[] of(String provider) {
     return counts.computeIfAbsent(

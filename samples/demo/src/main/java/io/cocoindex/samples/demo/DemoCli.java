@@ -1,0 +1,338 @@
+package io.cocoindex.samples.demo;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cocoindex.StableKey;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.ComponentFailure;
+import io.cocoindex.runtime.PlannedAction;
+import io.cocoindex.runtime.Preview;
+import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.UpdateStats;
+import io.cocoindex.runtime.inspect.StatusReport;
+import io.cocoindex.samples.sqlite.SqliteDatabase;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The demo's command line: {@code update}, {@code preview}, {@code search}, {@code status},
+ * {@code drop}.
+ */
+@Command(
+    name = "cocoindex-demo",
+    mixinStandardHelpOptions = true,
+    version = "cocoindex-demo 0.1.0",
+    description = "An incremental document indexer: text and Markdown files -> SQLite chunks"
+        + " with full-text search + one JSON summary per file.",
+    subcommands = {
+      DemoCli.Update.class, DemoCli.PreviewCommand.class, DemoCli.Search.class,
+      DemoCli.Status.class, DemoCli.Drop.class
+    })
+public final class DemoCli {
+  static final String DEFAULT_SOURCE = "samples/demo/corpus";
+
+  @Option(names = "--home", defaultValue = ".cocoindex-demo",
+      description = "Workspace folder: state, SQLite index, summaries (default: ${DEFAULT-VALUE}).")
+  Path home;
+
+  @Option(names = "--state", description = "State store folder (default: <home>/state).")
+  Path state;
+
+  PrintStream out = System.out;
+  boolean terminal = System.console() != null;
+
+  public static void main(String[] args) {
+    System.exit(run(System.out, System.err, args));
+  }
+
+  /** Runs the CLI and returns its exit code (tests call this). */
+  static int run(PrintStream out, PrintStream err, String... args) {
+    DemoCli cli = new DemoCli();
+    cli.out = out;
+    CommandLine cmd = new CommandLine(cli);
+    cmd.setOut(new java.io.PrintWriter(out, true));
+    cmd.setErr(new java.io.PrintWriter(err, true));
+    cmd.setExecutionExceptionHandler((ex, line, parse) -> {
+      err.println("error: " + ex.getMessage());
+      return 1;
+    });
+    return cmd.execute(args);
+  }
+
+  Workspace workspace() {
+    return new Workspace(home);
+  }
+
+  /** Opens the app on the workspace; the state folder may be overridden. */
+  App open(Path source, SqliteDatabase db) {
+    Workspace ws = workspace();
+    Indexer indexer = new Indexer(ws, source, state != null ? state : ws.state());
+    return indexer.app(db);
+  }
+
+  /** Options of the commands that read the source folder. */
+  static class SourceOption {
+    @Option(names = "--source", defaultValue = DEFAULT_SOURCE,
+        description = "Folder of .txt/.md files to index (default: ${DEFAULT-VALUE}).")
+    Path source;
+  }
+
+  @Command(name = "update", description = "Index the source folder incrementally.")
+  static final class Update implements Callable<Integer> {
+    @CommandLine.ParentCommand DemoCli cli;
+    @CommandLine.Mixin SourceOption options = new SourceOption();
+
+    @Override
+    public Integer call() throws Exception {
+      Path source = options.source;
+      if (!Files.isDirectory(source)) {
+        cli.out.println("error: source folder " + source + " does not exist or is not a directory");
+        return 1;
+      }
+      Files.createDirectories(cli.home);
+      Workspace ws = cli.workspace();
+      Indexer indexer = new Indexer(ws, source, cli.state != null ? cli.state : ws.state());
+      long start = System.nanoTime();
+      try (SqliteDatabase db = SqliteDatabase.open(ws.index()); App app = indexer.app(db)) {
+        UpdateStats stats;
+        List<ComponentFailure> failures = List.of();
+        try (ProgressDisplay progress =
+            new ProgressDisplay(app, indexer::totalFiles, cli.out, cli.terminal)) {
+          try {
+            stats = app.update();
+          } catch (UpdateFailedException e) {
+            stats = e.stats();
+            failures = e.failures();
+          }
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        cli.out.printf("Indexed %s: %d files (%d unchanged, skipped) in %.2f s%n", source,
+            indexer.totalFiles(), stats.componentsMemoized(), took.toNanos() / 1e9);
+        cli.out.print(table(stats));
+        if (!failures.isEmpty()) {
+          cli.out.println(failures.size() + (failures.size() == 1 ? " file" : " files")
+              + " could not be indexed (left as they were; fix them and run update again):");
+          for (ComponentFailure f : failures) {
+            cli.out.println("  ! " + describe(f));
+          }
+          return 1;
+        }
+        return 0;
+      }
+    }
+  }
+
+  static String describe(ComponentFailure f) {
+    String component = f.component();
+    String file = component.startsWith("/\"") && component.endsWith("\"")
+        ? component.substring(2, component.length() - 1) : component;
+    return file + ": " + f.error().getMessage();
+  }
+
+  static String table(UpdateStats stats) {
+    Map<String, long[]> rows = new TreeMap<>();
+    stats.providers().forEach((provider, s) -> {
+      long[] r = rows.computeIfAbsent(Labels.of(provider), k -> new long[4]);
+      r[0] += s.created();
+      r[1] += s.updated();
+      r[2] += s.deleted();
+      r[3] += s.unchanged();
+    });
+    StringBuilder sb = new StringBuilder();
+    String fmt = "  %-26s %8s %8s %8s %10s%n";
+    sb.append(String.format(fmt, "target", "created", "updated", "deleted", "unchanged"));
+    rows.forEach((label, r) -> sb.append(String.format(fmt, label, r[0], r[1], r[2], r[3])));
+    return sb.toString();
+  }
+
+  @Command(name = "preview", description = "Show what update would do; change nothing.")
+  static final class PreviewCommand implements Callable<Integer> {
+    @CommandLine.ParentCommand DemoCli cli;
+    @CommandLine.Mixin SourceOption options = new SourceOption();
+
+    @Option(names = "--json", description = "Print the plan as JSON.")
+    boolean json;
+
+    @Option(names = "--detailed-exitcode",
+        description = "Exit 0 when nothing would change, 2 when changes are pending.")
+    boolean detailedExitCode;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!Files.isDirectory(options.source)) {
+        cli.out.println("error: source folder " + options.source
+            + " does not exist or is not a directory");
+        return 1;
+      }
+      Files.createDirectories(cli.home);
+      Preview preview;
+      try (SqliteDatabase db = SqliteDatabase.open(cli.workspace().index());
+          App app = cli.open(options.source, db)) {
+        preview = app.preview();
+      }
+      List<PlannedAction> changes = preview.changes();
+      if (json) {
+        List<Map<String, Object>> plan = new ArrayList<>();
+        for (PlannedAction a : changes) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("target", Labels.of(a.provider()));
+          m.put("provider", a.provider());
+          m.put("key", keyText(a.key()));
+          m.put("action", a.action().verb());
+          plan.add(m);
+        }
+        cli.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter()
+            .writeValueAsString(Map.of("changes", plan)));
+      } else if (changes.isEmpty()) {
+        cli.out.println("No changes: everything is up to date.");
+      } else {
+        Map<String, List<PlannedAction>> byTarget = new TreeMap<>();
+        changes.forEach(a -> byTarget.computeIfAbsent(Labels.of(a.provider()),
+            k -> new ArrayList<>()).add(a));
+        byTarget.forEach((target, actions) -> {
+          Map<String, Integer> verbs = new TreeMap<>();
+          actions.forEach(a -> verbs.merge(a.action().verb(), 1, Integer::sum));
+          cli.out.println(target + ": " + verbs);
+          actions.stream().limit(5).forEach(a ->
+              cli.out.println("    " + a.action().verb() + " " + keyText(a.key())));
+          if (actions.size() > 5) {
+            cli.out.println("    ... and " + (actions.size() - 5) + " more");
+          }
+        });
+      }
+      return detailedExitCode && !changes.isEmpty() ? 2 : 0;
+    }
+  }
+
+  static String keyText(StableKey key) {
+    if (key instanceof StableKey.Str s) {
+      return s.value();
+    }
+    return key.toString();
+  }
+
+  @Command(name = "search", description = "Full-text search over the indexed chunks.")
+  static final class Search implements Callable<Integer> {
+    @CommandLine.ParentCommand DemoCli cli;
+
+    @Parameters(arity = "1..*", description = "Words to search for.")
+    List<String> words;
+
+    @Option(names = "--limit", defaultValue = "10", description = "Results to show.")
+    int limit;
+
+    @Override
+    public Integer call() throws Exception {
+      Path index = cli.workspace().index();
+      if (!Files.exists(index)) {
+        cli.out.println("error: no index at " + index + ": run update first");
+        return 1;
+      }
+      StringBuilder match = new StringBuilder();
+      for (String w : words) {
+        for (String token : w.split("\\s+")) {
+          if (!token.isBlank()) {
+            match.append(match.length() == 0 ? "" : " ")
+                .append('"').append(token.replace("\"", "\"\"")).append('"');
+          }
+        }
+      }
+      try (SqliteDatabase db = SqliteDatabase.open(index)) {
+        List<String> hits = db.read(c -> {
+          List<String> out = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(
+              "SELECT c.file, c.ordinal, snippet(chunks_fts, 0, '[', ']', '...', 12)"
+                  + " FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
+                  + " WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?")) {
+            ps.setString(1, match.toString());
+            ps.setInt(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+              int rank = 0;
+              while (rs.next()) {
+                out.add(String.format("%2d. %s #%d%n    %s", ++rank, rs.getString(1),
+                    rs.getLong(2), rs.getString(3).replaceAll("\\s+", " ")));
+              }
+            }
+          }
+          return out;
+        });
+        if (hits.isEmpty()) {
+          cli.out.println("No chunk matches " + String.join(" ", words) + ".");
+          return 0;
+        }
+        hits.forEach(cli.out::println);
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "status", description = "Show what is tracked, per target.")
+  static final class Status implements Callable<Integer> {
+    @CommandLine.ParentCommand DemoCli cli;
+
+    @Option(names = {"-v", "--verbose"}, description = "List the tracked keys.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+      Files.createDirectories(cli.home);
+      StatusReport report;
+      try (SqliteDatabase db = SqliteDatabase.open(cli.workspace().index());
+          App app = cli.open(Path.of(DEFAULT_SOURCE), db)) {
+        report = app.status();
+      }
+      if (report.total() == 0) {
+        cli.out.println("Nothing is tracked: run update first.");
+        return 0;
+      }
+      cli.out.printf("%d target states tracked, %d components%n", report.total(),
+          report.components());
+      report.providers().forEach((provider, keys) -> {
+        cli.out.printf("  %-26s %6d   (%s)%n", Labels.of(provider), keys.size(), provider);
+        if (verbose) {
+          keys.forEach(k -> cli.out.println("      " + keyText(k)));
+        }
+      });
+      if (report.unsettled().isEmpty()) {
+        cli.out.println("All states are settled.");
+      } else {
+        cli.out.println(report.unsettled().size() + " states were left unsettled by an"
+            + " interrupted or failed run (the next update reconciles them):");
+        report.unsettled().forEach(u -> cli.out.printf("  %s: %d possible records%s%n", u.path(),
+            u.possibleRecords(), u.mayBeMissing() ? ", may be missing" : ""));
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "drop", description = "Remove everything the indexer created; forget its state.")
+  static final class Drop implements Callable<Integer> {
+    @CommandLine.ParentCommand DemoCli cli;
+    @CommandLine.Mixin SourceOption options = new SourceOption();
+
+    @Override
+    public Integer call() throws Exception {
+      Files.createDirectories(cli.home);
+      try (SqliteDatabase db = SqliteDatabase.open(cli.workspace().index());
+          App app = cli.open(options.source, db)) {
+        UpdateStats stats = app.dropState();
+        cli.out.println("Dropped: " + stats.total().deleted() + " target states deleted.");
+        cli.out.print(table(stats));
+      }
+      return 0;
+    }
+  }
+}
