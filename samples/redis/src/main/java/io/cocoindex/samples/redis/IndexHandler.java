@@ -1,0 +1,107 @@
+package io.cocoindex.samples.redis;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.annotation.ChildHandler;
+import io.cocoindex.annotation.ContainerTarget;
+import io.cocoindex.statediff.DiffAction;
+import io.cocoindex.statediff.ManagedBy;
+import io.cocoindex.statediff.MutualTrackingRecord;
+import io.cocoindex.statediff.StateDiff;
+import io.cocoindex.statediff.TrackingRecordTransition;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Redis indexes (containers): key prefixes of hash documents (children).
+ *
+ * <pre>{@code
+ * Indexes indexes = Indexes.register(ctx, IndexHandler.of(ctx, REDIS));
+ * IndexTarget docs = indexes.mountIndex(ctx, IndexSpec.of(REDIS, "doc:", "title", "body"));
+ * docs.declareDocument(ctx, new Document("1", Map.of("title", "hello")));
+ * }</pre>
+ *
+ * <p>A system-managed index whose fields change is replaced: its prefix is purged and its
+ * documents are written anew (DESTRUCTIVE). One no longer declared is purged (the destroy
+ * shape); a user-managed one is never purged (the abandon shape).
+ */
+@ContainerTarget(
+    provider = "cocoindex.io/redis/index",
+    name = "Index",
+    child = "Document",
+    childValue = Document.class,
+    api = "Indexes")
+public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord, IndexAction> {
+  private final Map<String, RedisDatabase> databases = new LinkedHashMap<>();
+
+  /** A handler for these clients, by the names of their {@code ContextKey}s. */
+  public IndexHandler(Map<String, UnifiedJedis> clients) {
+    IndexHandler_ChildHandlerFactory documents = new IndexHandler_ChildHandlerFactory(this);
+    clients.forEach((name, client) -> databases.put(
+        name, new RedisDatabase(name, Objects.requireNonNull(client, name), documents)));
+  }
+
+  /** A handler for the databases of these keys, resolved from the context of this run. */
+  @SafeVarargs
+  public static IndexHandler of(Ctx ctx, ContextKey<UnifiedJedis>... keys) {
+    Map<String, UnifiedJedis> clients = new LinkedHashMap<>();
+    for (ContextKey<UnifiedJedis> key : keys) {
+      clients.put(key.name(), ctx.get(key));
+    }
+    return new IndexHandler(clients);
+  }
+
+  @ChildHandler
+  DocumentHandler documents(IndexAction index) {
+    return new DocumentHandler(database(index.database()), index);
+  }
+
+  @Override
+  public TargetReconcileOutput<IndexAction, IndexRecord> reconcile(
+      StableKey key, IndexSpec desired, List<IndexRecord> prev, boolean prevMayBeMissing) {
+    String databaseName = ((StableKey.Str) ((StableKey.Array) key).items().get(0)).value();
+    RedisDatabase db = database(databaseName);
+    IndexRecord record =
+        desired == null ? null : new IndexRecord(desired.prefix(), desired.fields(), desired.managedBy());
+    TrackingRecordTransition<IndexRecord> system =
+        StateDiff.resolveSystemTransition(
+            record == null ? null : new MutualTrackingRecord<>(record, record.managedBy()),
+            prev.stream().map(p -> new MutualTrackingRecord<>(p, p.managedBy())).toList(),
+            prevMayBeMissing);
+    DiffAction diff = StateDiff.diff(system);
+    if (desired == null) {
+      if (diff != DiffAction.DELETE) {
+        return null; // nothing known, or the user's index: abandon it untouched
+      }
+      IndexAction purge = new IndexAction(databaseName, prev.get(0).prefix(), List.of(), true);
+      return new TargetReconcileOutput<>(
+          TargetAction.delete(purge), db.indexes, null, TargetChildInvalidation.DESTRUCTIVE);
+    }
+    // Only a changed schema of a system-managed index is replaced; creating needs no command.
+    boolean replace = diff == DiffAction.REPLACE && desired.managedBy() == ManagedBy.SYSTEM;
+    IndexAction action = new IndexAction(databaseName, desired.prefix(), desired.fields(), replace);
+    return new TargetReconcileOutput<>(
+        prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action),
+        db.indexes,
+        record,
+        replace ? TargetChildInvalidation.DESTRUCTIVE : null);
+  }
+
+  private RedisDatabase database(String name) {
+    RedisDatabase db = databases.get(name);
+    if (db == null) {
+      throw new IllegalStateException(
+          "no Redis client for database '" + name + "': pass its ContextKey to IndexHandler.of(ctx,"
+              + " ...) (known: " + databases.keySet() + ")");
+    }
+    return db;
+  }
+}

@@ -1,0 +1,51 @@
+package io.cocoindex.samples.redis;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.annotation.Key;
+import io.cocoindex.annotation.TargetValue;
+import io.cocoindex.statediff.ManagedBy;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * An index: the hash documents stored under a key prefix, with the fields they may have. Keyed
+ * by (database, prefix), where {@code database} is the <em>name</em> of the connection's {@code
+ * ContextKey}, never a host or a password.
+ *
+ * @param database the name of the database's {@code ContextKey}
+ * @param prefix the key prefix of its documents ({@code doc:} stores {@code doc:<id>})
+ * @param fields the fields a document may have: its schema; a change purges and rewrites
+ * @param managedBy {@code SYSTEM}: purged when replaced or removed; {@code USER}: never purged
+ */
+@TargetValue
+public record IndexSpec(
+    @Key String database, @Key String prefix, List<String> fields, ManagedBy managedBy) {
+  public IndexSpec {
+    if (database == null || database.isEmpty()) {
+      throw new IllegalArgumentException("an index needs the name of its database's ContextKey");
+    }
+    RedisNames.check("key prefix", prefix, 256);
+    fields = List.copyOf(Objects.requireNonNull(fields, "fields"));
+    if (fields.isEmpty()) {
+      throw new IllegalArgumentException("index " + prefix + " has no field");
+    }
+    fields.forEach(f -> RedisNames.check("field name of index " + prefix, f, 256));
+    if (new HashSet<>(fields).size() != fields.size()) {
+      throw new IllegalArgumentException("index " + prefix + " names a field twice: " + fields);
+    }
+    managedBy = managedBy == null ? ManagedBy.SYSTEM : managedBy;
+  }
+
+  /** A system-managed index: purged when replaced or no longer declared. */
+  public static IndexSpec of(ContextKey<UnifiedJedis> database, String prefix, String... fields) {
+    return new IndexSpec(database.name(), prefix, List.of(fields), ManagedBy.SYSTEM);
+  }
+
+  /** A user-managed index: documents are written, the prefix is never purged. */
+  public static IndexSpec userManaged(
+      ContextKey<UnifiedJedis> database, String prefix, String... fields) {
+    return new IndexSpec(database.name(), prefix, List.of(fields), ManagedBy.USER);
+  }
+}

@@ -1,0 +1,71 @@
+package io.cocoindex.samples.redis;
+
+import io.cocoindex.ChildHandlerFactory;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import java.util.ArrayList;
+import java.util.List;
+import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * One Redis database of the connector: its client and one sink per kind of action, so each
+ * batch of a database's documents is one {@code MULTI/EXEC} transaction.
+ */
+final class RedisDatabase {
+  /** Keys a purge asks for per {@code SCAN} and deletes per {@code UNLINK}: bounded work per call. */
+  static final int PURGE_BATCH = 500;
+
+  final String name;
+  final UnifiedJedis redis;
+  final TargetActionSink<IndexAction> indexes;
+  final TargetActionSink<DocumentAction> documents;
+
+  RedisDatabase(String name, UnifiedJedis redis, ChildHandlerFactory<IndexAction> documentHandlers) {
+    this.name = name;
+    this.redis = redis;
+    this.indexes = TargetActionSink.withChildHandler(this::applyIndexes, documentHandlers);
+    this.documents = TargetActionSink.of(this::applyDocuments);
+  }
+
+  private void applyIndexes(List<TargetAction<IndexAction>> actions) {
+    for (TargetAction<IndexAction> a : actions) {
+      if (a.value().purge()) {
+        purge(a.value().prefix());
+      }
+    }
+  }
+
+  /** Deletes every key under the prefix, a bounded SCAN page and UNLINK at a time. */
+  private void purge(String prefix) {
+    ScanParams params = new ScanParams().match(RedisNames.prefixPattern(prefix)).count(PURGE_BATCH);
+    String cursor = ScanParams.SCAN_POINTER_START;
+    do {
+      ScanResult<String> page = redis.scan(cursor, params);
+      List<String> keys = page.getResult();
+      for (int from = 0; from < keys.size(); from += PURGE_BATCH) {
+        List<String> chunk = keys.subList(from, Math.min(keys.size(), from + PURGE_BATCH));
+        redis.unlink(chunk.toArray(String[]::new));
+      }
+      cursor = page.getCursor();
+    } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+  }
+
+  private void applyDocuments(List<TargetAction<DocumentAction>> actions) {
+    List<DocumentAction> work = new ArrayList<>(actions.size());
+    actions.forEach(a -> work.add(a.value()));
+    try (AbstractTransaction tx = redis.multi()) {
+      for (DocumentAction d : work) {
+        if (d.delete() || d.clear()) {
+          tx.del(d.key());
+        }
+        if (!d.delete()) {
+          tx.hset(d.key(), d.fields());
+        }
+      }
+      tx.exec();
+    }
+  }
+}

@@ -1,0 +1,244 @@
+package io.cocoindex.samples.redis;
+
+import static io.cocoindex.samples.redis.RedisServer.commandStats;
+import static io.cocoindex.samples.redis.RedisServer.keys;
+import static io.cocoindex.samples.redis.RedisServer.resetCommandStats;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
+import io.cocoindex.runtime.App;
+import io.cocoindex.testkit.CocoIndexExtension;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/** The Redis connector against a real server, checked with HGETALL, SCAN and commandstats. */
+class RedisConnectorTest {
+  static final ContextKey<UnifiedJedis> REDIS = ContextKey.of("cache", UnifiedJedis.class);
+  static final String INDEX = "cocoindex.io/redis/index";
+
+  UnifiedJedis redis;
+
+  @RegisterExtension final CocoIndexExtension coco = CocoIndexExtension.builder().build();
+
+  /** The root of this test's keys: every prefix it uses starts with it. */
+  String root;
+  /** What the app declares on its next run; tests change it between runs. */
+  BiConsumer<Ctx, Indexes> declare = (ctx, indexes) -> {};
+  App app;
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    redis = RedisServer.require();
+    String method = info.getTestMethod().orElseThrow().getName().toLowerCase(Locale.ROOT);
+    root = "t:" + method + ":" + Long.toHexString(System.nanoTime() & 0xffffff) + ":";
+    app = coco.app(ctx -> declare.accept(ctx, Indexes.register(ctx, new IndexHandler(
+        Map.of(REDIS.name(), redis)))));
+  }
+
+  @AfterEach
+  void cleanUp() {
+    if (redis != null) {
+      List<String> left = keys(redis, root);
+      if (!left.isEmpty()) {
+        redis.unlink(left.toArray(String[]::new));
+      }
+    }
+  }
+
+  /** Declares one index of {@code prefix} with these documents (id -> fields). */
+  void declareIndex(IndexSpec spec, Map<String, Map<String, String>> documents) {
+    declare = (ctx, indexes) -> {
+      IndexTarget index = indexes.declareIndex(ctx, spec);
+      documents.forEach((id, fields) -> index.declareDocument(ctx, new Document(id, fields)));
+    };
+  }
+
+  @Test
+  void writesDocumentsAsHashesUnderThePrefix() {
+    String prefix = root + "doc:";
+    declareIndex(IndexSpec.of(REDIS, prefix, "title", "body"), Map.of(
+        "1", Map.of("title", "alpha", "body", "first"),
+        "2", Map.of("title", "beta")));
+    assertThat(coco.update(app)).hasSize(3);
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "2");
+    assertThat(redis.hgetAll(prefix + "1")).isEqualTo(Map.of("title", "alpha", "body", "first"));
+    assertThat(redis.hgetAll(prefix + "2")).isEqualTo(Map.of("title", "beta"));
+  }
+
+  @Test
+  void updatesReplaceTheWholeHashAndDeletesRemoveIt() {
+    String prefix = root + "doc:";
+    IndexSpec spec = IndexSpec.of(REDIS, prefix, "title", "body");
+    Map<String, Map<String, String>> docs = new LinkedHashMap<>();
+    docs.put("1", Map.of("title", "alpha", "body", "first"));
+    docs.put("2", Map.of("title", "beta"));
+    declareIndex(spec, docs);
+    coco.update(app);
+
+    docs.put("1", Map.of("title", "alpha v2")); // body no longer declared
+    docs.remove("2");
+    docs.put("3", Map.of("body", "third"));
+    List<String> applied = coco.update(app);
+    assertThat(applied).filteredOn(a -> !a.startsWith(INDEX + " ")).containsExactlyInAnyOrder(
+        INDEX + "/[\"cache\", \"" + prefix + "\"] update \"1\"",
+        INDEX + "/[\"cache\", \"" + prefix + "\"] delete \"2\"",
+        INDEX + "/[\"cache\", \"" + prefix + "\"] create \"3\"");
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "3");
+    assertThat(redis.hgetAll(prefix + "1")).isEqualTo(Map.of("title", "alpha v2"));
+    assertThat(redis.hgetAll(prefix + "3")).isEqualTo(Map.of("body", "third"));
+  }
+
+  @Test
+  void unchangedRerunSendsNoCommand() {
+    String prefix = root + "doc:";
+    declareIndex(IndexSpec.of(REDIS, prefix, "title"), Map.of(
+        "1", Map.of("title", "alpha"), "2", Map.of("title", "beta")));
+    coco.update(app);
+    resetCommandStats(redis);
+
+    assertThat(coco.update(app))
+        .containsExactly(INDEX + " update [\"cache\", \"" + prefix + "\"]");
+    assertThat(commandStats(redis)).isEmpty();
+    assertThat(redis.hgetAll(prefix + "1")).isEqualTo(Map.of("title", "alpha"));
+    assertThat(redis.hgetAll(prefix + "2")).isEqualTo(Map.of("title", "beta"));
+  }
+
+  @Test
+  void indexNoLongerDeclaredIsPurgedAndItsNeighbourKept() {
+    String docs = root + "doc:";
+    String notes = root + "note:";
+    declare = (ctx, indexes) -> {
+      indexes.declareIndex(ctx, IndexSpec.of(REDIS, docs, "title"))
+          .declareDocument(ctx, new Document("1", Map.of("title", "alpha")));
+      indexes.declareIndex(ctx, IndexSpec.of(REDIS, notes, "text"))
+          .declareDocument(ctx, new Document("1", Map.of("text", "kept")));
+    };
+    coco.update(app);
+    redis.hset(docs + "stray", Map.of("title", "written by someone else under the prefix"));
+
+    declare = (ctx, indexes) -> indexes.declareIndex(ctx, IndexSpec.of(REDIS, notes, "text"))
+        .declareDocument(ctx, new Document("1", Map.of("text", "kept")));
+    assertThat(coco.update(app)).contains(INDEX + " delete [\"cache\", \"" + docs + "\"]");
+    assertThat(keys(redis, docs)).isEmpty();
+    assertThat(keys(redis, notes)).containsExactly(notes + "1");
+    assertThat(redis.hgetAll(notes + "1")).isEqualTo(Map.of("text", "kept"));
+  }
+
+  @Test
+  void schemaChangePurgesThePrefixAndRecreatesTheDocuments() {
+    String prefix = root + "doc:";
+    declareIndex(IndexSpec.of(REDIS, prefix, "title", "body"), Map.of(
+        "1", Map.of("title", "alpha", "body", "first"), "2", Map.of("title", "beta")));
+    coco.update(app);
+    redis.hset(prefix + "stray", Map.of("title", "not declared"));
+
+    declareIndex(IndexSpec.of(REDIS, prefix, "title"), Map.of(
+        "1", Map.of("title", "alpha"), "2", Map.of("title", "beta")));
+    List<String> applied = coco.update(app);
+    // DESTRUCTIVE: every document is created anew; no delete is sent for the old ones.
+    assertThat(applied).containsExactlyInAnyOrder(
+        INDEX + " update [\"cache\", \"" + prefix + "\"]",
+        INDEX + "/[\"cache\", \"" + prefix + "\"] create \"1\"",
+        INDEX + "/[\"cache\", \"" + prefix + "\"] create \"2\"");
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "2");
+    assertThat(redis.hgetAll(prefix + "1")).isEqualTo(Map.of("title", "alpha"));
+  }
+
+  @Test
+  void purgeWorksInBoundedScanAndUnlinkBatches() {
+    String prefix = root + "bulk:";
+    Map<String, Map<String, String>> docs = new LinkedHashMap<>();
+    for (int i = 0; i < 1_200; i++) {
+      docs.put("d" + i, Map.of("n", Integer.toString(i)));
+    }
+    declareIndex(IndexSpec.of(REDIS, prefix, "n"), docs);
+    coco.update(app);
+    assertThat(keys(redis, prefix)).hasSize(1_200);
+    resetCommandStats(redis);
+
+    declare = (ctx, indexes) -> {};
+    coco.update(app);
+    Map<String, Long> stats = commandStats(redis);
+    assertThat(stats.get("scan")).isGreaterThan(1L);
+    assertThat(stats.get("unlink")).isGreaterThanOrEqualTo((1_200L + RedisDatabase.PURGE_BATCH - 1)
+        / RedisDatabase.PURGE_BATCH);
+    assertThat(stats).doesNotContainKey("del").doesNotContainKey("keys");
+    assertThat(keys(redis, prefix)).isEmpty();
+  }
+
+  @Test
+  void userManagedIndexIsNeverPurged() {
+    String prefix = root + "user:";
+    redis.hset(prefix + "existing", Map.of("title", "the user's own document"));
+    IndexSpec[] spec = {IndexSpec.userManaged(REDIS, prefix, "title", "body")};
+    declare = (ctx, indexes) -> indexes.declareIndex(ctx, spec[0])
+        .declareDocument(ctx, new Document("1", Map.of("title", "written by the app")));
+    coco.update(app);
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "existing");
+
+    spec[0] = IndexSpec.userManaged(REDIS, prefix, "title"); // a schema change: no purge either
+    coco.update(app);
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "existing");
+
+    declare = (ctx, indexes) -> {};
+    resetCommandStats(redis);
+    assertThat(coco.update(app)).isEmpty();
+    assertThat(commandStats(redis)).isEmpty();
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "existing");
+    assertThat(redis.hgetAll(prefix + "1")).isEqualTo(Map.of("title", "written by the app"));
+  }
+
+  @Test
+  void badNamesAndUndeclaredFieldsAreRejectedBeforeAnyCommand() {
+    assertThatThrownBy(() -> IndexSpec.of(REDIS, root + "bad prefix:", "title"))
+        .hasMessageContaining("invalid key prefix '" + root + "bad prefix:'");
+    assertThatThrownBy(() -> new Document("a\nb", Map.of("title", "x")))
+        .hasMessageContaining("invalid document id");
+    assertThatThrownBy(() -> new Document("1", Map.of()))
+        .hasMessageContaining("document 1 has no field");
+
+    String prefix = root + "doc:";
+    declareIndex(IndexSpec.of(REDIS, prefix, "title"), Map.of(
+        "1", Map.of("title", "ok"), "2", Map.of("title", "x", "secret", "not in the schema")));
+    resetCommandStats(redis);
+    assertThatThrownBy(() -> coco.update(app))
+        .hasMessageContaining("document 2 of index " + prefix + " has field 'secret'");
+    assertThat(commandStats(redis)).isEmpty();
+    assertThat(keys(redis, prefix)).isEmpty();
+  }
+
+  @Test
+  void globCharactersInAPrefixMatchOnlyThemselves() {
+    String prefix = root + "a*";
+    String neighbour = root + "ab:1";
+    redis.hset(neighbour, Map.of("title", "must survive"));
+    declareIndex(IndexSpec.of(REDIS, prefix, "title"), Map.of("1", Map.of("title", "x")));
+    coco.update(app);
+    assertThat(redis.exists(prefix + "1")).isTrue();
+
+    declare = (ctx, indexes) -> {};
+    coco.update(app);
+    assertThat(redis.exists(prefix + "1")).isFalse();
+    assertThat(redis.hgetAll(neighbour)).isEqualTo(Map.of("title", "must survive"));
+  }
+
+  @Test
+  void dropStatePurgesEveryIndexTheAppWrote() {
+    String prefix = root + "doc:";
+    declareIndex(IndexSpec.of(REDIS, prefix, "title"), Map.of("1", Map.of("title", "alpha")));
+    coco.update(app);
+    app.dropState();
+    assertThat(keys(redis, prefix)).isEmpty();
+  }
+}
