@@ -42,6 +42,23 @@ final class FullTextIndexHandler
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
   }
 
+  /** The FTS5 tables whose external content is {@code table}. */
+  static List<String> indexesOf(SqliteDatabase db, java.sql.Connection c, String table)
+      throws java.sql.SQLException {
+    List<String> out = new ArrayList<>();
+    try (java.sql.PreparedStatement ps = db.prepare(c,
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE %'"
+            + " AND sql LIKE ?")) {
+      ps.setString(1, "%USING fts5(%content='" + table + "'%");
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out;
+  }
+
   private static List<String> teardown(String name) {
     List<String> sql = new ArrayList<>();
     for (String suffix : new String[] {"_ai", "_ad", "_au"}) {

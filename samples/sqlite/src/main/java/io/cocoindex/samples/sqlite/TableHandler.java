@@ -162,6 +162,10 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     TableSpec spec = a.spec();
     String table = SqlIdentifiers.quote("table", spec.name());
     if (a.drop()) {
+      // Its children go with it: rows, indexes and triggers by SQLite, full-text indexes here.
+      for (String fts : FullTextIndexHandler.indexesOf(db, c, spec.name())) {
+        db.execute(c, "DROP TABLE IF EXISTS " + SqlIdentifiers.quote("full-text index", fts));
+      }
       db.execute(c, "DROP TABLE IF EXISTS " + table);
       return;
     }

@@ -325,6 +325,10 @@ class SqliteConnectorTest {
     coco.update(app);
     assertThat(query("SELECT d.id FROM docs_fts f JOIN docs d ON d.rowid = f.rowid"
         + " WHERE docs_fts MATCH 'fox'")).containsExactly("b");
+
+    // Dropping the table takes its full-text index with it.
+    app.dropState();
+    assertThat(query("SELECT name FROM sqlite_master WHERE name LIKE 'docs%'")).isEmpty();
   }
 
   @Test
