@@ -279,7 +279,9 @@ class PostgresConnectorTest {
 
     declare = (ctx, tables) -> tables.declareTable(ctx, number.table(DB, schema, "codes"))
         .declareRow(ctx, number.row(new CodedNumber(1, 7)));
-    coco.update(app);
+    String log = captureStandardError(() -> coco.update(app));
+    assertThat(log).contains("WARN").contains("column code of \"" + schema + "\".\"codes\" cannot"
+        + " be converted to integer").contains("dropping and re-adding it");
     assertThat(COUNTING.take())
         .anyMatch(sql -> sql.contains("ALTER COLUMN \"code\" TYPE integer"))
         .anyMatch(sql -> sql.contains("DROP COLUMN IF EXISTS \"code\""))
@@ -287,6 +289,21 @@ class PostgresConnectorTest {
     assertThat(columns("codes")).containsExactly("id|bigint", "code|integer");
     assertThat(attnum("codes", "code")).isNotEqualTo(before);
     assertThat(rows("codes")).containsExactly("1|7");
+  }
+
+  /** What slf4j-simple (which writes to the current System.err) logged while {@code body} ran. */
+  static String captureStandardError(Runnable body) {
+    java.io.PrintStream original = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      body.run();
+    } finally {
+      System.setErr(original);
+    }
+    String text = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+    original.print(text);
+    return text;
   }
 
   record Keyed(String tenant, long id, String title) {}
