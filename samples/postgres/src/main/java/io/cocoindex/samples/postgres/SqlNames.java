@@ -1,6 +1,8 @@
 package io.cocoindex.samples.postgres;
 
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -20,6 +22,9 @@ public final class SqlNames {
       Pattern.compile(
           "^[a-z_][a-z0-9_]*( [a-z_][a-z0-9_]*)*(\\( ?[0-9]{1,5} ?(, ?[0-9]{1,5} ?)?\\))?"
               + "( [a-z_][a-z0-9_]*)*(\\[\\])*$");
+
+  /** Types already checked: each row action carries its table's column types. */
+  private static final Map<String, String> CHECKED_TYPES = new ConcurrentHashMap<>();
 
   private SqlNames() {}
 
@@ -56,6 +61,10 @@ public final class SqlNames {
    * @throws IllegalArgumentException naming it when it is not a plain type name
    */
   public static String type(String what, String sqlType) {
+    String known = sqlType == null ? null : CHECKED_TYPES.get(sqlType);
+    if (known != null) {
+      return known;
+    }
     String normalized =
         sqlType == null
             ? ""
@@ -64,6 +73,9 @@ public final class SqlNames {
       throw new IllegalArgumentException(
           "invalid SQL type " + (sqlType == null ? "null" : "'" + sqlType + "'") + " of " + what
               + ": use a type name such as text, bigint, numeric(10,2) or text[]");
+    }
+    if (CHECKED_TYPES.size() < 10_000) {
+      CHECKED_TYPES.put(sqlType, normalized);
     }
     return normalized;
   }

@@ -529,6 +529,22 @@ class PostgresConnectorTest {
   }
 
   @Test
+  void previewPlansTheTableAndItsRowsWithoutTouchingTheDatabase() {
+    docs.add(new Doc(1, "alpha", 10));
+    docs.add(new Doc(2, "beta", 20));
+    declareDocs();
+    List<String> planned = app.preview().actions().stream()
+        .map(a -> a.provider() + " " + a.action().verb() + " " + a.key()).sorted().toList();
+    assertThat(planned).containsExactly(
+        TABLE + " create [\"main_db\", \"" + schema + "\", \"docs\"]",
+        TABLE + "/[\"main_db\", \"" + schema + "\", \"docs\"] create 1",
+        TABLE + "/[\"main_db\", \"" + schema + "\", \"docs\"] create 2");
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(COUNTING.takeConnections()).isZero();
+    assertThat(tables()).isEmpty();
+  }
+
+  @Test
   void dropStateDropsEveryTableTheAppCreated() {
     docs.add(new Doc(1, "alpha", 10));
     declareDocs();
