@@ -156,6 +156,23 @@ class RedisConnectorTest {
   }
 
   @Test
+  void prefixChangePurgesTheOldPrefixAndWritesUnderTheNewOne() {
+    String v1 = root + "v1:";
+    String v2 = root + "v2:";
+    Map<String, Map<String, String>> docs = Map.of("1", Map.of("title", "alpha"));
+    declareIndex(IndexSpec.of(REDIS, v1, "title"), docs);
+    coco.update(app);
+
+    declareIndex(IndexSpec.of(REDIS, v2, "title"), docs);
+    assertThat(coco.update(app)).containsExactlyInAnyOrder(
+        INDEX + " delete [\"cache\", \"" + v1 + "\"]",
+        INDEX + " create [\"cache\", \"" + v2 + "\"]",
+        INDEX + "/[\"cache\", \"" + v2 + "\"] create \"1\"");
+    assertThat(keys(redis, v1)).isEmpty();
+    assertThat(redis.hgetAll(v2 + "1")).isEqualTo(Map.of("title", "alpha"));
+  }
+
+  @Test
   void purgeWorksInBoundedScanAndUnlinkBatches() {
     String prefix = root + "bulk:";
     Map<String, Map<String, String>> docs = new LinkedHashMap<>();
