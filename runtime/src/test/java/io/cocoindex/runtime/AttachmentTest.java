@@ -128,6 +128,28 @@ class AttachmentTest extends EngineTestBase {
   }
 
   @Test
+  void attachmentsOfAContainerDeclaredInTheSameComponentResolveWithIt() {
+    Rows rows = new Rows();
+    Tables tables = new Tables(rows, () -> ChildTargetDef.of(new MainHandler()));
+    String[] type = {"index"};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs = io.cocoindex.TargetStates.declareTargetStateWithChild(
+          ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      declareTargetState(ctx, docs.targetState("r1", "v1"));
+      declareTargetState(ctx, docs.<String>attachment(ctx, type[0]).targetState("by_title", "s"));
+    });
+    app.update();
+    assertThat(main.takeLog()).containsExactly("create r1=v1");
+    assertThat(indexes.takeLog()).containsExactly("create by_title=s");
+
+    type[0] = "vector_index";
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("provider tables/docs has no attachment type 'vector_index'");
+  }
+
+  @Test
   void dropStateDeletesRootAttachmentsThroughTheirHandlers() {
     App app = attachmentApp();
     app.update();

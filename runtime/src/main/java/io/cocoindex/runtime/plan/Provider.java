@@ -29,6 +29,8 @@ public final class Provider<V> implements TargetStateProvider<V> {
   private volatile long epoch;
   private volatile String unresolvedReason;
   private volatile Map<String, Provider<?>> attachments = Map.of();
+  /** Attachment providers handed out before this provider resolved. */
+  private final Map<String, Provider<?>> pendingAttachments = new LinkedHashMap<>();
 
   Provider(ProviderRegistry registry, TargetPath path, String name, TargetPath container) {
     this.registry = registry;
@@ -47,8 +49,14 @@ public final class Provider<V> implements TargetStateProvider<V> {
   public <W> TargetStateProvider<W> attachment(Ctx ctx, String type) {
     Objects.requireNonNull(type, "type");
     if (binding == null) {
-      throw new IllegalStateException(
-          "cannot get attachment '" + type + "' of provider " + name + ": " + unresolvedMessage());
+      // Unresolved (a container declared in this component): the attachment provider resolves
+      // with it, when the container reconciles; declaring on it is checked like on children.
+      synchronized (this) {
+        if (binding == null) {
+          return (Provider<W>) pendingAttachments.computeIfAbsent(type, t -> new Provider<>(
+              registry, path.child(StableKey.symbol(t)), name + "@" + t, container));
+        }
+      }
     }
     Provider<?> p = attachments.get(type);
     if (p == null) {
@@ -109,23 +117,33 @@ public final class Provider<V> implements TargetStateProvider<V> {
             + " declared the container, or use mountTarget so the provider is ready at once";
   }
 
-  void markUnresolved(String reason) {
+  synchronized void markUnresolved(String reason) {
     this.unresolvedReason = reason;
+    pendingAttachments.values().forEach(p -> p.markUnresolved(reason));
   }
 
   /** Binds the handler and registers its attachment types eagerly. */
-  void resolve(TargetHandler<?, ?, ?> handler, long generation, long epoch, CodecRegistry codecs) {
+  synchronized void resolve(
+      TargetHandler<?, ?, ?> handler, long generation, long epoch, CodecRegistry codecs) {
     HandlerBinding b = HandlerBinding.of(handler, codecs);
     Map<String, ChildTargetDef<?>> defs = handler.attachments();
     Map<String, Provider<?>> atts = new LinkedHashMap<>();
     for (Map.Entry<String, ChildTargetDef<?>> e : defs.entrySet()) {
-      Provider<?> att =
-          new Provider<>(
-              registry, path.child(StableKey.symbol(e.getKey())), name + "@" + e.getKey(),
-              container);
+      Provider<?> att = pendingAttachments.remove(e.getKey());
+      if (att == null) {
+        att = new Provider<>(
+            registry, path.child(StableKey.symbol(e.getKey())), name + "@" + e.getKey(),
+            container);
+      }
       att.resolve(e.getValue().handler(), generation, epoch, codecs);
       atts.put(e.getKey(), att);
     }
+    for (Map.Entry<String, Provider<?>> unknown : pendingAttachments.entrySet()) {
+      unknown.getValue().markUnresolved("provider " + name + " has no attachment type '"
+          + unknown.getKey() + "'; its handler " + handler.getClass().getName() + " declares "
+          + defs.keySet());
+    }
+    pendingAttachments.clear();
     this.generation = generation;
     this.epoch = epoch;
     this.attachments = Map.copyOf(atts);
