@@ -21,11 +21,9 @@ final class FaultyStateStore implements StateStore {
     this.delegate = delegate;
   }
 
-  /** A commit after an apply: it prunes some state's possible records to exactly one. */
+  /** A commit after an apply: it settles some state's possible records to one. */
   static boolean isCommit(List<StateWrite> writes) {
-    return writes.stream().anyMatch(w -> w instanceof StateWrite.PutState p
-        && p.state().records().size() == 1 && !p.state().records().get(0).isNone()
-        || w instanceof StateWrite.DeleteState);
+    return writes.stream().anyMatch(w -> w instanceof StateWrite.Settle);
   }
 
   @Override

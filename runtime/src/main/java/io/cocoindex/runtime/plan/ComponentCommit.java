@@ -272,7 +272,7 @@ public final class ComponentCommit {
     List<Reconciliation> applied = new ArrayList<>();
     for (Reconciliation r : results) {
       if (r.hasAction()) {
-        writes.addAll(r.commitApplied(in.component, true));
+        writes.add(r.commitApplied(in.component));
         applied.add(r);
       } else {
         run.stats.unchanged(r.provider.name(), 1);

@@ -211,7 +211,7 @@ public final class OrphanSweep {
         try {
           p.getKey().join();
           for (Deletion d : p.getValue()) {
-            commit.addAll(d.r.commitApplied(d.owner, true));
+            commit.add(d.r.commitApplied(d.owner));
             applied.add(d);
           }
         } catch (CompletionException ex) {

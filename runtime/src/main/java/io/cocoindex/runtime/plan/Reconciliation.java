@@ -25,7 +25,7 @@ final class Reconciliation {
   final TargetActionSink<?> sink;
   final TargetAction<?> action;
   final byte[] record;
-  private final List<PossibleRecord> base;
+  private final boolean fresh;
   private final PossibleRecord entry;
   long childGeneration;
   long childEpoch;
@@ -35,7 +35,7 @@ final class Reconciliation {
       StableKey key,
       TargetPath path,
       TrackedState row,
-      List<PossibleRecord> base,
+      boolean fresh,
       TargetActionSink<?> sink,
       TargetAction<?> action,
       byte[] record,
@@ -44,7 +44,7 @@ final class Reconciliation {
     this.key = key;
     this.path = path;
     this.row = row;
-    this.base = base;
+    this.fresh = fresh;
     this.sink = sink;
     this.action = action;
     this.record = record;
@@ -86,11 +86,7 @@ final class Reconciliation {
       boolean fresh, Object desired, boolean mayBeMissing) {
     HandlerBinding b = provider.binding();
     List<Object> prev = new ArrayList<>();
-    List<PossibleRecord> base;
-    if (fresh) {
-      base = List.of(new PossibleRecord(run.version, null));
-    } else {
-      base = row.records();
+    if (!fresh) {
       for (PossibleRecord r : row.records()) {
         if (!r.isNone()) {
           try {
@@ -112,7 +108,7 @@ final class Reconciliation {
               + " failed to reconcile key " + key + ": " + e, e);
     }
     if (out == null) {
-      return new Reconciliation(provider, key, path, row, base, null, null, null, run.version);
+      return new Reconciliation(provider, key, path, row, fresh, null, null, null, run.version);
     }
     byte[] record = out.trackingRecord() == null ? null
         : b.recordCodec().encode(out.trackingRecord());
@@ -122,43 +118,25 @@ final class Reconciliation {
         : out.action() instanceof TargetAction.Update ? TargetAction.update(copied)
         : TargetAction.delete(copied);
     Reconciliation r = new Reconciliation(
-        provider, key, path, row, base, out.sink(), action, record, run.version);
+        provider, key, path, row, fresh, out.sink(), action, record, run.version);
     r.invalidation = out.childInvalidation();
     return r;
   }
 
   io.cocoindex.TargetChildInvalidation invalidation;
 
-  /** The precommit row: every earlier possible record plus this run's. */
+  /** The precommit: this run's record joins every earlier possible record. */
   StateWrite precommit(TargetPath owner) {
-    List<PossibleRecord> records = new ArrayList<>(base.size() + 1);
-    for (PossibleRecord r : base) {
-      if (!sameBytes(r.record(), entry.record())) {
-        records.add(r);
-      }
-    }
-    records.add(entry);
-    return new StateWrite.PutState(
-        new TrackedState(path.encoded(), owner.encoded(), records, childGeneration, childEpoch,
-            provider.generation(), provider.epoch()));
+    return new StateWrite.Precommit(target(owner), entry, fresh);
   }
 
   /** The commit after a successful apply: only this run's record remains (or none at all). */
-  List<StateWrite> commitApplied(TargetPath owner, boolean dropDescendants) {
-    if (record == null) {
-      List<StateWrite> out = new ArrayList<>(2);
-      out.add(new StateWrite.DeleteState(path.encoded()));
-      if (dropDescendants) {
-        out.add(new StateWrite.DeleteDescendants(path.encoded()));
-      }
-      return out;
-    }
-    return List.of(new StateWrite.PutState(
-        new TrackedState(path.encoded(), owner.encoded(), List.of(entry), childGeneration,
-            childEpoch, provider.generation(), provider.epoch())));
+  StateWrite commitApplied(TargetPath owner) {
+    return new StateWrite.Settle(target(owner), entry.version(), true);
   }
 
-  private static boolean sameBytes(byte[] a, byte[] b) {
-    return a == null ? b == null : b != null && Arrays.equals(a, b);
+  private TrackedState target(TargetPath owner) {
+    return new TrackedState(path.encoded(), owner.encoded(), List.of(), childGeneration,
+        childEpoch, provider.generation(), provider.epoch());
   }
 }

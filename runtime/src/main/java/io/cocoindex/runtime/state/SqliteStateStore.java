@@ -485,7 +485,11 @@ public final class SqliteStateStore implements StateStore {
         PreparedStatement delComp =
             c.prepareStatement("DELETE FROM component WHERE app=? AND path=?")) {
       for (PendingWrite p : group) {
-        for (StateWrite w : p.writes) {
+        for (StateWrite w0 : p.writes) {
+          StateWrite w = StateWrites.resolve(w0, path -> readForWrite(c, p.app, path));
+          if (w == null) {
+            continue;
+          }
           if (w instanceof StateWrite.PutState ps) {
             TrackedState s = ps.state();
             put.setString(1, p.app);
@@ -501,6 +505,14 @@ public final class SqliteStateStore implements StateStore {
             del.setString(1, p.app);
             del.setBytes(2, ds.path());
             del.executeUpdate();
+          } else if (w instanceof StateWrite.DeleteTree dt) {
+            del.setString(1, p.app);
+            del.setBytes(2, dt.path());
+            del.executeUpdate();
+            delBelow.setString(1, p.app);
+            delBelow.setBytes(2, dt.path());
+            delBelow.setBytes(3, io.cocoindex.runtime.codec.KeyEncoding.descendantsEnd(dt.path()));
+            delBelow.executeUpdate();
           } else if (w instanceof StateWrite.DeleteDescendants dd) {
             delBelow.setString(1, p.app);
             delBelow.setBytes(2, dd.path());
@@ -528,6 +540,20 @@ public final class SqliteStateStore implements StateStore {
       throw e;
     } finally {
       c.setAutoCommit(true);
+    }
+  }
+
+  private TrackedState readForWrite(Connection c, String app, byte[] path) {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT " + STATE_COLUMNS + " FROM target_state WHERE app=? AND path=?")) {
+      ps.setString(1, app);
+      ps.setBytes(2, path);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? state(rs) : null;
+      }
+    } catch (SQLException e) {
+      throw new StateStoreException("cannot read a target state to update it: " + e.getMessage(),
+          e);
     }
   }
 

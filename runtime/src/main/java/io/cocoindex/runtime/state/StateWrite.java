@@ -3,7 +3,10 @@ package io.cocoindex.runtime.state;
 /** One change in a store write batch; a batch is applied atomically. */
 public sealed interface StateWrite
     permits StateWrite.PutState,
+        StateWrite.Precommit,
+        StateWrite.Settle,
         StateWrite.DeleteState,
+        StateWrite.DeleteTree,
         StateWrite.DeleteDescendants,
         StateWrite.PutComponent,
         StateWrite.DeleteComponent {
@@ -11,8 +14,36 @@ public sealed interface StateWrite
   /** Insert or replace the tracking of one path. */
   record PutState(TrackedState state) implements StateWrite {}
 
+  /**
+   * Precommit: appends {@code entry} to the path's possible records, read inside the write
+   * transaction (so concurrent writers never drop each other's records), and sets the owner and
+   * generations from {@code state} (whose own records are ignored).
+   *
+   * @param state the path, owner and generations to write
+   * @param entry the possible record this run is about to apply
+   * @param fresh the stored records are meaningless: start from "may not exist" instead
+   */
+  record Precommit(TrackedState state, PossibleRecord entry, boolean fresh)
+      implements StateWrite {}
+
+  /**
+   * Commit after a successful apply: if the entry of {@code version} is still among the path's
+   * possible records, it becomes the only one (a "none" entry deletes the path, and with {@code
+   * dropDescendants} everything below it); otherwise a later writer owns the path and nothing
+   * changes.
+   *
+   * @param state the path, owner and generations to write (records ignored)
+   * @param version the run version of the entry that was applied
+   * @param dropDescendants whether a deleted path takes its descendants along (a container)
+   */
+  record Settle(TrackedState state, long version, boolean dropDescendants)
+      implements StateWrite {}
+
   /** Forget one path. */
   record DeleteState(byte[] path) implements StateWrite {}
+
+  /** Forget one path and every path below it (a deleted container and its children). */
+  record DeleteTree(byte[] path) implements StateWrite {}
 
   /** Forget every path strictly below {@code path} (a deleted container's children). */
   record DeleteDescendants(byte[] path) implements StateWrite {}

@@ -1,0 +1,62 @@
+package io.cocoindex.runtime.state;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The read-modify-write semantics of {@link StateWrite.Precommit} and {@link StateWrite.Settle},
+ * shared by every store: each resolves, against the row as read inside the write transaction,
+ * to a plain put or delete.
+ */
+public final class StateWrites {
+  private StateWrites() {}
+
+  /**
+   * The plain write that {@code w} amounts to given the current row, or null for nothing.
+   * Puts, deletes and component writes are returned as they are.
+   */
+  public static StateWrite resolve(StateWrite w, Function<byte[], TrackedState> read) {
+    if (w instanceof StateWrite.Precommit p) {
+      TrackedState t = p.state();
+      TrackedState row = read.apply(t.path());
+      List<PossibleRecord> records = new ArrayList<>();
+      if (p.fresh() || row == null) {
+        // "May not exist", as of no run: version 0 never matches the entry a Settle looks for.
+        records.add(new PossibleRecord(0, null));
+      } else {
+        for (PossibleRecord r : row.records()) {
+          if (!sameBytes(r.record(), p.entry().record())) {
+            records.add(r);
+          }
+        }
+      }
+      records.add(p.entry());
+      return new StateWrite.PutState(t.withRecords(records));
+    }
+    if (w instanceof StateWrite.Settle s) {
+      TrackedState t = s.state();
+      TrackedState row = read.apply(t.path());
+      if (row == null) {
+        return null;
+      }
+      for (PossibleRecord r : row.records()) {
+        if (r.version() == s.version()) {
+          if (r.isNone()) {
+            return s.dropDescendants()
+                ? new StateWrite.DeleteTree(t.path())
+                : new StateWrite.DeleteState(t.path());
+          }
+          return new StateWrite.PutState(t.withRecords(List.of(r)));
+        }
+      }
+      return null; // a later writer took the path over
+    }
+    return w;
+  }
+
+  private static boolean sameBytes(byte[] a, byte[] b) {
+    return a == null ? b == null : b != null && Arrays.equals(a, b);
+  }
+}
