@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -52,6 +51,7 @@ public final class SqliteStateStore implements StateStore {
   private final Thread writer;
   private final Connection writeConnection;
   private final FileUpdateLocks locks;
+  private final JdbcStateTables tables = new JdbcStateTables("", false);
   private volatile boolean closed;
 
   private record PendingWrite(String app, List<StateWrite> writes, CompletableFuture<Void> done) {}
@@ -157,35 +157,33 @@ public final class SqliteStateStore implements StateStore {
 
   @Override
   public long nextVersion(String app) {
-    CompletableFuture<Long> result = new CompletableFuture<>();
+    long[] version = new long[1];
     try {
       synchronized (writeConnection) {
-        writeConnection.setAutoCommit(false);
-        try (PreparedStatement up =
-                writeConnection.prepareStatement(
-                    "INSERT INTO app(name, next_version) VALUES(?, 2)"
-                        + " ON CONFLICT(name) DO UPDATE SET next_version = next_version + 1");
-            PreparedStatement get =
-                writeConnection.prepareStatement("SELECT next_version FROM app WHERE name=?")) {
-          up.setString(1, app);
-          up.executeUpdate();
-          get.setString(1, app);
-          try (ResultSet rs = get.executeQuery()) {
-            rs.next();
-            result.complete(rs.getLong(1) - 1);
-          }
-          writeConnection.commit();
-        } catch (SQLException e) {
-          writeConnection.rollback();
-          throw e;
-        } finally {
-          writeConnection.setAutoCommit(true);
-        }
+        inTransaction(c -> version[0] = tables.nextVersion(c, app));
       }
     } catch (SQLException e) {
       throw failure("allocate a run version", e);
     }
-    return result.join();
+    return version[0];
+  }
+
+  private interface TransactionWork {
+    void run(Connection c) throws SQLException;
+  }
+
+  private void inTransaction(TransactionWork work) throws SQLException {
+    Connection c = writeConnection;
+    c.setAutoCommit(false);
+    try {
+      work.run(c);
+      c.commit();
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
   }
 
   private interface ReadOp<T> {
@@ -219,35 +217,9 @@ public final class SqliteStateStore implements StateStore {
     }
   }
 
-  private static final String STATE_COLUMNS =
-      "path, owner, records, child_gen, child_epoch, parent_gen, parent_epoch";
-
-  private static TrackedState state(ResultSet rs) throws SQLException {
-    return new TrackedState(
-        rs.getBytes(1),
-        rs.getBytes(2),
-        RecordListEncoding.decode(rs.getBytes(3)),
-        rs.getLong(4),
-        rs.getLong(5),
-        rs.getLong(6),
-        rs.getLong(7));
-  }
-
   @Override
   public Optional<TrackedState> get(String app, byte[] path) {
-    return read(
-        "read a target state",
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT " + STATE_COLUMNS + " FROM target_state WHERE app=? AND path=?")) {
-            ps.setString(1, app);
-            ps.setBytes(2, path);
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next() ? Optional.of(state(rs)) : Optional.empty();
-            }
-          }
-        });
+    return read("read a target state", c -> tables.get(c, app, path));
   }
 
   @Override
@@ -255,131 +227,35 @@ public final class SqliteStateStore implements StateStore {
     if (paths.isEmpty()) {
       return List.of();
     }
-    return read(
-        "read target states",
-        c -> {
-          List<TrackedState> out = new ArrayList<>();
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT " + STATE_COLUMNS + " FROM target_state WHERE app=? AND path=?")) {
-            for (byte[] path : paths) {
-              ps.setString(1, app);
-              ps.setBytes(2, path);
-              try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                  out.add(state(rs));
-                }
-              }
-            }
-          }
-          return out;
-        });
+    return read("read target states", c -> tables.getAll(c, app, paths));
   }
 
   @Override
   public List<TrackedState> ownedBy(String app, byte[] componentPath) {
-    return read(
-        "read a component's target states",
-        c -> {
-          List<TrackedState> out = new ArrayList<>();
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT " + STATE_COLUMNS + " FROM target_state WHERE app=? AND owner=?")) {
-            ps.setString(1, app);
-            ps.setBytes(2, componentPath);
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                out.add(state(rs));
-              }
-            }
-          }
-          return out;
-        });
+    return read("read a component's target states", c -> tables.ownedBy(c, app, componentPath));
   }
 
   @Override
   public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
-    read(
-        "scan target states",
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT " + STATE_COLUMNS + " FROM target_state"
-                      + " WHERE app=? AND path>=? AND path<? ORDER BY path")) {
-            ps.setString(1, app);
-            ps.setBytes(2, path);
-            ps.setBytes(3, io.cocoindex.runtime.codec.KeyEncoding.descendantsEnd(path));
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                visitor.accept(state(rs));
-              }
-            }
-          }
-          return null;
-        });
-  }
-
-  private static ComponentRecord component(ResultSet rs) throws SQLException {
-    return new ComponentRecord(
-        rs.getBytes(1), rs.getBytes(2), rs.getBytes(3), rs.getBytes(4), rs.getLong(5));
+    read("scan target states", c -> {
+      tables.scan(c, app, path, visitor);
+      return null;
+    });
   }
 
   @Override
   public Optional<ComponentRecord> component(String app, byte[] path) {
-    return read(
-        "read a component",
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT path, memo_fp, memo_deps, memo_values, state_count FROM component"
-                      + " WHERE app=? AND path=?")) {
-            ps.setString(1, app);
-            ps.setBytes(2, path);
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next() ? Optional.of(component(rs)) : Optional.empty();
-            }
-          }
-        });
+    return read("read a component", c -> tables.component(c, app, path));
   }
 
   @Override
   public List<ComponentRecord> components(String app) {
-    return read(
-        "read components",
-        c -> {
-          List<ComponentRecord> out = new ArrayList<>();
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT path, memo_fp, memo_deps, memo_values, state_count FROM component"
-                      + " WHERE app=? ORDER BY path")) {
-            ps.setString(1, app);
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                out.add(component(rs));
-              }
-            }
-          }
-          return out;
-        });
+    return read("read components", c -> tables.components(c, app));
   }
 
   @Override
   public List<String> apps() {
-    return read(
-        "list apps",
-        c -> {
-          List<String> out = new ArrayList<>();
-          try (Statement s = c.createStatement();
-              ResultSet rs =
-                  s.executeQuery(
-                      "SELECT DISTINCT app FROM target_state UNION SELECT DISTINCT app FROM"
-                          + " component ORDER BY 1")) {
-            while (rs.next()) {
-              out.add(rs.getString(1));
-            }
-          }
-          return out;
-        });
+    return read("list apps", tables::apps);
   }
 
   @Override
@@ -401,21 +277,7 @@ public final class SqliteStateStore implements StateStore {
   public void clear(String app) {
     try {
       synchronized (writeConnection) {
-        writeConnection.setAutoCommit(false);
-        try (PreparedStatement a = writeConnection.prepareStatement("DELETE FROM target_state WHERE app=?");
-            PreparedStatement b = writeConnection.prepareStatement("DELETE FROM component WHERE app=?");
-            PreparedStatement d = writeConnection.prepareStatement("DELETE FROM app WHERE name=?")) {
-          for (PreparedStatement ps : List.of(a, b, d)) {
-            ps.setString(1, app);
-            ps.executeUpdate();
-          }
-          writeConnection.commit();
-        } catch (SQLException e) {
-          writeConnection.rollback();
-          throw e;
-        } finally {
-          writeConnection.setAutoCommit(true);
-        }
+        inTransaction(c -> tables.clear(c, app));
       }
     } catch (SQLException e) {
       throw failure("clear the app's state", e);
@@ -468,93 +330,11 @@ public final class SqliteStateStore implements StateStore {
   }
 
   private void applyInTransaction(List<PendingWrite> group) throws SQLException {
-    Connection c = writeConnection;
-    c.setAutoCommit(false);
-    try (PreparedStatement put =
-            c.prepareStatement(
-                "INSERT OR REPLACE INTO target_state(app, " + STATE_COLUMNS
-                    + ") VALUES(?,?,?,?,?,?,?,?)");
-        PreparedStatement del =
-            c.prepareStatement("DELETE FROM target_state WHERE app=? AND path=?");
-        PreparedStatement delBelow =
-            c.prepareStatement("DELETE FROM target_state WHERE app=? AND path>? AND path<?");
-        PreparedStatement putComp =
-            c.prepareStatement(
-                "INSERT OR REPLACE INTO component(app, path, memo_fp, memo_deps, memo_values,"
-                    + " state_count) VALUES(?,?,?,?,?,?)");
-        PreparedStatement delComp =
-            c.prepareStatement("DELETE FROM component WHERE app=? AND path=?")) {
+    inTransaction(c -> {
       for (PendingWrite p : group) {
-        for (StateWrite w0 : p.writes) {
-          StateWrite w = StateWrites.resolve(w0, path -> readForWrite(c, p.app, path));
-          if (w == null) {
-            continue;
-          }
-          if (w instanceof StateWrite.PutState ps) {
-            TrackedState s = ps.state();
-            put.setString(1, p.app);
-            put.setBytes(2, s.path());
-            put.setBytes(3, s.owner());
-            put.setBytes(4, RecordListEncoding.encode(s.records()));
-            put.setLong(5, s.childGeneration());
-            put.setLong(6, s.childEpoch());
-            put.setLong(7, s.parentGeneration());
-            put.setLong(8, s.parentEpoch());
-            put.executeUpdate();
-          } else if (w instanceof StateWrite.DeleteState ds) {
-            del.setString(1, p.app);
-            del.setBytes(2, ds.path());
-            del.executeUpdate();
-          } else if (w instanceof StateWrite.DeleteTree dt) {
-            del.setString(1, p.app);
-            del.setBytes(2, dt.path());
-            del.executeUpdate();
-            delBelow.setString(1, p.app);
-            delBelow.setBytes(2, dt.path());
-            delBelow.setBytes(3, io.cocoindex.runtime.codec.KeyEncoding.descendantsEnd(dt.path()));
-            delBelow.executeUpdate();
-          } else if (w instanceof StateWrite.DeleteDescendants dd) {
-            delBelow.setString(1, p.app);
-            delBelow.setBytes(2, dd.path());
-            delBelow.setBytes(3, io.cocoindex.runtime.codec.KeyEncoding.descendantsEnd(dd.path()));
-            delBelow.executeUpdate();
-          } else if (w instanceof StateWrite.PutComponent pc) {
-            ComponentRecord r = pc.component();
-            putComp.setString(1, p.app);
-            putComp.setBytes(2, r.path());
-            putComp.setBytes(3, r.memoFingerprint());
-            putComp.setBytes(4, r.memoDependencies());
-            putComp.setBytes(5, r.memoValues());
-            putComp.setLong(6, r.stateCount());
-            putComp.executeUpdate();
-          } else if (w instanceof StateWrite.DeleteComponent dc) {
-            delComp.setString(1, p.app);
-            delComp.setBytes(2, dc.path());
-            delComp.executeUpdate();
-          }
-        }
+        tables.apply(c, p.app, p.writes);
       }
-      c.commit();
-    } catch (SQLException | RuntimeException e) {
-      c.rollback();
-      throw e;
-    } finally {
-      c.setAutoCommit(true);
-    }
-  }
-
-  private TrackedState readForWrite(Connection c, String app, byte[] path) {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT " + STATE_COLUMNS + " FROM target_state WHERE app=? AND path=?")) {
-      ps.setString(1, app);
-      ps.setBytes(2, path);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? state(rs) : null;
-      }
-    } catch (SQLException e) {
-      throw new StateStoreException("cannot read a target state to update it: " + e.getMessage(),
-          e);
-    }
+    });
   }
 
   private StateStoreException failure(String what, SQLException e) {
