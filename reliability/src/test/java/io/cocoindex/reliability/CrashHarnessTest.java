@@ -1,0 +1,212 @@
+package io.cocoindex.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.reliability.CrashChild.Point;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.Environment;
+import io.cocoindex.samples.sqlite.SqliteDatabase;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * kill -9 anywhere: a child JVM runs {@link CrashApp} (SQLite tables with index and FTS5
+ * attachments, an output directory with subdirectories; ~2,500 target states over ~100
+ * components) and dies at a random moment ({@code destroyForcibly}, SIGKILL) or halts at a named
+ * crash point. After each death a clean run, in this JVM, must converge: the database and the
+ * files equal the declared world exactly, nothing is left over, the store is settled and
+ * consistent, and a preview plans nothing. The declared world changes between runs, so crashes
+ * hit creates, updates and deletes, and the clean run sometimes declares a newer world than the
+ * crashed one (what the crashed run wrote and nobody declares any more must be deleted).
+ *
+ * <p>{@code -Dreliability.trials=200} for a nightly-size run; {@code -Dreliability.seed=N} to
+ * replay one.
+ */
+class CrashHarnessTest {
+  @TempDir Path dir;
+
+  record Outcome(int exitCode, List<String> lines, long startToEndMillis) {
+    boolean done() {
+      return lines.stream().anyMatch(l -> l.startsWith("DONE"));
+    }
+
+    int count(String name) {
+      for (String l : lines) {
+        if (l.startsWith("DONE")) {
+          for (String part : l.split(" ")) {
+            if (part.startsWith(name + "=")) {
+              return Integer.parseInt(part.substring(name.length() + 1));
+            }
+          }
+        }
+      }
+      return -1;
+    }
+  }
+
+  @Test
+  void everyKilledRunConvergesOnTheNextCleanRun() throws Exception {
+    int trials = Integer.getInteger("reliability.trials", 20);
+    long seed = Long.getLong("reliability.seed", System.nanoTime());
+    Random rnd = new Random(seed);
+    Path stateDir = dir.resolve("state");
+    Path targetDb = dir.resolve("target.sqlite");
+    Path outDir = dir.resolve("out");
+    System.out.println("crash harness: seed " + seed + ", " + trials + " trials");
+
+    int generation = 0;
+    Outcome setup = runChild(stateDir, targetDb, outDir, seed, generation, Point.NONE, 1, -1);
+    assertThat(setup.done()).as("setup run: %s", setup.lines()).isTrue();
+    assertThat(cleanRunProblems(seed, generation, stateDir, targetDb, outDir)).isEmpty();
+    long runMillis = Math.max(200, setup.startToEndMillis());
+    int sinkCalls = Math.max(1, setup.count("sink"));
+    int precommits = Math.max(1, setup.count("precommit"));
+    int commits = Math.max(1, setup.count("commit"));
+
+    Point[] points = Point.values(); // NONE stands for a SIGKILL at a random moment
+    int converged = 0;
+    int crashed = 0;
+    List<String> failures = new ArrayList<>();
+    List<String> log = new ArrayList<>();
+    for (int t = 1; t <= trials; t++) {
+      generation++;
+      Point point = points[t % points.length];
+      int limit = point == Point.BEFORE_SINK || point == Point.IN_SINK
+          || point == Point.AFTER_SINK ? sinkCalls
+          : point == Point.AFTER_PRECOMMIT ? precommits : commits;
+      int after = 1 + rnd.nextInt(limit);
+      long killAfter = point == Point.NONE ? (long) (rnd.nextDouble() * runMillis * 1.2) : -1;
+      long t0 = System.nanoTime();
+      Outcome o = runChild(stateDir, targetDb, outDir, seed, generation, point, after, killAfter);
+      long childMillis = (System.nanoTime() - t0) / 1_000_000;
+      boolean died = !o.done();
+      if (died) {
+        crashed++;
+      } else {
+        runMillis = Math.max(200, o.startToEndMillis());
+        sinkCalls = Math.max(1, o.count("sink"));
+        precommits = Math.max(1, o.count("precommit"));
+        commits = Math.max(1, o.count("commit"));
+      }
+      int crashedGeneration = generation;
+      int cleanGeneration = rnd.nextBoolean() ? generation : ++generation;
+      String trial = "trial " + t + " (seed " + seed + ", generation " + crashedGeneration + ", "
+          + (point == Point.NONE ? "SIGKILL after " + killAfter + " ms" : point.label() + " #" + after)
+          + ", " + (died ? "died, exit " + o.exitCode() : "completed") + ", clean run on generation "
+          + cleanGeneration + ")";
+      t0 = System.nanoTime();
+      List<String> problems = cleanRunProblems(seed, cleanGeneration, stateDir, targetDb, outDir);
+      long cleanMillis = (System.nanoTime() - t0) / 1_000_000;
+      if (problems.isEmpty()) {
+        converged++;
+        log.add(trial + ": converged (child " + childMillis + " ms, clean run and checks "
+            + cleanMillis + " ms)");
+      } else {
+        failures.add(trial + ":\n    " + String.join("\n    ", problems));
+        log.add(trial + ": NOT converged");
+        break; // the next trials would start from a diverged state
+      }
+    }
+    log.forEach(System.out::println);
+    System.out.println(converged + "/" + trials + " converged (" + crashed + " runs died mid-way)");
+    assertThat(failures).as("crash trials that did not converge").isEmpty();
+    assertThat(converged).isEqualTo(trials);
+    assertThat(crashed).as("runs that actually died").isGreaterThanOrEqualTo(trials / 2);
+  }
+
+  /** A clean update in this JVM, then the convergence check. */
+  private static List<String> cleanRunProblems(long seed, int generation, Path stateDir,
+      Path targetDb, Path outDir) throws Exception {
+    World w = World.of(seed, generation);
+    try (SqliteDatabase db = SqliteDatabase.open(targetDb);
+        App app = App.create("crash", Environment.builder().dbPath(stateDir)
+            .provide(CrashApp.DB, db).build(), CrashApp.main(w, outDir, null))) {
+      try {
+        app.update();
+      } catch (RuntimeException e) {
+        return List.of("the clean run failed: " + e);
+      }
+      return Convergence.check(w, targetDb, outDir, stateDir, app);
+    }
+  }
+
+  private static Outcome runChild(Path stateDir, Path targetDb, Path outDir, long seed,
+      int generation, Point point, int after, long killAfterMillis) throws Exception {
+    Path stderr = Files.createTempFile("crash-child", ".log");
+    Process p = new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx512m", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+            "-Dcrash.point=" + point.label(), "-Dcrash.after=" + after,
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-cp", System.getProperty("java.class.path"),
+            CrashChild.class.getName(), stateDir.toString(), targetDb.toString(),
+            outDir.toString(), Long.toString(seed), Integer.toString(generation))
+        .redirectError(stderr.toFile())
+        .start();
+    List<String> lines = new ArrayList<>();
+    CompletableFuture<Long> started = new CompletableFuture<>();
+    long[] startEnd = new long[2];
+    Thread reader = new Thread(() -> {
+      try (BufferedReader out = new BufferedReader(
+          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = out.readLine()) != null) {
+          synchronized (lines) {
+            lines.add(line);
+          }
+          if (line.equals("START")) {
+            startEnd[0] = System.nanoTime();
+            started.complete(startEnd[0]);
+          } else if (line.startsWith("DONE")) {
+            startEnd[1] = System.nanoTime();
+          }
+        }
+      } catch (Exception e) {
+        // the child died
+      } finally {
+        started.complete(0L);
+      }
+    });
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      if (killAfterMillis >= 0) {
+        started.get(60, TimeUnit.SECONDS);
+        if (!p.waitFor(killAfterMillis, TimeUnit.MILLISECONDS)) {
+          p.destroyForcibly(); // SIGKILL
+        }
+      }
+      if (!p.waitFor(120, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError("child did not finish in 120 s: " + lines);
+      }
+      reader.join(10_000);
+      int code = p.exitValue();
+      boolean done;
+      synchronized (lines) {
+        done = lines.stream().anyMatch(l -> l.startsWith("DONE"));
+      }
+      if (!done && code != CrashChild.HALT && code != 137 && code != 143) {
+        throw new AssertionError("child failed with exit " + code + ": " + lines + "\n"
+            + Files.readString(stderr));
+      }
+      long millis = startEnd[1] > 0 ? (startEnd[1] - startEnd[0]) / 1_000_000 : 0;
+      synchronized (lines) {
+        return new Outcome(code, List.copyOf(lines), millis);
+      }
+    } finally {
+      p.destroyForcibly();
+      Files.deleteIfExists(stderr);
+    }
+  }
+}
