@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
-import io.cocoindex.runtime.state.SqliteStateStore;
+import io.cocoindex.runtime.state.StateStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -299,11 +299,10 @@ class ContainerTest extends EngineTestBase {
     assertThat(tables.takeLog()).containsExactlyInAnyOrder("drop docs", "drop chunks");
     assertThat(rows.takeLog()).isEmpty();
     app.close();
-    try (SqliteStateStore store = SqliteStateStore.open(dbPath)) {
-      List<Object> left = new ArrayList<>();
-      store.scan("test", new byte[0], left::add);
-      assertThat(left).isEmpty();
-      assertThat(store.components("test")).isEmpty();
-    }
+    StateStore store = store();
+    List<Object> left = new ArrayList<>();
+    store.scan("test", new byte[0], left::add);
+    assertThat(left).isEmpty();
+    assertThat(store.components("test")).isEmpty();
   }
 }

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
-import io.cocoindex.runtime.state.SqliteStateStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,18 +45,16 @@ class DropAndCrashTest extends EngineTestBase {
   @Test
   void dropStateFromAFreshAppReachesTheHandlersThroughMainsRegistrations() {
     declared.put("a", "1");
-    try (App first = App.create("docs", Environment.builder().dbPath(dbPath).build(), main())) {
+    try (App first = App.create("docs", environment(), main())) {
       first.update();
     }
     rows.takeLog();
     declared.clear(); // the new process declares nothing, but registers the same provider
-    try (App fresh = App.create("docs", Environment.builder().dbPath(dbPath).build(), main())) {
+    try (App fresh = App.create("docs", environment(), main())) {
       fresh.dropState();
     }
     assertThat(rows.takeLog()).containsExactly("delete a");
-    try (SqliteStateStore store = SqliteStateStore.open(dbPath)) {
-      assertThat(store.apps()).isEmpty();
-    }
+    assertThat(store().apps()).isEmpty();
   }
 
   @Test
@@ -82,7 +79,7 @@ class DropAndCrashTest extends EngineTestBase {
 
   @Test
   void writeThatLandedButWhoseCommitWasLostIsDeletedWhenUndeclared() {
-    FaultyStateStore store = new FaultyStateStore(SqliteStateStore.open(dbPath));
+    FaultyStateStore store = new FaultyStateStore(store());
     try (App app = App.create("crash", Environment.builder().stateStore(store).build(), main())) {
       declared.put("a", "1");
       store.failWrite = FaultyStateStore::isCommit;
@@ -96,14 +93,12 @@ class DropAndCrashTest extends EngineTestBase {
       app.update();
       assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", null, List.of("1"), true));
       assertThat(rows.takeLog()).containsExactly("delete a");
-    } finally {
-      store.close();
     }
   }
 
   @Test
   void componentsPrecommitOnlyWhatTheyApply() {
-    FaultyStateStore store = new FaultyStateStore(SqliteStateStore.open(dbPath));
+    FaultyStateStore store = new FaultyStateStore(store());
     List<Integer> precommitSizes = new ArrayList<>();
     store.failWrite = w -> {
       precommitSizes.add(w.size());
@@ -116,8 +111,6 @@ class DropAndCrashTest extends EngineTestBase {
       app.update();
       // An unchanged rerun writes nothing at all: no precommit, no commit.
       assertThat(precommitSizes).isEmpty();
-    } finally {
-      store.close();
     }
   }
 }

@@ -1,30 +1,93 @@
 package io.cocoindex.runtime;
 
 import io.cocoindex.Ctx;
+import io.cocoindex.runtime.state.PostgresStateStore;
+import io.cocoindex.runtime.state.SqliteStateStore;
+import io.cocoindex.runtime.state.StateStore;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Opens apps on a temporary embedded store and closes them after each test. */
+/**
+ * Opens apps on a temporary store and closes them after each test. The engine's acceptance tests
+ * run on both stores: the embedded SQLite store by default, and the shared PostgreSQL store when
+ * the system property {@code cocoindex.test.store=postgres} is set (a second surefire execution),
+ * each test in a schema of its own.
+ */
 abstract class EngineTestBase {
+  static final boolean ON_POSTGRES = "postgres".equals(System.getProperty("cocoindex.test.store"));
+
   @TempDir Path dbPath;
   private final List<App> apps = new ArrayList<>();
+  private final List<StateStore> stores = new ArrayList<>();
+  private String schema;
 
   App app(Consumer<Ctx> main) {
     return app("test", main);
   }
 
   App app(String name, Consumer<Ctx> main) {
-    App app = App.create(name, Environment.builder().dbPath(dbPath).build(), main);
+    App app = App.create(name, environment(), main);
     apps.add(app);
     return app;
   }
 
+  /** A new environment on this test's store (on SQLite: the embedded store under dbPath). */
+  Environment environment() {
+    return ON_POSTGRES ? Environment.builder().stateStore(store()).build()
+        : Environment.builder().dbPath(dbPath).build();
+  }
+
+  /** A store on this test's state, for inspection or decoration; closed after the test. */
+  StateStore store() {
+    if (ON_POSTGRES) {
+      if (stores.isEmpty()) {
+        stores.add(PostgresStateStore.open(postgresUrl()));
+      }
+      return stores.get(0);
+    }
+    StateStore s = SqliteStateStore.open(dbPath);
+    stores.add(s);
+    return s;
+  }
+
+  private String postgresUrl() {
+    String url = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
+    if (url == null) {
+      if ("true".equals(System.getenv("CI"))) {
+        Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
+      }
+      Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
+    }
+    if (schema == null) {
+      schema = "t_" + UUID.randomUUID().toString().replace("-", "");
+      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        s.execute("CREATE SCHEMA " + schema);
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot create test schema " + schema, e);
+      }
+    }
+    return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+  }
+
   @AfterEach
-  void closeApps() {
+  void closeApps() throws Exception {
     apps.forEach(App::close);
+    stores.forEach(StateStore::close);
+    if (schema != null) {
+      try (Connection c = DriverManager.getConnection(System.getenv("COCOINDEX_TEST_POSTGRES_URL"));
+          Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA " + schema + " CASCADE");
+      }
+    }
   }
 }

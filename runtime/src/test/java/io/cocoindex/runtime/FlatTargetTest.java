@@ -50,13 +50,13 @@ class FlatTargetTest extends EngineTestBase {
   @Test
   void trackingSurvivesANewAppOnTheSameDbPath() {
     declared.put("a", "v1");
-    try (App first = App.create("test", Environment.builder().dbPath(dbPath).build(), main())) {
+    try (App first = App.create("test", environment(), main())) {
       first.update();
     }
     assertThat(rows.takeLog()).containsExactly("create a=v1");
 
     declared.clear();
-    try (App second = App.create("test", Environment.builder().dbPath(dbPath).build(), main())) {
+    try (App second = App.create("test", environment(), main())) {
       second.update();
     }
     assertThat(rows.takeLog()).containsExactly("delete a");

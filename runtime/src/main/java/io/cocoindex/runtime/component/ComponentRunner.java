@@ -35,30 +35,54 @@ public final class ComponentRunner {
   }
 
   static CompletableFuture<Boolean> start(ComponentContext ctx, Function<Ctx, ?> body) {
-    ctx.run.visit(ctx.path);
-    ctx.run.stats.componentMounted();
+    Run run = ctx.run;
+    run.visit(ctx.path);
+    run.stats.componentMounted();
     return CompletableFuture.supplyAsync(() -> {
+      AutoCloseable lease = run.store.leaseComponent(run.app, ctx.path.encoded(), false);
+      if (lease == null) {
+        // Another worker is processing it: leave its tracking alone.
+        run.protect(ctx.path);
+        run.stats.componentFinished();
+        log.debug("component {} is being processed by another worker; skipped", ctx.path);
+        return CompletableFuture.completedFuture(true);
+      }
       Throwable error = null;
       try {
         body.apply(ctx);
       } catch (Throwable t) {
         error = t;
       }
-      return finish(ctx, error);
-    }, ctx.run.componentPool).thenCompose(f -> f);
+      return finish(ctx, error).whenComplete((ok, err) -> release(lease, ctx.path));
+    }, run.componentPool).thenCompose(f -> f);
+  }
+
+  private static void release(AutoCloseable lease, TargetPath component) {
+    try {
+      lease.close();
+    } catch (Exception e) {
+      log.warn("releasing the lease of component {} failed", component, e);
+    }
   }
 
   static <T> T runForeground(ComponentContext ctx, Function<Ctx, T> body) {
-    ctx.run.visit(ctx.path);
-    ctx.run.stats.componentMounted();
+    Run run = ctx.run;
+    run.visit(ctx.path);
+    run.stats.componentMounted();
+    AutoCloseable lease = run.store.leaseComponent(run.app, ctx.path.encoded(), true);
     T result = null;
     Throwable error = null;
+    boolean healthy;
     try {
-      result = body.apply(ctx);
-    } catch (Throwable t) {
-      error = t;
+      try {
+        result = body.apply(ctx);
+      } catch (Throwable t) {
+        error = t;
+      }
+      healthy = finish(ctx, error).join();
+    } finally {
+      release(lease, ctx.path);
     }
-    boolean healthy = finish(ctx, error).join();
     if (error instanceof RuntimeException re) {
       throw re;
     }

@@ -42,6 +42,7 @@ public final class OrphanSweep {
   private final Map<TargetPath, TargetPath> staleComponents = new LinkedHashMap<>();
   private final Set<TargetPath> deletedContainers = new HashSet<>();
   private final Set<String> warnedProviders = new HashSet<>();
+  private final List<AutoCloseable> leases = new ArrayList<>();
 
   private OrphanSweep(Run run) {
     this.run = run;
@@ -50,8 +51,22 @@ public final class OrphanSweep {
   /** Runs the sweep; failures are recorded on the run. */
   public static void sweep(Run run) {
     OrphanSweep s = new OrphanSweep(run);
-    s.collect();
-    s.process();
+    try {
+      s.collect();
+      s.process();
+    } finally {
+      s.releaseLeases();
+    }
+  }
+
+  private void releaseLeases() {
+    for (AutoCloseable lease : leases) {
+      try {
+        lease.close();
+      } catch (Exception e) {
+        log.warn("releasing a component lease failed", e);
+      }
+    }
   }
 
   private void collect() {
@@ -72,6 +87,12 @@ public final class OrphanSweep {
       if (run.visited.contains(p) || run.isProtected(p)) {
         continue;
       }
+      // Another worker sweeping the same stale component does it; skip it here.
+      AutoCloseable lease = run.store.leaseComponent(run.app, c.path(), false);
+      if (lease == null) {
+        continue;
+      }
+      leases.add(lease);
       staleComponents.put(p, p);
       for (TrackedState s : run.store.ownedBy(run.app, c.path())) {
         candidates.put(TargetPath.decode(s.path()), p);

@@ -21,6 +21,21 @@ public interface StateStore extends AutoCloseable {
    */
   AutoCloseable lockForUpdate(String app);
 
+  /**
+   * Takes the processing lease of one component, so that one worker at a time processes it when
+   * several processes share the store. Released by closing the handle.
+   *
+   * @param wait block until the lease is free (foreground components) instead of giving up
+   * @return the lease, or null when another worker holds it and {@code wait} is false. A store
+   *     used by one process grants every lease at once.
+   */
+  default AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
+    return NO_LEASE;
+  }
+
+  /** The lease of a store that needs none. */
+  AutoCloseable NO_LEASE = () -> {};
+
   /** A fresh, increasing version number for one run of {@code app}. */
   long nextVersion(String app);
 

@@ -1,0 +1,439 @@
+package io.cocoindex.runtime.state;
+
+import io.cocoindex.Fingerprint;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A state store in PostgreSQL, shared by several worker processes running the same app.
+ *
+ * <p>Work sharing uses PostgreSQL session advisory locks, one per processing component: a worker
+ * processes a component only while it holds the component's lock, and skips a component another
+ * worker holds (waiting only for foreground components, whose result it needs). Advisory locks
+ * need no table, cost no writes, and are released by the server the moment a worker's connection
+ * drops: a worker killed with {@code kill -9} blocks nobody, and the components it did not commit
+ * are finished by whichever worker runs next. Precommit and settle are read-modify-writes of
+ * locked rows ({@code SELECT ... FOR UPDATE}) in one transaction, retried on deadlock or
+ * serialization failure.
+ *
+ * <pre>{@code
+ * StateStore store = PostgresStateStore.open("jdbc:postgresql://db:5432/app?user=coco");
+ * Environment env = Environment.builder().stateStore(store).build();
+ * }</pre>
+ *
+ * <p>Tables ({@code cocoindex_*}) are created in the connection's current schema on first use,
+ * and the schema version is checked. Needs the {@code org.postgresql:postgresql} driver.
+ */
+public final class PostgresStateStore implements StateStore {
+  private static final Logger log = LoggerFactory.getLogger(PostgresStateStore.class);
+  static final int SCHEMA_VERSION = 1;
+  private static final int READERS = 4;
+  private static final int MAX_ATTEMPTS = 8;
+  /** Serializes schema creation across workers starting together. */
+  private static final long SCHEMA_LOCK = 0x636f636f696e6465L;
+
+  private final DataSource dataSource;
+  private final String description;
+  private final JdbcStateTables tables = new JdbcStateTables("cocoindex_", true);
+  private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
+  private final List<Connection> allReaders = new ArrayList<>();
+  private final LinkedBlockingQueue<PendingWrite> writes = new LinkedBlockingQueue<>();
+  private final Connection writeConnection;
+  private final Connection leaseConnection;
+  private final Thread writer;
+  private volatile boolean closed;
+
+  private record PendingWrite(String app, List<StateWrite> writes, CompletableFuture<Void> done) {}
+
+  private static final PendingWrite STOP = new PendingWrite(null, List.of(), null);
+
+  /** Opens the store at a JDBC URL ({@code jdbc:postgresql://host:port/db?user=...}). */
+  public static PostgresStateStore open(String jdbcUrl) {
+    org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+    ds.setURL(jdbcUrl);
+    String safe = jdbcUrl.replaceAll("password=[^&]*", "password=***");
+    return new PostgresStateStore(ds, safe);
+  }
+
+  /** Opens the store on a data source (a pool of the application's, say). */
+  public static PostgresStateStore open(DataSource dataSource) {
+    return new PostgresStateStore(dataSource, dataSource.toString());
+  }
+
+  private PostgresStateStore(DataSource dataSource, String description) {
+    this.dataSource = dataSource;
+    this.description = description;
+    this.writeConnection = connect();
+    this.leaseConnection = connect();
+    initSchema();
+    this.writer = new Thread(this::writeLoop, "cocoindex-pg-state-writer");
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  private Connection connect() {
+    try {
+      Connection c = dataSource.getConnection();
+      c.setAutoCommit(true);
+      return c;
+    } catch (SQLException e) {
+      throw new StateStoreException(
+          "cannot connect to the PostgreSQL state store " + description + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  private void initSchema() {
+    try {
+      inTransaction(writeConnection, c -> {
+        try (Statement s = c.createStatement()) {
+          s.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK + ")");
+          s.execute("CREATE TABLE IF NOT EXISTS cocoindex_meta(key TEXT PRIMARY KEY,"
+              + " value TEXT NOT NULL)");
+          Integer stored = null;
+          try (ResultSet rs = s.executeQuery(
+              "SELECT value FROM cocoindex_meta WHERE key='schema_version'")) {
+            if (rs.next()) {
+              stored = Integer.parseInt(rs.getString(1));
+            }
+          }
+          if (stored != null && stored > SCHEMA_VERSION) {
+            throw new StateStoreException("the PostgreSQL state store " + description
+                + " was written by a newer cocoindex (schema version " + stored
+                + "; this version understands " + SCHEMA_VERSION + "): upgrade cocoindex");
+          }
+          s.execute("CREATE TABLE IF NOT EXISTS " + tables.appTable()
+              + "(name TEXT PRIMARY KEY, next_version BIGINT NOT NULL)");
+          s.execute("CREATE TABLE IF NOT EXISTS " + tables.stateTable()
+              + "(app TEXT NOT NULL, path BYTEA NOT NULL, owner BYTEA NOT NULL,"
+              + " records BYTEA NOT NULL, child_gen BIGINT NOT NULL, child_epoch BIGINT NOT NULL,"
+              + " parent_gen BIGINT NOT NULL, parent_epoch BIGINT NOT NULL,"
+              + " PRIMARY KEY(app, path))");
+          s.execute("CREATE INDEX IF NOT EXISTS " + tables.stateTable() + "_owner ON "
+              + tables.stateTable() + "(app, owner)");
+          s.execute("CREATE TABLE IF NOT EXISTS " + tables.componentTable()
+              + "(app TEXT NOT NULL, path BYTEA NOT NULL, memo_fp BYTEA, memo_deps BYTEA,"
+              + " memo_values BYTEA, state_count BIGINT NOT NULL, PRIMARY KEY(app, path))");
+          if (stored == null) {
+            s.execute("INSERT INTO cocoindex_meta(key, value) VALUES('schema_version', '"
+                + SCHEMA_VERSION + "')");
+          }
+        }
+      });
+    } catch (SQLException e) {
+      throw failure("create or check its tables", e);
+    }
+  }
+
+  /**
+   * Workers of one app run concurrently on this store, coordinated per component (see {@link
+   * #leaseComponent}), so the app-level lock is not exclusive here.
+   */
+  @Override
+  public AutoCloseable lockForUpdate(String app) {
+    return NO_LEASE;
+  }
+
+  @Override
+  public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
+    long key = lockKey(app, componentPath);
+    try {
+      while (true) {
+        synchronized (leaseConnection) {
+          try (PreparedStatement ps =
+              leaseConnection.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+            ps.setLong(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              if (rs.getBoolean(1)) {
+                return () -> unlock(key);
+              }
+            }
+          }
+        }
+        if (!wait) {
+          return null;
+        }
+        Thread.sleep(20);
+      }
+    } catch (SQLException e) {
+      throw failure("take a component lease", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StateStoreException("interrupted while waiting for a component lease");
+    }
+  }
+
+  private void unlock(long key) throws SQLException {
+    synchronized (leaseConnection) {
+      if (leaseConnection.isClosed()) {
+        return;
+      }
+      try (PreparedStatement ps =
+          leaseConnection.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+        ps.setLong(1, key);
+        ps.execute();
+      }
+    }
+  }
+
+  private static long lockKey(String app, byte[] componentPath) {
+    byte[] fp = Fingerprint.of(Arrays.asList(app, componentPath)).bytes();
+    return ByteBuffer.wrap(fp).getLong();
+  }
+
+  @Override
+  public long nextVersion(String app) {
+    long[] version = new long[1];
+    try {
+      synchronized (writeConnection) {
+        inTransaction(writeConnection, c -> version[0] = tables.nextVersion(c, app));
+      }
+    } catch (SQLException e) {
+      throw failure("allocate a run version", e);
+    }
+    return version[0];
+  }
+
+  private interface ReadOp<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private <T> T read(String what, ReadOp<T> op) {
+    Connection c = readers.poll();
+    if (c == null) {
+      synchronized (allReaders) {
+        if (allReaders.size() < READERS) {
+          c = connect();
+          allReaders.add(c);
+        }
+      }
+      if (c == null) {
+        try {
+          c = readers.take();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new StateStoreException("interrupted while waiting to " + what);
+        }
+      }
+    }
+    try {
+      return op.run(c);
+    } catch (SQLException e) {
+      throw failure(what, e);
+    } finally {
+      readers.offer(c);
+    }
+  }
+
+  @Override
+  public Optional<TrackedState> get(String app, byte[] path) {
+    return read("read a target state", c -> tables.get(c, app, path));
+  }
+
+  @Override
+  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
+    if (paths.isEmpty()) {
+      return List.of();
+    }
+    return read("read target states", c -> tables.getAll(c, app, paths));
+  }
+
+  @Override
+  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
+    return read("read a component's target states", c -> tables.ownedBy(c, app, componentPath));
+  }
+
+  @Override
+  public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
+    read("scan target states", c -> {
+      tables.scan(c, app, path, visitor);
+      return null;
+    });
+  }
+
+  @Override
+  public Optional<ComponentRecord> component(String app, byte[] path) {
+    return read("read a component", c -> tables.component(c, app, path));
+  }
+
+  @Override
+  public List<ComponentRecord> components(String app) {
+    return read("read components", c -> tables.components(c, app));
+  }
+
+  @Override
+  public List<String> apps() {
+    return read("list apps", tables::apps);
+  }
+
+  @Override
+  public CompletableFuture<Void> write(String app, List<StateWrite> batch) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    if (closed) {
+      done.completeExceptionally(new StateStoreException("the state store is closed"));
+    } else if (batch.isEmpty()) {
+      done.complete(null);
+    } else {
+      writes.add(new PendingWrite(app, List.copyOf(batch), done));
+    }
+    return done;
+  }
+
+  @Override
+  public void clear(String app) {
+    try {
+      synchronized (writeConnection) {
+        inTransaction(writeConnection, c -> tables.clear(c, app));
+      }
+    } catch (SQLException e) {
+      throw failure("clear the app's state", e);
+    }
+  }
+
+  private void writeLoop() {
+    List<PendingWrite> group = new ArrayList<>();
+    while (true) {
+      try {
+        group.clear();
+        group.add(writes.take());
+        writes.drainTo(group);
+      } catch (InterruptedException e) {
+        return;
+      }
+      boolean stop = group.remove(STOP);
+      if (!group.isEmpty()) {
+        commitGroup(group);
+      }
+      if (stop) {
+        return;
+      }
+    }
+  }
+
+  private void commitGroup(List<PendingWrite> group) {
+    synchronized (writeConnection) {
+      try {
+        applyWithRetries(group);
+        group.forEach(p -> p.done.complete(null));
+        return;
+      } catch (SQLException e) {
+        if (group.size() == 1) {
+          group.get(0).done.completeExceptionally(failure("commit tracking records", e));
+          return;
+        }
+        log.debug("group commit of {} batches failed; committing them one by one", group.size(),
+            e);
+      }
+      for (PendingWrite p : group) {
+        try {
+          applyWithRetries(List.of(p));
+          p.done.complete(null);
+        } catch (SQLException e) {
+          p.done.completeExceptionally(failure("commit tracking records", e));
+        }
+      }
+    }
+  }
+
+  /** Other workers lock the same rows: a deadlock or serialization failure is retried. */
+  private void applyWithRetries(List<PendingWrite> group) throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        inTransaction(writeConnection, c -> {
+          for (PendingWrite p : group) {
+            tables.apply(c, p.app, p.writes);
+          }
+        });
+        return;
+      } catch (SQLException e) {
+        String state = e.getSQLState();
+        boolean retryable = "40P01".equals(state) || "40001".equals(state);
+        if (!retryable || attempt >= MAX_ATTEMPTS) {
+          throw e;
+        }
+        try {
+          Thread.sleep(5L * attempt);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
+  }
+
+  private interface TransactionWork {
+    void run(Connection c) throws SQLException;
+  }
+
+  private static void inTransaction(Connection c, TransactionWork work) throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      work.run(c);
+      c.commit();
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  private StateStoreException failure(String what, SQLException e) {
+    return new StateStoreException(
+        "PostgreSQL state store " + description + ": cannot " + what + ": " + e.getMessage(), e);
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    writes.add(STOP);
+    try {
+      writer.join(30_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    synchronized (allReaders) {
+      allReaders.forEach(PostgresStateStore::closeQuietly);
+    }
+    synchronized (writeConnection) {
+      closeQuietly(writeConnection);
+    }
+    synchronized (leaseConnection) {
+      closeQuietly(leaseConnection);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      log.debug("closing a state store connection failed", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresStateStore[" + description + "]";
+  }
+}
