@@ -17,14 +17,23 @@ import java.nio.file.attribute.BasicFileAttributes;
 final class AtomicFiles {
   private AtomicFiles() {}
 
+  /**
+   * The temporary sibling a write of {@code target} goes through. Its name is fixed (not
+   * random) so that one left by a killed write is overwritten by the next write of the same file
+   * or deleted with it, never orphaned.
+   */
+  static Path tempSibling(Path target) {
+    return target.resolveSibling("." + target.getFileName() + ".cocoindex-tmp");
+  }
+
   /** Writes to a temporary sibling, syncs it, and renames it over {@code target}. */
   static void write(Path target, byte[] content) throws IOException {
     Path dir = target.getParent();
     Files.createDirectories(dir);
-    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+    Path tmp = tempSibling(target);
     try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
+          StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(content);
         while (buf.hasRemaining()) {
           ch.write(buf);
@@ -45,10 +54,14 @@ final class AtomicFiles {
   /** Removes a file or a whole tree; a missing path is fine. */
   static void deleteRecursively(Path path) throws IOException {
     if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      if (path.getFileName() != null) {
+        Files.deleteIfExists(tempSibling(path)); // a killed first write of a file
+      }
       return;
     }
     if (!Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       Files.deleteIfExists(path);
+      Files.deleteIfExists(tempSibling(path));
       return;
     }
     Files.walkFileTree(path, new SimpleFileVisitor<>() {
