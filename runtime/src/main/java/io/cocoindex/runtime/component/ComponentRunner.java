@@ -7,6 +7,7 @@ import io.cocoindex.runtime.plan.Run;
 import io.cocoindex.runtime.plan.RunMode;
 import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.StateStore;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,18 +29,25 @@ public final class ComponentRunner {
   /** Runs the app's root component and waits for the whole tree. */
   public static boolean runRoot(Run run, java.util.function.Consumer<Ctx> main) {
     ComponentContext root = new ComponentContext(run, TargetPath.ROOT, null, null, false);
+    // Every worker runs the root (it registers the providers and mounts the components); only
+    // mounted components are leased.
     return start(root, c -> {
       main.accept(c);
       return null;
-    }).join();
+    }, false).join();
   }
 
   static CompletableFuture<Boolean> start(ComponentContext ctx, Function<Ctx, ?> body) {
+    return start(ctx, body, true);
+  }
+
+  private static CompletableFuture<Boolean> start(
+      ComponentContext ctx, Function<Ctx, ?> body, boolean leased) {
     Run run = ctx.run;
     run.visit(ctx.path);
     run.stats.componentMounted();
     return CompletableFuture.supplyAsync(() -> {
-      AutoCloseable lease = run.store.leaseComponent(run.app, ctx.path.encoded(), false);
+      AutoCloseable lease = leased ? lease(run, ctx.path) : StateStore.NO_LEASE;
       if (lease == null) {
         // Another worker is processing it: leave its tracking alone.
         run.protect(ctx.path);
@@ -55,6 +63,59 @@ public final class ComponentRunner {
       }
       return finish(ctx, error).whenComplete((ok, err) -> release(lease, ctx.path));
     }, run.componentPool).thenCompose(f -> f);
+  }
+
+  /** A lease for a background component, within the run's bound of held leases. */
+  private static AutoCloseable lease(Run run, TargetPath component) {
+    if (run.leaseSlots == null) {
+      return run.store.leaseComponent(run.app, component.encoded(), false);
+    }
+    acquire(run.leaseSlots);
+    AutoCloseable lease;
+    try {
+      lease = run.store.leaseComponent(run.app, component.encoded(), false);
+    } catch (RuntimeException e) {
+      run.leaseSlots.release();
+      throw e;
+    }
+    if (lease == null) {
+      run.leaseSlots.release();
+      return null;
+    }
+    return () -> {
+      try {
+        lease.close();
+      } finally {
+        run.leaseSlots.release();
+      }
+    };
+  }
+
+  /** Waits for a slot without starving the pool: the wait is a managed block. */
+  private static void acquire(java.util.concurrent.Semaphore slots) {
+    try {
+      java.util.concurrent.ForkJoinPool.managedBlock(new java.util.concurrent.ForkJoinPool
+          .ManagedBlocker() {
+        private boolean acquired;
+
+        @Override
+        public boolean block() throws InterruptedException {
+          if (!acquired) {
+            slots.acquire();
+            acquired = true;
+          }
+          return true;
+        }
+
+        @Override
+        public boolean isReleasable() {
+          return acquired || (acquired = slots.tryAcquire());
+        }
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a component slot", e);
+    }
   }
 
   private static void release(AutoCloseable lease, TargetPath component) {

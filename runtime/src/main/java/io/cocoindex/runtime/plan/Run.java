@@ -30,6 +30,11 @@ public final class Run {
   public final SinkBatcher batcher;
   public final ExecutorService componentPool;
   public final RunStats stats = new RunStats();
+  /**
+   * On a store shared by workers, bounds the components this worker holds leases for at once,
+   * so that the other workers find components to process; null otherwise.
+   */
+  public final java.util.concurrent.Semaphore leaseSlots;
   public long startNanos = System.nanoTime();
   private final Map<ContextKey<?>, Object> context;
 
@@ -69,6 +74,7 @@ public final class Run {
     this.componentPool = componentPool;
     this.context = Map.copyOf(context);
     this.listeners = List.copyOf(listeners);
+    this.leaseSlots = store.sharedByWorkers() ? new java.util.concurrent.Semaphore(64) : null;
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;

@@ -152,6 +152,11 @@ public final class PostgresStateStore implements StateStore {
   }
 
   @Override
+  public boolean sharedByWorkers() {
+    return true;
+  }
+
+  @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
     long key = lockKey(app, componentPath);
     try {
