@@ -1,0 +1,281 @@
+package io.cocoindex.reliability;
+
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * In-memory connectors over a model external system ({@link External}): tables (containers
+ * with a generation whose change is DESTRUCTIVE, LOSSY or harmless, as the declared spec says),
+ * rows in tables, index attachments of tables, and flat key-value entries. The sinks behave
+ * like real systems: a DESTRUCTIVE table change drops the table's rows and indexes, a LOSSY one
+ * damages every row, a dropped table takes its rows and indexes with it. Sink failures are
+ * injected by predicate, either before anything is applied or after a part of the batch was.
+ */
+final class ModelConnectors {
+  /** The external system the sinks write to. */
+  static final class External {
+    final Map<String, Integer> tables = new TreeMap<>(); // name -> generation
+    final Map<String, String> rows = new TreeMap<>(); // "table/key" -> value
+    final Map<String, String> indexes = new TreeMap<>(); // "table@name" -> spec
+    final Map<String, String> kv = new TreeMap<>(); // key -> value
+
+    synchronized void dropTable(String table) {
+      tables.remove(table);
+      rows.keySet().removeIf(k -> k.startsWith(table + "/"));
+      indexes.keySet().removeIf(k -> k.startsWith(table + "@"));
+    }
+  }
+
+  /** How a sink fails this run: which actions, and whether the batch applies partly first. */
+  static final class Faults {
+    volatile Predicate<String> failOn = k -> false; // "kind:id", e.g. "row:t0/k3"
+    volatile boolean partial;
+
+    void check(List<String> batch, Runnable applyHealthy) {
+      boolean any = batch.stream().anyMatch(failOn);
+      if (any && partial) {
+        applyHealthy.run();
+      }
+      if (any) {
+        throw new IllegalStateException("injected sink failure on "
+            + batch.stream().filter(failOn).findFirst().orElseThrow());
+      }
+    }
+  }
+
+  record TableSpec(int generation, String change) {} // change: DESTRUCTIVE, LOSSY, NONE
+
+  record TableAction(String table, int generation, String change, boolean drop) {}
+
+  record RowAction(String path, String value) {} // value null: delete
+
+  record IndexAction(String path, String spec) {} // spec null: drop
+
+  record KvAction(String key, String value) {}
+
+  static final String LOST = "<lost>";
+
+  final External ext = new External();
+  final Faults faults = new Faults();
+
+  final TargetActionSink<RowAction> rowSink = TargetActionSink.of(actions -> {
+    List<String> ids = actions.stream().map(a -> "row:" + a.value().path()).toList();
+    faults.check(ids, () -> applyRows(actions, true));
+    applyRows(actions, false);
+  });
+
+  private void applyRows(List<TargetAction<RowAction>> actions, boolean healthyOnly) {
+    synchronized (ext) {
+      for (TargetAction<RowAction> a : actions) {
+        RowAction r = a.value();
+        if (healthyOnly && faults.failOn.test("row:" + r.path())) {
+          continue;
+        }
+        String table = r.path().substring(0, r.path().indexOf('/'));
+        if (r.value() == null) {
+          ext.rows.remove(r.path());
+        } else if (ext.tables.containsKey(table)) {
+          ext.rows.put(r.path(), r.value());
+        } else {
+          throw new IllegalStateException("no such table " + table + " writing " + r.path());
+        }
+      }
+    }
+  }
+
+  final TargetActionSink<IndexAction> indexSink = TargetActionSink.of(actions -> {
+    List<String> ids = actions.stream().map(a -> "index:" + a.value().path()).toList();
+    faults.check(ids, () -> applyIndexes(actions, true));
+    applyIndexes(actions, false);
+  });
+
+  private void applyIndexes(List<TargetAction<IndexAction>> actions, boolean healthyOnly) {
+    synchronized (ext) {
+      for (TargetAction<IndexAction> a : actions) {
+        IndexAction i = a.value();
+        if (healthyOnly && faults.failOn.test("index:" + i.path())) {
+          continue;
+        }
+        if (i.spec() == null) {
+          ext.indexes.remove(i.path());
+        } else {
+          ext.indexes.put(i.path(), i.spec());
+        }
+      }
+    }
+  }
+
+  final TargetActionSink<TableAction> tableSink = TargetActionSink.withChildHandler(actions -> {
+    List<String> ids = actions.stream().map(a -> "table:" + a.value().table()).toList();
+    faults.check(ids, () -> applyTables(actions, true));
+    applyTables(actions, false);
+  }, action -> ChildTargetDef.of(new RowHandler(action.table())));
+
+  private void applyTables(List<TargetAction<TableAction>> actions, boolean healthyOnly) {
+    synchronized (ext) {
+      for (TargetAction<TableAction> a : actions) {
+        TableAction t = a.value();
+        if (healthyOnly && faults.failOn.test("table:" + t.table())) {
+          continue;
+        }
+        if (t.drop()) {
+          ext.dropTable(t.table());
+          continue;
+        }
+        Integer current = ext.tables.get(t.table());
+        if (current == null || a instanceof TargetAction.Create<TableAction>) {
+          ext.dropTable(t.table()); // a created table starts empty
+        } else if (current != t.generation()) {
+          if (t.change().equals("DESTRUCTIVE")) {
+            ext.dropTable(t.table());
+          } else if (t.change().equals("LOSSY")) {
+            ext.rows.replaceAll((k, v) -> k.startsWith(t.table() + "/") ? LOST : v);
+          }
+        }
+        ext.tables.put(t.table(), t.generation());
+      }
+    }
+  }
+
+  final TargetActionSink<KvAction> kvSink = TargetActionSink.of(actions -> {
+    List<String> ids = actions.stream().map(a -> "kv:" + a.value().key()).toList();
+    faults.check(ids, () -> applyKv(actions, true));
+    applyKv(actions, false);
+  });
+
+  private void applyKv(List<TargetAction<KvAction>> actions, boolean healthyOnly) {
+    synchronized (ext) {
+      for (TargetAction<KvAction> a : actions) {
+        KvAction kv = a.value();
+        if (healthyOnly && faults.failOn.test("kv:" + kv.key())) {
+          continue;
+        }
+        if (kv.value() == null) {
+          ext.kv.remove(kv.key());
+        } else {
+          ext.kv.put(kv.key(), kv.value());
+        }
+      }
+    }
+  }
+
+  static String str(StableKey key) {
+    return ((StableKey.Str) key).value();
+  }
+
+  /** Tables: a container whose spec change invalidates its rows as the spec says. */
+  final class TableHandler implements TargetHandler<TableSpec, TableSpec, TableAction> {
+    @Override
+    public TargetReconcileOutput<TableAction, TableSpec> reconcile(
+        StableKey key, TableSpec desired, List<TableSpec> prev, boolean mayBeMissing) {
+      String name = str(key);
+      if (desired == null) {
+        return TargetReconcileOutput.of(
+            TargetAction.delete(new TableAction(name, 0, "NONE", true)), tableSink, null);
+      }
+      boolean changed = prev.stream().anyMatch(p -> p.generation() != desired.generation());
+      TargetChildInvalidation inv = !changed || desired.change().equals("NONE") ? null
+          : TargetChildInvalidation.valueOf(desired.change());
+      TableAction action = new TableAction(name, desired.generation(), desired.change(), false);
+      return new TargetReconcileOutput<>(
+          prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action),
+          tableSink, desired, inv);
+    }
+  }
+
+  /** Rows of one table, with an "index" attachment type. */
+  final class RowHandler implements TargetHandler<String, String, RowAction> {
+    private final String table;
+
+    RowHandler(String table) {
+      this.table = table;
+    }
+
+    @Override
+    public Map<String, ChildTargetDef<?>> attachments() {
+      return Map.of("index", ChildTargetDef.of(new IndexHandler(table)));
+    }
+
+    @Override
+    public TargetReconcileOutput<RowAction, String> reconcile(
+        StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
+      String path = table + "/" + str(key);
+      if (desired == null) {
+        if (prev.isEmpty() && !mayBeMissing) {
+          return null;
+        }
+        return TargetReconcileOutput.of(TargetAction.delete(new RowAction(path, null)), rowSink,
+            null);
+      }
+      if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+        return null;
+      }
+      RowAction a = new RowAction(path, desired);
+      return TargetReconcileOutput.of(
+          prev.isEmpty() ? TargetAction.create(a) : TargetAction.update(a), rowSink, desired);
+    }
+  }
+
+  /** Index attachments of one table; the tracking record is the spec (needed to drop it). */
+  final class IndexHandler implements TargetHandler<String, String, IndexAction> {
+    private final String table;
+
+    IndexHandler(String table) {
+      this.table = table;
+    }
+
+    @Override
+    public TargetReconcileOutput<IndexAction, String> reconcile(
+        StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
+      String path = table + "@" + str(key);
+      if (desired == null) {
+        if (prev.isEmpty() && !mayBeMissing) {
+          return null;
+        }
+        return TargetReconcileOutput.of(TargetAction.delete(new IndexAction(path, null)),
+            indexSink, null);
+      }
+      if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+        return null;
+      }
+      IndexAction a = new IndexAction(path, desired);
+      return TargetReconcileOutput.of(
+          prev.isEmpty() ? TargetAction.create(a) : TargetAction.update(a), indexSink, desired);
+    }
+  }
+
+  /** Flat key-value entries, the tracking record is the value. */
+  final class KvHandler implements TargetHandler<String, String, KvAction> {
+    @Override
+    public TargetReconcileOutput<KvAction, String> reconcile(
+        StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
+      String k = str(key);
+      if (desired == null) {
+        if (prev.isEmpty() && !mayBeMissing) {
+          return null;
+        }
+        return TargetReconcileOutput.of(TargetAction.delete(new KvAction(k, null)), kvSink, null);
+      }
+      if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+        return null;
+      }
+      KvAction a = new KvAction(k, desired);
+      return TargetReconcileOutput.of(
+          prev.isEmpty() ? TargetAction.create(a) : TargetAction.update(a), kvSink, desired);
+    }
+  }
+
+  static Set<String> none() {
+    return Set.of();
+  }
+}
