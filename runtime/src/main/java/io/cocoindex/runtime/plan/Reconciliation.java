@@ -127,7 +127,14 @@ final class Reconciliation {
 
   /** The precommit: this run's record joins every earlier possible record. */
   StateWrite precommit(TargetPath owner) {
-    return new StateWrite.Precommit(target(owner), entry, fresh);
+    TrackedState t = target(owner);
+    if (row != null && !fresh && row.parentEpoch() < t.parentEpoch()) {
+      // Not confirmed until the apply succeeds: a failed apply after a LOSSY invalidation of
+      // the container must leave the state "may be missing" for the next run.
+      t = new TrackedState(t.path(), t.owner(), List.of(), t.childGeneration(), t.childEpoch(),
+          t.parentGeneration(), row.parentEpoch());
+    }
+    return new StateWrite.Precommit(t, entry, fresh);
   }
 
   /** The commit after a successful apply: only this run's record remains (or none at all). */
