@@ -1,0 +1,74 @@
+package io.cocoindex.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The desired rows, generated on demand (never held whole, so a 1M run fits a small heap):
+ * component {@code c} holds rows {@code c * perComponent ..} at the component's version, except
+ * single rows bumped on their own.
+ */
+final class Dataset {
+  final int rows;
+  final int perComponent;
+  final int components;
+  private final int[] versions;
+  private final Map<Long, Integer> rowVersions = new HashMap<>();
+
+  Dataset(int rows, int perComponent) {
+    if (rows % perComponent != 0) {
+      throw new IllegalArgumentException(rows + " rows do not split into components of "
+          + perComponent);
+    }
+    this.rows = rows;
+    this.perComponent = perComponent;
+    this.components = rows / perComponent;
+    this.versions = new int[components];
+  }
+
+  List<BenchRow> rows(int component) {
+    List<BenchRow> out = new ArrayList<>(perComponent);
+    long first = (long) component * perComponent;
+    for (long id = first; id < first + perComponent; id++) {
+      Integer own = rowVersions.get(id);
+      out.add(BenchRow.of(id, own != null ? own : versions[component]));
+    }
+    return out;
+  }
+
+  /**
+   * Changes every row of the first 1% of components (1% of rows, concentrated, as when a few
+   * source files change).
+   *
+   * @return the rows changed
+   */
+  int changeConcentrated() {
+    int count = Math.max(1, components / 100);
+    for (int c = 0; c < count; c++) {
+      versions[c]++;
+      for (long id = (long) c * perComponent; id < (long) (c + 1) * perComponent; id++) {
+        rowVersions.remove(id);
+      }
+    }
+    return count * perComponent;
+  }
+
+  /**
+   * Changes 1% of rows spread evenly over all components (every memo misses when a component
+   * holds 100 rows).
+   *
+   * @return the rows changed
+   */
+  int changeScattered() {
+    int count = Math.max(1, rows / 100);
+    long stride = rows / count;
+    for (int i = 0; i < count; i++) {
+      long id = i * stride + (stride / 2);
+      int component = (int) (id / perComponent);
+      rowVersions.merge(id, versions[component] + 1, (a, b) -> a + 1);
+    }
+    return count;
+  }
+}

@@ -1,0 +1,306 @@
+package io.cocoindex.bench;
+
+import io.cocoindex.bench.EngineBench.Site;
+import io.cocoindex.bench.EngineBench.Timed;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/** Workloads 1-6: whole updates through the engine, side by side with raw JDBC. */
+final class EngineWorkloads {
+  private final Config cfg;
+  private final Path tmp;
+  private final Report report;
+
+  EngineWorkloads(Config cfg, Path tmp, Report report) {
+    this.cfg = cfg;
+    this.tmp = tmp;
+    this.report = report;
+  }
+
+  /** The per-size figures of the scaling workload, nanoseconds (medians). */
+  record SizeFigures(int rows, double rawCold, double cold, double warm, double memoWarm) {}
+
+  void run() {
+    int n = cfg.rows();
+    Dataset data = new Dataset(n, cfg.rowsPerComponent());
+    Path dir = tmp.resolve("main-" + n);
+    String nText = String.format(Locale.ROOT, "N=%,d in %,d components", n, data.components);
+
+    // 1. cold: raw JDBC and cocoindex alternate, each on fresh files.
+    List<Long> raw = new ArrayList<>();
+    List<Long> cold = new ArrayList<>();
+    Site site = null;
+    Path rawFile = null;
+    for (int i = 0; i < cfg.coldIterations(); i++) {
+      if (site != null) {
+        deleteTree(site.state());
+        deleteFile(site.db());
+        deleteFile(rawFile);
+      }
+      site = Site.in(dir, "cold" + i);
+      rawFile = dir.resolve("raw" + i + ".sqlite");
+      Site s = site;
+      Path r = rawFile;
+      Supplier<Timed> rawRun = () -> expect("raw cold", EngineBench.rawCold(r, data), n);
+      Supplier<Timed> engineRun = () -> expectAtLeast("cold",
+          EngineBench.update(s, data, false), n);
+      if (i % 2 == 0) {
+        raw.add(rawRun.get().nanos());
+        cold.add(engineRun.get().nanos());
+      } else {
+        cold.add(engineRun.get().nanos());
+        raw.add(rawRun.get().nanos());
+      }
+    }
+    String rawContent = EngineBench.content(rawFile);
+    String engineContent = EngineBench.content(site.db());
+    if (!rawContent.equals(engineContent)) {
+      throw new IllegalStateException("raw JDBC and cocoindex wrote different tables: "
+          + rawContent + " vs " + engineContent);
+    }
+    double rawMed = Stats.median(raw);
+    double coldMed = Stats.median(cold);
+    report.info("1", "cold, raw JDBC (batches, 1 tx per 1,000 rows), " + nText,
+        Report.ms(rawMed) + "  " + Report.usPerState(rawMed, n), "");
+    report.check("1", "cold, cocoindex (SQLite connector), " + nText,
+        Report.ms(coldMed) + "  " + Report.usPerState(coldMed, n), coldMed / rawMed,
+        Report.fmtRatio(coldMed / rawMed) + " raw", 1.5, true);
+
+    // 2. warm, nothing changed, components not memoized.
+    List<Long> warm = new ArrayList<>();
+    for (int i = 0; i < cfg.warmIterations(); i++) {
+      warm.add(expect("warm", EngineBench.update(site, data, false), 0).nanos());
+    }
+    double warmMed = Stats.median(warm);
+    report.check("2", "warm rerun, nothing changed, not memoized",
+        Report.ms(warmMed) + "  " + Report.usPerState(warmMed, n), warmMed / coldMed,
+        Report.fmtRatio(warmMed / coldMed) + " cold", 0.15, true);
+
+    // 3. memoized components: their own cold run, then warm reruns.
+    Site memo = Site.in(dir, "memo");
+    long memoCold = expectAtLeast("memo cold", EngineBench.update(memo, data, true), n).nanos();
+    List<Long> memoWarm = new ArrayList<>();
+    for (int i = 0; i < cfg.warmIterations(); i++) {
+      memoWarm.add(expect("memo warm", EngineBench.update(memo, data, true), 0).nanos());
+    }
+    double memoWarmMed = Stats.median(memoWarm);
+    report.info("3", "cold, memoized components (for reference)", Report.ms(memoCold),
+        Report.fmtRatio(memoCold / coldMed) + " cold");
+    report.check("3", "warm rerun, memoized components, nothing changed",
+        Report.ms(memoWarmMed) + "  " + Report.usPerState(memoWarmMed, n),
+        memoWarmMed / coldMed, Report.fmtRatio(memoWarmMed / coldMed) + " cold", 0.03, true);
+
+    // 5. the naive hand-written sync on the raw table (same content), nothing changed.
+    List<Long> naive = new ArrayList<>();
+    for (int i = 0; i < cfg.warmIterations(); i++) {
+      naive.add(expect("naive", EngineBench.naiveSync(rawFile, data), 0).nanos());
+    }
+    double naiveMed = Stats.median(naive);
+
+    // 4. 1% of rows changed, in 1% of the components (memoized); the naive sync sees the same.
+    List<Long> pct = new ArrayList<>();
+    List<Long> naivePct = new ArrayList<>();
+    for (int i = 0; i < cfg.warmIterations(); i++) {
+      int changed = data.changeConcentrated();
+      pct.add(expect("1% change", EngineBench.update(memo, data, true), changed).nanos());
+      naivePct.add(expect("naive 1% change", EngineBench.naiveSync(rawFile, data), changed)
+          .nanos());
+    }
+    double pctMed = Stats.median(pct);
+    double naivePctMed = Stats.median(naivePct);
+    report.check("4", "1% of rows changed (in 1% of components), memoized",
+        Report.ms(pctMed), pctMed / coldMed, Report.fmtRatio(pctMed / coldMed) + " cold", 0.05,
+        true);
+    report.info("5", "naive sync (read table, diff in memory, write), nothing changed",
+        Report.ms(naiveMed), Report.fmtRatio(naiveMed / coldMed) + " cold");
+    report.check("5", "warm rerun (not memoized) vs naive sync", Report.ms(warmMed),
+        warmMed / naiveMed, Report.fmtRatio(warmMed / naiveMed) + " naive", 1.0, true);
+    report.check("5", "warm rerun (memoized) vs naive sync", Report.ms(memoWarmMed),
+        memoWarmMed / naiveMed, Report.fmtRatio(memoWarmMed / naiveMed) + " naive", 1.0, true);
+    report.check("5", "1% changed (memoized) vs naive sync of the same change",
+        Report.ms(pctMed) + " vs " + Report.ms(naivePctMed), pctMed / naivePctMed,
+        Report.fmtRatio(pctMed / naivePctMed) + " naive", 1.0, true);
+
+    // 1% of rows scattered over every component: every memo misses (no target; for honesty).
+    List<Long> scattered = new ArrayList<>();
+    List<Long> naiveScattered = new ArrayList<>();
+    for (int i = 0; i < Math.max(1, cfg.warmIterations() / 2); i++) {
+      int changed = data.changeScattered();
+      scattered.add(expect("scattered change", EngineBench.update(memo, data, true), changed)
+          .nanos());
+      naiveScattered.add(expect("naive scattered change", EngineBench.naiveSync(rawFile, data),
+          changed).nanos());
+    }
+    double scatteredMed = Stats.median(scattered);
+    report.info("4", "1% of rows changed, one per component (all memos miss)",
+        Report.ms(scatteredMed) + " vs naive " + Report.ms(Stats.median(naiveScattered)),
+        Report.fmtRatio(scatteredMed / coldMed) + " cold");
+    if (!EngineBench.content(rawFile).equals(EngineBench.content(memo.db()))) {
+      throw new IllegalStateException("the naive sync and cocoindex diverged after the changes");
+    }
+    deleteTree(dir);
+
+    // 6. scaling.
+    List<SizeFigures> sizes = new ArrayList<>();
+    for (int size : cfg.scaling()) {
+      if (size == n) {
+        sizes.add(new SizeFigures(n, rawMed, coldMed, warmMed, memoWarmMed));
+      } else {
+        sizes.add(measureSize(tmp, size, cfg.rowsPerComponent(), cfg.coldIterations(),
+            cfg.warmIterations()));
+      }
+    }
+    for (SizeFigures f : sizes) {
+      reportSize(f, "");
+    }
+    if (cfg.childRows() > 0) {
+      SizeFigures child = inChildJvm(cfg.childRows(), cfg.rowsPerComponent(), cfg.childHeap());
+      reportSize(child, ", child JVM -Xmx" + cfg.childHeap());
+      SizeFigures base = sizes.get(0);
+      double growth = (child.warm() / child.rows()) / (base.warm() / base.rows());
+      report.info("6", String.format(Locale.ROOT, "warm per-state cost, N=%,d vs N=%,d",
+          child.rows(), base.rows()), "", Report.fmtRatio(growth));
+    }
+  }
+
+  private void reportSize(SizeFigures f, String where) {
+    report.info("6", String.format(Locale.ROOT, "scaling N=%,d%s: cold / warm / memo warm",
+            f.rows(), where),
+        String.format(Locale.ROOT, "%.2f / %.2f / %.3f us/state", f.cold() / 1e3 / f.rows(),
+            f.warm() / 1e3 / f.rows(), f.memoWarm() / 1e3 / f.rows()),
+        String.format(Locale.ROOT, "raw %.2f us/state", f.rawCold() / 1e3 / f.rows()));
+  }
+
+  /** Cold (beside raw), warm and memoized warm at one size, on fresh files. */
+  static SizeFigures measureSize(Path tmp, int rows, int perComponent, int coldIterations,
+      int warmIterations) {
+    Dataset data = new Dataset(rows, perComponent);
+    Path dir = tmp.resolve("size-" + rows);
+    List<Long> raw = new ArrayList<>();
+    List<Long> cold = new ArrayList<>();
+    Site site = null;
+    for (int i = 0; i < coldIterations; i++) {
+      if (site != null) {
+        deleteTree(site.state());
+        deleteFile(site.db());
+      }
+      site = Site.in(dir, "cold" + i);
+      Path rawFile = dir.resolve("raw" + i + ".sqlite");
+      raw.add(expect("raw cold", EngineBench.rawCold(rawFile, data), rows).nanos());
+      deleteFile(rawFile);
+      cold.add(expectAtLeast("cold", EngineBench.update(site, data, false), rows).nanos());
+    }
+    List<Long> warm = new ArrayList<>();
+    for (int i = 0; i < warmIterations; i++) {
+      warm.add(expect("warm", EngineBench.update(site, data, false), 0).nanos());
+    }
+    // The same state, now through memoized components: the first run records the memos (every
+    // component runs, nothing changes), the next ones are memo hits.
+    expect("memo conversion", EngineBench.update(site, data, true), 0);
+    List<Long> memoWarm = new ArrayList<>();
+    for (int i = 0; i < warmIterations; i++) {
+      memoWarm.add(expect("memo warm", EngineBench.update(site, data, true), 0).nanos());
+    }
+    deleteTree(dir);
+    return new SizeFigures(rows, Stats.median(raw), Stats.median(cold), Stats.median(warm),
+        Stats.median(memoWarm));
+  }
+
+  /** Runs {@link #measureSize} in a child JVM with a small heap; parses its result line. */
+  static SizeFigures inChildJvm(int rows, int perComponent, String heap) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd = List.of(java, "-Xmx" + heap, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "--child-size", String.valueOf(rows), "--rows-per-component",
+        String.valueOf(perComponent));
+    Map<String, Double> values = new HashMap<>();
+    StringBuilder output = new StringBuilder();
+    int exit;
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      try (BufferedReader r = new BufferedReader(
+          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          output.append(line).append('\n');
+          if (line.startsWith("RESULT ")) {
+            for (String kv : line.substring(7).trim().split(" ")) {
+              String[] parts = kv.split("=");
+              values.put(parts[0], Double.parseDouble(parts[1]));
+            }
+          }
+        }
+      }
+      exit = p.waitFor();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the child JVM " + cmd, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for the child JVM", e);
+    }
+    if (exit != 0 || !values.containsKey("warm")) {
+      throw new IllegalStateException("the child JVM (" + String.join(" ", cmd)
+          + ") failed with exit code " + exit + ":\n" + output);
+    }
+    return new SizeFigures(rows, values.get("rawCold"), values.get("cold"), values.get("warm"),
+        values.get("memoWarm"));
+  }
+
+  /** The child JVM's side of {@link #inChildJvm}. */
+  static void child(int rows, int perComponent, Path tmp) {
+    SizeFigures f = measureSize(tmp, rows, perComponent, 1, 2);
+    System.out.printf(Locale.ROOT, "RESULT rawCold=%.0f cold=%.0f warm=%.0f memoWarm=%.0f%n",
+        f.rawCold(), f.cold(), f.warm(), f.memoWarm());
+  }
+
+  private static Timed expect(String what, Timed t, long changed) {
+    if (t.changed() != changed) {
+      throw new IllegalStateException(what + " changed " + t.changed() + " states, expected "
+          + changed);
+    }
+    return t;
+  }
+
+  private static Timed expectAtLeast(String what, Timed t, long changed) {
+    if (t.changed() < changed) {
+      throw new IllegalStateException(what + " changed " + t.changed() + " states, expected at"
+          + " least " + changed);
+    }
+    return t;
+  }
+
+  static void deleteFile(Path file) {
+    for (String suffix : new String[] {"", "-wal", "-shm"}) {
+      try {
+        Files.deleteIfExists(Path.of(file + suffix));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

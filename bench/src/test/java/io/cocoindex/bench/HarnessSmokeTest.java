@@ -1,0 +1,38 @@
+package io.cocoindex.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** CI's smoke test: the whole harness at the tiny size completes and prints every row. */
+class HarnessSmokeTest {
+
+  @Test
+  void tinyRunPrintsEveryWorkload(@TempDir Path dir) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    Report report = Main.run(new String[] {"--size", "tiny", "--dir", dir.toString()}, out);
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    System.out.println(printed);
+
+    List<String> ids = report.lines().stream().map(Report.Line::id).distinct()
+        .collect(Collectors.toList());
+    assertThat(ids).containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9");
+    // 2 cold, warm, memo cold + warm, 1% change, naive + 3 comparisons, scattered change, 2
+    // scaling sizes + the child JVM + its growth line, 4 store lines, 3 codecs, 1 processor line.
+    assertThat(report.lines()).hasSize(23);
+    String table = report.table();
+    for (Report.Line line : report.lines()) {
+      assertThat(table).contains(line.workload());
+      assertThat(printed).contains(line.workload());
+    }
+    assertThat(printed).contains("child JVM -Xmx512m");
+  }
+}
