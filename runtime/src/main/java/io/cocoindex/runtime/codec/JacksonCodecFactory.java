@@ -34,7 +34,10 @@ public final class JacksonCodecFactory implements CodecFactory {
   private final ObjectMapper mapper;
 
   public JacksonCodecFactory() {
-    this(new SmileFactory());
+    // Declared values may be large (a file's text): no cap below what a byte[] can hold.
+    this(SmileFactory.builder().streamReadConstraints(
+        com.fasterxml.jackson.core.StreamReadConstraints.builder()
+            .maxStringLength(Integer.MAX_VALUE).build()).build());
   }
 
   JacksonCodecFactory(com.fasterxml.jackson.core.JsonFactory factory) {

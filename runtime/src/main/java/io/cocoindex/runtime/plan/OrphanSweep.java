@@ -205,7 +205,11 @@ public final class OrphanSweep {
     for (Deletion d : deletions) {
       pre.add(d.r.precommit(d.owner));
     }
-    run.store.write(run.app, pre).join();
+    try {
+      run.store.write(run.app, pre).join();
+    } catch (CompletionException e) {
+      return failAll(deletions, "precommitting", e, failed);
+    }
     TreeMap<Integer, List<Deletion>> levels = new TreeMap<>();
     for (Deletion d : deletions) {
       levels.computeIfAbsent(-d.r.depth(), k -> new ArrayList<>()).add(d);
@@ -247,8 +251,25 @@ public final class OrphanSweep {
       }
     }
     if (!commit.isEmpty()) {
-      run.store.write(run.app, commit).join();
+      try {
+        run.store.write(run.app, commit).join();
+      } catch (CompletionException e) {
+        return failAll(applied, "committing", e, failed);
+      }
       applied.forEach(d -> run.applied(d.r.provider.name(), d.r.key, d.r.action, false));
+    }
+    return failed;
+  }
+
+  /** A store write of the sweep failed: every owner concerned fails (its tracking is kept). */
+  private Set<TargetPath> failAll(
+      List<Deletion> deletions, String what, CompletionException e, Set<TargetPath> failed) {
+    Throwable cause = e.getCause() != null ? e.getCause() : e;
+    for (Deletion d : deletions) {
+      if (failed.add(d.owner)) {
+        run.fail(d.owner, new IllegalStateException(what + " the deletion of target states no"
+            + " longer declared by " + d.owner + " failed: " + cause, cause));
+      }
     }
     return failed;
   }

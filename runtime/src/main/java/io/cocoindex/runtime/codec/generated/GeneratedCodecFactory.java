@@ -24,7 +24,10 @@ public final class GeneratedCodecFactory implements CodecFactory {
   private final JsonFactory factory;
 
   public GeneratedCodecFactory() {
-    this(new SmileFactory());
+    // Declared values may be large (a file's text): no cap below what a byte[] can hold.
+    this(SmileFactory.builder().streamReadConstraints(
+        com.fasterxml.jackson.core.StreamReadConstraints.builder()
+            .maxStringLength(Integer.MAX_VALUE).build()).build());
   }
 
   GeneratedCodecFactory(JsonFactory factory) {
