@@ -43,8 +43,8 @@ record Config(
   static Config named(String size) {
     switch (size.toLowerCase(Locale.ROOT)) {
       case "tiny":
-        return new Config("tiny", 2_000, 100, 1, 2, List.of(1_000, 2_000), 4_000, "512m",
-            200, 0, 100, 100, 1, 5, 1);
+        return new Config("tiny", 1_000, 100, 1, 2, List.of(500, 1_000), 2_000, "512m",
+            100, 0, 100, 100, 1, 3, 1);
       case "default":
         return new Config("default", 100_000, 100, 3, 5, List.of(10_000, 100_000), 1_000_000,
             "512m", 3_000, 1, 1_000, 1_000, 5, 50, 7);
