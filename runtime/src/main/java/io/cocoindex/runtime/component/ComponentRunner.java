@@ -2,6 +2,7 @@ package io.cocoindex.runtime.component;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.runtime.plan.ComponentCommit;
+import io.cocoindex.runtime.plan.LeaseGate;
 import io.cocoindex.runtime.plan.MemoDependencies;
 import io.cocoindex.runtime.plan.Run;
 import io.cocoindex.runtime.plan.RunMode;
@@ -42,14 +43,23 @@ public final class ComponentRunner {
   }
 
   private static CompletableFuture<Boolean> start(
-      ComponentContext ctx, Function<Ctx, ?> body, boolean leased) {
+      ComponentContext ctx, Function<Ctx, ?> body, boolean leasable) {
     Run run = ctx.run;
+    // A preview or a drop's registration pass writes nothing: it needs no lease.
+    boolean leased = leasable && run.mode == RunMode.UPDATE;
     run.visit(ctx.path);
     run.stats.componentMounted();
-    return CompletableFuture.supplyAsync(() -> {
-      AutoCloseable lease = leased ? lease(run, ctx.path) : StateStore.NO_LEASE;
+    LeaseGate gate = leased ? run.leaseGate : null;
+    CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
+        : gate.acquire();
+    return slot.thenApplyAsync(v -> {
+      AutoCloseable lease = leased
+          ? run.store.leaseComponent(run.app, ctx.path.encoded(), false) : StateStore.NO_LEASE;
       if (lease == null) {
         // Another worker is processing it: leave its tracking alone.
+        if (gate != null) {
+          gate.release();
+        }
         run.protect(ctx.path);
         run.stats.componentFinished();
         log.debug("component {} is being processed by another worker; skipped", ctx.path);
@@ -61,62 +71,15 @@ public final class ComponentRunner {
       } catch (Throwable t) {
         error = t;
       }
-      return finish(ctx, error).whenComplete((ok, err) -> release(lease, ctx.path));
+      return finish(ctx, error).whenComplete((ok, err) -> {
+        release(lease, ctx.path);
+        if (gate != null) {
+          gate.release();
+        }
+      });
     }, run.componentPool).thenCompose(f -> f);
   }
 
-  /** A lease for a background component, within the run's bound of held leases. */
-  private static AutoCloseable lease(Run run, TargetPath component) {
-    if (run.leaseSlots == null) {
-      return run.store.leaseComponent(run.app, component.encoded(), false);
-    }
-    acquire(run.leaseSlots);
-    AutoCloseable lease;
-    try {
-      lease = run.store.leaseComponent(run.app, component.encoded(), false);
-    } catch (RuntimeException e) {
-      run.leaseSlots.release();
-      throw e;
-    }
-    if (lease == null) {
-      run.leaseSlots.release();
-      return null;
-    }
-    return () -> {
-      try {
-        lease.close();
-      } finally {
-        run.leaseSlots.release();
-      }
-    };
-  }
-
-  /** Waits for a slot without starving the pool: the wait is a managed block. */
-  private static void acquire(java.util.concurrent.Semaphore slots) {
-    try {
-      java.util.concurrent.ForkJoinPool.managedBlock(new java.util.concurrent.ForkJoinPool
-          .ManagedBlocker() {
-        private boolean acquired;
-
-        @Override
-        public boolean block() throws InterruptedException {
-          if (!acquired) {
-            slots.acquire();
-            acquired = true;
-          }
-          return true;
-        }
-
-        @Override
-        public boolean isReleasable() {
-          return acquired || (acquired = slots.tryAcquire());
-        }
-      });
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for a component slot", e);
-    }
-  }
 
   private static void release(AutoCloseable lease, TargetPath component) {
     try {
@@ -130,7 +93,8 @@ public final class ComponentRunner {
     Run run = ctx.run;
     run.visit(ctx.path);
     run.stats.componentMounted();
-    AutoCloseable lease = run.store.leaseComponent(run.app, ctx.path.encoded(), true);
+    AutoCloseable lease = run.mode == RunMode.UPDATE
+        ? run.store.leaseComponent(run.app, ctx.path.encoded(), true) : StateStore.NO_LEASE;
     T result = null;
     Throwable error = null;
     boolean healthy;

@@ -87,12 +87,15 @@ public final class OrphanSweep {
       if (run.visited.contains(p) || run.isProtected(p)) {
         continue;
       }
-      // Another worker sweeping the same stale component does it; skip it here.
-      AutoCloseable lease = run.store.leaseComponent(run.app, c.path(), false);
-      if (lease == null) {
-        continue;
+      // Another worker sweeping the same stale component does it; skip it here. A preview
+      // writes nothing and needs no lease.
+      if (run.mode == RunMode.UPDATE) {
+        AutoCloseable lease = run.store.leaseComponent(run.app, c.path(), false);
+        if (lease == null) {
+          continue;
+        }
+        leases.add(lease);
       }
-      leases.add(lease);
       staleComponents.put(p, p);
       for (TrackedState s : run.store.ownedBy(run.app, c.path())) {
         candidates.put(TargetPath.decode(s.path()), p);

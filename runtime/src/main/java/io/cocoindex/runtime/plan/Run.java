@@ -34,7 +34,10 @@ public final class Run {
    * On a store shared by workers, bounds the components this worker holds leases for at once,
    * so that the other workers find components to process; null otherwise.
    */
-  public final java.util.concurrent.Semaphore leaseSlots;
+  public final LeaseGate leaseGate;
+
+  /** How many component leases a worker on a shared store holds at once. */
+  private static final int MAX_HELD_LEASES = 64;
   public long startNanos = System.nanoTime();
   private final Map<ContextKey<?>, Object> context;
 
@@ -74,7 +77,7 @@ public final class Run {
     this.componentPool = componentPool;
     this.context = Map.copyOf(context);
     this.listeners = List.copyOf(listeners);
-    this.leaseSlots = store.sharedByWorkers() ? new java.util.concurrent.Semaphore(64) : null;
+    this.leaseGate = store.sharedByWorkers() ? new LeaseGate(MAX_HELD_LEASES) : null;
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;

@@ -6,7 +6,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -205,43 +209,28 @@ public final class JdbcStateTables {
     }
   }
 
-  /** Applies one batch of writes of {@code app}, inside the caller's transaction. */
+  /**
+   * Applies one batch of writes of {@code app}, inside the caller's transaction. The rows that
+   * precommits and settles rewrite are read first in a few queries (locked on PostgreSQL), the
+   * writes are resolved against them in order, and consecutive statements of one kind go out as
+   * one JDBC batch: a few round trips per batch rather than two per write.
+   */
   public void apply(Connection c, String app, List<StateWrite> writes) throws SQLException {
-    try (PreparedStatement put = c.prepareStatement(
-            "INSERT INTO " + states + "(app, " + STATE_COLUMNS + ") VALUES(?,?,?,?,?,?,?,?)"
-                + " ON CONFLICT(app, path) DO UPDATE SET owner=excluded.owner,"
-                + " records=excluded.records, child_gen=excluded.child_gen,"
-                + " child_epoch=excluded.child_epoch, parent_gen=excluded.parent_gen,"
-                + " parent_epoch=excluded.parent_epoch");
-        PreparedStatement del =
-            c.prepareStatement("DELETE FROM " + states + " WHERE app=? AND path=?");
-        PreparedStatement delBelow =
-            c.prepareStatement("DELETE FROM " + states + " WHERE app=? AND path>? AND path<?");
-        PreparedStatement putComp = c.prepareStatement(
-            "INSERT INTO " + components + "(app, " + COMPONENT_COLUMNS + ") VALUES(?,?,?,?,?,?)"
-                + " ON CONFLICT(app, path) DO UPDATE SET memo_fp=excluded.memo_fp,"
-                + " memo_deps=excluded.memo_deps, memo_values=excluded.memo_values,"
-                + " state_count=excluded.state_count");
-        PreparedStatement delComp =
-            c.prepareStatement("DELETE FROM " + components + " WHERE app=? AND path=?")) {
-      SQLException[] readFailure = new SQLException[1];
+    Map<ByteBuffer, TrackedState> rows = prefetch(c, app, writes);
+    try (StatementBatches out = new StatementBatches(c)) {
       for (StateWrite w0 : writes) {
-        StateWrite w = StateWrites.resolve(w0, path -> {
-          try {
-            return read(c, app, path, forUpdate);
-          } catch (SQLException e) {
-            readFailure[0] = e;
-            return null;
-          }
-        });
-        if (readFailure[0] != null) {
-          throw readFailure[0];
-        }
+        StateWrite w = StateWrites.resolve(w0, path -> rows.get(ByteBuffer.wrap(path)));
         if (w == null) {
           continue;
         }
         if (w instanceof StateWrite.PutState ps) {
           TrackedState s = ps.state();
+          rows.put(ByteBuffer.wrap(s.path()), s);
+          PreparedStatement put = out.use("INSERT INTO " + states + "(app, " + STATE_COLUMNS
+              + ") VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
+              + " owner=excluded.owner, records=excluded.records, child_gen=excluded.child_gen,"
+              + " child_epoch=excluded.child_epoch, parent_gen=excluded.parent_gen,"
+              + " parent_epoch=excluded.parent_epoch");
           put.setString(1, app);
           put.setBytes(2, s.path());
           put.setBytes(3, s.owner());
@@ -250,41 +239,148 @@ public final class JdbcStateTables {
           put.setLong(6, s.childEpoch());
           put.setLong(7, s.parentGeneration());
           put.setLong(8, s.parentEpoch());
-          put.executeUpdate();
+          put.addBatch();
         } else if (w instanceof StateWrite.DeleteState ds) {
-          delete(del, app, ds.path());
+          rows.remove(ByteBuffer.wrap(ds.path()));
+          deleteOne(out, app, ds.path());
         } else if (w instanceof StateWrite.DeleteTree dt) {
-          delete(del, app, dt.path());
-          deleteBelow(delBelow, app, dt.path());
+          rows.remove(ByteBuffer.wrap(dt.path()));
+          forgetBelow(rows, dt.path());
+          deleteOne(out, app, dt.path());
+          deleteBelow(out, app, dt.path());
         } else if (w instanceof StateWrite.DeleteDescendants dd) {
-          deleteBelow(delBelow, app, dd.path());
+          forgetBelow(rows, dd.path());
+          deleteBelow(out, app, dd.path());
         } else if (w instanceof StateWrite.PutComponent pc) {
           ComponentRecord r = pc.component();
-          putComp.setString(1, app);
-          putComp.setBytes(2, r.path());
-          putComp.setBytes(3, r.memoFingerprint());
-          putComp.setBytes(4, r.memoDependencies());
-          putComp.setBytes(5, r.memoValues());
-          putComp.setLong(6, r.stateCount());
-          putComp.executeUpdate();
+          PreparedStatement put = out.use("INSERT INTO " + components + "(app, "
+              + COMPONENT_COLUMNS + ") VALUES(?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
+              + " memo_fp=excluded.memo_fp, memo_deps=excluded.memo_deps,"
+              + " memo_values=excluded.memo_values, state_count=excluded.state_count");
+          put.setString(1, app);
+          put.setBytes(2, r.path());
+          put.setBytes(3, r.memoFingerprint());
+          put.setBytes(4, r.memoDependencies());
+          put.setBytes(5, r.memoValues());
+          put.setLong(6, r.stateCount());
+          put.addBatch();
         } else if (w instanceof StateWrite.DeleteComponent dc) {
-          delete(delComp, app, dc.path());
+          PreparedStatement del =
+              out.use("DELETE FROM " + components + " WHERE app=? AND path=?");
+          del.setString(1, app);
+          del.setBytes(2, dc.path());
+          del.addBatch();
         }
       }
     }
   }
 
-  private static void delete(PreparedStatement ps, String app, byte[] path) throws SQLException {
-    ps.setString(1, app);
-    ps.setBytes(2, path);
-    ps.executeUpdate();
+  /** The current rows of every path a precommit or settle in {@code writes} rewrites. */
+  private Map<ByteBuffer, TrackedState> prefetch(Connection c, String app, List<StateWrite> writes)
+      throws SQLException {
+    List<byte[]> paths = new ArrayList<>();
+    for (StateWrite w : writes) {
+      if (w instanceof StateWrite.Precommit p) {
+        paths.add(p.state().path());
+      } else if (w instanceof StateWrite.Settle s) {
+        paths.add(s.state().path());
+      }
+    }
+    Map<ByteBuffer, TrackedState> rows = new HashMap<>();
+    for (int from = 0; from < paths.size(); from += PREFETCH_CHUNK) {
+      List<byte[]> chunk = paths.subList(from, Math.min(paths.size(), from + PREFETCH_CHUNK));
+      StringBuilder marks = new StringBuilder();
+      for (int i = 0; i < chunk.size(); i++) {
+        marks.append(i == 0 ? "?" : ",?");
+      }
+      try (PreparedStatement ps = c.prepareStatement("SELECT " + STATE_COLUMNS + " FROM "
+          + states + " WHERE app=? AND path IN (" + marks + ")" + forUpdate)) {
+        ps.setString(1, app);
+        for (int i = 0; i < chunk.size(); i++) {
+          ps.setBytes(i + 2, chunk.get(i));
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            TrackedState t = state(rs);
+            rows.put(ByteBuffer.wrap(t.path()), t);
+          }
+        }
+      }
+    }
+    return rows;
   }
 
-  private static void deleteBelow(PreparedStatement ps, String app, byte[] path)
-      throws SQLException {
-    ps.setString(1, app);
-    ps.setBytes(2, path);
-    ps.setBytes(3, KeyEncoding.descendantsEnd(path));
-    ps.executeUpdate();
+  private static final int PREFETCH_CHUNK = 500;
+
+  private static void forgetBelow(Map<ByteBuffer, TrackedState> rows, byte[] path) {
+    byte[] end = KeyEncoding.descendantsEnd(path);
+    rows.keySet().removeIf(k -> {
+      byte[] p = new byte[k.remaining()];
+      k.duplicate().get(p);
+      return Arrays.compareUnsigned(p, path) > 0 && Arrays.compareUnsigned(p, end) < 0;
+    });
+  }
+
+  private void deleteOne(StatementBatches out, String app, byte[] path) throws SQLException {
+    PreparedStatement del = out.use("DELETE FROM " + states + " WHERE app=? AND path=?");
+    del.setString(1, app);
+    del.setBytes(2, path);
+    del.addBatch();
+  }
+
+  private void deleteBelow(StatementBatches out, String app, byte[] path) throws SQLException {
+    PreparedStatement del = out.use("DELETE FROM " + states + " WHERE app=? AND path>? AND path<?");
+    del.setString(1, app);
+    del.setBytes(2, path);
+    del.setBytes(3, KeyEncoding.descendantsEnd(path));
+    del.addBatch();
+  }
+
+  /**
+   * Prepared statements batched in order: switching to another statement first executes the
+   * pending batch of the previous one, so the effect is that of executing them one by one.
+   */
+  private static final class StatementBatches implements AutoCloseable {
+    private final Connection c;
+    private final Map<String, PreparedStatement> prepared = new HashMap<>();
+    private PreparedStatement pending;
+
+    StatementBatches(Connection c) {
+      this.c = c;
+    }
+
+    PreparedStatement use(String sql) throws SQLException {
+      PreparedStatement ps = prepared.get(sql);
+      if (ps == null) {
+        ps = c.prepareStatement(sql);
+        prepared.put(sql, ps);
+      }
+      if (pending != null && pending != ps) {
+        pending.executeBatch();
+      }
+      pending = ps;
+      return ps;
+    }
+
+    @Override
+    public void close() throws SQLException {
+      SQLException failure = null;
+      try {
+        if (pending != null) {
+          pending.executeBatch();
+        }
+      } finally {
+        for (PreparedStatement ps : prepared.values()) {
+          try {
+            ps.close();
+          } catch (SQLException e) {
+            failure = e;
+          }
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
   }
 }

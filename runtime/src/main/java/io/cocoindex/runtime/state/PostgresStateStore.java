@@ -45,6 +45,7 @@ public final class PostgresStateStore implements StateStore {
   private static final Logger log = LoggerFactory.getLogger(PostgresStateStore.class);
   static final int SCHEMA_VERSION = 1;
   private static final int READERS = 4;
+  private static final int LEASE_CONNECTIONS = 4;
   private static final int MAX_ATTEMPTS = 8;
   /** Serializes schema creation across workers starting together. */
   private static final long SCHEMA_LOCK = 0x636f636f696e6465L;
@@ -56,9 +57,12 @@ public final class PostgresStateStore implements StateStore {
   private final List<Connection> allReaders = new ArrayList<>();
   private final LinkedBlockingQueue<PendingWrite> writes = new LinkedBlockingQueue<>();
   private final Connection writeConnection;
-  private final Connection leaseConnection;
+  /** Session advisory locks live on these; a key always uses the same one (it must unlock). */
+  private final Connection[] leaseConnections;
   private final Thread writer;
   private volatile boolean closed;
+  private final java.util.Map<String, java.sql.Timestamp> runStarts =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private record PendingWrite(String app, List<StateWrite> writes, CompletableFuture<Void> done) {}
 
@@ -81,7 +85,10 @@ public final class PostgresStateStore implements StateStore {
     this.dataSource = dataSource;
     this.description = description;
     this.writeConnection = connect();
-    this.leaseConnection = connect();
+    this.leaseConnections = new Connection[LEASE_CONNECTIONS];
+    for (int i = 0; i < LEASE_CONNECTIONS; i++) {
+      leaseConnections[i] = connect();
+    }
     initSchema();
     this.writer = new Thread(this::writeLoop, "cocoindex-pg-state-writer");
     writer.setDaemon(true);
@@ -128,6 +135,8 @@ public final class PostgresStateStore implements StateStore {
               + " PRIMARY KEY(app, path))");
           s.execute("CREATE INDEX IF NOT EXISTS " + tables.stateTable() + "_owner ON "
               + tables.stateTable() + "(app, owner)");
+          s.execute("CREATE TABLE IF NOT EXISTS cocoindex_claim(app TEXT NOT NULL,"
+              + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, PRIMARY KEY(app, path))");
           s.execute("CREATE TABLE IF NOT EXISTS " + tables.componentTable()
               + "(app TEXT NOT NULL, path BYTEA NOT NULL, memo_fp BYTEA, memo_deps BYTEA,"
               + " memo_values BYTEA, state_count BIGINT NOT NULL, PRIMARY KEY(app, path))");
@@ -156,21 +165,34 @@ public final class PostgresStateStore implements StateStore {
     return true;
   }
 
+  /**
+   * The lease of a component: its advisory lock, and for a background component ({@code wait}
+   * false) a claim for this run. A component already claimed since this worker's run started
+   * was (or is being) processed by another worker in this round, and is skipped; a worker that
+   * died after claiming leaves it to the next run.
+   */
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
     long key = lockKey(app, componentPath);
+    Connection leaseConnection = leaseConnections[(int) Math.floorMod(key, LEASE_CONNECTIONS)];
     try {
       while (true) {
         synchronized (leaseConnection) {
+          boolean locked;
           try (PreparedStatement ps =
               leaseConnection.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
             ps.setLong(1, key);
             try (ResultSet rs = ps.executeQuery()) {
               rs.next();
-              if (rs.getBoolean(1)) {
-                return () -> unlock(key);
-              }
+              locked = rs.getBoolean(1);
             }
+          }
+          if (locked) {
+            if (wait || claimForThisRun(leaseConnection, app, componentPath)) {
+              return () -> unlock(leaseConnection, key);
+            }
+            unlock(leaseConnection, key);
+            return null;
           }
         }
         if (!wait) {
@@ -186,7 +208,24 @@ public final class PostgresStateStore implements StateStore {
     }
   }
 
-  private void unlock(long key) throws SQLException {
+  /** Claims the component unless another worker claimed it since this worker's run started. */
+  private boolean claimForThisRun(Connection leaseConnection, String app, byte[] componentPath)
+      throws SQLException {
+    java.sql.Timestamp since = runStarts.get(app);
+    try (PreparedStatement ps = leaseConnection.prepareStatement(
+        "INSERT INTO cocoindex_claim(app, path, claimed_at) VALUES(?, ?, clock_timestamp())"
+            + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at"
+            + " WHERE cocoindex_claim.claimed_at < ? RETURNING 1")) {
+      ps.setString(1, app);
+      ps.setBytes(2, componentPath);
+      ps.setTimestamp(3, since != null ? since : new java.sql.Timestamp(Long.MAX_VALUE / 2));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  private static void unlock(Connection leaseConnection, long key) throws SQLException {
     synchronized (leaseConnection) {
       if (leaseConnection.isClosed()) {
         return;
@@ -204,12 +243,20 @@ public final class PostgresStateStore implements StateStore {
     return ByteBuffer.wrap(fp).getLong();
   }
 
+  /** A run starts by taking its version: remember when, in the server's clock, per app. */
   @Override
   public long nextVersion(String app) {
     long[] version = new long[1];
     try {
       synchronized (writeConnection) {
-        inTransaction(writeConnection, c -> version[0] = tables.nextVersion(c, app));
+        inTransaction(writeConnection, c -> {
+          version[0] = tables.nextVersion(c, app);
+          try (Statement s = c.createStatement();
+              ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
+            rs.next();
+            runStarts.put(app, rs.getTimestamp(1));
+          }
+        });
       }
     } catch (SQLException e) {
       throw failure("allocate a run version", e);
@@ -424,8 +471,10 @@ public final class PostgresStateStore implements StateStore {
     synchronized (writeConnection) {
       closeQuietly(writeConnection);
     }
-    synchronized (leaseConnection) {
-      closeQuietly(leaseConnection);
+    for (Connection c : leaseConnections) {
+      synchronized (c) {
+        closeQuietly(c);
+      }
     }
   }
 
