@@ -1,6 +1,5 @@
 package io.cocoindex;
 
-import java.io.ByteArrayOutputStream;
 import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -57,6 +56,61 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     return digest(enc.out.toByteArray());
   }
 
+  /** The component accessors of each record class, made accessible once. */
+  private static final ClassValue<RecordComponentAccess[]> RECORD_COMPONENTS = new ClassValue<>() {
+    @Override
+    protected RecordComponentAccess[] computeValue(Class<?> type) {
+      RecordComponent[] components = type.getRecordComponents();
+      RecordComponentAccess[] out = new RecordComponentAccess[components.length];
+      for (int i = 0; i < components.length; i++) {
+        java.lang.reflect.Method accessor = components[i].getAccessor();
+        try {
+          accessor.setAccessible(true);
+        } catch (RuntimeException e) {
+          // Not open to us: invoke() reports it, naming the component.
+        }
+        out[i] = new RecordComponentAccess(components[i].getName(), accessor);
+      }
+      return out;
+    }
+  };
+
+  private record RecordComponentAccess(String name, java.lang.reflect.Method accessor) {}
+
+  /** A growable byte buffer: fingerprinting writes many small values. */
+  private static final class Bytes {
+    private byte[] buf = new byte[256];
+    private int size;
+
+    void write(int b) {
+      ensure(1);
+      buf[size++] = (byte) b;
+    }
+
+    void writeBytes(byte[] b) {
+      ensure(b.length);
+      System.arraycopy(b, 0, buf, size, b.length);
+      size += b.length;
+    }
+
+    void writeLong(long v) {
+      ensure(8);
+      for (int shift = 56; shift >= 0; shift -= 8) {
+        buf[size++] = (byte) (v >>> shift);
+      }
+    }
+
+    private void ensure(int n) {
+      if (size + n > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + n));
+      }
+    }
+
+    byte[] toByteArray() {
+      return Arrays.copyOf(buf, size);
+    }
+  }
+
   /** Fingerprints raw bytes (tagged as bytes). */
   public static Fingerprint ofBytes(byte[] b) {
     return of(b);
@@ -95,13 +149,19 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   }
 
   private static Fingerprint digest(byte[] canonical) {
+    MessageDigest sha = SHA256.get();
+    sha.reset();
+    return new Fingerprint(Arrays.copyOf(sha.digest(canonical), LENGTH));
+  }
+
+  /** One digest per thread: MessageDigest.getInstance looks up providers on every call. */
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
     try {
-      byte[] full = MessageDigest.getInstance("SHA-256").digest(canonical);
-      return new Fingerprint(Arrays.copyOf(full, LENGTH));
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
-  }
+  });
 
   /** The canonical encoding: one tag byte per value, lengths before variable-size payloads. */
   private static final class Encoder {
@@ -109,7 +169,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
         DECIMAL = 6, STRING = 7, BYTES = 8, CHAR = 9, UUID_TAG = 10, LIST = 11, SET = 12, MAP = 13,
         RECORD = 14, ENUM = 15, FINGERPRINT = 16, KEY = 17;
 
-    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final Bytes out = new Bytes();
 
     void write(Object v) {
       if (v == null) {
@@ -192,23 +252,25 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     private void writeRecord(Record r) {
       out.write(RECORD);
       writeString(r.getClass().getSimpleName());
-      RecordComponent[] components = r.getClass().getRecordComponents();
+      RecordComponentAccess[] components = RECORD_COMPONENTS.get(r.getClass());
       writeLong(components.length);
-      for (RecordComponent c : components) {
-        writeString(c.getName());
+      for (RecordComponentAccess c : components) {
+        writeString(c.name());
+        Object value;
         try {
-          var accessor = c.getAccessor();
-          accessor.setAccessible(true);
-          write(accessor.invoke(r));
+          value = c.accessor().invoke(r);
         } catch (ReflectiveOperationException | RuntimeException e) {
-          if (e instanceof IllegalArgumentException iae && iae.getMessage() != null
-              && iae.getMessage().startsWith("cannot fingerprint")) {
-            throw new IllegalArgumentException(
-                iae.getMessage() + " (in " + r.getClass().getName() + "." + c.getName() + ")");
-          }
           throw new IllegalArgumentException(
-              "cannot read " + r.getClass().getName() + "." + c.getName() + " to fingerprint it",
-              e);
+              "cannot read " + r.getClass().getName() + "." + c.name() + " to fingerprint it", e);
+        }
+        try {
+          write(value);
+        } catch (IllegalArgumentException iae) {
+          if (iae.getMessage() != null && iae.getMessage().startsWith("cannot fingerprint")) {
+            throw new IllegalArgumentException(
+                iae.getMessage() + " (in " + r.getClass().getName() + "." + c.name() + ")");
+          }
+          throw iae;
         }
       }
     }
@@ -267,9 +329,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     }
 
     private void writeLong(long v) {
-      for (int shift = 56; shift >= 0; shift -= 8) {
-        out.write((int) (v >>> shift));
-      }
+      out.writeLong(v);
     }
   }
 }

@@ -20,7 +20,23 @@ public final class TargetPath implements Comparable<TargetPath> {
   private TargetPath(List<StableKey> keys, byte[] encoded) {
     this.keys = keys;
     this.encoded = encoded;
-    this.hash = Arrays.hashCode(encoded);
+    this.hash = hash(encoded);
+  }
+
+  /**
+   * FNV-1a with a final avalanche: {@code Arrays.hashCode} collides heavily on encoded integer
+   * keys (their bytes differ only at the end), which turned the engine's hash maps into trees.
+   */
+  private static int hash(byte[] bytes) {
+    int h = 0x811c9dc5;
+    for (byte b : bytes) {
+      h = (h ^ (b & 0xff)) * 0x01000193;
+    }
+    h ^= h >>> 16;
+    h *= 0x85ebca6b;
+    h ^= h >>> 13;
+    h *= 0xc2b2ae35;
+    return h ^ (h >>> 16);
   }
 
   public static TargetPath of(List<StableKey> keys) {
