@@ -1,5 +1,7 @@
 package io.cocoindex.runtime.codec;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.PropertyAccessor;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -54,6 +56,11 @@ public final class JacksonCodecFactory implements CodecFactory {
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .enable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
+            // State is the record's components (its fields), never bean-style helper methods
+            // such as isEmpty() or getUpper(), which would be written and then fail to read.
+            .visibility(PropertyAccessor.ALL, JsonAutoDetect.Visibility.NONE)
+            .visibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY)
+            .visibility(PropertyAccessor.CREATOR, JsonAutoDetect.Visibility.ANY)
             .build();
   }
 
