@@ -111,22 +111,10 @@ public final class JdbcStateTables {
     }
   }
 
+  /** The rows of {@code paths} that exist, read in one query per chunk of paths. */
   public List<TrackedState> getAll(Connection c, String app, Collection<byte[]> paths)
       throws SQLException {
-    List<TrackedState> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT " + STATE_COLUMNS + " FROM " + states + " WHERE app=? AND path=?")) {
-      for (byte[] path : paths) {
-        ps.setString(1, app);
-        ps.setBytes(2, path);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            out.add(state(rs));
-          }
-        }
-      }
-    }
-    return out;
+    return new ArrayList<>(readMany(c, app, new ArrayList<>(paths), "").values());
   }
 
   public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
@@ -286,6 +274,11 @@ public final class JdbcStateTables {
         paths.add(s.state().path());
       }
     }
+    return readMany(c, app, paths, forUpdate);
+  }
+
+  private Map<ByteBuffer, TrackedState> readMany(
+      Connection c, String app, List<byte[]> paths, String suffix) throws SQLException {
     Map<ByteBuffer, TrackedState> rows = new HashMap<>();
     for (int from = 0; from < paths.size(); from += PREFETCH_CHUNK) {
       List<byte[]> chunk = paths.subList(from, Math.min(paths.size(), from + PREFETCH_CHUNK));
@@ -294,7 +287,7 @@ public final class JdbcStateTables {
         marks.append(i == 0 ? "?" : ",?");
       }
       try (PreparedStatement ps = c.prepareStatement("SELECT " + STATE_COLUMNS + " FROM "
-          + states + " WHERE app=? AND path IN (" + marks + ")" + forUpdate)) {
+          + states + " WHERE app=? AND path IN (" + marks + ")" + suffix)) {
         ps.setString(1, app);
         for (int i = 0; i < chunk.size(); i++) {
           ps.setBytes(i + 2, chunk.get(i));
