@@ -48,8 +48,13 @@ public final class DemoCli {
       description = "Workspace folder: state, SQLite index, summaries (default: ${DEFAULT-VALUE}).")
   Path home;
 
-  @Option(names = "--state", description = "State store folder (default: <home>/state).")
-  Path state;
+  @Option(names = "--state", description = "State store: a folder, or a PostgreSQL JDBC URL"
+      + " shared by several workers (default: <home>/state).")
+  String state;
+
+  @Option(names = "--target", description = "Write the chunk table to PostgreSQL at this JDBC"
+      + " URL (jdbc:postgresql://host/db?user=...) instead of the SQLite index.")
+  String target;
 
   PrintStream out = System.out;
   boolean terminal = System.console() != null;
@@ -76,11 +81,29 @@ public final class DemoCli {
     return new Workspace(home);
   }
 
-  /** Opens the app on the workspace; the state folder may be overridden. */
-  App open(Path source, SqliteDatabase db) {
+  /** The app with the database it writes chunks to, closed together. */
+  record Session(Indexer indexer, App app, AutoCloseable database) implements AutoCloseable {
+    @Override
+    public void close() throws Exception {
+      try {
+        app.close();
+      } finally {
+        database.close();
+      }
+    }
+  }
+
+  /** Opens the app on the workspace, the chosen state store and the chosen chunk target. */
+  Session open(Path source) {
     Workspace ws = workspace();
-    Indexer indexer = new Indexer(ws, source, state != null ? state : ws.state());
-    return indexer.app(db);
+    Indexer indexer = new Indexer(ws, source, state != null ? state : ws.state().toString());
+    if (target != null) {
+      org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+      ds.setURL(target);
+      return new Session(indexer, indexer.app(ds), () -> {});
+    }
+    SqliteDatabase db = SqliteDatabase.open(ws.index());
+    return new Session(indexer, indexer.app(db), db);
   }
 
   /** Options of the commands that read the source folder. */
@@ -103,10 +126,10 @@ public final class DemoCli {
         return 1;
       }
       Files.createDirectories(cli.home);
-      Workspace ws = cli.workspace();
-      Indexer indexer = new Indexer(ws, source, cli.state != null ? cli.state : ws.state());
       long start = System.nanoTime();
-      try (SqliteDatabase db = SqliteDatabase.open(ws.index()); App app = indexer.app(db)) {
+      try (Session session = cli.open(source)) {
+        App app = session.app();
+        Indexer indexer = session.indexer();
         UpdateStats stats;
         List<ComponentFailure> failures = List.of();
         try (ProgressDisplay progress =
@@ -179,9 +202,8 @@ public final class DemoCli {
       }
       Files.createDirectories(cli.home);
       Preview preview;
-      try (SqliteDatabase db = SqliteDatabase.open(cli.workspace().index());
-          App app = cli.open(options.source, db)) {
-        preview = app.preview();
+      try (Session session = cli.open(options.source)) {
+        preview = session.app().preview();
       }
       List<PlannedAction> changes = preview.changes();
       if (json) {
@@ -236,6 +258,9 @@ public final class DemoCli {
 
     @Override
     public Integer call() throws Exception {
+      if (cli.target != null) {
+        return searchPostgres();
+      }
       Path index = cli.workspace().index();
       if (!Files.exists(index)) {
         cli.out.println("error: no index at " + index + ": run update first");
@@ -277,6 +302,34 @@ public final class DemoCli {
       }
       return 0;
     }
+
+    /** Ranked search over the PostgreSQL chunk table with PostgreSQL's own full-text search. */
+    private Integer searchPostgres() throws Exception {
+      String query = String.join(" ", words);
+      List<String> hits = new ArrayList<>();
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(cli.target);
+          PreparedStatement ps = c.prepareStatement(
+              "SELECT file, ordinal, ts_headline('english', text, q,"
+                  + " 'StartSel=[,StopSel=],MaxWords=14,MinWords=6')"
+                  + " FROM public.chunks, plainto_tsquery('english', ?) q"
+                  + " WHERE to_tsvector('english', text) @@ q"
+                  + " ORDER BY ts_rank(to_tsvector('english', text), q) DESC LIMIT ?")) {
+        ps.setString(1, query);
+        ps.setInt(2, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          int rank = 0;
+          while (rs.next()) {
+            hits.add(String.format("%2d. %s #%d%n    %s", ++rank, rs.getString(1), rs.getLong(2),
+                rs.getString(3).replaceAll("\\s+", " ")));
+          }
+        }
+      }
+      if (hits.isEmpty()) {
+        cli.out.println("No chunk matches " + query + ".");
+      }
+      hits.forEach(cli.out::println);
+      return 0;
+    }
   }
 
   @Command(name = "status", description = "Show what is tracked, per target.")
@@ -290,9 +343,8 @@ public final class DemoCli {
     public Integer call() throws Exception {
       Files.createDirectories(cli.home);
       StatusReport report;
-      try (SqliteDatabase db = SqliteDatabase.open(cli.workspace().index());
-          App app = cli.open(Path.of(DEFAULT_SOURCE), db)) {
-        report = app.status();
+      try (Session session = cli.open(Path.of(DEFAULT_SOURCE))) {
+        report = session.app().status();
       }
       if (report.total() == 0) {
         cli.out.println("Nothing is tracked: run update first.");
@@ -326,9 +378,8 @@ public final class DemoCli {
     @Override
     public Integer call() throws Exception {
       Files.createDirectories(cli.home);
-      try (SqliteDatabase db = SqliteDatabase.open(cli.workspace().index());
-          App app = cli.open(options.source, db)) {
-        UpdateStats stats = app.dropState();
+      try (Session session = cli.open(options.source)) {
+        UpdateStats stats = session.app().dropState();
         cli.out.println("Dropped: " + stats.total().deleted() + " target states deleted.");
         cli.out.print(table(stats));
       }

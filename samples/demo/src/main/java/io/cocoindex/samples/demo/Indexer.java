@@ -2,25 +2,21 @@ package io.cocoindex.samples.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
 import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
+import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.samples.localfs.Directory;
 import io.cocoindex.samples.localfs.LocalFs;
-import io.cocoindex.samples.sqlite.FullTextIndex;
-import io.cocoindex.samples.sqlite.IndexSpec;
-import io.cocoindex.samples.sqlite.Sqlite;
 import io.cocoindex.samples.sqlite.SqliteDatabase;
-import io.cocoindex.samples.sqlite.SqliteTable;
-import io.cocoindex.samples.sqlite.TableSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
+import javax.sql.DataSource;
 
 /**
  * The document indexer: every text or Markdown file under the source folder is one memoized
@@ -30,11 +26,8 @@ import java.util.stream.Stream;
  */
 final class Indexer {
   static final String APP = "doc-indexer";
-  static final ContextKey<SqliteDatabase> INDEX_DB =
-      ContextKey.of("index_db", SqliteDatabase.class);
   /** Bumped when chunking or summaries change, so every file is reprocessed once. */
   static final int PIPELINE_VERSION = 1;
-  static final TableSchema<Chunk> CHUNKS = TableSchema.of("chunks", Chunk.class, "file", "ordinal");
 
   /** One chunk of a file. */
   record Chunk(String file, long ordinal, long offset, String text) {}
@@ -50,28 +43,38 @@ final class Indexer {
   private final Path source;
   private volatile int totalFiles;
 
-  private final Path state;
+  private final String state;
 
-  Indexer(Workspace workspace, Path source, Path state) {
+  /**
+   * @param state the state store: a folder (embedded) or a JDBC URL (shared PostgreSQL)
+   */
+  Indexer(Workspace workspace, Path source, String state) {
     this.workspace = workspace;
     this.source = source;
     this.state = state;
   }
 
+  /** The app on the SQLite target (the default). */
   App app(SqliteDatabase db) {
-    Environment env = Environment.builder()
-        .dbPath(state)
-        .provide(INDEX_DB, db)
-        .build();
-    return App.create(APP, env, this::main);
+    return App.create(APP, stateEnvironment().provide(ChunkTarget.SQLITE, db).build(),
+        ctx -> main(ctx, ChunkTarget.sqlite(ctx)));
   }
 
-  private void main(Ctx ctx) {
-    Sqlite sqlite = Sqlite.register(ctx, INDEX_DB);
+  /** The app writing its chunks to PostgreSQL. */
+  App app(DataSource postgres) {
+    return App.create(APP, stateEnvironment().provide(ChunkTarget.POSTGRES, postgres).build(),
+        ctx -> main(ctx, ChunkTarget.postgres(ctx)));
+  }
+
+  /** The embedded store in a folder, or the shared PostgreSQL store for a JDBC URL. */
+  private Environment.Builder stateEnvironment() {
+    return state.startsWith("jdbc:")
+        ? Environment.builder().stateStore(PostgresStateStore.open(state))
+        : Environment.builder().dbPath(Path.of(state));
+  }
+
+  private void main(Ctx ctx, ChunkTarget chunks) {
     LocalFs files = LocalFs.register(ctx);
-    SqliteTable<Chunk> chunks = sqlite.mountTable(ctx, CHUNKS);
-    chunks.declareIndex(ctx, IndexSpec.of("chunks_by_file", "file"));
-    chunks.declareFullTextIndex(ctx, new FullTextIndex("chunks_fts", List.of("text")));
     Directory summaries = files.mountDir(ctx, workspace.summaries());
     List<Path> sourceFiles = sourceFiles();
     totalFiles = sourceFiles.size();
@@ -109,12 +112,12 @@ final class Indexer {
   }
 
   private static void indexFile(
-      Ctx ctx, String rel, byte[] bytes, SqliteTable<Chunk> chunks, Directory summaries) {
+      Ctx ctx, String rel, byte[] bytes, ChunkTarget chunks, Directory summaries) {
     String text = SourceFile.text(bytes);
     List<Chunker.Piece> pieces = Chunker.split(text);
     for (int i = 0; i < pieces.size(); i++) {
       Chunker.Piece p = pieces.get(i);
-      chunks.declareRow(ctx, new Chunk(rel, i, p.offset(), p.text()));
+      chunks.declare(ctx, new Chunk(rel, i, p.offset(), p.text()));
     }
     FileSummary summary = new FileSummary(rel, title(text), pieces.size(), text.length(),
         words(text), Fingerprint.ofBytes(bytes).toString());

@@ -5,13 +5,16 @@ final class Labels {
   private Labels() {}
 
   static String of(String provider) {
-    if (provider.equals("cocoindex/sqlite/table")) {
-      return "sqlite tables";
-    }
-    if (provider.startsWith("cocoindex/sqlite/table/")) {
-      int at = provider.lastIndexOf('@');
-      return at >= 0 ? "sqlite " + provider.substring(at + 1).replace('_', ' ') + "es"
-          : "sqlite rows (chunks)";
+    for (String[] db : new String[][] {
+        {"cocoindex/sqlite/table", "sqlite"}, {"cocoindex.io/postgres/table", "postgres"}}) {
+      if (provider.equals(db[0])) {
+        return db[1] + " tables";
+      }
+      if (provider.startsWith(db[0] + "/")) {
+        int at = provider.lastIndexOf('@');
+        return at >= 0 ? db[1] + " " + provider.substring(at + 1).replace('_', ' ') + "es"
+            : db[1] + " rows (chunks)";
+      }
     }
     if (provider.equals("cocoindex/localfs")) {
       return "output folders";

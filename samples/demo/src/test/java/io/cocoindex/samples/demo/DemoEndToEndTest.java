@@ -147,6 +147,49 @@ class DemoEndToEndTest {
   }
 
   @Test
+  void chunksGoToPostgresAndStateToTheSharedStoreWhenAsked() throws Exception {
+    String url = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
+    if (url == null) {
+      if ("true".equals(System.getenv("CI"))) {
+        org.junit.jupiter.api.Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
+      }
+      org.junit.jupiter.api.Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
+    }
+    String schema = "demo_" + java.util.UUID.randomUUID().toString().replace("-", "");
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+    }
+    String state = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    try {
+      Result first = cli("--state", state, "--target", url, "update", "--source",
+          source.toString());
+      assertThat(first.exit()).as(first.out()).isZero();
+      assertThat(row(first.out(), "summary files")).isEqualTo("248 0 0 0");
+      Result again = cli("--state", state, "--target", url, "update", "--source",
+          source.toString());
+      assertThat(row(again.out(), "postgres rows (chunks)"))
+          .isEqualTo("0 0 0 " + row(first.out(), "postgres rows (chunks)").split(" ")[0]);
+      assertThat(cli("--target", url, "search", "json", "encoder").out())
+          .contains("library/json.txt");
+      Result drop = cli("--state", state, "--target", url, "drop", "--source", source.toString());
+      assertThat(drop.exit()).as(drop.out()).isZero();
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT to_regclass('public.chunks') IS NULL")) {
+        rs.next();
+        assertThat(rs.getBoolean(1)).as("chunk table dropped").isTrue();
+      }
+    } finally {
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+          Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA " + schema + " CASCADE");
+        s.execute("DROP TABLE IF EXISTS public.chunks");
+      }
+    }
+  }
+
+  @Test
   void missingSourceFolderIsAClearErrorAndChangesNothing() {
     Result run = cli("update", "--source", tmp.resolve("nope").toString());
     assertThat(run.exit()).isEqualTo(1);
