@@ -7,15 +7,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -53,20 +49,14 @@ public final class PostgresStateStore implements StateStore {
   private final DataSource dataSource;
   private final String description;
   private final JdbcStateTables tables = new JdbcStateTables("cocoindex_", true);
-  private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
-  private final List<Connection> allReaders = new ArrayList<>();
-  private final LinkedBlockingQueue<PendingWrite> writes = new LinkedBlockingQueue<>();
+  private final ReadConnections readers;
+  private final GroupCommitter committer;
   private final Connection writeConnection;
   /** Session advisory locks live on these; a key always uses the same one (it must unlock). */
   private final Connection[] leaseConnections;
-  private final Thread writer;
   private volatile boolean closed;
   private final java.util.Map<String, java.sql.Timestamp> runStarts =
       new java.util.concurrent.ConcurrentHashMap<>();
-
-  private record PendingWrite(String app, List<StateWrite> writes, CompletableFuture<Void> done) {}
-
-  private static final PendingWrite STOP = new PendingWrite(null, List.of(), null);
 
   /** Opens the store at a JDBC URL ({@code jdbc:postgresql://host:port/db?user=...}). */
   public static PostgresStateStore open(String jdbcUrl) {
@@ -90,9 +80,9 @@ public final class PostgresStateStore implements StateStore {
       leaseConnections[i] = connect();
     }
     initSchema();
-    this.writer = new Thread(this::writeLoop, "cocoindex-pg-state-writer");
-    writer.setDaemon(true);
-    writer.start();
+    this.readers = new ReadConnections(this::connect, READERS);
+    this.committer = new GroupCommitter(
+        "cocoindex-pg-state-writer", this::commitGroup, e -> failure("commit tracking records", e));
   }
 
   private Connection connect() {
@@ -264,36 +254,14 @@ public final class PostgresStateStore implements StateStore {
     return version[0];
   }
 
-  private interface ReadOp<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  private <T> T read(String what, ReadOp<T> op) {
-    Connection c = readers.poll();
-    if (c == null) {
-      synchronized (allReaders) {
-        if (allReaders.size() < READERS) {
-          c = connect();
-          allReaders.add(c);
-        }
-      }
-      if (c == null) {
-        try {
-          c = readers.take();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new StateStoreException("interrupted while waiting to " + what);
-        }
-      }
-    }
+  private <T> T read(String what, ReadConnections.Read<T> op) {
     try {
-      return op.run(c);
+      return readers.read(op);
     } catch (SQLException e) {
       throw failure(what, e);
-    } finally {
-      readers.offer(c);
     }
   }
+
 
   @Override
   public Optional<TrackedState> get(String app, byte[] path) {
@@ -338,16 +306,9 @@ public final class PostgresStateStore implements StateStore {
 
   @Override
   public CompletableFuture<Void> write(String app, List<StateWrite> batch) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    if (closed) {
-      done.completeExceptionally(new StateStoreException("the state store is closed"));
-    } else if (batch.isEmpty()) {
-      done.complete(null);
-    } else {
-      writes.add(new PendingWrite(app, List.copyOf(batch), done));
-    }
-    return done;
+    return committer.submit(app, batch);
   }
+
 
   @Override
   public void clear(String app) {
@@ -360,60 +321,18 @@ public final class PostgresStateStore implements StateStore {
     }
   }
 
-  private void writeLoop() {
-    List<PendingWrite> group = new ArrayList<>();
-    while (true) {
-      try {
-        group.clear();
-        group.add(writes.take());
-        writes.drainTo(group);
-      } catch (InterruptedException e) {
-        return;
-      }
-      boolean stop = group.remove(STOP);
-      if (!group.isEmpty()) {
-        commitGroup(group);
-      }
-      if (stop) {
-        return;
-      }
-    }
-  }
-
-  private void commitGroup(List<PendingWrite> group) {
-    synchronized (writeConnection) {
-      try {
-        applyWithRetries(group);
-        group.forEach(p -> p.done.complete(null));
-        return;
-      } catch (SQLException e) {
-        if (group.size() == 1) {
-          group.get(0).done.completeExceptionally(failure("commit tracking records", e));
-          return;
-        }
-        log.debug("group commit of {} batches failed; committing them one by one", group.size(),
-            e);
-      }
-      for (PendingWrite p : group) {
-        try {
-          applyWithRetries(List.of(p));
-          p.done.complete(null);
-        } catch (SQLException e) {
-          p.done.completeExceptionally(failure("commit tracking records", e));
-        }
-      }
-    }
-  }
 
   /** Other workers lock the same rows: a deadlock or serialization failure is retried. */
-  private void applyWithRetries(List<PendingWrite> group) throws SQLException {
+  private void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try {
-        inTransaction(writeConnection, c -> {
-          for (PendingWrite p : group) {
-            tables.apply(c, p.app, p.writes);
-          }
-        });
+        synchronized (writeConnection) {
+          inTransaction(writeConnection, c -> {
+            for (GroupCommitter.Batch b : group) {
+              tables.apply(c, b.app(), b.writes());
+            }
+          });
+        }
         return;
       } catch (SQLException e) {
         String state = e.getSQLState();
@@ -459,15 +378,8 @@ public final class PostgresStateStore implements StateStore {
       return;
     }
     closed = true;
-    writes.add(STOP);
-    try {
-      writer.join(30_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    synchronized (allReaders) {
-      allReaders.forEach(PostgresStateStore::closeQuietly);
-    }
+    committer.close();
+    readers.close();
     synchronized (writeConnection) {
       closeQuietly(writeConnection);
     }
@@ -477,6 +389,7 @@ public final class PostgresStateStore implements StateStore {
       }
     }
   }
+
 
   private static void closeQuietly(Connection c) {
     try {

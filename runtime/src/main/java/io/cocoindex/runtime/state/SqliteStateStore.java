@@ -8,14 +8,10 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,18 +41,12 @@ public final class SqliteStateStore implements StateStore {
   private final Path file;
   private final String url;
   private final Durability durability;
-  private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
-  private final List<Connection> allReaders = new ArrayList<>();
-  private final LinkedBlockingQueue<PendingWrite> writes = new LinkedBlockingQueue<>();
-  private final Thread writer;
+  private final ReadConnections readers;
+  private final GroupCommitter committer;
   private final Connection writeConnection;
   private final FileUpdateLocks locks;
   private final JdbcStateTables tables = new JdbcStateTables("", false);
   private volatile boolean closed;
-
-  private record PendingWrite(String app, List<StateWrite> writes, CompletableFuture<Void> done) {}
-
-  private static final PendingWrite STOP = new PendingWrite(null, List.of(), null);
 
   /** Opens (creating if needed) the store in directory {@code dir}. */
   public static SqliteStateStore open(Path dir) {
@@ -80,9 +70,9 @@ public final class SqliteStateStore implements StateStore {
     this.locks = new FileUpdateLocks(dir);
     this.writeConnection = connect();
     initSchema();
-    this.writer = new Thread(this::writeLoop, "cocoindex-state-writer");
-    writer.setDaemon(true);
-    writer.start();
+    this.readers = new ReadConnections(this::connect, READERS);
+    this.committer = new GroupCommitter(
+        "cocoindex-state-writer", this::commitGroup, e -> failure("commit tracking records", e));
   }
 
   /** The database file. */
@@ -206,36 +196,14 @@ public final class SqliteStateStore implements StateStore {
     }
   }
 
-  private interface ReadOp<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  private <T> T read(String what, ReadOp<T> op) {
-    Connection c = readers.poll();
-    if (c == null) {
-      synchronized (allReaders) {
-        if (allReaders.size() < READERS) {
-          c = connect();
-          allReaders.add(c);
-        }
-      }
-      if (c == null) {
-        try {
-          c = readers.take();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new StateStoreException("interrupted while waiting to " + what);
-        }
-      }
-    }
+  private <T> T read(String what, ReadConnections.Read<T> op) {
     try {
-      return op.run(c);
+      return readers.read(op);
     } catch (SQLException e) {
       throw failure(what, e);
-    } finally {
-      readers.offer(c);
     }
   }
+
 
   @Override
   public Optional<TrackedState> get(String app, byte[] path) {
@@ -280,18 +248,9 @@ public final class SqliteStateStore implements StateStore {
 
   @Override
   public CompletableFuture<Void> write(String app, List<StateWrite> batch) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    if (closed) {
-      done.completeExceptionally(new StateStoreException("the state store is closed"));
-      return done;
-    }
-    if (batch.isEmpty()) {
-      done.complete(null);
-      return done;
-    }
-    writes.add(new PendingWrite(app, List.copyOf(batch), done));
-    return done;
+    return committer.submit(app, batch);
   }
+
 
   @Override
   public void clear(String app) {
@@ -304,57 +263,16 @@ public final class SqliteStateStore implements StateStore {
     }
   }
 
-  private void writeLoop() {
-    List<PendingWrite> group = new ArrayList<>();
-    while (true) {
-      try {
-        group.clear();
-        group.add(writes.take());
-        writes.drainTo(group);
-      } catch (InterruptedException e) {
-        return;
-      }
-      boolean stop = group.remove(STOP);
-      if (!group.isEmpty()) {
-        commitGroup(group);
-      }
-      if (stop) {
-        return;
-      }
-    }
-  }
 
-  private void commitGroup(List<PendingWrite> group) {
+  /** One transaction over a group of write batches (run on the committer's thread). */
+  private void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
     synchronized (writeConnection) {
-      try {
-        applyInTransaction(group);
-        group.forEach(p -> p.done.complete(null));
-        return;
-      } catch (SQLException e) {
-        if (group.size() == 1) {
-          group.get(0).done.completeExceptionally(failure("commit tracking records", e));
-          return;
+      inTransaction(c -> {
+        for (GroupCommitter.Batch b : group) {
+          tables.apply(c, b.app(), b.writes());
         }
-        log.debug("group commit of {} batches failed; committing them one by one", group.size(), e);
-      }
-      // One bad batch must not fail the others: retry each in its own transaction.
-      for (PendingWrite p : group) {
-        try {
-          applyInTransaction(List.of(p));
-          p.done.complete(null);
-        } catch (SQLException e) {
-          p.done.completeExceptionally(failure("commit tracking records", e));
-        }
-      }
+      });
     }
-  }
-
-  private void applyInTransaction(List<PendingWrite> group) throws SQLException {
-    inTransaction(c -> {
-      for (PendingWrite p : group) {
-        tables.apply(c, p.app, p.writes);
-      }
-    });
   }
 
   private StateStoreException failure(String what, SQLException e) {
@@ -368,22 +286,14 @@ public final class SqliteStateStore implements StateStore {
       return;
     }
     closed = true;
-    writes.add(STOP);
-    try {
-      writer.join(30_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    synchronized (allReaders) {
-      for (Connection c : allReaders) {
-        closeQuietly(c);
-      }
-    }
+    committer.close();
+    readers.close();
     synchronized (writeConnection) {
       closeQuietly(writeConnection);
     }
     locks.close();
   }
+
 
   private static void closeQuietly(Connection c) {
     try {

@@ -1,0 +1,117 @@
+package io.cocoindex.runtime.state;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit: one writer thread takes every write batch submitted meanwhile and commits them in
+ * one transaction (a durable commit costs a sync, whatever its size). If that transaction fails,
+ * each batch is retried in a transaction of its own, so one bad batch fails alone.
+ */
+final class GroupCommitter implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(GroupCommitter.class);
+
+  /** One submitted batch. */
+  record Batch(String app, List<StateWrite> writes, CompletableFuture<Void> done) {}
+
+  /** Applies batches in one transaction. */
+  interface Transaction {
+    void commit(List<Batch> group) throws SQLException;
+  }
+
+  private static final Batch STOP = new Batch(null, List.of(), null);
+
+  private final LinkedBlockingQueue<Batch> queue = new LinkedBlockingQueue<>();
+  private final Transaction transaction;
+  private final Function<SQLException, RuntimeException> failure;
+  private final Thread writer;
+  private volatile boolean closed;
+
+  GroupCommitter(String threadName, Transaction transaction,
+      Function<SQLException, RuntimeException> failure) {
+    this.transaction = transaction;
+    this.failure = failure;
+    this.writer = new Thread(this::loop, threadName);
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  CompletableFuture<Void> submit(String app, List<StateWrite> writes) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    if (closed) {
+      done.completeExceptionally(new StateStoreException("the state store is closed"));
+    } else if (writes.isEmpty()) {
+      done.complete(null);
+    } else {
+      queue.add(new Batch(app, List.copyOf(writes), done));
+    }
+    return done;
+  }
+
+  private void loop() {
+    List<Batch> group = new ArrayList<>();
+    while (true) {
+      try {
+        group.clear();
+        group.add(queue.take());
+        queue.drainTo(group);
+      } catch (InterruptedException e) {
+        return;
+      }
+      boolean stop = group.remove(STOP);
+      if (!group.isEmpty()) {
+        commit(group);
+      }
+      if (stop) {
+        return;
+      }
+    }
+  }
+
+  private void commit(List<Batch> group) {
+    try {
+      transaction.commit(group);
+      group.forEach(b -> b.done.complete(null));
+      return;
+    } catch (SQLException | RuntimeException e) {
+      if (group.size() == 1) {
+        group.get(0).done.completeExceptionally(wrap(e));
+        return;
+      }
+      log.debug("group commit of {} batches failed; committing them one by one", group.size(), e);
+    }
+    for (Batch b : group) {
+      try {
+        transaction.commit(List.of(b));
+        b.done.complete(null);
+      } catch (SQLException | RuntimeException e) {
+        b.done.completeExceptionally(wrap(e));
+      }
+    }
+  }
+
+  private RuntimeException wrap(Exception e) {
+    return e instanceof SQLException s ? failure.apply(s) : (RuntimeException) e;
+  }
+
+  /** Commits what was submitted, then stops the writer. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    queue.add(STOP);
+    try {
+      writer.join(30_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.cocoindex.runtime.state;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A few read connections of a JDBC store, opened on demand and shared by the engine threads. */
+final class ReadConnections implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ReadConnections.class);
+
+  /** Work on one connection. */
+  interface Read<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private final Supplier<Connection> connect;
+  private final int size;
+  private final BlockingQueue<Connection> idle;
+  private final List<Connection> all = new ArrayList<>();
+
+  ReadConnections(Supplier<Connection> connect, int size) {
+    this.connect = connect;
+    this.size = size;
+    this.idle = new ArrayBlockingQueue<>(size);
+  }
+
+  <T> T read(Read<T> op) throws SQLException {
+    Connection c = idle.poll();
+    if (c == null) {
+      synchronized (all) {
+        if (all.size() < size) {
+          c = connect.get();
+          all.add(c);
+        }
+      }
+      if (c == null) {
+        try {
+          c = idle.take();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new StateStoreException("interrupted while waiting for a state store connection");
+        }
+      }
+    }
+    try {
+      return op.run(c);
+    } finally {
+      idle.offer(c);
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (all) {
+      for (Connection c : all) {
+        try {
+          c.close();
+        } catch (SQLException e) {
+          log.debug("closing a state store connection failed", e);
+        }
+      }
+      all.clear();
+    }
+  }
+}
