@@ -42,6 +42,11 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   private boolean storedLoaded;
   private MemoValues memoValues;
   private volatile boolean closed;
+  /**
+   * This component or an ancestor holds a slot of the run's lease gate: its descendants run
+   * without one (waiting for a slot under a parent that holds one could deadlock).
+   */
+  volatile boolean withinGate;
 
   ComponentContext(Run run, TargetPath path, byte[] memoFingerprint, ComponentRecord stored,
       boolean storedLoaded) {
@@ -102,6 +107,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       return;
     }
     ComponentContext child = new ComponentContext(run, childPath, fp, rec, true);
+    child.withinGate = withinGate;
     addChild(ComponentRunner.start(child, c -> {
       component.accept(c);
       return null;
@@ -114,7 +120,9 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     StableKey key = StableKey.of(subpath);
     TargetPath childPath = path.child(key);
     reserve(key, childPath);
-    return new ComponentContext(run, childPath, memo, rec, loaded);
+    ComponentContext child = new ComponentContext(run, childPath, memo, rec, loaded);
+    child.withinGate = withinGate;
+    return child;
   }
 
   private void reserve(StableKey key, TargetPath childPath) {

@@ -49,7 +49,7 @@ public final class ComponentRunner {
     boolean leased = leasable && run.mode == RunMode.UPDATE;
     run.visit(ctx.path);
     run.stats.componentMounted();
-    LeaseGate gate = leased ? run.leaseGate : null;
+    LeaseGate gate = leasable && !ctx.withinGate ? run.leaseGate : null;
     CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
         : gate.acquire();
     return slot.thenApplyAsync(v -> {
@@ -64,6 +64,9 @@ public final class ComponentRunner {
         run.stats.componentFinished();
         log.debug("component {} is being processed by another worker; skipped", ctx.path);
         return CompletableFuture.completedFuture(true);
+      }
+      if (gate != null) {
+        ctx.withinGate = true;
       }
       Throwable error = null;
       try {

@@ -31,13 +31,14 @@ public final class Run {
   public final ExecutorService componentPool;
   public final RunStats stats = new RunStats();
   /**
-   * On a store shared by workers, bounds the components this worker holds leases for at once,
-   * so that the other workers find components to process; null otherwise.
+   * Bounds the components in flight at once (from their start to their commit): their
+   * declarations are held in memory until they commit, and on a store shared by workers each
+   * holds a lease, which the other workers should find free.
    */
-  public final LeaseGate leaseGate;
+  public final LeaseGate leaseGate = new LeaseGate(MAX_IN_FLIGHT);
 
-  /** How many component leases a worker on a shared store holds at once. */
-  private static final int MAX_HELD_LEASES = 64;
+  /** Components in flight at once; enough to fill sink batches, few enough to bound memory. */
+  private static final int MAX_IN_FLIGHT = 64;
   public long startNanos = System.nanoTime();
   private final Map<ContextKey<?>, Object> context;
 
@@ -77,7 +78,6 @@ public final class Run {
     this.componentPool = componentPool;
     this.context = Map.copyOf(context);
     this.listeners = List.copyOf(listeners);
-    this.leaseGate = store.sharedByWorkers() ? new LeaseGate(MAX_HELD_LEASES) : null;
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;

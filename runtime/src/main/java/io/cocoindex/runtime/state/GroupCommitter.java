@@ -62,14 +62,33 @@ final class GroupCommitter implements AutoCloseable {
         group.add(queue.take());
         queue.drainTo(group);
       } catch (InterruptedException e) {
+        failPending(new StateStoreException("the state store writer was interrupted"));
         return;
       }
       boolean stop = group.remove(STOP);
-      if (!group.isEmpty()) {
-        commit(group);
+      try {
+        if (!group.isEmpty()) {
+          commit(group);
+        }
+      } catch (Throwable fatal) {
+        // Out of memory, say: fail what waits rather than leave the run waiting forever.
+        group.forEach(b -> b.done.completeExceptionally(fatal));
+        closed = true;
+        failPending(fatal);
+        throw fatal;
       }
       if (stop) {
         return;
+      }
+    }
+  }
+
+  private void failPending(Throwable cause) {
+    List<Batch> rest = new ArrayList<>();
+    queue.drainTo(rest);
+    for (Batch b : rest) {
+      if (b.done != null) {
+        b.done.completeExceptionally(cause);
       }
     }
   }

@@ -150,11 +150,6 @@ public final class PostgresStateStore implements StateStore {
     return NO_LEASE;
   }
 
-  @Override
-  public boolean sharedByWorkers() {
-    return true;
-  }
-
   /**
    * The lease of a component: its advisory lock, and for a background component ({@code wait}
    * false) a claim for this run. A component already claimed since this worker's run started

@@ -33,14 +33,6 @@ public interface StateStore extends AutoCloseable {
     return NO_LEASE;
   }
 
-  /**
-   * Whether several worker processes may share this store: a worker then holds a bounded number
-   * of component leases at once, so the others find work.
-   */
-  default boolean sharedByWorkers() {
-    return false;
-  }
-
   /** The lease of a store that needs none. */
   AutoCloseable NO_LEASE = () -> {};
 
