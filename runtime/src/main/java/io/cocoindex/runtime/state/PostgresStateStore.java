@@ -8,14 +8,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A state store in PostgreSQL, shared by several worker processes running the same app.
@@ -37,10 +31,8 @@ import org.slf4j.LoggerFactory;
  * <p>Tables ({@code cocoindex_*}) are created in the connection's current schema on first use,
  * and the schema version is checked. Needs the {@code org.postgresql:postgresql} driver.
  */
-public final class PostgresStateStore implements StateStore {
-  private static final Logger log = LoggerFactory.getLogger(PostgresStateStore.class);
+public final class PostgresStateStore extends JdbcStateStore {
   static final int SCHEMA_VERSION = 1;
-  private static final int READERS = 4;
   private static final int LEASE_CONNECTIONS = 4;
   private static final int MAX_ATTEMPTS = 8;
   /** Serializes schema creation across workers starting together. */
@@ -48,13 +40,8 @@ public final class PostgresStateStore implements StateStore {
 
   private final DataSource dataSource;
   private final String description;
-  private final JdbcStateTables tables = new JdbcStateTables("cocoindex_", true);
-  private final ReadConnections readers;
-  private final GroupCommitter committer;
-  private final Connection writeConnection;
   /** Session advisory locks live on these; a key always uses the same one (it must unlock). */
   private final Connection[] leaseConnections;
-  private volatile boolean closed;
   private final java.util.Map<String, java.sql.Timestamp> runStarts =
       new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -72,20 +59,28 @@ public final class PostgresStateStore implements StateStore {
   }
 
   private PostgresStateStore(DataSource dataSource, String description) {
+    super(new JdbcStateTables("cocoindex_", true), connect(dataSource, description));
     this.dataSource = dataSource;
     this.description = description;
-    this.writeConnection = connect();
     this.leaseConnections = new Connection[LEASE_CONNECTIONS];
     for (int i = 0; i < LEASE_CONNECTIONS; i++) {
       leaseConnections[i] = connect();
     }
     initSchema();
-    this.readers = new ReadConnections(this::connect, READERS);
-    this.committer = new GroupCommitter(
-        "cocoindex-pg-state-writer", this::commitGroup, e -> failure("commit tracking records", e));
+    start("cocoindex-pg-state-writer");
   }
 
-  private Connection connect() {
+  @Override
+  protected Connection connect() {
+    return connect(dataSource, description);
+  }
+
+  @Override
+  protected String description() {
+    return description;
+  }
+
+  private static Connection connect(DataSource dataSource, String description) {
     try {
       Connection c = dataSource.getConnection();
       c.setAutoCommit(true);
@@ -99,7 +94,7 @@ public final class PostgresStateStore implements StateStore {
 
   private void initSchema() {
     try {
-      inTransaction(writeConnection, c -> {
+      inTransaction(c -> {
         try (Statement s = c.createStatement()) {
           s.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK + ")");
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_meta(key TEXT PRIMARY KEY,"
@@ -230,99 +225,21 @@ public final class PostgresStateStore implements StateStore {
 
   /** A run starts by taking its version: remember when, in the server's clock, per app. */
   @Override
-  public long nextVersion(String app) {
-    long[] version = new long[1];
-    try {
-      synchronized (writeConnection) {
-        inTransaction(writeConnection, c -> {
-          version[0] = tables.nextVersion(c, app);
-          try (Statement s = c.createStatement();
-              ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
-            rs.next();
-            runStarts.put(app, rs.getTimestamp(1));
-          }
-        });
-      }
-    } catch (SQLException e) {
-      throw failure("allocate a run version", e);
-    }
-    return version[0];
-  }
-
-  private <T> T read(String what, ReadConnections.Read<T> op) {
-    try {
-      return readers.read(op);
-    } catch (SQLException e) {
-      throw failure(what, e);
+  protected void runStarted(Connection c, String app) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
+      rs.next();
+      runStarts.put(app, rs.getTimestamp(1));
     }
   }
-
-
-  @Override
-  public Optional<TrackedState> get(String app, byte[] path) {
-    return read("read a target state", c -> tables.get(c, app, path));
-  }
-
-  @Override
-  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
-    if (paths.isEmpty()) {
-      return List.of();
-    }
-    return read("read target states", c -> tables.getAll(c, app, paths));
-  }
-
-  @Override
-  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
-    return read("read a component's target states", c -> tables.ownedBy(c, app, componentPath));
-  }
-
-  @Override
-  public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
-    read("scan target states", c -> {
-      tables.scan(c, app, path, visitor);
-      return null;
-    });
-  }
-
-  @Override
-  public Optional<ComponentRecord> component(String app, byte[] path) {
-    return read("read a component", c -> tables.component(c, app, path));
-  }
-
-  @Override
-  public List<ComponentRecord> components(String app) {
-    return read("read components", c -> tables.components(c, app));
-  }
-
-  @Override
-  public List<String> apps() {
-    return read("list apps", tables::apps);
-  }
-
-  @Override
-  public CompletableFuture<Void> write(String app, List<StateWrite> batch) {
-    return committer.submit(app, batch);
-  }
-
-
-  @Override
-  public void clear(String app) {
-    try {
-      synchronized (writeConnection) {
-        inTransaction(writeConnection, c -> tables.clear(c, app));
-      }
-    } catch (SQLException e) {
-      throw failure("clear the app's state", e);
-    }
-  }
-
 
   /** Other workers lock the same rows: a deadlock or serialization failure is retried. */
-  private void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
+  @Override
+  protected void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try {
         synchronized (writeConnection) {
-          inTransaction(writeConnection, c -> {
+          inTransaction(c -> {
             for (GroupCommitter.Batch b : group) {
               tables.apply(c, b.app(), b.writes());
             }
@@ -345,39 +262,8 @@ public final class PostgresStateStore implements StateStore {
     }
   }
 
-  private interface TransactionWork {
-    void run(Connection c) throws SQLException;
-  }
-
-  private static void inTransaction(Connection c, TransactionWork work) throws SQLException {
-    c.setAutoCommit(false);
-    try {
-      work.run(c);
-      c.commit();
-    } catch (SQLException | RuntimeException e) {
-      c.rollback();
-      throw e;
-    } finally {
-      c.setAutoCommit(true);
-    }
-  }
-
-  private StateStoreException failure(String what, SQLException e) {
-    return new StateStoreException(
-        "PostgreSQL state store " + description + ": cannot " + what + ": " + e.getMessage(), e);
-  }
-
   @Override
-  public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    committer.close();
-    readers.close();
-    synchronized (writeConnection) {
-      closeQuietly(writeConnection);
-    }
+  protected void closeResources() {
     for (Connection c : leaseConnections) {
       synchronized (c) {
         closeQuietly(c);
@@ -385,17 +271,4 @@ public final class PostgresStateStore implements StateStore {
     }
   }
 
-
-  private static void closeQuietly(Connection c) {
-    try {
-      c.close();
-    } catch (SQLException e) {
-      log.debug("closing a state store connection failed", e);
-    }
-  }
-
-  @Override
-  public String toString() {
-    return "PostgresStateStore[" + description + "]";
-  }
 }

@@ -8,13 +8,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Collection;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The embedded state store: one SQLite database ({@code state.db}) in WAL mode under the
@@ -24,10 +17,8 @@ import org.slf4j.LoggerFactory;
  * <p>Target states live in a {@code WITHOUT ROWID} table keyed by (app, path), so a container's
  * children are one range scan; an index on (app, owner) finds a component's states.
  */
-public final class SqliteStateStore implements StateStore {
-  private static final Logger log = LoggerFactory.getLogger(SqliteStateStore.class);
+public final class SqliteStateStore extends JdbcStateStore {
   static final int SCHEMA_VERSION = 1;
-  private static final int READERS = 4;
 
   /** How durable each commit is. */
   public enum Durability {
@@ -41,12 +32,7 @@ public final class SqliteStateStore implements StateStore {
   private final Path file;
   private final String url;
   private final Durability durability;
-  private final ReadConnections readers;
-  private final GroupCommitter committer;
-  private final Connection writeConnection;
   private final FileUpdateLocks locks;
-  private final JdbcStateTables tables = new JdbcStateTables("", false);
-  private volatile boolean closed;
 
   /** Opens (creating if needed) the store in directory {@code dir}. */
   public static SqliteStateStore open(Path dir) {
@@ -58,21 +44,32 @@ public final class SqliteStateStore implements StateStore {
   }
 
   private SqliteStateStore(Path dir, Durability durability) {
+    this(dir, dir.resolve("state.db"), durability);
+  }
+
+  private SqliteStateStore(Path dir, Path file, Durability durability) {
+    super(new JdbcStateTables("", false), connect(dir, file, durability));
     this.dir = dir;
-    this.file = dir.resolve("state.db");
-    this.url = "jdbc:sqlite:" + file.toAbsolutePath();
+    this.file = file;
+    this.url = url(file);
     this.durability = durability;
+    this.locks = new FileUpdateLocks(dir);
+    initSchema();
+    start("cocoindex-state-writer");
+  }
+
+  private static String url(Path file) {
+    return "jdbc:sqlite:" + file.toAbsolutePath();
+  }
+
+  /** The write connection, opened before the store exists (its directory created first). */
+  private static Connection connect(Path dir, Path file, Durability durability) {
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
       throw new StateStoreException("cannot create the state directory " + dir + ": " + e, e);
     }
-    this.locks = new FileUpdateLocks(dir);
-    this.writeConnection = connect();
-    initSchema();
-    this.readers = new ReadConnections(this::connect, READERS);
-    this.committer = new GroupCommitter(
-        "cocoindex-state-writer", this::commitGroup, e -> failure("commit tracking records", e));
+    return connect(url(file), file, durability);
   }
 
   /** The database file. */
@@ -80,7 +77,17 @@ public final class SqliteStateStore implements StateStore {
     return file;
   }
 
-  private Connection connect() {
+  @Override
+  protected Connection connect() {
+    return connect(url, file, durability);
+  }
+
+  @Override
+  protected String description() {
+    return file.toString();
+  }
+
+  private static Connection connect(String url, Path file, Durability durability) {
     try {
       Connection c = DriverManager.getConnection(url);
       try (Statement s = c.createStatement()) {
@@ -166,145 +173,8 @@ public final class SqliteStateStore implements StateStore {
   }
 
   @Override
-  public long nextVersion(String app) {
-    long[] version = new long[1];
-    try {
-      synchronized (writeConnection) {
-        inTransaction(c -> version[0] = tables.nextVersion(c, app));
-      }
-    } catch (SQLException e) {
-      throw failure("allocate a run version", e);
-    }
-    return version[0];
-  }
-
-  private interface TransactionWork {
-    void run(Connection c) throws SQLException;
-  }
-
-  private void inTransaction(TransactionWork work) throws SQLException {
-    Connection c = writeConnection;
-    c.setAutoCommit(false);
-    try {
-      work.run(c);
-      c.commit();
-    } catch (SQLException | RuntimeException e) {
-      c.rollback();
-      throw e;
-    } finally {
-      c.setAutoCommit(true);
-    }
-  }
-
-  private <T> T read(String what, ReadConnections.Read<T> op) {
-    try {
-      return readers.read(op);
-    } catch (SQLException e) {
-      throw failure(what, e);
-    }
-  }
-
-
-  @Override
-  public Optional<TrackedState> get(String app, byte[] path) {
-    return read("read a target state", c -> tables.get(c, app, path));
-  }
-
-  @Override
-  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
-    if (paths.isEmpty()) {
-      return List.of();
-    }
-    return read("read target states", c -> tables.getAll(c, app, paths));
-  }
-
-  @Override
-  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
-    return read("read a component's target states", c -> tables.ownedBy(c, app, componentPath));
-  }
-
-  @Override
-  public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
-    read("scan target states", c -> {
-      tables.scan(c, app, path, visitor);
-      return null;
-    });
-  }
-
-  @Override
-  public Optional<ComponentRecord> component(String app, byte[] path) {
-    return read("read a component", c -> tables.component(c, app, path));
-  }
-
-  @Override
-  public List<ComponentRecord> components(String app) {
-    return read("read components", c -> tables.components(c, app));
-  }
-
-  @Override
-  public List<String> apps() {
-    return read("list apps", tables::apps);
-  }
-
-  @Override
-  public CompletableFuture<Void> write(String app, List<StateWrite> batch) {
-    return committer.submit(app, batch);
-  }
-
-
-  @Override
-  public void clear(String app) {
-    try {
-      synchronized (writeConnection) {
-        inTransaction(c -> tables.clear(c, app));
-      }
-    } catch (SQLException e) {
-      throw failure("clear the app's state", e);
-    }
-  }
-
-
-  /** One transaction over a group of write batches (run on the committer's thread). */
-  private void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
-    synchronized (writeConnection) {
-      inTransaction(c -> {
-        for (GroupCommitter.Batch b : group) {
-          tables.apply(c, b.app(), b.writes());
-        }
-      });
-    }
-  }
-
-  private StateStoreException failure(String what, SQLException e) {
-    return new StateStoreException(
-        "state store " + file + ": cannot " + what + ": " + e.getMessage(), e);
-  }
-
-  @Override
-  public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    committer.close();
-    readers.close();
-    synchronized (writeConnection) {
-      closeQuietly(writeConnection);
-    }
+  protected void closeResources() {
     locks.close();
   }
 
-
-  private static void closeQuietly(Connection c) {
-    try {
-      c.close();
-    } catch (SQLException e) {
-      log.debug("closing a state store connection failed", e);
-    }
-  }
-
-  @Override
-  public String toString() {
-    return "SqliteStateStore[" + dir + "]";
-  }
 }

@@ -1,0 +1,191 @@
+package io.cocoindex.runtime.state;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the JDBC stores share: reads on a few pooled connections, writes group-committed by one
+ * writer thread on the write connection, the SQL of {@link JdbcStateTables}. A subclass opens
+ * the write connection, creates its schema, then calls {@link #start}.
+ */
+abstract class JdbcStateStore implements StateStore {
+  private static final Logger log = LoggerFactory.getLogger(JdbcStateStore.class);
+  private static final int READERS = 4;
+
+  /** Work inside one transaction of the write connection. */
+  interface TransactionWork {
+    void run(Connection c) throws SQLException;
+  }
+
+  protected final JdbcStateTables tables;
+  protected final Connection writeConnection;
+  private ReadConnections readers;
+  private GroupCommitter committer;
+  private volatile boolean closed;
+
+  JdbcStateStore(JdbcStateTables tables, Connection writeConnection) {
+    this.tables = tables;
+    this.writeConnection = writeConnection;
+  }
+
+  /** Starts the read pool and the group-commit writer; call once the schema is ready. */
+  protected final void start(String writerThread) {
+    this.readers = new ReadConnections(this::connect, READERS);
+    this.committer = new GroupCommitter(
+        writerThread, this::commitGroup, e -> failure("commit tracking records", e));
+  }
+
+  /** A new connection to the store's database. */
+  protected abstract Connection connect();
+
+  /** Names the store in error messages (never with a password). */
+  protected abstract String description();
+
+  /** One transaction over a group of write batches, on the committer's thread. */
+  protected void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
+    inTransaction(c -> {
+      for (GroupCommitter.Batch b : group) {
+        tables.apply(c, b.app(), b.writes());
+      }
+    });
+  }
+
+  /** Runs {@code work} in one transaction of the write connection. */
+  protected final void inTransaction(TransactionWork work) throws SQLException {
+    synchronized (writeConnection) {
+      Connection c = writeConnection;
+      c.setAutoCommit(false);
+      try {
+        work.run(c);
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  protected final StateStoreException failure(String what, SQLException e) {
+    return new StateStoreException(
+        "state store " + description() + ": cannot " + what + ": " + e.getMessage(), e);
+  }
+
+  private <T> T read(String what, ReadConnections.Read<T> op) {
+    try {
+      return readers.read(op);
+    } catch (SQLException e) {
+      throw failure(what, e);
+    }
+  }
+
+  @Override
+  public long nextVersion(String app) {
+    long[] version = new long[1];
+    try {
+      inTransaction(c -> {
+        version[0] = tables.nextVersion(c, app);
+        runStarted(c, app);
+      });
+    } catch (SQLException e) {
+      throw failure("allocate a run version", e);
+    }
+    return version[0];
+  }
+
+  /** Called in the transaction that allocates a run's version: a run of {@code app} starts. */
+  protected void runStarted(Connection c, String app) throws SQLException {}
+
+  @Override
+  public Optional<TrackedState> get(String app, byte[] path) {
+    return read("read a target state", c -> tables.get(c, app, path));
+  }
+
+  @Override
+  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
+    if (paths.isEmpty()) {
+      return List.of();
+    }
+    return read("read target states", c -> tables.getAll(c, app, paths));
+  }
+
+  @Override
+  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
+    return read("read a component's target states", c -> tables.ownedBy(c, app, componentPath));
+  }
+
+  @Override
+  public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
+    read("scan target states", c -> {
+      tables.scan(c, app, path, visitor);
+      return null;
+    });
+  }
+
+  @Override
+  public Optional<ComponentRecord> component(String app, byte[] path) {
+    return read("read a component", c -> tables.component(c, app, path));
+  }
+
+  @Override
+  public List<ComponentRecord> components(String app) {
+    return read("read components", c -> tables.components(c, app));
+  }
+
+  @Override
+  public List<String> apps() {
+    return read("list apps", tables::apps);
+  }
+
+  @Override
+  public CompletableFuture<Void> write(String app, List<StateWrite> batch) {
+    return committer.submit(app, batch);
+  }
+
+  @Override
+  public void clear(String app) {
+    try {
+      inTransaction(c -> tables.clear(c, app));
+    } catch (SQLException e) {
+      throw failure("clear the app's state", e);
+    }
+  }
+
+  /** Releases what the subclass holds beyond the shared connections. */
+  protected void closeResources() {}
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    committer.close();
+    readers.close();
+    synchronized (writeConnection) {
+      closeQuietly(writeConnection);
+    }
+    closeResources();
+  }
+
+  static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      log.debug("closing a state store connection failed", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return getClass().getSimpleName() + "[" + description() + "]";
+  }
+}
