@@ -3,6 +3,7 @@ package io.cocoindex.runtime.plan;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.runtime.codec.CodecException;
 import io.cocoindex.runtime.state.PossibleRecord;
@@ -29,6 +30,8 @@ final class Reconciliation {
   private final PossibleRecord entry;
   long childGeneration;
   long childEpoch;
+  /** How the handler said this change affects the state's children (containers only). */
+  TargetChildInvalidation invalidation;
 
   private Reconciliation(
       Provider<?> provider,
@@ -122,8 +125,6 @@ final class Reconciliation {
     r.invalidation = out.childInvalidation();
     return r;
   }
-
-  io.cocoindex.TargetChildInvalidation invalidation;
 
   /** The precommit: this run's record joins every earlier possible record. */
   StateWrite precommit(TargetPath owner) {
