@@ -88,7 +88,11 @@ public final class DemoCli {
       try {
         app.close();
       } finally {
-        database.close();
+        try {
+          indexer.closeStore();
+        } finally {
+          database.close();
+        }
       }
     }
   }

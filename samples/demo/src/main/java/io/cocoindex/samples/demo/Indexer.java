@@ -42,6 +42,7 @@ final class Indexer {
   private final Workspace workspace;
   private final Path source;
   private volatile int totalFiles;
+  private PostgresStateStore sharedStore;
 
   private final String state;
 
@@ -68,9 +69,19 @@ final class Indexer {
 
   /** The embedded store in a folder, or the shared PostgreSQL store for a JDBC URL. */
   private Environment.Builder stateEnvironment() {
-    return state.startsWith("jdbc:")
-        ? Environment.builder().stateStore(PostgresStateStore.open(state))
-        : Environment.builder().dbPath(Path.of(state));
+    if (state.startsWith("jdbc:")) {
+      sharedStore = PostgresStateStore.open(state);
+      return Environment.builder().stateStore(sharedStore);
+    }
+    return Environment.builder().dbPath(Path.of(state));
+  }
+
+  /** Closes the shared store this indexer opened, if any (an embedded one closes with its app). */
+  void closeStore() {
+    if (sharedStore != null) {
+      sharedStore.close();
+      sharedStore = null;
+    }
   }
 
   private void main(Ctx ctx, ChunkTarget chunks) {
