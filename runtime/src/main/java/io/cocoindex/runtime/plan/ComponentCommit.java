@@ -10,6 +10,7 @@ import io.cocoindex.runtime.codec.CodecException;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -57,8 +58,9 @@ public final class ComponentCommit {
   private final Run run;
   private final Input in;
   private final List<Reconciliation> results = new ArrayList<>();
-  private final Set<TargetPath> declaredPaths = new HashSet<>();
-  private final Map<TargetPath, TrackedState> rows = new HashMap<>();
+  private final Set<ByteBuffer> declaredPaths = new HashSet<>();
+  /** Stored rows by encoded path: decoding every owned path's keys would cost more than all else. */
+  private final Map<ByteBuffer, TrackedState> rows = new HashMap<>();
   private final List<TargetPath> undeclaredOwned = new ArrayList<>();
   private volatile boolean componentPrecommitted;
 
@@ -86,7 +88,7 @@ public final class ComponentCommit {
 
   private void claim() {
     for (DeclaredTarget d : in.declared) {
-      declaredPaths.add(d.path());
+      declaredPaths.add(ByteBuffer.wrap(d.path().encodedUnsafe()));
       TargetPath other = run.claims.putIfAbsent(d.path(), in.component);
       if (other != null && !other.equals(in.component)) {
         throw new IllegalStateException(
@@ -100,20 +102,20 @@ public final class ComponentCommit {
   private void load() {
     byte[] owner = in.component.encoded();
     for (TrackedState s : run.store.ownedBy(run.app, owner)) {
-      TargetPath p = TargetPath.decode(s.path());
+      ByteBuffer p = ByteBuffer.wrap(s.path());
       rows.put(p, s);
       if (!declaredPaths.contains(p)) {
-        undeclaredOwned.add(p);
+        undeclaredOwned.add(TargetPath.decode(s.path()));
       }
     }
     List<byte[]> missing = new ArrayList<>();
     for (DeclaredTarget d : in.declared) {
-      if (!rows.containsKey(d.path())) {
+      if (!rows.containsKey(ByteBuffer.wrap(d.path().encodedUnsafe()))) {
         missing.add(d.path().encoded());
       }
     }
     for (TrackedState s : run.store.getAll(run.app, missing)) {
-      rows.put(TargetPath.decode(s.path()), s);
+      rows.put(ByteBuffer.wrap(s.path()), s);
     }
   }
 
@@ -127,7 +129,7 @@ public final class ComponentCommit {
             "cannot declare key " + d.key() + " on provider " + p.name() + ": "
                 + p.unresolvedMessage());
       }
-      TrackedState row = rows.get(d.path());
+      TrackedState row = rows.get(ByteBuffer.wrap(d.path().encodedUnsafe()));
       boolean fresh = row == null || row.parentGeneration() < p.generation();
       boolean lossyFromParent = !fresh && row.parentEpoch() < p.epoch();
       boolean mayBeMissing = fresh || row.mayBeMissing() || lossyFromParent || run.fullReprocess;

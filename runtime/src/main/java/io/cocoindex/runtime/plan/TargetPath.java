@@ -94,6 +94,7 @@ public final class TargetPath implements Comparable<TargetPath> {
     return encoded.clone();
   }
 
+  /** The encoded bytes without a copy: callers in this package never modify them. */
   byte[] encodedUnsafe() {
     return encoded;
   }
