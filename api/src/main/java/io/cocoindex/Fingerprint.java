@@ -64,18 +64,27 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       RecordComponentAccess[] out = new RecordComponentAccess[components.length];
       for (int i = 0; i < components.length; i++) {
         java.lang.reflect.Method accessor = components[i].getAccessor();
+        java.lang.invoke.MethodHandle handle = null;
         try {
           accessor.setAccessible(true);
-        } catch (RuntimeException e) {
-          // Not open to us: invoke() reports it, naming the component.
+          handle = java.lang.invoke.MethodHandles.lookup().unreflect(accessor).asType(
+              java.lang.invoke.MethodType.methodType(Object.class, Object.class));
+        } catch (RuntimeException | IllegalAccessException e) {
+          // Not open to us: reading it reports the failure, naming the component.
         }
-        out[i] = new RecordComponentAccess(components[i].getName(), accessor);
+        out[i] = new RecordComponentAccess(components[i].getName(), accessor, handle);
       }
       return out;
     }
   };
 
-  private record RecordComponentAccess(String name, java.lang.reflect.Method accessor) {}
+  /** A component's name and its accessor, as a method handle when the record is open to us. */
+  private record RecordComponentAccess(
+      String name, java.lang.reflect.Method accessor, java.lang.invoke.MethodHandle handle) {
+    Object read(Record r) throws Throwable {
+      return handle != null ? handle.invokeExact((Object) r) : accessor.invoke(r);
+    }
+  }
 
   /** A growable byte buffer: fingerprinting writes many small values. */
   private static final class Bytes {
@@ -258,8 +267,10 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
         writeString(c.name());
         Object value;
         try {
-          value = c.accessor().invoke(r);
-        } catch (ReflectiveOperationException | RuntimeException e) {
+          value = c.read(r);
+        } catch (Error e) {
+          throw e;
+        } catch (Throwable e) {
           throw new IllegalArgumentException(
               "cannot read " + r.getClass().getName() + "." + c.name() + " to fingerprint it", e);
         }
