@@ -53,8 +53,20 @@ public final class ComponentRunner {
     CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
         : gate.acquire();
     return slot.thenApplyAsync(v -> {
-      AutoCloseable lease = leased
-          ? run.store.leaseComponent(run.app, ctx.path.encoded(), false) : StateStore.NO_LEASE;
+      AutoCloseable lease;
+      try {
+        lease = leased
+            ? run.store.leaseComponent(run.app, ctx.path.encoded(), false) : StateStore.NO_LEASE;
+      } catch (RuntimeException e) {
+        // The store cannot lease (connection lost, say): this component fails, the run goes on.
+        if (gate != null) {
+          gate.release();
+        }
+        run.protect(ctx.path);
+        run.fail(ctx.path, e);
+        run.stats.componentFinished();
+        return CompletableFuture.completedFuture(false);
+      }
       if (lease == null) {
         // Another worker is processing it: leave its tracking alone.
         if (gate != null) {
@@ -82,7 +94,6 @@ public final class ComponentRunner {
       });
     }, run.componentPool).thenCompose(f -> f);
   }
-
 
   private static void release(AutoCloseable lease, TargetPath component) {
     try {
