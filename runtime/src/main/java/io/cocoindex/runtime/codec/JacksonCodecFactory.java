@@ -64,11 +64,6 @@ public final class JacksonCodecFactory implements CodecFactory {
             .build();
   }
 
-  /** A JSON (text) variant, for readable dumps. */
-  public static JacksonCodecFactory json() {
-    return new JacksonCodecFactory(new com.fasterxml.jackson.core.JsonFactory());
-  }
-
   @Override
   public Codec<?> create(Type type, CodecRegistry registry) {
     JavaType javaType = mapper.getTypeFactory().constructType(type);

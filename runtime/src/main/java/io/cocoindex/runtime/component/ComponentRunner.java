@@ -207,7 +207,7 @@ public final class ComponentRunner {
     run.stats.componentMemoized();
     run.stats.componentFinished();
     for (MemoDependencies.Dependency d : MemoDependencies.decode(rec.memoDependencies())) {
-      run.stats.unchangedCarried(d.provider(), d.states());
+      run.stats.unchanged(d.provider(), d.states());
     }
   }
 }

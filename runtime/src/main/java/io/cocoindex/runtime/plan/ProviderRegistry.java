@@ -3,7 +3,6 @@ package io.cocoindex.runtime.plan;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.runtime.codec.CodecRegistry;
-import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -64,7 +63,4 @@ public final class ProviderRegistry {
     return roots.containsKey(name);
   }
 
-  public Collection<Provider<?>> roots() {
-    return roots.values();
-  }
 }

@@ -41,13 +41,9 @@ public final class RunStats {
     of(provider)[slot].increment();
   }
 
-  void unchanged(String provider, long n) {
+  /** States left as they were (memoized components' states included). */
+  public void unchanged(String provider, long n) {
     of(provider)[3].add(n);
-  }
-
-  /** States of a memoized component, carried forward without a handler call. */
-  public void unchangedCarried(String provider, long n) {
-    unchanged(provider, n);
   }
 
   public void componentRun() {

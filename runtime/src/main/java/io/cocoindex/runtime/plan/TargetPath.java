@@ -78,10 +78,6 @@ public final class TargetPath implements Comparable<TargetPath> {
     return keys.size();
   }
 
-  public boolean isRoot() {
-    return keys.isEmpty();
-  }
-
   /** Whether this path equals {@code ancestor} or lies below it. */
   public boolean startsWith(TargetPath ancestor) {
     if (ancestor.encoded.length > encoded.length || ancestor.keys.size() > keys.size()) {

@@ -39,11 +39,6 @@ public record TrackedState(
     return false;
   }
 
-  public TrackedState withOwner(byte[] newOwner) {
-    return new TrackedState(
-        path, newOwner, records, childGeneration, childEpoch, parentGeneration, parentEpoch);
-  }
-
   public TrackedState withRecords(List<PossibleRecord> newRecords) {
     return new TrackedState(
         path, owner, newRecords, childGeneration, childEpoch, parentGeneration, parentEpoch);
