@@ -1,7 +1,5 @@
 package io.cocoindex.runtime.codec.generated;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import io.cocoindex.codec.GeneratedCodec;
 import io.cocoindex.runtime.codec.Codec;
 import io.cocoindex.runtime.codec.CodecException;
@@ -21,18 +19,7 @@ import java.util.Deque;
  * generated codec fall through to the next factory.
  */
 public final class GeneratedCodecFactory implements CodecFactory {
-  private final JsonFactory factory;
-
-  public GeneratedCodecFactory() {
-    // Declared values may be large (a file's text): no cap below what a byte[] can hold.
-    this(SmileFactory.builder().streamReadConstraints(
-        com.fasterxml.jackson.core.StreamReadConstraints.builder()
-            .maxStringLength(Integer.MAX_VALUE).build()).build());
-  }
-
-  GeneratedCodecFactory(JsonFactory factory) {
-    this.factory = factory;
-  }
+  public GeneratedCodecFactory() {}
 
   @Override
   public Codec<?> create(Type type, CodecRegistry registry) {
@@ -72,7 +59,7 @@ public final class GeneratedCodecFactory implements CodecFactory {
       if (codec.type() != type) {
         return null;
       }
-      return new GeneratedCodecAdapter<>(codec, factory);
+      return new GeneratedCodecAdapter<>(codec);
     } catch (ReflectiveOperationException e) {
       throw new CodecException(
           "the generated codec " + codecClass.getName() + " of " + type.getName()

@@ -1,107 +1,66 @@
 package io.cocoindex.runtime.codec.generated;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.codec.CodecFormatException;
 import io.cocoindex.codec.ValueReader;
 import io.cocoindex.runtime.codec.KeyEncoding;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.UUID;
 
 /**
- * {@link ValueReader} over a Jackson parser. The parser's current token is always the first
- * token of the next value (or the end of the enclosing object or array). Reads what the
- * reflective codec writes, and is lenient where it is: numbers convert between kinds, UUIDs and
- * fingerprints may be text.
+ * {@link ValueReader} decoding Smile straight from the stored bytes: whatever Jackson's {@code
+ * SmileGenerator} writes (shared names and shared string values, 7-bit or raw binary, big
+ * numbers), so values written by the reflective codec, or by an earlier version, still read.
+ * Lenient where the reflective codec is: numbers convert between kinds, UUIDs and fingerprints
+ * may be text. Errors name where the value was found as a JSON pointer.
  */
 final class SmileValueReader implements ValueReader {
-  private final JsonParser parser;
+  private static final int MAX_DEPTH = 1000;
 
-  SmileValueReader(JsonParser parser) {
-    this.parser = parser;
-    advance();
-  }
+  private final byte[] in;
+  private int pos;
+  private final boolean sharedValues;
 
-  @FunctionalInterface
-  private interface Read<T> {
-    T run() throws IOException;
-  }
+  private String[] seenNames;
+  private int seenNameCount;
+  private String[] seenValues;
+  private int seenValueCount;
 
-  private static <T> T io(Read<T> r) {
-    try {
-      return r.run();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  // Where the reader is, for error messages: per open object its current field, per open array
+  // its current index.
+  private String[] fields = new String[8];
+  private int[] indexes = new int[8];
+  private int depth;
+
+  SmileValueReader(byte[] in) {
+    this.in = in;
+    if (in.length < 4 || in[0] != ':' || in[1] != ')' || in[2] != '\n') {
+      throw new CodecFormatException("not a stored value: the Smile header is missing");
     }
+    int flags = in[3] & 0xFF;
+    if ((flags >> 4) != 0) {
+      throw new CodecFormatException("unsupported Smile version " + (flags >> 4));
+    }
+    this.sharedValues = (flags & 0x02) != 0;
+    this.pos = 4;
   }
 
-  private JsonToken current() {
-    return parser.currentToken();
-  }
-
-  private void advance() {
-    io(parser::nextToken);
-  }
-
-  /** Whether the whole input was read. */
+  /** Whether the whole input was read (an end-of-content marker may close it). */
   boolean atEnd() {
-    return current() == null;
+    return pos == in.length || (pos == in.length - 1 && (in[pos] & 0xFF) == 0xFF);
   }
 
-  private CodecFormatException mismatch(String expected) {
-    String at = parser.getParsingContext().pathAsPointer().toString();
-    return new CodecFormatException(
-        "expected "
-            + expected
-            + " at "
-            + (at.isEmpty() ? "the top level" : at)
-            + ", found "
-            + found());
-  }
-
-  private String found() {
-    JsonToken t = current();
-    if (t == null) {
-      return "the end of the input";
-    }
-    switch (t) {
-      case VALUE_STRING:
-        return "a string";
-      case VALUE_NUMBER_INT:
-      case VALUE_NUMBER_FLOAT:
-        return "a number";
-      case VALUE_TRUE:
-      case VALUE_FALSE:
-        return "a boolean";
-      case VALUE_NULL:
-        return "null";
-      case VALUE_EMBEDDED_OBJECT:
-        return "binary data";
-      case START_OBJECT:
-        return "an object";
-      case START_ARRAY:
-        return "an array";
-      case FIELD_NAME:
-        return "the field '" + io(parser::currentName) + "'";
-      default:
-        return "the end of an " + (t == JsonToken.END_OBJECT ? "object" : "array");
-    }
-  }
-
-  private void expect(JsonToken token, String expected) {
-    if (current() != token) {
-      throw mismatch(expected);
-    }
-  }
+  // ---- structure ----
 
   @Override
   public boolean readNull() {
-    if (current() == JsonToken.VALUE_NULL) {
-      advance();
+    if (pos < in.length && in[pos] == 0x21) {
+      pos++;
       return true;
     }
     return false;
@@ -109,75 +68,104 @@ final class SmileValueReader implements ValueReader {
 
   @Override
   public void beginObject() {
-    expect(JsonToken.START_OBJECT, "an object");
-    advance();
+    expect(0xFA, "an object");
+    push(null);
   }
 
   @Override
   public String nextField() {
-    if (current() == JsonToken.END_OBJECT) {
-      advance();
+    int t = peek("a field name");
+    if (t == 0xFB) {
+      pos++;
+      depth--;
       return null;
     }
-    expect(JsonToken.FIELD_NAME, "a field name");
-    String name = io(parser::currentName);
-    advance();
+    String name = readName(t);
+    if (name == null) {
+      throw mismatch("a field name");
+    }
+    fields[depth - 1] = name;
     return name;
   }
 
   @Override
   public void beginArray() {
-    expect(JsonToken.START_ARRAY, "an array");
-    advance();
+    expect(0xF8, "an array");
+    push(null);
+    indexes[depth - 1] = -1;
   }
 
   @Override
   public boolean nextElement() {
-    if (current() == JsonToken.END_ARRAY) {
-      advance();
+    if (peek("an array element") == 0xF9) {
+      pos++;
+      depth--;
       return false;
     }
+    indexes[depth - 1]++;
     return true;
   }
 
   @Override
   public void skipValue() {
-    io(parser::skipChildren);
-    advance();
+    int t = peek("a value");
+    if (t == 0xFA) {
+      beginObject();
+      while (nextField() != null) {
+        skipValue();
+      }
+    } else if (t == 0xF8) {
+      beginArray();
+      while (nextElement()) {
+        skipValue();
+      }
+    } else if (isString(t)) {
+      readString();
+    } else if (isBinary(t)) {
+      readBytes();
+    } else if (t >= 0x21 && t <= 0x23) {
+      pos++;
+    } else if (isNumber(t)) {
+      number();
+    } else {
+      throw mismatch("a value");
+    }
   }
+
+  // ---- scalars ----
 
   @Override
   public boolean readBoolean() {
-    if (readNull()) {
+    int t = peek("a boolean");
+    if (t == 0x21) {
+      pos++;
       return false;
     }
-    if (current() != JsonToken.VALUE_TRUE && current() != JsonToken.VALUE_FALSE) {
+    if (t != 0x22 && t != 0x23) {
       throw mismatch("a boolean");
     }
-    boolean v = current() == JsonToken.VALUE_TRUE;
-    advance();
-    return v;
-  }
-
-  private Number number() {
-    if (readNull()) {
-      return 0;
-    }
-    if (!current().isNumeric()) {
-      throw mismatch("a number");
-    }
-    Number n = io(parser::getNumberValue);
-    advance();
-    return n;
+    pos++;
+    return t == 0x23;
   }
 
   @Override
   public int readInt() {
-    return number().intValue();
+    return (int) readLong();
   }
 
   @Override
   public long readLong() {
+    if (pos < in.length) {
+      int t = in[pos] & 0xFF;
+      if (t >= 0xC0 && t <= 0xDF) { // the common case, without boxing
+        pos++;
+        return zigzag(t & 0x1F);
+      }
+      if (t == 0x24 || t == 0x25) {
+        pos++;
+        return zigzag(readVInt());
+      }
+    }
     return number().longValue();
   }
 
@@ -191,33 +179,115 @@ final class SmileValueReader implements ValueReader {
     return number().doubleValue();
   }
 
+  /** A number of any kind, boxed as Long, Float, Double, BigInteger or BigDecimal; null is 0. */
+  private Number number() {
+    int t = peek("a number");
+    if (t == 0x21) {
+      pos++;
+      return 0L;
+    }
+    if (t >= 0xC0 && t <= 0xDF) {
+      pos++;
+      return zigzag(t & 0x1F);
+    }
+    switch (t) {
+      case 0x24:
+      case 0x25:
+        pos++;
+        return zigzag(readVInt());
+      case 0x26:
+        pos++;
+        return new BigInteger(read7BitBinary());
+      case 0x28: {
+        pos++;
+        long bits = readFixed7Bit(5);
+        return Float.intBitsToFloat((int) bits);
+      }
+      case 0x29:
+        pos++;
+        return Double.longBitsToDouble(readFixed7Bit(10));
+      case 0x2A: {
+        pos++;
+        int scale = (int) zigzag(readVInt());
+        return new BigDecimal(new BigInteger(read7BitBinary()), scale);
+      }
+      default:
+        throw mismatch("a number");
+    }
+  }
+
   @Override
   public String readString() {
-    if (readNull()) {
+    int t = peek("a string");
+    if (t == 0x21) {
+      pos++;
       return null;
     }
-    expect(JsonToken.VALUE_STRING, "a string");
-    String s = io(parser::getText);
-    advance();
-    return s;
+    if (t == 0x20) {
+      pos++;
+      return "";
+    }
+    if (t >= 0x40 && t <= 0x7F) { // tiny and short ASCII
+      pos++;
+      return shared(ascii((t & 0x3F) + 1));
+    }
+    if (t >= 0x80 && t <= 0xBF) { // tiny and short Unicode
+      pos++;
+      return shared(utf8((t & 0x3F) + 2));
+    }
+    if (t == 0xE0 || t == 0xE4) { // long text, up to the end-of-string marker
+      pos++;
+      int end = endOfString();
+      String s = t == 0xE0 ? ascii(end - pos) : utf8(end - pos);
+      pos++;
+      return s;
+    }
+    if (sharedValues && t >= 0x01 && t <= 0x1F) {
+      pos++;
+      return seenValue(t - 1);
+    }
+    if (sharedValues && t >= 0xEC && t <= 0xEF) {
+      need(2);
+      int ref = ((t & 0x03) << 8) | (in[pos + 1] & 0xFF);
+      pos += 2;
+      return seenValue(ref);
+    }
+    throw mismatch("a string");
   }
 
   @Override
   public byte[] readBytes() {
-    if (readNull()) {
+    int t = peek("binary data");
+    if (t == 0x21) {
+      pos++;
       return null;
     }
-    if (current() != JsonToken.VALUE_EMBEDDED_OBJECT && current() != JsonToken.VALUE_STRING) {
-      throw mismatch("binary data");
+    if (t == 0xE8) {
+      pos++;
+      return read7BitBinary();
     }
-    byte[] b = io(parser::getBinaryValue);
-    advance();
-    return b;
+    if (t == 0xFD) {
+      pos++;
+      int len = lengthVInt();
+      need(len);
+      byte[] b = Arrays.copyOfRange(in, pos, pos + len);
+      pos += len;
+      return b;
+    }
+    if (isString(t)) { // the text form Jackson accepts: base64
+      String text = readString();
+      try {
+        return Base64.getMimeDecoder().decode(text);
+      } catch (IllegalArgumentException e) {
+        throw new CodecFormatException("expected base64 binary data at " + where() + ": " + e);
+      }
+    }
+    throw mismatch("binary data");
   }
 
   @Override
   public UUID readUuid() {
-    if (current() == JsonToken.VALUE_STRING) {
+    if (isString(peek("a UUID"))) {
       return UUID.fromString(readString());
     }
     byte[] b = readBytes();
@@ -227,18 +297,24 @@ final class SmileValueReader implements ValueReader {
     if (b.length != 16) {
       throw new CodecFormatException("a stored UUID has " + b.length + " bytes, not 16");
     }
-    ByteBuffer buf = ByteBuffer.wrap(b);
-    return new UUID(buf.getLong(), buf.getLong());
+    long hi = 0;
+    long lo = 0;
+    for (int k = 0; k < 8; k++) {
+      hi = (hi << 8) | (b[k] & 0xFF);
+      lo = (lo << 8) | (b[8 + k] & 0xFF);
+    }
+    return new UUID(hi, lo);
   }
 
   @Override
   public Fingerprint readFingerprint() {
-    if (current() == JsonToken.VALUE_STRING) {
+    int t = peek("a fingerprint");
+    if (t != 0x20 && isString(t)) {
       String text = readString();
       if (text.startsWith("#")) {
         return Fingerprint.parse(text);
       }
-      return new Fingerprint(java.util.Base64.getDecoder().decode(text));
+      return new Fingerprint(Base64.getDecoder().decode(text));
     }
     byte[] b = readBytes();
     return b == null ? null : new Fingerprint(b);
@@ -248,5 +324,275 @@ final class SmileValueReader implements ValueReader {
   public StableKey readStableKey() {
     byte[] b = readBytes();
     return b == null ? null : KeyEncoding.decode(b);
+  }
+
+  // ---- decoding ----
+
+  /** A field name token, or null when {@code t} is not one. */
+  private String readName(int t) {
+    if (t == 0x20) {
+      pos++;
+      return "";
+    }
+    if (t >= 0x40 && t <= 0x7F) {
+      pos++;
+      return seenName(t & 0x3F);
+    }
+    if (t >= 0x30 && t <= 0x33) {
+      need(2);
+      int ref = ((t & 0x03) << 8) | (in[pos + 1] & 0xFF);
+      pos += 2;
+      return seenName(ref);
+    }
+    String name;
+    if (t >= 0x80 && t <= 0xBF) {
+      pos++;
+      name = ascii((t & 0x3F) + 1);
+    } else if (t >= 0xC0 && t <= 0xF7) {
+      pos++;
+      name = utf8((t & 0x3F) + 2);
+    } else if (t == 0x34) {
+      pos++;
+      int end = endOfString();
+      name = utf8(end - pos);
+      pos++;
+    } else {
+      return null;
+    }
+    addName(name);
+    return name;
+  }
+
+  private void addName(String name) {
+    if (seenNames == null) {
+      seenNames = new String[64];
+    }
+    if (seenNameCount == SmileValueWriter.MAX_SHARED_NAMES) {
+      seenNameCount = 0; // the writer restarts its table here too
+    }
+    if (seenNameCount == seenNames.length) {
+      seenNames = Arrays.copyOf(seenNames, SmileValueWriter.MAX_SHARED_NAMES);
+    }
+    seenNames[seenNameCount++] = name;
+  }
+
+  private String seenName(int ref) {
+    if (ref >= seenNameCount) {
+      throw new CodecFormatException("corrupt stored value: field name reference " + ref
+          + " at " + where() + " but only " + seenNameCount + " names were seen");
+    }
+    return seenNames[ref];
+  }
+
+  /** Records a short string value when the writer shared them (Smile header flag). */
+  private String shared(String s) {
+    if (sharedValues) {
+      if (seenValues == null) {
+        seenValues = new String[SmileValueWriter.MAX_SHARED_NAMES];
+      }
+      if (seenValueCount == SmileValueWriter.MAX_SHARED_NAMES) {
+        seenValueCount = 0;
+      }
+      seenValues[seenValueCount++] = s;
+    }
+    return s;
+  }
+
+  private String seenValue(int ref) {
+    if (ref >= seenValueCount) {
+      throw new CodecFormatException("corrupt stored value: string reference " + ref + " at "
+          + where() + " but only " + seenValueCount + " strings were seen");
+    }
+    return seenValues[ref];
+  }
+
+  private String ascii(int len) {
+    need(len);
+    String s = new String(in, pos, len, StandardCharsets.ISO_8859_1);
+    pos += len;
+    return s;
+  }
+
+  private String utf8(int len) {
+    need(len);
+    String s = new String(in, pos, len, StandardCharsets.UTF_8);
+    pos += len;
+    return s;
+  }
+
+  private int endOfString() {
+    for (int i = pos; i < in.length; i++) {
+      if ((in[i] & 0xFF) == 0xFC) {
+        return i;
+      }
+    }
+    throw truncated();
+  }
+
+  /** Smile's variable-length unsigned integer (see {@link SmileValueWriter}). */
+  private long readVInt() {
+    long v = 0;
+    for (int n = 0; n < 10; n++) {
+      need(1);
+      int b = in[pos++] & 0xFF;
+      if ((b & 0x80) != 0) {
+        return (v << 6) | (b & 0x3F);
+      }
+      v = (v << 7) | b;
+    }
+    throw new CodecFormatException("corrupt stored value: a number at " + where()
+        + " is longer than 10 bytes");
+  }
+
+  private int lengthVInt() {
+    long len = readVInt();
+    if (len < 0 || len > Integer.MAX_VALUE - 16) {
+      throw new CodecFormatException("corrupt stored value: length " + len + " at " + where());
+    }
+    return (int) len;
+  }
+
+  /** {@code count} 7-bit groups, most significant first. */
+  private long readFixed7Bit(int count) {
+    need(count);
+    long v = 0;
+    for (int k = 0; k < count; k++) {
+      v = (v << 7) | (in[pos++] & 0x7F);
+    }
+    return v;
+  }
+
+  private byte[] read7BitBinary() {
+    int len = lengthVInt();
+    byte[] out = new byte[len];
+    int full = len / 7;
+    int rest = len % 7;
+    need(full * 8 + (rest == 0 ? 0 : rest + 1));
+    int o = 0;
+    for (int c = 0; c < full; c++) {
+      long v = readFixed7Bit(8);
+      for (int shift = 48; shift >= 0; shift -= 8) {
+        out[o++] = (byte) (v >>> shift);
+      }
+    }
+    if (rest > 0) {
+      long v = readFixed7Bit(rest);
+      v = (v << rest) | (in[pos++] & ((1 << rest) - 1));
+      for (int shift = 8 * (rest - 1); shift >= 0; shift -= 8) {
+        out[o++] = (byte) (v >>> shift);
+      }
+    }
+    return out;
+  }
+
+  private static long zigzag(long v) {
+    return (v >>> 1) ^ -(v & 1);
+  }
+
+  private static boolean isString(int t) {
+    return t == 0x20 || (t >= 0x40 && t <= 0xBF) || t == 0xE0 || t == 0xE4
+        || (t >= 0x01 && t <= 0x1F) || (t >= 0xEC && t <= 0xEF);
+  }
+
+  private static boolean isBinary(int t) {
+    return t == 0xE8 || t == 0xFD;
+  }
+
+  private static boolean isNumber(int t) {
+    return (t >= 0xC0 && t <= 0xDF) || (t >= 0x24 && t <= 0x2A && t != 0x27);
+  }
+
+  // ---- position and errors ----
+
+  private int peek(String expected) {
+    if (pos >= in.length) {
+      throw mismatch(expected);
+    }
+    return in[pos] & 0xFF;
+  }
+
+  private void expect(int token, String expected) {
+    if (peek(expected) != token) {
+      throw mismatch(expected);
+    }
+    pos++;
+  }
+
+  private void need(int n) {
+    if (n < 0 || pos + n > in.length) {
+      throw truncated();
+    }
+  }
+
+  private void push(String field) {
+    if (depth == MAX_DEPTH) {
+      throw new CodecFormatException("stored value nests deeper than " + MAX_DEPTH + " levels");
+    }
+    if (depth == fields.length) {
+      fields = Arrays.copyOf(fields, depth * 2);
+      indexes = Arrays.copyOf(indexes, depth * 2);
+    }
+    fields[depth] = field;
+    indexes[depth] = Integer.MIN_VALUE; // an object, until beginArray says otherwise
+    depth++;
+  }
+
+  private CodecFormatException truncated() {
+    return new CodecFormatException("corrupt stored value: truncated at " + where());
+  }
+
+  private CodecFormatException mismatch(String expected) {
+    return new CodecFormatException("expected " + expected + " at " + where() + ", found "
+        + found());
+  }
+
+  /** The JSON pointer of the current position, or "the top level". */
+  private String where() {
+    StringBuilder p = new StringBuilder();
+    for (int d = 0; d < depth; d++) {
+      if (indexes[d] != Integer.MIN_VALUE) {
+        if (indexes[d] >= 0) {
+          p.append('/').append(indexes[d]);
+        }
+      } else if (fields[d] != null) {
+        p.append('/').append(fields[d].replace("~", "~0").replace("/", "~1"));
+      }
+    }
+    return p.length() == 0 ? "the top level" : p.toString();
+  }
+
+  private String found() {
+    if (pos >= in.length) {
+      return "the end of the input";
+    }
+    int t = in[pos] & 0xFF;
+    if (t == 0x21) {
+      return "null";
+    }
+    if (t == 0x22 || t == 0x23) {
+      return "a boolean";
+    }
+    if (t == 0xFA) {
+      return "an object";
+    }
+    if (t == 0xF8) {
+      return "an array";
+    }
+    if (t == 0xFB) {
+      return "the end of an object";
+    }
+    if (t == 0xF9) {
+      return "the end of an array";
+    }
+    if (isBinary(t)) {
+      return "binary data";
+    }
+    if (isNumber(t)) {
+      return "a number";
+    }
+    if (isString(t)) {
+      return "a string";
+    }
+    return "the byte 0x" + Integer.toHexString(t);
   }
 }

@@ -1,105 +1,253 @@
 package io.cocoindex.runtime.codec.generated;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.codec.ValueWriter;
 import io.cocoindex.runtime.codec.KeyEncoding;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.UUID;
 
 /**
- * {@link ValueWriter} over a Jackson generator, writing what the reflective codec writes for the
- * same value: UUIDs, fingerprints and keys as binary, enums and chars as strings.
+ * {@link ValueWriter} writing Smile straight into a reusable byte array, byte for byte what
+ * Jackson's {@code SmileGenerator} writes with the reflective codec's settings (header, shared
+ * names, binary as 7-bit data, no shared string values), so the two codecs stay interchangeable.
+ *
+ * <p>Why not Jackson's generator: building a generator and its I/O context per value cost more
+ * than writing the value, and made the generated codecs no faster than databind. One instance per
+ * thread is reused ({@link #acquire}); it holds the shared-name table of the document being
+ * written.
  */
 final class SmileValueWriter implements ValueWriter {
-  private final JsonGenerator gen;
+  /** ":)\n" and version 0 with shared names enabled. */
+  private static final byte[] HEADER = {':', ')', '\n', 0x01};
+  /** Jackson restarts its shared-name table once this many names were seen. */
+  static final int MAX_SHARED_NAMES = 1024;
+  /**
+   * The size of Jackson's output buffer: a string whose worst-case UTF-8 form does not fit in it
+   * is marked Unicode even when it is ASCII. Matched so the bytes stay identical.
+   */
+  private static final int JACKSON_OUTPUT_BUFFER = 8000;
+  private static final int TABLE_SLOTS = 2 * MAX_SHARED_NAMES;
 
-  SmileValueWriter(JsonGenerator gen) {
-    this.gen = gen;
+  private static final ThreadLocal<SmileValueWriter> CACHED = new ThreadLocal<>();
+
+  private byte[] buf = new byte[512];
+  private int size;
+
+  // Shared names: index -> name, and an open-addressing table name -> index whose slots are
+  // valid only when stamped with the current generation (so a new document clears it in O(1)).
+  private final String[] seenNames = new String[MAX_SHARED_NAMES];
+  private int seenCount;
+  private final int[] slotIndex = new int[TABLE_SLOTS];
+  private final int[] slotStamp = new int[TABLE_SLOTS];
+  private int generation = 1;
+
+  /** A writer for one document: this thread's cached one, or a new one while that is in use. */
+  static SmileValueWriter acquire() {
+    SmileValueWriter w = CACHED.get();
+    if (w == null) {
+      w = new SmileValueWriter();
+    } else {
+      CACHED.set(null);
+    }
+    w.start();
+    return w;
   }
 
-  @FunctionalInterface
-  private interface Write {
-    void run() throws IOException;
+  /** The document written, copied out; the writer goes back to this thread's cache. */
+  byte[] finish() {
+    byte[] out = Arrays.copyOf(buf, size);
+    release();
+    return out;
   }
 
-  private static void io(Write w) {
-    try {
-      w.run();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  /** Gives the writer back without a result (after a failure). */
+  void release() {
+    if (buf.length > 1 << 16) {
+      buf = new byte[512]; // do not pin one huge value's buffer to the thread
+    }
+    CACHED.set(this);
+  }
+
+  private void start() {
+    size = 0;
+    resetNames();
+    put(HEADER);
+  }
+
+  private void resetNames() {
+    seenCount = 0;
+    if (++generation == 0) {
+      Arrays.fill(slotStamp, 0);
+      generation = 1;
     }
   }
 
+  // ---- structure ----
+
   @Override
   public void beginObject() {
-    io(gen::writeStartObject);
+    put(0xFA);
   }
 
   @Override
   public void field(String name) {
-    io(() -> gen.writeFieldName(name));
+    int len = name.length();
+    if (len == 0) {
+      put(0x20);
+      return;
+    }
+    int ref = findName(name);
+    if (ref >= 0) {
+      if (ref < 64) {
+        put(0x40 + ref);
+      } else {
+        ensure(2);
+        buf[size++] = (byte) (0x30 + (ref >> 8));
+        buf[size++] = (byte) ref;
+      }
+      return;
+    }
+    ensure(3 * len + 2);
+    int type = size++;
+    int bytes = writeUtf8(name, len);
+    if (bytes == len && bytes <= 64) {
+      buf[type] = (byte) (0x80 - 1 + bytes);
+    } else if (bytes != len && bytes <= 56 && len <= 64) {
+      buf[type] = (byte) (0xC0 - 2 + bytes);
+    } else {
+      buf[type] = 0x34;
+      buf[size++] = (byte) 0xFC;
+    }
+    addName(name);
   }
 
   @Override
   public void endObject() {
-    io(gen::writeEndObject);
+    put(0xFB);
   }
 
   @Override
   public void beginArray() {
-    io(gen::writeStartArray);
+    put(0xF8);
   }
 
   @Override
   public void endArray() {
-    io(gen::writeEndArray);
+    put(0xF9);
   }
+
+  // ---- scalars ----
 
   @Override
   public void writeNull() {
-    io(gen::writeNull);
+    put(0x21);
   }
 
   @Override
   public void writeBoolean(boolean value) {
-    io(() -> gen.writeBoolean(value));
+    put(value ? 0x23 : 0x22);
   }
 
   @Override
   public void writeInt(int value) {
-    io(() -> gen.writeNumber(value));
+    int z = (value << 1) ^ (value >> 31);
+    ensure(6);
+    if (z >= 0 && z <= 0x1F) {
+      buf[size++] = (byte) (0xC0 + z);
+      return;
+    }
+    buf[size++] = 0x24;
+    writeVInt(z & 0xFFFFFFFFL);
   }
 
   @Override
   public void writeLong(long value) {
-    io(() -> gen.writeNumber(value));
+    if (value == (int) value) {
+      writeInt((int) value);
+      return;
+    }
+    ensure(11);
+    buf[size++] = 0x25;
+    writeVInt((value << 1) ^ (value >> 63));
   }
 
   @Override
   public void writeFloat(float value) {
-    io(() -> gen.writeNumber(value));
+    int i = Float.floatToRawIntBits(value);
+    ensure(6);
+    buf[size++] = 0x28;
+    buf[size++] = (byte) (i >>> 28);
+    buf[size++] = (byte) ((i >> 21) & 0x7F);
+    buf[size++] = (byte) ((i >> 14) & 0x7F);
+    buf[size++] = (byte) ((i >> 7) & 0x7F);
+    buf[size++] = (byte) (i & 0x7F);
   }
 
   @Override
   public void writeDouble(double value) {
-    io(() -> gen.writeNumber(value));
+    long l = Double.doubleToRawLongBits(value);
+    ensure(11);
+    buf[size++] = 0x29;
+    for (int shift = 63; shift >= 0; shift -= 7) {
+      buf[size++] = (byte) ((l >>> shift) & 0x7F);
+    }
   }
 
   @Override
   public void writeString(String value) {
-    io(() -> gen.writeString(value));
+    if (value == null) {
+      writeNull();
+      return;
+    }
+    int len = value.length();
+    if (len == 0) {
+      put(0x20);
+      return;
+    }
+    ensure(3 * len + 2);
+    int type = size++;
+    int bytes = writeUtf8(value, len);
+    if (bytes <= 64) {
+      buf[type] = (byte) (bytes == len ? 0x40 - 1 + bytes : 0x80 - 2 + bytes);
+    } else {
+      boolean ascii = bytes == len && (len <= 65 || 3 * len + 2 <= JACKSON_OUTPUT_BUFFER);
+      buf[type] = (byte) (ascii ? 0xE0 : 0xE4);
+      buf[size++] = (byte) 0xFC;
+    }
   }
 
   @Override
   public void writeBytes(byte[] value) {
     if (value == null) {
       writeNull();
-    } else {
-      io(() -> gen.writeBinary(value));
+      return;
+    }
+    int len = value.length;
+    ensure(6 + len + len / 7 + 1);
+    buf[size++] = (byte) 0xE8;
+    writeVInt(len);
+    int i = 0;
+    for (; i + 7 <= len; i += 7) {
+      long v = 0;
+      for (int k = 0; k < 7; k++) {
+        v = (v << 8) | (value[i + k] & 0xFF);
+      }
+      for (int shift = 49; shift >= 0; shift -= 7) {
+        buf[size++] = (byte) ((v >>> shift) & 0x7F);
+      }
+    }
+    int rest = len - i;
+    if (rest > 0) {
+      // rest bytes as rest groups of 7 bits, then a last group of the remaining rest bits.
+      long v = 0;
+      for (int k = 0; k < rest; k++) {
+        v = (v << 8) | (value[i + k] & 0xFF);
+      }
+      for (int shift = 8 * rest - 7; shift >= rest; shift -= 7) {
+        buf[size++] = (byte) ((v >>> shift) & 0x7F);
+      }
+      buf[size++] = (byte) (v & ((1 << rest) - 1));
     }
   }
 
@@ -109,9 +257,14 @@ final class SmileValueWriter implements ValueWriter {
       writeNull();
       return;
     }
-    ByteBuffer b = ByteBuffer.allocate(16);
-    b.putLong(value.getMostSignificantBits()).putLong(value.getLeastSignificantBits());
-    writeBytes(b.array());
+    byte[] b = new byte[16];
+    long hi = value.getMostSignificantBits();
+    long lo = value.getLeastSignificantBits();
+    for (int k = 0; k < 8; k++) {
+      b[k] = (byte) (hi >>> (56 - 8 * k));
+      b[8 + k] = (byte) (lo >>> (56 - 8 * k));
+    }
+    writeBytes(b);
   }
 
   @Override
@@ -122,5 +275,102 @@ final class SmileValueWriter implements ValueWriter {
   @Override
   public void writeStableKey(StableKey value) {
     writeBytes(value == null ? null : KeyEncoding.encode(value));
+  }
+
+  // ---- encoding ----
+
+  /**
+   * Smile's variable-length unsigned integer: 7-bit groups, most significant first, the last
+   * group holding 6 bits and marked by the high bit.
+   */
+  private void writeVInt(long v) {
+    int groups = 0;
+    for (long rest = v >>> 6; rest != 0; rest >>>= 7) {
+      groups++;
+    }
+    for (int g = groups; g > 0; g--) {
+      buf[size++] = (byte) ((v >>> (6 + 7 * (g - 1))) & 0x7F);
+    }
+    buf[size++] = (byte) (0x80 | (v & 0x3F));
+  }
+
+  /** Writes the UTF-8 form of {@code s} at the end; returns its length in bytes. */
+  private int writeUtf8(String s, int len) {
+    int start = size;
+    int p = size;
+    byte[] b = buf;
+    int i = 0;
+    while (i < len) {
+      char c = s.charAt(i++);
+      if (c < 0x80) {
+        b[p++] = (byte) c;
+      } else if (c < 0x800) {
+        b[p++] = (byte) (0xC0 | (c >> 6));
+        b[p++] = (byte) (0x80 | (c & 0x3F));
+      } else if (!Character.isSurrogate(c)) {
+        b[p++] = (byte) (0xE0 | (c >> 12));
+        b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+        b[p++] = (byte) (0x80 | (c & 0x3F));
+      } else {
+        if (!Character.isHighSurrogate(c) || i == len || !Character.isLowSurrogate(s.charAt(i))) {
+          throw new IllegalArgumentException(
+              "a string holds an unpaired surrogate (char index " + (i - 1) + "): not valid"
+                  + " Unicode, cannot be written as UTF-8");
+        }
+        int cp = Character.toCodePoint(c, s.charAt(i++));
+        b[p++] = (byte) (0xF0 | (cp >> 18));
+        b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+        b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+        b[p++] = (byte) (0x80 | (cp & 0x3F));
+      }
+    }
+    size = p;
+    return p - start;
+  }
+
+  private int findName(String name) {
+    int slot = name.hashCode() & (TABLE_SLOTS - 1);
+    while (slotStamp[slot] == generation) {
+      String seen = seenNames[slotIndex[slot]];
+      if (seen == name || seen.equals(name)) {
+        return slotIndex[slot];
+      }
+      slot = (slot + 1) & (TABLE_SLOTS - 1);
+    }
+    return -1;
+  }
+
+  private void addName(String name) {
+    if (seenCount == MAX_SHARED_NAMES) {
+      resetNames();
+    }
+    int ref = seenCount++;
+    seenNames[ref] = name;
+    // A reference whose second byte would be 0xFE or 0xFF is never written: Smile reserves them.
+    if ((ref & 0xFF) < 0xFE) {
+      int slot = name.hashCode() & (TABLE_SLOTS - 1);
+      while (slotStamp[slot] == generation) {
+        slot = (slot + 1) & (TABLE_SLOTS - 1);
+      }
+      slotStamp[slot] = generation;
+      slotIndex[slot] = ref;
+    }
+  }
+
+  private void put(int b) {
+    ensure(1);
+    buf[size++] = (byte) b;
+  }
+
+  private void put(byte[] bytes) {
+    ensure(bytes.length);
+    System.arraycopy(bytes, 0, buf, size, bytes.length);
+    size += bytes.length;
+  }
+
+  private void ensure(int n) {
+    if (size + n > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + n));
+    }
   }
 }
