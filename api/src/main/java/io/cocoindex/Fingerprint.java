@@ -51,10 +51,23 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
    * @throws IllegalArgumentException naming the type of an unsupported (nested) value
    */
   public static Fingerprint of(Object value) {
-    Encoder enc = new Encoder();
-    enc.write(value);
-    return digest(enc.out.toByteArray());
+    Encoder enc = ENCODERS.get();
+    if (enc.busy) { // a toString() or accessor fingerprinting from inside a fingerprint
+      enc = new Encoder();
+    }
+    enc.busy = true;
+    try {
+      enc.out.size = 0;
+      enc.write(value);
+      return enc.out.digest();
+    } finally {
+      enc.busy = false;
+      enc.out.shrink();
+    }
   }
+
+  /** One encoder per thread: fingerprints are taken for every declared row. */
+  private static final ThreadLocal<Encoder> ENCODERS = ThreadLocal.withInitial(Encoder::new);
 
   /** The component accessors of each record class, made accessible once. */
   private static final ClassValue<RecordComponentAccess[]> RECORD_COMPONENTS = new ClassValue<>() {
@@ -72,15 +85,38 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
         } catch (RuntimeException | IllegalAccessException e) {
           // Not open to us: reading it reports the failure, naming the component.
         }
-        out[i] = new RecordComponentAccess(components[i].getName(), accessor, handle);
+        out[i] = new RecordComponentAccess(components[i].getName(),
+            blob(components[i].getName()), accessor, handle);
       }
       return out;
     }
   };
 
-  /** A component's name and its accessor, as a method handle when the record is open to us. */
-  private record RecordComponentAccess(
-      String name, java.lang.reflect.Method accessor, java.lang.invoke.MethodHandle handle) {
+  /** Each record class's simple name as written: its length, then its UTF-8 bytes. */
+  private static final ClassValue<byte[]> RECORD_NAMES = new ClassValue<>() {
+    @Override
+    protected byte[] computeValue(Class<?> type) {
+      return blob(type.getSimpleName());
+    }
+  };
+
+  /** The encoding of a string's UTF-8 bytes: 8-byte length, then the bytes. */
+  private static byte[] blob(String s) {
+    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[8 + utf8.length];
+    for (int i = 0; i < 8; i++) {
+      out[i] = (byte) ((long) utf8.length >>> (56 - 8 * i));
+    }
+    System.arraycopy(utf8, 0, out, 8, utf8.length);
+    return out;
+  }
+
+  /**
+   * A component's name (also pre-encoded) and its accessor, as a method handle when the record
+   * is open to us.
+   */
+  private record RecordComponentAccess(String name, byte[] encodedName,
+      java.lang.reflect.Method accessor, java.lang.invoke.MethodHandle handle) {
     Object read(Record r) throws Throwable {
       return handle != null ? handle.invokeExact((Object) r) : accessor.invoke(r);
     }
@@ -109,14 +145,68 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       }
     }
 
+    /**
+     * Writes a string as its UTF-8 length and bytes, encoding in place: what {@code
+     * getBytes(UTF_8)} gives, without the intermediate array.
+     */
+    void writeString(String s) {
+      int len = s.length();
+      ensure(8 + 3 * len);
+      int lengthAt = size;
+      size += 8;
+      int p = size;
+      byte[] b = buf;
+      for (int i = 0; i < len; i++) {
+        char c = s.charAt(i);
+        if (c < 0x80) {
+          b[p++] = (byte) c;
+        } else if (c < 0x800) {
+          b[p++] = (byte) (0xC0 | (c >> 6));
+          b[p++] = (byte) (0x80 | (c & 0x3F));
+        } else if (!Character.isSurrogate(c)) {
+          b[p++] = (byte) (0xE0 | (c >> 12));
+          b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+          b[p++] = (byte) (0x80 | (c & 0x3F));
+        } else {
+          // Surrogates (pairs, or unpaired ones that getBytes replaces): let the JDK decide.
+          size = lengthAt;
+          writeBlobOf(s.getBytes(StandardCharsets.UTF_8));
+          return;
+        }
+      }
+      long n = p - size;
+      size = lengthAt;
+      writeLong(n);
+      size = p;
+    }
+
+    private void writeBlobOf(byte[] bytes) {
+      writeLong(bytes.length);
+      writeBytes(bytes);
+    }
+
     private void ensure(int n) {
       if (size + n > buf.length) {
         buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + n));
       }
     }
 
+    Fingerprint digest() {
+      MessageDigest sha = SHA256.get();
+      sha.reset();
+      sha.update(buf, 0, size);
+      return new Fingerprint(Arrays.copyOf(sha.digest(), LENGTH));
+    }
+
     byte[] toByteArray() {
       return Arrays.copyOf(buf, size);
+    }
+
+    /** Drops a buffer grown by one huge value rather than keep it for the thread's life. */
+    void shrink() {
+      if (buf.length > 1 << 16) {
+        buf = new byte[256];
+      }
     }
   }
 
@@ -157,12 +247,6 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     return "#" + HexFormat.of().formatHex(bytes);
   }
 
-  private static Fingerprint digest(byte[] canonical) {
-    MessageDigest sha = SHA256.get();
-    sha.reset();
-    return new Fingerprint(Arrays.copyOf(sha.digest(canonical), LENGTH));
-  }
-
   /** One digest per thread: MessageDigest.getInstance looks up providers on every call. */
   private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
     try {
@@ -179,6 +263,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
         RECORD = 14, ENUM = 15, FINGERPRINT = 16, KEY = 17;
 
     final Bytes out = new Bytes();
+    boolean busy;
 
     void write(Object v) {
       if (v == null) {
@@ -200,7 +285,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
         writeBlob(bd.toString().getBytes(StandardCharsets.UTF_8));
       } else if (v instanceof String s) {
         out.write(STRING);
-        writeBlob(s.getBytes(StandardCharsets.UTF_8));
+        out.writeString(s);
       } else if (v instanceof byte[] b) {
         out.write(BYTES);
         writeBlob(b);
@@ -260,11 +345,11 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
 
     private void writeRecord(Record r) {
       out.write(RECORD);
-      writeString(r.getClass().getSimpleName());
+      out.writeBytes(RECORD_NAMES.get(r.getClass()));
       RecordComponentAccess[] components = RECORD_COMPONENTS.get(r.getClass());
       writeLong(components.length);
       for (RecordComponentAccess c : components) {
-        writeString(c.name());
+        out.writeBytes(c.encodedName());
         Object value;
         try {
           value = c.read(r);
@@ -331,7 +416,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     }
 
     private void writeString(String s) {
-      writeBlob(s.getBytes(StandardCharsets.UTF_8));
+      out.writeString(s);
     }
 
     private void writeBlob(byte[] b) {

@@ -1,6 +1,7 @@
 package io.cocoindex.codec;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -8,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.SortedMap;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -128,8 +129,13 @@ public final class GeneratedCodecs {
       out.writeNull();
       return;
     }
+    @SuppressWarnings("unchecked")
+    Map.Entry<String, V>[] entries = map.entrySet().toArray(new Map.Entry[0]);
+    if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
+      Arrays.sort(entries, Map.Entry.comparingByKey());
+    }
     out.beginObject();
-    for (Map.Entry<String, V> e : new TreeMap<>(map).entrySet()) {
+    for (Map.Entry<String, V> e : entries) {
       out.field(e.getKey());
       writeNullable(out, e.getValue(), value);
     }

@@ -347,7 +347,7 @@ final class SmileValueReader implements ValueReader {
     String name;
     if (t >= 0x80 && t <= 0xBF) {
       pos++;
-      name = ascii((t & 0x3F) + 1);
+      name = asciiName((t & 0x3F) + 1);
     } else if (t >= 0xC0 && t <= 0xF7) {
       pos++;
       name = utf8((t & 0x3F) + 2);
@@ -411,6 +411,35 @@ final class SmileValueReader implements ValueReader {
     String s = new String(in, pos, len, StandardCharsets.ISO_8859_1);
     pos += len;
     return s;
+  }
+
+  /**
+   * Field names recur in every value of a type: keep the strings, so reading a name neither
+   * allocates nor rehashes. Slots are replaced racily; a String is safely published either way.
+   */
+  private static final String[] NAME_CACHE = new String[1024];
+
+  private String asciiName(int len) {
+    need(len);
+    int h = 0;
+    for (int i = pos; i < pos + len; i++) {
+      h = 31 * h + in[i];
+    }
+    int slot = (h ^ (h >>> 10)) & (NAME_CACHE.length - 1);
+    String cached = NAME_CACHE[slot];
+    if (cached != null && cached.length() == len && cached.hashCode() == h) {
+      boolean same = true;
+      for (int i = 0; i < len && same; i++) {
+        same = cached.charAt(i) == in[pos + i];
+      }
+      if (same) {
+        pos += len;
+        return cached;
+      }
+    }
+    String name = ascii(len);
+    NAME_CACHE[slot] = name;
+    return name;
   }
 
   private String utf8(int len) {
