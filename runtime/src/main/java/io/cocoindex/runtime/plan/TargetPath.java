@@ -2,9 +2,10 @@ package io.cocoindex.runtime.plan;
 
 import io.cocoindex.StableKey;
 import io.cocoindex.runtime.codec.KeyEncoding;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A path of keys: a target state's place under its provider ({@code /@provider/"docs"/"r1"}), or a
@@ -49,13 +50,13 @@ public final class TargetPath implements Comparable<TargetPath> {
   }
 
   public TargetPath child(StableKey key) {
-    List<StableKey> next = new ArrayList<>(keys.size() + 1);
-    next.addAll(keys);
-    next.add(key);
+    Objects.requireNonNull(key, "key");
+    StableKey[] next = keys.toArray(new StableKey[keys.size() + 1]);
+    next[keys.size()] = key;
     byte[] k = KeyEncoding.encode(key);
     byte[] enc = Arrays.copyOf(encoded, encoded.length + k.length);
     System.arraycopy(k, 0, enc, encoded.length, k.length);
-    return new TargetPath(List.copyOf(next), enc);
+    return new TargetPath(Collections.unmodifiableList(Arrays.asList(next)), enc);
   }
 
   /** The path without its last key; the provider path of a target state. */

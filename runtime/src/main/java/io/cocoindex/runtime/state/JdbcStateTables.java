@@ -37,6 +37,12 @@ public final class JdbcStateTables {
   private final String states;
   private final String components;
   private final String forUpdate;
+  // The statements of apply(), built once: StatementBatches looks them up per write.
+  private final String putState;
+  private final String deleteState;
+  private final String deleteBelow;
+  private final String putComponent;
+  private final String deleteComponent;
 
   /**
    * @param prefix prepended to the table names ({@code ""} or {@code "cocoindex_"})
@@ -48,6 +54,18 @@ public final class JdbcStateTables {
     this.states = prefix + "target_state";
     this.components = prefix + "component";
     this.forUpdate = lockRowsForUpdate ? " FOR UPDATE" : "";
+    this.putState = "INSERT INTO " + states + "(app, " + STATE_COLUMNS
+        + ") VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
+        + " owner=excluded.owner, records=excluded.records, child_gen=excluded.child_gen,"
+        + " child_epoch=excluded.child_epoch, parent_gen=excluded.parent_gen,"
+        + " parent_epoch=excluded.parent_epoch";
+    this.deleteState = "DELETE FROM " + states + " WHERE app=? AND path=?";
+    this.deleteBelow = "DELETE FROM " + states + " WHERE app=? AND path>? AND path<?";
+    this.putComponent = "INSERT INTO " + components + "(app, " + COMPONENT_COLUMNS
+        + ") VALUES(?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
+        + " memo_fp=excluded.memo_fp, memo_deps=excluded.memo_deps,"
+        + " memo_values=excluded.memo_values, state_count=excluded.state_count";
+    this.deleteComponent = "DELETE FROM " + components + " WHERE app=? AND path=?";
   }
 
   public String appTable() {
@@ -214,11 +232,7 @@ public final class JdbcStateTables {
         if (w instanceof StateWrite.PutState ps) {
           TrackedState s = ps.state();
           rows.put(ByteBuffer.wrap(s.path()), s);
-          PreparedStatement put = out.use("INSERT INTO " + states + "(app, " + STATE_COLUMNS
-              + ") VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
-              + " owner=excluded.owner, records=excluded.records, child_gen=excluded.child_gen,"
-              + " child_epoch=excluded.child_epoch, parent_gen=excluded.parent_gen,"
-              + " parent_epoch=excluded.parent_epoch");
+          PreparedStatement put = out.use(putState);
           put.setString(1, app);
           put.setBytes(2, s.path());
           put.setBytes(3, s.owner());
@@ -241,10 +255,7 @@ public final class JdbcStateTables {
           deleteBelow(out, app, dd.path());
         } else if (w instanceof StateWrite.PutComponent pc) {
           ComponentRecord r = pc.component();
-          PreparedStatement put = out.use("INSERT INTO " + components + "(app, "
-              + COMPONENT_COLUMNS + ") VALUES(?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
-              + " memo_fp=excluded.memo_fp, memo_deps=excluded.memo_deps,"
-              + " memo_values=excluded.memo_values, state_count=excluded.state_count");
+          PreparedStatement put = out.use(putComponent);
           put.setString(1, app);
           put.setBytes(2, r.path());
           put.setBytes(3, r.memoFingerprint());
@@ -253,8 +264,7 @@ public final class JdbcStateTables {
           put.setLong(6, r.stateCount());
           put.addBatch();
         } else if (w instanceof StateWrite.DeleteComponent dc) {
-          PreparedStatement del =
-              out.use("DELETE FROM " + components + " WHERE app=? AND path=?");
+          PreparedStatement del = out.use(deleteComponent);
           del.setString(1, app);
           del.setBytes(2, dc.path());
           del.addBatch();
@@ -315,14 +325,14 @@ public final class JdbcStateTables {
   }
 
   private void deleteOne(StatementBatches out, String app, byte[] path) throws SQLException {
-    PreparedStatement del = out.use("DELETE FROM " + states + " WHERE app=? AND path=?");
+    PreparedStatement del = out.use(deleteState);
     del.setString(1, app);
     del.setBytes(2, path);
     del.addBatch();
   }
 
   private void deleteBelow(StatementBatches out, String app, byte[] path) throws SQLException {
-    PreparedStatement del = out.use("DELETE FROM " + states + " WHERE app=? AND path>? AND path<?");
+    PreparedStatement del = out.use(deleteBelow);
     del.setString(1, app);
     del.setBytes(2, path);
     del.setBytes(3, KeyEncoding.descendantsEnd(path));
@@ -335,7 +345,8 @@ public final class JdbcStateTables {
    */
   private static final class StatementBatches implements AutoCloseable {
     private final Connection c;
-    private final Map<String, PreparedStatement> prepared = new HashMap<>();
+    // Keyed by identity: the SQL strings are the tables' constants.
+    private final Map<String, PreparedStatement> prepared = new java.util.IdentityHashMap<>();
     private PreparedStatement pending;
 
     StatementBatches(Connection c) {

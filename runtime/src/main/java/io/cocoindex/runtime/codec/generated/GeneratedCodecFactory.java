@@ -16,14 +16,22 @@ import java.util.Deque;
  * Outer_Inner_Codec} beside it, through its {@code INSTANCE} field (looked up once per type; the
  * registry caches the codec). Registered through {@code META-INF/services}, so {@link
  * CodecRegistry#standard()} consults it before the reflective fallback; types without a
- * generated codec fall through to the next factory.
+ * generated codec fall through to the next factory. {@link io.cocoindex.Fingerprint} and {@link
+ * io.cocoindex.StableKey} get the built-in codecs of {@link BuiltInCodecs}.
  */
 public final class GeneratedCodecFactory implements CodecFactory {
   public GeneratedCodecFactory() {}
 
   @Override
   public Codec<?> create(Type type, CodecRegistry registry) {
-    if (!(type instanceof Class<?> cls) || !cls.isRecord()) {
+    if (!(type instanceof Class<?> cls)) {
+      return null;
+    }
+    GeneratedCodec<?> builtIn = BuiltInCodecs.forType(cls);
+    if (builtIn != null) {
+      return new GeneratedCodecAdapter<>(builtIn);
+    }
+    if (!cls.isRecord()) {
       return null;
     }
     Class<?> codecClass;

@@ -365,13 +365,14 @@ final class SmileValueReader implements ValueReader {
 
   private void addName(String name) {
     if (seenNames == null) {
-      seenNames = new String[64];
+      seenNames = new String[16];
     }
     if (seenNameCount == SmileValueWriter.MAX_SHARED_NAMES) {
       seenNameCount = 0; // the writer restarts its table here too
     }
     if (seenNameCount == seenNames.length) {
-      seenNames = Arrays.copyOf(seenNames, SmileValueWriter.MAX_SHARED_NAMES);
+      seenNames = Arrays.copyOf(seenNames,
+          Math.min(seenNames.length * 4, SmileValueWriter.MAX_SHARED_NAMES));
     }
     seenNames[seenNameCount++] = name;
   }

@@ -1,6 +1,10 @@
 package io.cocoindex.samples.sqlite;
 
 import io.cocoindex.StableKey;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,16 +29,20 @@ public final class TableSchema<T extends Record> {
   private final List<String> primaryKey;
   private final boolean userManaged;
   private final RecordComponent[] components;
+  /** The components' accessors, unreflected once: rows are read for every declaration. */
+  private final MethodHandle[] accessors;
 
   private TableSchema(String name, Class<T> type, List<String> primaryKey, boolean userManaged) {
     this.name = SqlIdentifiers.check("table", name);
     this.type = Objects.requireNonNull(type, "type");
     this.components = type.getRecordComponents();
+    this.accessors = new MethodHandle[components.length];
     List<ColumnSpec> cols = new ArrayList<>();
-    for (RecordComponent c : components) {
+    for (int i = 0; i < components.length; i++) {
+      RecordComponent c = components[i];
       cols.add(new ColumnSpec(SqlIdentifiers.check("column", c.getName()),
           ColumnTypes.forJavaType(c.getType())));
-      c.getAccessor().setAccessible(true);
+      accessors[i] = accessor(type, c);
     }
     this.columns = List.copyOf(cols);
     if (primaryKey.isEmpty()) {
@@ -65,6 +73,18 @@ public final class TableSchema<T extends Record> {
     return new TableSchema<>(name, type, List.of(primaryKey), true);
   }
 
+  private static MethodHandle accessor(Class<?> type, RecordComponent c) {
+    Method m = c.getAccessor();
+    try {
+      m.setAccessible(true);
+      return MethodHandles.lookup().unreflect(m)
+          .asType(MethodType.methodType(Object.class, Object.class));
+    } catch (IllegalAccessException | RuntimeException e) {
+      throw new IllegalArgumentException("cannot read component " + c.getName() + " of "
+          + type.getName() + " (is its package open to cocoindex?): " + e.getMessage(), e);
+    }
+  }
+
   public String name() {
     return name;
   }
@@ -86,15 +106,15 @@ public final class TableSchema<T extends Record> {
     Objects.requireNonNull(value, "row");
     List<SqlValue> values = new ArrayList<>(components.length);
     List<StableKey> key = new ArrayList<>(primaryKey.size());
-    for (RecordComponent c : components) {
+    for (int i = 0; i < components.length; i++) {
       Object v;
       try {
-        v = c.getAccessor().invoke(value);
-      } catch (ReflectiveOperationException e) {
-        throw new IllegalStateException("cannot read " + type.getName() + "." + c.getName(), e);
+        v = (Object) accessors[i].invokeExact((Object) value);
+      } catch (Throwable e) {
+        throw new IllegalStateException(
+            "cannot read " + type.getName() + "." + components[i].getName(), e);
       }
-      SqlValue sql = SqlValue.of(v);
-      values.add(sql);
+      values.add(SqlValue.of(v));
     }
     for (String pk : primaryKey) {
       SqlValue v = values.get(indexOf(pk));
