@@ -37,6 +37,16 @@ class DelegatingStateStore implements StateStore {
   }
 
   @Override
+  public boolean exclusiveWhileLocked() {
+    return delegate.exclusiveWhileLocked();
+  }
+
+  @Override
+  public boolean hasStates(String app) {
+    return delegate.hasStates(app);
+  }
+
+  @Override
   public long nextVersion(String app) {
     return delegate.nextVersion(app);
   }

@@ -40,6 +40,16 @@ final class FaultyStateStore implements StateStore {
   }
 
   @Override
+  public boolean exclusiveWhileLocked() {
+    return delegate.exclusiveWhileLocked();
+  }
+
+  @Override
+  public boolean hasStates(String app) {
+    return delegate.hasStates(app);
+  }
+
+  @Override
   public long nextVersion(String app) {
     return delegate.nextVersion(app);
   }

@@ -100,8 +100,14 @@ public final class ComponentCommit {
   }
 
   private void load() {
+    if (run.startedEmpty) {
+      return; // a first run: nothing is tracked, by this component or any other
+    }
     byte[] owner = in.component.encoded();
-    for (TrackedState s : run.store.ownedBy(run.app, owner)) {
+    // A component's record is written with (or before) the first state it owns: without one,
+    // it owns nothing.
+    List<TrackedState> owned = in.stored == null ? List.of() : run.store.ownedBy(run.app, owner);
+    for (TrackedState s : owned) {
       ByteBuffer p = ByteBuffer.wrap(s.path());
       rows.put(p, s);
       if (!declaredPaths.contains(p)) {

@@ -42,6 +42,13 @@ public final class Run {
   public long startNanos = System.nanoTime();
   private final Map<ContextKey<?>, Object> context;
 
+  /**
+   * The app tracked no state when the run started and no other process can write meanwhile: a
+   * path no component of this run has written cannot be tracked, so components skip looking
+   * for states they take over (every path of a first run).
+   */
+  final boolean startedEmpty;
+
   /** Target state path -> the component that declared it in this run. */
   final Map<TargetPath, TargetPath> claims = new ConcurrentHashMap<>();
   /** Components mounted in this run. */
@@ -78,6 +85,8 @@ public final class Run {
     this.componentPool = componentPool;
     this.context = Map.copyOf(context);
     this.listeners = List.copyOf(listeners);
+    this.startedEmpty = mode != RunMode.DROP && store.exclusiveWhileLocked()
+        && !store.hasStates(app);
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;

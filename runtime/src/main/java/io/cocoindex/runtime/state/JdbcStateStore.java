@@ -123,6 +123,11 @@ abstract class JdbcStateStore implements StateStore {
   }
 
   @Override
+  public boolean hasStates(String app) {
+    return read("look for target states", c -> tables.hasStates(c, app));
+  }
+
+  @Override
   public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
     read("scan target states", c -> {
       tables.scan(c, app, path, visitor);

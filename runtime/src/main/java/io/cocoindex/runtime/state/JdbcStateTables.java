@@ -135,6 +135,16 @@ public final class JdbcStateTables {
     return new ArrayList<>(readMany(c, app, new ArrayList<>(paths), "").values());
   }
 
+  public boolean hasStates(Connection c, String app) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT 1 FROM " + states + " WHERE app=? LIMIT 1")) {
+      ps.setString(1, app);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
   public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
     List<TrackedState> out = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(

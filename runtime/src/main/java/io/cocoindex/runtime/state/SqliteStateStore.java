@@ -167,6 +167,12 @@ public final class SqliteStateStore extends JdbcStateStore {
     s.execute("ANALYZE sqlite_master");
   }
 
+  /** The update lock is a file lock on this machine: one writing process per app. */
+  @Override
+  public boolean exclusiveWhileLocked() {
+    return true;
+  }
+
   @Override
   public AutoCloseable lockForUpdate(String app) {
     return locks.acquire(app);

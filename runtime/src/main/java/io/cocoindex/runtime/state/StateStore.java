@@ -36,6 +36,20 @@ public interface StateStore extends AutoCloseable {
   /** The lease of a store that needs none. */
   AutoCloseable NO_LEASE = () -> {};
 
+  /**
+   * Whether the update lock makes this process the only writer of the app while it is held (an
+   * embedded store), so what the engine reads at the start of a run stays true until it writes.
+   * A store shared by several workers answers false.
+   */
+  default boolean exclusiveWhileLocked() {
+    return false;
+  }
+
+  /** Whether any target state of {@code app} is tracked; true when the store cannot tell cheaply. */
+  default boolean hasStates(String app) {
+    return true;
+  }
+
   /** A fresh, increasing version number for one run of {@code app}. */
   long nextVersion(String app);
 
