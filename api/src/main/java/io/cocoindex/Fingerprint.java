@@ -77,16 +77,28 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       RecordComponentAccess[] out = new RecordComponentAccess[components.length];
       for (int i = 0; i < components.length; i++) {
         java.lang.reflect.Method accessor = components[i].getAccessor();
+        Class<?> t = components[i].getType();
+        // Primitives are read unboxed (written as their boxes would be).
+        int kind = t == boolean.class ? BOOLEAN_COMPONENT
+            : t == char.class ? CHAR_COMPONENT
+            : t == double.class || t == float.class ? FLOATING_COMPONENT
+            : t.isPrimitive() ? INTEGRAL_COMPONENT
+            : OBJECT_COMPONENT;
+        Class<?> readAs = kind == BOOLEAN_COMPONENT ? boolean.class
+            : kind == FLOATING_COMPONENT ? double.class
+            : kind == OBJECT_COMPONENT ? Object.class
+            : long.class;
         java.lang.invoke.MethodHandle handle = null;
         try {
           accessor.setAccessible(true);
           handle = java.lang.invoke.MethodHandles.lookup().unreflect(accessor).asType(
-              java.lang.invoke.MethodType.methodType(Object.class, Object.class));
+              java.lang.invoke.MethodType.methodType(readAs, Object.class));
         } catch (RuntimeException | IllegalAccessException e) {
           // Not open to us: reading it reports the failure, naming the component.
+          kind = OBJECT_COMPONENT;
         }
         out[i] = new RecordComponentAccess(components[i].getName(),
-            blob(components[i].getName()), accessor, handle);
+            blob(components[i].getName()), kind, accessor, handle);
       }
       return out;
     }
@@ -115,12 +127,31 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
    * A component's name (also pre-encoded) and its accessor, as a method handle when the record
    * is open to us.
    */
-  private record RecordComponentAccess(String name, byte[] encodedName,
+  private record RecordComponentAccess(String name, byte[] encodedName, int kind,
       java.lang.reflect.Method accessor, java.lang.invoke.MethodHandle handle) {
     Object read(Record r) throws Throwable {
       return handle != null ? handle.invokeExact((Object) r) : accessor.invoke(r);
     }
   }
+
+  private static final int OBJECT_COMPONENT = 0, INTEGRAL_COMPONENT = 1, FLOATING_COMPONENT = 2,
+      BOOLEAN_COMPONENT = 3, CHAR_COMPONENT = 4;
+
+  /** Each enum's constants as written after the tag: the enum's simple name, then the name. */
+  private static final ClassValue<byte[][]> ENUM_CONSTANTS = new ClassValue<>() {
+    @Override
+    protected byte[][] computeValue(Class<?> type) {
+      Object[] constants = type.getEnumConstants();
+      byte[] typeName = blob(type.getSimpleName());
+      byte[][] out = new byte[constants.length][];
+      for (int i = 0; i < constants.length; i++) {
+        byte[] name = blob(((Enum<?>) constants[i]).name());
+        out[i] = Arrays.copyOf(typeName, typeName.length + name.length);
+        System.arraycopy(name, 0, out[i], typeName.length, name.length);
+      }
+      return out;
+    }
+  };
 
   /** A growable byte buffer: fingerprinting writes many small values. */
   private static final class Bytes {
@@ -306,8 +337,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
         write(o.orElse(null));
       } else if (v instanceof Enum<?> e) {
         out.write(ENUM);
-        writeString(e.getDeclaringClass().getSimpleName());
-        writeString(e.name());
+        out.writeBytes(ENUM_CONSTANTS.get(e.getDeclaringClass())[e.ordinal()]);
       } else if (v instanceof Record r) {
         writeRecord(r);
       } else if (v instanceof Set<?> s) {
@@ -352,6 +382,10 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
         out.writeBytes(c.encodedName());
         Object value;
         try {
+          if (c.kind() != OBJECT_COMPONENT) {
+            writePrimitive(c, r);
+            continue;
+          }
           value = c.read(r);
         } catch (Error e) {
           throw e;
@@ -368,6 +402,26 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
           }
           throw iae;
         }
+      }
+    }
+
+    /** A primitive component, as {@link #write} writes its box. */
+    private void writePrimitive(RecordComponentAccess c, Record r) throws Throwable {
+      switch (c.kind()) {
+        case INTEGRAL_COMPONENT:
+          out.write(INT);
+          writeLong((long) c.handle().invokeExact((Object) r));
+          break;
+        case FLOATING_COMPONENT:
+          out.write(FLOAT);
+          writeLong(Double.doubleToLongBits((double) c.handle().invokeExact((Object) r)));
+          break;
+        case BOOLEAN_COMPONENT:
+          out.write((boolean) c.handle().invokeExact((Object) r) ? TRUE : FALSE);
+          break;
+        default:
+          out.write(CHAR);
+          writeLong((long) c.handle().invokeExact((Object) r));
       }
     }
 

@@ -152,4 +152,18 @@ class FingerprintTest {
         .hasMessageContaining(Holder.class.getName() + ".payload")
         .hasMessageContaining(Outer.class.getName() + ".inner");
   }
+
+  enum Color { RED, GREEN }
+
+  record Prims(boolean b, byte by, short sh, char ch, int i, long l, float f, double d, Color c,
+      String s) {}
+
+  @Test
+  void primitiveComponentsAndEnumsKeepTheirGoldenValues() {
+    // Golden values from the boxed encoding: primitives read unboxed must write the same bytes.
+    assertThat(Fingerprint.of(new Prims(true, (byte) -3, (short) 300, 'λ', -7, 1L << 40, 1.5f,
+        -0.25, Color.GREEN, "x"))).hasToString("#c72b62a33668ff41fe9537b284fb20d0");
+    assertThat(Fingerprint.of(new Prims(false, (byte) 0, (short) 0, 'a', 0, 0, Float.NaN,
+        Double.NaN, Color.RED, ""))).hasToString("#2df27c10e5b4ba2b1f2d45875f3958db");
+  }
 }
