@@ -19,6 +19,11 @@ final class Report {
   }
 
   /** A figure without a target. */
+  /** A progress line that is not a figure of the table. */
+  void progress(String message) {
+    out.println("  .. " + message);
+  }
+
   void info(String id, String workload, String figure, String ratio) {
     add(new Line(id, workload, figure, ratio, "", ""));
   }

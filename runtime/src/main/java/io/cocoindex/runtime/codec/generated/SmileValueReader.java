@@ -176,6 +176,10 @@ final class SmileValueReader implements ValueReader {
 
   @Override
   public double readDouble() {
+    if (pos < in.length && (in[pos] & 0xFF) == 0x29) { // the common case, without boxing
+      pos++;
+      return Double.longBitsToDouble(readFixed7Bit(10));
+    }
     return number().doubleValue();
   }
 
