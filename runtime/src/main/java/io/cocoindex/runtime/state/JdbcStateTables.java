@@ -44,12 +44,19 @@ public final class JdbcStateTables {
   private final String putComponent;
   private final String deleteComponent;
 
+  /** Whether precommits and settles are resolved against the rows the engine loaded. */
+  private final boolean trustLoadedRows;
+
   /**
    * @param prefix prepended to the table names ({@code ""} or {@code "cocoindex_"})
    * @param lockRowsForUpdate read rows {@code FOR UPDATE} before rewriting them (PostgreSQL,
    *     where several workers write concurrently)
+   * @param trustLoadedRows the app has one writer while it is locked (the embedded store): the
+   *     rows the engine loaded in this run are current, so precommits and settles are resolved
+   *     against them instead of reading every row again inside the write transaction
    */
-  public JdbcStateTables(String prefix, boolean lockRowsForUpdate) {
+  public JdbcStateTables(String prefix, boolean lockRowsForUpdate, boolean trustLoadedRows) {
+    this.trustLoadedRows = trustLoadedRows;
     this.apps = prefix + "app";
     this.states = prefix + "target_state";
     this.components = prefix + "component";
@@ -232,10 +239,11 @@ public final class JdbcStateTables {
    * one JDBC batch: a few round trips per batch rather than two per write.
    */
   public void apply(Connection c, String app, List<StateWrite> writes) throws SQLException {
-    Map<ByteBuffer, TrackedState> rows = prefetch(c, app, writes);
+    Map<ByteBuffer, TrackedState> rows =
+        trustLoadedRows ? new HashMap<>() : prefetch(c, app, writes);
     try (StatementBatches out = new StatementBatches(c)) {
       for (StateWrite w0 : writes) {
-        StateWrite w = StateWrites.resolve(w0, path -> rows.get(ByteBuffer.wrap(path)));
+        StateWrite w = StateWrites.resolve(w0, path -> current(rows, path, w0));
         if (w == null) {
           continue;
         }
@@ -253,10 +261,10 @@ public final class JdbcStateTables {
           put.setLong(8, s.parentEpoch());
           put.addBatch();
         } else if (w instanceof StateWrite.DeleteState ds) {
-          rows.remove(ByteBuffer.wrap(ds.path()));
+          rows.put(ByteBuffer.wrap(ds.path()), null);
           deleteOne(out, app, ds.path());
         } else if (w instanceof StateWrite.DeleteTree dt) {
-          rows.remove(ByteBuffer.wrap(dt.path()));
+          rows.put(ByteBuffer.wrap(dt.path()), null);
           forgetBelow(rows, dt.path());
           deleteOne(out, app, dt.path());
           deleteBelow(out, app, dt.path());
@@ -281,6 +289,22 @@ public final class JdbcStateTables {
         }
       }
     }
+  }
+
+  /**
+   * The current row of {@code path} for resolving {@code w}: as prefetched (or as an earlier
+   * write of this batch left it), or, when the engine's rows are trusted, as the engine loaded
+   * it. Deleted paths are kept as null values so that a later write sees them gone.
+   */
+  private TrackedState current(Map<ByteBuffer, TrackedState> rows, byte[] path, StateWrite w) {
+    ByteBuffer key = ByteBuffer.wrap(path);
+    if (!trustLoadedRows || rows.containsKey(key)) {
+      return rows.get(key);
+    }
+    if (w instanceof StateWrite.Precommit p) {
+      return p.loaded();
+    }
+    return w instanceof StateWrite.Settle s ? s.precommitted() : null;
   }
 
   /** The current rows of every path a precommit or settle in {@code writes} rewrites. */

@@ -59,7 +59,7 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   private PostgresStateStore(DataSource dataSource, String description) {
-    super(new JdbcStateTables("cocoindex_", true), connect(dataSource, description));
+    super(new JdbcStateTables("cocoindex_", true, false), connect(dataSource, description));
     this.dataSource = dataSource;
     this.description = description;
     this.leaseConnections = new Connection[LEASE_CONNECTIONS];

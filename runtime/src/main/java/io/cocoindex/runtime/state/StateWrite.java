@@ -22,8 +22,10 @@ public sealed interface StateWrite
    * @param state the path, owner and generations to write
    * @param entry the possible record this run is about to apply
    * @param fresh the stored records are meaningless: start from "may not exist" instead
+   * @param loaded the row as the engine read it in this run (null: there was none); a store
+   *     that is the app's only writer may use it instead of reading the row again
    */
-  record Precommit(TrackedState state, PossibleRecord entry, boolean fresh)
+  record Precommit(TrackedState state, PossibleRecord entry, boolean fresh, TrackedState loaded)
       implements StateWrite {}
 
   /**
@@ -35,9 +37,11 @@ public sealed interface StateWrite
    * @param state the path, owner and generations to write (records ignored)
    * @param version the run version of the entry that was applied
    * @param dropDescendants whether a deleted path takes its descendants along (a container)
+   * @param precommitted the row as this run's precommit left it; like {@link
+   *     Precommit#loaded}, usable by a store that is the app's only writer
    */
-  record Settle(TrackedState state, long version, boolean dropDescendants)
-      implements StateWrite {}
+  record Settle(TrackedState state, long version, boolean dropDescendants,
+      TrackedState precommitted) implements StateWrite {}
 
   /** Forget one path. */
   record DeleteState(byte[] path) implements StateWrite {}
