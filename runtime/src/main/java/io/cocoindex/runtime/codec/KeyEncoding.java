@@ -2,7 +2,6 @@ package io.cocoindex.runtime.codec;
 
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,13 +22,13 @@ public final class KeyEncoding {
   private KeyEncoding() {}
 
   public static byte[] encode(StableKey key) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(16);
+    Out out = new Out(16);
     write(out, key);
     return out.toByteArray();
   }
 
   public static byte[] encodePath(List<StableKey> path) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(16 * path.size());
+    Out out = new Out(16 * path.size());
     for (StableKey key : path) {
       write(out, key);
     }
@@ -61,7 +60,7 @@ public final class KeyEncoding {
     return end;
   }
 
-  private static void write(ByteArrayOutputStream out, StableKey key) {
+  private static void write(Out out, StableKey key) {
     if (key instanceof StableKey.Null) {
       out.write(NULL);
     } else if (key instanceof StableKey.Bool b) {
@@ -94,13 +93,13 @@ public final class KeyEncoding {
     }
   }
 
-  private static void writeLong(ByteArrayOutputStream out, long v) {
+  private static void writeLong(Out out, long v) {
     for (int shift = 56; shift >= 0; shift -= 8) {
       out.write((int) (v >>> shift));
     }
   }
 
-  private static void writeEscaped(ByteArrayOutputStream out, byte[] bytes) {
+  private static void writeEscaped(Out out, byte[] bytes) {
     for (byte b : bytes) {
       out.write(b);
       if (b == 0) {
@@ -109,6 +108,36 @@ public final class KeyEncoding {
     }
     out.write(0);
     out.write(0);
+  }
+
+  /**
+   * A growable byte buffer without {@code ByteArrayOutputStream}'s synchronized writes: a path
+   * is encoded for every declared state.
+   */
+  private static final class Out {
+    private byte[] buf;
+    private int size;
+
+    Out(int capacity) {
+      buf = new byte[Math.max(capacity, 8)];
+    }
+
+    void write(int b) {
+      if (size == buf.length) {
+        buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+      }
+      buf[size++] = (byte) b;
+    }
+
+    void writeBytes(byte[] b) {
+      for (byte x : b) {
+        write(x);
+      }
+    }
+
+    byte[] toByteArray() {
+      return java.util.Arrays.copyOf(buf, size);
+    }
   }
 
   private static final class Reader {
@@ -181,7 +210,7 @@ public final class KeyEncoding {
     }
 
     private byte[] readEscaped() {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      Out out = new Out(16);
       while (true) {
         int b = next();
         if (b == 0) {

@@ -1,6 +1,5 @@
 package io.cocoindex.runtime.state;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -10,18 +9,28 @@ final class RecordListEncoding {
   private RecordListEncoding() {}
 
   static byte[] encode(List<PossibleRecord> records) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    writeVarLong(out, records.size());
+    int size = varLongSize(records.size());
     for (PossibleRecord r : records) {
-      writeVarLong(out, r.version());
+      size += varLongSize(r.version());
       if (r.record() == null) {
-        writeVarLong(out, 0);
+        size += 1;
       } else {
-        writeVarLong(out, r.record().length + 1L);
-        out.writeBytes(r.record());
+        size += varLongSize(r.record().length + 1L) + r.record().length;
       }
     }
-    return out.toByteArray();
+    byte[] out = new byte[size];
+    int p = writeVarLong(out, 0, records.size());
+    for (PossibleRecord r : records) {
+      p = writeVarLong(out, p, r.version());
+      if (r.record() == null) {
+        p = writeVarLong(out, p, 0);
+      } else {
+        p = writeVarLong(out, p, r.record().length + 1L);
+        System.arraycopy(r.record(), 0, out, p, r.record().length);
+        p += r.record().length;
+      }
+    }
+    return out;
   }
 
   static List<PossibleRecord> decode(byte[] bytes) {
@@ -45,12 +54,22 @@ final class RecordListEncoding {
     return records;
   }
 
-  static void writeVarLong(ByteArrayOutputStream out, long v) {
+  private static int varLongSize(long v) {
+    int n = 1;
     while ((v & ~0x7FL) != 0) {
-      out.write((int) ((v & 0x7F) | 0x80));
+      v >>>= 7;
+      n++;
+    }
+    return n;
+  }
+
+  private static int writeVarLong(byte[] out, int p, long v) {
+    while ((v & ~0x7FL) != 0) {
+      out[p++] = (byte) ((v & 0x7F) | 0x80);
       v >>>= 7;
     }
-    out.write((int) v);
+    out[p++] = (byte) v;
+    return p;
   }
 
   static long readVarLong(byte[] bytes, int[] pos) {
