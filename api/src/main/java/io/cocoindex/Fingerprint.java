@@ -297,60 +297,51 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     boolean busy;
 
     void write(Object v) {
+      // Most frequent kinds first. Fingerprint and StableKey are records: before Record.
       if (v == null) {
         out.write(NULL);
-      } else if (v instanceof Boolean b) {
-        out.write(b ? TRUE : FALSE);
-      } else if (v instanceof Long || v instanceof Integer || v instanceof Short
-          || v instanceof Byte) {
-        out.write(INT);
-        writeLong(((Number) v).longValue());
-      } else if (v instanceof Double || v instanceof Float) {
-        out.write(FLOAT);
-        writeLong(Double.doubleToLongBits(((Number) v).doubleValue()));
-      } else if (v instanceof BigInteger bi) {
-        out.write(BIG_INT);
-        writeBlob(bi.toByteArray());
-      } else if (v instanceof BigDecimal bd) {
-        out.write(DECIMAL);
-        writeBlob(bd.toString().getBytes(StandardCharsets.UTF_8));
       } else if (v instanceof String s) {
         out.write(STRING);
         out.writeString(s);
-      } else if (v instanceof byte[] b) {
-        out.write(BYTES);
-        writeBlob(b);
-      } else if (v instanceof Character c) {
-        out.write(CHAR);
-        writeLong(c);
-      } else if (v instanceof UUID u) {
-        out.write(UUID_TAG);
-        writeLong(u.getMostSignificantBits());
-        writeLong(u.getLeastSignificantBits());
       } else if (v instanceof Fingerprint f) {
         out.write(FINGERPRINT);
         out.writeBytes(f.bytes);
       } else if (v instanceof StableKey k) {
         out.write(KEY);
         writeKey(k);
-      } else if (v instanceof Optional<?> o) {
-        write(o.orElse(null));
+      } else if (v instanceof Record r) {
+        writeRecord(r);
+      } else if (v instanceof Long || v instanceof Integer || v instanceof Short
+          || v instanceof Byte) {
+        out.write(INT);
+        writeLong(((Number) v).longValue());
+      } else if (v instanceof Boolean b) {
+        out.write(b ? TRUE : FALSE);
+      } else if (v instanceof Double || v instanceof Float) {
+        out.write(FLOAT);
+        writeLong(Double.doubleToLongBits(((Number) v).doubleValue()));
       } else if (v instanceof Enum<?> e) {
         out.write(ENUM);
         out.writeBytes(ENUM_CONSTANTS.get(e.getDeclaringClass())[e.ordinal()]);
-      } else if (v instanceof Record r) {
-        writeRecord(r);
       } else if (v instanceof Set<?> s) {
         out.write(SET);
         writeSorted(s);
       } else if (v instanceof List<?> l) {
         out.write(LIST);
-        writeLong(l.size());
-        l.forEach(this::write);
-      } else if (v instanceof Object[] a) {
-        out.write(LIST);
-        writeLong(a.length);
-        Arrays.stream(a).forEach(this::write);
+        int n = l.size();
+        writeLong(n);
+        if (l instanceof java.util.RandomAccess) {
+          for (int i = 0; i < n; i++) {
+            write(l.get(i));
+          }
+        } else {
+          l.forEach(this::write);
+        }
+      } else if (v instanceof byte[] b) {
+        out.write(BYTES);
+        writeBlob(b);
+      } else if (v instanceof Optional<?> o) {
+        write(o.orElse(null));
       } else if (v instanceof Map<?, ?> m) {
         out.write(MAP);
         List<byte[]> entries = new ArrayList<>(m.size());
@@ -361,6 +352,23 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
           entries.add(sub.out.toByteArray());
         }
         writeSortedBlobs(entries);
+      } else if (v instanceof Character c) {
+        out.write(CHAR);
+        writeLong(c);
+      } else if (v instanceof UUID u) {
+        out.write(UUID_TAG);
+        writeLong(u.getMostSignificantBits());
+        writeLong(u.getLeastSignificantBits());
+      } else if (v instanceof BigInteger bi) {
+        out.write(BIG_INT);
+        writeBlob(bi.toByteArray());
+      } else if (v instanceof BigDecimal bd) {
+        out.write(DECIMAL);
+        writeBlob(bd.toString().getBytes(StandardCharsets.UTF_8));
+      } else if (v instanceof Object[] a) {
+        out.write(LIST);
+        writeLong(a.length);
+        Arrays.stream(a).forEach(this::write);
       } else if (v instanceof Collection<?> c) {
         out.write(LIST);
         writeLong(c.size());

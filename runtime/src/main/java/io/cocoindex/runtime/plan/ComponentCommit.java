@@ -89,13 +89,14 @@ public final class ComponentCommit {
   private void claim() {
     for (DeclaredTarget d : in.declared) {
       declaredPaths.add(ByteBuffer.wrap(d.path().encodedUnsafe()));
-      TargetPath other = run.claims.putIfAbsent(d.path(), in.component);
-      if (other != null && !other.equals(in.component)) {
-        throw new IllegalStateException(
-            "target state " + d.path() + " (key " + d.key() + " of provider "
-                + d.provider().name() + ") is declared by two components in one run: "
-                + other + " and " + in.component);
-      }
+    }
+    Claims.Conflict c = run.claims.claim(in.declared, in.component);
+    if (c != null) {
+      DeclaredTarget d = c.declared();
+      throw new IllegalStateException(
+          "target state " + d.path() + " (key " + d.key() + " of provider "
+              + d.provider().name() + ") is declared by two components in one run: "
+              + c.other() + " and " + in.component);
     }
   }
 

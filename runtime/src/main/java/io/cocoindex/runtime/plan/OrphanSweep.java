@@ -112,7 +112,7 @@ public final class OrphanSweep {
     for (Map.Entry<TargetPath, TargetPath> e : candidates.entrySet()) {
       TargetPath path = e.getKey();
       TargetPath owner = e.getValue();
-      if (run.claims.containsKey(path) || belowDeletedContainer(path)) {
+      if (run.claims.contains(path) || belowDeletedContainer(path)) {
         continue;
       }
       Optional<TrackedState> found = run.store.get(run.app, path.encoded());

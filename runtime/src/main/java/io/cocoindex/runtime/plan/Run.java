@@ -50,7 +50,7 @@ public final class Run {
   final boolean startedEmpty;
 
   /** Target state path -> the component that declared it in this run. */
-  final Map<TargetPath, TargetPath> claims = new ConcurrentHashMap<>();
+  final Claims claims = new Claims();
   /** Components mounted in this run. */
   final Set<TargetPath> visited = ConcurrentHashMap.newKeySet();
   /** Subtrees whose tracking must be left alone: memo hits, failed bodies. */
