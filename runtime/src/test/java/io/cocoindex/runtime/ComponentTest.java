@@ -146,6 +146,27 @@ class ComponentTest extends EngineTestBase {
   }
 
   @Test
+  void keyDeclaredByTwoComponentsInOneRunFailsOneOfThemAndTheOtherCommits() {
+    App app = componentsApp();
+    components.put("a", Map.of("k", "from a"));
+    components.put("b", Map.of("k", "from b"));
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("target state /@rows/\"k\" (key \"k\" of provider rows) is"
+            + " declared by two components in one run");
+    List<String> log = rows.takeLog();
+    assertThat(log).hasSize(1);
+    assertThat(log.get(0)).isIn("create k=from a", "create k=from b");
+
+    components.remove("a");
+    app.update();
+    assertThat(rows.takeLog()).containsExactlyElementsOf(
+        log.get(0).equals("create k=from b") ? List.of() : List.of("update k=from b"));
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
   void duplicateProviderNameIsAClearError() {
     App app = app(ctx -> {
       registerRootTargetStatesProvider(ctx, "rows", rows.handler);
