@@ -23,6 +23,12 @@ import javax.sql.DataSource;
  * locked rows ({@code SELECT ... FOR UPDATE}) in one transaction, retried on deadlock or
  * serialization failure.
  *
+ * <p>Round trips are shared: the engine leases background components in batches (one statement
+ * tries the locks and claims the components of a whole batch, see {@link #leaseComponents}),
+ * leases are given back in batches on a thread of their own, and the point reads of components
+ * finishing together are grouped into one query each ({@link GroupReads}). Needs PostgreSQL 12
+ * or later ({@code MATERIALIZED} common table expressions).
+ *
  * <pre>{@code
  * StateStore store = PostgresStateStore.open("jdbc:postgresql://db:5432/app?user=coco");
  * Environment env = Environment.builder().stateStore(store).build();
@@ -62,6 +68,16 @@ public final class PostgresStateStore extends JdbcStateStore {
   private final Connection[] leaseConnections;
   private final java.util.concurrent.atomic.AtomicInteger nextLeaseConnection =
       new java.util.concurrent.atomic.AtomicInteger();
+  /**
+   * The point reads every component makes (its record, the states it owns, the states it
+   * declares for the first time), grouped across concurrently finishing components.
+   */
+  private final GroupReads<ComponentRecord> componentReads = new GroupReads<>(
+      (app, paths) -> onReadConnection(c -> tables.componentsAt(c, app, paths)), null);
+  private final GroupReads<List<TrackedState>> ownedReads = new GroupReads<>(
+      (app, owners) -> onReadConnection(c -> tables.ownedByAny(c, app, owners)), List.of());
+  private final GroupReads<TrackedState> stateReads = new GroupReads<>(
+      (app, paths) -> onReadConnection(c -> tables.statesAt(c, app, paths)), null);
   /** Gives advisory locks back in batches, off the engine's threads. */
   private final LeaseReleaser releaser;
   private final java.util.Map<String, java.sql.Timestamp> runStarts =
@@ -289,6 +305,44 @@ public final class PostgresStateStore extends JdbcStateStore {
   private static long lockKey(String app, byte[] componentPath) {
     byte[] fp = Fingerprint.of(Arrays.asList(app, componentPath)).bytes();
     return ByteBuffer.wrap(fp).getLong();
+  }
+
+  @Override
+  public java.util.Optional<ComponentRecord> component(String app, byte[] path) {
+    try {
+      return java.util.Optional.ofNullable(componentReads.get(app, path));
+    } catch (SQLException e) {
+      throw failure("read a component", e);
+    }
+  }
+
+  @Override
+  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
+    try {
+      return ownedReads.get(app, componentPath);
+    } catch (SQLException e) {
+      throw failure("read a component's target states", e);
+    }
+  }
+
+  @Override
+  public List<TrackedState> getAll(String app, java.util.Collection<byte[]> paths) {
+    if (paths.isEmpty()) {
+      return List.of();
+    }
+    try {
+      List<TrackedState> out = new java.util.ArrayList<>(paths.size());
+      java.util.Map<ByteBuffer, byte[]> distinct = new java.util.LinkedHashMap<>();
+      paths.forEach(p -> distinct.putIfAbsent(ByteBuffer.wrap(p), p));
+      for (TrackedState s : stateReads.getAll(app, List.copyOf(distinct.values()))) {
+        if (s != null) {
+          out.add(s);
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw failure("read target states", e);
+    }
   }
 
   /** A run starts by taking its version: remember when, in the server's clock, per app. */
