@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.Supplier;
 
 /**
  * Leases background components in batches: the requests made while one batch is being leased go
@@ -82,7 +83,7 @@ public final class LeaseBatcher {
   }
 
   /** Runs blocking store I/O so that a fork-join pool adds a thread meanwhile. */
-  static <T> T blocking(java.util.function.Supplier<T> io) {
+  private static <T> T blocking(Supplier<T> io) {
     Object[] result = new Object[1];
     try {
       ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {

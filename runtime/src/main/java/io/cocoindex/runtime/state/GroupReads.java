@@ -18,7 +18,7 @@ import java.util.concurrent.ForkJoinPool;
  * wait for their result. On a store across the network this turns a round trip per component
  * into one per group.
  *
- * @param <V> what one key reads; a missing key reads {@link #absent}
+ * @param <V> what one key reads; a missing key reads the {@code absent} value given
  */
 final class GroupReads<V> {
   /** Reads the values of {@code keys} of {@code app} in one query; a missing key may be left out. */
