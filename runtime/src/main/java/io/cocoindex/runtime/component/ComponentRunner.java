@@ -52,18 +52,18 @@ public final class ComponentRunner {
     LeaseGate gate = leasable && !ctx.withinGate ? run.leaseGate : null;
     CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
         : gate.acquire();
-    return slot.thenApplyAsync(v -> {
-      AutoCloseable lease;
-      try {
-        lease = leased
-            ? run.store.leaseComponent(run.app, ctx.path.encoded(), false) : StateStore.NO_LEASE;
-      } catch (RuntimeException e) {
+    // Leases are taken in batches; no thread waits for this component's own round trip.
+    CompletableFuture<AutoCloseable> leasing = leased
+        ? slot.thenCompose(v -> run.leases.lease(ctx.path.encoded()))
+        : slot.thenApply(v -> StateStore.NO_LEASE);
+    return leasing.handleAsync((lease, leaseError) -> {
+      if (leaseError != null) {
         // The store cannot lease (connection lost, say): this component fails, the run goes on.
         if (gate != null) {
           gate.release();
         }
         run.protect(ctx.path);
-        run.fail(ctx.path, e);
+        run.fail(ctx.path, unwrap(leaseError));
         run.stats.componentFinished();
         return CompletableFuture.completedFuture(false);
       }
@@ -93,6 +93,10 @@ public final class ComponentRunner {
         }
       });
     }, run.componentPool).thenCompose(f -> f);
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
   }
 
   private static void release(AutoCloseable lease, TargetPath component) {

@@ -36,6 +36,8 @@ public final class Run {
    * holds a lease, which the other workers should find free.
    */
   public final LeaseGate leaseGate = new LeaseGate(MAX_IN_FLIGHT);
+  /** Leases background components in batches (one store round trip for several). */
+  public final LeaseBatcher leases;
 
   /** Components in flight at once; enough to fill sink batches, few enough to bound memory. */
   private static final int MAX_IN_FLIGHT = 64;
@@ -83,6 +85,7 @@ public final class Run {
     this.providers = new ProviderRegistry(codecs);
     this.batcher = batcher;
     this.componentPool = componentPool;
+    this.leases = new LeaseBatcher(store, app, componentPool);
     this.context = Map.copyOf(context);
     this.listeners = List.copyOf(listeners);
     this.startedEmpty = mode != RunMode.DROP && store.exclusiveWhileLocked()

@@ -79,6 +79,11 @@ abstract class JdbcStateStore implements StateStore {
         "state store " + description() + ": cannot " + what + ": " + e.getMessage(), e);
   }
 
+  /** Runs {@code op} on one of the read connections. */
+  protected final <T> T onReadConnection(ReadConnections.Read<T> op) throws SQLException {
+    return readers.read(op);
+  }
+
   private <T> T read(String what, ReadConnections.Read<T> op) {
     try {
       return readers.read(op);

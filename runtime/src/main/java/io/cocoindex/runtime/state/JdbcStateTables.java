@@ -195,6 +195,60 @@ public final class JdbcStateTables {
     }
   }
 
+  /** The component records at {@code paths}, by path (PostgreSQL: one array parameter). */
+  Map<ByteBuffer, ComponentRecord> componentsAt(Connection c, String app, List<byte[]> paths)
+      throws SQLException {
+    Map<ByteBuffer, ComponentRecord> out = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + COMPONENT_COLUMNS + " FROM "
+        + components + " WHERE app=? AND path = ANY(?)")) {
+      ps.setString(1, app);
+      ps.setArray(2, c.createArrayOf("bytea", paths.toArray(new byte[0][])));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ComponentRecord r = component(rs);
+          out.put(ByteBuffer.wrap(r.path()), r);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The states at {@code paths}, by path (PostgreSQL: one array parameter). */
+  Map<ByteBuffer, TrackedState> statesAt(Connection c, String app, List<byte[]> paths)
+      throws SQLException {
+    Map<ByteBuffer, TrackedState> out = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + STATE_COLUMNS + " FROM "
+        + states + " WHERE app=? AND path = ANY(?)")) {
+      ps.setString(1, app);
+      ps.setArray(2, c.createArrayOf("bytea", paths.toArray(new byte[0][])));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          TrackedState t = state(rs);
+          out.put(ByteBuffer.wrap(t.path()), t);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The states owned by each of {@code owners}, by owner (PostgreSQL: one array parameter). */
+  Map<ByteBuffer, List<TrackedState>> ownedByAny(Connection c, String app, List<byte[]> owners)
+      throws SQLException {
+    Map<ByteBuffer, List<TrackedState>> out = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + STATE_COLUMNS + " FROM "
+        + states + " WHERE app=? AND owner = ANY(?)")) {
+      ps.setString(1, app);
+      ps.setArray(2, c.createArrayOf("bytea", owners.toArray(new byte[0][])));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          TrackedState t = state(rs);
+          out.computeIfAbsent(ByteBuffer.wrap(t.owner()), o -> new ArrayList<>()).add(t);
+        }
+      }
+    }
+    return out;
+  }
+
   public List<ComponentRecord> components(Connection c, String app) throws SQLException {
     List<ComponentRecord> out = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(

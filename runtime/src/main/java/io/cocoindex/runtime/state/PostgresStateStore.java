@@ -23,6 +23,12 @@ import javax.sql.DataSource;
  * locked rows ({@code SELECT ... FOR UPDATE}) in one transaction, retried on deadlock or
  * serialization failure.
  *
+ * <p>Round trips are shared: the engine leases background components in batches (one statement
+ * tries the locks and claims the components of a whole batch, see {@link #leaseComponents}),
+ * leases are given back in batches on a thread of their own, and the point reads of components
+ * finishing together are grouped into one query each ({@link GroupReads}). Needs PostgreSQL 12
+ * or later ({@code MATERIALIZED} common table expressions).
+ *
  * <pre>{@code
  * StateStore store = PostgresStateStore.open("jdbc:postgresql://db:5432/app?user=coco");
  * Environment env = Environment.builder().stateStore(store).build();
@@ -32,16 +38,48 @@ import javax.sql.DataSource;
  * and the schema version is checked. Needs the {@code org.postgresql:postgresql} driver.
  */
 public final class PostgresStateStore extends JdbcStateStore {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(PostgresStateStore.class);
   static final int SCHEMA_VERSION = 1;
   private static final int LEASE_CONNECTIONS = 4;
   private static final int MAX_ATTEMPTS = 8;
   /** Serializes schema creation across workers starting together. */
   private static final long SCHEMA_LOCK = 0x636f636f696e6465L;
 
+  /**
+   * Parameters: paths (bytea[]), their lock keys (bigint[]), app, this run's start. Returns one
+   * row per lock taken: (path, granted). The CTEs are materialized so each lock is tried once.
+   */
+  private static final String BATCH_LEASE_SQL =
+      "WITH req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
+          + " AS r(path, key)),"
+          + " locked AS MATERIALIZED (SELECT path, key FROM req WHERE pg_try_advisory_lock(key)),"
+          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at)"
+          + " SELECT ?, path, clock_timestamp() FROM locked"
+          + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at"
+          + " WHERE cocoindex_claim.claimed_at < ? RETURNING path)"
+          + " SELECT l.path, c.path IS NOT NULL,"
+          + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END"
+          + " FROM locked l LEFT JOIN claimed c ON c.path = l.path";
+
   private final DataSource dataSource;
   private final String description;
   /** Session advisory locks live on these; a key always uses the same one (it must unlock). */
   private final Connection[] leaseConnections;
+  private final java.util.concurrent.atomic.AtomicInteger nextLeaseConnection =
+      new java.util.concurrent.atomic.AtomicInteger();
+  /**
+   * The point reads every component makes (its record, the states it owns, the states it
+   * declares for the first time), grouped across concurrently finishing components.
+   */
+  private final GroupReads<ComponentRecord> componentReads = new GroupReads<>(
+      (app, paths) -> onReadConnection(c -> tables.componentsAt(c, app, paths)), null);
+  private final GroupReads<List<TrackedState>> ownedReads = new GroupReads<>(
+      (app, owners) -> onReadConnection(c -> tables.ownedByAny(c, app, owners)), List.of());
+  private final GroupReads<TrackedState> stateReads = new GroupReads<>(
+      (app, paths) -> onReadConnection(c -> tables.statesAt(c, app, paths)), null);
+  /** Gives advisory locks back in batches, off the engine's threads. */
+  private final LeaseReleaser releaser;
   private final java.util.Map<String, java.sql.Timestamp> runStarts =
       new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -67,6 +105,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       leaseConnections[i] = connect();
     }
     initSchema();
+    this.releaser = new LeaseReleaser();
     start("cocoindex-pg-state-writer");
   }
 
@@ -169,7 +208,7 @@ public final class PostgresStateStore extends JdbcStateStore {
           }
           if (locked) {
             if (wait || claimForThisRun(leaseConnection, app, componentPath)) {
-              return () -> unlock(leaseConnection, key);
+              return releaser.lease(leaseConnection, key);
             }
             unlock(leaseConnection, key);
             return null;
@@ -186,6 +225,51 @@ public final class PostgresStateStore extends JdbcStateStore {
       Thread.currentThread().interrupt();
       throw new StateStoreException("interrupted while waiting for a component lease");
     }
+  }
+
+  /**
+   * Leases several background components in one round trip: one statement tries each advisory
+   * lock, claims the locked components for this run, and gives back at once the locks of those
+   * another worker already claimed in this round.
+   */
+  @Override
+  public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+    int n = componentPaths.size();
+    byte[][] paths = componentPaths.toArray(new byte[0][]);
+    Long[] keys = new Long[n];
+    for (int i = 0; i < n; i++) {
+      keys[i] = lockKey(app, paths[i]);
+    }
+    java.sql.Timestamp since = runStarts.get(app);
+    Connection leaseConnection =
+        leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
+    java.util.Set<ByteBuffer> granted = new java.util.HashSet<>();
+    try {
+      synchronized (leaseConnection) {
+        try (PreparedStatement ps = leaseConnection.prepareStatement(BATCH_LEASE_SQL)) {
+          ps.setArray(1, leaseConnection.createArrayOf("bytea", paths));
+          ps.setArray(2, leaseConnection.createArrayOf("bigint", keys));
+          ps.setString(3, app);
+          ps.setTimestamp(4, since != null ? since : new java.sql.Timestamp(Long.MAX_VALUE / 2));
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              if (rs.getBoolean(2)) {
+                granted.add(ByteBuffer.wrap(rs.getBytes(1)));
+              }
+            }
+          }
+        }
+      }
+    } catch (SQLException e) {
+      throw failure("take component leases", e);
+    }
+    List<AutoCloseable> leases = new java.util.ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      // Advisory locks are re-entrant per session: each granted row holds one lock to give back.
+      leases.add(granted.contains(ByteBuffer.wrap(paths[i]))
+          ? releaser.lease(leaseConnection, keys[i]) : null);
+    }
+    return leases;
   }
 
   /** Claims the component unless another worker claimed it since this worker's run started. */
@@ -221,6 +305,44 @@ public final class PostgresStateStore extends JdbcStateStore {
   private static long lockKey(String app, byte[] componentPath) {
     byte[] fp = Fingerprint.of(Arrays.asList(app, componentPath)).bytes();
     return ByteBuffer.wrap(fp).getLong();
+  }
+
+  @Override
+  public java.util.Optional<ComponentRecord> component(String app, byte[] path) {
+    try {
+      return java.util.Optional.ofNullable(componentReads.get(app, path));
+    } catch (SQLException e) {
+      throw failure("read a component", e);
+    }
+  }
+
+  @Override
+  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
+    try {
+      return ownedReads.get(app, componentPath);
+    } catch (SQLException e) {
+      throw failure("read a component's target states", e);
+    }
+  }
+
+  @Override
+  public List<TrackedState> getAll(String app, java.util.Collection<byte[]> paths) {
+    if (paths.isEmpty()) {
+      return List.of();
+    }
+    try {
+      List<TrackedState> out = new java.util.ArrayList<>(paths.size());
+      java.util.Map<ByteBuffer, byte[]> distinct = new java.util.LinkedHashMap<>();
+      paths.forEach(p -> distinct.putIfAbsent(ByteBuffer.wrap(p), p));
+      for (TrackedState s : stateReads.getAll(app, List.copyOf(distinct.values()))) {
+        if (s != null) {
+          out.add(s);
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw failure("read target states", e);
+    }
   }
 
   /** A run starts by taking its version: remember when, in the server's clock, per app. */
@@ -264,6 +386,7 @@ public final class PostgresStateStore extends JdbcStateStore {
 
   @Override
   protected void closeResources() {
+    releaser.close();
     for (Connection c : leaseConnections) {
       synchronized (c) {
         closeQuietly(c);
@@ -271,4 +394,87 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
   }
 
+
+  /** An advisory lock held on one lease connection. */
+  private record HeldLock(Connection connection, long key) {}
+
+  /**
+   * Gives advisory locks back on a thread of its own, all those released meanwhile in one
+   * statement per connection: a component's commit completes on the state writer's thread, which
+   * must not spend a round trip per component on unlocking.
+   */
+  private final class LeaseReleaser implements AutoCloseable {
+    private final java.util.concurrent.LinkedBlockingQueue<HeldLock> queue =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    private final HeldLock stop = new HeldLock(null, 0);
+    private final Thread thread = new Thread(this::loop, "cocoindex-pg-lease-release");
+
+    LeaseReleaser() {
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    /** A lease whose close gives the lock back (once, however often it is closed). */
+    AutoCloseable lease(Connection connection, long key) {
+      java.util.concurrent.atomic.AtomicBoolean released =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      return () -> {
+        if (released.compareAndSet(false, true)) {
+          queue.add(new HeldLock(connection, key));
+        }
+      };
+    }
+
+    private void loop() {
+      List<HeldLock> group = new java.util.ArrayList<>();
+      while (true) {
+        group.clear();
+        try {
+          group.add(queue.take());
+        } catch (InterruptedException e) {
+          return;
+        }
+        queue.drainTo(group);
+        boolean stopping = group.remove(stop);
+        java.util.Map<Connection, List<Long>> byConnection = new java.util.IdentityHashMap<>();
+        for (HeldLock h : group) {
+          byConnection.computeIfAbsent(h.connection(), c -> new java.util.ArrayList<>())
+              .add(h.key());
+        }
+        byConnection.forEach(this::unlockAll);
+        if (stopping) {
+          return;
+        }
+      }
+    }
+
+    private void unlockAll(Connection connection, List<Long> keys) {
+      synchronized (connection) {
+        try {
+          if (connection.isClosed()) {
+            return; // the server released its locks with the session
+          }
+          try (PreparedStatement ps = connection.prepareStatement(
+              "SELECT pg_advisory_unlock(k) FROM unnest(?::bigint[]) AS k")) {
+            ps.setArray(1, connection.createArrayOf("bigint", keys.toArray(new Long[0])));
+            ps.execute();
+          }
+        } catch (SQLException e) {
+          // The locks stay until the connection closes (at the latest when this store does).
+          log.warn("giving back {} component leases failed", keys.size(), e);
+        }
+      }
+    }
+
+    /** Gives back what was released so far, then stops. */
+    @Override
+    public void close() {
+      queue.add(stop);
+      try {
+        thread.join(30_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
 }

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +32,50 @@ final class ReadConnections implements AutoCloseable {
     this.idle = new ArrayBlockingQueue<>(size);
   }
 
+  /**
+   * Runs {@code op} on an idle connection. The engine calls this from its fork-join pool: the
+   * wait is a managed block, so the pool adds a thread meanwhile and a few slow round trips do
+   * not stall every component.
+   */
   <T> T read(Read<T> op) throws SQLException {
+    if (!(Thread.currentThread() instanceof ForkJoinWorkerThread)) {
+      return readNow(op);
+    }
+    Object[] result = new Object[1];
+    SQLException[] error = new SQLException[1];
+    try {
+      ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
+        private boolean done;
+
+        @Override
+        public boolean block() {
+          try {
+            result[0] = readNow(op);
+          } catch (SQLException e) {
+            error[0] = e;
+          }
+          done = true;
+          return true;
+        }
+
+        @Override
+        public boolean isReleasable() {
+          return done;
+        }
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StateStoreException("interrupted while reading the state store");
+    }
+    if (error[0] != null) {
+      throw error[0];
+    }
+    @SuppressWarnings("unchecked")
+    T t = (T) result[0];
+    return t;
+  }
+
+  private <T> T readNow(Read<T> op) throws SQLException {
     Connection c = idle.poll();
     if (c == null) {
       synchronized (all) {

@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.state;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -31,6 +32,34 @@ public interface StateStore extends AutoCloseable {
    */
   default AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
     return NO_LEASE;
+  }
+
+  /**
+   * Takes the leases of several background components at once ({@code wait} false), so that a
+   * store shared over the network can lease them in one round trip.
+   *
+   * @return one entry per path, in order: the lease, or null when another worker holds or has
+   *     already claimed that component
+   */
+  default List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+    List<AutoCloseable> leases = new ArrayList<>(componentPaths.size());
+    try {
+      for (byte[] path : componentPaths) {
+        leases.add(leaseComponent(app, path, false));
+      }
+    } catch (RuntimeException e) {
+      for (AutoCloseable taken : leases) {
+        try {
+          if (taken != null) {
+            taken.close();
+          }
+        } catch (Exception suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    }
+    return leases;
   }
 
   /** The lease of a store that needs none. */

@@ -23,11 +23,25 @@ import java.util.List;
  * store, writing rows to the table {@code sink_rows} and every applied action to {@code
  * sink_log} (so the test counts how often each was applied).
  *
- * <p>Arguments: jdbcUrl workerName components version [sinkDelayMillis] [layout]. Layout {@code
- * spread} (default) declares key k{i} in component c{i}; {@code transfer} declares key x in c2
- * only (after a first run in which c1 declared it).
+ * <p>Arguments: jdbcUrl workerName components version [sinkDelayMillis] [layout]
+ * [rowsPerRequest]. Layout {@code spread} (default) declares key k{i} in component c{i}; {@code
+ * transfer} declares key x in c2 only (after a first run in which c1 declared it).
+ *
+ * <p>The sink stands for a remote API reached over one connection, one request at a time, each
+ * request waiting {@code sinkDelayMillis}. With {@code rowsPerRequest} 0 (the default) a request
+ * carries the whole batch the engine hands over, however large; with n &gt; 0 it carries at most n
+ * rows, as an API without a bulk endpoint (n = 1) or with a capped one does, so the batch costs
+ * one wait per n rows.
+ *
+ * <p>With {@code -Dcocoindex.worker.barrier=true} it prints {@code ready} once the store is open
+ * and waits for a line on stdin before running the update.
  */
 public final class Worker {
+  /** System property: print {@link #READY} once up, then wait for a line on stdin to start. */
+  static final String BARRIER = "cocoindex.worker.barrier";
+
+  static final String READY = "ready";
+
   /** A row write; value null deletes. */
   public record Put(String key, String value) {}
 
@@ -62,10 +76,11 @@ public final class Worker {
     String version = args[3];
     long delay = args.length > 4 ? Long.parseLong(args[4]) : 0;
     String layout = args.length > 5 ? args[5] : "spread";
+    int rowsPerRequest = args.length > 6 ? Integer.parseInt(args[6]) : 0;
     try (Connection sinkDb = DriverManager.getConnection(url);
         PostgresStateStore store = PostgresStateStore.open(url)) {
       TargetActionSink<Put> sink = TargetActionSink.of(actions -> apply(sinkDb, worker, actions,
-          delay));
+          delay, rowsPerRequest));
       RowHandler handler = new RowHandler(sink);
       try (App app = App.create("workers", Environment.builder().stateStore(store).build(),
           ctx -> {
@@ -83,6 +98,13 @@ public final class Worker {
               }
             }
           })) {
+        if (Boolean.getBoolean(BARRIER)) {
+          // Up (JVM started, store open): wait for the benchmark's go, so that timing excludes
+          // JVM start-up for every worker alike.
+          System.out.println(READY);
+          System.out.flush();
+          new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+        }
         app.update();
       }
     }
@@ -90,10 +112,12 @@ public final class Worker {
   }
 
   private static void apply(Connection c, String worker, List<TargetAction<Put>> actions,
-      long delay) throws SQLException, InterruptedException {
+      long delay, int rowsPerRequest) throws SQLException, InterruptedException {
     synchronized (c) {
       if (delay > 0) {
-        Thread.sleep(delay);
+        int requests = rowsPerRequest <= 0 ? 1
+            : (actions.size() + rowsPerRequest - 1) / rowsPerRequest;
+        Thread.sleep(delay * requests);
       }
       c.setAutoCommit(false);
       try (PreparedStatement up = c.prepareStatement("INSERT INTO sink_rows(key, value)"
@@ -105,18 +129,23 @@ public final class Worker {
           Put p = a.value();
           if (p.value() == null) {
             del.setString(1, p.key());
-            del.executeUpdate();
+            del.addBatch();
           } else {
             up.setString(1, p.key());
             up.setString(2, p.value());
-            up.executeUpdate();
+            up.addBatch();
           }
           log.setString(1, p.key());
           log.setString(2, p.value());
           log.setString(3, a.verb());
           log.setString(4, worker);
-          log.executeUpdate();
+          log.addBatch();
         }
+        // A batch holds each key once, so deletes and upserts need no relative order; JDBC
+        // batches keep this bookkeeping to a few round trips, next to the modelled wait.
+        del.executeBatch();
+        up.executeBatch();
+        log.executeBatch();
         c.commit();
       } catch (SQLException e) {
         c.rollback();

@@ -1,0 +1,112 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.runtime.state.StateStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.function.Supplier;
+
+/**
+ * Leases background components in batches: the requests made while one batch is being leased go
+ * out together in the next {@link StateStore#leaseComponents} call, so a store shared over the
+ * network pays one round trip for many components instead of one (or two) each, and no thread
+ * blocks per component waiting for its lease.
+ */
+public final class LeaseBatcher {
+  /** Bounds one round trip's statement; a larger backlog is leased in several. */
+  private static final int MAX_BATCH = 256;
+
+  private final StateStore store;
+  private final String app;
+  private final Executor executor;
+  private final List<Request> pending = new ArrayList<>();
+  private boolean draining;
+
+  private record Request(byte[] path, CompletableFuture<AutoCloseable> lease) {}
+
+  public LeaseBatcher(StateStore store, String app, Executor executor) {
+    this.store = store;
+    this.app = app;
+    this.executor = executor;
+  }
+
+  /**
+   * Requests the lease of a background component.
+   *
+   * @return completes with the lease, or with null when another worker holds or has claimed the
+   *     component; exceptionally when the store cannot lease
+   */
+  public CompletableFuture<AutoCloseable> lease(byte[] componentPath) {
+    Request r = new Request(componentPath, new CompletableFuture<>());
+    synchronized (this) {
+      pending.add(r);
+      if (draining) {
+        return r.lease;
+      }
+      draining = true;
+    }
+    executor.execute(this::drain);
+    return r.lease;
+  }
+
+  private void drain() {
+    while (true) {
+      List<Request> batch;
+      synchronized (this) {
+        if (pending.isEmpty()) {
+          draining = false;
+          return;
+        }
+        int n = Math.min(pending.size(), MAX_BATCH);
+        batch = new ArrayList<>(pending.subList(0, n));
+        pending.subList(0, n).clear();
+      }
+      leaseBatch(batch);
+    }
+  }
+
+  private void leaseBatch(List<Request> batch) {
+    List<byte[]> paths = new ArrayList<>(batch.size());
+    batch.forEach(r -> paths.add(r.path));
+    List<AutoCloseable> leases;
+    try {
+      leases = blocking(() -> store.leaseComponents(app, paths));
+    } catch (RuntimeException | Error e) {
+      batch.forEach(r -> r.lease.completeExceptionally(e));
+      return;
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).lease.complete(leases.get(i));
+    }
+  }
+
+  /** Runs blocking store I/O so that a fork-join pool adds a thread meanwhile. */
+  private static <T> T blocking(Supplier<T> io) {
+    Object[] result = new Object[1];
+    try {
+      ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
+        private boolean done;
+
+        @Override
+        public boolean block() {
+          result[0] = io.get();
+          done = true;
+          return true;
+        }
+
+        @Override
+        public boolean isReleasable() {
+          return done;
+        }
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while leasing components", e);
+    }
+    @SuppressWarnings("unchecked")
+    T t = (T) result[0];
+    return t;
+  }
+}

@@ -1,0 +1,129 @@
+package io.cocoindex.runtime.workers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.runtime.state.PostgresStateStore;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Leasing components in batches on the PostgreSQL store, as two workers see it. */
+class BatchLeaseTest {
+  String baseUrl;
+  String url;
+  String schema;
+
+  @BeforeEach
+  void schema() throws Exception {
+    baseUrl = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
+    if (baseUrl == null) {
+      if ("true".equals(System.getenv("CI"))) {
+        Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
+      }
+      Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
+    }
+    schema = "l_" + UUID.randomUUID().toString().replace("-", "");
+    url = baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    MultiWorkerTest.sql(baseUrl, "CREATE SCHEMA " + schema);
+  }
+
+  @AfterEach
+  void drop() throws Exception {
+    if (schema != null) {
+      MultiWorkerTest.sql(baseUrl, "DROP SCHEMA " + schema + " CASCADE");
+    }
+  }
+
+  static byte[] path(String name) {
+    return name.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static int granted(List<AutoCloseable> leases) {
+    return (int) leases.stream().filter(l -> l != null).count();
+  }
+
+  @Test
+  void componentsHeldOrClaimedByAnotherWorkerAreSkippedInOneBatch() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(url)) {
+      a.nextVersion("app");
+      b.nextVersion("app");
+      List<AutoCloseable> taken = a.leaseComponents("app", List.of(path("c1"), path("c2")));
+      assertThat(granted(taken)).isEqualTo(2);
+
+      List<AutoCloseable> other =
+          b.leaseComponents("app", List.of(path("c1"), path("c2"), path("c3")));
+      assertThat(other.get(0)).isNull();
+      assertThat(other.get(1)).isNull();
+      assertThat(other.get(2)).isNotNull();
+
+      // Given back, c1 stays claimed for this round: b started its run before a claimed it.
+      taken.get(0).close();
+      awaitLocksHeld(2); // a's c2 and b's c3: leases are given back asynchronously
+      assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0)).isNull();
+      // A later run of b may take it.
+      b.nextVersion("app");
+      assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0)).isNotNull();
+    }
+  }
+
+  @Test
+  void aSkippedComponentsLockIsGivenBackAtOnce() throws Exception {
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      try (PostgresStateStore a = PostgresStateStore.open(url)) {
+        a.nextVersion("app");
+        assertThat(granted(a.leaseComponents("app", List.of(path("c1"))))).isEqualTo(1);
+      }
+      // b's run started first, so a's claim is newer: b skips c1 and must not keep its lock.
+      assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0)).isNull();
+      assertThat(advisoryLocksHeld()).isZero();
+    }
+  }
+
+  @Test
+  void closedLeasesAreGivenBackOnceEach() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url)) {
+      a.nextVersion("app");
+      List<AutoCloseable> leases =
+          a.leaseComponents("app", List.of(path("c1"), path("c2"), path("c3")));
+      assertThat(granted(leases)).isEqualTo(3);
+      for (AutoCloseable l : leases) {
+        l.close();
+        l.close(); // closing twice gives back once
+      }
+      awaitLocksHeld(0);
+      // A lock taken again (a foreground lease, say) is held once and given back once.
+      AutoCloseable again = a.leaseComponent("app", path("c1"), true);
+      awaitLocksHeld(1);
+      again.close();
+      awaitLocksHeld(0);
+    }
+  }
+
+  private void awaitLocksHeld(long expected) throws Exception {
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (advisoryLocksHeld() != expected && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(advisoryLocksHeld()).isEqualTo(expected);
+  }
+
+  /** Advisory locks held in this database (the test's stores are its only users). */
+  private long advisoryLocksHeld() throws Exception {
+    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+        var rs = s.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}
