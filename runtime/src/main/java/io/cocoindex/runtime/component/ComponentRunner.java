@@ -46,7 +46,8 @@ public final class ComponentRunner {
       ComponentContext ctx, Function<Ctx, ?> body, boolean leasable) {
     Run run = ctx.run;
     // A preview or a drop's registration pass writes nothing: it needs no lease.
-    boolean leased = leasable && run.mode == RunMode.UPDATE;
+    // A store that is the app's only writer while locked has no other worker to share with.
+    boolean leased = leasable && run.mode == RunMode.UPDATE && !run.store.exclusiveWhileLocked();
     run.visit(ctx.path);
     run.stats.componentMounted();
     LeaseGate gate = leasable && !ctx.withinGate ? run.leaseGate : null;

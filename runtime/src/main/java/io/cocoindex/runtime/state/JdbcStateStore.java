@@ -37,7 +37,9 @@ abstract class JdbcStateStore implements StateStore {
 
   /** Starts the read pool and the group-commit writer; call once the schema is ready. */
   protected final void start(String writerThread) {
-    this.readers = new ReadConnections(this::connect, READERS);
+    // Reads of a store shared over the network may wait on round trips: the engine's pool
+    // should add a thread meanwhile. Embedded reads take microseconds: no compensation threads.
+    this.readers = new ReadConnections(this::connect, READERS, !exclusiveWhileLocked());
     this.committer = new GroupCommitter(
         writerThread, this::commitGroup, e -> failure("commit tracking records", e));
   }

@@ -26,9 +26,16 @@ final class ReadConnections implements AutoCloseable {
   private final BlockingQueue<Connection> idle;
   private final List<Connection> all = new ArrayList<>();
 
-  ReadConnections(Supplier<Connection> connect, int size) {
+  private final boolean managedBlocking;
+
+  /**
+   * @param managedBlocking wait for a read as a fork-join managed block (a store reached over
+   *     the network), rather than plainly (an embedded store, whose reads are short)
+   */
+  ReadConnections(Supplier<Connection> connect, int size, boolean managedBlocking) {
     this.connect = connect;
     this.size = size;
+    this.managedBlocking = managedBlocking;
     this.idle = new ArrayBlockingQueue<>(size);
   }
 
@@ -38,7 +45,7 @@ final class ReadConnections implements AutoCloseable {
    * not stall every component.
    */
   <T> T read(Read<T> op) throws SQLException {
-    if (!(Thread.currentThread() instanceof ForkJoinWorkerThread)) {
+    if (!managedBlocking || !(Thread.currentThread() instanceof ForkJoinWorkerThread)) {
       return readNow(op);
     }
     Object[] result = new Object[1];
