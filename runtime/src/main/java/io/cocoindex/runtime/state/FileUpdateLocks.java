@@ -49,8 +49,9 @@ final class FileUpdateLocks implements AutoCloseable {
         throw locked(app, holder.isEmpty() ? "an unknown process" : holder);
       }
       channel.truncate(0);
+      // Not forced to disk: the holder's name only explains a refusal, and the OS lock itself
+      // is what excludes (a sync here cost a few milliseconds of every run).
       channel.write(ByteBuffer.wrap(me.getBytes(StandardCharsets.UTF_8)), 0);
-      channel.force(false);
       FileChannel held = channel;
       synchronized (open) {
         open.put(file, held);
