@@ -233,9 +233,7 @@ final class SmileValueReader implements ValueReader {
     }
     if (t >= 0x40 && t <= 0x7F) { // tiny and short ASCII
       pos++;
-      int len = (t & 0x3F) + 1;
-      // Short values are mostly enum constants and other recurring words: cached like names.
-      return shared(len <= 8 ? asciiName(len) : ascii(len));
+      return shared(ascii((t & 0x3F) + 1));
     }
     if (t >= 0x80 && t <= 0xBF) { // tiny and short Unicode
       pos++;
@@ -421,9 +419,9 @@ final class SmileValueReader implements ValueReader {
   }
 
   /**
-   * Field names (and short values such as enum constants) recur in every value of a type: keep
-   * the strings, so reading one neither allocates nor rehashes. Slots are replaced racily; a
-   * String is safely published either way.
+   * Field names recur in every value of a type: keep the strings, so reading a name neither
+   * allocates nor rehashes. (Not values: distinct short values would evict the names.) Slots are
+   * replaced racily; a String is safely published either way.
    */
   private static final String[] NAME_CACHE = new String[1024];
 

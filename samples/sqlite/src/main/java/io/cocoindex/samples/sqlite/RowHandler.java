@@ -92,7 +92,7 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
       }
     }
     Fingerprint record = fingerprint(desired.values());
-    if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(record::equals)) {
+    if (!prevMayBeMissing && !prev.isEmpty() && allEqual(prev, record)) {
       return null;
     }
     RowAction upsert =
@@ -113,6 +113,15 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
       java[i] = values.get(i).toJava();
     }
     return Fingerprint.of(Arrays.asList(columnsFingerprint, java));
+  }
+
+  private static boolean allEqual(List<Fingerprint> prev, Fingerprint record) {
+    for (Fingerprint p : prev) {
+      if (!record.equals(p)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static List<SqlValue> keyValues(StableKey key) {
