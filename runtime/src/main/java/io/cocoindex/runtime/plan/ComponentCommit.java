@@ -10,7 +10,6 @@ import io.cocoindex.runtime.codec.CodecException;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -58,9 +57,9 @@ public final class ComponentCommit {
   private final Run run;
   private final Input in;
   private final List<Reconciliation> results = new ArrayList<>();
-  private final Set<ByteBuffer> declaredPaths = new HashSet<>();
+  private final Set<PathKey> declaredPaths = new HashSet<>();
   /** Stored rows by encoded path: decoding every owned path's keys would cost more than all else. */
-  private final Map<ByteBuffer, TrackedState> rows = new HashMap<>();
+  private final Map<PathKey, TrackedState> rows = new HashMap<>();
   private final List<TargetPath> undeclaredOwned = new ArrayList<>();
   private volatile boolean componentPrecommitted;
 
@@ -88,7 +87,7 @@ public final class ComponentCommit {
 
   private void claim() {
     for (DeclaredTarget d : in.declared) {
-      declaredPaths.add(ByteBuffer.wrap(d.path().encodedUnsafe()));
+      declaredPaths.add(PathKey.of(d.path()));
     }
     Claims.Conflict c = run.claims.claim(in.declared, in.component);
     if (c != null) {
@@ -109,7 +108,7 @@ public final class ComponentCommit {
     // it owns nothing.
     List<TrackedState> owned = in.stored == null ? List.of() : run.store.ownedBy(run.app, owner);
     for (TrackedState s : owned) {
-      ByteBuffer p = ByteBuffer.wrap(s.path());
+      PathKey p = PathKey.ofEncoded(s.path());
       rows.put(p, s);
       if (!declaredPaths.contains(p)) {
         undeclaredOwned.add(TargetPath.decode(s.path()));
@@ -117,12 +116,12 @@ public final class ComponentCommit {
     }
     List<byte[]> missing = new ArrayList<>();
     for (DeclaredTarget d : in.declared) {
-      if (!rows.containsKey(ByteBuffer.wrap(d.path().encodedUnsafe()))) {
+      if (!rows.containsKey(PathKey.of(d.path()))) {
         missing.add(d.path().encoded());
       }
     }
     for (TrackedState s : run.store.getAll(run.app, missing)) {
-      rows.put(ByteBuffer.wrap(s.path()), s);
+      rows.put(PathKey.ofEncoded(s.path()), s);
     }
   }
 
@@ -136,7 +135,7 @@ public final class ComponentCommit {
             "cannot declare key " + d.key() + " on provider " + p.name() + ": "
                 + p.unresolvedMessage());
       }
-      TrackedState row = rows.get(ByteBuffer.wrap(d.path().encodedUnsafe()));
+      TrackedState row = rows.get(PathKey.of(d.path()));
       boolean fresh = row == null || row.parentGeneration() < p.generation();
       boolean lossyFromParent = !fresh && row.parentEpoch() < p.epoch();
       boolean mayBeMissing = fresh || row.mayBeMissing() || lossyFromParent || run.fullReprocess;

@@ -21,14 +21,14 @@ public final class TargetPath implements Comparable<TargetPath> {
   private TargetPath(List<StableKey> keys, byte[] encoded) {
     this.keys = keys;
     this.encoded = encoded;
-    this.hash = hash(encoded);
+    this.hash = hashOf(encoded);
   }
 
   /**
    * FNV-1a with a final avalanche: {@code Arrays.hashCode} collides heavily on encoded integer
    * keys (their bytes differ only at the end), which turned the engine's hash maps into trees.
    */
-  private static int hash(byte[] bytes) {
+  static int hashOf(byte[] bytes) {
     int h = 0x811c9dc5;
     for (byte b : bytes) {
       h = (h ^ (b & 0xff)) * 0x01000193;
