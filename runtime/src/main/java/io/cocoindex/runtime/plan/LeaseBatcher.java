@@ -1,12 +1,11 @@
 package io.cocoindex.runtime.plan;
 
+import io.cocoindex.runtime.state.ManagedBlocking;
 import io.cocoindex.runtime.state.StateStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
-import java.util.function.Supplier;
 
 /**
  * Leases background components in batches: the requests made while one batch is being leased go
@@ -72,7 +71,7 @@ public final class LeaseBatcher {
     batch.forEach(r -> paths.add(r.path));
     List<AutoCloseable> leases;
     try {
-      leases = blocking(() -> store.leaseComponents(app, paths));
+      leases = ManagedBlocking.run(() -> store.leaseComponents(app, paths), "leasing components");
     } catch (RuntimeException | Error e) {
       batch.forEach(r -> r.lease.completeExceptionally(e));
       return;
@@ -80,33 +79,5 @@ public final class LeaseBatcher {
     for (int i = 0; i < batch.size(); i++) {
       batch.get(i).lease.complete(leases.get(i));
     }
-  }
-
-  /** Runs blocking store I/O so that a fork-join pool adds a thread meanwhile. */
-  private static <T> T blocking(Supplier<T> io) {
-    Object[] result = new Object[1];
-    try {
-      ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
-        private boolean done;
-
-        @Override
-        public boolean block() {
-          result[0] = io.get();
-          done = true;
-          return true;
-        }
-
-        @Override
-        public boolean isReleasable() {
-          return done;
-        }
-      });
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while leasing components", e);
-    }
-    @SuppressWarnings("unchecked")
-    T t = (T) result[0];
-    return t;
   }
 }

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -48,38 +47,7 @@ final class ReadConnections implements AutoCloseable {
     if (!managedBlocking || !(Thread.currentThread() instanceof ForkJoinWorkerThread)) {
       return readNow(op);
     }
-    Object[] result = new Object[1];
-    SQLException[] error = new SQLException[1];
-    try {
-      ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
-        private boolean done;
-
-        @Override
-        public boolean block() {
-          try {
-            result[0] = readNow(op);
-          } catch (SQLException e) {
-            error[0] = e;
-          }
-          done = true;
-          return true;
-        }
-
-        @Override
-        public boolean isReleasable() {
-          return done;
-        }
-      });
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StateStoreException("interrupted while reading the state store");
-    }
-    if (error[0] != null) {
-      throw error[0];
-    }
-    @SuppressWarnings("unchecked")
-    T t = (T) result[0];
-    return t;
+    return ManagedBlocking.run(() -> readNow(op), "reading the state store");
   }
 
   private <T> T readNow(Read<T> op) throws SQLException {
