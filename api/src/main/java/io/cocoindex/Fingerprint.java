@@ -1,5 +1,6 @@
 package io.cocoindex;
 
+import io.cocoindex.codec.Utf8;
 import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -181,34 +182,15 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
      * getBytes(UTF_8)} gives, without the intermediate array.
      */
     void writeString(String s) {
-      int len = s.length();
-      ensure(8 + 3 * len);
-      int lengthAt = size;
-      size += 8;
-      int p = size;
-      byte[] b = buf;
-      for (int i = 0; i < len; i++) {
-        char c = s.charAt(i);
-        if (c < 0x80) {
-          b[p++] = (byte) c;
-        } else if (c < 0x800) {
-          b[p++] = (byte) (0xC0 | (c >> 6));
-          b[p++] = (byte) (0x80 | (c & 0x3F));
-        } else if (!Character.isSurrogate(c)) {
-          b[p++] = (byte) (0xE0 | (c >> 12));
-          b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-          b[p++] = (byte) (0x80 | (c & 0x3F));
-        } else {
-          // Surrogates (pairs, or unpaired ones that getBytes replaces): let the JDK decide.
-          size = lengthAt;
-          writeBlobOf(s.getBytes(StandardCharsets.UTF_8));
-          return;
-        }
+      ensure(8 + 3 * s.length());
+      int end = Utf8.encode(s, buf, size + 8);
+      if (end < 0) {
+        // An unpaired surrogate: what getBytes makes of it (a '?'), as ever.
+        writeBlobOf(s.getBytes(StandardCharsets.UTF_8));
+        return;
       }
-      long n = p - size;
-      size = lengthAt;
-      writeLong(n);
-      size = p;
+      writeLong(end - size - 8);
+      size = end;
     }
 
     private void writeBlobOf(byte[] bytes) {

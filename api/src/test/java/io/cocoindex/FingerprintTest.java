@@ -166,4 +166,13 @@ class FingerprintTest {
     assertThat(Fingerprint.of(new Prims(false, (byte) 0, (short) 0, 'a', 0, 0, Float.NaN,
         Double.NaN, Color.RED, ""))).hasToString("#2df27c10e5b4ba2b1f2d45875f3958db");
   }
+
+  @Test
+  void stringsKeepTheirGoldenValuesAndAnUnpairedSurrogateIsWhatGetBytesMakesOfIt() {
+    // Golden values from the getBytes(UTF_8) encoding: strings are now encoded in place.
+    assertThat(Fingerprint.ofString("h\u00e9llo \u4e16\u754c \uD83D\uDE00"))
+        .hasToString("#7d6ec92e8bd3f4b8c1058b5ae03a847d");
+    assertThat(Fingerprint.ofString("a\uD800b")).hasToString("#4a59b3cb14964f887b1ce4032b4af2ae")
+        .isEqualTo(Fingerprint.ofString("a?b"));
+  }
 }

@@ -2,6 +2,7 @@ package io.cocoindex.runtime.codec.generated;
 
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
+import io.cocoindex.codec.Utf8;
 import io.cocoindex.codec.ValueWriter;
 import io.cocoindex.runtime.codec.KeyEncoding;
 import java.util.Arrays;
@@ -110,7 +111,7 @@ final class SmileValueWriter implements ValueWriter {
     }
     ensure(3 * len + 2);
     int type = size++;
-    int bytes = writeUtf8(name, len);
+    int bytes = writeUtf8(name);
     if (bytes == len && bytes <= 64) {
       buf[type] = (byte) (0x80 - 1 + bytes);
     } else if (bytes != len && bytes <= 56 && len <= 64) {
@@ -207,7 +208,7 @@ final class SmileValueWriter implements ValueWriter {
     }
     ensure(3 * len + 2);
     int type = size++;
-    int bytes = writeUtf8(value, len);
+    int bytes = writeUtf8(value);
     if (bytes <= 64) {
       buf[type] = (byte) (bytes == len ? 0x40 - 1 + bytes : 0x80 - 2 + bytes);
     } else {
@@ -295,37 +296,15 @@ final class SmileValueWriter implements ValueWriter {
   }
 
   /** Writes the UTF-8 form of {@code s} at the end; returns its length in bytes. */
-  private int writeUtf8(String s, int len) {
-    int start = size;
-    int p = size;
-    byte[] b = buf;
-    int i = 0;
-    while (i < len) {
-      char c = s.charAt(i++);
-      if (c < 0x80) {
-        b[p++] = (byte) c;
-      } else if (c < 0x800) {
-        b[p++] = (byte) (0xC0 | (c >> 6));
-        b[p++] = (byte) (0x80 | (c & 0x3F));
-      } else if (!Character.isSurrogate(c)) {
-        b[p++] = (byte) (0xE0 | (c >> 12));
-        b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-        b[p++] = (byte) (0x80 | (c & 0x3F));
-      } else {
-        if (!Character.isHighSurrogate(c) || i == len || !Character.isLowSurrogate(s.charAt(i))) {
-          throw new IllegalArgumentException(
-              "a string holds an unpaired surrogate (char index " + (i - 1) + "): not valid"
-                  + " Unicode, cannot be written as UTF-8");
-        }
-        int cp = Character.toCodePoint(c, s.charAt(i++));
-        b[p++] = (byte) (0xF0 | (cp >> 18));
-        b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-        b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-        b[p++] = (byte) (0x80 | (cp & 0x3F));
-      }
+  private int writeUtf8(String s) {
+    int end = Utf8.encode(s, buf, size);
+    if (end < 0) {
+      throw new IllegalArgumentException("a string holds an unpaired surrogate: not valid"
+          + " Unicode, cannot be written as UTF-8");
     }
-    size = p;
-    return p - start;
+    int written = end - size;
+    size = end;
+    return written;
   }
 
   private int findName(String name) {

@@ -144,6 +144,15 @@ class SmileCompatibilityTest {
         + HexFormat.of().formatHex(jackson, from, Math.min(jackson.length, at + 8)));
   }
 
+  @Test
+  void aStringWithAnUnpairedSurrogateIsRefusedNotWrittenWrong() {
+    SmileValueWriter w = SmileValueWriter.acquire();
+    assertThatThrownBy(() -> w.writeString("a\uD800b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unpaired surrogate");
+    w.release();
+  }
+
   // ---- documents ----
 
   private static Node randomNode(Random r, int depth, int namePool) {
