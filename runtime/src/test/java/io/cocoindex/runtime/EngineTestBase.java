@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -61,13 +59,7 @@ abstract class EngineTestBase {
   }
 
   private String postgresUrl() {
-    String url = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
-    if (url == null) {
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
-      }
-      Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
-    }
+    String url = TestPostgres.url();
     if (schema == null) {
       schema = "t_" + UUID.randomUUID().toString().replace("-", "");
       try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
@@ -76,7 +68,7 @@ abstract class EngineTestBase {
         throw new IllegalStateException("cannot create test schema " + schema, e);
       }
     }
-    return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    return TestPostgres.inSchema(url, schema);
   }
 
   @AfterEach

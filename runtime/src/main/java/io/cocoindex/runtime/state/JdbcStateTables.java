@@ -199,17 +199,10 @@ public final class JdbcStateTables {
   Map<ByteBuffer, ComponentRecord> componentsAt(Connection c, String app, List<byte[]> paths)
       throws SQLException {
     Map<ByteBuffer, ComponentRecord> out = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT " + COMPONENT_COLUMNS + " FROM "
-        + components + " WHERE app=? AND path = ANY(?)")) {
-      ps.setString(1, app);
-      ps.setArray(2, c.createArrayOf("bytea", paths.toArray(new byte[0][])));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          ComponentRecord r = component(rs);
-          out.put(ByteBuffer.wrap(r.path()), r);
-        }
-      }
-    }
+    selectAny(c, app, COMPONENT_COLUMNS, components, "path", paths, rs -> {
+      ComponentRecord r = component(rs);
+      out.put(ByteBuffer.wrap(r.path()), r);
+    });
     return out;
   }
 
@@ -217,17 +210,10 @@ public final class JdbcStateTables {
   Map<ByteBuffer, TrackedState> statesAt(Connection c, String app, List<byte[]> paths)
       throws SQLException {
     Map<ByteBuffer, TrackedState> out = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT " + STATE_COLUMNS + " FROM "
-        + states + " WHERE app=? AND path = ANY(?)")) {
-      ps.setString(1, app);
-      ps.setArray(2, c.createArrayOf("bytea", paths.toArray(new byte[0][])));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          TrackedState t = state(rs);
-          out.put(ByteBuffer.wrap(t.path()), t);
-        }
-      }
-    }
+    selectAny(c, app, STATE_COLUMNS, states, "path", paths, rs -> {
+      TrackedState t = state(rs);
+      out.put(ByteBuffer.wrap(t.path()), t);
+    });
     return out;
   }
 
@@ -235,18 +221,30 @@ public final class JdbcStateTables {
   Map<ByteBuffer, List<TrackedState>> ownedByAny(Connection c, String app, List<byte[]> owners)
       throws SQLException {
     Map<ByteBuffer, List<TrackedState>> out = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT " + STATE_COLUMNS + " FROM "
-        + states + " WHERE app=? AND owner = ANY(?)")) {
+    selectAny(c, app, STATE_COLUMNS, states, "owner", owners, rs -> {
+      TrackedState t = state(rs);
+      out.computeIfAbsent(ByteBuffer.wrap(t.owner()), o -> new ArrayList<>()).add(t);
+    });
+    return out;
+  }
+
+  private interface RowVisitor {
+    void visit(ResultSet rs) throws SQLException;
+  }
+
+  /** Visits the rows of {@code table} whose {@code column} is any of {@code values}. */
+  private static void selectAny(Connection c, String app, String columns, String table,
+      String column, List<byte[]> values, RowVisitor visitor) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + columns + " FROM " + table
+        + " WHERE app=? AND " + column + " = ANY(?)")) {
       ps.setString(1, app);
-      ps.setArray(2, c.createArrayOf("bytea", owners.toArray(new byte[0][])));
+      ps.setArray(2, c.createArrayOf("bytea", values.toArray(new byte[0][])));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          TrackedState t = state(rs);
-          out.computeIfAbsent(ByteBuffer.wrap(t.owner()), o -> new ArrayList<>()).add(t);
+          visitor.visit(rs);
         }
       }
     }
-    return out;
   }
 
   public List<ComponentRecord> components(Connection c, String app) throws SQLException {

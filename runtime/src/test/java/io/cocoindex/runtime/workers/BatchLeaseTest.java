@@ -2,6 +2,7 @@ package io.cocoindex.runtime.workers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cocoindex.runtime.TestPostgres;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -10,8 +11,6 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,15 +22,9 @@ class BatchLeaseTest {
 
   @BeforeEach
   void schema() throws Exception {
-    baseUrl = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
-    if (baseUrl == null) {
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
-      }
-      Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
-    }
+    baseUrl = TestPostgres.url();
     schema = "l_" + UUID.randomUUID().toString().replace("-", "");
-    url = baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    url = TestPostgres.inSchema(baseUrl, schema);
     MultiWorkerTest.sql(baseUrl, "CREATE SCHEMA " + schema);
   }
 

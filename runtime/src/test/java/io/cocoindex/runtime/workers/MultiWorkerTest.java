@@ -2,6 +2,7 @@ package io.cocoindex.runtime.workers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cocoindex.runtime.TestPostgres;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.state.PostgresStateStore;
@@ -19,8 +20,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,15 +36,9 @@ class MultiWorkerTest {
 
   @BeforeEach
   void schema() throws Exception {
-    baseUrl = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
-    if (baseUrl == null) {
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
-      }
-      Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
-    }
+    baseUrl = TestPostgres.url();
     schema = "w_" + UUID.randomUUID().toString().replace("-", "");
-    url = baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    url = TestPostgres.inSchema(baseUrl, schema);
     sql(baseUrl, "CREATE SCHEMA " + schema);
     sql(url, "CREATE TABLE sink_rows(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     sql(url, "CREATE TABLE sink_log(seq BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, value TEXT,"
