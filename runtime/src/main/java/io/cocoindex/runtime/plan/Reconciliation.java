@@ -8,7 +8,6 @@ import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.runtime.codec.CodecException;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateWrite;
-import io.cocoindex.runtime.state.StateWrites;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,8 +30,8 @@ final class Reconciliation {
   private final PossibleRecord entry;
   long childGeneration;
   long childEpoch;
-  /** The row as the precommit wrote it, for the settle. */
-  private TrackedState precommitted;
+  /** This run's precommit of the state, which its settle refers to. */
+  private StateWrite.Precommit precommit;
   /** How the handler said this change affects the state's children (containers only). */
   TargetChildInvalidation invalidation;
 
@@ -138,14 +137,13 @@ final class Reconciliation {
       t = new TrackedState(t.path(), t.owner(), List.of(), t.childGeneration(), t.childEpoch(),
           t.parentGeneration(), row.parentEpoch());
     }
-    StateWrite.Precommit p = new StateWrite.Precommit(t, entry, fresh, row);
-    precommitted = ((StateWrite.PutState) StateWrites.resolve(p, path -> row)).state();
-    return p;
+    precommit = new StateWrite.Precommit(t, entry, fresh, row);
+    return precommit;
   }
 
   /** The commit after a successful apply: only this run's record remains (or none at all). */
   StateWrite commitApplied(TargetPath owner) {
-    return new StateWrite.Settle(target(owner), entry.version(), true, precommitted);
+    return new StateWrite.Settle(target(owner), entry.version(), true, precommit);
   }
 
   private TrackedState target(TargetPath owner) {

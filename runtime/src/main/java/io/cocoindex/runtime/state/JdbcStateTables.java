@@ -356,7 +356,11 @@ public final class JdbcStateTables {
     if (w instanceof StateWrite.Precommit p) {
       return p.loaded();
     }
-    return w instanceof StateWrite.Settle s ? s.precommitted() : null;
+    if (w instanceof StateWrite.Settle s) {
+      StateWrite.Precommit p = s.precommit();
+      return ((StateWrite.PutState) StateWrites.resolve(p, at -> p.loaded())).state();
+    }
+    return null;
   }
 
   /** The current rows of every path a precommit or settle in {@code writes} rewrites. */

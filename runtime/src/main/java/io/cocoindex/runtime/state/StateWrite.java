@@ -37,11 +37,11 @@ public sealed interface StateWrite
    * @param state the path, owner and generations to write (records ignored)
    * @param version the run version of the entry that was applied
    * @param dropDescendants whether a deleted path takes its descendants along (a container)
-   * @param precommitted the row as this run's precommit left it; like {@link
-   *     Precommit#loaded}, usable by a store that is the app's only writer
+   * @param precommit this run's precommit of the path: with its {@link Precommit#loaded} row it
+   *     gives the row as the precommit left it, for a store that is the app's only writer
    */
   record Settle(TrackedState state, long version, boolean dropDescendants,
-      TrackedState precommitted) implements StateWrite {}
+      Precommit precommit) implements StateWrite {}
 
   /** Forget one path. */
   record DeleteState(byte[] path) implements StateWrite {}
