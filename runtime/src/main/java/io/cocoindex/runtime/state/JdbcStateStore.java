@@ -52,11 +52,7 @@ abstract class JdbcStateStore implements StateStore {
 
   /** One transaction over a group of write batches, on the committer's thread. */
   protected void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
-    inTransaction(c -> {
-      for (GroupCommitter.Batch b : group) {
-        tables.apply(c, b.app(), b.writes());
-      }
-    });
+    inTransaction(c -> tables.apply(c, group));
   }
 
   /** Runs {@code work} in one transaction of the write connection. */

@@ -39,6 +39,7 @@ public final class JdbcStateTables {
   private final String forUpdate;
   // The statements of apply(), built once: StatementBatches looks them up per write.
   private final String putState;
+  private final String setRecords;
   private final String deleteState;
   private final String deleteBelow;
   private final String putComponent;
@@ -66,6 +67,8 @@ public final class JdbcStateTables {
         + " owner=excluded.owner, records=excluded.records, child_gen=excluded.child_gen,"
         + " child_epoch=excluded.child_epoch, parent_gen=excluded.parent_gen,"
         + " parent_epoch=excluded.parent_epoch";
+    this.setRecords = "UPDATE " + states + " SET records=?, child_gen=?, child_epoch=?,"
+        + " parent_gen=?, parent_epoch=? WHERE app=? AND path=?";
     this.deleteState = "DELETE FROM " + states + " WHERE app=? AND path=?";
     this.deleteBelow = "DELETE FROM " + states + " WHERE app=? AND path>? AND path<?";
     this.putComponent = "INSERT INTO " + components + "(app, " + COMPONENT_COLUMNS
@@ -285,60 +288,78 @@ public final class JdbcStateTables {
   }
 
   /**
-   * Applies one batch of writes of {@code app}, inside the caller's transaction. The rows that
-   * precommits and settles rewrite are read first in a few queries (locked on PostgreSQL), the
-   * writes are resolved against them in order, and consecutive statements of one kind go out as
-   * one JDBC batch: a few round trips per batch rather than two per write.
+   * Applies a group of write batches inside the caller's transaction. The rows that precommits
+   * and settles rewrite are read first in a few queries (locked on PostgreSQL), the writes are
+   * resolved against them in order, and consecutive statements of one kind go out as one JDBC
+   * batch, across the batches of the group: a few round trips per group rather than two per write.
    */
-  public void apply(Connection c, String app, List<StateWrite> writes) throws SQLException {
-    Map<ByteBuffer, TrackedState> rows =
-        trustLoadedRows ? new HashMap<>() : prefetch(c, app, writes);
+  void apply(Connection c, List<GroupCommitter.Batch> group) throws SQLException {
     try (StatementBatches out = new StatementBatches(c)) {
-      for (StateWrite w0 : writes) {
-        StateWrite w = StateWrites.resolve(w0, path -> current(rows, path, w0));
-        if (w == null) {
+      for (GroupCommitter.Batch b : group) {
+        apply(c, out, b.app(), b.writes());
+      }
+    }
+  }
+
+  private void apply(Connection c, StatementBatches out, String app, List<StateWrite> writes)
+      throws SQLException {
+    Map<ByteBuffer, TrackedState> rows;
+    if (trustLoadedRows) {
+      rows = new HashMap<>();
+    } else {
+      out.flush(); // the rows read must include what earlier batches of the group wrote
+      rows = prefetch(c, app, writes);
+    }
+    TrackedState[] before = new TrackedState[1];
+    for (StateWrite w0 : writes) {
+      before[0] = null;
+      StateWrite w = StateWrites.resolve(w0, path -> before[0] = current(rows, path, w0));
+      if (w == null) {
+        continue;
+      }
+      if (w instanceof StateWrite.PutState ps) {
+        TrackedState s = ps.state();
+        rows.put(ByteBuffer.wrap(s.path()), s);
+        if (before[0] != null && Arrays.equals(before[0].owner(), s.owner())) {
+          setRecords(out, app, s);
           continue;
         }
-        if (w instanceof StateWrite.PutState ps) {
-          TrackedState s = ps.state();
-          rows.put(ByteBuffer.wrap(s.path()), s);
-          PreparedStatement put = out.use(putState);
-          put.setString(1, app);
-          put.setBytes(2, s.path());
-          put.setBytes(3, s.owner());
-          put.setBytes(4, RecordListEncoding.encode(s.records()));
-          put.setLong(5, s.childGeneration());
-          put.setLong(6, s.childEpoch());
-          put.setLong(7, s.parentGeneration());
-          put.setLong(8, s.parentEpoch());
-          put.addBatch();
-        } else if (w instanceof StateWrite.DeleteState ds) {
-          rows.put(ByteBuffer.wrap(ds.path()), null);
-          deleteOne(out, app, ds.path());
-        } else if (w instanceof StateWrite.DeleteTree dt) {
-          rows.put(ByteBuffer.wrap(dt.path()), null);
-          forgetBelow(rows, dt.path());
-          deleteOne(out, app, dt.path());
-          deleteBelow(out, app, dt.path());
-        } else if (w instanceof StateWrite.DeleteDescendants dd) {
-          forgetBelow(rows, dd.path());
-          deleteBelow(out, app, dd.path());
-        } else if (w instanceof StateWrite.PutComponent pc) {
-          ComponentRecord r = pc.component();
-          PreparedStatement put = out.use(putComponent);
-          put.setString(1, app);
-          put.setBytes(2, r.path());
-          put.setBytes(3, r.memoFingerprint());
-          put.setBytes(4, r.memoDependencies());
-          put.setBytes(5, r.memoValues());
-          put.setLong(6, r.stateCount());
-          put.addBatch();
-        } else if (w instanceof StateWrite.DeleteComponent dc) {
-          PreparedStatement del = out.use(deleteComponent);
-          del.setString(1, app);
-          del.setBytes(2, dc.path());
-          del.addBatch();
-        }
+        PreparedStatement put = out.use(putState);
+        put.setString(1, app);
+        put.setBytes(2, s.path());
+        put.setBytes(3, s.owner());
+        put.setBytes(4, RecordListEncoding.encode(s.records()));
+        put.setLong(5, s.childGeneration());
+        put.setLong(6, s.childEpoch());
+        put.setLong(7, s.parentGeneration());
+        put.setLong(8, s.parentEpoch());
+        put.addBatch();
+      } else if (w instanceof StateWrite.DeleteState ds) {
+        rows.put(ByteBuffer.wrap(ds.path()), null);
+        deleteOne(out, app, ds.path());
+      } else if (w instanceof StateWrite.DeleteTree dt) {
+        rows.put(ByteBuffer.wrap(dt.path()), null);
+        forgetBelow(rows, dt.path());
+        deleteOne(out, app, dt.path());
+        deleteBelow(out, app, dt.path());
+      } else if (w instanceof StateWrite.DeleteDescendants dd) {
+        forgetBelow(rows, dd.path());
+        deleteBelow(out, app, dd.path());
+      } else if (w instanceof StateWrite.PutComponent pc) {
+        ComponentRecord r = pc.component();
+        PreparedStatement put = out.use(putComponent);
+        put.setString(1, app);
+        put.setBytes(2, r.path());
+        put.setBytes(3, r.memoFingerprint());
+        put.setBytes(4, r.memoDependencies());
+        put.setBytes(5, r.memoValues());
+        put.setLong(6, r.stateCount());
+        put.addBatch();
+      } else if (w instanceof StateWrite.DeleteComponent dc) {
+        PreparedStatement del = out.use(deleteComponent);
+        del.setString(1, app);
+        del.setBytes(2, dc.path());
+        del.addBatch();
       }
     }
   }
@@ -414,6 +435,22 @@ public final class JdbcStateTables {
     });
   }
 
+  /**
+   * Rewrites a row whose owner stays: unlike the upsert, it leaves the owner index alone (a
+   * settle, and a precommit of a state its owner declares again).
+   */
+  private void setRecords(StatementBatches out, String app, TrackedState s) throws SQLException {
+    PreparedStatement up = out.use(setRecords);
+    up.setBytes(1, RecordListEncoding.encode(s.records()));
+    up.setLong(2, s.childGeneration());
+    up.setLong(3, s.childEpoch());
+    up.setLong(4, s.parentGeneration());
+    up.setLong(5, s.parentEpoch());
+    up.setString(6, app);
+    up.setBytes(7, s.path());
+    up.addBatch();
+  }
+
   private void deleteOne(StatementBatches out, String app, byte[] path) throws SQLException {
     PreparedStatement del = out.use(deleteState);
     del.setString(1, app);
@@ -433,14 +470,23 @@ public final class JdbcStateTables {
    * Prepared statements batched in order: switching to another statement first executes the
    * pending batch of the previous one, so the effect is that of executing them one by one.
    */
-  private static final class StatementBatches implements AutoCloseable {
+  private final class StatementBatches implements AutoCloseable {
     private final Connection c;
     // Keyed by identity: the SQL strings are the tables' constants.
     private final Map<String, PreparedStatement> prepared = new java.util.IdentityHashMap<>();
     private PreparedStatement pending;
+    private String pendingSql;
 
     StatementBatches(Connection c) {
       this.c = c;
+    }
+
+    /** Executes the pending batch, so that a read sees every write so far. */
+    void flush() throws SQLException {
+      if (pending != null) {
+        execute();
+        pending = null;
+      }
     }
 
     PreparedStatement use(String sql) throws SQLException {
@@ -450,19 +496,34 @@ public final class JdbcStateTables {
         prepared.put(sql, ps);
       }
       if (pending != null && pending != ps) {
-        pending.executeBatch();
+        execute();
       }
       pending = ps;
+      pendingSql = sql;
       return ps;
+    }
+
+    /**
+     * Executes the pending batch. An update of records must find its row: one that did not
+     * would lose a state's tracking, so the whole transaction fails instead.
+     */
+    private void execute() throws SQLException {
+      int[] counts = pending.executeBatch();
+      if (pendingSql == setRecords) {
+        for (int n : counts) {
+          if (n == 0) {
+            throw new SQLException("a tracked row to update is missing from " + states
+                + " (was the state store changed by another process?)");
+          }
+        }
+      }
     }
 
     @Override
     public void close() throws SQLException {
       SQLException failure = null;
       try {
-        if (pending != null) {
-          pending.executeBatch();
-        }
+        flush();
       } finally {
         for (PreparedStatement ps : prepared.values()) {
           try {

@@ -361,11 +361,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     for (int attempt = 1; ; attempt++) {
       try {
         synchronized (writeConnection) {
-          inTransaction(c -> {
-            for (GroupCommitter.Batch b : group) {
-              tables.apply(c, b.app(), b.writes());
-            }
-          });
+          inTransaction(c -> tables.apply(c, group));
         }
         return;
       } catch (SQLException e) {
