@@ -43,4 +43,18 @@ public final class Utf8 {
     }
     return p;
   }
+
+  /** Whether {@code s} is valid Unicode (no unpaired surrogate): whether it has a UTF-8 form. */
+  public static boolean isWellFormed(String s) {
+    int len = s.length();
+    for (int i = 0; i < len; i++) {
+      char c = s.charAt(i);
+      if (Character.isSurrogate(c)) {
+        if (!Character.isHighSurrogate(c) || ++i == len || !Character.isLowSurrogate(s.charAt(i))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
 }

@@ -15,4 +15,14 @@ public interface Codec<T> {
    * @throws CodecException naming the type and the field when the bytes do not fit the type
    */
   T decode(byte[] bytes);
+
+  /**
+   * What {@code decode(encode(value))} returns, for a value crossing the serialization boundary
+   * inside one process. A codec may make it without the bytes.
+   *
+   * @throws CodecException as {@link #encode} or {@link #decode} would
+   */
+  default T copy(T value) {
+    return decode(encode(value));
+  }
 }

@@ -210,6 +210,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     return useMount(subpath, c -> ((ComponentContext) c).record(parent, true));
   }
 
+  @SuppressWarnings("unchecked")
   private <V, C> Provider<C> record(TargetState<V> ts, boolean withChild) {
     checkOpen("declare a target state");
     Provider.DeclaredValue<V> dv = declaredValue(ts);
@@ -229,27 +230,25 @@ public final class ComponentContext implements Ctx, DeclarationScope {
           "cannot declare key " + dv.key() + " on provider " + provider.name() + ": "
               + provider.unresolvedMessage());
     }
-    byte[] bytes = encode(provider, dv.value());
+    Object copy = null;
+    byte[] encoded = null;
+    if (provider.isResolved()) {
+      copy = provider.binding().valueCodec().copy(dv.value());
+    } else {
+      encoded = run.codecs.codecFor((Class<V>) dv.value().getClass()).encode(dv.value());
+    }
     synchronized (declared) {
       if (declared.containsKey(statePath)) {
         throw new IllegalStateException(
             "key " + dv.key() + " of provider " + provider.name() + " is declared twice in"
                 + " component " + path + " (target state " + statePath + ")");
       }
-      declared.put(statePath, new DeclaredTarget(provider, dv.key(), statePath, bytes, child));
+      declared.put(statePath, new DeclaredTarget(provider, dv.key(), statePath, copy, encoded, child));
       if (withChild) {
         pendingContainers.add(statePath);
       }
     }
     return child;
-  }
-
-  @SuppressWarnings("unchecked")
-  private <V> byte[] encode(Provider<V> provider, V value) {
-    Codec<V> codec = provider.isResolved()
-        ? provider.binding().valueCodec()
-        : run.codecs.codecFor(value.getClass());
-    return codec.encode(value);
   }
 
   @SuppressWarnings("unchecked")

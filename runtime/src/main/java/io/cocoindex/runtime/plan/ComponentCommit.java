@@ -141,7 +141,7 @@ public final class ComponentCommit {
       boolean mayBeMissing = fresh || row.mayBeMissing() || lossyFromParent || run.fullReprocess;
       Object desired;
       try {
-        desired = p.binding().valueCodec().decode(d.value());
+        desired = d.desired();
       } catch (CodecException e) {
         throw new IllegalStateException(
             "cannot deserialize the value declared for key " + d.key() + " of provider "

@@ -118,7 +118,7 @@ final class Reconciliation {
     byte[] record = out.trackingRecord() == null ? null
         : b.recordCodec().encode(out.trackingRecord());
     Object value = out.action().value();
-    Object copied = b.actionCodec().decode(b.actionCodec().encode(value));
+    Object copied = b.actionCodec().copy(value);
     TargetAction<?> action = out.action() instanceof TargetAction.Create ? TargetAction.create(copied)
         : out.action() instanceof TargetAction.Update ? TargetAction.update(copied)
         : TargetAction.delete(copied);

@@ -295,12 +295,14 @@ final class SmileValueWriter implements ValueWriter {
     buf[size++] = (byte) (0x80 | (v & 0x3F));
   }
 
+  static final String UNPAIRED_SURROGATE =
+      "a string holds an unpaired surrogate: not valid Unicode, cannot be written as UTF-8";
+
   /** Writes the UTF-8 form of {@code s} at the end; returns its length in bytes. */
   private int writeUtf8(String s) {
     int end = Utf8.encode(s, buf, size);
     if (end < 0) {
-      throw new IllegalArgumentException("a string holds an unpaired surrogate: not valid"
-          + " Unicode, cannot be written as UTF-8");
+      throw new IllegalArgumentException(UNPAIRED_SURROGATE);
     }
     int written = end - size;
     size = end;
