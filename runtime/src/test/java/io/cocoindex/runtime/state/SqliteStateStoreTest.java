@@ -1,0 +1,128 @@
+package io.cocoindex.runtime.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.runtime.plan.TargetPath;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The write protocol of the embedded store, written the way the engine writes it: a precommit
+ * adds this run's record beside the earlier ones, a settle keeps only it, and a rewrite that
+ * keeps the owner changes the row in place.
+ */
+class SqliteStateStoreTest {
+  private static final String APP = "app";
+  private static final byte[] COMPONENT_A = path("component", "a");
+  private static final byte[] COMPONENT_B = path("component", "b");
+  private static final byte[] ROW = path("table", "row-1");
+
+  @TempDir Path dir;
+  private SqliteStateStore store;
+
+  @BeforeEach
+  void open() {
+    store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  private static byte[] path(String... keys) {
+    return TargetPath.of(List.of(keys).stream().map(StableKey::of).toList()).encoded();
+  }
+
+  private static TrackedState target(byte[] owner) {
+    return new TrackedState(ROW, owner, List.of(), 0, 0, 0, 0);
+  }
+
+  private static byte[] record(String text) {
+    return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** Precommits {@code record} for {@link #ROW} on behalf of {@code owner}, as the engine would. */
+  private StateWrite.Precommit precommit(byte[] owner, long version, String record,
+      TrackedState loaded) {
+    StateWrite.Precommit p = new StateWrite.Precommit(target(owner),
+        new PossibleRecord(version, record(record)), loaded == null, loaded);
+    store.write(APP, List.of(p)).join();
+    return p;
+  }
+
+  private void settle(byte[] owner, long version, StateWrite.Precommit p) {
+    store.write(APP, List.of(new StateWrite.Settle(target(owner), version, true, p))).join();
+  }
+
+  private TrackedState row() {
+    return store.get(APP, ROW).orElseThrow();
+  }
+
+  @Test
+  void aSettleKeepsOnlyTheAppliedRecordAndTheOwner() {
+    StateWrite.Precommit p = precommit(COMPONENT_A, 1, "first", null);
+    assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(0L, 1L);
+
+    settle(COMPONENT_A, 1, p);
+
+    TrackedState settled = row();
+    assertThat(settled.owner()).isEqualTo(COMPONENT_A);
+    assertThat(settled.records()).hasSize(1);
+    assertThat(settled.records().get(0).version()).isEqualTo(1);
+    assertThat(settled.records().get(0).record()).isEqualTo(record("first"));
+    assertThat(store.ownedBy(APP, COMPONENT_A)).extracting(TrackedState::path).containsExactly(ROW);
+  }
+
+  @Test
+  void aPrecommitByTheSameOwnerKeepsTheEarlierRecordBesideTheNewOne() {
+    settle(COMPONENT_A, 1, precommit(COMPONENT_A, 1, "first", null));
+    TrackedState loaded = row();
+
+    StateWrite.Precommit p = precommit(COMPONENT_A, 2, "second", loaded);
+
+    assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(1L, 2L);
+    settle(COMPONENT_A, 2, p);
+    assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(2L);
+    assertThat(store.ownedBy(APP, COMPONENT_A)).hasSize(1);
+  }
+
+  @Test
+  void aPrecommitByAnotherComponentMovesTheOwner() {
+    settle(COMPONENT_A, 1, precommit(COMPONENT_A, 1, "first", null));
+    TrackedState loaded = row();
+
+    settle(COMPONENT_B, 2, precommit(COMPONENT_B, 2, "moved", loaded));
+
+    assertThat(row().owner()).isEqualTo(COMPONENT_B);
+    assertThat(store.ownedBy(APP, COMPONENT_A)).isEmpty();
+    assertThat(store.ownedBy(APP, COMPONENT_B)).extracting(TrackedState::path)
+        .containsExactly(ROW);
+  }
+
+  @Test
+  void aSettleWhoseRowVanishedFailsTheWholeBatchAndLosesNothing() {
+    byte[] other = path("table", "row-2");
+    StateWrite.Precommit p = precommit(COMPONENT_A, 1, "first", null);
+    // Someone outside the engine removed the row between the precommit and the settle.
+    store.write(APP, List.of(new StateWrite.DeleteState(ROW))).join();
+    TrackedState untouched = new TrackedState(other, COMPONENT_A,
+        List.of(new PossibleRecord(1, record("kept"))), 0, 0, 0, 0);
+
+    assertThatThrownBy(() -> store.write(APP, List.of(
+            new StateWrite.PutState(untouched),
+            new StateWrite.Settle(target(COMPONENT_A), 1, true, p))).join())
+        .isInstanceOf(CompletionException.class)
+        .hasCauseInstanceOf(StateStoreException.class)
+        .hasMessageContaining("a tracked row to update is missing from target_state");
+    assertThat(store.get(APP, ROW)).isEmpty();
+    assertThat(store.get(APP, other)).isEmpty();
+  }
+}
