@@ -1,0 +1,178 @@
+package io.cocoindex.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Two builds of the benchmark side by side in one JVM: each jar gets its own class loader, and
+ * their engine runs alternate (A B, B A, ...), so whatever else loads the machine loads both
+ * alike. This is how before/after figures are taken on a shared machine, where two separate
+ * runs minutes apart can differ by more than the change being measured.
+ *
+ * <pre>
+ * java -cp bench/target/cocoindex-bench.jar io.cocoindex.bench.Compare BEFORE.jar AFTER.jar
+ *     [--rows N] [--rounds N]
+ * </pre>
+ *
+ * <p>Each round runs, per build, a cold update of a fresh site, a warm rerun of a site kept
+ * across rounds (not memoized) and a warm rerun of a memoized one. The first two rounds are
+ * warm-up. Prints min and median per state, and after/before of the medians.
+ */
+public final class Compare {
+  private static final String[] RUNS = {"cold", "warm", "memo warm"};
+
+  private Compare() {}
+
+  /** One build, loaded on its own; its package-private harness is called reflectively. */
+  private static final class Build {
+    final String name;
+    final Object data;
+    final Method update;
+    final Method siteIn;
+    final Method nanos;
+
+    Build(String name, List<Path> classpath, int rows)
+        throws ReflectiveOperationException, IOException {
+      this.name = name;
+      URL[] urls = new URL[classpath.size()];
+      for (int i = 0; i < urls.length; i++) {
+        urls[i] = classpath.get(i).toUri().toURL();
+      }
+      ClassLoader loader = new URLClassLoader(urls, ClassLoader.getPlatformClassLoader());
+      // DriverManager hands a connection only to code that sees the registering driver class.
+      Class.forName("org.sqlite.JDBC", true, loader);
+      Class<?> dataset = loader.loadClass(Dataset.class.getName());
+      Constructor<?> make = dataset.getDeclaredConstructor(int.class, int.class);
+      make.setAccessible(true);
+      this.data = make.newInstance(rows, 100);
+      Class<?> bench = loader.loadClass(EngineBench.class.getName());
+      Class<?> site = loader.loadClass(EngineBench.Site.class.getName());
+      this.update = bench.getDeclaredMethod("update", site, dataset, boolean.class);
+      this.siteIn = site.getDeclaredMethod("in", Path.class, String.class);
+      this.nanos = loader.loadClass(EngineBench.Timed.class.getName()).getDeclaredMethod("nanos");
+      update.setAccessible(true);
+      siteIn.setAccessible(true);
+      nanos.setAccessible(true);
+    }
+
+    Object site(Path dir, String siteName) throws ReflectiveOperationException {
+      return siteIn.invoke(null, dir, name + "-" + siteName);
+    }
+
+    long update(Object site, boolean memo) throws ReflectiveOperationException {
+      try {
+        return (long) nanos.invoke(update.invoke(null, site, data, memo));
+      } catch (InvocationTargetException e) {
+        throw new IllegalStateException(name + ": the run failed: " + e.getCause(), e.getCause());
+      }
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    if (args.length < 2) {
+      throw new IllegalArgumentException(
+          "usage: Compare BEFORE.jar AFTER.jar [--rows N] [--rounds N]");
+    }
+    int rows = 100_000;
+    int rounds = 12;
+    for (int i = 2; i < args.length; i++) {
+      switch (args[i]) {
+        case "--rows" -> rows = Integer.parseInt(args[++i]);
+        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    Path tmp = Files.createTempDirectory("cocoindex-compare");
+    try {
+      compare(List.of(Path.of(args[0])), List.of(Path.of(args[1])), rows, rounds, tmp,
+          System.out);
+    } finally {
+      EngineWorkloads.deleteTree(tmp);
+    }
+  }
+
+  /**
+   * Compares the builds on {@code before} and {@code after} (each a class path holding the bench
+   * and its dependencies, such as the one shaded jar).
+   */
+  static void compare(List<Path> before, List<Path> after, int rows, int rounds, Path tmp,
+      PrintStream out) throws ReflectiveOperationException, IOException {
+    if (rounds < 3) {
+      throw new IllegalArgumentException("--rounds must be at least 3 (two are warm-up)");
+    }
+    Build[] builds = {new Build("before", before, rows), new Build("after", after, rows)};
+    Object[] warmSites = new Object[2];
+    Object[] memoSites = new Object[2];
+    for (int b = 0; b < 2; b++) {
+      warmSites[b] = builds[b].site(tmp, "warm");
+      memoSites[b] = builds[b].site(tmp, "memo");
+      builds[b].update(warmSites[b], false);
+      builds[b].update(memoSites[b], true);
+    }
+    // per build, per run kind: microseconds per state of each measured round
+    Map<String, List<Double>> perState = new LinkedHashMap<>();
+    for (int round = 0; round < rounds; round++) {
+      for (int k = 0; k < 2; k++) {
+        int b = round % 2 == 0 ? k : 1 - k;
+        Build build = builds[b];
+        long[] nanos = {
+            build.update(build.site(tmp, "cold" + round), false),
+            build.update(warmSites[b], false),
+            build.update(memoSites[b], true)};
+        if (round >= 2) {
+          for (int r = 0; r < RUNS.length; r++) {
+            perState.computeIfAbsent(build.name + "/" + RUNS[r], x -> new ArrayList<>())
+                .add(nanos[r] / 1e3 / rows);
+          }
+        }
+      }
+      deleteQuietly(tmp, "before-cold" + round, "after-cold" + round);
+      out.printf(Locale.ROOT, "  .. round %d of %d%n", round + 1, rounds);
+    }
+    out.printf(Locale.ROOT, "%nN=%,d, %d measured rounds, alternating builds (us per state)%n",
+        rows, rounds - 2);
+    out.printf(Locale.ROOT, "%-10s %-18s %-18s %s%n", "run", "before min / med", "after min / med",
+        "after/before (med)");
+    for (String run : RUNS) {
+      double[] b = minMedian(perState.get("before/" + run));
+      double[] a = minMedian(perState.get("after/" + run));
+      out.printf(Locale.ROOT, "%-10s %-18s %-18s %.2fx%n", run,
+          String.format(Locale.ROOT, "%.2f / %.2f", b[0], b[1]),
+          String.format(Locale.ROOT, "%.2f / %.2f", a[0], a[1]), a[1] / b[1]);
+    }
+  }
+
+  private static double[] minMedian(List<Double> values) {
+    List<Double> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    return new double[] {sorted.get(0), sorted.get(sorted.size() / 2)};
+  }
+
+  /** Deletes the sites of one cold round, so that a long comparison does not fill the disk. */
+  private static void deleteQuietly(Path tmp, String... siteNames) {
+    for (String name : siteNames) {
+      for (Path p : new Path[] {tmp.resolve(name + "-state"), tmp.resolve(name + ".sqlite")}) {
+        try {
+          EngineWorkloads.deleteTree(p);
+        } catch (UncheckedIOException e) {
+          // a leftover temp file is not worth failing the comparison
+        }
+      }
+    }
+  }
+}

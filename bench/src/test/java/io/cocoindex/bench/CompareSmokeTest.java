@@ -1,0 +1,37 @@
+package io.cocoindex.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The before/after comparison runs two separately loaded builds and prints every run kind. */
+class CompareSmokeTest {
+
+  @Test
+  void comparesTwoLoadsOfTheSameBuild(@TempDir Path dir) throws Exception {
+    List<Path> classpath = Arrays.stream(System.getProperty("java.class.path")
+        .split(File.pathSeparator)).map(Path::of).toList();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+    Compare.compare(classpath, classpath, 1_000, 3, dir, out);
+
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    System.out.println(printed);
+    assertThat(printed).contains("N=1,000, 1 measured rounds");
+    for (String run : List.of("cold", "warm", "memo warm")) {
+      assertThat(printed).containsPattern("(?m)^" + run + " +\\d+\\.\\d\\d / \\d+\\.\\d\\d +"
+          + "\\d+\\.\\d\\d / \\d+\\.\\d\\d +\\d+\\.\\d\\dx$");
+    }
+    // Only the warm and memoized sites are kept between rounds.
+    assertThat(dir.toFile().list()).allMatch(n -> n.contains("warm") || n.contains("memo"));
+  }
+}
