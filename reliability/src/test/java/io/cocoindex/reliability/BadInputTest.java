@@ -18,6 +18,7 @@ import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.SqliteStateStore;
 import io.cocoindex.runtime.state.StateStoreException;
 import io.cocoindex.runtime.state.StateWrite;
@@ -438,10 +439,10 @@ class BadInputTest {
   @Test
   void diskFullDuringCommitFailsTheRunNamingTheStoreAndLosesNothing() {
     boolean[] full = {false};
-    DelegatingStateStore store = new DelegatingStateStore(SqliteStateStore.open(dir)) {
+    ForwardingStateStore store = new ForwardingStateStore(SqliteStateStore.open(dir)) {
       @Override
       public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
-        if (full[0] && isCommit(writes)) {
+        if (full[0] && ForwardingStateStore.isCommit(writes)) {
           return CompletableFuture.failedFuture(new StateStoreException(
               "state store " + dir + ": cannot commit tracking records: [SQLITE_FULL] database"
                   + " or disk is full"));

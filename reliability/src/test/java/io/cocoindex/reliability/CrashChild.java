@@ -4,6 +4,7 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.SqliteStateStore;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.samples.sqlite.SqliteDatabase;
@@ -69,10 +70,10 @@ public final class CrashChild {
         }
       }
     });
-    DelegatingStateStore store = new DelegatingStateStore(SqliteStateStore.open(stateDir)) {
+    ForwardingStateStore store = new ForwardingStateStore(SqliteStateStore.open(stateDir)) {
       @Override
       public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
-        if (isCommit(writes)) {
+        if (ForwardingStateStore.isCommit(writes)) {
           boolean here = commits.incrementAndGet() == after;
           if (here && point == Point.BEFORE_COMMIT) {
             halt();

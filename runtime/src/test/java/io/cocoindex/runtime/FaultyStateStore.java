@@ -1,29 +1,19 @@
 package io.cocoindex.runtime;
 
-import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateStoreException;
 import io.cocoindex.runtime.state.StateWrite;
-import io.cocoindex.runtime.state.TrackedState;
-import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /** A state store that fails the writes a test picks, as a crash between sink and commit would. */
-final class FaultyStateStore implements StateStore {
-  private final StateStore delegate;
+final class FaultyStateStore extends ForwardingStateStore {
   volatile Predicate<List<StateWrite>> failWrite = w -> false;
 
   FaultyStateStore(StateStore delegate) {
-    this.delegate = delegate;
-  }
-
-  /** A commit after an apply: it settles some state's possible records to one. */
-  static boolean isCommit(List<StateWrite> writes) {
-    return writes.stream().anyMatch(w -> w instanceof StateWrite.Settle);
+    super(delegate);
   }
 
   @Override
@@ -31,71 +21,6 @@ final class FaultyStateStore implements StateStore {
     if (failWrite.test(writes)) {
       return CompletableFuture.failedFuture(new StateStoreException("injected write failure"));
     }
-    return delegate.write(app, writes);
-  }
-
-  @Override
-  public AutoCloseable lockForUpdate(String app) {
-    return delegate.lockForUpdate(app);
-  }
-
-  @Override
-  public boolean exclusiveWhileLocked() {
-    return delegate.exclusiveWhileLocked();
-  }
-
-  @Override
-  public boolean hasStates(String app) {
-    return delegate.hasStates(app);
-  }
-
-  @Override
-  public long nextVersion(String app) {
-    return delegate.nextVersion(app);
-  }
-
-  @Override
-  public Optional<TrackedState> get(String app, byte[] path) {
-    return delegate.get(app, path);
-  }
-
-  @Override
-  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
-    return delegate.getAll(app, paths);
-  }
-
-  @Override
-  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
-    return delegate.ownedBy(app, componentPath);
-  }
-
-  @Override
-  public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
-    delegate.scan(app, path, visitor);
-  }
-
-  @Override
-  public Optional<ComponentRecord> component(String app, byte[] path) {
-    return delegate.component(app, path);
-  }
-
-  @Override
-  public List<ComponentRecord> components(String app) {
-    return delegate.components(app);
-  }
-
-  @Override
-  public void clear(String app) {
-    delegate.clear(app);
-  }
-
-  @Override
-  public List<String> apps() {
-    return delegate.apps();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
+    return super.write(app, writes);
   }
 }

@@ -1,0 +1,114 @@
+package io.cocoindex.runtime.state;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * A state store forwarding every call to another, for decorators that intercept a few of them:
+ * metrics or logging around writes, or fault injection in tests. Every method is forwarded,
+ * the defaults of {@link StateStore} included, so a decorated shared store keeps its leases.
+ */
+public abstract class ForwardingStateStore implements StateStore {
+  protected final StateStore delegate;
+
+  protected ForwardingStateStore(StateStore delegate) {
+    this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
+  }
+
+  /**
+   * Whether a write batch commits after an apply (it settles some state's possible records to
+   * one), rather than precommits (which appends possible records): what a decorator that
+   * simulates a crash or a full disk usually picks.
+   */
+  public static boolean isCommit(List<StateWrite> writes) {
+    for (StateWrite w : writes) {
+      if (w instanceof StateWrite.Settle) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public AutoCloseable lockForUpdate(String app) {
+    return delegate.lockForUpdate(app);
+  }
+
+  @Override
+  public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
+    return delegate.leaseComponent(app, componentPath, wait);
+  }
+
+  @Override
+  public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+    return delegate.leaseComponents(app, componentPaths);
+  }
+
+  @Override
+  public boolean exclusiveWhileLocked() {
+    return delegate.exclusiveWhileLocked();
+  }
+
+  @Override
+  public boolean hasStates(String app) {
+    return delegate.hasStates(app);
+  }
+
+  @Override
+  public long nextVersion(String app) {
+    return delegate.nextVersion(app);
+  }
+
+  @Override
+  public Optional<TrackedState> get(String app, byte[] path) {
+    return delegate.get(app, path);
+  }
+
+  @Override
+  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
+    return delegate.getAll(app, paths);
+  }
+
+  @Override
+  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
+    return delegate.ownedBy(app, componentPath);
+  }
+
+  @Override
+  public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
+    delegate.scan(app, path, visitor);
+  }
+
+  @Override
+  public Optional<ComponentRecord> component(String app, byte[] path) {
+    return delegate.component(app, path);
+  }
+
+  @Override
+  public List<ComponentRecord> components(String app) {
+    return delegate.components(app);
+  }
+
+  @Override
+  public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+    return delegate.write(app, writes);
+  }
+
+  @Override
+  public void clear(String app) {
+    delegate.clear(app);
+  }
+
+  @Override
+  public List<String> apps() {
+    return delegate.apps();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}
