@@ -97,6 +97,25 @@ public final class CrashChild {
         }
         return f;
       }
+
+      /** Recording the run as settled is a commit too: the one that settles what it applied. */
+      @Override
+      public void runSettled(String app, long version) {
+        boolean here = commits.incrementAndGet() == after;
+        if (here && point == Point.BEFORE_COMMIT) {
+          halt();
+        }
+        if (here && point == Point.IN_COMMIT) {
+          Thread writer = new Thread(() -> delegate.runSettled(app, version));
+          writer.start();
+          long until = System.nanoTime() + ThreadLocalRandom.current().nextLong(1_000_000);
+          while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+          }
+          halt();
+        }
+        delegate.runSettled(app, version);
+      }
     };
     World world = World.of(seed, generation);
     int code = 0;

@@ -7,6 +7,7 @@ import io.cocoindex.runtime.inspect.StateInspector;
 import io.cocoindex.runtime.inspect.StatusReport;
 import io.cocoindex.runtime.plan.OrphanSweep;
 import io.cocoindex.runtime.plan.Run;
+import io.cocoindex.runtime.plan.RunSettlement;
 import io.cocoindex.runtime.plan.RunMode;
 import io.cocoindex.runtime.state.StateStore;
 import java.time.Duration;
@@ -164,11 +165,14 @@ public final class App implements AutoCloseable {
       Run run = newRun(mode, fullReprocess);
       run.startNanos = System.nanoTime();
       current = run;
+      boolean completed = false;
       try {
         ComponentRunner.runRoot(run, main);
         OrphanSweep.sweep(run);
+        completed = true;
       } finally {
         current = null;
+        RunSettlement.finish(run, completed);
       }
       return run;
     } catch (RuntimeException e) {

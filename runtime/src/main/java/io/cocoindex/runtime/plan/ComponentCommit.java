@@ -278,9 +278,14 @@ public final class ComponentCommit {
   private CompletableFuture<Void> commit() {
     List<StateWrite> writes = new ArrayList<>();
     List<Reconciliation> applied = new ArrayList<>();
+    boolean settledByRun = false;
     for (Reconciliation r : results) {
       if (r.hasAction()) {
-        writes.add(r.commitApplied(in.component));
+        if (run.settlesByRun && r.settledByRun(in.component)) {
+          settledByRun = true;
+        } else {
+          writes.add(r.commitApplied(in.component));
+        }
         applied.add(r);
       } else {
         run.stats.unchanged(r.provider.name(), 1);
@@ -294,7 +299,11 @@ public final class ComponentCommit {
     if (component != null) {
       writes.add(component);
     }
+    boolean leftToRun = settledByRun;
     Runnable committed = () -> {
+      if (leftToRun) {
+        run.settledByRun.add(in.component);
+      }
       applied.forEach(r -> run.applied(r.provider.name(), r.key, r.action, r.isRefresh()));
       offerOrphans();
     };

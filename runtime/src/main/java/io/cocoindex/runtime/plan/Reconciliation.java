@@ -146,6 +146,24 @@ final class Reconciliation {
     return new StateWrite.Settle(target(owner), entry.version(), true, precommit);
   }
 
+  /**
+   * Whether a settled run may stand in for this state's settle: its precommit already wrote what
+   * the settle would (owner and generations), and the applied record is not a deletion (whose
+   * settle removes the row, and a container's children with it, which a read cannot do).
+   */
+  boolean settledByRun(TargetPath owner) {
+    if (entry == null || entry.isNone() || precommit == null) {
+      return false;
+    }
+    TrackedState written = precommit.state();
+    TrackedState settled = target(owner);
+    return Arrays.equals(written.owner(), settled.owner())
+        && written.childGeneration() == settled.childGeneration()
+        && written.childEpoch() == settled.childEpoch()
+        && written.parentGeneration() == settled.parentGeneration()
+        && written.parentEpoch() == settled.parentEpoch();
+  }
+
   private TrackedState target(TargetPath owner) {
     return new TrackedState(path.encoded(), owner.encoded(), List.of(), childGeneration,
         childEpoch, provider.generation(), provider.epoch());

@@ -51,6 +51,14 @@ public final class Run {
    */
   final boolean startedEmpty;
 
+  /**
+   * Applied states are settled by recording the run as settled when it completes, not one by
+   * one (see {@link RunSettlement}).
+   */
+  final boolean settlesByRun;
+  /** Components whose applied states wait for the run to be recorded as settled. */
+  final ConcurrentLinkedQueue<TargetPath> settledByRun = new ConcurrentLinkedQueue<>();
+
   /** Target state path -> the component that declared it in this run. */
   final Claims claims = new Claims();
   /** Components mounted in this run. */
@@ -90,6 +98,7 @@ public final class Run {
     this.listeners = List.copyOf(listeners);
     this.startedEmpty = mode != RunMode.DROP && store.exclusiveWhileLocked()
         && !store.hasStates(app);
+    this.settlesByRun = mode == RunMode.UPDATE && store.recordsSettledRuns();
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;

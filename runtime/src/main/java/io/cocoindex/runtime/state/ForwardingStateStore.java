@@ -58,6 +58,16 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public boolean recordsSettledRuns() {
+    return delegate.recordsSettledRuns();
+  }
+
+  @Override
+  public void runSettled(String app, long version) {
+    delegate.runSettled(app, version);
+  }
+
+  @Override
   public long nextVersion(String app) {
     return delegate.nextVersion(app);
   }

@@ -104,6 +104,22 @@ abstract class JdbcStateStore implements StateStore {
     return version[0];
   }
 
+  @Override
+  public boolean recordsSettledRuns() {
+    return tables.settledRunsTable() != null;
+  }
+
+  @Override
+  public void runSettled(String app, long version) {
+    SettledRuns[] runs = new SettledRuns[1];
+    try {
+      inTransaction(c -> runs[0] = tables.addSettledRun(c, app, version));
+    } catch (SQLException e) {
+      throw failure("record a settled run", e);
+    }
+    tables.useSettledRuns(app, runs[0]);
+  }
+
   /** Called in the transaction that allocates a run's version: a run of {@code app} starts. */
   protected void runStarted(Connection c, String app) throws SQLException {}
 

@@ -47,6 +47,10 @@ public final class JdbcStateTables {
 
   /** Whether precommits and settles are resolved against the rows the engine loaded. */
   private final boolean trustLoadedRows;
+  /** The table of settled runs, or null when this store settles every state by itself. */
+  private final String settledRunsTable;
+  /** Per app, its settled runs as last read or written (reads resolve rows against them). */
+  private final Map<String, SettledRuns> settled = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param prefix prepended to the table names ({@code ""} or {@code "cocoindex_"})
@@ -57,7 +61,18 @@ public final class JdbcStateTables {
    *     against them instead of reading every row again inside the write transaction
    */
   public JdbcStateTables(String prefix, boolean lockRowsForUpdate, boolean trustLoadedRows) {
+    this(prefix, lockRowsForUpdate, trustLoadedRows, false);
+  }
+
+  /**
+   * @param recordSettledRuns keep a table of settled runs ({@code <prefix>settled_run}), so that
+   *     a state applied by a run that completes needs no settle of its own (see {@link
+   *     SettledRuns})
+   */
+  public JdbcStateTables(String prefix, boolean lockRowsForUpdate, boolean trustLoadedRows,
+      boolean recordSettledRuns) {
     this.trustLoadedRows = trustLoadedRows;
+    this.settledRunsTable = recordSettledRuns ? prefix + "settled_run" : null;
     this.apps = prefix + "app";
     this.states = prefix + "target_state";
     this.components = prefix + "component";
@@ -90,11 +105,75 @@ public final class JdbcStateTables {
     return components;
   }
 
-  private static TrackedState state(ResultSet rs) throws SQLException {
+  /** The table of settled runs, or null when the store does not record them. */
+  public String settledRunsTable() {
+    return settledRunsTable;
+  }
+
+  /** The settled runs of {@code app}, read once and then kept up to date by this store. */
+  private SettledRuns settledRuns(Connection c, String app) throws SQLException {
+    if (settledRunsTable == null) {
+      return SettledRuns.NONE;
+    }
+    SettledRuns known = settled.get(app);
+    return known != null ? known : readSettledRuns(c, app);
+  }
+
+  /** Reads the settled runs of {@code app} afresh (another process may have added some). */
+  SettledRuns readSettledRuns(Connection c, String app) throws SQLException {
+    if (settledRunsTable == null) {
+      return SettledRuns.NONE;
+    }
+    List<long[]> intervals = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT first, last FROM " + settledRunsTable + " WHERE app=?")) {
+      ps.setString(1, app);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          intervals.add(new long[] {rs.getLong(1), rs.getLong(2)});
+        }
+      }
+    }
+    SettledRuns runs = SettledRuns.of(intervals);
+    settled.put(app, runs);
+    return runs;
+  }
+
+  /**
+   * Records, inside the caller's transaction, that run {@code version} of {@code app} settled.
+   *
+   * @return the settled runs to {@link #useSettledRuns use} once the transaction committed
+   */
+  SettledRuns addSettledRun(Connection c, String app, long version) throws SQLException {
+    SettledRuns before = readSettledRuns(c, app);
+    SettledRuns after = before.with(version);
+    long[] merged = after.intervalOf(version);
+    // The interval holding the version replaces the (at most two) intervals it absorbed.
+    try (PreparedStatement del = c.prepareStatement("DELETE FROM " + settledRunsTable
+            + " WHERE app=? AND first>=? AND first<=?");
+        PreparedStatement ins = c.prepareStatement(
+            "INSERT INTO " + settledRunsTable + "(app, first, last) VALUES(?,?,?)")) {
+      del.setString(1, app);
+      del.setLong(2, merged[0]);
+      del.setLong(3, merged[1]);
+      del.executeUpdate();
+      ins.setString(1, app);
+      ins.setLong(2, merged[0]);
+      ins.setLong(3, merged[1]);
+      ins.executeUpdate();
+    }
+    return after;
+  }
+
+  void useSettledRuns(String app, SettledRuns runs) {
+    settled.put(app, runs);
+  }
+
+  private static TrackedState state(ResultSet rs, SettledRuns settledRuns) throws SQLException {
     return new TrackedState(
         rs.getBytes(1),
         rs.getBytes(2),
-        RecordListEncoding.decode(rs.getBytes(3)),
+        settledRuns.resolve(RecordListEncoding.decode(rs.getBytes(3))),
         rs.getLong(4),
         rs.getLong(5),
         rs.getLong(6),
@@ -116,6 +195,7 @@ public final class JdbcStateTables {
       up.setString(1, app);
       up.executeUpdate();
       get.setString(1, app);
+      readSettledRuns(c, app); // a run starts: take in what other processes settled
       try (ResultSet rs = get.executeQuery()) {
         rs.next();
         return rs.getLong(1) - 1;
@@ -129,12 +209,13 @@ public final class JdbcStateTables {
 
   private TrackedState read(Connection c, String app, byte[] path, String suffix)
       throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT " + STATE_COLUMNS + " FROM " + states + " WHERE app=? AND path=?" + suffix)) {
       ps.setString(1, app);
       ps.setBytes(2, path);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? state(rs) : null;
+        return rs.next() ? state(rs, runs) : null;
       }
     }
   }
@@ -156,6 +237,7 @@ public final class JdbcStateTables {
   }
 
   public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
     List<TrackedState> out = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT " + STATE_COLUMNS + " FROM " + states + " WHERE app=? AND owner=?")) {
@@ -163,7 +245,7 @@ public final class JdbcStateTables {
       ps.setBytes(2, owner);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(state(rs));
+          out.add(state(rs, runs));
         }
       }
     }
@@ -172,6 +254,7 @@ public final class JdbcStateTables {
 
   public void scan(Connection c, String app, byte[] path, Consumer<TrackedState> visitor)
       throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT " + STATE_COLUMNS + " FROM " + states
             + " WHERE app=? AND path>=? AND path<? ORDER BY path")) {
@@ -180,7 +263,7 @@ public final class JdbcStateTables {
       ps.setBytes(3, KeyEncoding.descendantsEnd(path));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          visitor.accept(state(rs));
+          visitor.accept(state(rs, runs));
         }
       }
     }
@@ -212,9 +295,10 @@ public final class JdbcStateTables {
   /** The states at {@code paths}, by path (PostgreSQL: one array parameter). */
   Map<ByteBuffer, TrackedState> statesAt(Connection c, String app, List<byte[]> paths)
       throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
     Map<ByteBuffer, TrackedState> out = new HashMap<>();
     selectAny(c, app, STATE_COLUMNS, states, "path", paths, rs -> {
-      TrackedState t = state(rs);
+      TrackedState t = state(rs, runs);
       out.put(ByteBuffer.wrap(t.path()), t);
     });
     return out;
@@ -223,9 +307,10 @@ public final class JdbcStateTables {
   /** The states owned by each of {@code owners}, by owner (PostgreSQL: one array parameter). */
   Map<ByteBuffer, List<TrackedState>> ownedByAny(Connection c, String app, List<byte[]> owners)
       throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
     Map<ByteBuffer, List<TrackedState>> out = new HashMap<>();
     selectAny(c, app, STATE_COLUMNS, states, "owner", owners, rs -> {
-      TrackedState t = state(rs);
+      TrackedState t = state(rs, runs);
       out.computeIfAbsent(ByteBuffer.wrap(t.owner()), o -> new ArrayList<>()).add(t);
     });
     return out;
@@ -278,13 +363,18 @@ public final class JdbcStateTables {
 
   /** Forgets everything of {@code app}; call inside a transaction. */
   public void clear(Connection c, String app) throws SQLException {
-    for (String sql : List.of("DELETE FROM " + states + " WHERE app=?",
-        "DELETE FROM " + components + " WHERE app=?", "DELETE FROM " + apps + " WHERE name=?")) {
+    List<String> deletes = new ArrayList<>(List.of("DELETE FROM " + states + " WHERE app=?",
+        "DELETE FROM " + components + " WHERE app=?", "DELETE FROM " + apps + " WHERE name=?"));
+    if (settledRunsTable != null) {
+      deletes.add("DELETE FROM " + settledRunsTable + " WHERE app=?");
+    }
+    for (String sql : deletes) {
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setString(1, app);
         ps.executeUpdate();
       }
     }
+    settled.remove(app);
   }
 
   /**
@@ -400,6 +490,7 @@ public final class JdbcStateTables {
 
   private Map<ByteBuffer, TrackedState> readMany(
       Connection c, String app, List<byte[]> paths, String suffix) throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
     Map<ByteBuffer, TrackedState> rows = new HashMap<>();
     for (int from = 0; from < paths.size(); from += PREFETCH_CHUNK) {
       List<byte[]> chunk = paths.subList(from, Math.min(paths.size(), from + PREFETCH_CHUNK));
@@ -415,7 +506,7 @@ public final class JdbcStateTables {
         }
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            TrackedState t = state(rs);
+            TrackedState t = state(rs, runs);
             rows.put(ByteBuffer.wrap(t.path()), t);
           }
         }

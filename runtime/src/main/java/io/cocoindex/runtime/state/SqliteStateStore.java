@@ -18,7 +18,8 @@ import java.sql.Statement;
  * children are one range scan; an index on (app, owner) finds a component's states.
  */
 public final class SqliteStateStore extends JdbcStateStore {
-  static final int SCHEMA_VERSION = 1;
+  /** 2 added the settled runs ({@code settled_run}); a version-1 store is upgraded in place. */
+  static final int SCHEMA_VERSION = 2;
 
   /** How durable each commit is. */
   public enum Durability {
@@ -48,7 +49,7 @@ public final class SqliteStateStore extends JdbcStateStore {
   }
 
   private SqliteStateStore(Path dir, Path file, Durability durability) {
-    super(new JdbcStateTables("", false, true), connect(dir, file, durability));
+    super(new JdbcStateTables("", false, true, true), connect(dir, file, durability));
     this.dir = dir;
     this.file = file;
     this.url = url(file);
@@ -135,9 +136,14 @@ public final class SqliteStateStore extends JdbcStateStore {
           "CREATE TABLE IF NOT EXISTS component(app TEXT NOT NULL, path BLOB NOT NULL,"
               + " memo_fp BLOB, memo_deps BLOB, memo_values BLOB, state_count INTEGER NOT NULL,"
               + " PRIMARY KEY(app, path)) WITHOUT ROWID");
+      s.execute("CREATE TABLE IF NOT EXISTS settled_run(app TEXT NOT NULL,"
+          + " first INTEGER NOT NULL, last INTEGER NOT NULL, PRIMARY KEY(app, first))"
+          + " WITHOUT ROWID");
       if (stored == null) {
         s.execute(
             "INSERT INTO meta(key, value) VALUES('schema_version', '" + SCHEMA_VERSION + "')");
+      } else if (stored < SCHEMA_VERSION) {
+        s.execute("UPDATE meta SET value='" + SCHEMA_VERSION + "' WHERE key='schema_version'");
       }
       seedPlannerStatistics(s);
     } catch (SQLException e) {

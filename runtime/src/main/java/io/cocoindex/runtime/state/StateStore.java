@@ -79,6 +79,24 @@ public interface StateStore extends AutoCloseable {
     return true;
   }
 
+  /**
+   * Whether this store records settled runs ({@link #runSettled}): then a run that completes
+   * with every action applied writes no settle per state, and the store's reads return each
+   * state's possible records as those settles would have left them.
+   */
+  default boolean recordsSettledRuns() {
+    return false;
+  }
+
+  /**
+   * Records, durably, that run {@code version} of {@code app} applied every action it
+   * precommitted and did not settle: from now on each state whose newest possible record that
+   * run wrote reads as settled to it. Only called when {@link #recordsSettledRuns()}.
+   */
+  default void runSettled(String app, long version) {
+    throw new UnsupportedOperationException(getClass().getName() + " does not record settled runs");
+  }
+
   /** A fresh, increasing version number for one run of {@code app}. */
   long nextVersion(String app);
 

@@ -1,0 +1,76 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.runtime.state.PossibleRecord;
+import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The end of an update on a store that records settled runs: components left the states they
+ * applied as precommitted (their settles would have cost a write per state), and this settles
+ * them all at once.
+ *
+ * <p>A run in which nothing failed is recorded as settled: one small write. A run with failures is
+ * not (what its failed components precommitted may or may not have been applied), so the
+ * states of the components that did succeed are settled one by one here, as they would have
+ * been without the shortcut. A run that dies before this point leaves every state it touched
+ * "possibly applied", which is what DESIGN.md rule 3 asks of an interrupted run.
+ */
+public final class RunSettlement {
+  private static final Logger log = LoggerFactory.getLogger(RunSettlement.class);
+
+  private RunSettlement() {}
+
+  /**
+   * Settles what the run's components left to it; call once the sweep is done, or when the run
+   * ends early. Never throws: a state left unsettled is only re-examined by the next run.
+   *
+   * @param completed whether the run got through its components and its sweep
+   */
+  public static void finish(Run run, boolean completed) {
+    if (!run.settlesByRun) {
+      return;
+    }
+    try {
+      if (completed && run.failures().isEmpty()) {
+        // Recorded even when nothing waits for it, so that the settled runs stay one interval.
+        try {
+          run.store.runSettled(run.app, run.version);
+          return;
+        } catch (RuntimeException e) {
+          log.warn("cannot record run {} of app '{}' as settled; settling its states one by one",
+              run.version, run.app, e);
+        }
+      }
+      if (!run.settledByRun.isEmpty()) {
+        settleEach(run);
+      }
+    } catch (RuntimeException e) {
+      log.warn("cannot settle the states applied by run {} of app '{}': the next run treats"
+          + " them as possibly applied", run.version, run.app, e);
+    }
+  }
+
+  /** Settles, component by component, the states each applied in this run. */
+  private static void settleEach(Run run) {
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    for (TargetPath component : run.settledByRun) {
+      List<StateWrite> settles = new ArrayList<>();
+      for (TrackedState row : run.store.ownedBy(run.app, component.encoded())) {
+        List<PossibleRecord> records = row.records();
+        PossibleRecord newest = records.get(records.size() - 1);
+        if (newest.version() == run.version && !newest.isNone()) {
+          // The precommit that wrote the row as it stands, so the settle resolves against it.
+          StateWrite.Precommit written = new StateWrite.Precommit(row, newest, false, row);
+          settles.add(new StateWrite.Settle(row, run.version, false, written));
+        }
+      }
+      writes.add(run.store.write(run.app, settles));
+    }
+    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+  }
+}

@@ -1,0 +1,158 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.PossibleRecord;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rule 3 on a store that records settled runs: a run that completes settles what it applied with
+ * one write, a run that dies first leaves it all "possibly applied", and a run with a failed
+ * component still settles the components that succeeded.
+ */
+class SettledRunTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  final Map<String, String> declared = new TreeMap<>();
+
+  /** Counts settles written state by state; can play dead instead of recording a run. */
+  static final class Observed extends ForwardingStateStore {
+    final List<StateWrite> settles = new ArrayList<>();
+    final List<Long> settledRuns = new ArrayList<>();
+    volatile boolean dieBeforeRecordingTheRun;
+
+    Observed(StateStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+      synchronized (settles) {
+        writes.stream().filter(w -> w instanceof StateWrite.Settle).forEach(settles::add);
+      }
+      return super.write(app, writes);
+    }
+
+    @Override
+    public void runSettled(String app, long version) {
+      if (!dieBeforeRecordingTheRun) {
+        settledRuns.add(version);
+        super.runSettled(app, version);
+      }
+    }
+  }
+
+  Consumer<Ctx> main() {
+    return ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      declared.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
+    };
+  }
+
+  private Observed store;
+
+  @BeforeEach
+  void onAStoreThatRecordsSettledRuns() {
+    assumeTrue(!ON_POSTGRES, "the PostgreSQL store settles state by state");
+    store = new Observed(store());
+    assertThat(store.recordsSettledRuns()).isTrue();
+  }
+
+  private App open() {
+    return App.create("settled", Environment.builder().stateStore(store).build(), main());
+  }
+
+  /** Every tracked state, as the store reads it, in path order. */
+  private List<TrackedState> states() {
+    List<TrackedState> out = new ArrayList<>();
+    store.scan("settled", new byte[0], out::add);
+    return out;
+  }
+
+  /** How many possible records each state has. */
+  private List<Integer> recordCounts() {
+    return states().stream().map(s -> s.records().size()).toList();
+  }
+
+  @Test
+  void aCompletedRunSettlesWhatItAppliedWithOneWrite() {
+    try (App app = open()) {
+      declared.put("a", "1");
+      declared.put("b", "1");
+      app.update();
+
+      assertThat(rows.takeLog()).containsExactly("create a=1", "create b=1");
+      assertThat(store.settles).isEmpty();
+      assertThat(store.settledRuns).hasSize(1);
+      assertThat(recordCounts()).containsExactly(1, 1);
+
+      declared.put("b", "2");
+      rows.takeCalls();
+      app.update();
+      assertThat(rows.takeCalls()).containsExactly(
+          new Rows.Call("a", "1", List.of("1"), false),
+          new Rows.Call("b", "2", List.of("1"), false));
+      assertThat(rows.takeLog()).containsExactly("update b=2");
+      assertThat(recordCounts()).containsExactly(1, 1);
+    }
+  }
+
+  @Test
+  void aRunThatDiesBeforeItIsRecordedLeavesItsStatesPossiblyApplied() {
+    try (App app = open()) {
+      declared.put("a", "1");
+      store.dieBeforeRecordingTheRun = true;
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create a=1");
+      TrackedState a = states().get(0);
+      assertThat(a.records()).extracting(PossibleRecord::isNone).containsExactly(true, false);
+
+      store.dieBeforeRecordingTheRun = false;
+      rows.takeCalls();
+      app.update();
+      // As after a crash between the sink and the commit: the record may or may not be live.
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "1", List.of("1"), true));
+      assertThat(recordCounts()).containsExactly(1);
+    }
+  }
+
+  @Test
+  void aRunWithAFailedComponentStillSettlesTheComponentsThatSucceeded() {
+    try (App app = open()) {
+      declared.put("a", "1");
+      declared.put("b", "1");
+      rows.failWhen = r -> r.key().equals("b");
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("scripted sink failure on b");
+      assertThat(store.settledRuns).isEmpty();
+      assertThat(store.settles).hasSize(1);
+
+      rows.failWhen = r -> false;
+      rows.takeCalls();
+      rows.takeLog();
+      app.update();
+      // a was settled state by state; b's failed apply left its possible record.
+      assertThat(rows.takeCalls()).containsExactly(
+          new Rows.Call("a", "1", List.of("1"), false),
+          new Rows.Call("b", "1", List.of("1"), true));
+      assertThat(rows.takeLog()).containsExactly("update b=1");
+      assertThat(recordCounts()).containsExactly(1, 1);
+    }
+  }
+}
