@@ -4,7 +4,6 @@ import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
@@ -69,7 +68,6 @@ class SettledRunTest extends EngineTestBase {
 
   @BeforeEach
   void onAStoreThatRecordsSettledRuns() {
-    assumeTrue(!ON_POSTGRES, "the PostgreSQL store settles state by state");
     store = new Observed(store());
     assertThat(store.recordsSettledRuns()).isTrue();
   }
