@@ -125,4 +125,43 @@ class SqliteStateStoreTest {
     assertThat(store.get(APP, ROW)).isEmpty();
     assertThat(store.get(APP, other)).isEmpty();
   }
+
+  @Test
+  void aStoreOfSchemaVersionOneIsUpgradedInPlaceKeepingItsStates() throws Exception {
+    settle(COMPONENT_A, 1, precommit(COMPONENT_A, 1, "first", null));
+    store.close();
+    // What version 1 looked like: no table of settled runs.
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + dir.resolve("state.db"));
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("DROP TABLE settled_run");
+      s.execute("UPDATE meta SET value='1' WHERE key='schema_version'");
+    }
+
+    store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
+
+    assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(1L);
+    store.runSettled(APP, 2);
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + dir.resolve("state.db"));
+        java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery(
+            "SELECT value FROM meta WHERE key='schema_version'")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).isEqualTo("2");
+    }
+  }
+
+  @Test
+  void aSettledRunSettlesTheStatesWhoseNewestRecordItWrote() {
+    precommit(COMPONENT_A, 1, "first", null);
+    assertThat(row().records()).hasSize(2);
+
+    store.runSettled(APP, 1);
+
+    assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(1L);
+    store.close();
+    store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
+    assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(1L);
+  }
 }
