@@ -47,7 +47,7 @@ record Config(
         return new Config("tiny", 1_000, 100, 1, 1, 2, List.of(500, 1_000), 2_000, "512m",
             100, 0, 100, 100, 1, 3, 1);
       case "default":
-        return new Config("default", 100_000, 100, 2, 3, 5, List.of(10_000, 100_000), 1_000_000,
+        return new Config("default", 100_000, 100, 2, 7, 5, List.of(10_000, 100_000), 1_000_000,
             "512m", 3_000, 1, 1_000, 1_000, 5, 50, 7);
       case "full":
         return new Config("full", 100_000, 100, 3, 5, 9, List.of(10_000, 100_000), 1_000_000,
