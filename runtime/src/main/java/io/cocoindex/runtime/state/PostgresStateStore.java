@@ -40,8 +40,7 @@ import javax.sql.DataSource;
 public final class PostgresStateStore extends JdbcStateStore {
   private static final org.slf4j.Logger log =
       org.slf4j.LoggerFactory.getLogger(PostgresStateStore.class);
-  /** 2 added the settled runs ({@code cocoindex_settled_run}); version 1 is upgraded in place. */
-  static final int SCHEMA_VERSION = 2;
+  static final int SCHEMA_VERSION = 1;
   private static final int LEASE_CONNECTIONS = 4;
   private static final int MAX_ATTEMPTS = 8;
   /** Serializes schema creation across workers starting together. */
@@ -98,8 +97,7 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   private PostgresStateStore(DataSource dataSource, String description) {
-    super(new JdbcStateTables("cocoindex_", true, false, true),
-        connect(dataSource, description));
+    super(new JdbcStateTables("cocoindex_", true, false), connect(dataSource, description));
     this.dataSource = dataSource;
     this.description = description;
     this.leaseConnections = new Connection[LEASE_CONNECTIONS];
@@ -166,15 +164,9 @@ public final class PostgresStateStore extends JdbcStateStore {
           s.execute("CREATE TABLE IF NOT EXISTS " + tables.componentTable()
               + "(app TEXT NOT NULL, path BYTEA NOT NULL, memo_fp BYTEA, memo_deps BYTEA,"
               + " memo_values BYTEA, state_count BIGINT NOT NULL, PRIMARY KEY(app, path))");
-          s.execute("CREATE TABLE IF NOT EXISTS " + tables.settledRunsTable()
-              + "(app TEXT NOT NULL, first BIGINT NOT NULL, last BIGINT NOT NULL,"
-              + " PRIMARY KEY(app, first))");
           if (stored == null) {
             s.execute("INSERT INTO cocoindex_meta(key, value) VALUES('schema_version', '"
                 + SCHEMA_VERSION + "')");
-          } else if (stored < SCHEMA_VERSION) {
-            s.execute("UPDATE cocoindex_meta SET value='" + SCHEMA_VERSION
-                + "' WHERE key='schema_version'");
           }
         }
       });
