@@ -243,7 +243,8 @@ public final class ComponentContext implements Ctx, DeclarationScope {
             "key " + dv.key() + " of provider " + provider.name() + " is declared twice in"
                 + " component " + path + " (target state " + statePath + ")");
       }
-      declared.put(statePath, new DeclaredTarget(provider, dv.key(), statePath, copy, encoded, child));
+      declared.put(statePath,
+          new DeclaredTarget(provider, dv.key(), statePath, copy, encoded, child));
       if (withChild) {
         pendingContainers.add(statePath);
       }

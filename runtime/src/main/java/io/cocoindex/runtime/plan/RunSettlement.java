@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
  * applied as precommitted (their settles would have cost a write per state), and this settles
  * them all at once.
  *
- * <p>A run in which nothing failed is recorded as settled: one small write. A run with failures is
- * not (what its failed components precommitted may or may not have been applied), so the
+ * <p>A run in which nothing failed is recorded as settled: one small write. A run with failures
+ * is not (what its failed components precommitted may or may not have been applied), so the
  * states of the components that did succeed are settled one by one here, as they would have
  * been without the shortcut. A run that dies before this point leaves every state it touched
  * "possibly applied", which is what DESIGN.md rule 3 asks of an interrupted run.
@@ -62,8 +62,8 @@ public final class RunSettlement {
       List<StateWrite> settles = new ArrayList<>();
       for (TrackedState row : run.store.ownedBy(run.app, component.encoded())) {
         List<PossibleRecord> records = row.records();
-        PossibleRecord newest = records.get(records.size() - 1);
-        if (newest.version() == run.version && !newest.isNone()) {
+        PossibleRecord newest = records.isEmpty() ? null : records.get(records.size() - 1);
+        if (newest != null && newest.version() == run.version && !newest.isNone()) {
           // The precommit that wrote the row as it stands, so the settle resolves against it.
           StateWrite.Precommit written = new StateWrite.Precommit(row, newest, false, row);
           settles.add(new StateWrite.Settle(row, run.version, false, written));

@@ -82,7 +82,9 @@ public interface StateStore extends AutoCloseable {
   /**
    * Whether this store records settled runs ({@link #runSettled}): then a run that completes
    * with every action applied writes no settle per state, and the store's reads return each
-   * state's possible records as those settles would have left them.
+   * state's possible records as those settles would have left them. Only for a store with one
+   * writer at a time: until a run ends, its states read as possibly applied, and a concurrent
+   * worker would apply them again.
    */
   default boolean recordsSettledRuns() {
     return false;
