@@ -29,6 +29,23 @@ class ComponentTest extends EngineTestBase {
   }
 
   @Test
+  void everyMountedComponentRunsInEveryUpdateEvenBackToBack() {
+    // On a shared store each component is leased; the leases of one update must not still be
+    // held when the next one starts, or its components are skipped as if another worker ran them.
+    java.util.concurrent.atomic.AtomicInteger bodies = new java.util.concurrent.atomic.AtomicInteger();
+    App app = app(ctx -> {
+      for (int i = 0; i < 300; i++) {
+        ctx.mount("c" + i, c -> bodies.incrementAndGet());
+      }
+    });
+    for (int update = 1; update <= 5; update++) {
+      app.update();
+      assertThat(bodies.get()).as("component bodies run after update %d", update)
+          .isEqualTo(300 * update);
+    }
+  }
+
+  @Test
   void unmountedComponentsStatesAreDeletedAndOnlyThose() {
     App app = componentsApp();
     components.put("x", Map.of("x", "1"));

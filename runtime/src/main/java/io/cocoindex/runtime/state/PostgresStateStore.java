@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
 /**
@@ -347,6 +348,12 @@ public final class PostgresStateStore extends JdbcStateStore {
 
   /** A run starts by taking its version: remember when, in the server's clock, per app. */
   @Override
+  public long nextVersion(String app) {
+    releaser.awaitGivenBack();
+    return super.nextVersion(app);
+  }
+
+  @Override
   protected void runStarted(Connection c, String app) throws SQLException {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
@@ -391,8 +398,11 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
 
-  /** An advisory lock held on one lease connection. */
-  private record HeldLock(Connection connection, long key) {}
+  /**
+   * An advisory lock held on one lease connection, or (with {@code given}) a marker completed
+   * once every lock queued before it was given back.
+   */
+  private record HeldLock(Connection connection, long key, CompletableFuture<Void> given) {}
 
   /**
    * Gives advisory locks back on a thread of its own, all those released meanwhile in one
@@ -402,7 +412,7 @@ public final class PostgresStateStore extends JdbcStateStore {
   private final class LeaseReleaser implements AutoCloseable {
     private final java.util.concurrent.LinkedBlockingQueue<HeldLock> queue =
         new java.util.concurrent.LinkedBlockingQueue<>();
-    private final HeldLock stop = new HeldLock(null, 0);
+    private final HeldLock stop = new HeldLock(null, 0, null);
     private final Thread thread = new Thread(this::loop, "cocoindex-pg-lease-release");
 
     LeaseReleaser() {
@@ -416,7 +426,7 @@ public final class PostgresStateStore extends JdbcStateStore {
           new java.util.concurrent.atomic.AtomicBoolean();
       return () -> {
         if (released.compareAndSet(false, true)) {
-          queue.add(new HeldLock(connection, key));
+          queue.add(new HeldLock(connection, key, null));
         }
       };
     }
@@ -433,11 +443,17 @@ public final class PostgresStateStore extends JdbcStateStore {
         queue.drainTo(group);
         boolean stopping = group.remove(stop);
         java.util.Map<Connection, List<Long>> byConnection = new java.util.IdentityHashMap<>();
+        List<CompletableFuture<Void>> markers = new java.util.ArrayList<>();
         for (HeldLock h : group) {
-          byConnection.computeIfAbsent(h.connection(), c -> new java.util.ArrayList<>())
-              .add(h.key());
+          if (h.given() != null) {
+            markers.add(h.given());
+          } else {
+            byConnection.computeIfAbsent(h.connection(), c -> new java.util.ArrayList<>())
+                .add(h.key());
+          }
         }
         byConnection.forEach(this::unlockAll);
+        markers.forEach(m -> m.complete(null));
         if (stopping) {
           return;
         }
@@ -459,6 +475,25 @@ public final class PostgresStateStore extends JdbcStateStore {
           // The locks stay until the connection closes (at the latest when this store does).
           log.warn("giving back {} component leases failed", keys.size(), e);
         }
+      }
+    }
+
+    /**
+     * Waits until every lease released so far was given back. A run starts with it: a lock its
+     * predecessor in this process released but had not yet given back would otherwise look held
+     * by another worker (each lease connection is a session of its own), and the component
+     * would be skipped.
+     */
+    void awaitGivenBack() {
+      CompletableFuture<Void> given = new CompletableFuture<>();
+      queue.add(new HeldLock(null, 0, given));
+      try {
+        given.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StateStoreException("interrupted while giving back component leases");
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        throw new StateStoreException("component leases were not given back: " + e, e);
       }
     }
 
