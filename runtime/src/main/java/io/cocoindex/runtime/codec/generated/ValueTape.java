@@ -37,6 +37,8 @@ final class ValueTape implements ValueWriter {
   private static final byte REF = 13;
 
   private static final ThreadLocal<ValueTape> CACHED = ThreadLocal.withInitial(ValueTape::new);
+  /** Beyond this many tokens a released tape drops its arrays rather than keep them. */
+  private static final int MAX_KEPT_TOKENS = 1 << 14;
 
   private byte[] kinds = new byte[64];
   private long[] numbers = new long[64];
@@ -56,7 +58,14 @@ final class ValueTape implements ValueWriter {
 
   /** Forgets the content; the tape may be acquired again. */
   void release() {
-    Arrays.fill(refs, 0, size, null);
+    if (kinds.length > MAX_KEPT_TOKENS) {
+      // do not pin one huge value's arrays to the thread
+      kinds = new byte[64];
+      numbers = new long[64];
+      refs = new Object[64];
+    } else {
+      Arrays.fill(refs, 0, size, null);
+    }
     size = 0;
     inUse = false;
   }

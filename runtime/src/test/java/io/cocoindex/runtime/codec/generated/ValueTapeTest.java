@@ -190,6 +190,19 @@ class ValueTapeTest {
   }
 
   @Test
+  void aLargeValueCopiesWholeAndTheNextCopyStillWorks() {
+    List<String> tags = new ArrayList<>();
+    for (int i = 0; i < 100_000; i++) {
+      tags.add("tag " + i);
+    }
+    Doc big = new Doc("big", 1, 2, 3, 4, true, new byte[1 << 20], tags, Map.of(),
+        UUID.randomUUID(), Fingerprint.ofString("big"), StableKey.of("k"), null);
+    assertThat(codec.copy(big)).isEqualTo(big);
+    Doc small = randomDoc(new Random(1), 0);
+    assertThat(codec.copy(small)).isEqualTo(small);
+  }
+
+  @Test
   void aTapeReaderRefusesAValueOfAnotherShape() {
     ValueTape tape = ValueTape.acquire();
     try {
