@@ -350,7 +350,9 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       } else if (v instanceof Object[] a) {
         out.write(LIST);
         writeLong(a.length);
-        Arrays.stream(a).forEach(this::write);
+        for (Object item : a) {
+          write(item);
+        }
       } else if (v instanceof Collection<?> c) {
         out.write(LIST);
         writeLong(c.size());

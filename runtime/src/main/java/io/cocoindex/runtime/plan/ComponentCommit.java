@@ -117,7 +117,7 @@ public final class ComponentCommit {
     List<byte[]> missing = new ArrayList<>();
     for (DeclaredTarget d : in.declared) {
       if (!rows.containsKey(PathKey.of(d.path()))) {
-        missing.add(d.path().encoded());
+        missing.add(d.path().encodedUnsafe()); // only read
       }
     }
     for (TrackedState s : run.store.getAll(run.app, missing)) {

@@ -30,6 +30,9 @@ final class Reconciliation {
   private final PossibleRecord entry;
   long childGeneration;
   long childEpoch;
+  /** Copies of the path and the owner handed to the store, made once. */
+  private byte[] pathBytes;
+  private byte[] ownerBytes;
   /** This run's precommit of the state, which its settle refers to. */
   private StateWrite.Precommit precommit;
   /** How the handler said this change affects the state's children (containers only). */
@@ -156,16 +159,20 @@ final class Reconciliation {
       return false;
     }
     TrackedState written = precommit.state();
-    TrackedState settled = target(owner);
-    return Arrays.equals(written.owner(), settled.owner())
-        && written.childGeneration() == settled.childGeneration()
-        && written.childEpoch() == settled.childEpoch()
-        && written.parentGeneration() == settled.parentGeneration()
-        && written.parentEpoch() == settled.parentEpoch();
+    return Arrays.equals(written.owner(), owner.encodedUnsafe())
+        && written.childGeneration() == childGeneration
+        && written.childEpoch() == childEpoch
+        && written.parentGeneration() == provider.generation()
+        && written.parentEpoch() == provider.epoch();
   }
 
   private TrackedState target(TargetPath owner) {
-    return new TrackedState(path.encoded(), owner.encoded(), List.of(), childGeneration,
-        childEpoch, provider.generation(), provider.epoch());
+    // One copy of the path and the owner serves both the precommit and the settle.
+    if (pathBytes == null) {
+      pathBytes = path.encoded();
+      ownerBytes = owner.encoded();
+    }
+    return new TrackedState(pathBytes, ownerBytes, List.of(), childGeneration, childEpoch,
+        provider.generation(), provider.epoch());
   }
 }
