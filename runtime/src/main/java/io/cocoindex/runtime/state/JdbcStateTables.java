@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  * <p>Tables: {@code <prefix>app(name, next_version)}, {@code <prefix>target_state(app, path,
  * owner, records, child_gen, child_epoch, parent_gen, parent_epoch)} keyed by (app, path) with an
  * index on (app, owner), {@code <prefix>component(app, path, memo_fp, memo_deps, memo_values,
- * state_count)}.
+ * state_count)}, and for a store that records settled runs {@code <prefix>settled_run(app,
+ * first, last)}: every row read is resolved against those runs ({@link SettledRuns}).
  */
 public final class JdbcStateTables {
   static final String STATE_COLUMNS =

@@ -15,7 +15,9 @@ import java.sql.Statement;
  * thread that commits concurrently submitted batches in one transaction (group commit).
  *
  * <p>Target states live in a {@code WITHOUT ROWID} table keyed by (app, path), so a container's
- * children are one range scan; an index on (app, owner) finds a component's states.
+ * children are one range scan; an index on (app, owner) finds a component's states. The store is
+ * the app's only writer while its update lock is held, so it records settled runs: a run that
+ * completes settles what it applied with one write ({@link SettledRuns}).
  */
 public final class SqliteStateStore extends JdbcStateStore {
   /** 2 added the settled runs ({@code settled_run}); a version-1 store is upgraded in place. */
