@@ -285,43 +285,32 @@ final class ValueTape implements ValueWriter {
       throw mismatch("a boolean");
     }
 
-    /** The number at the position as a long (a stored null reads as zero). */
-    private long integral() {
+    /** Consumes a number, or a null (which reads as zero), and gives its kind. */
+    private byte number() {
       byte k = peek();
-      long bits = numbers[pos];
-      pos++;
-      switch (k) {
-        case INT, LONG:
-          return bits;
-        case FLOAT:
-          return (long) Float.intBitsToFloat((int) bits);
-        case DOUBLE:
-          return (long) Double.longBitsToDouble(bits);
-        case NULL:
-          return 0;
-        default:
-          pos--;
-          throw mismatch("a number");
+      if (k != INT && k != LONG && k != FLOAT && k != DOUBLE && k != NULL) {
+        throw mismatch("a number");
       }
+      pos++;
+      return k;
+    }
+
+    private long integral() {
+      byte k = number();
+      long bits = numbers[pos - 1];
+      return k == NULL ? 0
+          : k == FLOAT ? (long) Float.intBitsToFloat((int) bits)
+          : k == DOUBLE ? (long) Double.longBitsToDouble(bits)
+          : bits;
     }
 
     private double floating() {
-      byte k = peek();
-      long bits = numbers[pos];
-      pos++;
-      switch (k) {
-        case INT, LONG:
-          return bits;
-        case FLOAT:
-          return Float.intBitsToFloat((int) bits);
-        case DOUBLE:
-          return Double.longBitsToDouble(bits);
-        case NULL:
-          return 0;
-        default:
-          pos--;
-          throw mismatch("a number");
-      }
+      byte k = number();
+      long bits = numbers[pos - 1];
+      return k == NULL ? 0
+          : k == FLOAT ? Float.intBitsToFloat((int) bits)
+          : k == DOUBLE ? Double.longBitsToDouble(bits)
+          : bits;
     }
 
     @Override

@@ -203,6 +203,27 @@ class ValueTapeTest {
   }
 
   @Test
+  void numbersReadAsAnotherKindConvertAndANullReadsAsZero() {
+    ValueTape tape = ValueTape.acquire();
+    try {
+      tape.writeLong(7);
+      tape.writeInt(3);
+      tape.writeDouble(2.5);
+      tape.writeFloat(1.5f);
+      tape.writeNull();
+      ValueReader reader = tape.reader();
+      assertThat(reader.readInt()).isEqualTo(7);
+      assertThat(reader.readDouble()).isEqualTo(3.0);
+      assertThat(reader.readLong()).isEqualTo(2);
+      assertThat(reader.readDouble()).isEqualTo(1.5);
+      assertThat(reader.readLong()).isZero();
+      assertThat(ValueTape.atEnd(reader)).isTrue();
+    } finally {
+      tape.release();
+    }
+  }
+
+  @Test
   void aTapeReaderRefusesAValueOfAnotherShape() {
     ValueTape tape = ValueTape.acquire();
     try {
