@@ -419,11 +419,7 @@ public final class JdbcStateTables {
         put.setString(1, app);
         put.setBytes(2, s.path());
         put.setBytes(3, s.owner());
-        put.setBytes(4, RecordListEncoding.encode(s.records()));
-        put.setLong(5, s.childGeneration());
-        put.setLong(6, s.childEpoch());
-        put.setLong(7, s.parentGeneration());
-        put.setLong(8, s.parentEpoch());
+        bindRecordsAndGenerations(put, 4, s);
         put.addBatch();
       } else if (w instanceof StateWrite.DeleteState ds) {
         rows.put(ByteBuffer.wrap(ds.path()), null);
@@ -533,14 +529,20 @@ public final class JdbcStateTables {
    */
   private void setRecords(StatementBatches out, String app, TrackedState s) throws SQLException {
     PreparedStatement up = out.use(setRecords);
-    up.setBytes(1, RecordListEncoding.encode(s.records()));
-    up.setLong(2, s.childGeneration());
-    up.setLong(3, s.childEpoch());
-    up.setLong(4, s.parentGeneration());
-    up.setLong(5, s.parentEpoch());
+    bindRecordsAndGenerations(up, 1, s);
     up.setString(6, app);
     up.setBytes(7, s.path());
     up.addBatch();
+  }
+
+  /** Binds records, child_gen, child_epoch, parent_gen, parent_epoch from parameter {@code at}. */
+  private static void bindRecordsAndGenerations(PreparedStatement ps, int at, TrackedState s)
+      throws SQLException {
+    ps.setBytes(at, RecordListEncoding.encode(s.records()));
+    ps.setLong(at + 1, s.childGeneration());
+    ps.setLong(at + 2, s.childEpoch());
+    ps.setLong(at + 3, s.parentGeneration());
+    ps.setLong(at + 4, s.parentEpoch());
   }
 
   private void deleteOne(StatementBatches out, String app, byte[] path) throws SQLException {
