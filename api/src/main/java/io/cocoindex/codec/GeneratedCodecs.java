@@ -130,7 +130,7 @@ public final class GeneratedCodecs {
       return;
     }
     @SuppressWarnings("unchecked")
-    Map.Entry<String, V>[] entries = map.entrySet().toArray(new Map.Entry[0]);
+    Map.Entry<String, V>[] entries = map.entrySet().toArray(new Map.Entry[map.size()]);
     if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
       Arrays.sort(entries, Map.Entry.comparingByKey());
     }

@@ -420,31 +420,30 @@ final class SmileValueReader implements ValueReader {
 
   /**
    * Field names recur in every value of a type: keep the strings, so reading a name neither
-   * allocates nor rehashes. (Not values: distinct short values would evict the names.) Slots are
-   * replaced racily; a String is safely published either way.
+   * allocates nor hashes a new string. (Not values: distinct short values would evict the
+   * names.) An entry is compared by its bytes, which the JDK compares vectorized; slots are
+   * replaced racily, and an entry is immutable, so it is safely published either way.
    */
-  private static final String[] NAME_CACHE = new String[1024];
+  private static final CachedName[] NAME_CACHE = new CachedName[1024];
+
+  private record CachedName(String name, byte[] ascii) {}
 
   private String asciiName(int len) {
     need(len);
-    int h = 0;
-    for (int i = pos; i < pos + len; i++) {
-      h = 31 * h + in[i];
+    int h = len * 0x9E3779B1
+        ^ in[pos]
+        ^ (in[pos + (len >> 2)] << 8)
+        ^ (in[pos + (len >> 1)] << 16)
+        ^ (in[pos + len - 1] << 24);
+    int slot = (h ^ (h >>> 15)) & (NAME_CACHE.length - 1);
+    CachedName cached = NAME_CACHE[slot];
+    if (cached != null && Arrays.equals(cached.ascii, 0, cached.ascii.length, in, pos, pos + len)) {
+      pos += len;
+      return cached.name;
     }
-    int slot = (h ^ (h >>> 10)) & (NAME_CACHE.length - 1);
-    String cached = NAME_CACHE[slot];
-    if (cached != null && cached.length() == len && cached.hashCode() == h) {
-      boolean same = true;
-      for (int i = 0; i < len && same; i++) {
-        same = cached.charAt(i) == in[pos + i];
-      }
-      if (same) {
-        pos += len;
-        return cached;
-      }
-    }
+    byte[] ascii = Arrays.copyOfRange(in, pos, pos + len);
     String name = ascii(len);
-    NAME_CACHE[slot] = name;
+    NAME_CACHE[slot] = new CachedName(name, ascii);
     return name;
   }
 
