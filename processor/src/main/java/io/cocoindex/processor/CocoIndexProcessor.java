@@ -20,8 +20,10 @@ import io.cocoindex.processor.validate.TypeInspector;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import javax.annotation.processing.AbstractProcessor;
@@ -100,23 +102,29 @@ public final class CocoIndexProcessor extends AbstractProcessor {
 
   @Override
   public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+    // getElementsAnnotatedWith scans every root element: ask only for the annotations javac says
+    // this round carries (none in the rounds that enter the generated files).
+    Map<String, TypeElement> present = new HashMap<>();
+    for (TypeElement a : annotations) {
+      present.put(a.getQualifiedName().toString(), a);
+    }
     Set<Subject> subjects = new LinkedHashSet<>(deferred);
     deferred.clear();
     for (String annotation : AnnotationNames.CODEC_ANNOTATIONS) {
-      for (Element e : annotated(round, annotation)) {
+      for (Element e : annotated(round, present, annotation)) {
         if (e instanceof TypeElement t) {
           subjects.add(new Subject(t.getQualifiedName().toString(), Step.CODEC));
         }
       }
     }
     for (String annotation : List.of(AnnotationNames.ROOT_TARGET, AnnotationNames.CONTAINER_TARGET)) {
-      for (Element e : annotated(round, annotation)) {
+      for (Element e : annotated(round, present, annotation)) {
         if (e instanceof TypeElement t) {
           subjects.add(new Subject(t.getQualifiedName().toString(), Step.TARGET));
         }
       }
     }
-    for (Element e : annotated(round, AnnotationNames.ATTACHMENT)) {
+    for (Element e : annotated(round, present, AnnotationNames.ATTACHMENT)) {
       if (e.getEnclosingElement() instanceof TypeElement t) {
         subjects.add(new Subject(t.getQualifiedName().toString(), Step.ATTACHMENTS));
       }
@@ -127,10 +135,10 @@ public final class CocoIndexProcessor extends AbstractProcessor {
         guarded(type, () -> process(type, s));
       }
     }
-    for (Element e : annotated(round, AnnotationNames.KEY)) {
+    for (Element e : annotated(round, present, AnnotationNames.KEY)) {
       guarded(e, () -> checkKeyPlacement(e));
     }
-    for (Element e : annotated(round, AnnotationNames.CHILD_HANDLER)) {
+    for (Element e : annotated(round, present, AnnotationNames.CHILD_HANDLER)) {
       guarded(e, () -> checkChildHandlerPlacement(e));
     }
     // Still unresolved when processing is over: javac reports the missing type itself, and an
@@ -215,9 +223,10 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     }
   }
 
-  /** Every element with {@code annotation} in this round, if the annotation is known. */
-  private List<Element> annotated(RoundEnvironment round, String annotation) {
-    TypeElement type = elements.getTypeElement(annotation);
+  /** Every element with {@code annotation} in this round, given the annotations it carries. */
+  private static List<Element> annotated(
+      RoundEnvironment round, Map<String, TypeElement> present, String annotation) {
+    TypeElement type = present.get(annotation);
     return type == null ? List.of() : new ArrayList<>(round.getElementsAnnotatedWith(type));
   }
 }
