@@ -7,8 +7,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * UTF-8 encoding into a caller's buffer, for the runtime's encoders (fingerprints, the Smile
- * writer of generated codecs): {@code String.getBytes} allocates an array per string, and these
- * encode a string for every declared value. Not for connector code.
+ * writer of generated codecs), which encode strings for every declared value: a short string is
+ * encoded in place without an intermediate array, a longer ASCII one through the JDK's vectorized
+ * {@code getBytes}, and an unpaired surrogate is rejected rather than replaced by {@code '?'}.
+ * Not for connector code.
  */
 public final class Utf8 {
   /** Below this length the loop beats allocating the JDK's encoding (measured on JDK 17). */
