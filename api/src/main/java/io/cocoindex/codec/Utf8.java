@@ -8,13 +8,13 @@ import java.nio.charset.StandardCharsets;
 /**
  * UTF-8 encoding into a caller's buffer, for the runtime's encoders (fingerprints, the Smile
  * writer of generated codecs), which encode strings for every declared value: a short string is
- * encoded in place without an intermediate array, a longer ASCII one through the JDK's vectorized
- * {@code getBytes}, and an unpaired surrogate is rejected rather than replaced by {@code '?'}.
+ * encoded in place without an intermediate array, a longer one through the JDK's vectorized {@code
+ * getBytes}, and an unpaired surrogate is rejected rather than replaced by {@code '?'}.
  * Not for connector code.
  */
 public final class Utf8 {
   /** Below this length the loop beats allocating the JDK's encoding (measured on JDK 17). */
-  private static final int ASCII_COPY_MIN = 8;
+  private static final int JDK_MIN_LENGTH = 8;
 
   private Utf8() {}
 
@@ -27,15 +27,14 @@ public final class Utf8 {
    */
   public static int encode(String s, byte[] out, int pos) {
     int len = s.length();
-    if (len >= ASCII_COPY_MIN) {
-      // The JDK encodes an ASCII string with a vectorized check and an array copy, several
-      // times faster than the loop below. One byte per char means ASCII, or unpaired surrogates
-      // that the JDK replaced by '?': with no '?' in its bytes it is ASCII (else the loop
-      // decides, rejecting the surrogates).
+    if (len >= JDK_MIN_LENGTH) {
+      // The JDK encodes with vectorized ASCII runs, several times faster than the loop below. It
+      // replaces an unpaired surrogate by '?': bytes without a '?' are exactly the UTF-8 form;
+      // with one, the loop decides (and rejects the surrogate).
       byte[] jdk = s.getBytes(StandardCharsets.UTF_8);
-      if (jdk.length == len && !containsQuestionMark(jdk)) {
-        System.arraycopy(jdk, 0, out, pos, len);
-        return pos + len;
+      if (!containsQuestionMark(jdk)) {
+        System.arraycopy(jdk, 0, out, pos, jdk.length);
+        return pos + jdk.length;
       }
     }
     int p = pos;

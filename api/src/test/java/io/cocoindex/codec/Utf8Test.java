@@ -37,7 +37,8 @@ class Utf8Test {
   @ValueSource(strings = {
       "\ud83d", "\ude00", "an unpaired high surrogate \ud83d at length > 8",
       "an unpaired low surrogate \ude00 at length > 8", "reversed pair \ude00\ud83d here",
-      "ends on a high surrogate, long \ud83d"})
+      "ends on a high surrogate, long \ud83d",
+      "caf\u00e9 \ud800 cr\u00e8me, non-ASCII around it"})
   void rejectsUnpairedSurrogatesWhereTheJdkWouldWriteAQuestionMark(String s) {
     byte[] out = new byte[3 * s.length()];
 
