@@ -102,27 +102,14 @@ final class GroupReads<V> {
     }
   }
 
-  /** Waits for a leader's result; on the engine's fork-join pool as a managed block. */
+  /**
+   * Waits for a leader's result; on the engine's fork-join pool as a managed block while the pool
+   * may add a spare thread ({@link ManagedBlocking#spareThreads}).
+   */
   private static <V> V await(CompletableFuture<V> f) throws SQLException {
     try {
-      if (!f.isDone()) {
-        ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
-          @Override
-          public boolean block() throws InterruptedException {
-            try {
-              f.get();
-            } catch (ExecutionException e) {
-              // reported below
-            }
-            return true;
-          }
-
-          @Override
-          public boolean isReleasable() {
-            return f.isDone();
-          }
-        });
-      }
+      // The leader reads on its own thread, so a plain wait (past the spares) is safe.
+      ManagedBlocking.awaitDone(f);
       return f.join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

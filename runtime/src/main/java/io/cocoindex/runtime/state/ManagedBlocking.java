@@ -1,14 +1,96 @@
 package io.cocoindex.runtime.state;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Blocking store I/O as a fork-join managed block: on the engine's component pool, which has a
- * thread per core, the pool may add a thread while a round trip to a shared store is in flight
- * instead of stalling every component behind it. Elsewhere the call simply runs.
+ * thread per core, the pool may add a spare thread while a round trip to a shared store is in
+ * flight instead of stalling every component behind it. Elsewhere the call simply runs.
+ *
+ * <p>Spares are bounded ({@link #spareThreads}): a fork-join pool starts one for every managed
+ * block it is asked to compensate, and with hundreds of components waiting on a shared store's
+ * round trips a worker's pool grew past a hundred threads. Once the bound is reached a round
+ * trip blocks its thread plainly; that is always safe here, since the I/O never waits for
+ * another component's task.
  */
 public final class ManagedBlocking {
+  /** Managed blocks in flight per pool: each may hold a spare thread. */
+  private static final Map<ForkJoinPool, AtomicInteger> SPARES_IN_USE =
+      Collections.synchronizedMap(new WeakHashMap<>());
+
   private ManagedBlocking() {}
+
+  /** Spare threads store I/O may add to a pool of {@code parallelism}: 4 per core, 8 or more. */
+  public static int spareThreads(int parallelism) {
+    return Math.max(8, 4 * parallelism);
+  }
+
+  /**
+   * Blocks with {@code blocker}: as a fork-join managed block on a pool worker while fewer than
+   * {@link #spareThreads} of its pool's managed blocks are in flight, plainly otherwise.
+   */
+  public static void block(ForkJoinPool.ManagedBlocker blocker) throws InterruptedException {
+    AtomicInteger inUse = reserveSpare();
+    if (inUse == null) {
+      while (!blocker.isReleasable() && !blocker.block()) {
+        // block() returned early; ask again
+      }
+      return;
+    }
+    try {
+      ForkJoinPool.managedBlock(blocker);
+    } finally {
+      inUse.decrementAndGet();
+    }
+  }
+
+  /**
+   * Waits until {@code f} is done, through {@link #block}. The wait parks the thread itself:
+   * {@link CompletableFuture#get} on a pool worker is a managed block of its own, which would
+   * add a spare past the bound.
+   */
+  public static void awaitDone(CompletableFuture<?> f) throws InterruptedException {
+    if (f.isDone()) {
+      return;
+    }
+    Thread waiter = Thread.currentThread();
+    f.whenComplete((v, e) -> LockSupport.unpark(waiter));
+    block(new ForkJoinPool.ManagedBlocker() {
+      @Override
+      public boolean block() throws InterruptedException {
+        LockSupport.park(f);
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+        return f.isDone();
+      }
+
+      @Override
+      public boolean isReleasable() {
+        return f.isDone();
+      }
+    });
+  }
+
+  private static AtomicInteger reserveSpare() {
+    if (!(Thread.currentThread() instanceof ForkJoinWorkerThread worker)) {
+      return null;
+    }
+    ForkJoinPool pool = worker.getPool();
+    AtomicInteger inUse = SPARES_IN_USE.computeIfAbsent(pool, p -> new AtomicInteger());
+    if (inUse.incrementAndGet() <= spareThreads(pool.getParallelism())) {
+      return inUse;
+    }
+    inUse.decrementAndGet();
+    return null;
+  }
 
   /** Work that may throw a checked exception. */
   @FunctionalInterface
@@ -17,7 +99,8 @@ public final class ManagedBlocking {
   }
 
   /**
-   * Runs {@code call} as a managed block and returns its result, rethrowing what it threw.
+   * Runs {@code call}, as a managed block while the pool may add a spare, and returns its
+   * result, rethrowing what it threw.
    *
    * @param what what the call does, for the error when the wait is interrupted
    */
@@ -25,7 +108,7 @@ public final class ManagedBlocking {
     Object[] result = new Object[1];
     Exception[] failure = new Exception[1];
     try {
-      ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
+      block(new ForkJoinPool.ManagedBlocker() {
         private boolean done;
 
         @Override

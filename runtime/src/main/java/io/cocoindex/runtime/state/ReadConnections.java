@@ -40,8 +40,8 @@ final class ReadConnections implements AutoCloseable {
 
   /**
    * Runs {@code op} on an idle connection. The engine calls this from its fork-join pool: the
-   * wait is a managed block, so the pool adds a thread meanwhile and a few slow round trips do
-   * not stall every component.
+   * wait is a managed block, so the pool adds a thread meanwhile (up to its bound of spares) and a
+   * few slow round trips do not stall every component.
    */
   <T> T read(Read<T> op) throws SQLException {
     if (!managedBlocking || !(Thread.currentThread() instanceof ForkJoinWorkerThread)) {

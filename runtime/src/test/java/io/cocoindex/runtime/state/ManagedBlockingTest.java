@@ -1,0 +1,116 @@
+package io.cocoindex.runtime.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Store waits on the component pool add spare threads, but never more than the bound. */
+class ManagedBlockingTest {
+  static final int PARALLELISM = 2;
+  static final int BOUND = 10; // 2 core threads + at least 8 spares
+  static final int WAITERS = 60;
+
+  final ForkJoinPool pool = new ForkJoinPool(PARALLELISM);
+
+  @AfterEach
+  void shutdown() throws InterruptedException {
+    pool.shutdownNow();
+    pool.awaitTermination(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void blockedRoundTripsAddSparesUpToTheBoundAndAllFinish() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger blocked = new AtomicInteger();
+    List<CompletableFuture<String>> calls = new ArrayList<>();
+    for (int i = 0; i < WAITERS; i++) {
+      int n = i;
+      calls.add(CompletableFuture.supplyAsync(() -> ManagedBlocking.run(() -> {
+        blocked.incrementAndGet();
+        awaitQuietly(release);
+        return "call " + n;
+      }, "waiting in a test"), pool));
+    }
+    // Every thread the pool has is blocked: the core threads and the spares it was allowed.
+    int settled = awaitPlateau(blocked);
+    assertThat(settled).isGreaterThan(PARALLELISM).isLessThanOrEqualTo(BOUND);
+    assertThat(pool.getPoolSize()).isEqualTo(settled);
+
+    release.countDown();
+    for (int i = 0; i < WAITERS; i++) {
+      assertThat(calls.get(i).get(10, TimeUnit.SECONDS)).isEqualTo("call " + i);
+    }
+    assertThat(pool.getPoolSize()).isLessThanOrEqualTo(BOUND);
+  }
+
+  @Test
+  void waitsForFuturesCompletedElsewhereAddNoMoreThanTheBound() throws Exception {
+    List<CompletableFuture<Integer>> results = new ArrayList<>();
+    List<CompletableFuture<Integer>> waits = new ArrayList<>();
+    AtomicInteger waiting = new AtomicInteger();
+    for (int i = 0; i < WAITERS; i++) {
+      CompletableFuture<Integer> result = new CompletableFuture<>();
+      results.add(result);
+      waits.add(CompletableFuture.supplyAsync(() -> {
+        waiting.incrementAndGet();
+        try {
+          ManagedBlocking.awaitDone(result);
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        return result.join() * 2;
+      }, pool));
+    }
+    int settled = awaitPlateau(waiting);
+    assertThat(settled).isGreaterThan(PARALLELISM).isLessThanOrEqualTo(BOUND);
+    assertThat(pool.getPoolSize()).isEqualTo(settled);
+
+    for (int i = 0; i < WAITERS; i++) {
+      results.get(i).complete(i);
+    }
+    for (int i = 0; i < WAITERS; i++) {
+      assertThat(waits.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(2 * i);
+    }
+  }
+
+  @Test
+  void offThePoolACallSimplyRuns() throws Exception {
+    assertThat(ManagedBlocking.run(() -> Thread.currentThread().getName(), "a test"))
+        .isEqualTo(Thread.currentThread().getName());
+    CompletableFuture<String> done = CompletableFuture.completedFuture("x");
+    ManagedBlocking.awaitDone(done);
+    assertThat(done).isCompletedWithValue("x");
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Waits until {@code counter} has not moved for 300 ms; returns its value. */
+  private static int awaitPlateau(AtomicInteger counter) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    int last = -1;
+    while (System.nanoTime() < deadline) {
+      int now = counter.get();
+      if (now == last && now > 0) {
+        return now;
+      }
+      last = now;
+      Thread.sleep(300);
+    }
+    throw new AssertionError("the pool kept starting tasks: " + counter.get());
+  }
+}
