@@ -45,11 +45,16 @@ public final class JdbcStateTables {
   private final String deleteBelow;
   private final String putComponent;
   private final String deleteComponent;
+  // The reads made for every component.
+  private final String ownedBySql;
+  private final String componentSql;
 
   /** Whether precommits and settles are resolved against the rows the engine loaded. */
   private final boolean trustLoadedRows;
   /** The table of settled runs, or null when this store settles every state by itself. */
   private final String settledRunsTable;
+  /** The per-component reads' statements, kept per connection; null: prepared each time. */
+  private final StatementCache statements;
   /** Per app, its settled runs as last read or written (reads resolve rows against them). */
   private final Map<String, SettledRuns> settled = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -62,17 +67,20 @@ public final class JdbcStateTables {
    *     against them instead of reading every row again inside the write transaction
    */
   public JdbcStateTables(String prefix, boolean lockRowsForUpdate, boolean trustLoadedRows) {
-    this(prefix, lockRowsForUpdate, trustLoadedRows, false);
+    this(prefix, lockRowsForUpdate, trustLoadedRows, false, false);
   }
 
   /**
    * @param recordSettledRuns keep a table of settled runs ({@code <prefix>settled_run}), so that
    *     a state applied by a run that completes needs no settle of its own (see {@link
    *     SettledRuns})
+   * @param cacheStatements keep the per-component reads' statements prepared on each connection
+   *     (for a driver without a statement cache of its own, such as SQLite's)
    */
   public JdbcStateTables(String prefix, boolean lockRowsForUpdate, boolean trustLoadedRows,
-      boolean recordSettledRuns) {
+      boolean recordSettledRuns, boolean cacheStatements) {
     this.trustLoadedRows = trustLoadedRows;
+    this.statements = cacheStatements ? new StatementCache() : null;
     this.settledRunsTable = recordSettledRuns ? prefix + "settled_run" : null;
     this.apps = prefix + "app";
     this.states = prefix + "target_state";
@@ -92,6 +100,9 @@ public final class JdbcStateTables {
         + " memo_fp=excluded.memo_fp, memo_deps=excluded.memo_deps,"
         + " memo_values=excluded.memo_values, state_count=excluded.state_count";
     this.deleteComponent = "DELETE FROM " + components + " WHERE app=? AND path=?";
+    this.ownedBySql = "SELECT " + STATE_COLUMNS + " FROM " + states + " WHERE app=? AND owner=?";
+    this.componentSql =
+        "SELECT " + COMPONENT_COLUMNS + " FROM " + components + " WHERE app=? AND path=?";
   }
 
   public String appTable() {
@@ -204,6 +215,10 @@ public final class JdbcStateTables {
     }
   }
 
+  private StatementCache.Prepared prepare(Connection c, String sql) throws SQLException {
+    return statements != null ? statements.prepare(c, sql) : StatementCache.uncached(c, sql);
+  }
+
   public Optional<TrackedState> get(Connection c, String app, byte[] path) throws SQLException {
     return Optional.ofNullable(read(c, app, path, ""));
   }
@@ -240,8 +255,8 @@ public final class JdbcStateTables {
   public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     List<TrackedState> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT " + STATE_COLUMNS + " FROM " + states + " WHERE app=? AND owner=?")) {
+    try (StatementCache.Prepared p = prepare(c, ownedBySql)) {
+      PreparedStatement ps = p.statement();
       ps.setString(1, app);
       ps.setBytes(2, owner);
       try (ResultSet rs = ps.executeQuery()) {
@@ -272,8 +287,8 @@ public final class JdbcStateTables {
 
   public Optional<ComponentRecord> component(Connection c, String app, byte[] path)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT " + COMPONENT_COLUMNS + " FROM " + components + " WHERE app=? AND path=?")) {
+    try (StatementCache.Prepared p = prepare(c, componentSql)) {
+      PreparedStatement ps = p.statement();
       ps.setString(1, app);
       ps.setBytes(2, path);
       try (ResultSet rs = ps.executeQuery()) {

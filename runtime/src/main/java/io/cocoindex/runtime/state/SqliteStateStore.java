@@ -51,7 +51,7 @@ public final class SqliteStateStore extends JdbcStateStore {
   }
 
   private SqliteStateStore(Path dir, Path file, Durability durability) {
-    super(new JdbcStateTables("", false, true, true), connect(dir, file, durability));
+    super(new JdbcStateTables("", false, true, true, true), connect(dir, file, durability));
     this.dir = dir;
     this.file = file;
     this.url = url(file);
