@@ -3,6 +3,7 @@ package io.cocoindex.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -70,6 +71,11 @@ public final class Main {
     Path tmp = tempDir(dir);
     Report report = new Report(out);
     out.println(machine());
+    if (parts.contains("engine") && !heapFixedAndTouched()) {
+      out.println("note: the heap is not fixed and pre-touched (" + HEAP_FLAGS + "): while it"
+          + " grows, a run's first touch of new heap pages costs page faults, and whole runs"
+          + " vary 2-3x; see BENCHMARKS.md");
+    }
     out.printf(Locale.ROOT, "size %s; temp dir %s; target SQLite: WAL, synchronous=%s on both"
             + " sides; state store: WAL, synchronous=%s%n", cfg.name(), tmp,
         targetSynchronous(tmp), EngineBench.STORE_DURABILITY);
@@ -126,6 +132,31 @@ public final class Main {
     } finally {
       EngineWorkloads.deleteFile(probe);
     }
+  }
+
+  /** The JVM flags BENCHMARKS.md runs the harness with. */
+  static final String HEAP_FLAGS = "-Xms2g -Xmx2g -XX:+AlwaysPreTouch";
+
+  /**
+   * Whether this JVM's heap is fixed in size and touched up front. Otherwise G1 grows it during
+   * the first runs, and each run that allocates into pages never touched before pays a page
+   * fault per page: measured here as 2-5x the CPU of the same run on a touched heap.
+   */
+  static boolean heapFixedAndTouched() {
+    List<String> flags = ManagementFactory.getRuntimeMXBean().getInputArguments();
+    String xms = null;
+    String xmx = null;
+    boolean touched = false;
+    for (String f : flags) {
+      if (f.startsWith("-Xms")) {
+        xms = f.substring(4);
+      } else if (f.startsWith("-Xmx")) {
+        xmx = f.substring(4);
+      } else if (f.equals("-XX:+AlwaysPreTouch")) {
+        touched = true;
+      }
+    }
+    return touched && xms != null && xms.equals(xmx);
   }
 
   static String machine() {
