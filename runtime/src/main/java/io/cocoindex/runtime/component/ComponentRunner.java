@@ -73,7 +73,7 @@ public final class ComponentRunner {
         if (gate != null) {
           gate.release();
         }
-        run.protect(ctx.path);
+        run.leftToAnotherWorker(ctx.path);
         run.stats.componentFinished();
         log.debug("component {} is being processed by another worker; skipped", ctx.path);
         return CompletableFuture.completedFuture(true);

@@ -23,6 +23,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Ends one processing component: reconciles what it declared against what was tracked, then
@@ -35,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
  * claimed it, so a move between components is an update, never a delete plus a create.
  */
 public final class ComponentCommit {
+  private static final Logger log = LoggerFactory.getLogger(ComponentCommit.class);
 
   /**
    * What a component hands over when its body and children are done.
@@ -61,6 +64,8 @@ public final class ComponentCommit {
   /** Stored rows by encoded path: decoding every owned path's keys would cost more than all else. */
   private final Map<PathKey, TrackedState> rows = new HashMap<>();
   private final List<TargetPath> undeclaredOwned = new ArrayList<>();
+  /** Leases of the states taken over from another component, held until the commit. */
+  private final List<AutoCloseable> stateLeases = new ArrayList<>();
   private volatile boolean componentPrecommitted;
 
   private ComponentCommit(Run run, Input in) {
@@ -75,14 +80,21 @@ public final class ComponentCommit {
     }
     ComponentCommit c = new ComponentCommit(run, in);
     c.claim();
-    c.load();
-    c.reconcileAll();
-    if (run.mode == RunMode.PREVIEW) {
-      c.plan();
-      c.offerOrphans();
-      return CompletableFuture.completedFuture(null);
+    try {
+      c.load();
+      c.reconcileAll();
+      if (run.mode == RunMode.PREVIEW) {
+        c.plan();
+        c.offerOrphans();
+        c.releaseStateLeases();
+        return CompletableFuture.completedFuture(null);
+      }
+      return c.applyLevels().thenComposeAsync(v -> c.commit(), run.componentPool)
+          .whenComplete((v, e) -> c.releaseStateLeases());
+    } catch (RuntimeException | Error e) {
+      c.releaseStateLeases();
+      throw e;
     }
-    return c.applyLevels().thenComposeAsync(v -> c.commit(), run.componentPool);
   }
 
   private void claim() {
@@ -120,9 +132,45 @@ public final class ComponentCommit {
         missing.add(d.path().encodedUnsafe()); // only read
       }
     }
+    List<byte[]> takenOver = new ArrayList<>();
     for (TrackedState s : run.store.getAll(run.app, missing)) {
       rows.put(PathKey.ofEncoded(s.path()), s);
+      takenOver.add(s.path());
     }
+    if (!takenOver.isEmpty() && run.mode != RunMode.PREVIEW
+        && !run.store.exclusiveWhileLocked()) {
+      leaseTakenOver(takenOver);
+    }
+  }
+
+  /**
+   * On a store shared by concurrent workers, holds the leases of the states this component takes
+   * over from another until its commit, and reads them again under the leases: the old owner's
+   * worker may be deleting them in its orphan sweep right now (see {@link
+   * io.cocoindex.runtime.state.StateStore#leaseState}).
+   */
+  private void leaseTakenOver(List<byte[]> paths) {
+    paths.sort(Arrays::compareUnsigned);
+    for (byte[] path : paths) {
+      stateLeases.add(run.store.leaseState(run.app, path));
+    }
+    for (byte[] path : paths) {
+      rows.remove(PathKey.ofEncoded(path));
+    }
+    for (TrackedState s : run.store.getAll(run.app, paths)) {
+      rows.put(PathKey.ofEncoded(s.path()), s);
+    }
+  }
+
+  private void releaseStateLeases() {
+    for (AutoCloseable lease : stateLeases) {
+      try {
+        lease.close();
+      } catch (Exception e) {
+        log.warn("releasing a target state lease of {} failed", in.component, e);
+      }
+    }
+    stateLeases.clear();
   }
 
   private void reconcileAll() {

@@ -8,6 +8,7 @@ import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -51,6 +52,7 @@ public final class OrphanSweep {
   /** Runs the sweep; failures are recorded on the run. */
   public static void sweep(Run run) {
     OrphanSweep s = new OrphanSweep(run);
+    s.awaitOtherWorkers();
     try {
       s.collect();
       s.process();
@@ -59,12 +61,36 @@ public final class OrphanSweep {
     }
   }
 
+  /**
+   * With concurrent workers, waits for the components this run left to other workers: one may
+   * be taking over a state this worker's components no longer declare, and the sweep must see
+   * that move (the new owner) rather than delete the state under it. Waits holding no lease, so
+   * no worker waits on this one meanwhile.
+   */
+  private void awaitOtherWorkers() {
+    if (run.mode != RunMode.UPDATE || run.store.exclusiveWhileLocked()
+        || run.leasedElsewhere.isEmpty()) {
+      return;
+    }
+    List<byte[]> paths = new ArrayList<>();
+    for (TargetPath p : run.leasedElsewhere) {
+      paths.add(p.encoded());
+    }
+    long start = System.nanoTime();
+    run.store.awaitComponentsReleased(run.app, paths);
+    long waitedMs = (System.nanoTime() - start) / 1_000_000;
+    if (waitedMs >= 100) {
+      log.debug("waited {} ms for {} components of other workers before the orphan sweep",
+          waitedMs, paths.size());
+    }
+  }
+
   private void releaseLeases() {
     for (AutoCloseable lease : leases) {
       try {
         lease.close();
       } catch (Exception e) {
-        log.warn("releasing a component lease failed", e);
+        log.warn("releasing a lease taken by the orphan sweep failed", e);
       }
     }
   }
@@ -109,11 +135,22 @@ public final class OrphanSweep {
     List<Deletion> deletions = new ArrayList<>();
     List<StateWrite> forget = new ArrayList<>();
     Set<TargetPath> keptOwners = new HashSet<>();
-    for (Map.Entry<TargetPath, TargetPath> e : candidates.entrySet()) {
+    // With concurrent workers, another worker's component may be taking a candidate over right
+    // now: hold each candidate's lease from the owner check below until the commit, taken in
+    // encoded-path order like a takeover's (see StateStore#leaseState).
+    boolean leaseStates = run.mode != RunMode.PREVIEW && !run.store.exclusiveWhileLocked();
+    List<Map.Entry<TargetPath, TargetPath>> ordered = new ArrayList<>(candidates.entrySet());
+    if (leaseStates) {
+      ordered.sort((a, b) -> Arrays.compareUnsigned(a.getKey().encoded(), b.getKey().encoded()));
+    }
+    for (Map.Entry<TargetPath, TargetPath> e : ordered) {
       TargetPath path = e.getKey();
       TargetPath owner = e.getValue();
       if (run.claims.contains(path) || belowDeletedContainer(path)) {
         continue;
+      }
+      if (leaseStates) {
+        leases.add(run.store.leaseState(run.app, path.encoded()));
       }
       Optional<TrackedState> found = run.store.get(run.app, path.encoded());
       if (found.isEmpty()) {

@@ -65,6 +65,8 @@ public final class Run {
   final Set<TargetPath> visited = ConcurrentHashMap.newKeySet();
   /** Subtrees whose tracking must be left alone: memo hits, failed bodies. */
   final Set<TargetPath> protectedSubtrees = ConcurrentHashMap.newKeySet();
+  /** Components skipped because another worker held or had claimed them in this round. */
+  final ConcurrentLinkedQueue<TargetPath> leasedElsewhere = new ConcurrentLinkedQueue<>();
   /** States a component owned but did not declare, checked by the sweep at the end. */
   final ConcurrentLinkedQueue<OrphanCandidate> orphanCandidates = new ConcurrentLinkedQueue<>();
   final List<PlannedAction> planned = Collections.synchronizedList(new ArrayList<>());
@@ -133,6 +135,12 @@ public final class Run {
 
   public void protect(TargetPath subtree) {
     protectedSubtrees.add(subtree);
+  }
+
+  /** {@code component} was left to the worker that holds or claimed it; its tracking is kept. */
+  public void leftToAnotherWorker(TargetPath component) {
+    protect(component);
+    leasedElsewhere.add(component);
   }
 
   public void fail(TargetPath component, Throwable error) {

@@ -43,6 +43,16 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public void awaitComponentsReleased(String app, Collection<byte[]> componentPaths) {
+    delegate.awaitComponentsReleased(app, componentPaths);
+  }
+
+  @Override
+  public AutoCloseable leaseState(String app, byte[] statePath) {
+    return delegate.leaseState(app, statePath);
+  }
+
+  @Override
   public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
     return delegate.leaseComponents(app, componentPaths);
   }

@@ -8,7 +8,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
@@ -51,6 +54,11 @@ public final class PostgresStateStore extends JdbcStateStore {
    * Parameters: paths (bytea[]), their lock keys (bigint[]), app, this run's start. Returns one
    * row per lock taken: (path, granted). The CTEs are materialized so each lock is tried once.
    */
+  /** The single-key advisory locks held in this database, as the keys pg_advisory_lock took. */
+  private static final String HELD_ADVISORY_LOCKS_SQL = "SELECT (classid::bigint << 32)"
+      + " | objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"
+      + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
   private static final String BATCH_LEASE_SQL =
       "WITH req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
           + " AS r(path, key)),"
@@ -193,7 +201,66 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
-    long key = lockKey(app, componentPath);
+    return lease(lockKey(app, componentPath), wait,
+        (connection) -> wait || claimForThisRun(connection, app, componentPath),
+        "a component lease");
+  }
+
+  /** The advisory lock of one target state (a key space apart from the components'). */
+  @Override
+  public AutoCloseable leaseState(String app, byte[] statePath) {
+    byte[] fp = Fingerprint.of(Arrays.asList(app, "target state", statePath)).bytes();
+    return lease(ByteBuffer.wrap(fp).getLong(), true, connection -> true, "a target state lease");
+  }
+
+  /**
+   * Polls the server's advisory locks (one query each time, on a lease connection) until none of
+   * {@code componentPaths}' locks is held. A worker that dies gives its locks back with its
+   * connection, so this waits only for live workers' components.
+   */
+  @Override
+  public void awaitComponentsReleased(String app, Collection<byte[]> componentPaths) {
+    Set<Long> waitingFor = new HashSet<>();
+    for (byte[] path : componentPaths) {
+      waitingFor.add(lockKey(app, path));
+    }
+    Connection connection = leaseConnections[0];
+    try {
+      while (!waitingFor.isEmpty()) {
+        Set<Long> held = new HashSet<>();
+        synchronized (connection) {
+          try (Statement st = connection.createStatement();
+              ResultSet rs = st.executeQuery(HELD_ADVISORY_LOCKS_SQL)) {
+            while (rs.next()) {
+              held.add(rs.getLong(1));
+            }
+          }
+        }
+        waitingFor.retainAll(held);
+        if (!waitingFor.isEmpty()) {
+          Thread.sleep(20);
+        }
+      }
+    } catch (SQLException e) {
+      throw failure("wait for other workers' components", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StateStoreException("interrupted while waiting for other workers' components");
+    }
+  }
+
+  /** What must hold once a lock is taken for the lease to be granted. */
+  private interface LeaseCondition {
+    boolean holds(Connection leaseConnection) throws SQLException;
+  }
+
+  /**
+   * Takes advisory lock {@code key} on its lease connection, polling while another session holds
+   * it if {@code wait}; gives the lock back at once when {@code condition} fails.
+   *
+   * @return the lease, or null when not granted
+   */
+  private AutoCloseable lease(long key, boolean wait, LeaseCondition condition, String what) {
     Connection leaseConnection = leaseConnections[(int) Math.floorMod(key, LEASE_CONNECTIONS)];
     try {
       while (true) {
@@ -208,7 +275,7 @@ public final class PostgresStateStore extends JdbcStateStore {
             }
           }
           if (locked) {
-            if (wait || claimForThisRun(leaseConnection, app, componentPath)) {
+            if (condition.holds(leaseConnection)) {
               return releaser.lease(leaseConnection, key);
             }
             unlock(leaseConnection, key);
@@ -221,10 +288,10 @@ public final class PostgresStateStore extends JdbcStateStore {
         Thread.sleep(20);
       }
     } catch (SQLException e) {
-      throw failure("take a component lease", e);
+      throw failure("take " + what, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new StateStoreException("interrupted while waiting for a component lease");
+      throw new StateStoreException("interrupted while waiting for " + what);
     }
   }
 

@@ -62,6 +62,27 @@ public interface StateStore extends AutoCloseable {
     return leases;
   }
 
+  /**
+   * Takes the lease of one target state, waiting while another worker holds it. Taken only where
+   * two workers can act on one state at once: a component taking over a state another component
+   * owned, and the end-of-run sweep deleting a state its owner no longer declares. Each holds
+   * it from re-reading the row until its settle, so a sweep never deletes a state that is being
+   * moved, and a move never misses a deletion. Several leases are taken in encoded-path order
+   * (unsigned bytes), so two holders cannot wait for each other. Released by closing the handle.
+   * A store used by one process grants it at once.
+   */
+  default AutoCloseable leaseState(String app, byte[] statePath) {
+    return NO_LEASE;
+  }
+
+  /**
+   * Waits until no worker holds the lease of any of {@code componentPaths}. The end-of-run sweep
+   * calls it before deciding what to delete: a component another worker is still processing may
+   * be taking over a state this worker would otherwise see as an orphan. A store used by one
+   * process returns at once.
+   */
+  default void awaitComponentsReleased(String app, Collection<byte[]> componentPaths) {}
+
   /** The lease of a store that needs none. */
   AutoCloseable NO_LEASE = () -> {};
 
