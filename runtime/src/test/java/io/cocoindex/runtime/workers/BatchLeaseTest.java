@@ -10,11 +10,17 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Leasing components in batches on the PostgreSQL store, as two workers see it. */
+/**
+ * Leases on the PostgreSQL store, as two workers see them: components leased in batches, and
+ * what keeps an orphan sweep and a takeover of the same state apart (a state's lease is held by
+ * one worker at a time, and the sweep waits for the components other workers still hold).
+ */
 class BatchLeaseTest {
   String baseUrl;
   String url;
@@ -99,6 +105,52 @@ class BatchLeaseTest {
       awaitLocksHeld(1);
       again.close();
       awaitLocksHeld(0);
+    }
+  }
+
+  @Test
+  void aStateLeaseIsHeldByOneWorkerAtATime() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(url)) {
+      AutoCloseable held = a.leaseState("app", path("rows/x"));
+      CompletableFuture<AutoCloseable> waiting =
+          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("rows/x")));
+      Thread.sleep(300);
+      assertThat(waiting).isNotDone();
+      // Another state's lease is free meanwhile.
+      b.leaseState("app", path("rows/y")).close();
+
+      held.close();
+      waiting.get(5, TimeUnit.SECONDS).close();
+    }
+  }
+
+  @Test
+  void aStateLeaseAndAComponentLeaseOfTheSameBytesAreDifferentLocks() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(url)) {
+      AutoCloseable component = a.leaseComponent("app", path("p"), true);
+      CompletableFuture<AutoCloseable> state =
+          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("p")));
+      state.get(5, TimeUnit.SECONDS).close();
+      component.close();
+    }
+  }
+
+  @Test
+  void theSweepWaitsForTheComponentsAnotherWorkerStillHolds() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(url)) {
+      AutoCloseable c1 = a.leaseComponent("app", path("c1"), true);
+      CompletableFuture<Void> sweep = CompletableFuture.runAsync(
+          () -> b.awaitComponentsReleased("app", List.of(path("c1"), path("c2"))));
+      Thread.sleep(300);
+      assertThat(sweep).isNotDone();
+
+      c1.close();
+      sweep.get(5, TimeUnit.SECONDS);
+      // Nothing held: no wait at all.
+      b.awaitComponentsReleased("app", List.of(path("c1"), path("c2")));
     }
   }
 
