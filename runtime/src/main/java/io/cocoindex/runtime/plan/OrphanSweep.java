@@ -52,9 +52,11 @@ public final class OrphanSweep {
   /** Runs the sweep; failures are recorded on the run. */
   public static void sweep(Run run) {
     OrphanSweep s = new OrphanSweep(run);
-    s.awaitOtherWorkers();
     try {
       s.collect();
+      if (!s.candidates.isEmpty()) {
+        s.awaitOtherWorkers();
+      }
       s.process();
     } finally {
       s.releaseLeases();
@@ -64,8 +66,9 @@ public final class OrphanSweep {
   /**
    * With concurrent workers, waits for the components this run left to other workers: one may
    * be taking over a state this worker's components no longer declare, and the sweep must see
-   * that move (the new owner) rather than delete the state under it. Waits holding no lease, so
-   * no worker waits on this one meanwhile.
+   * that move (the new owner) rather than delete the state under it. Only a sweep with candidates
+   * waits. The leases it holds meanwhile are those of stale components, which no worker mounted
+   * in this round, so no worker it waits for waits on them.
    */
   private void awaitOtherWorkers() {
     if (run.mode != RunMode.UPDATE || run.store.exclusiveWhileLocked()
