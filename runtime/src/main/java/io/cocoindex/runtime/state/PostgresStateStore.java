@@ -50,15 +50,15 @@ public final class PostgresStateStore extends JdbcStateStore {
   /** Serializes schema creation across workers starting together. */
   private static final long SCHEMA_LOCK = 0x636f636f696e6465L;
 
-  /**
-   * Parameters: paths (bytea[]), their lock keys (bigint[]), app, this run's start. Returns one
-   * row per lock taken: (path, granted). The CTEs are materialized so each lock is tried once.
-   */
   /** The single-key advisory locks held in this database, as the keys pg_advisory_lock took. */
   private static final String HELD_ADVISORY_LOCKS_SQL = "SELECT (classid::bigint << 32)"
       + " | objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"
       + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
 
+  /**
+   * Parameters: paths (bytea[]), their lock keys (bigint[]), app, this run's start. Returns one
+   * row per lock taken: (path, granted). The CTEs are materialized so each lock is tried once.
+   */
   private static final String BATCH_LEASE_SQL =
       "WITH req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
           + " AS r(path, key)),"
@@ -202,7 +202,7 @@ public final class PostgresStateStore extends JdbcStateStore {
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
     return lease(lockKey(app, componentPath), wait,
-        (connection) -> wait || claimForThisRun(connection, app, componentPath),
+        connection -> wait || claimForThisRun(connection, app, componentPath),
         "a component lease");
   }
 
