@@ -74,7 +74,7 @@ public final class Main {
     if (parts.contains("engine") && !heapFixedAndTouched()) {
       out.println("note: the heap is not fixed and pre-touched (" + HEAP_FLAGS + "): while it"
           + " grows, a run's first touch of new heap pages costs page faults, and whole runs"
-          + " vary 2-3x; see BENCHMARKS.md");
+          + " vary 2-5x; see BENCHMARKS.md");
     }
     out.printf(Locale.ROOT, "size %s; temp dir %s; target SQLite: WAL, synchronous=%s on both"
             + " sides; state store: WAL, synchronous=%s%n", cfg.name(), tmp,

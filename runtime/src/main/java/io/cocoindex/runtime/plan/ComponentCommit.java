@@ -85,8 +85,7 @@ public final class ComponentCommit {
       c.reconcileAll();
       if (run.mode == RunMode.PREVIEW) {
         c.plan();
-        c.offerOrphans();
-        c.releaseStateLeases();
+        c.offerOrphans(); // a preview takes no leases
         return CompletableFuture.completedFuture(null);
       }
       return c.applyLevels().thenComposeAsync(v -> c.commit(), run.componentPool)
