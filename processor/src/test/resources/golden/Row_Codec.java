@@ -2,6 +2,7 @@ package test;
 
 import io.cocoindex.codec.CodecFormatException;
 import io.cocoindex.codec.GeneratedCodec;
+import io.cocoindex.codec.GeneratedCodecs;
 import io.cocoindex.codec.ValueReader;
 import io.cocoindex.codec.ValueWriter;
 import javax.annotation.processing.Generated;
@@ -57,5 +58,20 @@ public final class Row_Codec implements GeneratedCodec<Row> {
       }
     }
     return new Row(_id, _text);
+  }
+
+  @Override
+  public boolean copiesDirectly() {
+    return true;
+  }
+
+  @Override
+  public Row copy(Row value) {
+    if (value == null) {
+      return null;
+    }
+    return new Row(
+            GeneratedCodecs.copyString(value.id()),
+            GeneratedCodecs.copyString(value.text()));
   }
 }

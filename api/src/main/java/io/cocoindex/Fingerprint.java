@@ -179,23 +179,13 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
 
     /**
      * Writes a string as its UTF-8 length and bytes, encoding in place: what {@code
-     * getBytes(UTF_8)} gives, without the intermediate array.
+     * getBytes(UTF_8)} gives (an unpaired surrogate as {@code '?'}, as ever).
      */
     void writeString(String s) {
       ensure(8 + 3 * s.length());
-      int end = Utf8.encode(s, buf, size + 8);
-      if (end < 0) {
-        // An unpaired surrogate: what getBytes makes of it (a '?'), as ever.
-        writeBlobOf(s.getBytes(StandardCharsets.UTF_8));
-        return;
-      }
+      int end = Utf8.encodeAsJdk(s, buf, size + 8);
       writeLong(end - size - 8);
       size = end;
-    }
-
-    private void writeBlobOf(byte[] bytes) {
-      writeLong(bytes.length);
-      writeBytes(bytes);
     }
 
     private void ensure(int n) {

@@ -25,4 +25,25 @@ public interface GeneratedCodec<T> {
    * @throws CodecFormatException naming the record and field when the stored value does not fit
    */
   T read(ValueReader in);
+
+  /**
+   * Whether {@link #copy} is implemented. Codecs generated before it existed answer false and are
+   * copied through what they write.
+   */
+  default boolean copiesDirectly() {
+    return false;
+  }
+
+  /**
+   * A deep copy of {@code value}, equal to what reading back what {@link #write} writes would
+   * give, made without writing it: records, collections and byte arrays are fresh, immutable
+   * leaves (strings, boxes, enums, UUIDs, fingerprints, keys) are shared. Fails where writing
+   * would: a string holding an unpaired surrogate.
+   *
+   * @throws UnsupportedOperationException when {@link #copiesDirectly()} is false
+   */
+  default T copy(T value) {
+    throw new UnsupportedOperationException(
+        getClass().getName() + " was generated without copy(): regenerate it");
+  }
 }

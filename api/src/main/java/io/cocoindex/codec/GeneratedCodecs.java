@@ -166,6 +166,104 @@ public final class GeneratedCodecs {
     return Optional.ofNullable(readNullable(in, value));
   }
 
+  // ---- copies: the same results as writing and reading back, without the written form ----
+
+  /** What the Smile writer says of a string that has no UTF-8 form. */
+  public static final String UNPAIRED_SURROGATE =
+      "a string holds an unpaired surrogate: not valid Unicode, cannot be written as UTF-8";
+
+  /**
+   * A string as a copy keeps it (strings are immutable).
+   *
+   * @throws IllegalArgumentException when it holds an unpaired surrogate, as writing it would
+   */
+  public static String copyString(String s) {
+    if (s != null && !Utf8.isWellFormed(s)) {
+      throw new IllegalArgumentException(UNPAIRED_SURROGATE);
+    }
+    return s;
+  }
+
+  /**
+   * A {@code char} as a copy keeps it.
+   *
+   * @throws IllegalArgumentException when it is a surrogate, which has no UTF-8 form alone
+   */
+  public static char copyChar(char c) {
+    if (Character.isSurrogate(c)) {
+      throw new IllegalArgumentException(UNPAIRED_SURROGATE);
+    }
+    return c;
+  }
+
+  /** A boxed {@code char} as a copy keeps it; see {@link #copyChar}. */
+  public static Character copyCharacter(Character c) {
+    return c == null ? null : Character.valueOf(copyChar(c));
+  }
+
+  /** A fresh copy of a byte array, the one mutable leaf. */
+  public static byte[] copyBytes(byte[] b) {
+    return b == null ? null : b.clone();
+  }
+
+  /** An unmodifiable copy of a list, each non-null element copied by {@code element}. */
+  public static <T> List<T> copyList(List<T> list, Function<T, T> element) {
+    if (list == null) {
+      return null;
+    }
+    List<T> copy = new ArrayList<>(list.size());
+    for (T item : list) {
+      copy.add(item == null ? null : element.apply(item));
+    }
+    return Collections.unmodifiableList(copy);
+  }
+
+  /**
+   * An unmodifiable copy of a set in its elements' natural order (the order reading back gives),
+   * each non-null element copied by {@code element}.
+   */
+  public static <T extends Comparable<? super T>> Set<T> copySet(
+      Set<T> set, Function<T, T> element) {
+    if (set == null) {
+      return null;
+    }
+    List<T> sorted = new ArrayList<>(set);
+    sorted.sort(null);
+    Set<T> copy = new LinkedHashSet<>();
+    for (T item : sorted) {
+      copy.add(item == null ? null : element.apply(item));
+    }
+    return Collections.unmodifiableSet(copy);
+  }
+
+  /**
+   * An unmodifiable copy of a map in key order (the order reading back gives), each non-null
+   * value copied by {@code value}.
+   */
+  public static <V> Map<String, V> copyMap(Map<String, V> map, Function<V, V> value) {
+    if (map == null) {
+      return null;
+    }
+    @SuppressWarnings("unchecked")
+    Map.Entry<String, V>[] entries = map.entrySet().toArray(new Map.Entry[map.size()]);
+    if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
+      Arrays.sort(entries, Map.Entry.comparingByKey());
+    }
+    Map<String, V> copy = new LinkedHashMap<>();
+    for (Map.Entry<String, V> e : entries) {
+      V v = e.getValue();
+      copy.put(e.getKey(), v == null ? null : value.apply(v));
+    }
+    return Collections.unmodifiableMap(copy);
+  }
+
+  /** A copy of an optional: empty for a null or empty one, else its value copied. */
+  public static <T> Optional<T> copyOptional(Optional<T> optional, Function<T, T> value) {
+    return optional == null || optional.isEmpty()
+        ? Optional.empty()
+        : Optional.of(value.apply(optional.get()));
+  }
+
   private static String quote(String s) {
     return s == null ? "null" : "'" + s + "'";
   }

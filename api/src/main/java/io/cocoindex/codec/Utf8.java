@@ -64,6 +64,29 @@ public final class Utf8 {
     return p;
   }
 
+  /**
+   * Writes exactly what {@code s.getBytes(UTF_8)} gives (an unpaired surrogate becomes {@code
+   * '?'}) into {@code out} from {@code pos}, which must have room for {@code 3 * s.length()}
+   * bytes. For encoders that have always written the JDK's form (fingerprints): no scan for
+   * surrogates, which costs as much as the encoding itself.
+   *
+   * @return the position after the last byte written
+   */
+  public static int encodeAsJdk(String s, byte[] out, int pos) {
+    if (s.length() >= JDK_MIN_LENGTH) {
+      byte[] jdk = s.getBytes(StandardCharsets.UTF_8);
+      System.arraycopy(jdk, 0, out, pos, jdk.length);
+      return pos + jdk.length;
+    }
+    int end = encode(s, out, pos);
+    if (end >= 0) {
+      return end;
+    }
+    byte[] jdk = s.getBytes(StandardCharsets.UTF_8);
+    System.arraycopy(jdk, 0, out, pos, jdk.length);
+    return pos + jdk.length;
+  }
+
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long QUESTION_MARKS = 0x3F3F3F3F3F3F3F3FL;

@@ -46,6 +46,23 @@ class Utf8Test {
     assertThat(Utf8.isWellFormed(s)).isFalse();
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "", "short", "an ASCII line longer than the copy threshold", "caf\u00e9 cr\u00e8me",
+      "a pair \ud83d\ude00 in a long enough string", "\ud83d", "x\ude00",
+      "an unpaired high surrogate \ud83d at length > 8", "what? \ud800 and a question mark"})
+  void encodeAsJdkWritesTheJdksBytesEvenForUnpairedSurrogates(String s) {
+    byte[] expected = s.getBytes(UTF_8);
+    byte[] out = new byte[3 * s.length() + 4];
+    Arrays.fill(out, (byte) 0x55);
+
+    int end = Utf8.encodeAsJdk(s, out, 1);
+
+    assertThat(end).isEqualTo(1 + expected.length);
+    assertThat(Arrays.copyOfRange(out, 1, end)).isEqualTo(expected);
+    assertThat(out[0]).isEqualTo((byte) 0x55);
+  }
+
   @Test
   void anAsciiStringWithAnUnpairedSurrogateIsNotTakenForAscii() {
     // One byte per char from the JDK (the surrogate becomes '?'), so only the '?' check stops it.

@@ -50,7 +50,15 @@ public final class CodecGenerator {
                     .addStatement("return $T.class", record)
                     .build())
             .addMethod(write(model))
-            .addMethod(read(model));
+            .addMethod(read(model))
+            .addMethod(
+                MethodSpec.methodBuilder("copiesDirectly")
+                    .addAnnotation(Override.class)
+                    .addModifiers(Modifier.PUBLIC)
+                    .returns(boolean.class)
+                    .addStatement("return true")
+                    .build())
+            .addMethod(copy(model));
     GeneratedFiles.annotate(type);
     return GeneratedFiles.file(record.packageName(), type.build());
   }
@@ -108,6 +116,68 @@ public final class CodecGenerator {
             .map(c -> CodeBlock.of("$N", local(c)))
             .collect(CodeBlock.joining(", "));
     return m.addStatement("return new $T($L)", model.record(), args).build();
+  }
+
+  /** A deep copy, component by component, as reading back what write() writes would give. */
+  private MethodSpec copy(CodecModel model) {
+    CodeBlock args =
+        model.components().stream()
+            .map(c -> copyExpr(c.type(), CodeBlock.of("value.$N()", c.name()), 1))
+            .collect(CodeBlock.joining(",\n"));
+    return MethodSpec.methodBuilder("copy")
+        .addAnnotation(Override.class)
+        .addModifiers(Modifier.PUBLIC)
+        .returns(model.record())
+        .addParameter(model.record(), "value")
+        .beginControlFlow("if (value == null)")
+        .addStatement("return null")
+        .endControlFlow()
+        .addStatement("return new $T($>$>\n$L$<$<)", model.record(), args)
+        .build();
+  }
+
+  /** An expression copying {@code expr} of type {@code t}; immutable leaves are kept as they are. */
+  private CodeBlock copyExpr(ValueType t, CodeBlock expr, int depth) {
+    if (t instanceof ValueType.Primitive p) {
+      return p.kind() == ValueType.PrimitiveKind.CHAR
+          ? CodeBlock.of("$T.copyChar($L)", CODECS, expr)
+          : expr;
+    }
+    if (t instanceof ValueType.Boxed b) {
+      return b.kind() == ValueType.PrimitiveKind.CHAR
+          ? CodeBlock.of("$T.copyCharacter($L)", CODECS, expr)
+          : expr;
+    }
+    if (t instanceof ValueType.Scalar s) {
+      return switch (s.kind()) {
+        case STRING -> CodeBlock.of("$T.copyString($L)", CODECS, expr);
+        case BYTES -> CodeBlock.of("$T.copyBytes($L)", CODECS, expr);
+        case UUID, FINGERPRINT, STABLE_KEY -> expr;
+      };
+    }
+    if (t instanceof ValueType.EnumRef) {
+      return expr;
+    }
+    if (t instanceof ValueType.RecordRef r) {
+      return CodeBlock.of("$T.INSTANCE.copy($L)", r.codec(), expr);
+    }
+    if (t instanceof ValueType.ListOf l) {
+      return CodeBlock.of("$T.copyList($L, $L)", CODECS, expr, copyFn(l.element(), depth));
+    }
+    if (t instanceof ValueType.SetOf s) {
+      return CodeBlock.of("$T.copySet($L, $L)", CODECS, expr, copyFn(s.element(), depth));
+    }
+    if (t instanceof ValueType.MapOf m) {
+      return CodeBlock.of("$T.copyMap($L, $L)", CODECS, expr, copyFn(m.value(), depth));
+    }
+    ValueType.OptionalOf o = (ValueType.OptionalOf) t;
+    return CodeBlock.of("$T.copyOptional($L, $L)", CODECS, expr, copyFn(o.value(), depth));
+  }
+
+  /** A {@code Function<T, T>} copying a non-null {@code t}: the collection helpers keep nulls. */
+  private CodeBlock copyFn(ValueType t, int depth) {
+    String v = "v" + depth;
+    return CodeBlock.of("$N -> $L", v, copyExpr(t, CodeBlock.of("$N", v), depth + 1));
   }
 
   /** Locals are prefixed so a component named like a parameter ({@code in}) cannot clash. */

@@ -2,6 +2,7 @@ package io.cocoindex.runtime.codec.generated;
 
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
+import io.cocoindex.codec.GeneratedCodecs;
 import io.cocoindex.codec.Utf8;
 import io.cocoindex.codec.ValueWriter;
 import io.cocoindex.runtime.codec.KeyEncoding;
@@ -295,8 +296,7 @@ final class SmileValueWriter implements ValueWriter {
     buf[size++] = (byte) (0x80 | (v & 0x3F));
   }
 
-  static final String UNPAIRED_SURROGATE =
-      "a string holds an unpaired surrogate: not valid Unicode, cannot be written as UTF-8";
+  static final String UNPAIRED_SURROGATE = GeneratedCodecs.UNPAIRED_SURROGATE;
 
   /** Writes the UTF-8 form of {@code s} at the end; returns its length in bytes. */
   private int writeUtf8(String s) {

@@ -1,0 +1,212 @@
+package io.cocoindex.processor;
+
+import static com.google.testing.compile.CompilationSubject.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.testing.compile.Compilation;
+import io.cocoindex.codec.GeneratedCodec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import javax.tools.JavaFileObject;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A generated codec's {@code copy()} gives what writing and reading back gives: equal values,
+ * fresh records, collections and byte arrays, sets and maps in stored (sorted) order, an empty
+ * optional for a null one; and it fails where writing fails.
+ */
+class GeneratedCopyTest {
+  private static final JavaFileObject KINDS = Fixtures.source("Kinds",
+      "package test;",
+      "import java.util.*;",
+      "@io.cocoindex.annotation.TargetValue",
+      "public record Kinds(String text, byte[] blob, long n, char c, Character boxedChar,",
+      "    Integer boxed, Level level, UUID uuid, io.cocoindex.Fingerprint fp,",
+      "    io.cocoindex.StableKey key, Inner inner, List<Inner> inners, List<byte[]> blobs,",
+      "    Set<String> names, Map<String, Inner> byName, Optional<Inner> maybe,",
+      "    Optional<String> none, List<String> withNull) {",
+      "  public enum Level { LOW, HIGH }",
+      "  @io.cocoindex.annotation.TargetValue",
+      "  public record Inner(String name, byte[] data) {}",
+      "  public static Kinds sample(Optional<String> none, String text) {",
+      "    List<String> withNull = new ArrayList<>();",
+      "    withNull.add(\"a\");",
+      "    withNull.add(null);",
+      "    Map<String, Inner> byName = new HashMap<>();",
+      "    byName.put(\"zeta\", new Inner(\"z\", new byte[] {9}));",
+      "    byName.put(\"alpha\", new Inner(\"a\", null));",
+      "    return new Kinds(text, new byte[] {1, 2}, 7L, 'x', 'y', 42, Level.HIGH,",
+      "        new UUID(1, 2), io.cocoindex.Fingerprint.ofString(\"f\"),",
+      "        io.cocoindex.StableKey.of(\"k\"), new Inner(\"in\", new byte[] {3}),",
+      "        new ArrayList<>(List.of(new Inner(\"l\", new byte[] {4}))),",
+      "        new ArrayList<>(List.of(new byte[] {5})),",
+      "        new HashSet<>(List.of(\"pear\", \"apple\", \"fig\")), byName,",
+      "        Optional.of(new Inner(\"m\", new byte[] {6})), none, withNull);",
+      "  }",
+      "}");
+
+  private static ClassLoader loader;
+
+  @BeforeAll
+  static void compile() {
+    Compilation c = Fixtures.compile(KINDS);
+    assertThat(c).succeededWithoutWarnings();
+    loader = new GeneratedClassLoader(c.generatedFiles());
+  }
+
+  @Test
+  void aCopyEqualsTheOriginalComponentByComponent() throws Exception {
+    Record original = sample(Optional.empty(), "text");
+
+    Record copy = codec("test.Kinds_Codec").copy(original);
+
+    assertThat(copy).isNotSameAs(original);
+    assertDeepEquals(copy, original);
+  }
+
+  @Test
+  void aCopySharesNoMutablePartAndItsCollectionsAreUnmodifiable() throws Exception {
+    Record original = sample(Optional.empty(), "text");
+
+    Record copy = codec("test.Kinds_Codec").copy(original);
+
+    assertThat((byte[]) get(copy, "blob")).isNotSameAs(get(original, "blob"));
+    assertThat((Object) get(copy, "inner")).isNotSameAs(get(original, "inner"));
+    assertThat((byte[]) get(get(copy, "inner"), "data"))
+        .isNotSameAs(get(get(original, "inner"), "data"));
+    List<byte[]> blobs = get(copy, "blobs");
+    assertThat(blobs.get(0)).isNotSameAs(((List<byte[]>) get(original, "blobs")).get(0));
+    Record maybe = ((Optional<Record>) get(copy, "maybe")).orElseThrow();
+    assertThat(maybe).isNotSameAs(((Optional<?>) get(original, "maybe")).orElseThrow());
+    assertThatThrownBy(() -> blobs.add(new byte[0]))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> ((Map<String, Object>) get(copy, "byName")).clear())
+        .isInstanceOf(UnsupportedOperationException.class);
+    // Immutable leaves are shared, not copied.
+    assertThat((Object) get(copy, "text")).isSameAs(get(original, "text"));
+    assertThat((Object) get(copy, "fp")).isSameAs(get(original, "fp"));
+  }
+
+  @Test
+  void setsAndMapsCopyInTheSortedOrderReadingBackGives() throws Exception {
+    Record copy = codec("test.Kinds_Codec").copy(sample(Optional.empty(), "text"));
+
+    assertThat(new ArrayList<>((Set<String>) get(copy, "names")))
+        .containsExactly("apple", "fig", "pear");
+    assertThat(new ArrayList<>(((Map<String, ?>) get(copy, "byName")).keySet()))
+        .containsExactly("alpha", "zeta");
+    assertThat((List<String>) get(copy, "withNull")).containsExactly("a", null);
+  }
+
+  @Test
+  void aNullOptionalCopiesAsEmptyAsItReadsBack() throws Exception {
+    Record copy = codec("test.Kinds_Codec").copy(sample(null, "text"));
+
+    assertThat((Optional<?>) get(copy, "none")).isEmpty();
+  }
+
+  @Test
+  void aStringWithAnUnpairedSurrogateFailsTheCopyAsItFailsWriting() throws Exception {
+    Record bad = sample(Optional.empty(), "broken \ud800 text");
+
+    assertThatThrownBy(() -> codec("test.Kinds_Codec").copy(bad))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unpaired surrogate");
+  }
+
+  @Test
+  void aNullRecordCopiesAsNull() throws Exception {
+    assertThat(codec("test.Kinds_Codec").copy(null)).isNull();
+    assertThat(codec("test.Kinds_Codec").copiesDirectly()).isTrue();
+  }
+
+  // ---- helpers ----
+
+  private static Record sample(Optional<String> none, String text) throws Exception {
+    return (Record) loader.loadClass("test.Kinds")
+        .getMethod("sample", Optional.class, String.class)
+        .invoke(null, none, text);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static GeneratedCodec<Record> codec(String name) throws Exception {
+    return (GeneratedCodec<Record>) loader.loadClass(name).getField("INSTANCE").get(null);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> T get(Object record, String component) throws Exception {
+    for (RecordComponent c : record.getClass().getRecordComponents()) {
+      if (c.getName().equals(component)) {
+        return (T) c.getAccessor().invoke(record);
+      }
+    }
+    throw new IllegalArgumentException(component);
+  }
+
+  /** Records compared component by component, byte arrays by content, collections in order. */
+  private static void assertDeepEquals(Object actual, Object expected) throws Exception {
+    if (expected instanceof Record r) {
+      assertThat(actual).isInstanceOf(r.getClass());
+      for (RecordComponent c : r.getClass().getRecordComponents()) {
+        assertDeepEquals(c.getAccessor().invoke(actual), c.getAccessor().invoke(r));
+      }
+    } else if (expected instanceof byte[] b) {
+      assertThat((byte[]) actual).isEqualTo(b);
+    } else if (expected instanceof List<?> l) {
+      List<?> a = (List<?>) actual;
+      assertThat(a).hasSameSizeAs(l);
+      for (int i = 0; i < l.size(); i++) {
+        assertDeepEquals(a.get(i), l.get(i));
+      }
+    } else if (expected instanceof Map<?, ?> m) {
+      Map<?, ?> a = (Map<?, ?>) actual;
+      assertThat(a.keySet()).isEqualTo(m.keySet());
+      for (Object key : m.keySet()) {
+        assertDeepEquals(a.get(key), m.get(key));
+      }
+    } else if (expected instanceof Optional<?> o) {
+      Optional<?> a = (Optional<?>) actual;
+      assertThat(a.isPresent()).isEqualTo(o.isPresent());
+      if (o.isPresent()) {
+        assertDeepEquals(a.get(), o.get());
+      }
+    } else {
+      assertThat(actual).isEqualTo(expected);
+    }
+  }
+
+  /** Loads the classes a compile-testing compilation wrote. */
+  private static final class GeneratedClassLoader extends ClassLoader {
+    private final List<JavaFileObject> files;
+
+    GeneratedClassLoader(List<JavaFileObject> files) {
+      super(GeneratedCopyTest.class.getClassLoader());
+      this.files = files;
+    }
+
+    @Override
+    protected Class<?> findClass(String name) throws ClassNotFoundException {
+      String path = "/CLASS_OUTPUT/" + name.replace('.', '/') + ".class";
+      for (JavaFileObject f : files) {
+        if (f.getKind() == JavaFileObject.Kind.CLASS && f.toUri().getPath().equals(path)) {
+          try (InputStream in = f.openInputStream()) {
+            byte[] bytes = in.readAllBytes();
+            return defineClass(name, bytes, 0, bytes.length);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      }
+      throw new ClassNotFoundException(name);
+    }
+  }
+}
