@@ -175,4 +175,32 @@ class FingerprintTest {
     assertThat(Fingerprint.ofString("a\uD800b")).hasToString("#4a59b3cb14964f887b1ce4032b4af2ae")
         .isEqualTo(Fingerprint.ofString("a?b"));
   }
+
+  @Test
+  void aBuilderFingerprintsAsOfFingerprintsTheSameValuesTogether() {
+    Fingerprint inner = Fingerprint.ofString("columns");
+    Object[] row = {7L, 2.5, "text", new byte[] {1, 2}, null, "x".repeat(40)};
+
+    Fingerprint built = Fingerprint.builder()
+        .beginList(2)
+        .add(inner)
+        .beginList(row.length)
+        .add(7L)
+        .add(2.5)
+        .add("text")
+        .add(new byte[] {1, 2})
+        .addNull()
+        .add((Object) "x".repeat(40))
+        .build();
+
+    assertThat(built).isEqualTo(Fingerprint.of(List.of(inner, row)));
+    assertThat(Fingerprint.builder().add(3L).build()).isEqualTo(Fingerprint.of(3));
+    assertThat(Fingerprint.builder().add((String) null).build())
+        .isEqualTo(Fingerprint.builder().add((byte[]) null).build())
+        .isEqualTo(Fingerprint.of(null));
+    assertThat(Fingerprint.builder().beginList(0).build()).isEqualTo(Fingerprint.of(List.of()));
+    assertThatThrownBy(() -> Fingerprint.builder().beginList(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-1");
+  }
 }

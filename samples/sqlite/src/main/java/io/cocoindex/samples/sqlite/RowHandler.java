@@ -9,7 +9,6 @@ import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.annotation.Attachment;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -104,15 +103,21 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
 
   /**
    * The row's content: the columns (fingerprinted once per table) and each value as its Java
-   * value, whose type tag stands for the storage class (a record per value would fingerprint
+   * value ({@link SqlValue#toJava}), whose type tag stands for the storage class (a record per value would fingerprint
    * four times the bytes, for every row of every run).
    */
   private Fingerprint fingerprint(List<SqlValue> values) {
-    Object[] java = new Object[values.size()];
-    for (int i = 0; i < java.length; i++) {
-      java[i] = values.get(i).toJava();
+    return fingerprint(columnsFingerprint, values);
+  }
+
+  /** As {@code Fingerprint.of(List.of(columns, javaValues))} would, without boxing a value. */
+  static Fingerprint fingerprint(Fingerprint columns, List<SqlValue> values) {
+    Fingerprint.Builder b =
+        Fingerprint.builder().beginList(2).add(columns).beginList(values.size());
+    for (SqlValue v : values) {
+      v.addTo(b);
     }
-    return Fingerprint.of(Arrays.asList(columnsFingerprint, java));
+    return b.build();
   }
 
   private static boolean allEqual(List<Fingerprint> prev, Fingerprint record) {
