@@ -60,7 +60,7 @@ public final class Run {
   final ConcurrentLinkedQueue<TargetPath> settledByRun = new ConcurrentLinkedQueue<>();
 
   /** Target state path -> the component that declared it in this run. */
-  final Claims claims = new Claims();
+  final Claims claims;
   /** Components mounted in this run. */
   final Set<TargetPath> visited = ConcurrentHashMap.newKeySet();
   /** Subtrees whose tracking must be left alone: memo hits, failed bodies. */
@@ -101,6 +101,8 @@ public final class Run {
     this.startedEmpty = mode != RunMode.DROP && store.exclusiveWhileLocked()
         && !store.hasStates(app);
     this.settlesByRun = mode == RunMode.UPDATE && store.recordsSettledRuns();
+    this.claims = new Claims(
+        startedEmpty || mode == RunMode.DROP ? 0 : store.trackedStatesEstimate(app));
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;

@@ -68,6 +68,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public long trackedStatesEstimate(String app) {
+    return delegate.trackedStatesEstimate(app);
+  }
+
+  @Override
   public boolean recordsSettledRuns() {
     return delegate.recordsSettledRuns();
   }
