@@ -70,7 +70,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   /** One encoder per thread: fingerprints are taken for every declared row. */
   private static final ThreadLocal<Encoder> ENCODERS = ThreadLocal.withInitial(Encoder::new);
 
-  /** The component accessors of each record class, made accessible once. */
+  /** The component readers of each record class, made once. */
   private static final ClassValue<RecordComponentAccess[]> RECORD_COMPONENTS = new ClassValue<>() {
     @Override
     protected RecordComponentAccess[] computeValue(Class<?> type) {
@@ -85,21 +85,17 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
             : t == double.class || t == float.class ? FLOATING_COMPONENT
             : t.isPrimitive() ? INTEGRAL_COMPONENT
             : OBJECT_COMPONENT;
-        Class<?> readAs = kind == BOOLEAN_COMPONENT ? boolean.class
-            : kind == FLOATING_COMPONENT ? double.class
-            : kind == OBJECT_COMPONENT ? Object.class
-            : long.class;
-        java.lang.invoke.MethodHandle handle = null;
+        Object reader;
         try {
           accessor.setAccessible(true);
-          handle = java.lang.invoke.MethodHandles.lookup().unreflect(accessor).asType(
-              java.lang.invoke.MethodType.methodType(readAs, Object.class));
-        } catch (RuntimeException | IllegalAccessException e) {
+          reader = ComponentReaders.of(type, accessor, kind);
+        } catch (RuntimeException e) {
           // Not open to us: reading it reports the failure, naming the component.
           kind = OBJECT_COMPONENT;
+          reader = ComponentReaders.reflective(accessor);
         }
         out[i] = new RecordComponentAccess(components[i].getName(),
-            blob(components[i].getName()), kind, accessor, handle);
+            blob(components[i].getName()), kind, reader);
       }
       return out;
     }
@@ -125,17 +121,33 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   }
 
   /**
-   * A component's name (also pre-encoded) and its accessor, as a method handle when the record
-   * is open to us.
+   * A component's name (also pre-encoded) and its reader: a {@code Function}, or for a primitive
+   * a {@code ToLongFunction}, {@code ToDoubleFunction} or {@code Predicate} (see {@link
+   * ComponentReaders}).
    */
-  private record RecordComponentAccess(String name, byte[] encodedName, int kind,
-      java.lang.reflect.Method accessor, java.lang.invoke.MethodHandle handle) {
-    Object read(Record r) throws Throwable {
-      return handle != null ? handle.invokeExact((Object) r) : accessor.invoke(r);
+  private record RecordComponentAccess(String name, byte[] encodedName, int kind, Object reader) {
+    @SuppressWarnings("unchecked")
+    Object read(Record r) {
+      return ((java.util.function.Function<Object, Object>) reader).apply(r);
+    }
+
+    @SuppressWarnings("unchecked")
+    long readLong(Record r) {
+      return ((java.util.function.ToLongFunction<Object>) reader).applyAsLong(r);
+    }
+
+    @SuppressWarnings("unchecked")
+    double readDouble(Record r) {
+      return ((java.util.function.ToDoubleFunction<Object>) reader).applyAsDouble(r);
+    }
+
+    @SuppressWarnings("unchecked")
+    boolean readBoolean(Record r) {
+      return ((java.util.function.Predicate<Object>) reader).test(r);
     }
   }
 
-  private static final int OBJECT_COMPONENT = 0, INTEGRAL_COMPONENT = 1, FLOATING_COMPONENT = 2,
+  static final int OBJECT_COMPONENT = 0, INTEGRAL_COMPONENT = 1, FLOATING_COMPONENT = 2,
       BOOLEAN_COMPONENT = 3, CHAR_COMPONENT = 4;
 
   /** Each enum's constants as written after the tag: the enum's simple name, then the name. */
@@ -469,9 +481,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
             continue;
           }
           value = c.read(r);
-        } catch (Error e) {
-          throw e;
-        } catch (Throwable e) {
+        } catch (RuntimeException e) {
           throw new IllegalArgumentException(
               "cannot read " + r.getClass().getName() + "." + c.name() + " to fingerprint it", e);
         }
@@ -488,22 +498,22 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     }
 
     /** A primitive component, as {@link #write} writes its box. */
-    private void writePrimitive(RecordComponentAccess c, Record r) throws Throwable {
+    private void writePrimitive(RecordComponentAccess c, Record r) {
       switch (c.kind()) {
         case INTEGRAL_COMPONENT:
           out.write(INT);
-          writeLong((long) c.handle().invokeExact((Object) r));
+          writeLong(c.readLong(r));
           break;
         case FLOATING_COMPONENT:
           out.write(FLOAT);
-          writeLong(Double.doubleToLongBits((double) c.handle().invokeExact((Object) r)));
+          writeLong(Double.doubleToLongBits(c.readDouble(r)));
           break;
         case BOOLEAN_COMPONENT:
-          out.write((boolean) c.handle().invokeExact((Object) r) ? TRUE : FALSE);
+          out.write(c.readBoolean(r) ? TRUE : FALSE);
           break;
         default:
           out.write(CHAR);
-          writeLong((long) c.handle().invokeExact((Object) r));
+          writeLong(c.readLong(r));
       }
     }
 

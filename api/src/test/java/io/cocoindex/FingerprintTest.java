@@ -136,6 +136,40 @@ class FingerprintTest {
         .hasMessageContaining(Thread.currentThread().getClass().getName());
   }
 
+  /** A record whose accessors throw: fingerprinting it says which component failed. */
+  private record Failing(String name, long count) {
+    @Override
+    public String name() {
+      throw new IllegalStateException("no name today");
+    }
+
+    @Override
+    public long count() {
+      throw new UnsupportedOperationException("no count today");
+    }
+  }
+
+  /** Private to this test, read with every primitive kind. */
+  private record Primitives(int i, char c, float f, boolean b, byte by, short s, double d) {}
+
+  @Test
+  void anAccessorThatThrowsIsReportedNamingTheComponent() {
+    assertThatThrownBy(() -> Fingerprint.of(new Failing("x", 1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cannot read " + Failing.class.getName() + ".name")
+        .hasRootCauseMessage("no name today");
+  }
+
+  @Test
+  void aPrivateRecordsPrimitiveComponentsFingerprintAsTheirBoxes() {
+    Primitives p = new Primitives(1, 'c', 1.5f, true, (byte) 2, (short) 3, 2.5);
+
+    assertThat(Fingerprint.of(p)).isEqualTo(Fingerprint.of(p))
+        .isNotEqualTo(Fingerprint.of(new Primitives(1, 'c', 1.5f, false, (byte) 2, (short) 3, 2.5)));
+    assertThat(Fingerprint.of(List.of(p.i(), p.c(), p.f(), p.b(), p.by(), p.s(), p.d())))
+        .isEqualTo(Fingerprint.of(List.of(1L, 'c', 1.5, true, 2L, 3L, 2.5)));
+  }
+
   @Test
   void unsupportedValueInARecordIsRejectedNamingTheComponent() {
     assertThatThrownBy(() -> Fingerprint.of(new Holder("h", new Object())))
