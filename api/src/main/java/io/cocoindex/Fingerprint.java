@@ -70,10 +70,15 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   /** One encoder per thread: fingerprints are taken for every declared row. */
   private static final ThreadLocal<Encoder> ENCODERS = ThreadLocal.withInitial(Encoder::new);
 
-  /** The component readers of each record class, made once. */
-  private static final ClassValue<RecordComponentAccess[]> RECORD_COMPONENTS = new ClassValue<>() {
+  /**
+   * What is written of each record class before its components (its simple name and component
+   * count), and its component readers: made once, looked up once per record.
+   */
+  private record RecordLayout(byte[] header, RecordComponentAccess[] components) {}
+
+  private static final ClassValue<RecordLayout> RECORD_LAYOUTS = new ClassValue<>() {
     @Override
-    protected RecordComponentAccess[] computeValue(Class<?> type) {
+    protected RecordLayout computeValue(Class<?> type) {
       RecordComponent[] components = type.getRecordComponents();
       RecordComponentAccess[] out = new RecordComponentAccess[components.length];
       for (int i = 0; i < components.length; i++) {
@@ -97,15 +102,12 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
         out[i] = new RecordComponentAccess(components[i].getName(),
             blob(components[i].getName()), kind, reader);
       }
-      return out;
-    }
-  };
-
-  /** Each record class's simple name as written: its length, then its UTF-8 bytes. */
-  private static final ClassValue<byte[]> RECORD_NAMES = new ClassValue<>() {
-    @Override
-    protected byte[] computeValue(Class<?> type) {
-      return blob(type.getSimpleName());
+      byte[] name = blob(type.getSimpleName());
+      byte[] header = Arrays.copyOf(name, name.length + 8);
+      for (int i = 0; i < 8; i++) {
+        header[name.length + i] = (byte) ((long) out.length >>> (56 - 8 * i));
+      }
+      return new RecordLayout(header, out);
     }
   };
 
@@ -166,6 +168,10 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     }
   };
 
+  private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+          long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+
   /** A growable byte buffer: fingerprinting writes many small values. */
   private static final class Bytes {
     private byte[] buf = new byte[256];
@@ -184,9 +190,8 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
 
     void writeLong(long v) {
       ensure(8);
-      for (int shift = 56; shift >= 0; shift -= 8) {
-        buf[size++] = (byte) (v >>> shift);
-      }
+      BIG_ENDIAN_LONGS.set(buf, size, v);
+      size += 8;
     }
 
     /**
@@ -469,10 +474,9 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
 
     private void writeRecord(Record r) {
       out.write(RECORD);
-      out.writeBytes(RECORD_NAMES.get(r.getClass()));
-      RecordComponentAccess[] components = RECORD_COMPONENTS.get(r.getClass());
-      writeLong(components.length);
-      for (RecordComponentAccess c : components) {
+      RecordLayout layout = RECORD_LAYOUTS.get(r.getClass());
+      out.writeBytes(layout.header());
+      for (RecordComponentAccess c : layout.components()) {
         out.writeBytes(c.encodedName());
         Object value;
         try {
