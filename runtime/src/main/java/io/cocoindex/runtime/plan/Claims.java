@@ -1,8 +1,6 @@
 package io.cocoindex.runtime.plan;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Which component declared each target state in this run: a state declared by two components is
@@ -10,34 +8,46 @@ import java.util.Map;
  *
  * <p>A component claims all its states at once under one lock: a concurrent map paid two
  * contended atomic updates per state (its size counter is shared by every component thread),
- * about a tenth of a warm run.
+ * about a tenth of a warm run. The table is open-addressed over arrays (each path's hash beside
+ * it), sized up front from what the app tracks: a {@code HashMap} of 100k nodes cost a tenth of
+ * a run again, mostly growing, which chases every node; growing arrays reads them in order.
  */
 final class Claims {
   /** Beyond this many expected states the table grows as it fills rather than up front. */
   private static final long MAX_PRESIZED = 1 << 22;
 
-  private final Map<TargetPath, TargetPath> byPath;
-
-  /**
-   * @param expectedStates about how many states the run will declare (what the app tracks): the
-   *     table is sized for them up front, since growing it step by step to 100k entries cost a
-   *     tenth of a warm run
-   */
-  Claims(long expectedStates) {
-    this.byPath = new HashMap<>(
-        (int) Math.min(Math.max(expectedStates, 0), MAX_PRESIZED) * 4 / 3 + 16);
-  }
+  /** Per slot: the path's hash, then the path and its component at twice the slot. */
+  private int[] hashes;
+  private Object[] entries;
+  private int size;
 
   /** A path claimed by another component before this one. */
   record Conflict(DeclaredTarget declared, TargetPath other) {}
+
+  /**
+   * @param expectedStates about how many states the run will declare (what the app tracks): the
+   *     table is sized for them up front
+   */
+  Claims(long expectedStates) {
+    int slots = 16;
+    long wanted = Math.min(Math.max(expectedStates, 0), MAX_PRESIZED) * 2;
+    while (slots < wanted) {
+      slots <<= 1;
+    }
+    hashes = new int[slots];
+    entries = new Object[2 * slots];
+  }
 
   /**
    * Claims every declared path for {@code component}; stops at the first path another component
    * holds (the paths claimed before it stay claimed: the run fails that component anyway).
    */
   synchronized Conflict claim(List<DeclaredTarget> declared, TargetPath component) {
+    if (2 * (size + declared.size()) > hashes.length) {
+      grow(size + declared.size());
+    }
     for (DeclaredTarget d : declared) {
-      TargetPath other = byPath.putIfAbsent(d.path(), component);
+      TargetPath other = putIfAbsent(d.path(), component);
       if (other != null && !other.equals(component)) {
         return new Conflict(d, other);
       }
@@ -47,6 +57,70 @@ final class Claims {
 
   /** Whether some component declared {@code path} in this run. */
   synchronized boolean contains(TargetPath path) {
-    return byPath.containsKey(path);
+    return slotOf(path, path.hashCode()) >= 0;
+  }
+
+  /** The component that claimed {@code path} before, or null after claiming it now. */
+  private TargetPath putIfAbsent(TargetPath path, TargetPath component) {
+    int h = path.hashCode();
+    int mask = hashes.length - 1;
+    for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
+      Object at = entries[2 * i];
+      if (at == null) {
+        hashes[i] = h;
+        entries[2 * i] = path;
+        entries[2 * i + 1] = component;
+        size++;
+        return null;
+      }
+      if (hashes[i] == h && at.equals(path)) {
+        return (TargetPath) entries[2 * i + 1];
+      }
+    }
+  }
+
+  private int slotOf(TargetPath path, int h) {
+    int mask = hashes.length - 1;
+    for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
+      Object at = entries[2 * i];
+      if (at == null) {
+        return -1;
+      }
+      if (hashes[i] == h && at.equals(path)) {
+        return i;
+      }
+    }
+  }
+
+  /** Keeps the table at most half full for {@code needed} entries. */
+  private void grow(int needed) {
+    int slots = hashes.length;
+    while (slots < 2 * needed) {
+      slots <<= 1;
+    }
+    int[] oldHashes = hashes;
+    Object[] oldEntries = entries;
+    hashes = new int[slots];
+    entries = new Object[2 * slots];
+    int mask = slots - 1;
+    for (int j = 0; j < oldHashes.length; j++) {
+      Object path = oldEntries[2 * j];
+      if (path == null) {
+        continue;
+      }
+      int h = oldHashes[j];
+      int i = spread(h) & mask;
+      while (entries[2 * i] != null) {
+        i = (i + 1) & mask;
+      }
+      hashes[i] = h;
+      entries[2 * i] = path;
+      entries[2 * i + 1] = oldEntries[2 * j + 1];
+    }
+  }
+
+  /** Linear probing wants the low bits mixed; paths hash well, but not for this table alone. */
+  private static int spread(int h) {
+    return h ^ (h >>> 16);
   }
 }
