@@ -67,6 +67,11 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     }
   }
 
+  /** Eight-byte lengths and numbers, as the canonical encoding writes them (big-endian). */
+  private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+          long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+
   /** One encoder per thread: fingerprints are taken for every declared row. */
   private static final ThreadLocal<Encoder> ENCODERS = ThreadLocal.withInitial(Encoder::new);
 
@@ -104,9 +109,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       }
       byte[] name = blob(type.getSimpleName());
       byte[] header = Arrays.copyOf(name, name.length + 8);
-      for (int i = 0; i < 8; i++) {
-        header[name.length + i] = (byte) ((long) out.length >>> (56 - 8 * i));
-      }
+      BIG_ENDIAN_LONGS.set(header, name.length, (long) out.length);
       return new RecordLayout(header, out);
     }
   };
@@ -115,9 +118,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   private static byte[] blob(String s) {
     byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
     byte[] out = new byte[8 + utf8.length];
-    for (int i = 0; i < 8; i++) {
-      out[i] = (byte) ((long) utf8.length >>> (56 - 8 * i));
-    }
+    BIG_ENDIAN_LONGS.set(out, 0, (long) utf8.length);
     System.arraycopy(utf8, 0, out, 8, utf8.length);
     return out;
   }
@@ -167,10 +168,6 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       return out;
     }
   };
-
-  private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONGS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-          long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
   /** A growable byte buffer: fingerprinting writes many small values. */
   private static final class Bytes {

@@ -57,34 +57,31 @@ final class Claims {
 
   /** Whether some component declared {@code path} in this run. */
   synchronized boolean contains(TargetPath path) {
-    return slotOf(path, path.hashCode()) >= 0;
+    return find(path) >= 0;
   }
 
   /** The component that claimed {@code path} before, or null after claiming it now. */
   private TargetPath putIfAbsent(TargetPath path, TargetPath component) {
+    int i = find(path);
+    if (i >= 0) {
+      return (TargetPath) entries[2 * i + 1];
+    }
+    i = ~i;
+    hashes[i] = path.hashCode();
+    entries[2 * i] = path;
+    entries[2 * i + 1] = component;
+    size++;
+    return null;
+  }
+
+  /** The slot holding {@code path}, or {@code ~slot} of the free slot where it would go. */
+  private int find(TargetPath path) {
     int h = path.hashCode();
     int mask = hashes.length - 1;
     for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
       Object at = entries[2 * i];
       if (at == null) {
-        hashes[i] = h;
-        entries[2 * i] = path;
-        entries[2 * i + 1] = component;
-        size++;
-        return null;
-      }
-      if (hashes[i] == h && at.equals(path)) {
-        return (TargetPath) entries[2 * i + 1];
-      }
-    }
-  }
-
-  private int slotOf(TargetPath path, int h) {
-    int mask = hashes.length - 1;
-    for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
-      Object at = entries[2 * i];
-      if (at == null) {
-        return -1;
+        return ~i;
       }
       if (hashes[i] == h && at.equals(path)) {
         return i;
