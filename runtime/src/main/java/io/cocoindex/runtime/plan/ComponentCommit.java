@@ -7,6 +7,7 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.codec.CodecException;
+import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
@@ -60,9 +61,9 @@ public final class ComponentCommit {
   private final Run run;
   private final Input in;
   private final List<Reconciliation> results = new ArrayList<>();
-  private final Set<PathKey> declaredPaths;
+  private final Set<ByteKey> declaredPaths;
   /** Stored rows by encoded path: decoding every owned path's keys would cost more than all else. */
-  private final Map<PathKey, TrackedState> rows;
+  private final Map<ByteKey, TrackedState> rows;
   private final List<TargetPath> undeclaredOwned = new ArrayList<>();
   /** Leases of the states taken over from another component, held until the commit. */
   private final List<AutoCloseable> stateLeases = new ArrayList<>();
@@ -109,7 +110,7 @@ public final class ComponentCommit {
 
   private void claim() {
     for (DeclaredTarget d : in.declared) {
-      declaredPaths.add(PathKey.of(d.path()));
+      declaredPaths.add(d.path().key());
     }
     Claims.Conflict c = run.claims.claim(in.declared, in.component);
     if (c != null) {
@@ -130,7 +131,7 @@ public final class ComponentCommit {
     // it owns nothing.
     List<TrackedState> owned = in.stored == null ? List.of() : run.store.ownedBy(run.app, owner);
     for (TrackedState s : owned) {
-      PathKey p = PathKey.ofEncoded(s.path());
+      ByteKey p = ByteKey.of(s.path());
       rows.put(p, s);
       if (!declaredPaths.contains(p)) {
         undeclaredOwned.add(TargetPath.decode(s.path()));
@@ -138,13 +139,13 @@ public final class ComponentCommit {
     }
     List<byte[]> missing = new ArrayList<>();
     for (DeclaredTarget d : in.declared) {
-      if (!rows.containsKey(PathKey.of(d.path()))) {
+      if (!rows.containsKey(d.path().key())) {
         missing.add(d.path().encodedUnsafe()); // only read
       }
     }
     List<byte[]> takenOver = new ArrayList<>();
     for (TrackedState s : run.store.getAll(run.app, missing)) {
-      rows.put(PathKey.ofEncoded(s.path()), s);
+      rows.put(ByteKey.of(s.path()), s);
       takenOver.add(s.path());
     }
     if (!takenOver.isEmpty() && run.mode != RunMode.PREVIEW
@@ -165,10 +166,10 @@ public final class ComponentCommit {
       stateLeases.add(run.store.leaseState(run.app, path));
     }
     for (byte[] path : paths) {
-      rows.remove(PathKey.ofEncoded(path));
+      rows.remove(ByteKey.of(path));
     }
     for (TrackedState s : run.store.getAll(run.app, paths)) {
-      rows.put(PathKey.ofEncoded(s.path()), s);
+      rows.put(ByteKey.of(s.path()), s);
     }
   }
 
@@ -193,7 +194,7 @@ public final class ComponentCommit {
             "cannot declare key " + d.key() + " on provider " + p.name() + ": "
                 + p.unresolvedMessage());
       }
-      TrackedState row = rows.get(PathKey.of(d.path()));
+      TrackedState row = rows.get(d.path().key());
       boolean fresh = row == null || row.parentGeneration() < p.generation();
       boolean lossyFromParent = !fresh && row.parentEpoch() < p.epoch();
       boolean mayBeMissing = fresh || row.mayBeMissing() || lossyFromParent || run.fullReprocess;

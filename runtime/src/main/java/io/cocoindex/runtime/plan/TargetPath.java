@@ -2,9 +2,7 @@ package io.cocoindex.runtime.plan;
 
 import io.cocoindex.StableKey;
 import io.cocoindex.runtime.codec.KeyEncoding;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import io.cocoindex.runtime.state.ByteKey;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -15,9 +13,6 @@ import java.util.Objects;
  * processing component's place under the app's root component. Equal by encoded bytes.
  */
 public final class TargetPath implements Comparable<TargetPath> {
-  // Before ROOT: static fields initialize in order, and ROOT's constructor hashes.
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   public static final TargetPath ROOT = new TargetPath(List.of(), new byte[0]);
 
   private final List<StableKey> keys;
@@ -27,36 +22,7 @@ public final class TargetPath implements Comparable<TargetPath> {
   private TargetPath(List<StableKey> keys, byte[] encoded) {
     this.keys = keys;
     this.encoded = encoded;
-    this.hash = hashOf(encoded);
-  }
-
-  /**
-   * Eight bytes at a time, each word multiplied in, then a full avalanche (MurmurHash3's
-   * finalizer): {@code Arrays.hashCode} collided heavily on encoded integer keys (their bytes
-   * differ only at the end), which turned the engine's hash maps into trees, and a byte-at-a-time
-   * hash was a few percent of a warm run. In memory only: never stored.
-   */
-  static int hashOf(byte[] bytes) {
-    int n = bytes.length;
-    long h = 0x9E3779B97F4A7C15L ^ n;
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-      h = (h ^ (long) LONGS.get(bytes, i)) * 0xFF51AFD7ED558CCDL;
-      h ^= h >>> 29;
-    }
-    if (i < n) {
-      long tail = 0;
-      for (int shift = 0; i < n; i++, shift += 8) {
-        tail |= (bytes[i] & 0xFFL) << shift;
-      }
-      h = (h ^ tail) * 0xFF51AFD7ED558CCDL;
-    }
-    h ^= h >>> 33;
-    h *= 0xFF51AFD7ED558CCDL;
-    h ^= h >>> 33;
-    h *= 0xC4CEB9FE1A85EC53L;
-    h ^= h >>> 33;
-    return (int) h;
+    this.hash = ByteKey.hashOf(encoded); // so that a path and its key() hash alike
   }
 
   public static TargetPath of(List<StableKey> keys) {
@@ -113,6 +79,14 @@ public final class TargetPath implements Comparable<TargetPath> {
   /** The encoded bytes without a copy: callers in this package never modify them. */
   byte[] encodedUnsafe() {
     return encoded;
+  }
+
+  /**
+   * The encoded path as a hash key, reusing this path's hash: stored rows are matched by these
+   * bytes, never decoded.
+   */
+  public ByteKey key() {
+    return ByteKey.of(encoded, hash);
   }
 
   @Override

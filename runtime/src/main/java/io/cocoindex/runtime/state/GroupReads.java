@@ -1,6 +1,5 @@
 package io.cocoindex.runtime.state;
 
-import java.nio.ByteBuffer;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +20,7 @@ import java.util.concurrent.CompletionException;
 final class GroupReads<V> {
   /** Reads the values of {@code keys} of {@code app} in one query; a missing key may be left out. */
   interface Query<V> {
-    Map<ByteBuffer, V> run(String app, List<byte[]> keys) throws SQLException;
+    Map<ByteKey, V> run(String app, List<byte[]> keys) throws SQLException;
   }
 
   /** Bounds one query's parameter array. */
@@ -91,9 +90,9 @@ final class GroupReads<V> {
     List<byte[]> keys = new ArrayList<>(requests.size());
     requests.forEach(r -> keys.add(r.key));
     try {
-      Map<ByteBuffer, V> found = query.run(app, keys);
+      Map<ByteKey, V> found = query.run(app, keys);
       for (Request<V> r : requests) {
-        r.result.complete(found.getOrDefault(ByteBuffer.wrap(r.key), absent));
+        r.result.complete(found.getOrDefault(ByteKey.of(r.key), absent));
       }
     } catch (SQLException | RuntimeException | Error e) {
       requests.forEach(r -> r.result.completeExceptionally(e));

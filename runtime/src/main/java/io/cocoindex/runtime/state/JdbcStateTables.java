@@ -6,7 +6,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -309,36 +308,36 @@ public final class JdbcStateTables {
   }
 
   /** The component records at {@code paths}, by path (PostgreSQL: one array parameter). */
-  Map<ByteBuffer, ComponentRecord> componentsAt(Connection c, String app, List<byte[]> paths)
+  Map<ByteKey, ComponentRecord> componentsAt(Connection c, String app, List<byte[]> paths)
       throws SQLException {
-    Map<ByteBuffer, ComponentRecord> out = new HashMap<>();
+    Map<ByteKey, ComponentRecord> out = new HashMap<>();
     selectAny(c, app, COMPONENT_COLUMNS, components, "path", paths, rs -> {
       ComponentRecord r = component(rs);
-      out.put(ByteBuffer.wrap(r.path()), r);
+      out.put(ByteKey.of(r.path()), r);
     });
     return out;
   }
 
   /** The states at {@code paths}, by path (PostgreSQL: one array parameter). */
-  Map<ByteBuffer, TrackedState> statesAt(Connection c, String app, List<byte[]> paths)
+  Map<ByteKey, TrackedState> statesAt(Connection c, String app, List<byte[]> paths)
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
-    Map<ByteBuffer, TrackedState> out = new HashMap<>();
+    Map<ByteKey, TrackedState> out = new HashMap<>();
     selectAny(c, app, STATE_COLUMNS, states, "path", paths, rs -> {
       TrackedState t = state(rs, runs);
-      out.put(ByteBuffer.wrap(t.path()), t);
+      out.put(ByteKey.of(t.path()), t);
     });
     return out;
   }
 
   /** The states owned by each of {@code owners}, by owner (PostgreSQL: one array parameter). */
-  Map<ByteBuffer, List<TrackedState>> ownedByAny(Connection c, String app, List<byte[]> owners)
+  Map<ByteKey, List<TrackedState>> ownedByAny(Connection c, String app, List<byte[]> owners)
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
-    Map<ByteBuffer, List<TrackedState>> out = new HashMap<>();
+    Map<ByteKey, List<TrackedState>> out = new HashMap<>();
     selectAny(c, app, STATE_COLUMNS, states, "owner", owners, rs -> {
       TrackedState t = state(rs, runs);
-      out.computeIfAbsent(ByteBuffer.wrap(t.owner()), o -> new ArrayList<>()).add(t);
+      out.computeIfAbsent(ByteKey.of(t.owner()), o -> new ArrayList<>()).add(t);
     });
     return out;
   }
@@ -420,9 +419,9 @@ public final class JdbcStateTables {
 
   private void apply(Connection c, StatementBatches out, String app, List<StateWrite> writes)
       throws SQLException {
-    Map<ByteBuffer, TrackedState> rows;
+    Map<ByteKey, TrackedState> rows;
     if (trustLoadedRows) {
-      rows = new HashMap<>();
+      rows = new HashMap<>(writes.size() + writes.size() / 3 + 1); // a row per write, at most
     } else {
       out.flush(); // the rows read must include what earlier batches of the group wrote
       rows = prefetch(c, app, writes);
@@ -436,7 +435,7 @@ public final class JdbcStateTables {
       }
       if (w instanceof StateWrite.PutState ps) {
         TrackedState s = ps.state();
-        rows.put(ByteBuffer.wrap(s.path()), s);
+        rows.put(ByteKey.of(s.path()), s);
         if (before[0] != null && Arrays.equals(before[0].owner(), s.owner())) {
           setRecords(out, app, s);
           continue;
@@ -448,10 +447,10 @@ public final class JdbcStateTables {
         bindRecordsAndGenerations(put, 4, s);
         put.addBatch();
       } else if (w instanceof StateWrite.DeleteState ds) {
-        rows.put(ByteBuffer.wrap(ds.path()), null);
+        rows.put(ByteKey.of(ds.path()), null);
         deleteOne(out, app, ds.path());
       } else if (w instanceof StateWrite.DeleteTree dt) {
-        rows.put(ByteBuffer.wrap(dt.path()), null);
+        rows.put(ByteKey.of(dt.path()), null);
         forgetBelow(rows, dt.path());
         deleteOne(out, app, dt.path());
         deleteBelow(out, app, dt.path());
@@ -482,8 +481,8 @@ public final class JdbcStateTables {
    * write of this batch left it), or, when the engine's rows are trusted, as the engine loaded
    * it. Deleted paths are kept as null values so that a later write sees them gone.
    */
-  private TrackedState current(Map<ByteBuffer, TrackedState> rows, byte[] path, StateWrite w) {
-    ByteBuffer key = ByteBuffer.wrap(path);
+  private TrackedState current(Map<ByteKey, TrackedState> rows, byte[] path, StateWrite w) {
+    ByteKey key = ByteKey.of(path);
     if (!trustLoadedRows || rows.containsKey(key)) {
       return rows.get(key);
     }
@@ -498,7 +497,7 @@ public final class JdbcStateTables {
   }
 
   /** The current rows of every path a precommit or settle in {@code writes} rewrites. */
-  private Map<ByteBuffer, TrackedState> prefetch(Connection c, String app, List<StateWrite> writes)
+  private Map<ByteKey, TrackedState> prefetch(Connection c, String app, List<StateWrite> writes)
       throws SQLException {
     List<byte[]> paths = new ArrayList<>();
     for (StateWrite w : writes) {
@@ -511,10 +510,10 @@ public final class JdbcStateTables {
     return readMany(c, app, paths, forUpdate);
   }
 
-  private Map<ByteBuffer, TrackedState> readMany(
+  private Map<ByteKey, TrackedState> readMany(
       Connection c, String app, List<byte[]> paths, String suffix) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
-    Map<ByteBuffer, TrackedState> rows = new HashMap<>();
+    Map<ByteKey, TrackedState> rows = new HashMap<>();
     for (int from = 0; from < paths.size(); from += PREFETCH_CHUNK) {
       List<byte[]> chunk = paths.subList(from, Math.min(paths.size(), from + PREFETCH_CHUNK));
       StringBuilder marks = new StringBuilder();
@@ -530,7 +529,7 @@ public final class JdbcStateTables {
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             TrackedState t = state(rs, runs);
-            rows.put(ByteBuffer.wrap(t.path()), t);
+            rows.put(ByteKey.of(t.path()), t);
           }
         }
       }
@@ -540,13 +539,10 @@ public final class JdbcStateTables {
 
   private static final int PREFETCH_CHUNK = 500;
 
-  private static void forgetBelow(Map<ByteBuffer, TrackedState> rows, byte[] path) {
+  private static void forgetBelow(Map<ByteKey, TrackedState> rows, byte[] path) {
     byte[] end = KeyEncoding.descendantsEnd(path);
-    rows.keySet().removeIf(k -> {
-      byte[] p = new byte[k.remaining()];
-      k.duplicate().get(p);
-      return Arrays.compareUnsigned(p, path) > 0 && Arrays.compareUnsigned(p, end) < 0;
-    });
+    rows.keySet().removeIf(k -> Arrays.compareUnsigned(k.bytes(), path) > 0
+        && Arrays.compareUnsigned(k.bytes(), end) < 0);
   }
 
   /**

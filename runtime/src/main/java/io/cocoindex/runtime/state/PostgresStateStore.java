@@ -311,7 +311,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     java.sql.Timestamp since = runStarts.get(app);
     Connection leaseConnection =
         leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
-    java.util.Set<ByteBuffer> granted = new java.util.HashSet<>();
+    java.util.Set<ByteKey> granted = new java.util.HashSet<>();
     try {
       synchronized (leaseConnection) {
         try (PreparedStatement ps = leaseConnection.prepareStatement(BATCH_LEASE_SQL)) {
@@ -322,7 +322,7 @@ public final class PostgresStateStore extends JdbcStateStore {
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
               if (rs.getBoolean(2)) {
-                granted.add(ByteBuffer.wrap(rs.getBytes(1)));
+                granted.add(ByteKey.of(rs.getBytes(1)));
               }
             }
           }
@@ -334,7 +334,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     List<AutoCloseable> leases = new java.util.ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       // Advisory locks are re-entrant per session: each granted row holds one lock to give back.
-      leases.add(granted.contains(ByteBuffer.wrap(paths[i]))
+      leases.add(granted.contains(ByteKey.of(paths[i]))
           ? releaser.lease(leaseConnection, keys[i]) : null);
     }
     return leases;
@@ -400,8 +400,8 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
     try {
       List<TrackedState> out = new java.util.ArrayList<>(paths.size());
-      java.util.Map<ByteBuffer, byte[]> distinct = new java.util.LinkedHashMap<>();
-      paths.forEach(p -> distinct.putIfAbsent(ByteBuffer.wrap(p), p));
+      java.util.Map<ByteKey, byte[]> distinct = new java.util.LinkedHashMap<>();
+      paths.forEach(p -> distinct.putIfAbsent(ByteKey.of(p), p));
       for (TrackedState s : stateReads.getAll(app, List.copyOf(distinct.values()))) {
         if (s != null) {
           out.add(s);

@@ -3,6 +3,7 @@ package io.cocoindex.runtime.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.StableKey;
+import io.cocoindex.runtime.state.ByteKey;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -39,6 +40,7 @@ class TargetPathHashTest {
     TargetPath decoded = TargetPath.decode(built.encoded());
 
     assertThat(decoded).isEqualTo(built).hasSameHashCodeAs(built);
-    assertThat(PathKey.ofEncoded(built.encoded())).isEqualTo(PathKey.of(built));
+    assertThat(ByteKey.of(built.encoded())).isEqualTo(built.key())
+        .hasSameHashCodeAs(built.key());
   }
 }
