@@ -288,6 +288,16 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       return this;
     }
 
+    /**
+     * Adds a character, as a {@code Character} would be added (without this overload a {@code
+     * char} would widen to {@link #add(long)} and fingerprint as a number).
+     */
+    public Builder add(char c) {
+      enc.out.write(Encoder.CHAR);
+      enc.writeLong(c);
+      return this;
+    }
+
     /** Adds a floating-point number, as a {@code Double} (or {@code Float}) would be added. */
     public Builder add(double v) {
       enc.out.write(Encoder.FLOAT);

@@ -229,6 +229,8 @@ class FingerprintTest {
 
     assertThat(built).isEqualTo(Fingerprint.of(List.of(inner, row)));
     assertThat(Fingerprint.builder().add(3L).build()).isEqualTo(Fingerprint.of(3));
+    assertThat(Fingerprint.builder().add('c').build()).isEqualTo(Fingerprint.of('c'))
+        .isNotEqualTo(Fingerprint.of((long) 'c'));
     assertThat(Fingerprint.builder().add((String) null).build())
         .isEqualTo(Fingerprint.builder().add((byte[]) null).build())
         .isEqualTo(Fingerprint.of(null));
