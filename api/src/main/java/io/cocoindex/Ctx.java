@@ -40,6 +40,11 @@ public interface Ctx {
    * a changed input, by a DESTRUCTIVE or LOSSY invalidation of a provider it declared on, and by
    * a full reprocess. The body must depend on nothing but {@code input} and what it declares
    * into.
+   *
+   * <p>The input is fingerprinted just before the memo is checked, which may be on another thread
+   * after this returns (so that the inputs of many children are fingerprinted on every core): do
+   * not change it after mounting. An input that cannot be fingerprinted fails this child alone,
+   * reported among the run's failures like a failing body, and its tracking is kept.
    */
   void mountMemo(Object subpath, Object input, Consumer<Ctx> component);
 

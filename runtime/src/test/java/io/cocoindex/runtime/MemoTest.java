@@ -4,6 +4,7 @@ import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.mountTarget;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
@@ -123,5 +124,45 @@ class MemoTest extends EngineTestBase {
     assertThat(computed.get()).isEqualTo(2);
     app.update(UpdateOptions.fullReprocess());
     assertThat(computed.get()).isEqualTo(3);
+  }
+
+  @Test
+  void anInputThatCannotBeFingerprintedFailsItsChildAloneAndKeepsItsStates() {
+    Map<String, Object> mixed = new TreeMap<>();
+    for (int i = 0; i < 100; i++) {
+      mixed.put("f" + i, "v1");
+    }
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs =
+          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      mixed.forEach((name, input) -> ctx.mountMemo(name, input, c -> {
+        bodies.incrementAndGet();
+        declareTargetState(c, docs.targetState(name, String.valueOf(input)));
+      }));
+    });
+    app.update();
+    bodies.set(0);
+    rows.takeLog();
+
+    mixed.put("f42", new Object());
+    assertThatThrownBy(app::update)
+        .isInstanceOfSatisfying(UpdateFailedException.class, e -> {
+          assertThat(e.failures()).singleElement().satisfies(f -> {
+            assertThat(f.component()).isEqualTo("/\"f42\"");
+            assertThat(f.error()).hasMessageStartingWith(
+                "cannot fingerprint a value of type java.lang.Object");
+          });
+          assertThat(e.stats().componentsMemoized()).isEqualTo(99);
+        });
+    assertThat(bodies.get()).isZero();
+    assertThat(rows.takeLog()).isEmpty();
+
+    // Its tracking was kept: with its old input back, its memo hits again.
+    mixed.put("f42", "v1");
+    app.update();
+    assertThat(bodies.get()).isZero();
+    assertThat(rows.takeLog()).isEmpty();
   }
 }

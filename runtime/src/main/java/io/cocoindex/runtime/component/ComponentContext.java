@@ -89,7 +89,6 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   @Override
   public void mountMemo(Object subpath, Object input, Consumer<Ctx> component) {
     Objects.requireNonNull(component, "component");
-    byte[] fp = Fingerprint.of(input).bytes();
     StableKey key = StableKey.of(subpath);
     TargetPath childPath = path.child(key);
     reserve(key, childPath);
@@ -99,19 +98,14 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       run.protect(childPath);
       return;
     }
-    ComponentRecord rec = run.store.component(run.app, childPath.encoded()).orElse(null);
-    if (ComponentRunner.memoHit(run, rec, fp)) {
-      run.visit(childPath);
-      run.protect(childPath);
-      ComponentRunner.countMemoized(run, rec);
-      return;
-    }
-    ComponentContext child = new ComponentContext(run, childPath, fp, rec, true);
+    addChild(ComponentRunner.startMemo(this, childPath, input, component));
+  }
+
+  /** A memoized child of this component whose memo missed: {@code stored} is its record. */
+  ComponentContext memoChild(TargetPath childPath, byte[] fingerprint, ComponentRecord stored) {
+    ComponentContext child = new ComponentContext(run, childPath, fingerprint, stored, true);
     child.withinGate = withinGate;
-    addChild(ComponentRunner.start(child, c -> {
-      component.accept(c);
-      return null;
-    }));
+    return child;
   }
 
   private ComponentContext newChild(

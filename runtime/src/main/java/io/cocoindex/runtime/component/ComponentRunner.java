@@ -1,6 +1,7 @@
 package io.cocoindex.runtime.component;
 
 import io.cocoindex.Ctx;
+import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.plan.ComponentCommit;
 import io.cocoindex.runtime.plan.LeaseGate;
 import io.cocoindex.runtime.plan.MemoDependencies;
@@ -13,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -196,6 +198,65 @@ public final class ComponentRunner {
         return false;
       }
       return childrenHealthy;
+    });
+  }
+
+  /**
+   * Mounts a memoized child: fingerprints its input, reads its record, and either carries its
+   * states forward (a hit) or starts its body. The check runs on the pool, so that fingerprinting
+   * the inputs of many children uses every core; when all of the run's {@link
+   * Run#memoCheckSlots} are taken, the mounting thread checks inline instead, which bounds the
+   * inputs held by queued checks (a run of a million components must not hold them all).
+   */
+  static CompletableFuture<Boolean> startMemo(
+      ComponentContext parent, TargetPath path, Object input, Consumer<Ctx> body) {
+    Run run = parent.run;
+    if (!run.memoCheckSlots.tryAcquire()) {
+      return checkMemo(parent, path, input, body);
+    }
+    CompletableFuture<CompletableFuture<Boolean>> checked;
+    try {
+      checked = CompletableFuture.supplyAsync(() -> {
+        try {
+          return checkMemo(parent, path, input, body);
+        } finally {
+          run.memoCheckSlots.release();
+        }
+      }, run.componentPool);
+    } catch (RuntimeException rejected) {
+      run.memoCheckSlots.release();
+      throw rejected;
+    }
+    return checked.thenCompose(f -> f);
+  }
+
+  private static CompletableFuture<Boolean> checkMemo(
+      ComponentContext parent, TargetPath path, Object input, Consumer<Ctx> body) {
+    Run run = parent.run;
+    byte[] fingerprint;
+    ComponentRecord rec;
+    try {
+      fingerprint = Fingerprint.of(input).bytes();
+      rec = run.store.component(run.app, path.encoded()).orElse(null);
+    } catch (RuntimeException e) {
+      // An input that cannot be fingerprinted (or a store that cannot be read) fails this child
+      // alone; its tracking is kept.
+      run.visit(path);
+      run.protect(path);
+      run.stats.componentMounted();
+      run.fail(path, e);
+      run.stats.componentFinished();
+      return CompletableFuture.completedFuture(false);
+    }
+    if (memoHit(run, rec, fingerprint)) {
+      run.visit(path);
+      run.protect(path);
+      countMemoized(run, rec);
+      return CompletableFuture.completedFuture(true);
+    }
+    return start(parent.memoChild(path, fingerprint, rec), c -> {
+      body.accept(c);
+      return null;
     });
   }
 

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
 
 /**
  * The shared state of one update, preview or drop: providers, which component declared which
@@ -41,6 +42,13 @@ public final class Run {
 
   /** Components in flight at once; enough to fill sink batches, few enough to bound memory. */
   private static final int MAX_IN_FLIGHT = 64;
+  /**
+   * Memo checks (fingerprint a memoized child's input, read its record) queued on the pool at
+   * once; past this the mounting component checks inline. Each holds its input until it runs.
+   */
+  public final Semaphore memoCheckSlots = new Semaphore(MEMO_CHECKS_QUEUED);
+
+  private static final int MEMO_CHECKS_QUEUED = 32;
   public long startNanos = System.nanoTime();
   private final Map<ContextKey<?>, Object> context;
 
