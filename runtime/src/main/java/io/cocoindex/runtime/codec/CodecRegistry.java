@@ -24,10 +24,21 @@ public final class CodecRegistry {
   /** The registry with factories from {@link ServiceLoader} and the built-in Jackson fallback. */
   public static CodecRegistry standard() {
     List<CodecFactory> factories = new ArrayList<>();
-    ServiceLoader.load(CodecFactory.class, CodecRegistry.class.getClassLoader())
-        .forEach(factories::add);
+    for (ServiceLoader.Provider<CodecFactory> p : Discovered.PROVIDERS) {
+      factories.add(p.get()); // a fresh instance per registry, as a fresh ServiceLoader gives
+    }
     factories.add(new JacksonCodecFactory());
     return new CodecRegistry(factories);
+  }
+
+  /**
+   * The factories on the class path, found once: looking them up reads every jar's service
+   * files, which cost more than the rest of opening an app.
+   */
+  private static final class Discovered {
+    static final List<ServiceLoader.Provider<CodecFactory>> PROVIDERS =
+        ServiceLoader.load(CodecFactory.class, CodecRegistry.class.getClassLoader()).stream()
+            .toList();
   }
 
   /** A registry consulting {@code first} before the standard factories. */

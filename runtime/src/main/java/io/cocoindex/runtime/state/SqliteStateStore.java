@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -92,7 +91,9 @@ public final class SqliteStateStore extends JdbcStateStore {
 
   private static Connection connect(String url, Path file, Durability durability) {
     try {
-      Connection c = DriverManager.getConnection(url);
+      // The driver directly: DriverManager tries each registered driver, loading its class
+      // again through the caller's loader, on every connection an app opens.
+      Connection c = org.sqlite.JDBC.createConnection(url, new java.util.Properties());
       try (Statement s = c.createStatement()) {
         s.execute("PRAGMA busy_timeout=10000");
         s.execute("PRAGMA journal_mode=WAL");
