@@ -76,6 +76,13 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   private static final ThreadLocal<Encoder> ENCODERS = ThreadLocal.withInitial(Encoder::new);
 
   /**
+   * Each thread's spare encoder for builders (a connector builds one per row): taken by a
+   * builder, given back by its {@code build()}. Separate from {@link #ENCODERS}, so a builder
+   * left unbuilt never slows {@link #of}.
+   */
+  private static final ThreadLocal<Encoder> BUILDER_ENCODERS = new ThreadLocal<>();
+
+  /**
    * What is written of each record class before its components (its simple name and component
    * count), and its component readers: made once, looked up once per record.
    */
@@ -173,6 +180,8 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   private static final class Bytes {
     private byte[] buf = new byte[256];
     private int size;
+    /** The whole SHA-256 digest, of which a fingerprint keeps the first {@link #LENGTH} bytes. */
+    private final byte[] hash = new byte[32];
 
     void write(int b) {
       ensure(1);
@@ -212,7 +221,12 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       MessageDigest sha = SHA256.get();
       sha.reset();
       sha.update(buf, 0, size);
-      return new Fingerprint(Arrays.copyOf(sha.digest(), LENGTH));
+      try {
+        sha.digest(hash, 0, hash.length);
+      } catch (java.security.DigestException e) {
+        throw new IllegalStateException("SHA-256 gives 32 bytes", e);
+      }
+      return new Fingerprint(Arrays.copyOf(hash, LENGTH));
     }
 
     byte[] toByteArray() {
@@ -257,17 +271,37 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
    * Not thread-safe; {@link #build()} ends it.
    */
   public static final class Builder {
-    private final Encoder enc = new Encoder();
+    /** The encoder this builder writes into, taken from the thread's spare; null once built. */
+    private Encoder enc;
 
-    private Builder() {}
+    private Builder() {
+      Encoder spare = BUILDER_ENCODERS.get();
+      if (spare == null) {
+        spare = new Encoder();
+      } else {
+        BUILDER_ENCODERS.set(null); // a builder abandoned unbuilt just costs the next one a new one
+      }
+      spare.out.size = 0;
+      enc = spare;
+    }
+
+    private Encoder enc() {
+      Encoder e = enc;
+      if (e == null) {
+        throw new IllegalStateException(
+            "this fingerprint builder was built already: start another with Fingerprint.builder()");
+      }
+      return e;
+    }
 
     /** Starts a list (or array) of {@code size} values: the next {@code size} values. */
     public Builder beginList(int size) {
       if (size < 0) {
         throw new IllegalArgumentException("a list has no negative size: " + size);
       }
-      enc.out.write(Encoder.LIST);
-      enc.writeLong(size);
+      Encoder e = enc();
+      e.out.write(Encoder.LIST);
+      e.writeLong(size);
       return this;
     }
 
@@ -276,15 +310,17 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       if (s == null) {
         return addNull();
       }
-      enc.out.write(Encoder.STRING);
-      enc.out.writeString(s);
+      Encoder e = enc();
+      e.out.write(Encoder.STRING);
+      e.out.writeString(s);
       return this;
     }
 
     /** Adds an integral number, as a {@code Long} (or {@code Integer}, ...) would be added. */
     public Builder add(long v) {
-      enc.out.write(Encoder.INT);
-      enc.writeLong(v);
+      Encoder e = enc();
+      e.out.write(Encoder.INT);
+      e.writeLong(v);
       return this;
     }
 
@@ -293,15 +329,17 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
      * char} would widen to {@link #add(long)} and fingerprint as a number).
      */
     public Builder add(char c) {
-      enc.out.write(Encoder.CHAR);
-      enc.writeLong(c);
+      Encoder e = enc();
+      e.out.write(Encoder.CHAR);
+      e.writeLong(c);
       return this;
     }
 
     /** Adds a floating-point number, as a {@code Double} (or {@code Float}) would be added. */
     public Builder add(double v) {
-      enc.out.write(Encoder.FLOAT);
-      enc.writeLong(Double.doubleToLongBits(v));
+      Encoder e = enc();
+      e.out.write(Encoder.FLOAT);
+      e.writeLong(Double.doubleToLongBits(v));
       return this;
     }
 
@@ -310,8 +348,9 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       if (b == null) {
         return addNull();
       }
-      enc.out.write(Encoder.BYTES);
-      enc.writeBlob(b);
+      Encoder e = enc();
+      e.out.write(Encoder.BYTES);
+      e.writeBlob(b);
       return this;
     }
 
@@ -320,8 +359,9 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       if (f == null) {
         return addNull();
       }
-      enc.out.write(Encoder.FINGERPRINT);
-      enc.out.writeBytes(f.bytes);
+      Encoder e = enc();
+      e.out.write(Encoder.FINGERPRINT);
+      e.out.writeBytes(f.bytes);
       return this;
     }
 
@@ -331,19 +371,27 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
      * @throws IllegalArgumentException naming the type of an unsupported (nested) value
      */
     public Builder add(Object v) {
-      enc.write(v);
+      enc().write(v);
       return this;
     }
 
     /** Adds a null. */
     public Builder addNull() {
-      enc.out.write(Encoder.NULL);
+      enc().out.write(Encoder.NULL);
       return this;
     }
 
-    /** The fingerprint of everything added. */
+    /**
+     * The fingerprint of everything added. Ends the builder: adding to it afterwards, or building
+     * it again, throws {@link IllegalStateException}.
+     */
     public Fingerprint build() {
-      return enc.out.digest();
+      Encoder e = enc();
+      enc = null;
+      Fingerprint result = e.out.digest();
+      e.out.shrink();
+      BUILDER_ENCODERS.set(e);
+      return result;
     }
   }
 

@@ -239,4 +239,23 @@ class FingerprintTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-1");
   }
+
+  @Test
+  void buildersLiveAtOnceStayApartAndABuiltBuilderRefusesMore() {
+    Fingerprint.Builder abandoned = Fingerprint.builder().add("never built");
+    Fingerprint.Builder outer = Fingerprint.builder().beginList(2).add("a");
+    Fingerprint inner = Fingerprint.builder().add("b").build();
+    Fingerprint.Builder after = Fingerprint.builder().add("c");
+    assertThat(outer.add(inner).build()).isEqualTo(Fingerprint.of(List.of("a", inner)));
+    assertThat(after.build()).isEqualTo(Fingerprint.of("c"));
+
+    Fingerprint.Builder built = Fingerprint.builder().add(1L);
+    built.build();
+    assertThatThrownBy(() -> built.add(2L))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("built already");
+    assertThatThrownBy(built::build).isInstanceOf(IllegalStateException.class);
+    // The encoder it gave back serves the next builder from a clean start.
+    assertThat(Fingerprint.builder().add(3L).build()).isEqualTo(Fingerprint.of(3L));
+  }
 }
