@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.plan;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -11,12 +12,19 @@ import java.util.List;
  * about a tenth of a warm run. The table is open-addressed over arrays (each path's hash beside
  * it), sized up front from what the app tracks: a {@code HashMap} of 100k nodes cost a tenth of
  * a run again, mostly growing, which chases every node; growing arrays reads them in order.
+ *
+ * <p>A claimed path is kept as its encoded bytes only: the table lives as long as the run, so
+ * whatever it holds is copied by every young collection during the run, and a {@link TargetPath}
+ * drags its list of keys along (three times the bytes).
  */
 final class Claims {
   /** Beyond this many expected states the table grows as it fills rather than up front. */
   private static final long MAX_PRESIZED = 1 << 22;
 
-  /** Per slot: the path's hash, then the path and its component at twice the slot. */
+  /**
+   * Per slot: the path's hash, then the path's encoded bytes and its component at twice the
+   * slot.
+   */
   private int[] hashes;
   private Object[] entries;
   private int size;
@@ -68,7 +76,7 @@ final class Claims {
     }
     i = ~i;
     hashes[i] = path.hashCode();
-    entries[2 * i] = path;
+    entries[2 * i] = path.encodedUnsafe(); // never modified, by the path or by this table
     entries[2 * i + 1] = component;
     size++;
     return null;
@@ -77,13 +85,14 @@ final class Claims {
   /** The slot holding {@code path}, or {@code ~slot} of the free slot where it would go. */
   private int find(TargetPath path) {
     int h = path.hashCode();
+    byte[] encoded = path.encodedUnsafe();
     int mask = hashes.length - 1;
     for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
       Object at = entries[2 * i];
       if (at == null) {
         return ~i;
       }
-      if (hashes[i] == h && at.equals(path)) {
+      if (hashes[i] == h && Arrays.equals((byte[]) at, encoded)) {
         return i;
       }
     }
