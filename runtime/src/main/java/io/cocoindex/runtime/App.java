@@ -126,7 +126,11 @@ public final class App implements AutoCloseable {
     try (AutoCloseable lock = store.lockForUpdate(name)) {
       run = newRun(RunMode.DROP, false);
       ComponentRunner.runRoot(run, main);
-      OrphanSweep.sweep(run);
+      try {
+        OrphanSweep.sweep(run);
+      } finally {
+        run.end();
+      }
       if (run.failures().isEmpty()) {
         store.clear(name);
       }
@@ -172,7 +176,11 @@ public final class App implements AutoCloseable {
         completed = true;
       } finally {
         current = null;
-        RunSettlement.finish(run, completed);
+        try {
+          RunSettlement.finish(run, completed);
+        } finally {
+          run.end();
+        }
       }
       return run;
     } catch (RuntimeException e) {

@@ -68,6 +68,19 @@ final class Claims {
     return find(path) >= 0;
   }
 
+  /**
+   * Empties the table at the end of its run. Its arrays are large enough to be allocated in the
+   * old generation directly, where the collector scans them for references into the young one
+   * until it reclaims them, whether or not they are still reachable: nulled, they keep nothing
+   * of the next run's allocations alive by mistake.
+   */
+  synchronized void clear() {
+    Arrays.fill(entries, null);
+    hashes = new int[16];
+    entries = new Object[32];
+    size = 0;
+  }
+
   /** The component that claimed {@code path} before, or null after claiming it now. */
   private TargetPath putIfAbsent(TargetPath path, TargetPath component) {
     int i = find(path);

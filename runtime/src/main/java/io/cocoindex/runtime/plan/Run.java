@@ -139,6 +139,11 @@ public final class Run {
     return (T) v;
   }
 
+  /** Ends the run: drops what only the run needed (the stats and failures stay readable). */
+  public void end() {
+    claims.clear();
+  }
+
   public void visit(TargetPath component) {
     visited.add(component);
   }
