@@ -1,12 +1,11 @@
 package io.cocoindex.samples.sqlite;
 
 import io.cocoindex.TargetAction;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Applies a batch of row actions in one transaction: per table, one prepared upsert ({@code
@@ -19,45 +18,75 @@ final class RowWriter {
     this.db = db;
   }
 
-  /** What one prepared statement serves: actions on the same table and columns. */
-  private record Shape(String table, List<String> columns, List<String> primaryKey) {}
+  /**
+   * Actions one prepared statement serves: on the same table and columns. Actions arrive
+   * deserialized, so their strings are fresh and hashing them costs a pass over every name of
+   * every row (a tenth of a cold run, when these were map keys); a batch holds one or two shapes,
+   * so they are matched by equality against the few groups, the last one used first.
+   */
+  private static final class Group {
+    final RowAction first;
+    final List<RowAction> actions = new ArrayList<>();
+
+    Group(RowAction first) {
+      this.first = first;
+    }
+
+    boolean serves(RowAction r) {
+      return r.delete() == first.delete()
+          && r.table().equals(first.table())
+          && r.columns().equals(first.columns())
+          && r.primaryKey().equals(first.primaryKey());
+    }
+  }
 
   void apply(List<TargetAction<RowAction>> actions) throws SQLException {
-    // Keyed by the lists themselves: a string key built from them was a sixth of the sink.
-    Map<Shape, List<RowAction>> upserts = new LinkedHashMap<>();
-    Map<Shape, List<RowAction>> deletes = new LinkedHashMap<>();
+    List<Group> groups = new ArrayList<>(2);
+    Group last = null;
     for (TargetAction<RowAction> a : actions) {
       RowAction r = a.value();
-      Shape shape = new Shape(r.table(), r.columns(), r.primaryKey());
-      (r.delete() ? deletes : upserts).computeIfAbsent(shape, k -> new ArrayList<>()).add(r);
-    }
-    db.inTransaction(c -> {
-      for (List<RowAction> group : deletes.values()) {
-        RowAction first = group.get(0);
-        try (PreparedStatement ps = db.prepare(c, deleteSql(first))) {
-          for (RowAction r : group) {
-            for (int i = 0; i < r.values().size(); i++) {
-              r.values().get(i).bind(ps, i + 1);
-            }
-            ps.addBatch();
+      if (last == null || !last.serves(r)) {
+        last = null;
+        for (Group g : groups) {
+          if (g.serves(r)) {
+            last = g;
+            break;
           }
-          ps.executeBatch();
+        }
+        if (last == null) {
+          last = new Group(r);
+          groups.add(last);
         }
       }
-      for (List<RowAction> group : upserts.values()) {
-        RowAction first = group.get(0);
-        try (PreparedStatement ps = db.prepare(c, upsertSql(first))) {
-          for (RowAction r : group) {
-            for (int i = 0; i < r.values().size(); i++) {
-              r.values().get(i).bind(ps, i + 1);
-            }
-            ps.addBatch();
-          }
-          ps.executeBatch();
+      last.actions.add(r);
+    }
+    db.inTransaction(c -> {
+      // Deletes first, as ever: a row deleted and re-created under another shape ends created.
+      for (Group g : groups) {
+        if (g.first.delete()) {
+          execute(c, deleteSql(g.first), g.actions);
+        }
+      }
+      for (Group g : groups) {
+        if (!g.first.delete()) {
+          execute(c, upsertSql(g.first), g.actions);
         }
       }
       return null;
     });
+  }
+
+  private void execute(Connection c, String sql, List<RowAction> group)
+      throws SQLException {
+    try (PreparedStatement ps = db.prepare(c, sql)) {
+      for (RowAction r : group) {
+        for (int i = 0; i < r.values().size(); i++) {
+          r.values().get(i).bind(ps, i + 1);
+        }
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
   }
 
   private static String upsertSql(RowAction r) {
