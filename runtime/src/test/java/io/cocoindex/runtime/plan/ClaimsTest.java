@@ -57,4 +57,16 @@ class ClaimsTest {
     Claims.Conflict late = claims.claim(rows(99_999, 100_000), A);
     assertThat(late.other()).isEqualTo(TargetPath.of(List.of(StableKey.of(999L))));
   }
+
+  @Test
+  void aClearedTableHoldsNothingAndClaimsAfresh() {
+    Claims claims = new Claims(1_000);
+    assertThat(claims.claim(rows(0, 1_000), A)).isNull();
+    claims.clear();
+
+    assertThat(claims.contains(TABLE.child(StableKey.of(5L)))).isFalse();
+    TargetPath b = TargetPath.of(List.of(StableKey.of("b")));
+    assertThat(claims.claim(rows(0, 1_000), b)).isNull();
+    assertThat(claims.claim(rows(5, 6), A).other()).isEqualTo(b);
+  }
 }
