@@ -235,12 +235,14 @@ public final class ComponentRunner {
     Run run = parent.run;
     byte[] fingerprint;
     ComponentRecord rec;
+    boolean hit;
     try {
       fingerprint = Fingerprint.of(input).bytes();
       rec = run.store.component(run.app, path.encoded()).orElse(null);
+      hit = memoHit(run, rec, fingerprint);
     } catch (RuntimeException e) {
-      // An input that cannot be fingerprinted (or a store that cannot be read) fails this child
-      // alone; its tracking is kept.
+      // An input that cannot be fingerprinted (or a record that cannot be read) fails this child
+      // alone; its tracking is kept. Like every component's future, this one completes normally.
       run.visit(path);
       run.protect(path);
       run.stats.componentMounted();
@@ -248,7 +250,7 @@ public final class ComponentRunner {
       run.stats.componentFinished();
       return CompletableFuture.completedFuture(false);
     }
-    if (memoHit(run, rec, fingerprint)) {
+    if (hit) {
       run.visit(path);
       run.protect(path);
       countMemoized(run, rec);

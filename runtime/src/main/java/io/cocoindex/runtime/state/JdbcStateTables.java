@@ -99,7 +99,9 @@ public final class JdbcStateTables {
         + " memo_fp=excluded.memo_fp, memo_deps=excluded.memo_deps,"
         + " memo_values=excluded.memo_values, state_count=excluded.state_count";
     this.deleteComponent = "DELETE FROM " + components + " WHERE app=? AND path=?";
-    this.ownedBySql = "SELECT " + STATE_COLUMNS + " FROM " + states + " WHERE app=? AND owner=?";
+    // Not the owner: the caller knows it, and a column read is a native call per row.
+    this.ownedBySql = "SELECT path, records, child_gen, child_epoch, parent_gen, parent_epoch"
+        + " FROM " + states + " WHERE app=? AND owner=?";
     this.componentSql =
         "SELECT " + COMPONENT_COLUMNS + " FROM " + components + " WHERE app=? AND path=?";
   }
@@ -269,9 +271,17 @@ public final class JdbcStateTables {
       PreparedStatement ps = p.statement();
       ps.setString(1, app);
       ps.setBytes(2, owner);
+      byte[] shared = owner.clone(); // one copy for all its states; nobody modifies them
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(state(rs, runs));
+          out.add(new TrackedState(
+              rs.getBytes(1),
+              shared,
+              runs.resolve(RecordListEncoding.decode(rs.getBytes(2))),
+              rs.getLong(3),
+              rs.getLong(4),
+              rs.getLong(5),
+              rs.getLong(6)));
         }
       }
     }

@@ -1,6 +1,5 @@
 package io.cocoindex.runtime.state;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -33,10 +32,14 @@ final class RecordListEncoding {
     return out;
   }
 
+  /** The records, as an unmodifiable list (which {@code TrackedState} then keeps as it is). */
   static List<PossibleRecord> decode(byte[] bytes) {
     int[] pos = {0};
     int count = (int) readVarLong(bytes, pos);
-    List<PossibleRecord> records = new ArrayList<>(count);
+    if (count < 0 || count > bytes.length) {
+      throw new StateStoreException("corrupt tracking record list: " + count + " records");
+    }
+    PossibleRecord[] records = new PossibleRecord[count];
     for (int i = 0; i < count; i++) {
       long version = readVarLong(bytes, pos);
       long len = readVarLong(bytes, pos);
@@ -49,9 +52,9 @@ final class RecordListEncoding {
         record = Arrays.copyOfRange(bytes, pos[0], pos[0] + n);
         pos[0] += n;
       }
-      records.add(new PossibleRecord(version, record));
+      records[i] = new PossibleRecord(version, record);
     }
-    return records;
+    return count == 1 ? List.of(records[0]) : List.of(records);
   }
 
   private static int varLongSize(long v) {
