@@ -139,6 +139,21 @@ public final class Run {
     return (T) v;
   }
 
+  /** How many states the component that finished last declared (bounded): a sizing hint. */
+  private volatile int declarationsHint;
+
+  private static final int MAX_DECLARATIONS_HINT = 1 << 12;
+
+  /** Notes how many states a finishing component declared. */
+  public void declared(int states) {
+    declarationsHint = Math.min(states, MAX_DECLARATIONS_HINT);
+  }
+
+  /** About how many states a new component will declare: as many as the last one to finish. */
+  public int declarationsHint() {
+    return declarationsHint;
+  }
+
   /** Ends the run: drops what only the run needed (the stats and failures stay readable). */
   public void end() {
     claims.clear();
