@@ -19,7 +19,9 @@ import java.util.Locale;
  * @param jmhForks 0 runs JMH in this JVM (codecs, 8)
  * @param jmhWarmupMillis per warm-up iteration
  * @param jmhMeasureMillis per measured iteration
- * @param jmhIterations warm-up and measured iterations each
+ * @param jmhIterations warm-up and measured iterations each, per round
+ * @param jmhRounds JMH runs, the order of the two codecs reversed every other run (the ratio is
+ *     their median)
  * @param connectors annotated connectors compiled (9)
  * @param compileIterations measured compilations per side
  */
@@ -38,6 +40,7 @@ record Config(
     int jmhWarmupMillis,
     int jmhMeasureMillis,
     int jmhIterations,
+    int jmhRounds,
     int connectors,
     int compileIterations) {
 
@@ -45,13 +48,13 @@ record Config(
     switch (size.toLowerCase(Locale.ROOT)) {
       case "tiny":
         return new Config("tiny", 1_000, 100, 1, 1, 2, List.of(500, 1_000), 2_000, "512m",
-            100, 0, 100, 100, 1, 3, 1);
+            100, 0, 100, 100, 1, 1, 3, 1);
       case "default":
         return new Config("default", 100_000, 100, 2, 7, 5, List.of(10_000, 100_000), 1_000_000,
-            "512m", 3_000, 1, 1_000, 1_000, 5, 50, 7);
+            "512m", 3_000, 1, 1_000, 1_000, 3, 3, 50, 7);
       case "full":
         return new Config("full", 100_000, 100, 3, 5, 9, List.of(10_000, 100_000), 1_000_000,
-            "512m", 10_000, 2, 2_000, 2_000, 8, 50, 15);
+            "512m", 10_000, 2, 2_000, 2_000, 5, 5, 50, 15);
       default:
         throw new IllegalArgumentException(
             "unknown size '" + size + "': use tiny, default or full");
