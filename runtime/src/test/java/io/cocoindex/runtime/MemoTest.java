@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 class MemoTest extends EngineTestBase {
   final Rows rows = new Rows();
   final Tables tables = new Tables(rows);
-  final Map<String, String> inputs = new TreeMap<>();
+  /** Each memoized component's input; its body declares the input's text under its name. */
+  final Map<String, Object> inputs = new TreeMap<>();
   final AtomicInteger bodies = new AtomicInteger();
   String generation = "g1";
 
@@ -29,7 +30,7 @@ class MemoTest extends EngineTestBase {
           mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
       inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
         bodies.incrementAndGet();
-        declareTargetState(c, docs.targetState(name, content));
+        declareTargetState(c, docs.targetState(name, String.valueOf(content)));
       }));
     });
   }
@@ -128,25 +129,15 @@ class MemoTest extends EngineTestBase {
 
   @Test
   void anInputThatCannotBeFingerprintedFailsItsChildAloneAndKeepsItsStates() {
-    Map<String, Object> mixed = new TreeMap<>();
     for (int i = 0; i < 100; i++) {
-      mixed.put("f" + i, "v1");
+      inputs.put("f" + i, "v1");
     }
-    App app = app(ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs =
-          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
-      mixed.forEach((name, input) -> ctx.mountMemo(name, input, c -> {
-        bodies.incrementAndGet();
-        declareTargetState(c, docs.targetState(name, String.valueOf(input)));
-      }));
-    });
+    App app = memoApp();
     app.update();
     bodies.set(0);
     rows.takeLog();
 
-    mixed.put("f42", new Object());
+    inputs.put("f42", new Object());
     assertThatThrownBy(app::update)
         .isInstanceOfSatisfying(UpdateFailedException.class, e -> {
           assertThat(e.failures()).singleElement().satisfies(f -> {
@@ -160,7 +151,7 @@ class MemoTest extends EngineTestBase {
     assertThat(rows.takeLog()).isEmpty();
 
     // Its tracking was kept: with its old input back, its memo hits again.
-    mixed.put("f42", "v1");
+    inputs.put("f42", "v1");
     app.update();
     assertThat(bodies.get()).isZero();
     assertThat(rows.takeLog()).isEmpty();
