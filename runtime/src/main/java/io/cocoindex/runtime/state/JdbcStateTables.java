@@ -183,14 +183,26 @@ public final class JdbcStateTables {
   }
 
   private static TrackedState state(ResultSet rs, SettledRuns settledRuns) throws SQLException {
+    return state(rs, settledRuns, null);
+  }
+
+  /**
+   * A state from a row of {@link #STATE_COLUMNS}, or of those columns without {@code owner} when
+   * the caller knows it ({@code knownOwner}).
+   */
+  private static TrackedState state(ResultSet rs, SettledRuns settledRuns, byte[] knownOwner)
+      throws SQLException {
+    int at = 1;
+    byte[] path = rs.getBytes(at++);
+    byte[] owner = knownOwner != null ? knownOwner : rs.getBytes(at++);
     return new TrackedState(
-        rs.getBytes(1),
-        rs.getBytes(2),
-        settledRuns.resolve(RecordListEncoding.decode(rs.getBytes(3))),
-        rs.getLong(4),
-        rs.getLong(5),
-        rs.getLong(6),
-        rs.getLong(7));
+        path,
+        owner,
+        settledRuns.resolve(RecordListEncoding.decode(rs.getBytes(at))),
+        rs.getLong(at + 1),
+        rs.getLong(at + 2),
+        rs.getLong(at + 3),
+        rs.getLong(at + 4));
   }
 
   private static ComponentRecord component(ResultSet rs) throws SQLException {
@@ -274,14 +286,7 @@ public final class JdbcStateTables {
       byte[] shared = owner.clone(); // one copy for all its states; nobody modifies them
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new TrackedState(
-              rs.getBytes(1),
-              shared,
-              runs.resolve(RecordListEncoding.decode(rs.getBytes(2))),
-              rs.getLong(3),
-              rs.getLong(4),
-              rs.getLong(5),
-              rs.getLong(6)));
+          out.add(state(rs, runs, shared));
         }
       }
     }

@@ -82,6 +82,24 @@ class SqliteStateStoreTest {
   }
 
   @Test
+  void aComponentsStatesReadBackFieldForFieldAsTheirPathReadsThem() {
+    TrackedState written = new TrackedState(ROW, COMPONENT_A,
+        List.of(new PossibleRecord(3, record("a")), new PossibleRecord(4, null)), 5, 6, 7, 8);
+    store.write(APP, List.of(new StateWrite.PutState(written))).join();
+
+    TrackedState owned = store.ownedBy(APP, COMPONENT_A).get(0);
+    for (TrackedState read : List.of(owned, row())) {
+      assertThat(read.path()).isEqualTo(ROW);
+      assertThat(read.owner()).isEqualTo(COMPONENT_A);
+      assertThat(read.records()).extracting(PossibleRecord::version).containsExactly(3L, 4L);
+      assertThat(read.records().get(0).record()).isEqualTo(record("a"));
+      assertThat(read.records().get(1).isNone()).isTrue();
+      assertThat(List.of(read.childGeneration(), read.childEpoch(), read.parentGeneration(),
+          read.parentEpoch())).containsExactly(5L, 6L, 7L, 8L);
+    }
+  }
+
+  @Test
   void theTrackedStatesEstimateSumsWhatEachComponentDeclaredInItsLastRun() {
     assertThat(store.trackedStatesEstimate(APP)).isZero();
 
