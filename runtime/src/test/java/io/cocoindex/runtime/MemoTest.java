@@ -156,4 +156,42 @@ class MemoTest extends EngineTestBase {
     assertThat(bodies.get()).isZero();
     assertThat(rows.takeLog()).isEmpty();
   }
+
+  /** A memo input whose fingerprinting is slow and counted (its component is read then). */
+  record SlowInput(int n) {
+    static final AtomicInteger FINGERPRINTED = new AtomicInteger();
+
+    @Override
+    public int n() {
+      FINGERPRINTED.incrementAndGet();
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return n;
+    }
+  }
+
+  @Test
+  void memoChecksWaitingForThePoolAreBoundedSoInputsAreNotAllHeldAtOnce() {
+    int[] mostWaiting = {0};
+    App app = app(ctx -> {
+      for (int i = 0; i < 300; i++) {
+        ctx.mountMemo("c" + i, new SlowInput(i), c -> bodies.incrementAndGet());
+        // Mounted but not yet fingerprinted: inputs held by checks queued on the pool.
+        mostWaiting[0] = Math.max(mostWaiting[0], i + 1 - SlowInput.FINGERPRINTED.get());
+      }
+    });
+    SlowInput.FINGERPRINTED.set(0);
+    app.update();
+    assertThat(bodies.getAndSet(0)).isEqualTo(300);
+    assertThat(mostWaiting[0]).isBetween(1, 32);
+
+    SlowInput.FINGERPRINTED.set(0);
+    mostWaiting[0] = 0;
+    app.update();
+    assertThat(bodies.get()).isZero();
+    assertThat(mostWaiting[0]).isBetween(1, 32);
+  }
 }
