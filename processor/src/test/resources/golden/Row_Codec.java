@@ -1,6 +1,6 @@
 package test;
 
-import io.cocoindex.codec.CodecFormatException;
+import io.cocoindex.codec.FieldNames;
 import io.cocoindex.codec.GeneratedCodec;
 import io.cocoindex.codec.GeneratedCodecs;
 import io.cocoindex.codec.ValueReader;
@@ -13,6 +13,8 @@ import javax.annotation.processing.Generated;
 @Generated("io.cocoindex.processor.CocoIndexProcessor")
 @SuppressWarnings({"unchecked", "rawtypes"})
 public final class Row_Codec implements GeneratedCodec<Row> {
+  private static final FieldNames FIELDS = new FieldNames("test.Row", "id", "text");
+
   public static final Row_Codec INSTANCE = new Row_Codec();
 
   private Row_Codec() {
@@ -30,9 +32,9 @@ public final class Row_Codec implements GeneratedCodec<Row> {
       return;
     }
     out.beginObject();
-    out.field("id");
+    out.field(FIELDS, 0);
     out.writeString(value.id());
-    out.field("text");
+    out.field(FIELDS, 1);
     out.writeString(value.text());
     out.endObject();
   }
@@ -45,16 +47,14 @@ public final class Row_Codec implements GeneratedCodec<Row> {
     String _id = null;
     String _text = null;
     in.beginObject();
-    for (String field = in.nextField(); field != null; field = in.nextField()) {
+    for (int field = in.nextField(FIELDS); field != FieldNames.END; field = in.nextField(FIELDS)) {
       switch (field) {
-        case "id":
+        case 0: // id
           _id = in.readString();
           break;
-        case "text":
+        case 1: // text
           _text = in.readString();
           break;
-        default:
-          throw CodecFormatException.unknownField("test.Row", field);
       }
     }
     return new Row(_id, _text);

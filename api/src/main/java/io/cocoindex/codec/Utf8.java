@@ -7,14 +7,17 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * UTF-8 encoding into a caller's buffer, for the runtime's encoders (fingerprints, the Smile
- * writer of generated codecs), which encode strings for every declared value: a short string is
- * encoded in place without an intermediate array, a longer one through the JDK's vectorized {@code
- * getBytes}, and an unpaired surrogate is rejected rather than replaced by {@code '?'}.
+ * writer of generated codecs), which encode strings for every declared value: a short string, or
+ * an ASCII one under 128 chars, is encoded in place without an intermediate array, a longer one
+ * through the JDK's vectorized {@code getBytes}, and an unpaired surrogate is rejected rather than
+ * replaced by {@code '?'}.
  * Not for connector code.
  */
 public final class Utf8 {
   /** Below this length the loop beats allocating the JDK's encoding (measured on JDK 17). */
   private static final int JDK_MIN_LENGTH = 8;
+  /** Up to this length an ASCII string is copied char by char (measured on JDK 17). */
+  private static final int ASCII_LOOP_MAX_LENGTH = 128;
 
   private Utf8() {}
 
@@ -27,6 +30,20 @@ public final class Utf8 {
    */
   public static int encode(String s, byte[] out, int pos) {
     int len = s.length();
+    if (len < ASCII_LOOP_MAX_LENGTH) {
+      // Most strings are short ASCII: copied char by char, they need no intermediate array.
+      int i = 0;
+      for (; i < len; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) {
+          break;
+        }
+        out[pos + i] = (byte) c;
+      }
+      if (i == len) {
+        return pos + len;
+      }
+    }
     if (len >= JDK_MIN_LENGTH) {
       // The JDK encodes with vectorized ASCII runs, several times faster than the loop below. It
       // replaces an unpaired surrogate by '?': bytes without a '?' are exactly the UTF-8 form;

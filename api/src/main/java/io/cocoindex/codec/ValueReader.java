@@ -24,6 +24,26 @@ public interface ValueReader {
    */
   String nextField();
 
+  /**
+   * The index in {@code names} of the next field of the current object, positioning the reader
+   * on its value; or {@link FieldNames#END}, consuming the end of the object, when no field is
+   * left. Generated codecs read their fields this way.
+   *
+   * @throws CodecFormatException naming the record and the field when the stored field is not
+   *     one of {@code names}
+   */
+  default int nextField(FieldNames names) {
+    String field = nextField();
+    if (field == null) {
+      return FieldNames.END;
+    }
+    int i = names.indexOf(field);
+    if (i < 0) {
+      throw CodecFormatException.unknownField(names.type(), field);
+    }
+    return i;
+  }
+
   /** Consumes the start of an array; follow with {@link #nextElement} until it returns false. */
   void beginArray();
 

@@ -15,6 +15,11 @@ public interface ValueWriter {
   /** The name of the next field of the current object; its value is written next. */
   void field(String name);
 
+  /** Field {@code index} of {@code names} is the next field; its value is written next. */
+  default void field(FieldNames names, int index) {
+    field(names.name(index));
+  }
+
   void endObject();
 
   void beginArray();

@@ -33,6 +33,21 @@ class Utf8Test {
     assertThat(Utf8.isWellFormed(s)).isTrue();
   }
 
+  @Test
+  void stringsAroundTheAsciiLoopsLengthEncodeAsTheJdkDoes() {
+    for (int len = 1; len < 140; len++) {
+      for (String tail : new String[] {"", "\u00e9", "\u0141", "\ud83d\ude00"}) {
+        String s = "x".repeat(len) + tail;
+        byte[] out = new byte[3 * s.length()];
+        int end = Utf8.encode(s, out, 0);
+        assertThat(Arrays.copyOf(out, end)).as("length %d, tail %s", len, tail)
+            .isEqualTo(s.getBytes(UTF_8));
+      }
+      assertThat(Utf8.encode("x".repeat(len) + "\ud83d", new byte[3 * len + 3], 0))
+          .as("length %d", len).isEqualTo(-1);
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {
       "\ud83d", "\ude00", "an unpaired high surrogate \ud83d at length > 8",

@@ -7,7 +7,7 @@ import com.palantir.javapoet.JavaFile;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeSpec;
-import io.cocoindex.codec.CodecFormatException;
+import io.cocoindex.codec.FieldNames;
 import io.cocoindex.codec.GeneratedCodec;
 import io.cocoindex.codec.GeneratedCodecs;
 import io.cocoindex.codec.ValueReader;
@@ -36,6 +36,7 @@ public final class CodecGenerator {
             .addJavadoc("The generated codec of {@link $T}.\n", record)
             .addModifiers(Modifier.PUBLIC, Modifier.FINAL)
             .addSuperinterface(ParameterizedTypeName.get(ClassName.get(GeneratedCodec.class), record))
+            .addField(fieldNames(model))
             .addField(
                 FieldSpec.builder(
                         model.codec(), "INSTANCE", Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
@@ -63,6 +64,19 @@ public final class CodecGenerator {
     return GeneratedFiles.file(record.packageName(), type.build());
   }
 
+  /** The record's field names, encoded once for the reader and writer to match and copy. */
+  private FieldSpec fieldNames(CodecModel model) {
+    CodeBlock.Builder init = CodeBlock.builder()
+        .add("new $T($S", FieldNames.class, model.record().canonicalName());
+    for (ComponentModel c : model.components()) {
+      init.add(", $S", c.name());
+    }
+    return FieldSpec.builder(
+            FieldNames.class, "FIELDS", Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
+        .initializer(init.add(")").build())
+        .build();
+  }
+
   private MethodSpec write(CodecModel model) {
     MethodSpec.Builder m =
         MethodSpec.methodBuilder("write")
@@ -75,8 +89,10 @@ public final class CodecGenerator {
             .addStatement("return")
             .endControlFlow()
             .addStatement("out.beginObject()");
-    for (ComponentModel c : model.components()) {
-      m.addStatement("out.field($S)", c.name());
+    List<? extends ComponentModel> components = model.components();
+    for (int i = 0; i < components.size(); i++) {
+      ComponentModel c = components.get(i);
+      m.addStatement("out.field(FIELDS, $L)", i);
       m.addStatement(writeCall(c.type(), "out", CodeBlock.of("value.$N()", c.name()), 1));
     }
     return m.addStatement("out.endObject()").build();
@@ -95,22 +111,20 @@ public final class CodecGenerator {
     for (ComponentModel c : model.components()) {
       m.addStatement("$T $N = $L", c.type().typeName(), local(c), defaultValue(c.type()));
     }
+    // nextField(FIELDS) matches the stored name and fails on one the record does not have.
     m.addStatement("in.beginObject()")
         .beginControlFlow(
-            "for (String field = in.nextField(); field != null; field = in.nextField())")
+            "for (int field = in.nextField(FIELDS); field != $T.END; field = in.nextField(FIELDS))",
+            FieldNames.class)
         .beginControlFlow("switch (field)");
-    for (ComponentModel c : model.components()) {
-      m.addCode("case $S:\n", c.name())
+    List<? extends ComponentModel> components = model.components();
+    for (int i = 0; i < components.size(); i++) {
+      ComponentModel c = components.get(i);
+      m.addCode("case $L: // $L\n", i, c.name())
           .addStatement("$>$N = $L", local(c), readExpr(c.type(), "in", 1))
           .addStatement("break$<");
     }
-    m.addCode("default:\n")
-        .addStatement(
-            "$>throw $T.unknownField($S, field)$<",
-            CodecFormatException.class,
-            model.record().canonicalName())
-        .endControlFlow()
-        .endControlFlow();
+    m.endControlFlow().endControlFlow();
     CodeBlock args =
         model.components().stream()
             .map(c -> CodeBlock.of("$N", local(c)))

@@ -3,6 +3,7 @@ package io.cocoindex.runtime.codec.generated;
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.codec.CodecFormatException;
+import io.cocoindex.codec.FieldNames;
 import io.cocoindex.codec.ValueReader;
 import io.cocoindex.runtime.codec.KeyEncoding;
 import java.math.BigDecimal;
@@ -27,6 +28,9 @@ final class SmileValueReader implements ValueReader {
   private final boolean sharedValues;
 
   private String[] seenNames;
+  // Per seen name, the generated codec's field names it matched and its index there, if any.
+  private FieldNames[] seenNameOwners;
+  private int[] seenNameIndexes;
   private int seenNameCount;
   private String[] seenValues;
   private int seenValueCount;
@@ -86,6 +90,44 @@ final class SmileValueReader implements ValueReader {
     }
     fields[depth - 1] = name;
     return name;
+  }
+
+  @Override
+  public int nextField(FieldNames names) {
+    int t = peek("a field name");
+    if (t == 0xFB) {
+      pos++;
+      depth--;
+      return FieldNames.END;
+    }
+    if (t >= 0x40 && t <= 0x7F) { // a name seen before in this value: its index was kept
+      int ref = t & 0x3F;
+      if (ref < seenNameCount && seenNameOwners[ref] == names) {
+        pos++;
+        fields[depth - 1] = seenNames[ref];
+        return seenNameIndexes[ref];
+      }
+    } else if (t >= 0x80 && t <= 0xBF) { // a new short ASCII name: matched by its bytes
+      int len = (t & 0x3F) + 1;
+      int index = pos + 1 + len <= in.length ? names.match(in, pos + 1, len) : -1;
+      if (index >= 0) {
+        pos += 1 + len;
+        String name = names.name(index);
+        addName(name, names, index);
+        fields[depth - 1] = name;
+        return index;
+      }
+    }
+    String name = readName(t);
+    if (name == null) {
+      throw mismatch("a field name");
+    }
+    fields[depth - 1] = name;
+    int index = names.indexOf(name);
+    if (index < 0) {
+      throw CodecFormatException.unknownField(names.type(), name);
+    }
+    return index;
   }
 
   @Override
@@ -363,21 +405,28 @@ final class SmileValueReader implements ValueReader {
     } else {
       return null;
     }
-    addName(name);
+    addName(name, null, 0);
     return name;
   }
 
-  private void addName(String name) {
+  /** Records a new name; {@code owner} and {@code index} say which generated field it is. */
+  private void addName(String name, FieldNames owner, int index) {
     if (seenNames == null) {
       seenNames = new String[16];
+      seenNameOwners = new FieldNames[16];
+      seenNameIndexes = new int[16];
     }
     if (seenNameCount == SmileValueWriter.MAX_SHARED_NAMES) {
       seenNameCount = 0; // the writer restarts its table here too
     }
     if (seenNameCount == seenNames.length) {
-      seenNames = Arrays.copyOf(seenNames,
-          Math.min(seenNames.length * 4, SmileValueWriter.MAX_SHARED_NAMES));
+      int grown = Math.min(seenNames.length * 4, SmileValueWriter.MAX_SHARED_NAMES);
+      seenNames = Arrays.copyOf(seenNames, grown);
+      seenNameOwners = Arrays.copyOf(seenNameOwners, grown);
+      seenNameIndexes = Arrays.copyOf(seenNameIndexes, grown);
     }
+    seenNameOwners[seenNameCount] = owner;
+    seenNameIndexes[seenNameCount] = index;
     seenNames[seenNameCount++] = name;
   }
 

@@ -2,6 +2,7 @@ package io.cocoindex.runtime.codec.generated;
 
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
+import io.cocoindex.codec.FieldNames;
 import io.cocoindex.codec.GeneratedCodecs;
 import io.cocoindex.codec.Utf8;
 import io.cocoindex.codec.ValueWriter;
@@ -99,20 +100,52 @@ final class SmileValueWriter implements ValueWriter {
       put(0x20);
       return;
     }
-    int ref = findName(name);
-    if (ref >= 0) {
-      if (ref < 64) {
-        put(0x40 + ref);
-      } else {
-        ensure(2);
-        buf[size++] = (byte) (0x30 + (ref >> 8));
-        buf[size++] = (byte) ref;
-      }
+    if (nameRef(name)) {
       return;
     }
     ensure(3 * len + 2);
     int type = size++;
-    int bytes = writeUtf8(name);
+    nameType(type, writeUtf8(name), len);
+    addName(name);
+  }
+
+  @Override
+  public void field(FieldNames names, int index) {
+    String name = names.name(index);
+    int len = name.length();
+    if (len == 0) {
+      put(0x20);
+      return;
+    }
+    if (nameRef(name)) {
+      return;
+    }
+    int bytes = names.utf8Length(index);
+    ensure(bytes + 2);
+    int type = size++;
+    size = names.copyUtf8(index, buf, size);
+    nameType(type, bytes, len);
+    addName(name);
+  }
+
+  /** Writes a reference to {@code name} if this document has written it before. */
+  private boolean nameRef(String name) {
+    int ref = findName(name);
+    if (ref < 0) {
+      return false;
+    }
+    if (ref < 64) {
+      put(0x40 + ref);
+    } else {
+      ensure(2);
+      buf[size++] = (byte) (0x30 + (ref >> 8));
+      buf[size++] = (byte) ref;
+    }
+    return true;
+  }
+
+  /** Sets the type byte at {@code type} of a new name of {@code len} chars, now written. */
+  private void nameType(int type, int bytes, int len) {
     if (bytes == len && bytes <= 64) {
       buf[type] = (byte) (0x80 - 1 + bytes);
     } else if (bytes != len && bytes <= 56 && len <= 64) {
@@ -121,7 +154,6 @@ final class SmileValueWriter implements ValueWriter {
       buf[type] = 0x34;
       buf[size++] = (byte) 0xFC;
     }
-    addName(name);
   }
 
   @Override

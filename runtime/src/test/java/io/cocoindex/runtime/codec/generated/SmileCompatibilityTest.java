@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
 import io.cocoindex.codec.CodecFormatException;
+import io.cocoindex.codec.FieldNames;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -54,6 +55,97 @@ class SmileCompatibilityTest {
       assertSameBytes(ours, jackson, "document " + i + " of seed " + seed);
       readBack(doc, jackson);
     }
+  }
+
+  /**
+   * Generated codecs write and read names through {@link FieldNames}: the bytes are the same as
+   * by name, and reading matches a stored name to its index, whether the name is new, a
+   * reference to one seen under the same record, or one first seen under another record.
+   */
+  @Test
+  void fieldNamesByIndexWriteTheSameBytesAndReadBackTheirIndexes() throws IOException {
+    long seed = 20261202L;
+    Random random = new Random(seed);
+    for (int i = 0; i < 3000; i++) {
+      Node doc = randomNode(random, 0, i % 50 == 0 ? 1500 : 12);
+      byte[] jackson = jackson(doc, new SmileFactory());
+      SmileValueWriter w = SmileValueWriter.acquire();
+      writeOurs(w, doc, true);
+      assertSameBytes(w.finish(), jackson, "document " + i + " of seed " + seed);
+      SmileValueReader r = new SmileValueReader(jackson);
+      check(r, doc, true);
+      assertThat(r.atEnd()).isTrue();
+    }
+  }
+
+  @Test
+  void aNameOfTwoRecordsReadsAsEachOnesIndex() throws IOException {
+    FieldNames outer = new FieldNames("test.Outer", "name", "inner", "é", "");
+    FieldNames inner = new FieldNames("test.Inner", "size", "name");
+    // {name, inner: [{size, name}, {size, name}], é, ""}: "name" is first seen under Outer.
+    SmileValueWriter w = SmileValueWriter.acquire();
+    w.beginObject();
+    w.field(outer, 0);
+    w.writeString("a");
+    w.field(outer, 1);
+    w.beginArray();
+    for (int k = 0; k < 2; k++) {
+      w.beginObject();
+      w.field(inner, 0);
+      w.writeLong(k);
+      w.field(inner, 1);
+      w.writeString("b" + k);
+      w.endObject();
+    }
+    w.endArray();
+    w.field(outer, 2);
+    w.writeNull();
+    w.field(outer, 3);
+    w.writeNull();
+    w.endObject();
+    byte[] bytes = w.finish();
+    assertThat(bytes).isEqualTo(jackson(new Obj(List.of("name", "inner", "é", ""), List.of(
+        new Str("a"),
+        new Arr(List.of(new Obj(List.of("size", "name"), List.of(new Num(0), new Str("b0"))),
+            new Obj(List.of("size", "name"), List.of(new Num(1), new Str("b1"))))),
+        new Null(), new Null())), new SmileFactory()));
+
+    SmileValueReader r = new SmileValueReader(bytes);
+    r.beginObject();
+    assertThat(r.nextField(outer)).isEqualTo(0);
+    assertThat(r.readString()).isEqualTo("a");
+    assertThat(r.nextField(outer)).isEqualTo(1);
+    r.beginArray();
+    for (int k = 0; k < 2; k++) {
+      assertThat(r.nextElement()).isTrue();
+      r.beginObject();
+      assertThat(r.nextField(inner)).isEqualTo(0);
+      assertThat(r.readLong()).isEqualTo(k);
+      assertThat(r.nextField(inner)).isEqualTo(1);
+      assertThat(r.readString()).isEqualTo("b" + k);
+      assertThat(r.nextField(inner)).isEqualTo(FieldNames.END);
+    }
+    assertThat(r.nextElement()).isFalse();
+    assertThat(r.nextField(outer)).isEqualTo(2);
+    assertThat(r.readNull()).isTrue();
+    assertThat(r.nextField(outer)).isEqualTo(3);
+    assertThat(r.readNull()).isTrue();
+    assertThat(r.nextField(outer)).isEqualTo(FieldNames.END);
+    assertThat(r.atEnd()).isTrue();
+  }
+
+  @Test
+  void aStoredFieldTheRecordDoesNotHaveFailsNamingRecordAndField() throws IOException {
+    byte[] bytes = jackson(new Obj(List.of("id", "gone"), List.of(new Num(1), new Num(2))),
+        new SmileFactory());
+    FieldNames names = new FieldNames("test.Row", "id", "kept");
+    SmileValueReader r = new SmileValueReader(bytes);
+    r.beginObject();
+    assertThat(r.nextField(names)).isEqualTo(0);
+    r.readLong();
+    assertThatThrownBy(() -> r.nextField(names))
+        .isInstanceOf(CodecFormatException.class)
+        .hasMessageStartingWith("stored test.Row has field 'gone' that the record no longer has");
   }
 
   @Test
@@ -279,22 +371,35 @@ class SmileCompatibilityTest {
 
   private static byte[] ours(Node doc) {
     SmileValueWriter w = SmileValueWriter.acquire();
-    writeOurs(w, doc);
+    writeOurs(w, doc, false);
     return w.finish();
   }
 
-  private static void writeOurs(SmileValueWriter w, Node n) {
+  /** One FieldNames per list of names, as one per generated record type. */
+  private static final java.util.Map<List<String>, FieldNames> FIELD_NAMES =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static FieldNames fieldNames(Obj o) {
+    return FIELD_NAMES.computeIfAbsent(o.names(),
+        names -> new FieldNames("test.Record", names.toArray(new String[0])));
+  }
+
+  private static void writeOurs(SmileValueWriter w, Node n, boolean byIndex) {
     if (n instanceof Obj o) {
       w.beginObject();
       for (int i = 0; i < o.names().size(); i++) {
-        w.field(o.names().get(i));
-        writeOurs(w, o.values().get(i));
+        if (byIndex) {
+          w.field(fieldNames(o), i);
+        } else {
+          w.field(o.names().get(i));
+        }
+        writeOurs(w, o.values().get(i), byIndex);
       }
       w.endObject();
     } else if (n instanceof Arr a) {
       w.beginArray();
       for (Node item : a.items()) {
-        writeOurs(w, item);
+        writeOurs(w, item, byIndex);
       }
       w.endArray();
     } else if (n instanceof Str s) {
@@ -323,27 +428,35 @@ class SmileCompatibilityTest {
 
   private static SmileValueReader read(Node doc, byte[] bytes) {
     SmileValueReader r = new SmileValueReader(bytes);
-    check(r, doc);
+    check(r, doc, false);
     return r;
   }
 
-  private static void check(SmileValueReader r, Node n) {
+  private static void check(SmileValueReader r, Node n, boolean byIndex) {
     if (n instanceof Obj o) {
       r.beginObject();
       for (int i = 0; i < o.names().size(); i++) {
-        assertThat(r.nextField()).isEqualTo(o.names().get(i));
+        if (byIndex) {
+          assertThat(r.nextField(fieldNames(o))).isEqualTo(i);
+        } else {
+          assertThat(r.nextField()).isEqualTo(o.names().get(i));
+        }
         if (i % 3 == 2) {
           r.skipValue();
         } else {
-          check(r, o.values().get(i));
+          check(r, o.values().get(i), byIndex);
         }
       }
-      assertThat(r.nextField()).isNull();
+      if (byIndex) {
+        assertThat(r.nextField(fieldNames(o))).isEqualTo(FieldNames.END);
+      } else {
+        assertThat(r.nextField()).isNull();
+      }
     } else if (n instanceof Arr a) {
       r.beginArray();
       for (Node item : a.items()) {
         assertThat(r.nextElement()).isTrue();
-        check(r, item);
+        check(r, item, byIndex);
       }
       assertThat(r.nextElement()).isFalse();
     } else if (n instanceof Str s) {
