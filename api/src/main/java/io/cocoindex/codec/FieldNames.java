@@ -105,6 +105,20 @@ public final class FieldNames {
    * Names are told apart by length first, which most are.
    */
   public int match(byte[] in, int from, int len) {
+    return match(in, from, len, 0);
+  }
+
+  /**
+   * As {@link #match(byte[], int, int)}, trying field {@code expected} first: fields are stored
+   * in component order, so the one after the last field read is usually the next.
+   */
+  public int match(byte[] in, int from, int len, int expected) {
+    if (expected >= 0 && expected < utf8.length) {
+      byte[] b = utf8[expected];
+      if (b.length == len && sameBytes(b, in, from)) {
+        return expected;
+      }
+    }
     for (int i = 0; i < utf8.length; i++) {
       byte[] b = utf8[i];
       if (b.length == len && sameBytes(b, in, from)) {

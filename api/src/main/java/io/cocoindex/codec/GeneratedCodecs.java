@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.RandomAccess;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.function.BiConsumer;
@@ -16,6 +17,10 @@ import java.util.function.Function;
 /**
  * The shared pieces of generated codecs: collections, optionals, enums and boxes, composed from
  * element readers and writers so the generated code stays flat. Not for connector code.
+ *
+ * <p>Each helper calls its element reader or writer from its own call site rather than through
+ * {@link #readNullable}/{@link #writeNullable}: the JIT profiles a call site per method, so one
+ * shared site would see every codec's element types and stop inlining any of them.
  */
 public final class GeneratedCodecs {
   private GeneratedCodecs() {}
@@ -82,10 +87,25 @@ public final class GeneratedCodecs {
       return;
     }
     out.beginArray();
-    for (T item : list) {
-      writeNullable(out, item, element);
+    if (list instanceof RandomAccess) { // no iterator to allocate
+      for (int i = 0, n = list.size(); i < n; i++) {
+        writeElement(out, list.get(i), element);
+      }
+    } else {
+      for (T item : list) {
+        writeElement(out, item, element);
+      }
     }
     out.endArray();
+  }
+
+  private static <T> void writeElement(
+      ValueWriter out, T item, BiConsumer<ValueWriter, ? super T> element) {
+    if (item == null) { // null checks are repeated, not shared: see the class comment
+      out.writeNull();
+    } else {
+      element.accept(out, item);
+    }
   }
 
   /** Reads an unmodifiable list, or {@code null} for a stored null. */
@@ -96,7 +116,7 @@ public final class GeneratedCodecs {
     List<T> list = new ArrayList<>();
     in.beginArray();
     while (in.nextElement()) {
-      list.add(readNullable(in, element));
+      list.add(in.readNull() ? null : element.apply(in));
     }
     return Collections.unmodifiableList(list);
   }
@@ -132,14 +152,37 @@ public final class GeneratedCodecs {
     @SuppressWarnings("unchecked")
     Map.Entry<String, V>[] entries = map.entrySet().toArray(new Map.Entry[map.size()]);
     if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
-      Arrays.sort(entries, Map.Entry.comparingByKey());
+      sortByKey(entries);
     }
     out.beginObject();
     for (Map.Entry<String, V> e : entries) {
       out.field(e.getKey());
-      writeNullable(out, e.getValue(), value);
+      V v = e.getValue();
+      if (v == null) {
+        out.writeNull();
+      } else {
+        value.accept(out, v);
+      }
     }
     out.endObject();
+  }
+
+  /** Most maps written are small: sorted by insertion, without a comparator object. */
+  private static <V> void sortByKey(Map.Entry<String, V>[] entries) {
+    if (entries.length > 16) {
+      Arrays.sort(entries, Map.Entry.comparingByKey());
+      return;
+    }
+    for (int i = 1; i < entries.length; i++) {
+      Map.Entry<String, V> e = entries[i];
+      String key = e.getKey();
+      int j = i - 1;
+      while (j >= 0 && entries[j].getKey().compareTo(key) > 0) {
+        entries[j + 1] = entries[j];
+        j--;
+      }
+      entries[j + 1] = e;
+    }
   }
 
   /** Reads an unmodifiable map keeping the stored order, or {@code null} for a stored null. */
@@ -150,7 +193,7 @@ public final class GeneratedCodecs {
     Map<String, V> map = new LinkedHashMap<>();
     in.beginObject();
     for (String key = in.nextField(); key != null; key = in.nextField()) {
-      map.put(key, readNullable(in, value));
+      map.put(key, in.readNull() ? null : value.apply(in));
     }
     return Collections.unmodifiableMap(map);
   }
@@ -158,12 +201,17 @@ public final class GeneratedCodecs {
   /** Writes an optional as its value, or a null when empty, as the reflective codec does. */
   public static <T> void writeOptional(
       ValueWriter out, Optional<T> optional, BiConsumer<ValueWriter, ? super T> value) {
-    writeNullable(out, optional == null ? null : optional.orElse(null), value);
+    T v = optional == null ? null : optional.orElse(null);
+    if (v == null) {
+      out.writeNull();
+    } else {
+      value.accept(out, v);
+    }
   }
 
   /** Reads an optional: empty for a stored null. */
   public static <T> Optional<T> readOptional(ValueReader in, Function<ValueReader, T> value) {
-    return Optional.ofNullable(readNullable(in, value));
+    return in.readNull() ? Optional.empty() : Optional.ofNullable(value.apply(in));
   }
 
   // ---- copies: the same results as writing and reading back, without the written form ----

@@ -39,6 +39,8 @@ final class SmileValueReader implements ValueReader {
   // its current index.
   private String[] fields = new String[8];
   private int[] indexes = new int[8];
+  // Per open object, the index of the field last read by nextField(FieldNames), or -1.
+  private int[] lastFieldIndexes = new int[8];
   private int depth;
 
   SmileValueReader(byte[] in) {
@@ -105,17 +107,18 @@ final class SmileValueReader implements ValueReader {
       if (ref < seenNameCount && seenNameOwners[ref] == names) {
         pos++;
         fields[depth - 1] = seenNames[ref];
-        return seenNameIndexes[ref];
+        return lastFieldIndexes[depth - 1] = seenNameIndexes[ref];
       }
     } else if (t >= 0x80 && t <= 0xBF) { // a new short ASCII name: matched by its bytes
       int len = (t & 0x3F) + 1;
-      int index = pos + 1 + len <= in.length ? names.match(in, pos + 1, len) : -1;
+      int index = pos + 1 + len <= in.length
+          ? names.match(in, pos + 1, len, lastFieldIndexes[depth - 1] + 1) : -1;
       if (index >= 0) {
         pos += 1 + len;
         String name = names.name(index);
         addName(name, names, index);
         fields[depth - 1] = name;
-        return index;
+        return lastFieldIndexes[depth - 1] = index;
       }
     }
     String name = readName(t);
@@ -127,7 +130,7 @@ final class SmileValueReader implements ValueReader {
     if (index < 0) {
       throw CodecFormatException.unknownField(names.type(), name);
     }
-    return index;
+    return lastFieldIndexes[depth - 1] = index;
   }
 
   @Override
@@ -486,7 +489,7 @@ final class SmileValueReader implements ValueReader {
         ^ (in[pos + len - 1] << 24);
     int slot = (h ^ (h >>> 15)) & (NAME_CACHE.length - 1);
     CachedName cached = NAME_CACHE[slot];
-    if (cached != null && Arrays.equals(cached.ascii, 0, cached.ascii.length, in, pos, pos + len)) {
+    if (cached != null && sameBytes(cached.ascii, len)) {
       pos += len;
       return cached.name;
     }
@@ -494,6 +497,22 @@ final class SmileValueReader implements ValueReader {
     String name = ascii(len);
     NAME_CACHE[slot] = new CachedName(name, ascii);
     return name;
+  }
+
+  /** Whether the next {@code len} input bytes are {@code name}'s (checked to be there). */
+  private boolean sameBytes(byte[] name, int len) {
+    if (name.length != len) {
+      return false;
+    }
+    if (len > 16) {
+      return Arrays.equals(name, 0, len, in, pos, pos + len);
+    }
+    for (int k = 0; k < len; k++) { // short: cheaper than the vectorized compare's setup
+      if (name[k] != in[pos + k]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private String utf8(int len) {
@@ -614,9 +633,11 @@ final class SmileValueReader implements ValueReader {
     if (depth == fields.length) {
       fields = Arrays.copyOf(fields, depth * 2);
       indexes = Arrays.copyOf(indexes, depth * 2);
+      lastFieldIndexes = Arrays.copyOf(lastFieldIndexes, depth * 2);
     }
     fields[depth] = field;
     indexes[depth] = Integer.MIN_VALUE; // an object, until beginArray says otherwise
+    lastFieldIndexes[depth] = -1;
     depth++;
   }
 

@@ -100,13 +100,15 @@ final class SmileValueWriter implements ValueWriter {
       put(0x20);
       return;
     }
-    if (nameRef(name)) {
+    int found = findName(name);
+    if (found >= 0) {
+      writeNameRef(found);
       return;
     }
     ensure(3 * len + 2);
     int type = size++;
     nameType(type, writeUtf8(name), len);
-    addName(name);
+    addName(name, -1 - found);
   }
 
   @Override
@@ -117,7 +119,9 @@ final class SmileValueWriter implements ValueWriter {
       put(0x20);
       return;
     }
-    if (nameRef(name)) {
+    int found = findName(name);
+    if (found >= 0) {
+      writeNameRef(found);
       return;
     }
     int bytes = names.utf8Length(index);
@@ -125,15 +129,11 @@ final class SmileValueWriter implements ValueWriter {
     int type = size++;
     size = names.copyUtf8(index, buf, size);
     nameType(type, bytes, len);
-    addName(name);
+    addName(name, -1 - found);
   }
 
-  /** Writes a reference to {@code name} if this document has written it before. */
-  private boolean nameRef(String name) {
-    int ref = findName(name);
-    if (ref < 0) {
-      return false;
-    }
+  /** Writes a reference to the name this document wrote {@code ref}-th. */
+  private void writeNameRef(int ref) {
     if (ref < 64) {
       put(0x40 + ref);
     } else {
@@ -141,7 +141,6 @@ final class SmileValueWriter implements ValueWriter {
       buf[size++] = (byte) (0x30 + (ref >> 8));
       buf[size++] = (byte) ref;
     }
-    return true;
   }
 
   /** Sets the type byte at {@code type} of a new name of {@code len} chars, now written. */
@@ -341,6 +340,10 @@ final class SmileValueWriter implements ValueWriter {
     return written;
   }
 
+  /**
+   * The reference of {@code name} if this document wrote it before; otherwise {@code -1 - slot},
+   * the free slot of the table where {@link #addName} puts it.
+   */
   private int findName(String name) {
     int slot = name.hashCode() & (TABLE_SLOTS - 1);
     while (slotStamp[slot] == generation) {
@@ -350,23 +353,21 @@ final class SmileValueWriter implements ValueWriter {
       }
       slot = (slot + 1) & (TABLE_SLOTS - 1);
     }
-    return -1;
+    return -1 - slot;
   }
 
-  private void addName(String name) {
+  /** Records a new name at {@code freeSlot}, which {@link #findName} returned. */
+  private void addName(String name, int freeSlot) {
     if (seenCount == MAX_SHARED_NAMES) {
       resetNames();
+      freeSlot = name.hashCode() & (TABLE_SLOTS - 1); // the table is empty again
     }
     int ref = seenCount++;
     seenNames[ref] = name;
     // A reference whose second byte would be 0xFE or 0xFF is never written: Smile reserves them.
     if ((ref & 0xFF) < 0xFE) {
-      int slot = name.hashCode() & (TABLE_SLOTS - 1);
-      while (slotStamp[slot] == generation) {
-        slot = (slot + 1) & (TABLE_SLOTS - 1);
-      }
-      slotStamp[slot] = generation;
-      slotIndex[slot] = ref;
+      slotStamp[freeSlot] = generation;
+      slotIndex[freeSlot] = ref;
     }
   }
 
