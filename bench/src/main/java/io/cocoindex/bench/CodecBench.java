@@ -32,18 +32,22 @@ final class CodecBench {
         }
       }
     }
-    // Each round is one JMH run of every record with both codecs, the codecs' order reversed
-    // every other round: JMH measures one side after the other, and on a drifting host a single
-    // run decided which side of 2x a record landed on. The ratio is the median of the rounds'.
+    // Each round runs JMH once per record, on both codecs back to back, the codecs' order
+    // reversed every other round: JMH measures one side after the other, and on a drifting host
+    // a single run decided which side of 2x a record landed on. Per record, the two sides of a
+    // ratio are measured seconds apart, not after every other record's. The ratio is the median
+    // of the rounds'.
     Map<String, List<Double>> nanos = new HashMap<>();
     for (int round = 0; round < cfg.jmhRounds(); round++) {
       String[] order = round % 2 == 0
           ? new String[] {"generated", "jackson"} : new String[] {"jackson", "generated"};
-      for (RunResult r : runJmh(cfg, order)) {
-        nanos.computeIfAbsent(
-                r.getParams().getParam("record") + "/" + r.getParams().getParam("codec"),
-                k -> new ArrayList<>())
-            .add(r.getPrimaryResult().getScore());
+      for (String record : new String[] {"Document", "DocumentRecord", "RowAction"}) {
+        for (RunResult r : runJmh(cfg, record, order)) {
+          nanos.computeIfAbsent(
+                  r.getParams().getParam("record") + "/" + r.getParams().getParam("codec"),
+                  k -> new ArrayList<>())
+              .add(r.getPrimaryResult().getScore());
+        }
       }
       StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
           "codec JMH round %d of %d (%s first):", round + 1, cfg.jmhRounds(), order[0]));
@@ -79,10 +83,11 @@ final class CodecBench {
     return Stats.median(values.stream().mapToDouble(Double::doubleValue).toArray());
   }
 
-  private static Collection<RunResult> runJmh(Config cfg, String[] codecOrder) {
+  private static Collection<RunResult> runJmh(Config cfg, String record, String[] codecOrder) {
     try {
       return new Runner(new OptionsBuilder()
           .include(CodecBenchmark.class.getName() + ".roundTrip")
+          .param("record", record)
           .param("codec", codecOrder)
           .forks(cfg.jmhForks())
           .warmupIterations(cfg.jmhIterations())
