@@ -100,30 +100,6 @@ class SqliteStateStoreTest {
   }
 
   @Test
-  void lineageReadsBackWhicheverOfItsFourNumbersAreSet() {
-    long[][] lineages = {{0, 0, 0, 0}, {0, 0, 0, 9}, {1, 0, 0, 0}, {0, 2, 3, 0}, {5, 6, 7, 8}};
-    for (int i = 0; i < lineages.length; i++) {
-      long[] l = lineages[i];
-      store.write(APP, List.of(new StateWrite.PutState(new TrackedState(path("t", "r" + i),
-          COMPONENT_B, List.of(new PossibleRecord(1, record("v"))), l[0], l[1], l[2], l[3]))))
-          .join();
-    }
-
-    List<TrackedState> owned = store.ownedBy(APP, COMPONENT_B);
-    assertThat(owned).hasSize(lineages.length);
-    for (int i = 0; i < lineages.length; i++) {
-      byte[] p = path("t", "r" + i);
-      TrackedState byOwner = owned.stream().filter(t -> java.util.Arrays.equals(t.path(), p))
-          .findFirst().orElseThrow();
-      for (TrackedState read : List.of(byOwner, store.get(APP, p).orElseThrow())) {
-        assertThat(new long[] {read.childGeneration(), read.childEpoch(),
-            read.parentGeneration(), read.parentEpoch()}).as("lineage %d", i)
-            .containsExactly(lineages[i]);
-      }
-    }
-  }
-
-  @Test
   void theTrackedStatesEstimateSumsWhatEachComponentDeclaredInItsLastRun() {
     assertThat(store.trackedStatesEstimate(APP)).isZero();
 
