@@ -95,41 +95,47 @@ final class SmileValueWriter implements ValueWriter {
 
   @Override
   public void field(String name) {
-    int len = name.length();
-    if (len == 0) {
-      put(0x20);
+    int slot = nameSlot(name);
+    if (slot < 0) {
       return;
     }
-    int found = findName(name);
-    if (found >= 0) {
-      writeNameRef(found);
-      return;
-    }
-    ensure(3 * len + 2);
+    ensure(3 * name.length() + 2);
     int type = size++;
-    nameType(type, writeUtf8(name), len);
-    addName(name, -1 - found);
+    nameType(type, writeUtf8(name), name.length());
+    addName(name, slot);
   }
 
   @Override
   public void field(FieldNames names, int index) {
     String name = names.name(index);
-    int len = name.length();
-    if (len == 0) {
-      put(0x20);
-      return;
-    }
-    int found = findName(name);
-    if (found >= 0) {
-      writeNameRef(found);
+    int slot = nameSlot(name);
+    if (slot < 0) {
       return;
     }
     int bytes = names.utf8Length(index);
     ensure(bytes + 2);
     int type = size++;
     size = names.copyUtf8(index, buf, size);
-    nameType(type, bytes, len);
-    addName(name, -1 - found);
+    nameType(type, bytes, name.length());
+    addName(name, slot);
+  }
+
+  /**
+   * Writes {@code name} when it needs no bytes of its own (it is empty, or this document wrote it
+   * before) and returns -1; otherwise returns the free slot of the name table for {@link
+   * #addName}, and the caller writes the name.
+   */
+  private int nameSlot(String name) {
+    if (name.isEmpty()) {
+      put(0x20);
+      return -1;
+    }
+    int found = findName(name);
+    if (found >= 0) {
+      writeNameRef(found);
+      return -1;
+    }
+    return -1 - found;
   }
 
   /** Writes a reference to the name this document wrote {@code ref}-th. */
