@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
 public final class Utf8 {
   /** Below this length the loop beats allocating the JDK's encoding (measured on JDK 17). */
   private static final int JDK_MIN_LENGTH = 8;
-  /** Up to this length an ASCII string is copied char by char (measured on JDK 17). */
+  /** Under this length an ASCII string is copied char by char (measured on JDK 17). */
   private static final int ASCII_LOOP_MAX_LENGTH = 128;
 
   private Utf8() {}
