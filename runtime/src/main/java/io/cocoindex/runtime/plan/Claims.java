@@ -85,11 +85,20 @@ final class Claims {
     return h ^ (h >>> 16);
   }
 
-  /** One open-addressed table, at most half full. */
+  /**
+   * One open-addressed table, at most half full. Its presized arrays are allocated at its first
+   * claim: a memoized rerun claims few paths, and would otherwise allocate and clear, every run,
+   * a table sized for everything the app tracks.
+   */
   private static final class Segment {
+    private static final int[] NO_HASHES = new int[1];
+    private static final Object[] NO_ENTRIES = new Object[2];
+
+    /** Slots to allocate at the first claim. */
+    private final int presized;
     /** Per slot: the path's hash, then its encoded bytes and component at twice the slot. */
-    private int[] hashes;
-    private Object[] entries;
+    private int[] hashes = NO_HASHES;
+    private Object[] entries = NO_ENTRIES;
     private int size;
 
     Segment(long expected) {
@@ -97,12 +106,15 @@ final class Claims {
       while (slots < 2 * expected) {
         slots <<= 1;
       }
-      hashes = new int[slots];
-      entries = new Object[2 * slots];
+      presized = slots;
     }
 
     /** The component that claimed {@code path} before, or null after claiming it now. */
     TargetPath putIfAbsent(TargetPath path, TargetPath component) {
+      if (entries == NO_ENTRIES) {
+        hashes = new int[presized];
+        entries = new Object[2 * presized];
+      }
       int i = find(path);
       if (i >= 0) {
         return (TargetPath) entries[2 * i + 1];
@@ -159,9 +171,11 @@ final class Claims {
     }
 
     void clear() {
-      Arrays.fill(entries, null);
-      hashes = new int[16];
-      entries = new Object[32];
+      if (size > 0) {
+        Arrays.fill(entries, null);
+      }
+      hashes = NO_HASHES;
+      entries = NO_ENTRIES;
       size = 0;
     }
   }

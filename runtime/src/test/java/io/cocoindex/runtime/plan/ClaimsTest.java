@@ -69,4 +69,16 @@ class ClaimsTest {
     assertThat(claims.claim(rows(0, 1_000), b)).isNull();
     assertThat(claims.claim(rows(5, 6), A).other()).isEqualTo(b);
   }
+
+  @Test
+  void aTableSizedForManyAnswersBeforeAnyClaimAndClearsWithNone() {
+    Claims claims = new Claims(100_000);
+    assertThat(claims.contains(TABLE.child(StableKey.of(5L)))).isFalse();
+    claims.clear();
+
+    assertThat(claims.claim(rows(0, 10), A)).isNull();
+    assertThat(claims.contains(TABLE.child(StableKey.of(5L)))).isTrue();
+    assertThat(claims.contains(TABLE.child(StableKey.of(50L)))).isFalse();
+    assertThat(claims.claim(rows(5, 6), B).other()).isEqualTo(A);
+  }
 }
