@@ -102,15 +102,9 @@ public final class FieldNames {
 
   /**
    * The index of the field whose UTF-8 name is {@code in[from, from + len)}, or -1 when none is.
-   * Names are told apart by length first, which most are.
-   */
-  public int match(byte[] in, int from, int len) {
-    return match(in, from, len, 0);
-  }
-
-  /**
-   * As {@link #match(byte[], int, int)}, trying field {@code expected} first: fields are stored
-   * in component order, so the one after the last field read is usually the next.
+   * Field {@code expected} is tried first (fields are stored in component order, so the one after
+   * the last field read is usually the next; any other value is only a missed guess), then every
+   * field, told apart by length first, which most are.
    */
   public int match(byte[] in, int from, int len, int expected) {
     if (expected >= 0 && expected < utf8.length) {

@@ -13,14 +13,15 @@ class FieldNamesTest {
   void matchesAStoredNameByItsBytesWithinTheInput() {
     FieldNames names = new FieldNames("test.Doc", "id", "title", "größe", "a".repeat(40));
     byte[] in = "xxtitleidgröße".getBytes(StandardCharsets.UTF_8);
-    assertThat(names.match(in, 2, 5)).isEqualTo(1);
-    assertThat(names.match(in, 7, 2)).isEqualTo(0);
-    assertThat(names.match(in, 9, "größe".getBytes(StandardCharsets.UTF_8).length)).isEqualTo(2);
-    assertThat(names.match(in, 2, 4)).isEqualTo(-1); // "titl": a prefix is not a name
+    assertThat(names.match(in, 2, 5, 1)).isEqualTo(1); // the expected field
+    assertThat(names.match(in, 7, 2, 3)).isEqualTo(0); // another than expected
+    assertThat(names.match(in, 9, "größe".getBytes(StandardCharsets.UTF_8).length, 4))
+        .isEqualTo(2); // expected past the last field
+    assertThat(names.match(in, 2, 4, 1)).isEqualTo(-1); // "titl": a prefix is not a name
     byte[] longName = ("-" + "a".repeat(40)).getBytes(StandardCharsets.UTF_8);
-    assertThat(names.match(longName, 1, 40)).isEqualTo(3);
+    assertThat(names.match(longName, 1, 40, -1)).isEqualTo(3);
     longName[40] = 'b';
-    assertThat(names.match(longName, 1, 40)).isEqualTo(-1);
+    assertThat(names.match(longName, 1, 40, 3)).isEqualTo(-1);
   }
 
   @Test
