@@ -3,7 +3,6 @@ package io.cocoindex.codec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -113,12 +112,12 @@ public final class GeneratedCodecs {
     if (in.readNull()) {
       return null;
     }
-    List<T> list = new ArrayList<>();
+    FrozenList.Builder<T> list = new FrozenList.Builder<>();
     in.beginArray();
     while (in.nextElement()) {
       list.add(in.readNull() ? null : element.apply(in));
     }
-    return Collections.unmodifiableList(list);
+    return list.build();
   }
 
   /**
@@ -147,6 +146,21 @@ public final class GeneratedCodecs {
       ValueWriter out, Map<String, V> map, BiConsumer<ValueWriter, ? super V> value) {
     if (map == null) {
       out.writeNull();
+      return;
+    }
+    if (map instanceof FrozenMap<V> frozen && frozen.keysAscending()) {
+      // A map read or copied before: already in key order, its entries in arrays.
+      out.beginObject();
+      for (int i = 0, n = frozen.size(); i < n; i++) {
+        out.field(frozen.keyAt(i));
+        V v = frozen.valueAt(i);
+        if (v == null) {
+          out.writeNull();
+        } else {
+          value.accept(out, v);
+        }
+      }
+      out.endObject();
       return;
     }
     @SuppressWarnings("unchecked")
@@ -190,12 +204,12 @@ public final class GeneratedCodecs {
     if (in.readNull()) {
       return null;
     }
-    Map<String, V> map = new LinkedHashMap<>();
+    FrozenMap.Builder<V> map = new FrozenMap.Builder<>(4);
     in.beginObject();
     for (String key = in.nextField(); key != null; key = in.nextField()) {
       map.put(key, in.readNull() ? null : value.apply(in));
     }
-    return Collections.unmodifiableMap(map);
+    return map.build();
   }
 
   /** Writes an optional as its value, or a null when empty, as the reflective codec does. */
@@ -259,11 +273,13 @@ public final class GeneratedCodecs {
     if (list == null) {
       return null;
     }
-    List<T> copy = new ArrayList<>(list.size());
-    for (T item : list) {
-      copy.add(item == null ? null : element.apply(item));
+    Object[] copy = list.toArray();
+    for (int i = 0; i < copy.length; i++) {
+      @SuppressWarnings("unchecked")
+      T item = (T) copy[i];
+      copy[i] = item == null ? null : element.apply(item);
     }
-    return Collections.unmodifiableList(copy);
+    return FrozenList.wrap(copy);
   }
 
   /**
@@ -292,17 +308,27 @@ public final class GeneratedCodecs {
     if (map == null) {
       return null;
     }
+    if (map instanceof FrozenMap<V> frozen && frozen.keysAscending()) {
+      Object[] values = new Object[frozen.size()];
+      for (int i = 0; i < values.length; i++) {
+        V v = frozen.valueAt(i);
+        values[i] = v == null ? null : value.apply(v);
+      }
+      return frozen.withValues(values);
+    }
     @SuppressWarnings("unchecked")
     Map.Entry<String, V>[] entries = map.entrySet().toArray(new Map.Entry[map.size()]);
     if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
-      Arrays.sort(entries, Map.Entry.comparingByKey());
+      sortByKey(entries);
     }
-    Map<String, V> copy = new LinkedHashMap<>();
-    for (Map.Entry<String, V> e : entries) {
-      V v = e.getValue();
-      copy.put(e.getKey(), v == null ? null : value.apply(v));
+    String[] keys = new String[entries.length];
+    Object[] values = new Object[entries.length];
+    for (int i = 0; i < entries.length; i++) {
+      keys[i] = entries[i].getKey();
+      V v = entries[i].getValue();
+      values[i] = v == null ? null : value.apply(v);
     }
-    return Collections.unmodifiableMap(copy);
+    return FrozenMap.ofDistinctKeys(keys, values);
   }
 
   /** A copy of an optional: empty for a null or empty one, else its value copied. */

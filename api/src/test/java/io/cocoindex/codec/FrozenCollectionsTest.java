@@ -1,0 +1,136 @@
+package io.cocoindex.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The lists and maps generated codecs read and copy behave as unmodifiable JDK collections. */
+class FrozenCollectionsTest {
+
+  @Test
+  void aListKeepsItsElementsAndNullsAndEqualsAJdkList() {
+    FrozenList.Builder<String> b = new FrozenList.Builder<>();
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 11; i++) {
+      String e = i == 3 ? null : "e" + i;
+      b.add(e);
+      expected.add(e);
+    }
+    List<String> list = b.build();
+    assertThat(list).containsExactlyElementsOf(expected);
+    assertThat(list).isEqualTo(expected).hasSameHashCodeAs(expected);
+    assertThat(list.subList(2, 5)).containsExactly("e2", null, "e4");
+    assertThat(new FrozenList.Builder<String>().build()).isEmpty();
+    assertThatThrownBy(() -> list.add("x")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> list.set(0, "x")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> list.get(11)).isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  @Test
+  void aListsArrayIsNotSharedWithItsCallers() {
+    List<String> list = FrozenList.wrap(new Object[] {"a", "b"});
+    Object[] out = list.toArray();
+    out[0] = "changed";
+    assertThat(list).containsExactly("a", "b");
+  }
+
+  @Test
+  void smallAndLargeMapsKeepInsertionOrderAndFindEveryKey() {
+    Random random = new Random(7);
+    for (int size : new int[] {0, 1, 8, 9, 17, 100, 1000}) {
+      FrozenMap.Builder<Integer> b = new FrozenMap.Builder<>(4);
+      Map<String, Integer> expected = new LinkedHashMap<>();
+      for (int i = 0; i < size; i++) {
+        String key = "k" + random.nextInt(1 << 20);
+        Integer value = i % 5 == 0 ? null : i;
+        b.put(key, value);
+        expected.put(key, value);
+      }
+      Map<String, Integer> map = b.build();
+      assertThat(map.keySet()).containsExactlyElementsOf(expected.keySet());
+      assertThat(map).isEqualTo(expected).hasSameHashCodeAs(expected);
+      assertThat(new HashMap<>(expected)).isEqualTo(map);
+      for (Map.Entry<String, Integer> e : expected.entrySet()) {
+        assertThat(map.containsKey(new String(e.getKey().toCharArray()))).isTrue();
+        assertThat(map.get(e.getKey())).isEqualTo(e.getValue());
+      }
+      assertThat(map.containsKey("missing")).isFalse();
+      assertThat(map.get("missing")).isNull();
+      assertThat(map.containsKey(null)).isFalse();
+      assertThat(map.get(42)).isNull();
+    }
+  }
+
+  @Test
+  void aKeyAddedTwiceKeepsItsFirstPlaceAndItsLastValueLikeALinkedHashMap() {
+    for (int size : new int[] {3, 12}) {
+      FrozenMap.Builder<String> b = new FrozenMap.Builder<>(4);
+      Map<String, String> expected = new LinkedHashMap<>();
+      for (int i = 0; i < size; i++) {
+        b.put("k" + i, "v" + i);
+        expected.put("k" + i, "v" + i);
+      }
+      b.put("k1", "again");
+      expected.put("k1", "again");
+      Map<String, String> map = b.build();
+      assertThat(map.entrySet()).containsExactlyElementsOf(expected.entrySet());
+      assertThat(map).hasSize(size);
+    }
+  }
+
+  @Test
+  void aMapIsUnmodifiable() {
+    FrozenMap.Builder<String> b = new FrozenMap.Builder<>(1);
+    b.put("a", "1");
+    Map<String, String> map = b.build();
+    assertThatThrownBy(() -> map.put("b", "2")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> map.remove("a")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(map::clear).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> map.entrySet().iterator().next().setValue("x"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThat(map).containsExactly(Map.entry("a", "1"));
+  }
+
+  @Test
+  void aCopiedMapIsInKeyOrderAndSharesNothingWithItsSourceButKeys() {
+    Map<String, List<String>> source = new HashMap<>();
+    for (int i = 0; i < 20; i++) {
+      source.put("k" + (char) ('a' + (i * 7) % 26), new ArrayList<>(List.of("v" + i)));
+    }
+    Map<String, List<String>> copy = GeneratedCodecs.copyMap(source, v -> List.copyOf(v));
+    assertThat(copy.keySet()).containsExactlyElementsOf(new TreeMap<>(source).keySet());
+    assertThat(copy).isEqualTo(source);
+    Map<String, List<String>> again = GeneratedCodecs.copyMap(copy, v -> new ArrayList<>(v));
+    assertThat(again).isEqualTo(source);
+    assertThat(again.get("ka")).isNotSameAs(copy.get("ka"));
+    source.get("ka").add("changed");
+    assertThat(copy.get("ka")).containsExactly(source.get("ka").get(0));
+  }
+
+  @Test
+  void aMapOfDistinctKeysFindsEachKey() {
+    String[] keys = new String[40];
+    Object[] values = new Object[40];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = "key-" + i;
+      values[i] = i;
+    }
+    FrozenMap<Object> map = FrozenMap.ofDistinctKeys(keys, values);
+    for (int i = 0; i < keys.length; i++) {
+      assertThat(map.get("key-" + i)).isEqualTo(i);
+    }
+    assertThat(map.keysAscending()).isFalse(); // "key-10" sorts before "key-2"
+    String[] sorted = keys.clone();
+    Arrays.sort(sorted);
+    assertThat(FrozenMap.ofDistinctKeys(sorted, values).keysAscending()).isTrue();
+  }
+}
