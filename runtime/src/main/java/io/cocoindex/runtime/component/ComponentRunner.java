@@ -163,7 +163,10 @@ public final class ComponentRunner {
     }
     return CompletableFuture.allOf(children.toArray(CompletableFuture[]::new))
         .thenComposeAsync(v -> finishAfterChildren(ctx, bodyError, children), run.componentPool)
-        .whenComplete((ok, err) -> run.stats.componentFinished());
+        .whenComplete((ok, err) -> {
+          ctx.release();
+          run.stats.componentFinished();
+        });
   }
 
   private static CompletableFuture<Boolean> finishAfterChildren(
