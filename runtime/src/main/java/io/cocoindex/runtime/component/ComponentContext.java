@@ -222,7 +222,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
           "the value declared for key " + dv.key() + " of provider " + provider.name()
               + " is null: declare a value, or stop declaring the key to delete it");
     }
-    if (!provider.isResolved() && !pendingContainers.contains(provider.container())) {
+    if (!provider.isResolved() && !isPendingContainer(provider.container())) {
       throw new IllegalStateException(
           "cannot declare key " + dv.key() + " on provider " + provider.name() + ": "
               + provider.unresolvedMessage());
@@ -246,6 +246,13 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       }
     }
     return child;
+  }
+
+  /** Whether this component declared {@code container} with a child provider (under lock). */
+  private boolean isPendingContainer(TargetPath container) {
+    synchronized (declared) {
+      return pendingContainers.contains(container);
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -281,8 +288,8 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   synchronized void release() {
     synchronized (declared) {
       declared.clear();
+      pendingContainers.clear();
     }
-    pendingContainers.clear();
     stored = null;
     storedLoaded = true;
     memoValues = null;
