@@ -274,6 +274,10 @@ public final class GeneratedCodecs {
       return null;
     }
     Object[] copy = list.toArray();
+    if (copy.getClass() != Object[].class) {
+      // A list may hand out an array of its element type; a copied element may be of another.
+      copy = Arrays.copyOf(copy, copy.length, Object[].class);
+    }
     for (int i = 0; i < copy.length; i++) {
       @SuppressWarnings("unchecked")
       T item = (T) copy[i];

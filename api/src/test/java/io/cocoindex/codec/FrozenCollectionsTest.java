@@ -44,6 +44,29 @@ class FrozenCollectionsTest {
   }
 
   @Test
+  void aCopiedListTakesElementsOfAnotherClassThanItsSourcesArray() {
+    List<CharSequence> source = new java.util.AbstractList<>() {
+      @Override
+      public CharSequence get(int index) {
+        return "s" + index;
+      }
+
+      @Override
+      public int size() {
+        return 3;
+      }
+
+      @Override
+      public Object[] toArray() {
+        return new String[] {"s0", "s1", "s2"}; // the array of its element type
+      }
+    };
+    List<CharSequence> copy = GeneratedCodecs.copyList(source, StringBuilder::new);
+    assertThat(copy).extracting(CharSequence::toString).containsExactly("s0", "s1", "s2");
+    assertThat(copy.get(0)).isInstanceOf(StringBuilder.class);
+  }
+
+  @Test
   void smallAndLargeMapsKeepInsertionOrderAndFindEveryKey() {
     Random random = new Random(7);
     for (int size : new int[] {0, 1, 8, 9, 17, 100, 1000}) {
