@@ -11,10 +11,10 @@ import java.util.Set;
  * The unmodifiable map a generated codec reads or copies: string keys in the order they were
  * added, in parallel arrays. A small map (most are) is searched linearly; a larger one also
  * keeps an open-addressing table of positions. Where a {@code LinkedHashMap} behind an
- * unmodifiable view allocates a node per entry, this allocates three arrays in all.
+ * unmodifiable view allocates a node per entry, this allocates two arrays (three when large).
  *
  * <p>A key added twice keeps its first position and its last value, as a {@code LinkedHashMap}
- * would. Null values are kept; keys are never null (they are field names).
+ * would. Null values are kept.
  */
 final class FrozenMap<V> extends AbstractMap<String, V> {
   /** Up to this many entries a linear scan beats hashing. */
@@ -110,7 +110,7 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
     if (table == null) {
       for (int i = 0; i < size; i++) {
         String k = keys[i];
-        if (k == key || k.equals(key)) {
+        if (k == key || (k != null && k.equals(key))) {
           return i;
         }
       }
