@@ -45,31 +45,40 @@ final class SmileValueWriter implements ValueWriter {
   private final int[] slotStamp = new int[TABLE_SLOTS];
   private int generation = 1;
 
-  /** A writer for one document: this thread's cached one, or a new one while that is in use. */
+  /** Whether this writer is writing a document (a codec may encode another value meanwhile). */
+  private boolean inUse;
+
+  /**
+   * A writer for one document: this thread's cached one, or a new one while that is in use. One
+   * thread-local read per document: taking the writer out of the cache and putting it back cost
+   * two more.
+   */
   static SmileValueWriter acquire() {
     SmileValueWriter w = CACHED.get();
     if (w == null) {
       w = new SmileValueWriter();
-    } else {
-      CACHED.set(null);
+      CACHED.set(w);
+    } else if (w.inUse) {
+      w = new SmileValueWriter();
     }
+    w.inUse = true;
     w.start();
     return w;
   }
 
-  /** The document written, copied out; the writer goes back to this thread's cache. */
+  /** The document written, copied out; the writer is free again. */
   byte[] finish() {
     byte[] out = Arrays.copyOf(buf, size);
     release();
     return out;
   }
 
-  /** Gives the writer back without a result (after a failure). */
+  /** Frees the writer without a result (after a failure). */
   void release() {
     if (buf.length > 1 << 16) {
       buf = new byte[512]; // do not pin one huge value's buffer to the thread
     }
-    CACHED.set(this);
+    inUse = false;
   }
 
   private void start() {

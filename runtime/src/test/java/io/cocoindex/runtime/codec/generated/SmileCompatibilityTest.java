@@ -70,6 +70,44 @@ class SmileCompatibilityTest {
   }
 
   @Test
+  void aDocumentWrittenWhileAnotherIsBeingWrittenOnTheSameThreadLeavesBothIntact()
+      throws IOException {
+    FieldNames names = new FieldNames("test.Pair", "name", "inner");
+    SmileValueWriter outer = SmileValueWriter.acquire();
+    outer.beginObject();
+    outer.field(names, 0);
+    outer.writeString("outer");
+    // A codec encoding another value in the middle of its own (say, to fingerprint it).
+    SmileValueWriter nested = SmileValueWriter.acquire();
+    assertThat(nested).isNotSameAs(outer);
+    nested.beginObject();
+    nested.field(names, 0);
+    nested.writeString("nested");
+    nested.endObject();
+    byte[] inner = nested.finish();
+    outer.field(names, 1);
+    outer.writeBytes(inner);
+    outer.endObject();
+    byte[] bytes = outer.finish();
+
+    Obj nestedDoc = new Obj(List.of("name"), List.of(new Str("nested")));
+    assertSameBytes(inner, jackson(nestedDoc, new SmileFactory()), "the nested document");
+    SmileValueReader r = new SmileValueReader(bytes);
+    r.beginObject();
+    assertThat(r.nextField(names)).isEqualTo(0);
+    assertThat(r.readString()).isEqualTo("outer");
+    assertThat(r.nextField(names)).isEqualTo(1);
+    assertThat(r.readBytes()).isEqualTo(inner);
+    assertThat(r.nextField(names)).isEqualTo(FieldNames.END);
+    assertThat(r.atEnd()).isTrue();
+    // Both were given back: the next document gets this thread's writer again, empty.
+    SmileValueWriter again = SmileValueWriter.acquire();
+    assertThat(again).isSameAs(outer);
+    again.writeNull();
+    assertThat(again.finish()).containsExactly(':', ')', '\n', 0x01, 0x21);
+  }
+
+  @Test
   void aNameOfTwoRecordsReadsAsEachOnesIndex() throws IOException {
     FieldNames outer = new FieldNames("test.Outer", "name", "inner", "é", "");
     FieldNames inner = new FieldNames("test.Inner", "size", "name");
