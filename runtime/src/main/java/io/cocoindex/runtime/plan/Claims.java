@@ -18,9 +18,10 @@ import java.util.List;
  * random slot of a table larger than the cache (a sixth of a cold run's component threads); a
  * segment's arrays stay small enough to be rehashed in cache, and to be allocated young.
  *
- * <p>A claimed path is kept as its encoded bytes only: the table lives as long as the run, so
- * whatever it holds is copied by every young collection during the run, and a {@link TargetPath}
- * drags its list of keys along (three times the bytes).
+ * <p>A claimed path is kept as its encoded bytes only, copied into large chunks (see {@link
+ * Segment}): the table lives as long as the run, so whatever objects it holds are copied by the
+ * young collections during the run, and a {@link TargetPath} drags its list of keys along (three
+ * times the bytes).
  */
 final class Claims {
   private static final int SEGMENT_BITS = 6;
@@ -89,17 +90,37 @@ final class Claims {
    * One open-addressed table, at most half full. Its presized arrays are allocated at its first
    * claim: a memoized rerun claims few paths, and would otherwise allocate and clear, every run,
    * a table sized for everything the app tracks.
+   *
+   * <p>A claimed path's bytes are copied into the segment's chunks rather than kept as the
+   * path's own array. The table lives as long as the run, so a million small arrays held by it
+   * were each copied by a young collection and promoted, and every new reference to one dirtied
+   * a card of the old table that the next young collection scanned: at a million states that
+   * was about an eighth of a warm run. Chunks are few, large objects, and the table holds ints.
    */
   private static final class Segment {
-    private static final int[] NO_HASHES = new int[1];
-    private static final Object[] NO_ENTRIES = new Object[2];
+    private static final int[] NO_SLOTS = new int[1];
+    private static final Object[] NO_OWNERS = new Object[1];
+    /** Bytes per chunk: well below the size the collector allocates outside the young space. */
+    private static final int CHUNK_BITS = 16;
+    private static final int CHUNK = 1 << CHUNK_BITS;
+    private static final byte[][] NO_CHUNKS = new byte[0][];
 
     /** Slots to allocate at the first claim. */
     private final int presized;
-    /** Per slot: the path's hash, then its encoded bytes and component at twice the slot. */
-    private int[] hashes = NO_HASHES;
-    private Object[] entries = NO_ENTRIES;
+    /**
+     * Per slot: the path's hash with its low bit set ({@link #stored}; 0 marks a free slot), where
+     * its bytes are ({@link #at}: chunk and offset) and how many, and its component.
+     */
+    private int[] hashes = NO_SLOTS;
+    private int[] locations = NO_SLOTS;
+    private int[] lengths = NO_SLOTS;
+    private Object[] owners = NO_OWNERS;
     private int size;
+    private byte[][] chunks = NO_CHUNKS;
+    private int chunkCount;
+    /** The chunk being filled (-1: none yet), and how many of its bytes are used. */
+    private int filling = -1;
+    private int used;
 
     Segment(long expected) {
       int slots = 16;
@@ -111,71 +132,123 @@ final class Claims {
 
     /** The component that claimed {@code path} before, or null after claiming it now. */
     TargetPath putIfAbsent(TargetPath path, TargetPath component) {
-      if (entries == NO_ENTRIES) {
+      if (owners == NO_OWNERS) {
         hashes = new int[presized];
-        entries = new Object[2 * presized];
+        locations = new int[presized];
+        lengths = new int[presized];
+        owners = new Object[presized];
       }
       int i = find(path);
       if (i >= 0) {
-        return (TargetPath) entries[2 * i + 1];
+        return (TargetPath) owners[i];
       }
       if (2 * (size + 1) > hashes.length) {
         grow();
         i = find(path);
       }
       i = ~i;
-      hashes[i] = path.hashCode();
-      entries[2 * i] = path.encodedUnsafe(); // never modified, by the path or by this table
-      entries[2 * i + 1] = component;
+      byte[] encoded = path.encodedUnsafe();
+      hashes[i] = stored(path.hashCode());
+      locations[i] = append(encoded);
+      lengths[i] = encoded.length;
+      owners[i] = component;
       size++;
       return null;
     }
 
     /** The slot holding {@code path}, or {@code ~slot} of the free slot where it would go. */
     int find(TargetPath path) {
-      int h = path.hashCode();
-      byte[] encoded = path.encodedUnsafe();
+      int h = stored(path.hashCode());
       int mask = hashes.length - 1;
       for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
-        Object at = entries[2 * i];
-        if (at == null) {
+        int at = hashes[i];
+        if (at == 0) {
           return ~i;
         }
-        if (hashes[i] == h && Arrays.equals((byte[]) at, encoded)) {
+        if (at == h && sameBytes(i, path.encodedUnsafe())) {
           return i;
         }
       }
     }
 
+    /** A hash as the table keeps it: never 0, which marks a free slot. */
+    private static int stored(int hash) {
+      return hash | 1;
+    }
+
+    private boolean sameBytes(int slot, byte[] encoded) {
+      if (lengths[slot] != encoded.length) {
+        return false;
+      }
+      int location = locations[slot];
+      int offset = location & (CHUNK - 1);
+      return Arrays.equals(chunks[location >>> CHUNK_BITS], offset, offset + encoded.length,
+          encoded, 0, encoded.length);
+    }
+
+    /** Copies {@code bytes} into the chunks; returns where (chunk index, then offset). */
+    private int append(byte[] bytes) {
+      int n = bytes.length;
+      if (n > CHUNK / 4) {
+        return addChunk(bytes.clone()) << CHUNK_BITS; // a long path: a chunk of its own
+      }
+      if (filling < 0 || used + n > CHUNK) {
+        filling = addChunk(new byte[CHUNK]);
+        used = 0;
+      }
+      System.arraycopy(bytes, 0, chunks[filling], used, n);
+      int location = (filling << CHUNK_BITS) | used;
+      used += n;
+      return location;
+    }
+
+    private int addChunk(byte[] chunk) {
+      if (chunkCount == chunks.length) {
+        chunks = Arrays.copyOf(chunks, Math.max(4, chunkCount * 2));
+      }
+      chunks[chunkCount] = chunk;
+      return chunkCount++;
+    }
+
     private void grow() {
       int slots = hashes.length * 2;
       int[] oldHashes = hashes;
-      Object[] oldEntries = entries;
+      int[] oldLocations = locations;
+      int[] oldLengths = lengths;
+      Object[] oldOwners = owners;
       hashes = new int[slots];
-      entries = new Object[2 * slots];
+      locations = new int[slots];
+      lengths = new int[slots];
+      owners = new Object[slots];
       int mask = slots - 1;
       for (int j = 0; j < oldHashes.length; j++) {
-        Object path = oldEntries[2 * j];
-        if (path == null) {
+        int h = oldHashes[j];
+        if (h == 0) {
           continue;
         }
-        int h = oldHashes[j];
         int i = spread(h) & mask;
-        while (entries[2 * i] != null) {
+        while (hashes[i] != 0) {
           i = (i + 1) & mask;
         }
         hashes[i] = h;
-        entries[2 * i] = path;
-        entries[2 * i + 1] = oldEntries[2 * j + 1];
+        locations[i] = oldLocations[j];
+        lengths[i] = oldLengths[j];
+        owners[i] = oldOwners[j];
       }
     }
 
     void clear() {
       if (size > 0) {
-        Arrays.fill(entries, null);
+        Arrays.fill(owners, null);
       }
-      hashes = NO_HASHES;
-      entries = NO_ENTRIES;
+      hashes = NO_SLOTS;
+      locations = NO_SLOTS;
+      lengths = NO_SLOTS;
+      owners = NO_OWNERS;
+      chunks = NO_CHUNKS;
+      chunkCount = 0;
+      filling = -1;
+      used = 0;
       size = 0;
     }
   }

@@ -35,6 +35,27 @@ class ClaimsTest {
   }
 
   @Test
+  void longPathsBetweenShortOnesAreKeptWhole() {
+    Claims claims = new Claims(16);
+    List<DeclaredTarget> declared = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      // Keys from a few bytes to 40 KB: short ones share chunks, long ones get their own.
+      StableKey key = StableKey.of("k" + i + "-" + "x".repeat(i % 4 == 0 ? 1_000 * i : i));
+      declared.add(new DeclaredTarget(null, key, TABLE.child(key), null, null, null));
+    }
+    assertThat(claims.claim(declared, A)).isNull();
+
+    for (DeclaredTarget d : declared) {
+      assertThat(claims.contains(d.path())).as("claimed %s", d.key()).isTrue();
+      Claims.Conflict again = claims.claim(List.of(d), B);
+      assertThat(again.other()).isEqualTo(A);
+    }
+    StableKey almost = StableKey.of("k8-" + "x".repeat(7_999)); // a prefix of a claimed key
+    assertThat(claims.contains(TABLE.child(almost))).isFalse();
+    assertThat(claims.contains(TABLE.child(StableKey.of("k1-y")))).isFalse();
+  }
+
+  @Test
   void theSameComponentClaimingAgainIsNoConflict() {
     Claims claims = new Claims(4);
 
