@@ -75,7 +75,8 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
 
   /** A map of these entries, whose keys are known to be distinct (a map's); the arrays are kept. */
   static <V> FrozenMap<V> ofDistinctKeys(String[] keys, Object[] values) {
-    return new FrozenMap<>(keys, values, keys.length > LINEAR_MAX ? tableOf(keys, keys.length) : null);
+    int[] table = keys.length > LINEAR_MAX ? tableOf(keys, keys.length) : null;
+    return new FrozenMap<>(keys, values, table);
   }
 
   /** A map of these keys (and their table) with other values, in the same order. */
@@ -83,7 +84,7 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
     return new FrozenMap<>(keys, newValues, table);
   }
 
-  /** A table of at least four slots per three keys, so probes stay short. */
+  /** A table of more than three slots per key, so probes stay short. */
   private static int[] tableOf(String[] keys, int size) {
     int[] table = new int[Integer.highestOneBit(size * 3) << 1];
     for (int i = 0; i < size; i++) {
