@@ -279,10 +279,10 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   /**
    * Drops what the component declared and read, once it has finished. A context made while its
-   * component waited for a slot has usually been promoted to the old generation by then, and
-   * the collector keeps whatever an old object references until a full marking finds it dead:
-   * a finished context would keep its hundred declared values, and everything they reference,
-   * through every young collection until then (at a million states, half of what a warm run
+   * component waited for a slot has usually been promoted to the old generation by then, and a
+   * young collection keeps whatever an old object references until a marking of the old
+   * generation finds that object dead: a finished context would keep its hundred declared
+   * values, and everything they reference, through every young collection until then (at a million states, half of what a warm run
    * allocated survived its young collections, and collections took half its time).
    */
   synchronized void release() {
