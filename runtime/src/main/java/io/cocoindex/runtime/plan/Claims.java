@@ -100,16 +100,22 @@ final class Claims {
   private static final class Segment {
     private static final int[] NO_SLOTS = new int[1];
     private static final Object[] NO_OWNERS = new Object[1];
-    /** Bytes per chunk: well below the size the collector allocates outside the young space. */
+    /**
+     * Bytes per chunk at most: well below the size the collector allocates outside the young
+     * space. A segment's first chunk is smaller, and each next one twice as large up to this: a
+     * run declaring a few hundred states should not allocate a full chunk per segment.
+     */
     private static final int CHUNK_BITS = 16;
     private static final int CHUNK = 1 << CHUNK_BITS;
+    private static final int FIRST_CHUNK = 1 << 10;
     private static final byte[][] NO_CHUNKS = new byte[0][];
 
     /** Slots to allocate at the first claim. */
     private final int presized;
     /**
      * Per slot: the path's hash with its low bit set ({@link #stored}; 0 marks a free slot), where
-     * its bytes are ({@link #at}: chunk and offset) and how many, and its component.
+     * its bytes are (the chunk's index above the low {@link #CHUNK_BITS} bits, the offset in
+     * them) and how many, and its component.
      */
     private int[] hashes = NO_SLOTS;
     private int[] locations = NO_SLOTS;
@@ -192,8 +198,9 @@ final class Claims {
       if (n > CHUNK / 4) {
         return addChunk(bytes.clone()) << CHUNK_BITS; // a long path: a chunk of its own
       }
-      if (filling < 0 || used + n > CHUNK) {
-        filling = addChunk(new byte[CHUNK]);
+      if (filling < 0 || used + n > chunks[filling].length) {
+        int next = filling < 0 ? FIRST_CHUNK : Math.min(CHUNK, 2 * chunks[filling].length);
+        filling = addChunk(new byte[Math.max(next, n)]);
         used = 0;
       }
       System.arraycopy(bytes, 0, chunks[filling], used, n);
