@@ -42,6 +42,8 @@ class TransferSweepOrderTest {
   private String schema;
   private String url;
   private final List<AutoCloseable> open = new ArrayList<>();
+  /** Lets worker B finish its component; also counted down after a failure, before closing. */
+  private final CountDownLatch releaseB = new CountDownLatch(1);
   private final List<String> log = Collections.synchronizedList(new ArrayList<>());
   private final TargetActionSink<Worker.Put> sink = TargetActionSink.of(actions ->
       actions.forEach(a -> log.add(a.verb() + " " + a.value().key()
@@ -59,6 +61,7 @@ class TransferSweepOrderTest {
 
   @AfterEach
   void drop() throws Exception {
+    releaseB.countDown(); // a failed test must not leave B's update blocked while its app closes
     Collections.reverse(open);
     for (AutoCloseable c : open) {
       c.close();
@@ -92,7 +95,6 @@ class TransferSweepOrderTest {
 
     // This round x moves to c2. Worker B runs c2 and is held in it, holding its lease.
     CountDownLatch bHoldsC2 = new CountDownLatch(1);
-    CountDownLatch releaseB = new CountDownLatch(1);
     App b = worker((ctx, rows) -> ctx.mount("c2", c -> {
       declareTargetState(c, rows.targetState("x", "2"));
       bHoldsC2.countDown();
