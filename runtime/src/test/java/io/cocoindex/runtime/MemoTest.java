@@ -107,6 +107,40 @@ class MemoTest extends EngineTestBase {
   }
 
   @Test
+  void aMemoHitKeepsItsChildComponentsStatesAndARemovedSiblingsGo() {
+    // Each memoized parent mounts child components that declare the states (a file and its
+    // chunks); on a hit the children do not run, and their tracking must survive the sweep.
+    Map<String, Integer> parents = new TreeMap<>(Map.of("p1", 3, "p2", 2, "p10", 2));
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs =
+          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      parents.forEach((name, children) -> ctx.mountMemo(name, children, c -> {
+        bodies.incrementAndGet();
+        for (int k = 0; k < children; k++) {
+          String key = name + "-" + k;
+          c.mount("c" + k, cc -> declareTargetState(cc, docs.targetState(key, "v")));
+        }
+      }));
+    });
+    app.update();
+    assertThat(bodies.getAndSet(0)).isEqualTo(3);
+    assertThat(rows.takeLog()).hasSize(7);
+
+    app.update();
+    assertThat(bodies.getAndSet(0)).isZero();
+    assertThat(rows.takeLog()).isEmpty();
+
+    // "p1" is a prefix of "p10" as text, not as a path: p10's children stay when p1 goes.
+    parents.remove("p1");
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete p1-0", "delete p1-1", "delete p1-2");
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
   void memoizedFunctionReturnsTheCachedResultForTheSameInput() {
     AtomicInteger computed = new AtomicInteger();
     String[] input = {"hello world"};

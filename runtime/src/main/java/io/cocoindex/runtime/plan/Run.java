@@ -1,6 +1,7 @@
 package io.cocoindex.runtime.plan;
 
 import io.cocoindex.ContextKey;
+import io.cocoindex.StableKey;
 import io.cocoindex.runtime.ComponentFailure;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.apply.SinkBatcher;
@@ -189,9 +190,21 @@ public final class Run {
     }
   }
 
+  /**
+   * Whether {@code component} lies in a protected subtree: it or one of its ancestors is
+   * protected. Looks each of them up rather than testing every protected subtree: a memoized
+   * rerun protects every memoized component, and the sweep asks for each of their unvisited
+   * descendants (with 8,000 memoized parents of 5 children each, the scan made a rerun 2.7 s).
+   */
   boolean isProtected(TargetPath component) {
-    for (TargetPath p : protectedSubtrees) {
-      if (component.startsWith(p)) {
+    if (protectedSubtrees.isEmpty()) {
+      return false;
+    }
+    List<StableKey> keys = component.keys();
+    for (int depth = keys.size(); depth >= 0; depth--) {
+      TargetPath ancestor =
+          depth == keys.size() ? component : TargetPath.of(keys.subList(0, depth));
+      if (protectedSubtrees.contains(ancestor)) {
         return true;
       }
     }
