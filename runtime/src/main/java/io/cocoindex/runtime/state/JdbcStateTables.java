@@ -11,6 +11,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -453,12 +456,23 @@ public final class JdbcStateTables {
 
   private void apply(Connection c, StatementBatches out, String app, List<StateWrite> writes)
       throws SQLException {
-    Map<ByteKey, TrackedState> rows;
-    if (trustLoadedRows) {
-      rows = new HashMap<>(writes.size() + writes.size() / 3 + 1); // a row per write, at most
-    } else {
+    // A batch that may delete a state with its descendants (a settle of a container's deletion
+    // resolves to that) keeps its rows sorted, to forget the descendants among them by a range:
+    // scanning every row for each such deletion made a sweep of n states cost n squared (1.4 s
+    // of the state writer for 10,000). Other batches hash.
+    boolean forgetsDescendants = false;
+    for (StateWrite w : writes) {
+      if (w instanceof StateWrite.DeleteTree || w instanceof StateWrite.DeleteDescendants
+          || (w instanceof StateWrite.Settle settle && settle.dropDescendants())) {
+        forgetsDescendants = true;
+        break;
+      }
+    }
+    Map<ByteKey, TrackedState> rows = forgetsDescendants ? new TreeMap<>(IN_PATH_ORDER)
+        : new HashMap<>(writes.size() + writes.size() / 3 + 1); // a row per write, at most
+    if (!trustLoadedRows) {
       out.flush(); // the rows read must include what earlier batches of the group wrote
-      rows = prefetch(c, app, writes);
+      rows.putAll(prefetch(c, app, writes));
     }
     TrackedState[] before = new TrackedState[1];
     for (StateWrite w0 : writes) {
@@ -573,8 +587,17 @@ public final class JdbcStateTables {
 
   private static final int PREFETCH_CHUNK = 500;
 
+  /** Encoded paths in their byte order: a path's descendants follow it, before its end. */
+  private static final Comparator<ByteKey> IN_PATH_ORDER =
+      (a, b) -> Arrays.compareUnsigned(a.bytes(), b.bytes());
+
+  /** Forgets the rows below {@code path}: by a range when {@link #apply} sorted them. */
   private static void forgetBelow(Map<ByteKey, TrackedState> rows, byte[] path) {
     byte[] end = KeyEncoding.descendantsEnd(path);
+    if (rows instanceof NavigableMap<ByteKey, TrackedState> sorted) {
+      sorted.subMap(ByteKey.of(path), false, ByteKey.of(end), false).clear();
+      return;
+    }
     rows.keySet().removeIf(k -> Arrays.compareUnsigned(k.bytes(), path) > 0
         && Arrays.compareUnsigned(k.bytes(), end) < 0);
   }
