@@ -456,24 +456,7 @@ public final class JdbcStateTables {
 
   private void apply(Connection c, StatementBatches out, String app, List<StateWrite> writes)
       throws SQLException {
-    // A batch that may delete a state with its descendants (a settle of a container's deletion
-    // resolves to that) keeps its rows sorted, to forget the descendants among them by a range:
-    // scanning every row for each such deletion made a sweep of n states cost n squared (1.4 s
-    // of the state writer for 10,000). Other batches hash.
-    boolean forgetsDescendants = false;
-    for (StateWrite w : writes) {
-      if (w instanceof StateWrite.DeleteTree || w instanceof StateWrite.DeleteDescendants
-          || (w instanceof StateWrite.Settle settle && settle.dropDescendants())) {
-        forgetsDescendants = true;
-        break;
-      }
-    }
-    Map<ByteKey, TrackedState> rows = forgetsDescendants ? new TreeMap<>(IN_PATH_ORDER)
-        : new HashMap<>(writes.size() + writes.size() / 3 + 1); // a row per write, at most
-    if (!trustLoadedRows) {
-      out.flush(); // the rows read must include what earlier batches of the group wrote
-      rows.putAll(prefetch(c, app, writes));
-    }
+    Map<ByteKey, TrackedState> rows = rowsToResolve(c, out, app, writes);
     TrackedState[] before = new TrackedState[1];
     for (StateWrite w0 : writes) {
       before[0] = null;
@@ -522,6 +505,41 @@ public final class JdbcStateTables {
         del.addBatch();
       }
     }
+  }
+
+  /**
+   * The map of current rows that {@link #apply} resolves {@code writes} against: empty when the
+   * engine's loaded rows are trusted, else the rows read now.
+   */
+  private Map<ByteKey, TrackedState> rowsToResolve(
+      Connection c, StatementBatches out, String app, List<StateWrite> writes)
+      throws SQLException {
+    // A batch that may delete a state with its descendants (a settle of a container's deletion
+    // resolves to that) keeps its rows sorted, to forget the descendants among them by a range:
+    // scanning every row for each such deletion made a sweep of n states cost n squared (1.4 s
+    // of the state writer for 10,000). Other batches hash.
+    boolean forgetsDescendants = false;
+    for (StateWrite w : writes) {
+      if (w instanceof StateWrite.DeleteTree || w instanceof StateWrite.DeleteDescendants
+          || (w instanceof StateWrite.Settle settle && settle.dropDescendants())) {
+        forgetsDescendants = true;
+        break;
+      }
+    }
+    Map<ByteKey, TrackedState> rows;
+    if (trustLoadedRows) {
+      rows = forgetsDescendants ? new TreeMap<>(IN_PATH_ORDER)
+          : new HashMap<>(writes.size() + writes.size() / 3 + 1); // a row per write, at most
+    } else {
+      out.flush(); // the rows read must include what earlier batches of the group wrote
+      rows = prefetch(c, app, writes);
+      if (forgetsDescendants) {
+        Map<ByteKey, TrackedState> sorted = new TreeMap<>(IN_PATH_ORDER);
+        sorted.putAll(rows);
+        rows = sorted;
+      }
+    }
+    return rows;
   }
 
   /**
