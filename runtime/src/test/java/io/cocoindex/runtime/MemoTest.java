@@ -6,6 +6,7 @@ import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cocoindex.Ctx;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
 import java.util.Map;
@@ -22,12 +23,16 @@ class MemoTest extends EngineTestBase {
   final AtomicInteger bodies = new AtomicInteger();
   String generation = "g1";
 
+  /** Registers the tables provider and mounts the "docs" table, whose rows the tests declare. */
+  TargetStateProvider<String> docsTable(Ctx ctx) {
+    TargetStateProvider<Tables.TableSpec> p =
+        registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+    return mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+  }
+
   App memoApp() {
     return app(ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs =
-          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      TargetStateProvider<String> docs = docsTable(ctx);
       inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
         bodies.incrementAndGet();
         declareTargetState(c, docs.targetState(name, String.valueOf(content)));
@@ -112,10 +117,7 @@ class MemoTest extends EngineTestBase {
     // chunks); on a hit the children do not run, and their tracking must survive the sweep.
     Map<String, Integer> parents = new TreeMap<>(Map.of("p1", 3, "p2", 2, "p10", 2));
     App app = app(ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs =
-          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      TargetStateProvider<String> docs = docsTable(ctx);
       parents.forEach((name, children) -> ctx.mountMemo(name, children, c -> {
         bodies.incrementAndGet();
         for (int k = 0; k < children; k++) {
