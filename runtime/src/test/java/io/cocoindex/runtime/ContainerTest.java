@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.StateStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -209,6 +210,56 @@ class ContainerTest extends EngineTestBase {
     assertThat(tables.takeLog()).containsExactly("ensure docs");
     assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
     assertThat(rows.takeLog()).containsExactly("create r1=v1");
+  }
+
+  /** Rows {@code r000..} with value {@code v}: more than the sweep reads in one query. */
+  static Map<String, String> manyRows(int n, String v) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      out.put(String.format("r%03d", i), v);
+    }
+    return out;
+  }
+
+  @Test
+  void sweepDeletesEveryUndeclaredRowAcrossItsReadChunks() {
+    App app = tablesApp();
+    declared.put("docs", manyRows(700, "v1"));
+    app.update();
+    rows.takeLog();
+
+    declared.put("docs", Map.of("r350", "v1"));
+    app.update();
+    List<String> expected = new ArrayList<>();
+    manyRows(700, "v1").keySet().stream().filter(k -> !k.equals("r350"))
+        .forEach(k -> expected.add("delete " + k));
+    assertThat(rows.takeLog()).containsExactlyInAnyOrderElementsOf(expected);
+    app.close();
+    List<String> left = new ArrayList<>();
+    store().scan("test", new byte[0], s -> left.add(TargetPath.decode(s.path()).toString()));
+    assertThat(left).containsExactlyInAnyOrder("/@tables/\"docs\"", "/@tables/\"docs\"/\"r350\"");
+  }
+
+  @Test
+  void droppedContainerForgetsRowsInEveryReadChunkWithoutReconcilingThem() {
+    App app = tablesApp();
+    declared.put("docs", manyRows(700, "v1"));
+    declared.put("chunks", Map.of("c1", "v1"));
+    app.update();
+    tables.takeLog();
+    rows.takeLog();
+    rows.takeCalls();
+
+    declared.remove("docs");
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure chunks", "drop docs");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(rows.takeCalls()).as("only the row still declared is reconciled")
+        .containsExactly(new Rows.Call("c1", "v1", List.of("v1"), false));
+    app.close();
+    List<String> left = new ArrayList<>();
+    store().scan("test", new byte[0], s -> left.add(TargetPath.decode(s.path()).toString()));
+    assertThat(left).containsExactlyInAnyOrder("/@tables/\"chunks\"", "/@tables/\"chunks\"/\"c1\"");
   }
 
   @Test
