@@ -282,8 +282,9 @@ public final class ComponentContext implements Ctx, DeclarationScope {
    * component waited for a slot has usually been promoted to the old generation by then, and a
    * young collection keeps whatever an old object references until a marking of the old
    * generation finds that object dead: a finished context would keep its hundred declared
-   * values, and everything they reference, through every young collection until then (at a million states, half of what a warm run
-   * allocated survived its young collections, and collections took half its time).
+   * values, and everything they reference, through every young collection until then (at a
+   * million states, half of what a warm run allocated survived its young collections, and
+   * collections took half its time).
    */
   synchronized void release() {
     synchronized (declared) {
