@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -44,7 +45,8 @@ public final class OrphanSweep {
   private final Run run;
   private final Map<TargetPath, TargetPath> candidates = new TreeMap<>();
   private final Map<TargetPath, TargetPath> staleComponents = new LinkedHashMap<>();
-  private final Set<TargetPath> deletedContainers = new HashSet<>();
+  /** Encoded paths deleted (or forgotten) so far: whatever is below them goes with them. */
+  private final TreeSet<byte[]> deletedContainers = new TreeSet<>(Arrays::compareUnsigned);
   private final Set<String> warnedProviders = new HashSet<>();
   private final List<AutoCloseable> leases = new ArrayList<>();
 
@@ -145,10 +147,9 @@ public final class OrphanSweep {
     // now: hold each candidate's lease from the owner check below until the commit, taken in
     // encoded-path order like a takeover's (see StateStore#leaseState).
     boolean leaseStates = run.mode != RunMode.PREVIEW && !run.store.exclusiveWhileLocked();
+    // In path order (a container before its children), which is also the encoded-path order
+    // leases are taken in.
     List<Map.Entry<TargetPath, TargetPath>> ordered = new ArrayList<>(candidates.entrySet());
-    if (leaseStates) {
-      ordered.sort((a, b) -> Arrays.compareUnsigned(a.getKey().encoded(), b.getKey().encoded()));
-    }
     Map<ByteKey, TrackedState> rows = new HashMap<>();
     int readUpTo = 0;
     for (int i = 0; i < ordered.size(); i++) {
@@ -176,7 +177,7 @@ public final class OrphanSweep {
       if (row.parentGeneration() < provider.generation()) {
         forget.add(new StateWrite.DeleteState(row.path()));
         forget.add(new StateWrite.DeleteDescendants(row.path()));
-        deletedContainers.add(path);
+        deletedContainers.add(path.encodedUnsafe());
         continue;
       }
       boolean mayBeMissing = row.mayBeMissing() || row.parentEpoch() < provider.epoch()
@@ -196,7 +197,7 @@ public final class OrphanSweep {
         forget.add(new StateWrite.DeleteState(row.path()));
       }
       // Whatever the handler did for the container covers its children.
-      deletedContainers.add(path);
+      deletedContainers.add(path.encodedUnsafe());
     }
     if (run.mode == RunMode.PREVIEW) {
       for (Deletion d : deletions) {
@@ -245,13 +246,15 @@ public final class OrphanSweep {
     return i;
   }
 
+  /**
+   * Whether an ancestor of {@code path} was deleted in this sweep. Nothing below a deleted path
+   * is ever added, so the deleted paths are disjoint subtrees, and in byte order an ancestor can
+   * only be the greatest of them before {@code path}.
+   */
   private boolean belowDeletedContainer(TargetPath path) {
-    for (int depth = path.depth() - 1; depth > 0; depth--) {
-      if (deletedContainers.contains(TargetPath.of(path.keys().subList(0, depth)))) {
-        return true;
-      }
-    }
-    return false;
+    byte[] p = path.encodedUnsafe();
+    byte[] c = deletedContainers.lower(p);
+    return c != null && c.length < p.length && Arrays.equals(c, 0, c.length, p, 0, c.length);
   }
 
   private void warnUnreachable(TargetPath path) {
