@@ -175,8 +175,7 @@ public final class OrphanSweep {
         continue;
       }
       if (row.parentGeneration() < provider.generation()) {
-        forget.add(new StateWrite.DeleteState(row.path()));
-        forget.add(new StateWrite.DeleteDescendants(row.path()));
+        forget.add(new StateWrite.DeleteTree(row.path()));
         deletedContainers.add(path.encodedUnsafe());
         continue;
       }

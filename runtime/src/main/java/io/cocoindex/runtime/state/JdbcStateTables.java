@@ -61,7 +61,7 @@ public final class JdbcStateTables {
   private final String putState;
   private final String setRecords;
   private final String deleteState;
-  private final String deleteBelow;
+  private final String deleteTree;
   private final String putComponent;
   private final String deleteComponent;
   // The reads made for every component.
@@ -113,7 +113,8 @@ public final class JdbcStateTables {
     this.setRecords = "UPDATE " + states + " SET records=?, child_gen=?, child_epoch=?,"
         + " parent_gen=?, parent_epoch=? WHERE app=? AND path=?";
     this.deleteState = "DELETE FROM " + states + " WHERE app=? AND path=?";
-    this.deleteBelow = "DELETE FROM " + states + " WHERE app=? AND path>? AND path<?";
+    // A state and its descendants in one statement: a sweep's deletions then go out as one batch.
+    this.deleteTree = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?";
     this.putComponent = "INSERT INTO " + components + "(app, " + COMPONENT_COLUMNS
         + ") VALUES(?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
         + " memo_fp=excluded.memo_fp, memo_deps=excluded.memo_deps,"
@@ -483,11 +484,7 @@ public final class JdbcStateTables {
       } else if (w instanceof StateWrite.DeleteTree dt) {
         rows.put(ByteKey.of(dt.path()), null);
         forgetBelow(rows, dt.path());
-        deleteOne(out, app, dt.path());
-        deleteBelow(out, app, dt.path());
-      } else if (w instanceof StateWrite.DeleteDescendants dd) {
-        forgetBelow(rows, dd.path());
-        deleteBelow(out, app, dd.path());
+        deleteTree(out, app, dt.path());
       } else if (w instanceof StateWrite.PutComponent pc) {
         ComponentRecord r = pc.component();
         PreparedStatement put = out.use(putComponent);
@@ -520,7 +517,7 @@ public final class JdbcStateTables {
     // of the state writer for 10,000). Other batches hash.
     boolean forgetsDescendants = false;
     for (StateWrite w : writes) {
-      if (w instanceof StateWrite.DeleteTree || w instanceof StateWrite.DeleteDescendants
+      if (w instanceof StateWrite.DeleteTree
           || (w instanceof StateWrite.Settle settle && settle.dropDescendants())) {
         forgetsDescendants = true;
         break;
@@ -649,8 +646,9 @@ public final class JdbcStateTables {
     del.addBatch();
   }
 
-  private void deleteBelow(StatementBatches out, String app, byte[] path) throws SQLException {
-    PreparedStatement del = out.use(deleteBelow);
+  /** Deletes {@code path} and every path below it. */
+  private void deleteTree(StatementBatches out, String app, byte[] path) throws SQLException {
+    PreparedStatement del = out.use(deleteTree);
     del.setString(1, app);
     del.setBytes(2, path);
     del.setBytes(3, KeyEncoding.descendantsEnd(path));

@@ -7,7 +7,6 @@ public sealed interface StateWrite
         StateWrite.Settle,
         StateWrite.DeleteState,
         StateWrite.DeleteTree,
-        StateWrite.DeleteDescendants,
         StateWrite.PutComponent,
         StateWrite.DeleteComponent {
 
@@ -48,9 +47,6 @@ public sealed interface StateWrite
 
   /** Forget one path and every path below it (a deleted container and its children). */
   record DeleteTree(byte[] path) implements StateWrite {}
-
-  /** Forget every path strictly below {@code path} (a deleted container's children). */
-  record DeleteDescendants(byte[] path) implements StateWrite {}
 
   /** Insert or replace a component's record. */
   record PutComponent(ComponentRecord component) implements StateWrite {}
