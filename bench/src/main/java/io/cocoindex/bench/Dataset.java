@@ -15,6 +15,8 @@ final class Dataset {
   final int perComponent;
   final int components;
   private final int[] versions;
+  /** Components {@code 0..live-1} are declared; those after were removed. */
+  private int live;
   private final Map<Long, Integer> rowVersions = new HashMap<>();
 
   Dataset(int rows, int perComponent) {
@@ -26,6 +28,26 @@ final class Dataset {
     this.perComponent = perComponent;
     this.components = rows / perComponent;
     this.versions = new int[components];
+    this.live = components;
+  }
+
+  /** The components still declared: {@code 0} to this, exclusive. */
+  int live() {
+    return live;
+  }
+
+  /**
+   * Removes the last 1% of the components still declared (their rows are to be deleted).
+   *
+   * @return the rows removed
+   */
+  int removeLast() {
+    int count = Math.max(1, components / 100);
+    if (count > live) {
+      throw new IllegalStateException("no components left to remove");
+    }
+    live -= count;
+    return count * perComponent;
   }
 
   List<BenchRow> rows(int component) {

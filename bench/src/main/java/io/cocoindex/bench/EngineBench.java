@@ -51,7 +51,7 @@ final class EngineBench {
     return ctx -> {
       SqliteTable<BenchRow> table = Sqlite.register(ctx, DB)
           .mountTable(ctx, TableSchema.of("t", BenchRow.class, "id"));
-      for (int c = 0; c < data.components; c++) {
+      for (int c = 0; c < data.live(); c++) {
         int component = c;
         if (memo) {
           List<BenchRow> rows = data.rows(component);
@@ -114,7 +114,7 @@ final class EngineBench {
       c.setAutoCommit(false);
       try (PreparedStatement ps = c.prepareStatement(BenchRow.INSERT)) {
         int inTx = 0;
-        for (int comp = 0; comp < data.components; comp++) {
+        for (int comp = 0; comp < data.live(); comp++) {
           for (BenchRow r : data.rows(comp)) {
             bind(ps, r);
             ps.addBatch();
@@ -157,7 +157,7 @@ final class EngineBench {
         }
       }
       List<BenchRow> upserts = new ArrayList<>();
-      for (int comp = 0; comp < data.components; comp++) {
+      for (int comp = 0; comp < data.live(); comp++) {
         for (BenchRow r : data.rows(comp)) {
           BenchRow old = existing.remove(r.id());
           if (!r.equals(old)) {

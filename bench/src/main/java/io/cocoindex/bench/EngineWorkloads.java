@@ -150,6 +150,20 @@ final class EngineWorkloads {
     report.info("4", "1% of rows changed, one per component (all memos miss)",
         Report.ms(scatteredMed) + " vs naive " + Report.ms(Stats.median(naiveScattered)),
         Report.fmtRatio(scatteredMed / coldMed) + " cold");
+
+    // 1% of the components removed: their rows are deleted by the end-of-run sweep.
+    List<Long> removal = new ArrayList<>();
+    List<Long> naiveRemoval = new ArrayList<>();
+    for (int i = 0; i < Math.max(1, cfg.warmIterations() / 2); i++) {
+      int removed = data.removeLast();
+      removal.add(expect("removal", EngineBench.update(memo, data, true), removed).nanos());
+      naiveRemoval.add(expect("naive removal", EngineBench.naiveSync(rawFile, data), removed)
+          .nanos());
+    }
+    double removalMed = Stats.median(removal);
+    report.info("4", "1% of components removed (their rows deleted), memoized",
+        Report.ms(removalMed) + " vs naive " + Report.ms(Stats.median(naiveRemoval)),
+        Report.fmtRatio(removalMed / coldMed) + " cold");
     if (!EngineBench.content(rawFile).equals(EngineBench.content(memo.db()))) {
       throw new IllegalStateException("the naive sync and cocoindex diverged after the changes");
     }
