@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Collection;
 import java.util.Comparator;
@@ -448,16 +449,23 @@ public final class JdbcStateTables {
    * batch, across the batches of the group: a few round trips per group rather than two per write.
    */
   void apply(Connection c, List<GroupCommitter.Batch> group) throws SQLException {
+    Map<String, Map<ByteKey, TrackedState>> read = trustLoadedRows ? null : readForGroup(c, group);
     try (StatementBatches out = new StatementBatches(c)) {
       for (GroupCommitter.Batch b : group) {
-        apply(c, out, b.app(), b.writes());
+        Map<ByteKey, TrackedState> rows = read != null ? read.get(b.app())
+            : rowsToResolve(b.writes());
+        apply(out, b.app(), b.writes(), rows);
       }
     }
   }
 
-  private void apply(Connection c, StatementBatches out, String app, List<StateWrite> writes)
-      throws SQLException {
-    Map<ByteKey, TrackedState> rows = rowsToResolve(c, out, app, writes);
+  /**
+   * Resolves {@code writes} against {@code rows} and batches the statements they amount to;
+   * {@code rows} is updated with what each write leaves, so a later write (of this batch or a
+   * later one of the group) sees it.
+   */
+  private void apply(StatementBatches out, String app, List<StateWrite> writes,
+      Map<ByteKey, TrackedState> rows) throws SQLException {
     TrackedState[] before = new TrackedState[1];
     for (StateWrite w0 : writes) {
       before[0] = null;
@@ -505,38 +513,76 @@ public final class JdbcStateTables {
   }
 
   /**
-   * The map of current rows that {@link #apply} resolves {@code writes} against: empty when the
-   * engine's loaded rows are trusted, else the rows read now.
+   * A batch that may delete a state with its descendants (a settle of a container's deletion
+   * resolves to that) keeps its rows sorted, to forget the descendants among them by a range:
+   * scanning every row for each such deletion made a sweep of n states cost n squared (1.4 s of
+   * the state writer for 10,000). Other batches hash.
    */
-  private Map<ByteKey, TrackedState> rowsToResolve(
-      Connection c, StatementBatches out, String app, List<StateWrite> writes)
-      throws SQLException {
-    // A batch that may delete a state with its descendants (a settle of a container's deletion
-    // resolves to that) keeps its rows sorted, to forget the descendants among them by a range:
-    // scanning every row for each such deletion made a sweep of n states cost n squared (1.4 s
-    // of the state writer for 10,000). Other batches hash.
-    boolean forgetsDescendants = false;
+  private static boolean forgetsDescendants(List<StateWrite> writes) {
     for (StateWrite w : writes) {
       if (w instanceof StateWrite.DeleteTree
           || (w instanceof StateWrite.Settle settle && settle.dropDescendants())) {
-        forgetsDescendants = true;
-        break;
+        return true;
       }
     }
-    Map<ByteKey, TrackedState> rows;
-    if (trustLoadedRows) {
-      rows = forgetsDescendants ? new TreeMap<>(IN_PATH_ORDER)
-          : new HashMap<>(writes.size() + writes.size() / 3 + 1); // a row per write, at most
-    } else {
-      out.flush(); // the rows read must include what earlier batches of the group wrote
-      rows = prefetch(c, app, writes);
-      if (forgetsDescendants) {
-        Map<ByteKey, TrackedState> sorted = new TreeMap<>(IN_PATH_ORDER);
-        sorted.putAll(rows);
-        rows = sorted;
+    return false;
+  }
+
+  /**
+   * The map a batch resolves against when the engine's loaded rows are trusted: only what the
+   * batch itself writes goes in it (see {@link #current}).
+   */
+  private static Map<ByteKey, TrackedState> rowsToResolve(List<StateWrite> writes) {
+    return forgetsDescendants(writes) ? new TreeMap<>(IN_PATH_ORDER)
+        : new HashMap<>(writes.size() + writes.size() / 3 + 1); // a row per write, at most
+  }
+
+  /**
+   * The current rows of every path that a precommit or settle of the group rewrites, per app,
+   * read (and locked, on PostgreSQL) in a few queries for the whole group, in path order. Each
+   * batch resolves against its app's map, which the batches before it in the group updated:
+   * reading per batch had cost two round trips per batch (a flush, then the read).
+   */
+  private Map<String, Map<ByteKey, TrackedState>> readForGroup(
+      Connection c, List<GroupCommitter.Batch> group) throws SQLException {
+    Map<String, List<byte[]>> paths = new LinkedHashMap<>();
+    Map<String, Boolean> sorted = new HashMap<>();
+    for (GroupCommitter.Batch b : group) {
+      List<byte[]> ofApp = paths.computeIfAbsent(b.app(), a -> new ArrayList<>());
+      for (StateWrite w : b.writes()) {
+        if (w instanceof StateWrite.Precommit p) {
+          ofApp.add(p.state().path());
+        } else if (w instanceof StateWrite.Settle st) {
+          ofApp.add(st.state().path());
+        }
+      }
+      sorted.merge(b.app(), forgetsDescendants(b.writes()), Boolean::logicalOr);
+    }
+    Map<String, Map<ByteKey, TrackedState>> out = new HashMap<>();
+    for (Map.Entry<String, List<byte[]>> e : paths.entrySet()) {
+      List<byte[]> ofApp = e.getValue();
+      // Locked in one order by every worker, so two groups never wait on each other in a cycle.
+      ofApp.sort(Arrays::compareUnsigned);
+      Map<ByteKey, TrackedState> rows = readMany(c, e.getKey(), distinct(ofApp), forUpdate);
+      if (sorted.get(e.getKey())) {
+        Map<ByteKey, TrackedState> tree = new TreeMap<>(IN_PATH_ORDER);
+        tree.putAll(rows);
+        rows = tree;
+      }
+      out.put(e.getKey(), rows);
+    }
+    return out;
+  }
+
+  /** {@code sortedPaths} without repeats. */
+  private static List<byte[]> distinct(List<byte[]> sortedPaths) {
+    List<byte[]> out = new ArrayList<>(sortedPaths.size());
+    for (byte[] p : sortedPaths) {
+      if (out.isEmpty() || !Arrays.equals(out.get(out.size() - 1), p)) {
+        out.add(p);
       }
     }
-    return rows;
+    return out;
   }
 
   /**
@@ -557,20 +603,6 @@ public final class JdbcStateTables {
       return ((StateWrite.PutState) StateWrites.resolve(p, at -> p.loaded())).state();
     }
     return null;
-  }
-
-  /** The current rows of every path a precommit or settle in {@code writes} rewrites. */
-  private Map<ByteKey, TrackedState> prefetch(Connection c, String app, List<StateWrite> writes)
-      throws SQLException {
-    List<byte[]> paths = new ArrayList<>();
-    for (StateWrite w : writes) {
-      if (w instanceof StateWrite.Precommit p) {
-        paths.add(p.state().path());
-      } else if (w instanceof StateWrite.Settle s) {
-        paths.add(s.state().path());
-      }
-    }
-    return readMany(c, app, paths, forUpdate);
   }
 
   private Map<ByteKey, TrackedState> readMany(

@@ -1,0 +1,103 @@
+package io.cocoindex.runtime.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.runtime.TestPostgres;
+import io.cocoindex.runtime.plan.TargetPath;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A group commit on the shared store reads the rows its precommits and settles rewrite once for
+ * the whole group; each batch must still resolve against what the batches before it in the
+ * group wrote, exactly as if the batches had been committed one after another.
+ */
+class GroupApplyTest {
+  private static final String APP = "app";
+  private static final byte[] OWNER = path("component", "a");
+  private static final byte[] X = path("t", "x");
+  private static final byte[] C = path("t", "c");
+  private static final byte[] CY = path("t", "c", "y");
+
+  private String url;
+  private String schema;
+  private PostgresStateStore store;
+
+  @BeforeEach
+  void open() throws Exception {
+    url = TestPostgres.url();
+    schema = "t_" + UUID.randomUUID().toString().replace("-", "");
+    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+    }
+    store = PostgresStateStore.open(TestPostgres.inSchema(url, schema));
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    store.close();
+    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+      s.execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+  }
+
+  @Test
+  void eachBatchOfAGroupSeesWhatTheBatchesBeforeItWrote() throws Exception {
+    // Before the group: container c, whose deletion run 5 precommitted, and its child c/y.
+    store.write(APP, List.of(
+        new StateWrite.PutState(state(C, new PossibleRecord(5, null))),
+        new StateWrite.PutState(state(CY, new PossibleRecord(3, bytes("old")))))).join();
+
+    PossibleRecord x7 = new PossibleRecord(7, bytes("x at 7"));
+    PossibleRecord y7 = new PossibleRecord(7, bytes("y at 7"));
+    StateWrite.Precommit precommitX = new StateWrite.Precommit(state(X), x7, false, null);
+    List<GroupCommitter.Batch> group = new ArrayList<>();
+    // 1: x is new; 2: its settle must find the precommit of batch 1 to keep only record 7.
+    group.add(batch(precommitX));
+    group.add(batch(new StateWrite.Settle(state(X), 7, false, precommitX)));
+    // 3: the deletion of c settles and takes c/y with it; 4: c/y, precommitted afterwards, must
+    // then start from "may not exist", not from the record that batch 3 deleted.
+    group.add(batch(new StateWrite.Settle(state(C), 5, true, null)));
+    group.add(batch(new StateWrite.Precommit(state(CY), y7, false, null)));
+    store.commitGroup(group);
+
+    assertThat(records(X)).containsExactly("7: x at 7");
+    assertThat(store.get(APP, C)).isEmpty();
+    assertThat(records(CY)).containsExactly("0: none", "7: y at 7");
+  }
+
+  /** The possible records of {@code path}, as "version: record". */
+  private List<String> records(byte[] path) {
+    return store.get(APP, path).orElseThrow().records().stream()
+        .map(r -> r.version() + ": " + (r.isNone() ? "none"
+            : new String(r.record(), StandardCharsets.UTF_8)))
+        .toList();
+  }
+
+  private static GroupCommitter.Batch batch(StateWrite... writes) {
+    return new GroupCommitter.Batch(APP, List.of(writes), new CompletableFuture<>());
+  }
+
+  private static TrackedState state(byte[] path, PossibleRecord... records) {
+    return new TrackedState(path, OWNER, List.of(records), 0, 0, 0, 0);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] path(String... keys) {
+    return TargetPath.of(Arrays.stream(keys).map(StableKey::of).toList()).encoded();
+  }
+}
