@@ -162,9 +162,7 @@ public final class ComponentCommit {
    */
   private void leaseTakenOver(List<byte[]> paths) {
     paths.sort(Arrays::compareUnsigned);
-    for (byte[] path : paths) {
-      stateLeases.add(run.store.leaseState(run.app, path));
-    }
+    stateLeases.addAll(run.store.leaseStates(run.app, paths));
     for (byte[] path : paths) {
       rows.remove(ByteKey.of(path));
     }

@@ -234,10 +234,10 @@ public final class OrphanSweep {
       if (run.claims.contains(path) || belowDeletedContainer(path)) {
         continue;
       }
-      if (leaseStates) {
-        leases.add(run.store.leaseState(run.app, path.encoded()));
-      }
       paths.add(path.encoded());
+    }
+    if (leaseStates) {
+      leases.addAll(run.store.leaseStates(run.app, paths)); // in path order, like the loop
     }
     for (TrackedState s : run.store.getAll(run.app, paths)) {
       rows.put(ByteKey.of(s.path()), s);

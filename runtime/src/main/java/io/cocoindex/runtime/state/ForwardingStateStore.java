@@ -53,6 +53,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
+    return delegate.leaseStates(app, statePaths);
+  }
+
+  @Override
   public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
     return delegate.leaseComponents(app, componentPaths);
   }

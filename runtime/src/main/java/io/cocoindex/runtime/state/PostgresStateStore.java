@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
@@ -59,6 +60,10 @@ public final class PostgresStateStore extends JdbcStateStore {
    * Parameters: paths (bytea[]), their lock keys (bigint[]), app, this run's start. Returns one
    * row per lock taken: (path, granted). The CTEs are materialized so each lock is tried once.
    */
+  /** Tries one advisory lock per array element; a row per element, in order. */
+  private static final String TRY_LOCKS_SQL = "SELECT pg_try_advisory_lock(k) FROM"
+      + " unnest(?::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i";
+
   private static final String BATCH_LEASE_SQL =
       "WITH req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
           + " AS r(path, key)),"
@@ -209,8 +214,98 @@ public final class PostgresStateStore extends JdbcStateStore {
   /** The advisory lock of one target state (a key space apart from the components'). */
   @Override
   public AutoCloseable leaseState(String app, byte[] statePath) {
+    return lease(stateLockKey(app, statePath), true, connection -> true, "a target state lease");
+  }
+
+  /**
+   * Tries every lock at once, one statement per lease connection. If one is held elsewhere, the
+   * locks after it (in path order) are given back and taken one by one, waiting: a holder then
+   * only ever waits for a lock while holding locks before it, as {@link #leaseState} callers do.
+   */
+  @Override
+  public List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
+    int n = statePaths.size();
+    long[] keys = new long[n];
+    for (int i = 0; i < n; i++) {
+      keys[i] = stateLockKey(app, statePaths.get(i));
+    }
+    boolean[] locked = tryLocks(keys);
+    int firstHeld = 0;
+    while (firstHeld < n && locked[firstHeld]) {
+      firstHeld++;
+    }
+    List<AutoCloseable> leases = new java.util.ArrayList<>(n);
+    try {
+      for (int i = 0; i < n; i++) {
+        if (i < firstHeld) {
+          leases.add(releaser.lease(leaseConnection(keys[i]), keys[i]));
+        } else if (locked[i]) {
+          unlock(leaseConnection(keys[i]), keys[i]);
+        }
+      }
+      for (int i = firstHeld; i < n; i++) {
+        leases.add(leaseState(app, statePaths.get(i)));
+      }
+    } catch (SQLException e) {
+      leases.forEach(PostgresStateStore::closeQuietly);
+      throw failure("give back target state leases", e);
+    } catch (RuntimeException e) {
+      leases.forEach(PostgresStateStore::closeQuietly);
+      throw e;
+    }
+    return leases;
+  }
+
+  /** Tries advisory locks {@code keys}, each on its lease connection; which ones it took. */
+  private boolean[] tryLocks(long[] keys) {
+    boolean[] locked = new boolean[keys.length];
+    Map<Connection, List<Integer>> byConnection = new java.util.IdentityHashMap<>();
+    for (int i = 0; i < keys.length; i++) {
+      byConnection.computeIfAbsent(leaseConnection(keys[i]), c -> new java.util.ArrayList<>())
+          .add(i);
+    }
+    try {
+      for (Map.Entry<Connection, List<Integer>> e : byConnection.entrySet()) {
+        Connection connection = e.getKey();
+        List<Integer> at = e.getValue();
+        Long[] ofConnection = new Long[at.size()];
+        for (int j = 0; j < at.size(); j++) {
+          ofConnection[j] = keys[at.get(j)];
+        }
+        synchronized (connection) {
+          try (PreparedStatement ps = connection.prepareStatement(TRY_LOCKS_SQL)) {
+            ps.setArray(1, connection.createArrayOf("bigint", ofConnection));
+            try (ResultSet rs = ps.executeQuery()) {
+              for (int j = 0; rs.next(); j++) {
+                locked[at.get(j)] = rs.getBoolean(1);
+              }
+            }
+          }
+        }
+      }
+    } catch (SQLException e) {
+      // Locks taken before the failure stay with their session until the store closes; none
+      // is handed out, so no run relies on them.
+      throw failure("take target state leases", e);
+    }
+    return locked;
+  }
+
+  private Connection leaseConnection(long key) {
+    return leaseConnections[(int) Math.floorMod(key, LEASE_CONNECTIONS)];
+  }
+
+  private static long stateLockKey(String app, byte[] statePath) {
     byte[] fp = Fingerprint.of(Arrays.asList(app, "target state", statePath)).bytes();
-    return lease(ByteBuffer.wrap(fp).getLong(), true, connection -> true, "a target state lease");
+    return ByteBuffer.wrap(fp).getLong();
+  }
+
+  private static void closeQuietly(AutoCloseable lease) {
+    try {
+      lease.close();
+    } catch (Exception e) {
+      log.warn("giving back a target state lease failed", e);
+    }
   }
 
   /**

@@ -76,6 +76,21 @@ public interface StateStore extends AutoCloseable {
   }
 
   /**
+   * Takes the leases of several target states, given in encoded-path order, as {@link
+   * #leaseState} would one by one (and with the same ordering guarantee); a store shared over the
+   * network may take those that are free in one round trip.
+   *
+   * @return one lease per path, in order
+   */
+  default List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
+    List<AutoCloseable> leases = new ArrayList<>(statePaths.size());
+    for (byte[] path : statePaths) {
+      leases.add(leaseState(app, path));
+    }
+    return leases;
+  }
+
+  /**
    * Waits until no worker holds the lease of any of {@code componentPaths}. The end-of-run sweep
    * calls it before deciding what to delete: a component another worker is still processing may
    * be taking over a state this worker would otherwise see as an orphan. A store used by one

@@ -126,6 +126,34 @@ class BatchLeaseTest {
   }
 
   @Test
+  void stateLeasesTakenTogetherWaitInPathOrderHoldingOnlyThoseBefore() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(url);
+        PostgresStateStore c = PostgresStateStore.open(url)) {
+      AutoCloseable x = a.leaseState("app", path("rows/x"));
+      CompletableFuture<List<AutoCloseable>> batch = CompletableFuture.supplyAsync(() ->
+          b.leaseStates("app", List.of(path("rows/w"), path("rows/x"), path("rows/y"))));
+      Thread.sleep(300);
+      assertThat(batch).isNotDone();
+      // While b waits for x, it holds w (before x) but not y (after it).
+      a.leaseState("app", path("rows/y")).close();
+      CompletableFuture<AutoCloseable> w =
+          CompletableFuture.supplyAsync(() -> c.leaseState("app", path("rows/w")));
+      Thread.sleep(300);
+      assertThat(w).isNotDone();
+
+      x.close();
+      List<AutoCloseable> leases = batch.get(5, TimeUnit.SECONDS);
+      assertThat(leases).hasSize(3).doesNotContainNull();
+      assertThat(w).isNotDone();
+      for (AutoCloseable l : leases) {
+        l.close();
+      }
+      w.get(5, TimeUnit.SECONDS).close();
+    }
+  }
+
+  @Test
   void aStateLeaseAndAComponentLeaseOfTheSameBytesAreDifferentLocks() throws Exception {
     try (PostgresStateStore a = PostgresStateStore.open(url);
         PostgresStateStore b = PostgresStateStore.open(url)) {
