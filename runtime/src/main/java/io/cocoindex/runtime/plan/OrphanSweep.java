@@ -41,6 +41,8 @@ public final class OrphanSweep {
 
   /** Candidates whose rows are read in one query. */
   private static final int READ_AHEAD = 256;
+  /** Stale components leased in one call. */
+  private static final int LEASE_BATCH = 256;
 
   private final Run run;
   private final Map<TargetPath, TargetPath> candidates = new TreeMap<>();
@@ -116,23 +118,35 @@ public final class OrphanSweep {
       }
       return;
     }
+    List<TargetPath> stale = new ArrayList<>();
     for (ComponentRecord c : run.store.components(run.app)) {
       TargetPath p = TargetPath.decode(c.path());
-      if (run.visited.contains(p) || run.isProtected(p)) {
-        continue;
+      if (!run.visited.contains(p) && !run.isProtected(p)) {
+        stale.add(p);
       }
-      // Another worker sweeping the same stale component does it; skip it here. A preview
-      // writes nothing and needs no lease.
+    }
+    for (int from = 0; from < stale.size(); from += LEASE_BATCH) {
+      List<TargetPath> batch = stale.subList(from, Math.min(stale.size(), from + LEASE_BATCH));
+      // Another worker sweeping the same stale component does it; skip it here. Leased in
+      // batches (a round trip each on a shared store); a preview writes nothing and needs none.
+      List<AutoCloseable> granted = null;
       if (run.mode == RunMode.UPDATE) {
-        AutoCloseable lease = run.store.leaseComponent(run.app, c.path(), false);
-        if (lease == null) {
-          continue;
-        }
-        leases.add(lease);
+        List<byte[]> paths = new ArrayList<>(batch.size());
+        batch.forEach(p -> paths.add(p.encoded()));
+        granted = run.store.leaseComponents(run.app, paths);
       }
-      staleComponents.put(p, p);
-      for (TrackedState s : run.store.ownedBy(run.app, c.path())) {
-        candidates.put(TargetPath.decode(s.path()), p);
+      for (int i = 0; i < batch.size(); i++) {
+        TargetPath p = batch.get(i);
+        if (granted != null) {
+          if (granted.get(i) == null) {
+            continue;
+          }
+          leases.add(granted.get(i));
+        }
+        staleComponents.put(p, p);
+        for (TrackedState s : run.store.ownedBy(run.app, p.encodedUnsafe())) {
+          candidates.put(TargetPath.decode(s.path()), p);
+        }
       }
     }
   }
