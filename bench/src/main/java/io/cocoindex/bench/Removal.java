@@ -1,0 +1,94 @@
+package io.cocoindex.bench;
+
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.Environment;
+import io.cocoindex.runtime.state.PostgresStateStore;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.samples.sqlite.SqliteDatabase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+
+/**
+ * Removing states against creating them: each round creates {@code components} components of
+ * {@code rows} rows (a cold run), then removes every component (a run that mounts none, so the
+ * end-of-run sweep deletes every row), and prints both per state. On the embedded state store by
+ * default; with a PostgreSQL URL, on the shared store, each round in a schema of its own.
+ *
+ * <pre>java -cp bench/target/cocoindex-bench.jar io.cocoindex.bench.Removal 2000 10 4 [url]</pre>
+ */
+public final class Removal {
+  private Removal() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 3) {
+      System.err.println("usage: Removal <components> <rows per component> <rounds>"
+          + " [postgresql url]");
+      System.exit(2);
+    }
+    int components = Integer.parseInt(args[0]);
+    int perComponent = Integer.parseInt(args[1]);
+    int rounds = Integer.parseInt(args[2]);
+    String postgres = args.length > 3 ? args[3] : null;
+    for (int round = 0; round < rounds; round++) {
+      Dataset data = new Dataset(components * perComponent, perComponent);
+      Path dir = Files.createTempDirectory("cocoindex-removal");
+      String schema = postgres == null ? null
+          : "removal_" + ProcessHandle.current().pid() + "_" + round;
+      if (schema != null) {
+        sql(postgres, "CREATE SCHEMA " + schema);
+      }
+      try (StateStore store = schema == null ? null
+          : PostgresStateStore.open(postgres + (postgres.contains("?") ? "&" : "?")
+              + "currentSchema=" + schema)) {
+        EngineBench.Site site = EngineBench.Site.in(dir, "removal");
+        long start = System.nanoTime();
+        long created = update(site, data, store);
+        long cold = System.nanoTime() - start;
+        while (data.live() > 0) {
+          data.removeLast();
+        }
+        start = System.nanoTime();
+        long removed = update(site, data, store);
+        long removal = System.nanoTime() - start;
+        System.out.printf(Locale.ROOT, "round %d: create %,d states %.0f ms (%.1f us/state),"
+                + " remove %,d states %.0f ms (%.1f us/state): %.2fx creating%n", round,
+            created, cold / 1e6, cold / 1e3 / created, removed, removal / 1e6,
+            removal / 1e3 / removed, (removal / (double) removed) / (cold / (double) created));
+      } finally {
+        EngineWorkloads.deleteTree(dir);
+        if (schema != null) {
+          sql(postgres, "DROP SCHEMA " + schema + " CASCADE");
+        }
+      }
+    }
+  }
+
+  /** One update (open, run, close) on the embedded store at {@code site}, or on {@code store}. */
+  private static long update(EngineBench.Site site, Dataset data, StateStore store)
+      throws SQLException, IOException {
+    Files.createDirectories(site.db().toAbsolutePath().getParent());
+    Environment.Builder env = Environment.builder();
+    if (store == null) {
+      env.dbPath(site.state()).durability(EngineBench.STORE_DURABILITY);
+    } else {
+      env.stateStore(store);
+    }
+    try (SqliteDatabase db = SqliteDatabase.open(site.db());
+        App app = App.create("bench", env.provide(EngineBench.DB, db).build(),
+            EngineBench.main(data, false))) {
+      return app.update().total().changed();
+    }
+  }
+
+  private static void sql(String url, String statement) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+}
