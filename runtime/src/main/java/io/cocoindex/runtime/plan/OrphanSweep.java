@@ -175,7 +175,7 @@ public final class OrphanSweep {
       if (i >= readUpTo) {
         readUpTo = readAhead(ordered, i, rows, leaseStates);
       }
-      TrackedState row = rows.remove(ByteKey.of(path.encoded()));
+      TrackedState row = rows.remove(ByteKey.of(path.encodedUnsafe()));
       if (row == null) {
         continue;
       }
@@ -248,7 +248,7 @@ public final class OrphanSweep {
       if (run.claims.contains(path) || belowDeletedContainer(path)) {
         continue;
       }
-      paths.add(path.encoded());
+      paths.add(path.encodedUnsafe()); // only read
     }
     if (leaseStates) {
       leases.addAll(run.store.leaseStates(run.app, paths)); // in path order, like the loop

@@ -561,7 +561,8 @@ public final class JdbcStateTables {
     Map<String, Map<ByteKey, TrackedState>> out = new HashMap<>();
     for (Map.Entry<String, List<byte[]>> e : paths.entrySet()) {
       List<byte[]> ofApp = e.getValue();
-      // Locked in one order by every worker, so two groups never wait on each other in a cycle.
+      // The rows are locked in path order, as every worker's group locks them (a deadlock that
+      // the later writes of two groups can still cause is retried by the store).
       ofApp.sort(Arrays::compareUnsigned);
       Map<ByteKey, TrackedState> rows = readMany(c, e.getKey(), distinct(ofApp), forUpdate);
       if (sorted.get(e.getKey())) {
