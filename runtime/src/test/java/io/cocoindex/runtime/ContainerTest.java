@@ -221,6 +221,14 @@ class ContainerTest extends EngineTestBase {
     return out;
   }
 
+  /** Closes {@code app} and lists the paths its store still tracks. */
+  List<String> trackedPaths(App app) {
+    app.close();
+    List<String> paths = new ArrayList<>();
+    store().scan("test", new byte[0], s -> paths.add(TargetPath.decode(s.path()).toString()));
+    return paths;
+  }
+
   @Test
   void sweepDeletesEveryUndeclaredRowAcrossItsReadChunks() {
     App app = tablesApp();
@@ -234,10 +242,8 @@ class ContainerTest extends EngineTestBase {
     manyRows(700, "v1").keySet().stream().filter(k -> !k.equals("r350"))
         .forEach(k -> expected.add("delete " + k));
     assertThat(rows.takeLog()).containsExactlyInAnyOrderElementsOf(expected);
-    app.close();
-    List<String> left = new ArrayList<>();
-    store().scan("test", new byte[0], s -> left.add(TargetPath.decode(s.path()).toString()));
-    assertThat(left).containsExactlyInAnyOrder("/@tables/\"docs\"", "/@tables/\"docs\"/\"r350\"");
+    assertThat(trackedPaths(app))
+        .containsExactlyInAnyOrder("/@tables/\"docs\"", "/@tables/\"docs\"/\"r350\"");
   }
 
   @Test
@@ -256,10 +262,8 @@ class ContainerTest extends EngineTestBase {
     assertThat(rows.takeLog()).isEmpty();
     assertThat(rows.takeCalls()).as("only the row still declared is reconciled")
         .containsExactly(new Rows.Call("c1", "v1", List.of("v1"), false));
-    app.close();
-    List<String> left = new ArrayList<>();
-    store().scan("test", new byte[0], s -> left.add(TargetPath.decode(s.path()).toString()));
-    assertThat(left).containsExactlyInAnyOrder("/@tables/\"chunks\"", "/@tables/\"chunks\"/\"c1\"");
+    assertThat(trackedPaths(app))
+        .containsExactlyInAnyOrder("/@tables/\"chunks\"", "/@tables/\"chunks\"/\"c1\"");
   }
 
   @Test
