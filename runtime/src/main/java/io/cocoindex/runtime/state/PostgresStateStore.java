@@ -284,8 +284,16 @@ public final class PostgresStateStore extends JdbcStateStore {
         }
       }
     } catch (SQLException e) {
-      // Locks taken before the failure stay with their session until the store closes; none
-      // is handed out, so no run relies on them.
+      // Give back what the statements before the failure took: nobody would otherwise.
+      for (int i = 0; i < keys.length; i++) {
+        if (locked[i]) {
+          try {
+            unlock(leaseConnection(keys[i]), keys[i]);
+          } catch (SQLException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+        }
+      }
       throw failure("take target state leases", e);
     }
     return locked;
@@ -356,7 +364,7 @@ public final class PostgresStateStore extends JdbcStateStore {
    * @return the lease, or null when not granted
    */
   private AutoCloseable lease(long key, boolean wait, LeaseCondition condition, String what) {
-    Connection leaseConnection = leaseConnections[(int) Math.floorMod(key, LEASE_CONNECTIONS)];
+    Connection leaseConnection = leaseConnection(key);
     try {
       while (true) {
         synchronized (leaseConnection) {
