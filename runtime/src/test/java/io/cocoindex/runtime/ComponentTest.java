@@ -46,6 +46,24 @@ class ComponentTest extends EngineTestBase {
   }
 
   @Test
+  void theRootRunsOnTheThreadThatCallsUpdateAndDropState() {
+    // Not on the component pool: a pool worker waiting for a foreground target's commit relies
+    // on the pool starting another worker for the stages queued on itself, and runs were seen
+    // never to end when it did not. Mounted components still run on the pool.
+    List<Thread> roots = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Thread> mounted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    App app = app(ctx -> {
+      roots.add(Thread.currentThread());
+      ctx.mount("c", c -> mounted.add(Thread.currentThread()));
+    });
+    app.update();
+    app.dropState();
+    assertThat(roots).containsExactly(Thread.currentThread(), Thread.currentThread());
+    assertThat(mounted).hasSize(2)
+        .allMatch(t -> t instanceof java.util.concurrent.ForkJoinWorkerThread);
+  }
+
+  @Test
   void unmountedComponentsStatesAreDeletedAndOnlyThose() {
     App app = componentsApp();
     components.put("x", Map.of("x", "1"));

@@ -29,30 +29,39 @@ public final class ComponentRunner {
 
   private ComponentRunner() {}
 
-  /** Runs the app's root component and waits for the whole tree. */
+  /**
+   * Runs the app's root component on the calling thread and waits for the whole tree.
+   *
+   * <p>Not on the component pool: the root usually mounts a target in the foreground first, and
+   * a pool worker that waits for a foreground component relies on the pool to start another
+   * worker for the stages that component's commit queued on the waiting worker itself. Twice in
+   * CI (and once in the demo's end-to-end test) that did not happen: the only worker sat in the
+   * wait with the stage in its own queue, and the run never ended. Here the stages go to the
+   * pool's shared queue, and the wait is an ordinary one.
+   */
   public static boolean runRoot(Run run, java.util.function.Consumer<Ctx> main) {
     ComponentContext root = new ComponentContext(run, TargetPath.ROOT, null, null, false);
     // Every worker runs the root (it registers the providers and mounts the components); only
     // mounted components are leased.
-    return start(root, c -> {
-      main.accept(c);
-      return null;
-    }, false).join();
+    run.visit(root.path);
+    run.stats.componentMounted();
+    Throwable error = null;
+    try {
+      main.accept(root);
+    } catch (Throwable t) {
+      error = t;
+    }
+    return finish(root, error).join();
   }
 
   static CompletableFuture<Boolean> start(ComponentContext ctx, Function<Ctx, ?> body) {
-    return start(ctx, body, true);
-  }
-
-  private static CompletableFuture<Boolean> start(
-      ComponentContext ctx, Function<Ctx, ?> body, boolean leasable) {
     Run run = ctx.run;
     // A preview or a drop's registration pass writes nothing: it needs no lease.
     // A store that is the app's only writer while locked has no other worker to share with.
-    boolean leased = leasable && run.mode == RunMode.UPDATE && !run.store.exclusiveWhileLocked();
+    boolean leased = run.mode == RunMode.UPDATE && !run.store.exclusiveWhileLocked();
     run.visit(ctx.path);
     run.stats.componentMounted();
-    LeaseGate gate = leasable && !ctx.withinGate ? run.leaseGate : null;
+    LeaseGate gate = !ctx.withinGate ? run.leaseGate : null;
     CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
         : gate.acquire();
     // Leases are taken in batches; no thread waits for this component's own round trip.
