@@ -34,12 +34,12 @@ public final class ComponentRunner {
    *
    * <p>Not on the component pool: the root usually mounts a target in the foreground first, and
    * a pool worker that waits for a foreground component relies on the pool to start another
-   * worker for the stages that component's commit queued on the waiting worker itself. Twice in
-   * CI (and once in the demo's end-to-end test) that did not happen: the only worker sat in the
-   * wait with the stage in its own queue, and the run never ended. Here the stages go to the
-   * pool's shared queue, and the wait is an ordinary one.
+   * worker for the stages that component's commit queued on the waiting worker itself. In three
+   * test runs that did not happen: the only worker sat in the wait with the stage in its own
+   * queue, and the run never ended. Here the stages go to the pool's shared queue, and the wait
+   * is an ordinary one.
    */
-  public static boolean runRoot(Run run, java.util.function.Consumer<Ctx> main) {
+  public static boolean runRoot(Run run, Consumer<Ctx> main) {
     ComponentContext root = new ComponentContext(run, TargetPath.ROOT, null, null, false);
     // Every worker runs the root (it registers the providers and mounts the components); only
     // mounted components are leased.
