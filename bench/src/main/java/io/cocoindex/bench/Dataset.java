@@ -36,6 +36,11 @@ final class Dataset {
     return live;
   }
 
+  /** Removes every component (their rows are to be deleted). */
+  void removeAll() {
+    live = 0;
+  }
+
   /**
    * Removes the last 1% of the components still declared (their rows are to be deleted).
    *

@@ -50,9 +50,7 @@ public final class Removal {
         long start = System.nanoTime();
         long created = update(site, data, store);
         long cold = System.nanoTime() - start;
-        while (data.live() > 0) {
-          data.removeLast();
-        }
+        data.removeAll();
         start = System.nanoTime();
         long removed = update(site, data, store);
         long removal = System.nanoTime() - start;
