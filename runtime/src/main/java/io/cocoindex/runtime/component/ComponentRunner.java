@@ -134,7 +134,9 @@ public final class ComponentRunner {
       } catch (Throwable t) {
         error = t;
       }
-      healthy = finish(ctx, error).join();
+      // On a pool worker (a component mounting a target in the foreground), the commit's next
+      // stage is queued on this very worker: run it rather than wait for another worker to.
+      healthy = OwnTasks.join(finish(ctx, error));
     } finally {
       release(lease, ctx.path);
     }
