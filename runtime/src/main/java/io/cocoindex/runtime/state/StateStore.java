@@ -48,18 +48,26 @@ public interface StateStore extends AutoCloseable {
         leases.add(leaseComponent(app, path, false));
       }
     } catch (RuntimeException e) {
-      for (AutoCloseable taken : leases) {
-        try {
-          if (taken != null) {
-            taken.close();
-          }
-        } catch (Exception suppressed) {
-          e.addSuppressed(suppressed);
-        }
-      }
+      releaseTaken(leases, e);
       throw e;
     }
     return leases;
+  }
+
+  /**
+   * Releases the leases taken before {@code failure}, whose caller gets no handle to them; a
+   * release that fails is added to {@code failure} as suppressed.
+   */
+  private static void releaseTaken(List<AutoCloseable> taken, RuntimeException failure) {
+    for (AutoCloseable lease : taken) {
+      try {
+        if (lease != null) {
+          lease.close();
+        }
+      } catch (Exception suppressed) {
+        failure.addSuppressed(suppressed);
+      }
+    }
   }
 
   /**
@@ -84,8 +92,13 @@ public interface StateStore extends AutoCloseable {
    */
   default List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
     List<AutoCloseable> leases = new ArrayList<>(statePaths.size());
-    for (byte[] path : statePaths) {
-      leases.add(leaseState(app, path));
+    try {
+      for (byte[] path : statePaths) {
+        leases.add(leaseState(app, path));
+      }
+    } catch (RuntimeException e) {
+      releaseTaken(leases, e);
+      throw e;
     }
     return leases;
   }
