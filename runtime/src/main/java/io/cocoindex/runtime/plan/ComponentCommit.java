@@ -312,9 +312,15 @@ public final class ComponentCommit {
       writes.add(component);
     }
     for (Reconciliation r : level) {
-      writes.add(r.precommit(in.component));
+      // A container refreshed as it was (it returns an action on every run) needs no write:
+      // a rerun in which nothing changed leaves the store untouched.
+      if (!r.leavesRowAsIs(in.component)) {
+        writes.add(r.precommit(in.component));
+      }
     }
-    return run.store.write(run.app, writes).thenComposeAsync(v -> {
+    CompletableFuture<Void> precommitted = writes.isEmpty()
+        ? CompletableFuture.completedFuture(null) : run.store.write(run.app, writes);
+    return precommitted.thenComposeAsync(v -> {
       Map<TargetActionSink<?>, List<TargetAction<?>>> bySink = new IdentityHashMap<>();
       List<TargetActionSink<?>> order = new ArrayList<>();
       for (Reconciliation r : level) {
@@ -338,7 +344,9 @@ public final class ComponentCommit {
     boolean settledByRun = false;
     for (Reconciliation r : results) {
       if (r.hasAction()) {
-        if (run.settlesByRun && r.settledByRun(in.component)) {
+        if (!r.precommitted()) {
+          // Its row was left as it is: there is nothing to settle.
+        } else if (run.settlesByRun && r.settledByRun(in.component)) {
           settledByRun = true;
         } else {
           writes.add(r.commitApplied(in.component));

@@ -79,6 +79,26 @@ final class Reconciliation {
         && Arrays.equals(row.records().get(0).record(), record);
   }
 
+  /**
+   * Whether this run's precommit and settle would leave the stored row exactly as it is: a
+   * refresh of a state {@code owner} already owns, in its container's current generation and
+   * epoch, whose children keep theirs. Its action is still applied; the store is not written.
+   */
+  boolean leavesRowAsIs(TargetPath owner) {
+    return isRefresh()
+        && !fresh
+        && Arrays.equals(row.owner(), owner.encodedUnsafe())
+        && row.childGeneration() == childGeneration
+        && row.childEpoch() == childEpoch
+        && row.parentGeneration() == provider.generation()
+        && row.parentEpoch() == provider.epoch();
+  }
+
+  /** Whether {@link #precommit} was written for this state in this run. */
+  boolean precommitted() {
+    return precommit != null;
+  }
+
   int depth() {
     return path.depth();
   }

@@ -252,6 +252,34 @@ public final class JdbcStateTables {
     }
   }
 
+  /**
+   * The version {@link #nextVersion} would allocate for {@code app}, read without allocating it;
+   * for a store that is the app's only writer, which stores it with {@link #takeVersionsBelow}
+   * in the run's first write.
+   */
+  public long peekNextVersion(Connection c, String app) throws SQLException {
+    readSettledRuns(c, app); // a run starts: take in what other processes settled
+    try (PreparedStatement get =
+        c.prepareStatement("SELECT next_version FROM " + apps + " WHERE name=?")) {
+      get.setString(1, app);
+      try (ResultSet rs = get.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 1;
+      }
+    }
+  }
+
+  /** Records that every version of {@code app} below {@code next} is taken; call in a transaction. */
+  public void takeVersionsBelow(Connection c, String app, long next) throws SQLException {
+    try (PreparedStatement up = c.prepareStatement(
+        "INSERT INTO " + apps + "(name, next_version) VALUES(?, ?) ON CONFLICT(name)"
+            + " DO UPDATE SET next_version = excluded.next_version"
+            + " WHERE " + apps + ".next_version < excluded.next_version")) {
+      up.setString(1, app);
+      up.setLong(2, next);
+      up.executeUpdate();
+    }
+  }
+
   private StatementCache.Prepared prepare(Connection c, String sql) throws SQLException {
     return statements != null ? statements.prepare(c, sql) : StatementCache.uncached(c, sql);
   }

@@ -7,6 +7,10 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The embedded state store: one SQLite database ({@code state.db}) in WAL mode under the
@@ -35,6 +39,8 @@ public final class SqliteStateStore extends JdbcStateStore {
   private final String url;
   private final Durability durability;
   private final FileUpdateLocks locks;
+  /** Per app, the version {@link #nextVersion} handed out that no transaction has stored yet. */
+  private final Map<String, Long> unstoredVersions = new ConcurrentHashMap<>();
 
   /** Opens (creating if needed) the store in directory {@code dir}. */
   public static SqliteStateStore open(Path dir) {
@@ -174,6 +180,58 @@ public final class SqliteStateStore extends JdbcStateStore {
         + " '1000000 1000000 1' WHERE NOT EXISTS (SELECT 1 FROM sqlite_stat1"
         + " WHERE tbl = 'target_state' AND idx = 'target_state')");
     s.execute("ANALYZE sqlite_master");
+  }
+
+  /**
+   * A run's version is stored with the run's first write rather than in a transaction of its
+   * own: this store is the app's only writer while its update lock is held, so nobody else can
+   * take the version meanwhile. A rerun in which nothing changed then writes nothing at all (no
+   * transaction, nothing for the close to checkpoint), and the next run gets the same version
+   * again, which nothing stored carries.
+   */
+  @Override
+  public long nextVersion(String app) {
+    try {
+      long version = onReadConnection(c -> tables.peekNextVersion(c, app));
+      unstoredVersions.put(app, version);
+      return version;
+    } catch (SQLException e) {
+      throw failure("allocate a run version", e);
+    }
+  }
+
+  @Override
+  protected void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
+    Map<String, Long> storing = new HashMap<>();
+    for (GroupCommitter.Batch b : group) {
+      Long version = unstoredVersions.get(b.app());
+      if (version != null) {
+        storing.put(b.app(), version);
+      }
+    }
+    inTransaction(c -> {
+      for (Map.Entry<String, Long> v : storing.entrySet()) {
+        tables.takeVersionsBelow(c, v.getKey(), v.getValue() + 1);
+      }
+      tables.apply(c, group);
+    });
+    storing.forEach(unstoredVersions::remove);
+  }
+
+  /** A run that wrote nothing is not recorded: no stored record carries its version. */
+  @Override
+  public void runSettled(String app, long version) {
+    Long unstored = unstoredVersions.get(app);
+    if (unstored != null && unstored == version) {
+      return;
+    }
+    super.runSettled(app, version);
+  }
+
+  @Override
+  public void clear(String app) {
+    super.clear(app);
+    unstoredVersions.remove(app);
   }
 
   /** The update lock is a file lock on this machine: one writing process per app. */

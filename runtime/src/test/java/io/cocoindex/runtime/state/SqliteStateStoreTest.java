@@ -194,4 +194,46 @@ class SqliteStateStoreTest {
     store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
     assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(1L);
   }
+
+  @Test
+  void aRunVersionIsStoredWithTheRunsFirstWriteSoARunThatWritesNothingLeavesItFree() {
+    long first = store.nextVersion(APP);
+    assertThat(store.nextVersion(APP)).as("nothing was written with it").isEqualTo(first);
+    store.close();
+    store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
+    assertThat(store.nextVersion(APP)).as("nor stored").isEqualTo(first);
+
+    precommit(COMPONENT_A, first, "first", null);
+
+    assertThat(store.nextVersion(APP)).isEqualTo(first + 1);
+    store.close();
+    store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
+    assertThat(store.nextVersion(APP)).as("stored in the write's transaction").isEqualTo(first + 1);
+  }
+
+  @Test
+  void aRunThatWroteNothingIsNotRecordedAsSettled() throws Exception {
+    long version = store.nextVersion(APP);
+    store.runSettled(APP, version);
+    assertThat(settledRunRows()).isEmpty();
+
+    long next = store.nextVersion(APP);
+    precommit(COMPONENT_A, next, "first", null);
+    store.runSettled(APP, next);
+    assertThat(settledRunRows()).containsExactly(next + ".." + next);
+    assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(next);
+  }
+
+  private List<String> settledRunRows() throws Exception {
+    List<String> out = new java.util.ArrayList<>();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + dir.resolve("state.db"));
+        java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery("SELECT first, last FROM settled_run")) {
+      while (rs.next()) {
+        out.add(rs.getLong(1) + ".." + rs.getLong(2));
+      }
+    }
+    return out;
+  }
 }

@@ -150,6 +150,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
   }
 
   private void apply(List<TargetAction<TableAction>> actions) throws SQLException {
+    if (actions.stream().noneMatch(a -> touchesTheDatabase(a.value()))) {
+      return; // tables refreshed as they are: no transaction, the database is not even opened
+    }
     db.inTransaction(c -> {
       for (TargetAction<TableAction> a : actions) {
         apply(c, a.value());
@@ -169,7 +172,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       db.execute(c, "DROP TABLE IF EXISTS " + table);
       return;
     }
-    if (spec.userManaged() || !a.ensure()) {
+    if (!touchesTheDatabase(a)) {
       return;
     }
     if (a.recreate()) {
@@ -186,6 +189,11 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (a.rebuild()) {
       rebuild(c, spec, table);
     }
+  }
+
+  /** Whether applying {@code a} runs any statement: a user's table is never touched. */
+  private static boolean touchesTheDatabase(TableAction a) {
+    return a.drop() || (!a.spec().userManaged() && a.ensure());
   }
 
   private static String createTable(String table, TableSpec spec) {
