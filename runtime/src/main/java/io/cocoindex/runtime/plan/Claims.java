@@ -30,6 +30,9 @@ final class Claims {
   private static final long MAX_PRESIZED = 1 << 22;
 
   private final Segment[] segments = new Segment[SEGMENTS];
+  /** The components that claimed, by the index the segments keep for them (one per claim). */
+  private TargetPath[] owners = new TargetPath[64];
+  private int ownerCount;
 
   /** A path claimed by another component before this one. */
   record Conflict(DeclaredTarget declared, TargetPath other) {}
@@ -50,11 +53,19 @@ final class Claims {
    * holds (the paths claimed before it stay claimed: the run fails that component anyway).
    */
   synchronized Conflict claim(List<DeclaredTarget> declared, TargetPath component) {
+    if (declared.isEmpty()) {
+      return null;
+    }
+    if (ownerCount == owners.length) {
+      owners = Arrays.copyOf(owners, 2 * ownerCount);
+    }
+    int owner = ownerCount++;
+    owners[owner] = component;
     for (DeclaredTarget d : declared) {
       TargetPath path = d.path();
-      TargetPath other = segmentOf(path).putIfAbsent(path, component);
-      if (other != null && !other.equals(component)) {
-        return new Conflict(d, other);
+      int other = segmentOf(path).putIfAbsent(path, owner);
+      if (other >= 0 && !owners[other].equals(component)) {
+        return new Conflict(d, owners[other]);
       }
     }
     return null;
@@ -75,6 +86,8 @@ final class Claims {
     for (int i = 0; i < SEGMENTS; i++) {
       segments[i].clear();
     }
+    Arrays.fill(owners, 0, ownerCount, null);
+    ownerCount = 0;
   }
 
   private Segment segmentOf(TargetPath path) {
@@ -87,9 +100,14 @@ final class Claims {
   }
 
   /**
-   * One open-addressed table, at most half full. Its presized arrays are allocated at its first
+   * One open-addressed table, at most half full. Its presized array is allocated at its first
    * claim: a memoized rerun claims few paths, and would otherwise allocate and clear, every run,
    * a table sized for everything the app tracks.
+   *
+   * <p>A slot is four adjacent ints (the path's hash, where its bytes are, how many, and the
+   * claiming component's index), so that a claim touches one cache line of the table: as four
+   * arrays, a claim in a table larger than the cache missed in each of them, and claiming was
+   * an eighth of a warm run's component threads.
    *
    * <p>A claimed path's bytes are copied into the segment's chunks rather than kept as the
    * path's own array. The table lives as long as the run, so a million small arrays held by it
@@ -98,8 +116,13 @@ final class Claims {
    * was about an eighth of a warm run. Chunks are few, large objects, and the table holds ints.
    */
   private static final class Segment {
-    private static final int[] NO_SLOTS = new int[1];
-    private static final Object[] NO_OWNERS = new Object[1];
+    /** Ints per slot, and their offsets in it. */
+    private static final int STRIDE = 4;
+    private static final int HASH = 0;
+    private static final int LOCATION = 1;
+    private static final int LENGTH = 2;
+    private static final int OWNER = 3;
+    private static final int[] NO_SLOTS = new int[STRIDE];
     /**
      * Bytes per chunk at most: well below the size the collector allocates outside the young
      * space. A segment's first chunk is smaller, and each next one twice as large up to this: a
@@ -115,12 +138,9 @@ final class Claims {
     /**
      * Per slot: the path's hash with its low bit set ({@link #stored}; 0 marks a free slot), where
      * its bytes are (the chunk's index above the low {@link #CHUNK_BITS} bits, the offset in
-     * them) and how many, and its component.
+     * them) and how many, and the index of its component.
      */
-    private int[] hashes = NO_SLOTS;
-    private int[] locations = NO_SLOTS;
-    private int[] lengths = NO_SLOTS;
-    private Object[] owners = NO_OWNERS;
+    private int[] slots = NO_SLOTS;
     private int size;
     private byte[][] chunks = NO_CHUNKS;
     private int chunkCount;
@@ -129,49 +149,50 @@ final class Claims {
     private int used;
 
     Segment(long expected) {
-      int slots = 16;
-      while (slots < 2 * expected) {
-        slots <<= 1;
+      int n = 16;
+      while (n < 2 * expected) {
+        n <<= 1;
       }
-      presized = slots;
+      presized = n;
     }
 
-    /** The component that claimed {@code path} before, or null after claiming it now. */
-    TargetPath putIfAbsent(TargetPath path, TargetPath component) {
-      if (owners == NO_OWNERS) {
-        hashes = new int[presized];
-        locations = new int[presized];
-        lengths = new int[presized];
-        owners = new Object[presized];
+    private int capacity() {
+      return slots.length / STRIDE;
+    }
+
+    /** The component index that claimed {@code path} before, or -1 after claiming it now. */
+    int putIfAbsent(TargetPath path, int owner) {
+      if (slots == NO_SLOTS) {
+        slots = new int[presized * STRIDE];
       }
       int i = find(path);
       if (i >= 0) {
-        return (TargetPath) owners[i];
+        return slots[i * STRIDE + OWNER];
       }
-      if (2 * (size + 1) > hashes.length) {
+      if (2 * (size + 1) > capacity()) {
         grow();
         i = find(path);
       }
-      i = ~i;
+      int at = ~i * STRIDE;
       byte[] encoded = path.encodedUnsafe();
-      hashes[i] = stored(path.hashCode());
-      locations[i] = append(encoded);
-      lengths[i] = encoded.length;
-      owners[i] = component;
+      slots[at + HASH] = stored(path.hashCode());
+      slots[at + LOCATION] = append(encoded);
+      slots[at + LENGTH] = encoded.length;
+      slots[at + OWNER] = owner;
       size++;
-      return null;
+      return -1;
     }
 
     /** The slot holding {@code path}, or {@code ~slot} of the free slot where it would go. */
     int find(TargetPath path) {
       int h = stored(path.hashCode());
-      int mask = hashes.length - 1;
+      int mask = capacity() - 1;
       for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
-        int at = hashes[i];
+        int at = slots[i * STRIDE + HASH];
         if (at == 0) {
           return ~i;
         }
-        if (at == h && sameBytes(i, path.encodedUnsafe())) {
+        if (at == h && sameBytes(i * STRIDE, path.encodedUnsafe())) {
           return i;
         }
       }
@@ -182,11 +203,11 @@ final class Claims {
       return hash | 1;
     }
 
-    private boolean sameBytes(int slot, byte[] encoded) {
-      if (lengths[slot] != encoded.length) {
+    private boolean sameBytes(int at, byte[] encoded) {
+      if (slots[at + LENGTH] != encoded.length) {
         return false;
       }
-      int location = locations[slot];
+      int location = slots[at + LOCATION];
       int offset = location & (CHUNK - 1);
       return Arrays.equals(chunks[location >>> CHUNK_BITS], offset, offset + encoded.length,
           encoded, 0, encoded.length);
@@ -218,40 +239,24 @@ final class Claims {
     }
 
     private void grow() {
-      int slots = hashes.length * 2;
-      int[] oldHashes = hashes;
-      int[] oldLocations = locations;
-      int[] oldLengths = lengths;
-      Object[] oldOwners = owners;
-      hashes = new int[slots];
-      locations = new int[slots];
-      lengths = new int[slots];
-      owners = new Object[slots];
-      int mask = slots - 1;
-      for (int j = 0; j < oldHashes.length; j++) {
-        int h = oldHashes[j];
+      int[] old = slots;
+      slots = new int[old.length * 2];
+      int mask = capacity() - 1;
+      for (int j = 0; j < old.length; j += STRIDE) {
+        int h = old[j + HASH];
         if (h == 0) {
           continue;
         }
         int i = spread(h) & mask;
-        while (hashes[i] != 0) {
+        while (slots[i * STRIDE + HASH] != 0) {
           i = (i + 1) & mask;
         }
-        hashes[i] = h;
-        locations[i] = oldLocations[j];
-        lengths[i] = oldLengths[j];
-        owners[i] = oldOwners[j];
+        System.arraycopy(old, j, slots, i * STRIDE, STRIDE);
       }
     }
 
     void clear() {
-      if (size > 0) {
-        Arrays.fill(owners, null);
-      }
-      hashes = NO_SLOTS;
-      locations = NO_SLOTS;
-      lengths = NO_SLOTS;
-      owners = NO_OWNERS;
+      slots = NO_SLOTS;
       chunks = NO_CHUNKS;
       chunkCount = 0;
       filling = -1;
