@@ -105,9 +105,9 @@ final class Claims {
    * a table sized for everything the app tracks.
    *
    * <p>A slot is four adjacent ints (the path's hash, where its bytes are, how many, and the
-   * claiming component's index), so that a claim touches one cache line of the table: as four
-   * arrays, a claim in a table larger than the cache missed in each of them, and claiming was
-   * an eighth of a warm run's component threads.
+   * claiming component's index), so that a claim touches one cache line of the table rather than
+   * one in each of four arrays: about a tenth less per claim of 100k paths, measured alone.
+   * Claiming is still about 6% of a warm run's component threads (one miss per path).
    *
    * <p>A claimed path's bytes are copied into the segment's chunks rather than kept as the
    * path's own array. The table lives as long as the run, so a million small arrays held by it
