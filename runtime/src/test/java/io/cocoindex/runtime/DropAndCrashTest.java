@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.StateWrite;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -111,6 +112,35 @@ class DropAndCrashTest extends EngineTestBase {
       app.update();
       // An unchanged rerun writes nothing at all: no precommit, no commit.
       assertThat(precommitSizes).isEmpty();
+    }
+  }
+
+  @Test
+  void aSweepWhoseCommitIsLostFailsItsOwnersAndARerunDeletesAgain() {
+    FaultyStateStore store = new FaultyStateStore(store());
+    try (App app = App.create("sweep", Environment.builder().stateStore(store).build(), main())) {
+      declared.put("a", "1");
+      declared.put("b", "1");
+      app.update();
+      rows.takeLog();
+
+      // The settle of b's deletion and the removal of b's component record commit together.
+      declared.remove("b");
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.DeleteComponent);
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("committing the deletion of target states no longer declared by")
+          .hasMessageContaining("injected write failure");
+      assertThat(rows.takeLog()).containsExactly("delete b");
+
+      store.failWrite = w -> false;
+      rows.takeCalls();
+      app.update();
+      // Its tracking was kept: b may or may not exist, so it is deleted again.
+      assertThat(rows.takeCalls()).containsExactly(
+          new Rows.Call("a", "1", List.of("1"), false), new Rows.Call("b", null, List.of("1"), true));
+      assertThat(rows.takeLog()).containsExactly("delete b");
+      app.update();
+      assertThat(rows.takeLog()).isEmpty();
     }
   }
 }

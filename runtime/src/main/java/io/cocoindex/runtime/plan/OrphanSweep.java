@@ -156,6 +156,7 @@ public final class OrphanSweep {
   private void process() {
     List<Deletion> deletions = new ArrayList<>();
     List<StateWrite> forget = new ArrayList<>();
+    Set<TargetPath> forgetOwners = new HashSet<>();
     Set<TargetPath> keptOwners = new HashSet<>();
     // With concurrent workers, another worker's component may be taking a candidate over right
     // now: hold each candidate's lease from the owner check below until the commit, taken in
@@ -190,6 +191,7 @@ public final class OrphanSweep {
       }
       if (row.parentGeneration() < provider.generation()) {
         forget.add(new StateWrite.DeleteTree(row.path()));
+        forgetOwners.add(owner);
         deletedContainers.add(path.encodedUnsafe());
         continue;
       }
@@ -208,6 +210,7 @@ public final class OrphanSweep {
         deletions.add(new Deletion(r, owner));
       } else {
         forget.add(new StateWrite.DeleteState(row.path()));
+        forgetOwners.add(owner);
       }
       // Whatever the handler did for the container covers its children.
       deletedContainers.add(path.encodedUnsafe());
@@ -218,18 +221,42 @@ public final class OrphanSweep {
       }
       return;
     }
-    Set<TargetPath> failedOwners = applyAndCommit(deletions);
-    keptOwners.addAll(failedOwners);
-    List<StateWrite> finish = new ArrayList<>(forget);
+    Applied applied = apply(deletions);
+    keptOwners.addAll(applied.failedOwners());
+    // One transaction settles the applied deletions and forgets the rest: the states left
+    // without an action, and the records of the stale components that are now empty.
+    List<StateWrite> commit = new ArrayList<>(applied.settles());
+    commit.addAll(forget);
+    Set<TargetPath> concerned = new HashSet<>(forgetOwners);
+    for (Deletion d : applied.deletions()) {
+      concerned.add(d.owner);
+    }
     for (TargetPath component : staleComponents.keySet()) {
       if (!keptOwners.contains(component)) {
-        finish.add(new StateWrite.DeleteComponent(component.encoded()));
+        commit.add(new StateWrite.DeleteComponent(component.encoded()));
+        concerned.add(component);
       }
     }
-    if (!finish.isEmpty()) {
-      run.store.write(run.app, finish).join();
+    if (commit.isEmpty()) {
+      return;
+    }
+    try {
+      run.store.write(run.app, commit).join();
+    } catch (CompletionException e) {
+      failOwners(concerned, "committing", e);
+      return;
+    }
+    for (Deletion d : applied.deletions()) {
+      run.applied(d.r.provider.name(), d.r.key, d.r.action, false);
     }
   }
+
+  /**
+   * What {@link #apply} did: the deletions the sinks applied, their settles (not yet written),
+   * and the owners whose deletions failed.
+   */
+  private record Applied(
+      List<Deletion> deletions, List<StateWrite> settles, Set<TargetPath> failedOwners) {}
 
   /**
    * Reads the rows of the next {@link #READ_AHEAD} candidates from {@code from} on in one query
@@ -285,12 +312,12 @@ public final class OrphanSweep {
     }
   }
 
-  /** Precommit, apply deepest level first, commit; returns the owners with failed deletions. */
+  /** Precommits the deletions, then applies them deepest level first. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private Set<TargetPath> applyAndCommit(List<Deletion> deletions) {
+  private Applied apply(List<Deletion> deletions) {
     Set<TargetPath> failed = new HashSet<>();
     if (deletions.isEmpty()) {
-      return failed;
+      return new Applied(List.of(), List.of(), failed);
     }
     List<StateWrite> pre = new ArrayList<>();
     for (Deletion d : deletions) {
@@ -299,7 +326,11 @@ public final class OrphanSweep {
     try {
       run.store.write(run.app, pre).join();
     } catch (CompletionException e) {
-      return failAll(deletions, "precommitting", e, failed);
+      for (Deletion d : deletions) {
+        failed.add(d.owner);
+      }
+      failOwners(failed, "precommitting", e);
+      return new Applied(List.of(), List.of(), failed);
     }
     TreeMap<Integer, List<Deletion>> levels = new TreeMap<>();
     for (Deletion d : deletions) {
@@ -341,27 +372,15 @@ public final class OrphanSweep {
         }
       }
     }
-    if (!commit.isEmpty()) {
-      try {
-        run.store.write(run.app, commit).join();
-      } catch (CompletionException e) {
-        return failAll(applied, "committing", e, failed);
-      }
-      applied.forEach(d -> run.applied(d.r.provider.name(), d.r.key, d.r.action, false));
-    }
-    return failed;
+    return new Applied(applied, commit, failed);
   }
 
   /** A store write of the sweep failed: every owner concerned fails (its tracking is kept). */
-  private Set<TargetPath> failAll(
-      List<Deletion> deletions, String what, CompletionException e, Set<TargetPath> failed) {
+  private void failOwners(Set<TargetPath> owners, String what, CompletionException e) {
     Throwable cause = e.getCause() != null ? e.getCause() : e;
-    for (Deletion d : deletions) {
-      if (failed.add(d.owner)) {
-        run.fail(d.owner, new IllegalStateException(what + " the deletion of target states no"
-            + " longer declared by " + d.owner + " failed: " + cause, cause));
-      }
+    for (TargetPath owner : owners) {
+      run.fail(owner, new IllegalStateException(what + " the deletion of target states no"
+          + " longer declared by " + owner + " failed: " + cause, cause));
     }
-    return failed;
   }
 }
