@@ -237,6 +237,7 @@ public final class OrphanSweep {
         concerned.add(component);
       }
     }
+    concerned.removeAll(applied.failedOwners()); // each has failed once already
     if (commit.isEmpty()) {
       return;
     }
