@@ -5,11 +5,17 @@ import static io.cocoindex.TargetStates.mountTarget;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.StateStore;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -38,6 +44,61 @@ class MemoTest extends EngineTestBase {
         declareTargetState(c, docs.targetState(name, String.valueOf(content)));
       }));
     });
+  }
+
+  /** Counts how the engine reads component records. */
+  static final class ComponentReads extends ForwardingStateStore {
+    final AtomicInteger pointReads = new AtomicInteger();
+    final AtomicInteger scans = new AtomicInteger();
+
+    ComponentReads(StateStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Optional<ComponentRecord> component(String app, byte[] path) {
+      pointReads.incrementAndGet();
+      return super.component(app, path);
+    }
+
+    @Override
+    public List<ComponentRecord> components(String app) {
+      scans.incrementAndGet();
+      return super.components(app);
+    }
+  }
+
+  @Test
+  void onTheEmbeddedStoreARunReadsEveryComponentRecordInOneScan() {
+    assumeTrue(!ON_POSTGRES, "the store shared by workers groups its point reads instead");
+    for (int i = 0; i < 300; i++) {
+      inputs.put("f" + i, "v1");
+    }
+    ComponentReads store = new ComponentReads(store());
+    try (App app = App.create("scan", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+        bodies.incrementAndGet();
+        declareTargetState(c, docs.targetState(name, String.valueOf(content)));
+      }));
+    })) {
+      app.update();
+      bodies.set(0);
+      rows.takeLog();
+      store.pointReads.set(0);
+      store.scans.set(0);
+
+      inputs.put("f7", "v2");
+      inputs.remove("f8");
+      app.update();
+
+      assertThat(bodies.get()).isEqualTo(1);
+      assertThat(rows.takeLog()).containsExactly("delete f8", "update f7=v2");
+      // One scan serves the memo checks, the records the components commit against, and the
+      // orphan sweep's search for components no longer mounted.
+      assertThat(store.scans.get()).isEqualTo(1);
+      assertThat(store.pointReads.get()).isZero();
+    }
   }
 
   @Test

@@ -166,7 +166,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   synchronized java.util.Optional<ComponentRecord> stored() {
     if (!storedLoaded) {
-      stored = run.store.component(run.app, path.encoded()).orElse(null);
+      stored = run.storedComponent(path).orElse(null);
       storedLoaded = true;
     }
     return java.util.Optional.ofNullable(stored);

@@ -252,7 +252,7 @@ public final class ComponentRunner {
     boolean hit;
     try {
       fingerprint = Fingerprint.of(input).bytes();
-      rec = run.store.component(run.app, path.encoded()).orElse(null);
+      rec = run.storedComponent(path).orElse(null);
       hit = memoHit(run, rec, fingerprint);
     } catch (RuntimeException e) {
       // An input that cannot be fingerprinted (or a record that cannot be read) fails this child

@@ -10,6 +10,7 @@ import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -119,7 +120,8 @@ public final class OrphanSweep {
       return;
     }
     List<TargetPath> stale = new ArrayList<>();
-    for (ComponentRecord c : run.store.components(run.app)) {
+    Collection<ComponentRecord> records = run.componentsReadAtStart();
+    for (ComponentRecord c : records != null ? records : run.store.components(run.app)) {
       TargetPath p = TargetPath.decode(c.path());
       if (!run.visited.contains(p) && !run.isProtected(p)) {
         stale.add(p);

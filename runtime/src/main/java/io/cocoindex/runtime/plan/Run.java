@@ -6,11 +6,16 @@ import io.cocoindex.runtime.ComponentFailure;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.apply.SinkBatcher;
 import io.cocoindex.runtime.codec.CodecRegistry;
+import io.cocoindex.runtime.state.ByteKey;
+import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.StateStore;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -51,6 +56,9 @@ public final class Run {
 
   private static final int MEMO_CHECKS_QUEUED = 32;
   public long startNanos = System.nanoTime();
+  /** See {@link #storedComponent}: read once, never changed after, dropped at the end. */
+  private volatile Map<ByteKey, ComponentRecord> componentsAtStart;
+  private final Object componentsLock = new Object();
   private final Map<ContextKey<?>, Object> context;
 
   /**
@@ -158,6 +166,49 @@ public final class Run {
   /** Ends the run: drops what only the run needed (the stats and failures stay readable). */
   public void end() {
     claims.clear();
+    componentsAtStart = null;
+  }
+
+  /**
+   * The record {@code component} left in the store, as this run found it. On a store that is the
+   * app's only writer while the run holds its lock, every record is read in one scan at the first
+   * request, rather than one query per component (a quarter of a memoized rerun's time was those
+   * queries): nobody else changes them meanwhile, and a component reads its own record before its
+   * commit writes it.
+   */
+  public Optional<ComponentRecord> storedComponent(TargetPath component) {
+    if (!store.exclusiveWhileLocked()) {
+      return store.component(app, component.encoded());
+    }
+    return Optional.ofNullable(componentsAtStart().get(component.key()));
+  }
+
+  /**
+   * The app's component records as the run started, in path order, when {@link
+   * #storedComponent} read them in one scan; otherwise null. The orphan sweep's stale components
+   * are among them: a record written during the run is a visited component's.
+   */
+  Collection<ComponentRecord> componentsReadAtStart() {
+    Map<ByteKey, ComponentRecord> m = componentsAtStart;
+    return m == null ? null : m.values();
+  }
+
+  private Map<ByteKey, ComponentRecord> componentsAtStart() {
+    Map<ByteKey, ComponentRecord> m = componentsAtStart;
+    if (m != null) {
+      return m;
+    }
+    synchronized (componentsLock) {
+      if (componentsAtStart == null) {
+        List<ComponentRecord> all = store.components(app);
+        Map<ByteKey, ComponentRecord> byPath = new LinkedHashMap<>(all.size() * 4 / 3 + 1);
+        for (ComponentRecord c : all) {
+          byPath.put(ByteKey.of(c.path()), c);
+        }
+        componentsAtStart = byPath;
+      }
+      return componentsAtStart;
+    }
   }
 
   public void visit(TargetPath component) {
