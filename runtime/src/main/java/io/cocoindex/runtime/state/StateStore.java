@@ -151,13 +151,19 @@ public interface StateStore extends AutoCloseable {
   /**
    * Records, durably, that run {@code version} of {@code app} applied every action it
    * precommitted and did not settle: from now on each state whose newest possible record that
-   * run wrote reads as settled to it. Only called when {@link #recordsSettledRuns()}.
+   * run wrote reads as settled to it. Only called when {@link #recordsSettledRuns()}. A run that
+   * wrote nothing need not be recorded (see {@link #nextVersion}).
    */
   default void runSettled(String app, long version) {
     throw new UnsupportedOperationException(getClass().getName() + " does not record settled runs");
   }
 
-  /** A fresh, increasing version number for one run of {@code app}. */
+  /**
+   * A version number for one run of {@code app}, greater than that of every record stored so
+   * far. A store that is the app's only writer while the run holds its lock may store it with the
+   * run's first write rather than at once; a run that writes nothing then leaves it to the next
+   * run, which gets the same number.
+   */
   long nextVersion(String app);
 
   Optional<TrackedState> get(String app, byte[] path);
