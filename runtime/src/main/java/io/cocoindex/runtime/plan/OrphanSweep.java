@@ -120,13 +120,14 @@ public final class OrphanSweep {
       return;
     }
     List<TargetPath> stale = new ArrayList<>();
-    Collection<ComponentRecord> records = run.componentsReadAtStart();
+    Collection<ComponentRecord> records = run.componentsNotAskedFor();
     for (ComponentRecord c : records != null ? records : run.store.components(run.app)) {
       TargetPath p = TargetPath.decode(c.path());
       if (!run.visited.contains(p) && !run.isProtected(p)) {
         stale.add(p);
       }
     }
+    stale.sort((a, b) -> Arrays.compareUnsigned(a.encodedUnsafe(), b.encodedUnsafe()));
     for (int from = 0; from < stale.size(); from += LEASE_BATCH) {
       List<TargetPath> batch = stale.subList(from, Math.min(stale.size(), from + LEASE_BATCH));
       // Another worker sweeping the same stale component does it; skip it here. Leased in

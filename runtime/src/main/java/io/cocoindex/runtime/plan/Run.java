@@ -12,7 +12,6 @@ import io.cocoindex.runtime.state.StateStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,7 +55,7 @@ public final class Run {
 
   private static final int MEMO_CHECKS_QUEUED = 32;
   public long startNanos = System.nanoTime();
-  /** See {@link #storedComponent}: read once, never changed after, dropped at the end. */
+  /** See {@link #storedComponent}: read once, emptied as components ask, dropped at the end. */
   private volatile Map<ByteKey, ComponentRecord> componentsAtStart;
   private final Object componentsLock = new Object();
   private final Map<ContextKey<?>, Object> context;
@@ -170,25 +169,26 @@ public final class Run {
   }
 
   /**
-   * The record {@code component} left in the store, as this run found it. On a store that is the
-   * app's only writer while the run holds its lock, every record is read in one scan at the first
-   * request, rather than one query per component (a quarter of a memoized rerun's time was those
-   * queries): nobody else changes them meanwhile, and a component reads its own record before its
-   * commit writes it.
+   * The record {@code component} left in the store, as this run found it; each component asks
+   * once (a path is mounted once per run). On a store that is the app's only writer while the
+   * run holds its lock, every record is read in one scan at the first request, rather than one
+   * query per component (a quarter of a memoized rerun's time was those queries): nobody else
+   * changes them meanwhile, and a component reads its own record before its commit writes it.
+   * A record handed out is let go of, so what the run holds shrinks as its components run.
    */
   public Optional<ComponentRecord> storedComponent(TargetPath component) {
     if (!store.exclusiveWhileLocked()) {
       return store.component(app, component.encoded());
     }
-    return Optional.ofNullable(componentsAtStart().get(component.key()));
+    return Optional.ofNullable(componentsAtStart().remove(component.key()));
   }
 
   /**
-   * The app's component records as the run started, in path order, when {@link
-   * #storedComponent} read them in one scan; otherwise null. The orphan sweep's stale components
-   * are among them: a record written during the run is a visited component's.
+   * When {@link #storedComponent} read the records in one scan: those no component of this run
+   * asked for, which include the orphan sweep's stale components (a record written during the run
+   * is a visited component's); otherwise null.
    */
-  Collection<ComponentRecord> componentsReadAtStart() {
+  Collection<ComponentRecord> componentsNotAskedFor() {
     Map<ByteKey, ComponentRecord> m = componentsAtStart;
     return m == null ? null : m.values();
   }
@@ -201,7 +201,7 @@ public final class Run {
     synchronized (componentsLock) {
       if (componentsAtStart == null) {
         List<ComponentRecord> all = store.components(app);
-        Map<ByteKey, ComponentRecord> byPath = new LinkedHashMap<>(all.size() * 4 / 3 + 1);
+        Map<ByteKey, ComponentRecord> byPath = new ConcurrentHashMap<>(all.size() * 4 / 3 + 1);
         for (ComponentRecord c : all) {
           byPath.put(ByteKey.of(c.path()), c);
         }
