@@ -215,7 +215,8 @@ public final class SqliteStateStore extends JdbcStateStore {
       }
       tables.apply(c, group);
     });
-    storing.forEach(unstoredVersions::remove);
+    // Stored now; kept if a new run of the app has taken a later version meanwhile.
+    storing.forEach((app, version) -> unstoredVersions.remove(app, version));
   }
 
   /** A run that wrote nothing is not recorded: no stored record carries its version. */

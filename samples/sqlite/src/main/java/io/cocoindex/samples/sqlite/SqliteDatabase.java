@@ -18,6 +18,7 @@ public final class SqliteDatabase implements AutoCloseable {
   private final String url;
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicLong statements = new AtomicLong();
+  private final AtomicLong transactions = new AtomicLong();
   private Connection connection;
 
   private SqliteDatabase(String url) {
@@ -40,6 +41,7 @@ public final class SqliteDatabase implements AutoCloseable {
     lock.lock();
     try {
       Connection c = connection();
+      transactions.incrementAndGet();
       c.setAutoCommit(false);
       try {
         T result = work.run(c);
@@ -86,6 +88,11 @@ public final class SqliteDatabase implements AutoCloseable {
   /** Statements (or statement batches) sent so far: an unchanged rerun sends none. */
   public long statementsExecuted() {
     return statements.get();
+  }
+
+  /** Transactions begun so far by {@link #inTransaction}: an unchanged rerun begins none. */
+  public long transactionsBegun() {
+    return transactions.get();
   }
 
   private Connection connection() throws SQLException {

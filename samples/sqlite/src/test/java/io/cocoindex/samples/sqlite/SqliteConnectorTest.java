@@ -123,9 +123,12 @@ class SqliteConnectorTest {
     coco.update(app);
     List<String> before = query("SELECT rowid, id, title FROM docs ORDER BY id");
     long statements = db.statementsExecuted();
+    long transactions = db.transactionsBegun();
 
     coco.update(app);
     assertThat(db.statementsExecuted()).isEqualTo(statements);
+    // The table is refreshed (a container's action comes on every run) without a transaction.
+    assertThat(db.transactionsBegun()).isEqualTo(transactions);
     assertThat(query("SELECT rowid, id, title FROM docs ORDER BY id")).isEqualTo(before);
   }
 
