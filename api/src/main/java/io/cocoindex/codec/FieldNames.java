@@ -1,5 +1,8 @@
 package io.cocoindex.codec;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -21,6 +24,9 @@ public final class FieldNames {
   private final String type;
   private final String[] names;
   private final byte[][] utf8;
+  /** Per name, its UTF-8 length, and for one of up to 8 bytes those bytes as one word. */
+  private final int[] lengths;
+  private final long[] words;
   private final Map<String, Integer> index;
 
   /**
@@ -31,6 +37,8 @@ public final class FieldNames {
     this.type = type;
     this.names = names.clone();
     this.utf8 = new byte[names.length][];
+    this.lengths = new int[names.length];
+    this.words = new long[names.length];
     for (int i = 0; i < names.length; i++) {
       String name = names[i];
       if (name == null || !Utf8.isWellFormed(name)) {
@@ -38,6 +46,8 @@ public final class FieldNames {
             + (name == null ? "null" : "not valid Unicode"));
       }
       utf8[i] = name.getBytes(StandardCharsets.UTF_8);
+      lengths[i] = utf8[i].length;
+      words[i] = lengths[i] <= Long.BYTES ? word(utf8[i], 0, lengths[i]) : 0;
       for (int k = 0; k < i; k++) {
         if (names[k].equals(name)) {
           throw new IllegalArgumentException(type + ": field name '" + name + "' is repeated");
@@ -107,6 +117,21 @@ public final class FieldNames {
    * field, told apart by length first, which most are.
    */
   public int match(byte[] in, int from, int len, int expected) {
+    if (len <= Long.BYTES && from + Long.BYTES <= in.length) {
+      // Most names are short: compared as one word each rather than byte by byte, which was
+      // about a tenth of decoding a record of short fields.
+      long w = (long) WORDS.get(in, from) & mask(len);
+      if (expected >= 0 && expected < words.length && lengths[expected] == len
+          && words[expected] == w) {
+        return expected;
+      }
+      for (int i = 0; i < words.length; i++) {
+        if (lengths[i] == len && words[i] == w) {
+          return i;
+        }
+      }
+      return -1;
+    }
     if (expected >= 0 && expected < utf8.length) {
       byte[] b = utf8[expected];
       if (b.length == len && sameBytes(b, in, from)) {
@@ -120,6 +145,23 @@ public final class FieldNames {
       }
     }
     return -1;
+  }
+
+  private static final VarHandle WORDS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** The low {@code len} bytes of a little-endian word (len from 0 to 8). */
+  private static long mask(int len) {
+    return len == Long.BYTES ? -1L : (1L << (Byte.SIZE * len)) - 1;
+  }
+
+  /** {@code len} (at most 8) bytes from {@code from} as the low bytes of a little-endian word. */
+  private static long word(byte[] b, int from, int len) {
+    long w = 0;
+    for (int k = len - 1; k >= 0; k--) {
+      w = (w << Byte.SIZE) | (b[from + k] & 0xFF);
+    }
+    return w;
   }
 
   private static boolean sameBytes(byte[] name, byte[] in, int from) {

@@ -25,6 +25,20 @@ class FieldNamesTest {
   }
 
   @Test
+  void matchesShortNamesWordByWordAndNearTheEndOfTheInputByteByByte() {
+    FieldNames names = new FieldNames("test.Doc", "", "a", "ab", "heading", "sections", "abc");
+    byte[] in = "sectionsheadingabcab".getBytes(StandardCharsets.UTF_8);
+    assertThat(names.match(in, 0, 8, 4)).isEqualTo(4); // a whole word
+    assertThat(names.match(in, 8, 7, 0)).isEqualTo(3); // "heading", the bytes after it ignored
+    assertThat(names.match(in, 15, 3, -1)).isEqualTo(5); // "abc", near the end: byte by byte
+    assertThat(names.match(in, 15, 2, 2)).isEqualTo(2); // "ab" of "abcab"
+    assertThat(names.match(in, 18, 2, 2)).isEqualTo(2); // the last two bytes
+    assertThat(names.match(in, 0, 1, 1)).isEqualTo(-1); // "s" is no name
+    assertThat(names.match(in, 0, 0, 1)).isEqualTo(0); // the empty name
+    assertThat(names.match(in, 0, 7, 3)).isEqualTo(-1); // "section": same length as "heading"
+  }
+
+  @Test
   void findsANameByValueWithFewOrManyFields() {
     FieldNames few = new FieldNames("test.Few", "id", "title");
     assertThat(few.indexOf(new String("title".toCharArray()))).isEqualTo(1);
