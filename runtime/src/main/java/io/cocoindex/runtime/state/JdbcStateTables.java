@@ -236,20 +236,15 @@ public final class JdbcStateTables {
 
   /** Allocates the next run version of {@code app}; call inside a transaction. */
   public long nextVersion(Connection c, String app) throws SQLException {
+    // Incremented first: the row stays locked until the transaction ends, so concurrent workers
+    // each get their own version.
     try (PreparedStatement up = c.prepareStatement(
-            "INSERT INTO " + apps + "(name, next_version) VALUES(?, 2) ON CONFLICT(name)"
-                + " DO UPDATE SET next_version = " + apps + ".next_version + 1");
-        PreparedStatement get =
-            c.prepareStatement("SELECT next_version FROM " + apps + " WHERE name=?")) {
+        "INSERT INTO " + apps + "(name, next_version) VALUES(?, 2) ON CONFLICT(name)"
+            + " DO UPDATE SET next_version = " + apps + ".next_version + 1")) {
       up.setString(1, app);
       up.executeUpdate();
-      get.setString(1, app);
-      readSettledRuns(c, app); // a run starts: take in what other processes settled
-      try (ResultSet rs = get.executeQuery()) {
-        rs.next();
-        return rs.getLong(1) - 1;
-      }
     }
+    return peekNextVersion(c, app) - 1;
   }
 
   /**
