@@ -16,12 +16,12 @@ import java.util.Locale;
  * @param childRows the N run in a child JVM under {@code childHeap} (0: none)
  * @param childHeap the child's -Xmx
  * @param storeCommits component commits per store figure (7)
- * @param jmhForks 0 runs JMH in this JVM (codecs, 8)
- * @param jmhWarmupMillis per warm-up iteration
- * @param jmhMeasureMillis per measured iteration
- * @param jmhIterations warm-up and measured iterations each, per round
- * @param jmhRounds JMH runs, the order of the two codecs reversed every other run (the ratio is
- *     their median)
+ * @param jmhWarmupMillis per warm-up iteration of the codecs (8), all run by JMH in this JVM
+ * @param jmhMeasureMillis per measured iteration (one per turn)
+ * @param jmhIterations warm-up iterations per turn
+ * @param jmhWarmupRounds warm-up iterations of each codec before the first turn (in this JVM)
+ * @param jmhRounds turns per codec, the order of the two codecs reversed every other turn (the
+ *     ratio is the median of the turns')
  * @param connectors annotated connectors compiled (9)
  * @param compileIterations measured compilations per side
  */
@@ -36,10 +36,10 @@ record Config(
     int childRows,
     String childHeap,
     int storeCommits,
-    int jmhForks,
     int jmhWarmupMillis,
     int jmhMeasureMillis,
     int jmhIterations,
+    int jmhWarmupRounds,
     int jmhRounds,
     int connectors,
     int compileIterations) {
@@ -48,13 +48,13 @@ record Config(
     switch (size.toLowerCase(Locale.ROOT)) {
       case "tiny":
         return new Config("tiny", 1_000, 100, 1, 1, 2, List.of(500, 1_000), 2_000, "512m",
-            100, 0, 100, 100, 1, 1, 3, 1);
+            100, 100, 100, 1, 1, 1, 3, 1);
       case "default":
         return new Config("default", 100_000, 100, 2, 7, 5, List.of(10_000, 100_000), 1_000_000,
-            "512m", 3_000, 1, 1_000, 1_000, 3, 5, 50, 7);
+            "512m", 3_000, 200, 300, 1, 8, 21, 50, 7);
       case "full":
         return new Config("full", 100_000, 100, 3, 5, 9, List.of(10_000, 100_000), 1_000_000,
-            "512m", 10_000, 2, 2_000, 2_000, 5, 5, 50, 15);
+            "512m", 10_000, 300, 500, 1, 12, 41, 50, 15);
       default:
         throw new IllegalArgumentException(
             "unknown size '" + size + "': use tiny, default or full");
