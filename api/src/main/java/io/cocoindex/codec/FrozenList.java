@@ -2,20 +2,25 @@ package io.cocoindex.codec;
 
 import java.util.AbstractList;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.RandomAccess;
 
 /**
- * The unmodifiable list a generated codec reads or copies: its elements in one exact-size array,
- * nulls allowed. One object and one array, where an {@code ArrayList} behind an unmodifiable view
- * is three objects and a spare-capacity array: decoded values are built for every stored record.
+ * The unmodifiable list a generated codec reads or copies: its elements at the start of one
+ * array, nulls allowed. One object and one array, where an {@code ArrayList} behind an
+ * unmodifiable view is three objects: decoded values are built for every stored record. A list
+ * read keeps its builder's array, spare room included, rather than copying it to size: a stored
+ * list does not say its length, and the copy was a second allocation per list.
  */
 final class FrozenList<T> extends AbstractList<T> implements RandomAccess {
   private static final Object[] NONE = {};
 
   private final Object[] elements;
+  private final int size;
 
-  private FrozenList(Object[] elements) {
+  private FrozenList(Object[] elements, int size) {
     this.elements = elements;
+    this.size = size;
   }
 
   /** Collects the elements of a list being read; {@link #build} ends it. */
@@ -31,28 +36,28 @@ final class FrozenList<T> extends AbstractList<T> implements RandomAccess {
     }
 
     FrozenList<T> build() {
-      return new FrozenList<>(size == elements.length ? elements : Arrays.copyOf(elements, size));
+      return new FrozenList<>(elements, size);
     }
   }
 
   /** A list of exactly these elements, which the caller no longer holds. */
   static <T> FrozenList<T> wrap(Object[] elements) {
-    return new FrozenList<>(elements);
+    return new FrozenList<>(elements, elements.length);
   }
 
   @Override
   @SuppressWarnings("unchecked")
   public T get(int index) {
-    return (T) elements[index];
+    return (T) elements[Objects.checkIndex(index, size)];
   }
 
   @Override
   public int size() {
-    return elements.length;
+    return size;
   }
 
   @Override
   public Object[] toArray() {
-    return elements.clone();
+    return Arrays.copyOf(elements, size);
   }
 }

@@ -24,11 +24,14 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
   private final Object[] values;
   /** Positions plus one, by key hash; null for a small map. */
   private final int[] table;
+  /** Whether the keys are in strictly ascending order, the order a map is written in. */
+  private final boolean ascending;
 
-  private FrozenMap(String[] keys, Object[] values, int[] table) {
+  private FrozenMap(String[] keys, Object[] values, int[] table, boolean ascending) {
     this.keys = keys;
     this.values = values;
     this.table = table;
+    this.ascending = ascending;
   }
 
   /** Collects the entries of a map being read or copied; {@link #build} ends it. */
@@ -37,6 +40,7 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
     private Object[] values;
     private int[] table;
     private int size;
+    private boolean ascending = true;
 
     Builder(int expectedSize) {
       int capacity = Math.max(expectedSize, 4);
@@ -45,10 +49,14 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
     }
 
     void put(String key, V value) {
-      int existing = indexOf(keys, size, table, key);
-      if (existing >= 0) {
-        values[existing] = value;
-        return;
+      // Maps are written in key order: a key after the last one is new, with no search.
+      if (size > 0 && !(ascending && keys[size - 1].compareTo(key) < 0)) {
+        int existing = indexOf(keys, size, table, key);
+        if (existing >= 0) {
+          values[existing] = value;
+          return;
+        }
+        ascending = false;
       }
       if (size == keys.length) {
         keys = Arrays.copyOf(keys, size * 2);
@@ -69,19 +77,23 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
     FrozenMap<V> build() {
       String[] k = size == keys.length ? keys : Arrays.copyOf(keys, size);
       Object[] v = size == values.length ? values : Arrays.copyOf(values, size);
-      return new FrozenMap<>(k, v, size > LINEAR_MAX ? table : null);
+      return new FrozenMap<>(k, v, size > LINEAR_MAX ? table : null, ascending);
     }
   }
 
   /** A map of these entries, whose keys are known to be distinct (a map's); the arrays are kept. */
   static <V> FrozenMap<V> ofDistinctKeys(String[] keys, Object[] values) {
     int[] table = keys.length > LINEAR_MAX ? tableOf(keys, keys.length) : null;
-    return new FrozenMap<>(keys, values, table);
+    boolean ascending = true;
+    for (int i = 1; i < keys.length && ascending; i++) {
+      ascending = keys[i - 1].compareTo(keys[i]) < 0;
+    }
+    return new FrozenMap<>(keys, values, table, ascending);
   }
 
   /** A map of these keys (and their table) with other values, in the same order. */
   FrozenMap<V> withValues(Object[] newValues) {
-    return new FrozenMap<>(keys, newValues, table);
+    return new FrozenMap<>(keys, newValues, table, ascending);
   }
 
   /** A table of more than three slots per key, so probes stay short. */
@@ -141,12 +153,7 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
 
   /** Whether the keys are in ascending order (as a map written sorted reads back). */
   boolean keysAscending() {
-    for (int i = 1; i < keys.length; i++) {
-      if (keys[i - 1].compareTo(keys[i]) >= 0) {
-        return false;
-      }
-    }
-    return true;
+    return ascending;
   }
 
   @Override

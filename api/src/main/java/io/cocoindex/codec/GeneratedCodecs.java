@@ -163,15 +163,12 @@ public final class GeneratedCodecs {
       out.endObject();
       return;
     }
-    @SuppressWarnings("unchecked")
-    Map.Entry<String, V>[] entries = map.entrySet().toArray(new Map.Entry[map.size()]);
-    if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
-      sortByKey(entries);
-    }
+    Object[] entries = keysAndValuesByKey(map);
     out.beginObject();
-    for (Map.Entry<String, V> e : entries) {
-      out.field(e.getKey());
-      V v = e.getValue();
+    for (int i = 0; i < entries.length; i += 2) {
+      out.field((String) entries[i]);
+      @SuppressWarnings("unchecked")
+      V v = (V) entries[i + 1];
       if (v == null) {
         out.writeNull();
       } else {
@@ -181,22 +178,45 @@ public final class GeneratedCodecs {
     out.endObject();
   }
 
-  /** Most maps written are small: sorted by insertion, without a comparator object. */
-  private static <V> void sortByKey(Map.Entry<String, V>[] entries) {
-    if (entries.length > 16) {
-      Arrays.sort(entries, Map.Entry.comparingByKey());
-      return;
-    }
-    for (int i = 1; i < entries.length; i++) {
-      Map.Entry<String, V> e = entries[i];
-      String key = e.getKey();
-      int j = i - 1;
-      while (j >= 0 && entries[j].getKey().compareTo(key) > 0) {
-        entries[j + 1] = entries[j];
-        j--;
+  /**
+   * The entries of {@code map} sorted by key, as key, value, key, value... One array: sorting the
+   * map's entries kept an array of them and, for {@code Map.of} maps, an entry object each.
+   */
+  private static Object[] keysAndValuesByKey(Map<String, ?> map) {
+    int n = map.size();
+    if (n > 16) {
+      @SuppressWarnings("unchecked")
+      Map.Entry<String, ?>[] entries = map.entrySet().toArray(new Map.Entry[n]);
+      if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
+        Arrays.sort(entries, (a, b) -> a.getKey().compareTo(b.getKey()));
       }
-      entries[j + 1] = e;
+      Object[] out = new Object[2 * entries.length];
+      for (int i = 0; i < entries.length; i++) {
+        out[2 * i] = entries[i].getKey();
+        out[2 * i + 1] = entries[i].getValue();
+      }
+      return out;
     }
+    boolean sorted = map instanceof SortedMap<?, ?> s && s.comparator() == null;
+    Object[] out = new Object[2 * n];
+    int count = 0;
+    for (Map.Entry<String, ?> e : map.entrySet()) {
+      if (count == n) { // the map grew while being read: as its iterator saw it
+        out = Arrays.copyOf(out, 2 * (n = 2 * n + 1));
+      }
+      String key = e.getKey();
+      int j = count++;
+      if (!sorted) { // small: insertion sort as the entries come
+        while (j > 0 && ((String) out[2 * j - 2]).compareTo(key) > 0) {
+          out[2 * j] = out[2 * j - 2];
+          out[2 * j + 1] = out[2 * j - 1];
+          j--;
+        }
+      }
+      out[2 * j] = key;
+      out[2 * j + 1] = e.getValue();
+    }
+    return count == n ? out : Arrays.copyOf(out, 2 * count);
   }
 
   /** Reads an unmodifiable map keeping the stored order, or {@code null} for a stored null. */
@@ -320,16 +340,13 @@ public final class GeneratedCodecs {
       }
       return frozen.withValues(values);
     }
-    @SuppressWarnings("unchecked")
-    Map.Entry<String, V>[] entries = map.entrySet().toArray(new Map.Entry[map.size()]);
-    if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
-      sortByKey(entries);
-    }
-    String[] keys = new String[entries.length];
-    Object[] values = new Object[entries.length];
-    for (int i = 0; i < entries.length; i++) {
-      keys[i] = entries[i].getKey();
-      V v = entries[i].getValue();
+    Object[] entries = keysAndValuesByKey(map);
+    String[] keys = new String[entries.length / 2];
+    Object[] values = new Object[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = (String) entries[2 * i];
+      @SuppressWarnings("unchecked")
+      V v = (V) entries[2 * i + 1];
       values[i] = v == null ? null : value.apply(v);
     }
     return FrozenMap.ofDistinctKeys(keys, values);

@@ -156,4 +156,53 @@ class FrozenCollectionsTest {
     Arrays.sort(sorted);
     assertThat(FrozenMap.ofDistinctKeys(sorted, values).keysAscending()).isTrue();
   }
+
+  @Test
+  void aListReadKeepsItsBuildersSpareRoomOutOfSight() {
+    FrozenList.Builder<String> b = new FrozenList.Builder<>();
+    b.add("a");
+    b.add(null);
+    b.add("c"); // the builder's array holds four
+    List<String> list = b.build();
+    assertThat(list).hasSize(3).containsExactly("a", null, "c");
+    assertThat(list).isEqualTo(Arrays.asList("a", null, "c"))
+        .hasSameHashCodeAs(Arrays.asList("a", null, "c"));
+    assertThat(list.toArray()).hasSize(3);
+    assertThat(list.toArray(new String[0])).containsExactly("a", null, "c");
+    assertThatThrownBy(() -> list.get(3)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> list.get(-1)).isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  @Test
+  void aMapReadInKeyOrderKnowsItUntilAKeyComesOutOfOrder() {
+    FrozenMap.Builder<Integer> b = new FrozenMap.Builder<>(4);
+    b.put("a", 1);
+    b.put("b", 2);
+    b.put("b", 3); // the last key again: found, not added
+    b.put("a", 4); // an earlier key again: found, the order stays ascending
+    FrozenMap<Integer> ascending = b.build();
+    assertThat(ascending.keysAscending()).isTrue();
+    assertThat(ascending).containsExactly(Map.entry("a", 4), Map.entry("b", 3));
+
+    b = new FrozenMap.Builder<>(4);
+    b.put("b", 1);
+    b.put("a", 2); // new, before the last key
+    b.put("b", 3);
+    FrozenMap<Integer> unordered = b.build();
+    assertThat(unordered.keysAscending()).isFalse();
+    assertThat(unordered).containsExactly(Map.entry("b", 3), Map.entry("a", 2));
+  }
+
+  @Test
+  void aSmallCopiedMapIsInKeyOrderWhateverItsSourcesOrder() {
+    Map<String, Integer> source = Map.of("delta", 4, "alpha", 1, "echo", 5, "charlie", 3,
+        "bravo", 2);
+    Map<String, Integer> copy = GeneratedCodecs.copyMap(source, v -> v);
+    assertThat(copy).containsExactly(Map.entry("alpha", 1), Map.entry("bravo", 2),
+        Map.entry("charlie", 3), Map.entry("delta", 4), Map.entry("echo", 5));
+    assertThat(((FrozenMap<Integer>) copy).keysAscending()).isTrue();
+    Map<String, Integer> fromSorted = GeneratedCodecs.copyMap(new TreeMap<>(source), v -> v);
+    assertThat(fromSorted).isEqualTo(copy);
+    assertThat(fromSorted.keySet()).containsExactlyElementsOf(copy.keySet());
+  }
 }

@@ -35,8 +35,13 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
 
   @Override
   public T decode(byte[] bytes) {
+    SmileValueReader reader;
     try {
-      SmileValueReader reader = new SmileValueReader(bytes);
+      reader = SmileValueReader.acquire(bytes);
+    } catch (RuntimeException e) {
+      throw decodeFailure(e);
+    }
+    try {
       T value = codec.read(reader);
       if (!reader.atEnd()) {
         throw new CodecException(
@@ -45,6 +50,8 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
       return value;
     } catch (RuntimeException e) {
       throw decodeFailure(e);
+    } finally {
+      reader.release();
     }
   }
 

@@ -23,9 +23,13 @@ import java.util.UUID;
 final class SmileValueReader implements ValueReader {
   private static final int MAX_DEPTH = 1000;
 
-  private final byte[] in;
+  private static final ThreadLocal<SmileValueReader> CACHED = new ThreadLocal<>();
+
+  private byte[] in;
   private int pos;
-  private final boolean sharedValues;
+  private boolean sharedValues;
+  /** Whether this reader is reading a value (a codec may decode another value meanwhile). */
+  private boolean inUse;
 
   private String[] seenNames;
   // Per seen name, the generated codec's field names it matched and its index there, if any.
@@ -43,17 +47,56 @@ final class SmileValueReader implements ValueReader {
   private int[] lastFieldIndexes = new int[8];
   private int depth;
 
+  private SmileValueReader() {}
+
+  /** A reader for tests: not this thread's cached one. */
   SmileValueReader(byte[] in) {
-    this.in = in;
-    if (in.length < 4 || in[0] != ':' || in[1] != ')' || in[2] != '\n') {
+    start(in);
+  }
+
+  /**
+   * A reader of {@code in}: this thread's cached one, or a new one while that is in use. Its
+   * arrays outlive the value (a new reader per value allocated seven, a tenth of decoding a
+   * small record); {@link #release} when done.
+   *
+   * @throws CodecFormatException when {@code in} has no Smile header
+   */
+  static SmileValueReader acquire(byte[] in) {
+    SmileValueReader r = CACHED.get();
+    if (r == null) {
+      r = new SmileValueReader();
+      CACHED.set(r);
+    } else if (r.inUse) {
+      r = new SmileValueReader();
+    }
+    r.start(in);
+    r.inUse = true;
+    return r;
+  }
+
+  /** Lets go of the input and of the strings this value shared, for the next value. */
+  void release() {
+    in = null;
+    if (seenValueCount > 0) {
+      Arrays.fill(seenValues, 0, seenValueCount, null);
+    }
+    inUse = false;
+  }
+
+  private void start(byte[] input) {
+    if (input.length < 4 || input[0] != ':' || input[1] != ')' || input[2] != '\n') {
       throw new CodecFormatException("not a stored value: the Smile header is missing");
     }
-    int flags = in[3] & 0xFF;
+    int flags = input[3] & 0xFF;
     if ((flags >> 4) != 0) {
       throw new CodecFormatException("unsupported Smile version " + (flags >> 4));
     }
+    this.in = input;
     this.sharedValues = (flags & 0x02) != 0;
     this.pos = 4;
+    this.depth = 0;
+    this.seenNameCount = 0;
+    this.seenValueCount = 0;
   }
 
   /** Whether the whole input was read (an end-of-content marker may close it). */
