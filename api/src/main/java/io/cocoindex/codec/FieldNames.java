@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The field names of one generated record codec, in component order, encoded once. A reader
@@ -21,6 +23,10 @@ public final class FieldNames {
   /** Above this many names, {@link #indexOf} looks a name up in a hash map. */
   private static final int LINEAR_MAX = 8;
 
+  /** Every name of every instance so far, numbered from 0 in the order they first came. */
+  private static final Map<String, Integer> NAME_IDS = new ConcurrentHashMap<>();
+  private static final AtomicInteger NEXT_NAME_ID = new AtomicInteger();
+
   private final String type;
   private final String[] names;
   private final byte[][] utf8;
@@ -28,6 +34,8 @@ public final class FieldNames {
   private final int[] lengths;
   private final long[] words;
   private final Map<String, Integer> index;
+  /** Per name, its number in {@link #NAME_IDS}. */
+  private final int[] ids;
 
   /**
    * @param type the record's canonical name, for error messages
@@ -39,6 +47,7 @@ public final class FieldNames {
     this.utf8 = new byte[names.length][];
     this.lengths = new int[names.length];
     this.words = new long[names.length];
+    this.ids = new int[names.length];
     for (int i = 0; i < names.length; i++) {
       String name = names[i];
       if (name == null || !Utf8.isWellFormed(name)) {
@@ -53,6 +62,7 @@ public final class FieldNames {
           throw new IllegalArgumentException(type + ": field name '" + name + "' is repeated");
         }
       }
+      ids[i] = NAME_IDS.computeIfAbsent(name, n -> NEXT_NAME_ID.getAndIncrement());
     }
     if (names.length > LINEAR_MAX) {
       Map<String, Integer> map = new HashMap<>();
@@ -77,6 +87,20 @@ public final class FieldNames {
   /** The name of field {@code i}. */
   public String name(int i) {
     return names[i];
+  }
+
+  /**
+   * The number of the name of field {@code i}: small, and the same for an equal name in any
+   * instance, so a writer can find the names a document already holds by number, not by hash.
+   */
+  public int nameId(int i) {
+    return ids[i];
+  }
+
+  /** The number {@link #nameId(int)} gives {@code name}, or -1 when no instance has it. */
+  public static int nameId(String name) {
+    Integer id = NAME_IDS.get(name);
+    return id == null ? -1 : id;
   }
 
   /** The length of field {@code i}'s name in UTF-8 bytes. */

@@ -37,12 +37,19 @@ final class SmileValueWriter implements ValueWriter {
   private byte[] buf = new byte[512];
   private int size;
 
-  // Shared names: index -> name, and an open-addressing table name -> index whose slots are
-  // valid only when stamped with the current generation (so a new document clears it in O(1)).
+  // Shared names: index -> name. A name some FieldNames holds is found by its number there
+  // (FieldNames.nameId): per number, the reference this document gave it, valid only when stamped
+  // with the current generation (so a new document clears it in O(1)). Any other name (a map
+  // key) is found in an open-addressing table name -> index, stamped the same way. Looking a
+  // record's field up by hash, for every field of every document, had cost a sixth of encoding.
   private final String[] seenNames = new String[MAX_SHARED_NAMES];
   private int seenCount;
   private final int[] slotIndex = new int[TABLE_SLOTS];
   private final int[] slotStamp = new int[TABLE_SLOTS];
+  /** Names this document put in the hash table: none, and a FieldNames name needs no probe. */
+  private int hashedCount;
+  private int[] idRef = new int[64];
+  private int[] idStamp = new int[64];
   private int generation = 1;
 
   /** Whether this writer is writing a document (a codec may encode another value meanwhile). */
@@ -89,8 +96,10 @@ final class SmileValueWriter implements ValueWriter {
 
   private void resetNames() {
     seenCount = 0;
+    hashedCount = 0;
     if (++generation == 0) {
       Arrays.fill(slotStamp, 0);
+      Arrays.fill(idStamp, 0);
       generation = 1;
     }
   }
@@ -104,21 +113,41 @@ final class SmileValueWriter implements ValueWriter {
 
   @Override
   public void field(String name) {
-    int slot = nameSlot(name);
-    if (slot < 0) {
+    if (name.isEmpty()) {
+      put(0x20);
+      return;
+    }
+    int id = FieldNames.nameId(name);
+    if (id >= 0) { // also some record's field name: shared with it by number
+      if (writeKnownRef(id, name)) {
+        return;
+      }
+      ensure(3 * name.length() + 2);
+      int type = size++;
+      nameType(type, writeUtf8(name), name.length());
+      addNumberedName(name, id);
+      return;
+    }
+    int found = findName(name);
+    if (found >= 0) {
+      writeNameRef(found);
       return;
     }
     ensure(3 * name.length() + 2);
     int type = size++;
     nameType(type, writeUtf8(name), name.length());
-    addName(name, slot);
+    addName(name, -1 - found);
   }
 
   @Override
   public void field(FieldNames names, int index) {
     String name = names.name(index);
-    int slot = nameSlot(name);
-    if (slot < 0) {
+    if (name.isEmpty()) {
+      put(0x20);
+      return;
+    }
+    int id = names.nameId(index);
+    if (writeKnownRef(id, name)) {
       return;
     }
     int bytes = names.utf8Length(index);
@@ -126,25 +155,28 @@ final class SmileValueWriter implements ValueWriter {
     int type = size++;
     size = names.copyUtf8(index, buf, size);
     nameType(type, bytes, name.length());
-    addName(name, slot);
+    addNumberedName(name, id);
   }
 
   /**
-   * Writes {@code name} when it needs no bytes of its own (it is empty, or this document wrote it
-   * before) and returns -1; otherwise returns the free slot of the name table for {@link
-   * #addName}, and the caller writes the name.
+   * Writes a reference to the name numbered {@code id} when this document wrote it before, and
+   * says whether it did.
    */
-  private int nameSlot(String name) {
-    if (name.isEmpty()) {
-      put(0x20);
-      return -1;
+  private boolean writeKnownRef(int id, String name) {
+    if (id < idStamp.length && idStamp[id] == generation) {
+      writeNameRef(idRef[id]);
+      return true;
     }
-    int found = findName(name);
-    if (found >= 0) {
-      writeNameRef(found);
-      return -1;
+    if (hashedCount > 0) {
+      // Written before it was numbered (a map key, before the first record with that field
+      // name was loaded): in the hash table.
+      int found = findName(name);
+      if (found >= 0) {
+        writeNameRef(found);
+        return true;
+      }
     }
-    return -1 - found;
+    return false;
   }
 
   /** Writes a reference to the name this document wrote {@code ref}-th. */
@@ -379,11 +411,34 @@ final class SmileValueWriter implements ValueWriter {
     }
     int ref = seenCount++;
     seenNames[ref] = name;
-    // A reference whose second byte would be 0xFE or 0xFF is never written: Smile reserves them.
-    if ((ref & 0xFF) < 0xFE) {
+    if (shareable(ref)) {
       slotStamp[freeSlot] = generation;
       slotIndex[freeSlot] = ref;
+      hashedCount++;
     }
+  }
+
+  /** Records a new name that is numbered {@code id} (see {@link FieldNames#nameId(int)}). */
+  private void addNumberedName(String name, int id) {
+    if (seenCount == MAX_SHARED_NAMES) {
+      resetNames();
+    }
+    int ref = seenCount++;
+    seenNames[ref] = name;
+    if (shareable(ref)) {
+      if (id >= idStamp.length) {
+        int grown = Math.max(2 * idStamp.length, id + 1);
+        idStamp = Arrays.copyOf(idStamp, grown);
+        idRef = Arrays.copyOf(idRef, grown);
+      }
+      idStamp[id] = generation;
+      idRef[id] = ref;
+    }
+  }
+
+  /** A reference whose second byte would be 0xFE or 0xFF is never written: Smile reserves them. */
+  private static boolean shareable(int ref) {
+    return (ref & 0xFF) < 0xFE;
   }
 
   private void put(int b) {

@@ -10,7 +10,9 @@ import io.cocoindex.codec.CodecFormatException;
 import io.cocoindex.codec.FieldNames;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
@@ -249,6 +251,61 @@ class SmileCompatibilityTest {
   }
 
   /** Equal bytes, or a failure showing where they first differ (documents can be long). */
+  /**
+   * A record's field names and a map's keys share one name table, as in Jackson's output: a map
+   * key equal to a field name written before is a reference to it, and so is a field name equal
+   * to a map key written before, even one written before any record had that field (its codec
+   * loaded in the middle of the document).
+   */
+  @Test
+  void fieldNamesAndMapKeysShareReferencesWhicheverCameFirst() throws IOException {
+    FieldNames early = new FieldNames("test.Early", "title", "count");
+    String late = "lateFieldOfSmileCompatibilityTest";
+    assertThat(FieldNames.nameId(late)).isEqualTo(-1);
+    SmileValueWriter w = SmileValueWriter.acquire();
+    w.beginObject();
+    w.field(early, 0); // a record's field
+    w.writeString("t");
+    w.field("meta"); // a map: one key is the field name above, one is a name no record has yet
+    w.beginObject();
+    w.field("title");
+    w.writeLong(1);
+    w.field(late);
+    w.writeLong(2);
+    w.endObject();
+    FieldNames loaded = new FieldNames("test.Late", late, "title");
+    assertThat(FieldNames.nameId(late)).isEqualTo(loaded.nameId(0));
+    w.field("child"); // a record whose codec came after the key
+    w.beginObject();
+    w.field(loaded, 0);
+    w.writeLong(3);
+    w.field(loaded, 1);
+    w.writeLong(4);
+    w.endObject();
+    w.field(early, 1);
+    w.writeLong(5);
+    w.endObject();
+    Node doc = new Obj(List.of("title", "meta", "child", "count"), List.of(new Str("t"),
+        new Obj(List.of("title", late), List.of(new Num(1), new Num(2))),
+        new Obj(List.of(late, "title"), List.of(new Num(3), new Num(4))), new Num(5)));
+    byte[] jackson = jackson(doc, new SmileFactory());
+    assertSameBytes(w.finish(), jackson, "the document");
+    // The later references really are references: two names written in full, once each.
+    assertThat(countOf(jackson, late.getBytes(StandardCharsets.UTF_8))).isEqualTo(1);
+    assertThat(countOf(jackson, "title".getBytes(StandardCharsets.UTF_8))).isEqualTo(1);
+    readBack(doc, jackson);
+  }
+
+  private static int countOf(byte[] haystack, byte[] needle) {
+    int count = 0;
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      if (Arrays.equals(haystack, i, i + needle.length, needle, 0, needle.length)) {
+        count++;
+      }
+    }
+    return count;
+  }
+
   private static void assertSameBytes(byte[] ours, byte[] jackson, String what) {
     int n = Math.min(ours.length, jackson.length);
     int at = 0;
