@@ -236,13 +236,10 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
     List<AutoCloseable> leases = new java.util.ArrayList<>(n);
     try {
-      for (int i = 0; i < n; i++) {
-        if (i < firstHeld) {
-          leases.add(releaser.lease(leaseConnection(keys[i]), keys[i]));
-        } else if (locked[i]) {
-          unlock(leaseConnection(keys[i]), keys[i]);
-        }
+      for (int i = 0; i < firstHeld; i++) {
+        leases.add(releaser.lease(leaseConnection(keys[i]), keys[i]));
       }
+      giveBack(keys, locked, firstHeld);
       for (int i = firstHeld; i < n; i++) {
         leases.add(leaseState(app, statePaths.get(i)));
       }
@@ -285,18 +282,39 @@ public final class PostgresStateStore extends JdbcStateStore {
       }
     } catch (SQLException e) {
       // Give back what the statements before the failure took: nobody would otherwise.
-      for (int i = 0; i < keys.length; i++) {
-        if (locked[i]) {
-          try {
-            unlock(leaseConnection(keys[i]), keys[i]);
-          } catch (SQLException suppressed) {
-            e.addSuppressed(suppressed);
-          }
-        }
+      try {
+        giveBack(keys, locked, 0);
+      } catch (SQLException suppressed) {
+        e.addSuppressed(suppressed);
       }
       throw failure("take target state leases", e);
     }
     return locked;
+  }
+
+  /**
+   * Gives back the locks in {@code locked} from {@code from} on, each on its own lease
+   * connection. One failing does not stop the others: the locks left on a live connection would
+   * be held until the store closes, blocking every other worker that wants those states.
+   */
+  private void giveBack(long[] keys, boolean[] locked, int from) throws SQLException {
+    SQLException failure = null;
+    for (int i = from; i < keys.length; i++) {
+      if (locked[i]) {
+        try {
+          unlock(leaseConnection(keys[i]), keys[i]);
+        } catch (SQLException e) {
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
   }
 
   private Connection leaseConnection(long key) {
