@@ -50,7 +50,8 @@ final class FrozenMap<V> extends AbstractMap<String, V> {
 
     void put(String key, V value) {
       // Maps are written in key order: a key after the last one is new, with no search.
-      if (size > 0 && !(ascending && keys[size - 1].compareTo(key) < 0)) {
+      boolean afterLast = size == 0 || (ascending && keys[size - 1].compareTo(key) < 0);
+      if (!afterLast) {
         int existing = indexOf(keys, size, table, key);
         if (existing >= 0) {
           values[existing] = value;

@@ -202,7 +202,8 @@ public final class GeneratedCodecs {
     int count = 0;
     for (Map.Entry<String, ?> e : map.entrySet()) {
       if (count == n) { // the map grew while being read: as its iterator saw it
-        out = Arrays.copyOf(out, 2 * (n = 2 * n + 1));
+        n = 2 * n + 1;
+        out = Arrays.copyOf(out, 2 * n);
       }
       String key = e.getKey();
       int j = count++;

@@ -117,26 +117,28 @@ final class SmileValueWriter implements ValueWriter {
       put(0x20);
       return;
     }
-    int id = FieldNames.nameId(name);
-    if (id >= 0) { // also some record's field name: shared with it by number
+    int id = FieldNames.nameId(name); // a map key may also be some record's field name
+    int freeSlot = -1;
+    if (id >= 0) {
       if (writeKnownRef(id, name)) {
         return;
       }
-      ensure(3 * name.length() + 2);
-      int type = size++;
-      nameType(type, writeUtf8(name), name.length());
-      addNumberedName(name, id);
-      return;
-    }
-    int found = findName(name);
-    if (found >= 0) {
-      writeNameRef(found);
-      return;
+    } else {
+      int found = findName(name);
+      if (found >= 0) {
+        writeNameRef(found);
+        return;
+      }
+      freeSlot = -1 - found;
     }
     ensure(3 * name.length() + 2);
     int type = size++;
     nameType(type, writeUtf8(name), name.length());
-    addName(name, -1 - found);
+    if (id >= 0) {
+      addNumberedName(name, id);
+    } else {
+      addName(name, freeSlot);
+    }
   }
 
   @Override
