@@ -43,15 +43,28 @@ public final class ComponentRunner {
     ComponentContext root = new ComponentContext(run, TargetPath.ROOT, null, null, false);
     // Every worker runs the root (it registers the providers and mounts the components); only
     // mounted components are leased.
-    run.visit(root.path);
-    run.stats.componentMounted();
+    mounted(root);
+    return runBody(root, c -> {
+      main.accept(c);
+      return null;
+    }).join();
+  }
+
+  /** Counts {@code ctx} as mounted by this run: its tracking is the run's, not an orphan's. */
+  private static void mounted(ComponentContext ctx) {
+    ctx.run.visit(ctx.path);
+    ctx.run.stats.componentMounted();
+  }
+
+  /** Runs {@code body}, then the component's commit once its children are done. */
+  private static CompletableFuture<Boolean> runBody(ComponentContext ctx, Function<Ctx, ?> body) {
     Throwable error = null;
     try {
-      main.accept(root);
+      body.apply(ctx);
     } catch (Throwable t) {
       error = t;
     }
-    return finish(root, error).join();
+    return finish(ctx, error);
   }
 
   static CompletableFuture<Boolean> start(ComponentContext ctx, Function<Ctx, ?> body) {
@@ -59,8 +72,7 @@ public final class ComponentRunner {
     // A preview or a drop's registration pass writes nothing: it needs no lease.
     // A store that is the app's only writer while locked has no other worker to share with.
     boolean leased = run.mode == RunMode.UPDATE && !run.store.exclusiveWhileLocked();
-    run.visit(ctx.path);
-    run.stats.componentMounted();
+    mounted(ctx);
     LeaseGate gate = !ctx.withinGate ? run.leaseGate : null;
     CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
         : gate.acquire();
@@ -92,13 +104,7 @@ public final class ComponentRunner {
       if (gate != null) {
         ctx.withinGate = true;
       }
-      Throwable error = null;
-      try {
-        body.apply(ctx);
-      } catch (Throwable t) {
-        error = t;
-      }
-      return finish(ctx, error).whenComplete((ok, err) -> {
+      return runBody(ctx, body).whenComplete((ok, err) -> {
         release(lease, ctx.path);
         if (gate != null) {
           gate.release();
@@ -121,8 +127,7 @@ public final class ComponentRunner {
 
   static <T> T runForeground(ComponentContext ctx, Function<Ctx, T> body) {
     Run run = ctx.run;
-    run.visit(ctx.path);
-    run.stats.componentMounted();
+    mounted(ctx);
     AutoCloseable lease = run.mode == RunMode.UPDATE
         ? run.store.leaseComponent(run.app, ctx.path.encoded(), true) : StateStore.NO_LEASE;
     T result = null;
