@@ -42,14 +42,14 @@ final class CodecBench {
     // also what an application does: the shared helpers see every codec's call sites.
     String[] records = {"Document", "DocumentRecord", "RowAction"};
     for (String record : records) { // until every codec is compiled, not measured
-      runJmh(cfg, record, new String[] {"generated", "jackson"}, cfg.jmhWarmupRounds());
+      runJmh(cfg, record, new String[] {"generated", "jackson"}, cfg.jmhFirstWarmups());
     }
     Map<String, List<Double>> nanos = new HashMap<>();
-    for (int round = 0; round < cfg.jmhRounds(); round++) {
-      String[] order = round % 2 == 0
+    for (int turn = 0; turn < cfg.jmhTurns(); turn++) {
+      String[] order = turn % 2 == 0
           ? new String[] {"generated", "jackson"} : new String[] {"jackson", "generated"};
       for (String record : records) {
-        for (RunResult r : runJmh(cfg, record, order, cfg.jmhIterations())) {
+        for (RunResult r : runJmh(cfg, record, order, cfg.jmhTurnWarmups())) {
           nanos.computeIfAbsent(
                   r.getParams().getParam("record") + "/" + r.getParams().getParam("codec"),
                   k -> new ArrayList<>())
@@ -57,7 +57,7 @@ final class CodecBench {
         }
       }
       StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-          "codec JMH turn %d of %d (%s first):", round + 1, cfg.jmhRounds(), order[0]));
+          "codec JMH turn %d of %d (%s first):", turn + 1, cfg.jmhTurns(), order[0]));
       for (String record : records) {
         List<Double> gen = nanos.get(record + "/generated");
         List<Double> jackson = nanos.get(record + "/jackson");

@@ -18,9 +18,9 @@ import java.util.Locale;
  * @param storeCommits component commits per store figure (7)
  * @param jmhWarmupMillis per warm-up iteration of the codecs (8), all run by JMH in this JVM
  * @param jmhMeasureMillis per measured iteration (one per turn)
- * @param jmhIterations warm-up iterations per turn
- * @param jmhWarmupRounds warm-up iterations of each codec before the first turn (in this JVM)
- * @param jmhRounds turns per codec, the order of the two codecs reversed every other turn (the
+ * @param jmhTurnWarmups warm-up iterations per turn
+ * @param jmhFirstWarmups warm-up iterations of each codec before the first turn (in this JVM)
+ * @param jmhTurns turns per codec, the order of the two codecs reversed every other turn (the
  *     ratio is the median of the turns')
  * @param connectors annotated connectors compiled (9)
  * @param compileIterations measured compilations per side
@@ -38,9 +38,9 @@ record Config(
     int storeCommits,
     int jmhWarmupMillis,
     int jmhMeasureMillis,
-    int jmhIterations,
-    int jmhWarmupRounds,
-    int jmhRounds,
+    int jmhTurnWarmups,
+    int jmhFirstWarmups,
+    int jmhTurns,
     int connectors,
     int compileIterations) {
 
