@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * state_count)}, and for a store that records settled runs {@code <prefix>settled_run(app,
  * first, last)}: every row read is resolved against those runs ({@link SettledRuns}).
  */
-public final class JdbcStateTables {
+public class JdbcStateTables {
   static final String STATE_COLUMNS =
       "path, owner, records, child_gen, child_epoch, parent_gen, parent_epoch";
   /** Bits per lineage number in {@link #LINEAGE_SELECT}'s packed column. */
@@ -146,7 +146,7 @@ public final class JdbcStateTables {
   }
 
   /** The settled runs of {@code app}, read once and then kept up to date by this store. */
-  private SettledRuns settledRuns(Connection c, String app) throws SQLException {
+  final SettledRuns settledRuns(Connection c, String app) throws SQLException {
     if (settledRunsTable == null) {
       return SettledRuns.NONE;
     }
@@ -275,7 +275,7 @@ public final class JdbcStateTables {
     }
   }
 
-  private StatementCache.Prepared prepare(Connection c, String sql) throws SQLException {
+  final StatementCache.Prepared prepare(Connection c, String sql) throws SQLException {
     return statements != null ? statements.prepare(c, sql) : StatementCache.uncached(c, sql);
   }
 
@@ -449,10 +449,19 @@ public final class JdbcStateTables {
     return out;
   }
 
+  /** The tables holding target states (each with an {@code app} column). */
+  List<String> stateTables() {
+    return List.of(states);
+  }
+
   /** Forgets everything of {@code app}; call inside a transaction. */
   public void clear(Connection c, String app) throws SQLException {
-    List<String> deletes = new ArrayList<>(List.of("DELETE FROM " + states + " WHERE app=?",
-        "DELETE FROM " + components + " WHERE app=?", "DELETE FROM " + apps + " WHERE name=?"));
+    List<String> deletes = new ArrayList<>();
+    for (String table : stateTables()) {
+      deletes.add("DELETE FROM " + table + " WHERE app=?");
+    }
+    deletes.add("DELETE FROM " + components + " WHERE app=?");
+    deletes.add("DELETE FROM " + apps + " WHERE name=?");
     if (settledRunsTable != null) {
       deletes.add("DELETE FROM " + settledRunsTable + " WHERE app=?");
     }
@@ -516,22 +525,31 @@ public final class JdbcStateTables {
         rows.put(ByteKey.of(dt.path()), null);
         forgetBelow(rows, dt.path());
         deleteTree(out, app, dt.path());
-      } else if (w instanceof StateWrite.PutComponent pc) {
-        ComponentRecord r = pc.component();
-        PreparedStatement put = out.use(putComponent);
-        put.setString(1, app);
-        put.setBytes(2, r.path());
-        put.setBytes(3, r.memoFingerprint());
-        put.setBytes(4, r.memoDependencies());
-        put.setBytes(5, r.memoValues());
-        put.setLong(6, r.stateCount());
-        put.addBatch();
-      } else if (w instanceof StateWrite.DeleteComponent dc) {
-        PreparedStatement del = out.use(deleteComponent);
-        del.setString(1, app);
-        del.setBytes(2, dc.path());
-        del.addBatch();
+      } else {
+        writeComponent(out, app, w);
       }
+    }
+  }
+
+  /** Batches a {@link StateWrite.PutComponent} or {@link StateWrite.DeleteComponent}. */
+  final void writeComponent(StatementBatches out, String app, StateWrite w) throws SQLException {
+    if (w instanceof StateWrite.PutComponent pc) {
+      ComponentRecord r = pc.component();
+      PreparedStatement put = out.use(putComponent);
+      put.setString(1, app);
+      put.setBytes(2, r.path());
+      put.setBytes(3, r.memoFingerprint());
+      put.setBytes(4, r.memoDependencies());
+      put.setBytes(5, r.memoValues());
+      put.setLong(6, r.stateCount());
+      put.addBatch();
+    } else if (w instanceof StateWrite.DeleteComponent dc) {
+      PreparedStatement del = out.use(deleteComponent);
+      del.setString(1, app);
+      del.setBytes(2, dc.path());
+      del.addBatch();
+    } else {
+      throw new IllegalArgumentException("not a component write: " + w);
     }
   }
 
@@ -555,7 +573,7 @@ public final class JdbcStateTables {
    * The map a batch resolves against when the engine's loaded rows are trusted: only what the
    * batch itself writes goes in it (see {@link #current}).
    */
-  private static Map<ByteKey, TrackedState> rowsToResolve(List<StateWrite> writes) {
+  static Map<ByteKey, TrackedState> rowsToResolve(List<StateWrite> writes) {
     return forgetsDescendants(writes) ? new TreeMap<>(IN_PATH_ORDER)
         : new HashMap<>(writes.size() + writes.size() / 3 + 1); // a row per write, at most
   }
@@ -614,7 +632,7 @@ public final class JdbcStateTables {
    * write of this batch left it), or, when the engine's rows are trusted, as the engine loaded
    * it. Deleted paths are kept as null values so that a later write sees them gone.
    */
-  private TrackedState current(Map<ByteKey, TrackedState> rows, byte[] path, StateWrite w) {
+  final TrackedState current(Map<ByteKey, TrackedState> rows, byte[] path, StateWrite w) {
     ByteKey key = ByteKey.of(path);
     if (!trustLoadedRows || rows.containsKey(key)) {
       return rows.get(key);
@@ -659,7 +677,7 @@ public final class JdbcStateTables {
   private static final int PREFETCH_CHUNK = 500;
 
   /** Encoded paths in their byte order: a path's descendants follow it, before its end. */
-  private static final Comparator<ByteKey> IN_PATH_ORDER =
+  static final Comparator<ByteKey> IN_PATH_ORDER =
       (a, b) -> Arrays.compareUnsigned(a.bytes(), b.bytes());
 
   /** Forgets the rows below {@code path}: by a range when {@link #apply} sorted them. */
@@ -712,10 +730,30 @@ public final class JdbcStateTables {
   }
 
   /**
+   * Checks what a batch of {@code sql} changed. An update of records must find its row: one that
+   * did not would lose a state's tracking, so the whole transaction fails instead.
+   */
+  void checkExecuted(String sql, int[] counts) throws SQLException {
+    if (sql == setRecords) {
+      for (int n : counts) {
+        if (n == 0) {
+          throw new SQLException("a tracked row to update is missing from " + states
+              + " (was the state store changed by another process?)");
+        }
+      }
+    }
+  }
+
+  /** The failure of a batch of {@code sql}, said in the store's terms where it can be. */
+  SQLException explainFailure(String sql, SQLException e) {
+    return e;
+  }
+
+  /**
    * Prepared statements batched in order: switching to another statement first executes the
    * pending batch of the previous one, so the effect is that of executing them one by one.
    */
-  private final class StatementBatches implements AutoCloseable {
+  final class StatementBatches implements AutoCloseable {
     private final Connection c;
     // Keyed by identity: the SQL strings are the tables' constants.
     private final Map<String, PreparedStatement> prepared = new java.util.IdentityHashMap<>();
@@ -748,20 +786,14 @@ public final class JdbcStateTables {
       return ps;
     }
 
-    /**
-     * Executes the pending batch. An update of records must find its row: one that did not
-     * would lose a state's tracking, so the whole transaction fails instead.
-     */
     private void execute() throws SQLException {
-      int[] counts = pending.executeBatch();
-      if (pendingSql == setRecords) {
-        for (int n : counts) {
-          if (n == 0) {
-            throw new SQLException("a tracked row to update is missing from " + states
-                + " (was the state store changed by another process?)");
-          }
-        }
+      int[] counts;
+      try {
+        counts = pending.executeBatch();
+      } catch (SQLException e) {
+        throw explainFailure(pendingSql, e);
       }
+      checkExecuted(pendingSql, counts);
     }
 
     @Override

@@ -8,6 +8,13 @@ final class RecordListEncoding {
   private RecordListEncoding() {}
 
   static byte[] encode(List<PossibleRecord> records) {
+    byte[] out = new byte[encodedSize(records)];
+    write(out, 0, records);
+    return out;
+  }
+
+  /** How many bytes {@link #write} takes for {@code records}. */
+  static int encodedSize(List<PossibleRecord> records) {
     int size = varLongSize(records.size());
     for (PossibleRecord r : records) {
       size += varLongSize(r.version());
@@ -17,8 +24,12 @@ final class RecordListEncoding {
         size += varLongSize(r.record().length + 1L) + r.record().length;
       }
     }
-    byte[] out = new byte[size];
-    int p = writeVarLong(out, 0, records.size());
+    return size;
+  }
+
+  /** Writes {@code records} into {@code out} from {@code p}; returns the position after them. */
+  static int write(byte[] out, int p, List<PossibleRecord> records) {
+    p = writeVarLong(out, p, records.size());
     for (PossibleRecord r : records) {
       p = writeVarLong(out, p, r.version());
       if (r.record() == null) {
@@ -29,12 +40,16 @@ final class RecordListEncoding {
         p += r.record().length;
       }
     }
-    return out;
+    return p;
   }
 
   /** The records, as an unmodifiable list (which {@code TrackedState} then keeps as it is). */
   static List<PossibleRecord> decode(byte[] bytes) {
-    int[] pos = {0};
+    return read(bytes, new int[] {0});
+  }
+
+  /** Reads a list {@link #write} wrote at {@code pos[0]}, advancing it past the list. */
+  static List<PossibleRecord> read(byte[] bytes, int[] pos) {
     int count = (int) readVarLong(bytes, pos);
     if (count < 0 || count > bytes.length) {
       throw new StateStoreException("corrupt tracking record list: " + count + " records");
@@ -57,7 +72,7 @@ final class RecordListEncoding {
     return count == 1 ? List.of(records[0]) : List.of(records);
   }
 
-  private static int varLongSize(long v) {
+  static int varLongSize(long v) {
     int n = 1;
     while ((v & ~0x7FL) != 0) {
       v >>>= 7;
@@ -66,7 +81,7 @@ final class RecordListEncoding {
     return n;
   }
 
-  private static int writeVarLong(byte[] out, int p, long v) {
+  static int writeVarLong(byte[] out, int p, long v) {
     while ((v & ~0x7FL) != 0) {
       out[p++] = (byte) ((v & 0x7F) | 0x80);
       v >>>= 7;

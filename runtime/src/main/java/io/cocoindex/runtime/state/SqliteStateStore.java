@@ -11,20 +11,27 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The embedded state store: one SQLite database ({@code state.db}) in WAL mode under the
  * environment's {@code dbPath}, read by a small pool of connections and written by one writer
  * thread that commits concurrently submitted batches in one transaction (group commit).
  *
- * <p>Target states live in a {@code WITHOUT ROWID} table keyed by (app, path), so a container's
- * children are one range scan; an index on (app, owner) finds a component's states. The store is
- * the app's only writer while its update lock is held, so it records settled runs: a run that
- * completes settles what it applied with one write ({@link SettledRuns}).
+ * <p>The states a component owns are kept together in a row or a few ({@link
+ * ComponentStateTables}), beside a table from each path to its owner. The store is the app's
+ * only writer while its update lock is held, so it records settled runs: a run that completes
+ * settles what it applied with one write ({@link SettledRuns}).
  */
 public final class SqliteStateStore extends JdbcStateStore {
-  /** 2 added the settled runs ({@code settled_run}); a version-1 store is upgraded in place. */
-  static final int SCHEMA_VERSION = 2;
+  private static final Logger log = LoggerFactory.getLogger(SqliteStateStore.class);
+  /**
+   * 2 added the settled runs ({@code settled_run}); 3 keeps a component's states together
+   * ({@link ComponentStateTables}) instead of a row per state. Older stores are upgraded in
+   * place.
+   */
+  static final int SCHEMA_VERSION = 3;
 
   /** How durable each commit is. */
   public enum Durability {
@@ -56,7 +63,7 @@ public final class SqliteStateStore extends JdbcStateStore {
   }
 
   private SqliteStateStore(Path dir, Path file, Durability durability) {
-    super(new JdbcStateTables("", false, true, true, true), connect(dir, file, durability));
+    super(new ComponentStateTables(), connect(dir, file, durability));
     this.dir = dir;
     this.file = file;
     this.url = url(file);
@@ -114,7 +121,8 @@ public final class SqliteStateStore extends JdbcStateStore {
   }
 
   private void initSchema() {
-    try (Statement s = writeConnection.createStatement()) {
+    Connection c = writeConnection;
+    try (Statement s = c.createStatement()) {
       s.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
       Integer stored = null;
       try (ResultSet rs = s.executeQuery("SELECT value FROM meta WHERE key='schema_version'")) {
@@ -132,30 +140,29 @@ public final class SqliteStateStore extends JdbcStateStore {
                 + SCHEMA_VERSION
                 + "): upgrade cocoindex, or point dbPath elsewhere");
       }
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS app(name TEXT PRIMARY KEY, next_version INTEGER NOT NULL)");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS target_state(app TEXT NOT NULL, path BLOB NOT NULL,"
-              + " owner BLOB NOT NULL, records BLOB NOT NULL, child_gen INTEGER NOT NULL,"
-              + " child_epoch INTEGER NOT NULL, parent_gen INTEGER NOT NULL,"
-              + " parent_epoch INTEGER NOT NULL, PRIMARY KEY(app, path)) WITHOUT ROWID");
-      s.execute(
-          "CREATE INDEX IF NOT EXISTS target_state_owner ON target_state(app, owner)");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS component(app TEXT NOT NULL, path BLOB NOT NULL,"
-              + " memo_fp BLOB, memo_deps BLOB, memo_values BLOB, state_count INTEGER NOT NULL,"
-              + " PRIMARY KEY(app, path)) WITHOUT ROWID");
-      s.execute("CREATE TABLE IF NOT EXISTS settled_run(app TEXT NOT NULL,"
-          + " first INTEGER NOT NULL, last INTEGER NOT NULL, PRIMARY KEY(app, first))"
-          + " WITHOUT ROWID");
-      if (stored == null) {
-        s.execute(
-            "INSERT INTO meta(key, value) VALUES('schema_version', '" + SCHEMA_VERSION + "')");
-      } else if (stored < SCHEMA_VERSION) {
-        s.execute("UPDATE meta SET value='" + SCHEMA_VERSION + "' WHERE key='schema_version'");
+      // Created or upgraded in one transaction: an upgrade that fails leaves the old layout.
+      c.setAutoCommit(false);
+      try {
+        createSchema(s);
+        if (stored != null && stored < 3) {
+          long moved = ComponentStateTables.moveFromRowPerState(c);
+          log.info("state store {}: upgraded from schema version {} to {}, {} target states"
+              + " moved", file, stored, SCHEMA_VERSION, moved);
+        }
+        if (stored == null) {
+          s.execute(
+              "INSERT INTO meta(key, value) VALUES('schema_version', '" + SCHEMA_VERSION + "')");
+        } else if (stored < SCHEMA_VERSION) {
+          s.execute("UPDATE meta SET value='" + SCHEMA_VERSION + "' WHERE key='schema_version'");
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
       }
-      seedPlannerStatistics(s);
-    } catch (SQLException e) {
+    } catch (SQLException | NumberFormatException e) {
       throw new StateStoreException(
           "cannot read the state store " + file + ": " + e.getMessage()
               + " (the file is corrupt or not a cocoindex state database; move it away to start"
@@ -163,23 +170,17 @@ public final class SqliteStateStore extends JdbcStateStore {
     }
   }
 
-  /**
-   * Without statistics, SQLite answers "the states of one owner" ({@code WHERE app=? AND
-   * owner=?}, every column) with a scan of the app's whole primary-key range instead of the
-   * owner index: O(states) per component, O(states x components) per run (63 s instead of ~2 s
-   * for 100k states in 1,000 components). Seed {@code sqlite_stat1} with the shape of the data
-   * (many states per app, about 100 per owner, one per path) unless ANALYZE already wrote real
-   * figures, then make the planner reload it.
-   */
-  private static void seedPlannerStatistics(Statement s) throws SQLException {
-    s.execute("ANALYZE sqlite_master");
-    s.execute("INSERT INTO sqlite_stat1(tbl, idx, stat) SELECT 'target_state',"
-        + " 'target_state_owner', '1000000 1000000 100' WHERE NOT EXISTS"
-        + " (SELECT 1 FROM sqlite_stat1 WHERE tbl = 'target_state')");
-    s.execute("INSERT INTO sqlite_stat1(tbl, idx, stat) SELECT 'target_state', 'target_state',"
-        + " '1000000 1000000 1' WHERE NOT EXISTS (SELECT 1 FROM sqlite_stat1"
-        + " WHERE tbl = 'target_state' AND idx = 'target_state')");
-    s.execute("ANALYZE sqlite_master");
+  private static void createSchema(Statement s) throws SQLException {
+    s.execute(
+        "CREATE TABLE IF NOT EXISTS app(name TEXT PRIMARY KEY, next_version INTEGER NOT NULL)");
+    ComponentStateTables.createTables(s);
+    s.execute(
+        "CREATE TABLE IF NOT EXISTS component(app TEXT NOT NULL, path BLOB NOT NULL,"
+            + " memo_fp BLOB, memo_deps BLOB, memo_values BLOB, state_count INTEGER NOT NULL,"
+            + " PRIMARY KEY(app, path)) WITHOUT ROWID");
+    s.execute("CREATE TABLE IF NOT EXISTS settled_run(app TEXT NOT NULL,"
+        + " first INTEGER NOT NULL, last INTEGER NOT NULL, PRIMARY KEY(app, first))"
+        + " WITHOUT ROWID");
   }
 
   /**

@@ -151,35 +151,112 @@ class SqliteStateStoreTest {
             new StateWrite.Settle(target(COMPONENT_A), 1, true, p))).join())
         .isInstanceOf(CompletionException.class)
         .hasCauseInstanceOf(StateStoreException.class)
-        .hasMessageContaining("a tracked row to update is missing from target_state");
+        .hasMessageContaining("a tracked row to update is missing from component_states");
     assertThat(store.get(APP, ROW)).isEmpty();
     assertThat(store.get(APP, other)).isEmpty();
   }
 
-  @Test
-  void aStoreOfSchemaVersionOneIsUpgradedInPlaceKeepingItsStates() throws Exception {
-    settle(COMPONENT_A, 1, precommit(COMPONENT_A, 1, "first", null));
-    store.close();
-    // What version 1 looked like: no table of settled runs.
+  /**
+   * Writes a store as schema version 1 or 2 left it: a row per state in {@code target_state},
+   * indexed by owner (2 added {@code settled_run}).
+   */
+  private void writeRowPerStateStore(int version) throws Exception {
     try (java.sql.Connection c = java.sql.DriverManager.getConnection(
             "jdbc:sqlite:" + dir.resolve("state.db"));
         java.sql.Statement s = c.createStatement()) {
-      s.execute("DROP TABLE settled_run");
-      s.execute("UPDATE meta SET value='1' WHERE key='schema_version'");
+      s.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+      s.execute("INSERT INTO meta VALUES('schema_version', '" + version + "')");
+      s.execute("CREATE TABLE app(name TEXT PRIMARY KEY, next_version INTEGER NOT NULL)");
+      s.execute("INSERT INTO app VALUES('" + APP + "', 3)");
+      s.execute("CREATE TABLE target_state(app TEXT NOT NULL, path BLOB NOT NULL,"
+          + " owner BLOB NOT NULL, records BLOB NOT NULL, child_gen INTEGER NOT NULL,"
+          + " child_epoch INTEGER NOT NULL, parent_gen INTEGER NOT NULL,"
+          + " parent_epoch INTEGER NOT NULL, PRIMARY KEY(app, path)) WITHOUT ROWID");
+      s.execute("CREATE INDEX target_state_owner ON target_state(app, owner)");
+      s.execute("CREATE TABLE component(app TEXT NOT NULL, path BLOB NOT NULL, memo_fp BLOB,"
+          + " memo_deps BLOB, memo_values BLOB, state_count INTEGER NOT NULL,"
+          + " PRIMARY KEY(app, path)) WITHOUT ROWID");
+      if (version >= 2) {
+        s.execute("CREATE TABLE settled_run(app TEXT NOT NULL, first INTEGER NOT NULL,"
+            + " last INTEGER NOT NULL, PRIMARY KEY(app, first)) WITHOUT ROWID");
+      }
+      try (java.sql.PreparedStatement ps = c.prepareStatement(
+          "INSERT INTO target_state VALUES(?,?,?,?,?,?,?,?)")) {
+        Object[][] rows = {
+          {ROW, COMPONENT_A, List.of(new PossibleRecord(2, record("settled"))), 1L},
+          {path("table", "row-2"), COMPONENT_A,
+              List.of(new PossibleRecord(1, record("old")), new PossibleRecord(2, null)), 2L},
+          {path("table", "row-3"), COMPONENT_B, List.of(new PossibleRecord(2, record("b"))), 3L},
+        };
+        for (Object[] r : rows) {
+          ps.setString(1, APP);
+          ps.setBytes(2, (byte[]) r[0]);
+          ps.setBytes(3, (byte[]) r[1]);
+          @SuppressWarnings("unchecked")
+          List<PossibleRecord> records = (List<PossibleRecord>) r[2];
+          ps.setBytes(4, RecordListEncoding.encode(records));
+          long lineage = (Long) r[3];
+          ps.setLong(5, lineage);
+          ps.setLong(6, lineage + 10);
+          ps.setLong(7, lineage + 20);
+          ps.setLong(8, lineage + 30);
+          ps.executeUpdate();
+        }
+      }
     }
+  }
 
-    store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
-
-    assertThat(row().records()).extracting(PossibleRecord::version).containsExactly(1L);
-    store.runSettled(APP, 2);
+  private List<String> tables() throws Exception {
+    List<String> out = new java.util.ArrayList<>();
     try (java.sql.Connection c = java.sql.DriverManager.getConnection(
             "jdbc:sqlite:" + dir.resolve("state.db"));
         java.sql.Statement s = c.createStatement();
         java.sql.ResultSet rs = s.executeQuery(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')"
+                + " AND name NOT LIKE 'sqlite_%' ORDER BY name");
+        java.sql.Statement v = c.createStatement();
+        java.sql.ResultSet version = v.executeQuery(
             "SELECT value FROM meta WHERE key='schema_version'")) {
-      assertThat(rs.next()).isTrue();
-      assertThat(rs.getString(1)).isEqualTo("2");
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+      out.add("version " + (version.next() ? version.getString(1) : "none"));
     }
+    return out;
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2})
+  void aStoreOfAnOlderSchemaIsUpgradedInPlaceKeepingEveryStateFieldForField(int version)
+      throws Exception {
+    store.close();
+    java.nio.file.Files.delete(dir.resolve("state.db"));
+    java.nio.file.Files.deleteIfExists(dir.resolve("state.db-wal"));
+    java.nio.file.Files.deleteIfExists(dir.resolve("state.db-shm"));
+    writeRowPerStateStore(version);
+
+    store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
+
+    assertThat(tables()).containsExactly("app", "component", "component_states", "meta",
+        "settled_run", "state_owner", "version 3");
+    TrackedState settled = row();
+    assertThat(settled.owner()).isEqualTo(COMPONENT_A);
+    assertThat(settled.records()).extracting(PossibleRecord::version).containsExactly(2L);
+    assertThat(settled.records().get(0).record()).isEqualTo(record("settled"));
+    assertThat(List.of(settled.childGeneration(), settled.childEpoch(),
+        settled.parentGeneration(), settled.parentEpoch())).containsExactly(1L, 11L, 21L, 31L);
+    List<TrackedState> ofA = store.ownedBy(APP, COMPONENT_A);
+    java.util.HexFormat hex = java.util.HexFormat.of();
+    assertThat(ofA).extracting(t -> hex.formatHex(t.path()))
+        .containsExactly(hex.formatHex(ROW), hex.formatHex(path("table", "row-2")));
+    assertThat(ofA.get(1).records()).extracting(PossibleRecord::version).containsExactly(1L, 2L);
+    assertThat(ofA.get(1).records().get(1).isNone()).isTrue();
+    assertThat(store.ownedBy(APP, COMPONENT_B)).hasSize(1);
+    assertThat(store.nextVersion(APP)).isEqualTo(3);
+    // The upgraded store goes on as any other.
+    settle(COMPONENT_B, 3, precommit(COMPONENT_B, 3, "moved", settled));
+    assertThat(row().owner()).isEqualTo(COMPONENT_B);
+    assertThat(store.ownedBy(APP, COMPONENT_A)).hasSize(1);
   }
 
   @Test

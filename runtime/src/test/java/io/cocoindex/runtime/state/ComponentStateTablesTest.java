@@ -1,0 +1,239 @@
+package io.cocoindex.runtime.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.StableKey;
+import io.cocoindex.runtime.plan.TargetPath;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The embedded store keeps each component's states together in chunks of {@code
+ * component_states}, with {@code state_owner} naming each path's owner: these tests read both
+ * tables as stored, beside what the store answers.
+ */
+class ComponentStateTablesTest {
+  private static final String APP = "app";
+  private static final byte[] A = path("component", "a");
+  private static final byte[] B = path("component", "b");
+
+  @TempDir Path dir;
+  private SqliteStateStore store;
+
+  @BeforeEach
+  void open() {
+    store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  private static byte[] path(String... keys) {
+    return TargetPath.of(List.of(keys).stream().map(StableKey::of).toList()).encoded();
+  }
+
+  private static byte[] row(int i) {
+    return path("table", String.format("row-%06d", i));
+  }
+
+  private static TrackedState state(byte[] path, byte[] owner, String record) {
+    return new TrackedState(path, owner,
+        List.of(new PossibleRecord(1, record.getBytes(StandardCharsets.UTF_8))), 0, 0, 0, 0);
+  }
+
+  private void put(TrackedState... states) {
+    List<StateWrite> writes = new ArrayList<>();
+    for (TrackedState s : states) {
+      writes.add(new StateWrite.PutState(s));
+    }
+    store.write(APP, writes).join();
+  }
+
+  /** The rows of {@code sql}, each as its columns joined by '|' (blobs in hex). */
+  private List<String> query(String sql) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state.db"));
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        StringBuilder line = new StringBuilder();
+        for (int i = 1; i <= n; i++) {
+          Object v = rs.getObject(i);
+          line.append(i > 1 ? "|" : "")
+              .append(v instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(v));
+        }
+        out.add(line.toString());
+      }
+    }
+    return out;
+  }
+
+  private static String hex(byte[] b) {
+    return HexFormat.of().formatHex(b);
+  }
+
+  private static List<String> paths(List<TrackedState> states) {
+    return states.stream().map(s -> hex(s.path())).toList();
+  }
+
+  @Test
+  void aComponentsStatesAreOneRowAndEachPathNamesItsOwner() throws Exception {
+    put(state(row(2), A, "two"), state(row(1), A, "one"), state(row(3), B, "three"));
+
+    assertThat(query("SELECT hex(owner), hex(first) FROM component_states ORDER BY owner"))
+        .containsExactly(hex(A).toUpperCase() + "|", hex(B).toUpperCase() + "|");
+    assertThat(query("SELECT path, owner FROM state_owner ORDER BY path")).containsExactly(
+        hex(row(1)) + "|" + hex(A), hex(row(2)) + "|" + hex(A), hex(row(3)) + "|" + hex(B));
+    assertThat(paths(store.ownedBy(APP, A))).containsExactly(hex(row(1)), hex(row(2)));
+    assertThat(store.get(APP, row(3)).orElseThrow().owner()).isEqualTo(B);
+    assertThat(paths(store.getAll(APP, List.of(row(3), row(1), row(9)))))
+        .containsExactlyInAnyOrder(hex(row(1)), hex(row(3)));
+  }
+
+  @Test
+  void aComponentOutgrowingAChunkIsSplitAndOneChangeRewritesOneChunk() throws Exception {
+    int n = 6_000; // about 190 KB of states: several chunks
+    TrackedState[] states = new TrackedState[n];
+    for (int i = 0; i < n; i++) {
+      states[i] = state(row(i), A, "record " + i);
+    }
+    put(states);
+    Map<String, String> before = chunks();
+    assertThat(before).hasSizeGreaterThan(2);
+    assertThat(before.keySet().iterator().next()).as("the first chunk starts at the empty path")
+        .isEmpty();
+    assertThat(before.values()).allSatisfy(
+        v -> assertThat(v.length() / 2).isLessThanOrEqualTo(ComponentStateTables.CHUNK_BYTES));
+
+    put(state(row(4_321), A, "changed"));
+
+    Map<String, String> after = chunks();
+    assertThat(after.keySet()).isEqualTo(before.keySet());
+    long rewritten = after.keySet().stream()
+        .filter(k -> !after.get(k).equals(before.get(k))).count();
+    assertThat(rewritten).isEqualTo(1);
+    List<TrackedState> owned = store.ownedBy(APP, A);
+    assertThat(owned).hasSize(n);
+    assertThat(paths(owned)).isSorted();
+    assertThat(new String(owned.get(4_321).records().get(0).record(), StandardCharsets.UTF_8))
+        .isEqualTo("changed");
+  }
+
+  @Test
+  void emptiedChunksAreDeletedAndTheFirstStaysWhileOthersRemain() throws Exception {
+    int n = 6_000;
+    TrackedState[] states = new TrackedState[n];
+    for (int i = 0; i < n; i++) {
+      states[i] = state(row(i), A, "record " + i);
+    }
+    put(states);
+    List<String> firsts = new ArrayList<>(chunks().keySet());
+    // Empty the first chunk: it stays (empty), as it holds the paths below the others.
+    byte[] secondFirst = HexFormat.of().parseHex(firsts.get(1));
+    List<StateWrite> deletes = new ArrayList<>();
+    for (TrackedState s : store.ownedBy(APP, A)) {
+      if (java.util.Arrays.compareUnsigned(s.path(), secondFirst) < 0) {
+        deletes.add(new StateWrite.DeleteState(s.path()));
+      }
+    }
+    store.write(APP, deletes).join();
+    assertThat(chunks().keySet()).containsExactlyElementsOf(firsts);
+    assertThat(store.ownedBy(APP, A)).hasSize(n - deletes.size());
+    put(state(row(0), A, "back"));
+    assertThat(store.get(APP, row(0)).orElseThrow().owner()).isEqualTo(A);
+    assertThat(chunks().keySet()).containsExactlyElementsOf(firsts);
+
+    // Delete everything: no chunk is left, nor any owner entry.
+    List<StateWrite> all = new ArrayList<>();
+    for (TrackedState s : store.ownedBy(APP, A)) {
+      all.add(new StateWrite.DeleteState(s.path()));
+    }
+    store.write(APP, all).join();
+    assertThat(query("SELECT count(*) FROM component_states")).containsExactly("0");
+    assertThat(query("SELECT count(*) FROM state_owner")).containsExactly("0");
+    assertThat(store.ownedBy(APP, A)).isEmpty();
+    assertThat(store.hasStates(APP)).isFalse();
+  }
+
+  /** first (hex) to states (hex) of owner A, in key order. */
+  private Map<String, String> chunks() throws Exception {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String line : query("SELECT first, states FROM component_states WHERE owner=x'"
+        + hex(A) + "' ORDER BY first")) {
+      String[] parts = line.split("\\|", -1);
+      out.put(parts[0], parts[1]);
+    }
+    return out;
+  }
+
+  @Test
+  void aDeletedTreeTakesEveryDescendantWhoeverOwnsIt() throws Exception {
+    byte[] container = path("table");
+    byte[] other = path("elsewhere", "x");
+    put(state(container, B, "table"), state(row(1), A, "one"), state(row(2), B, "two"),
+        state(other, A, "kept"));
+
+    store.write(APP, List.of(new StateWrite.DeleteTree(container))).join();
+
+    assertThat(query("SELECT path FROM state_owner")).containsExactly(hex(other));
+    assertThat(paths(store.ownedBy(APP, A))).containsExactly(hex(other));
+    assertThat(store.ownedBy(APP, B)).isEmpty();
+    assertThat(query("SELECT count(*) FROM component_states")).containsExactly("1");
+  }
+
+  @Test
+  void aScanVisitsStatesInPathOrderAcrossOwners() {
+    put(state(row(3), A, "c"), state(row(1), B, "a"), state(row(2), A, "b"),
+        state(path("other"), B, "o"));
+    List<String> seen = new ArrayList<>();
+    store.scan(APP, path("table"), s -> seen.add(hex(s.path()) + "@" + hex(s.owner())));
+    assertThat(seen).containsExactly(
+        hex(row(1)) + "@" + hex(B), hex(row(2)) + "@" + hex(A), hex(row(3)) + "@" + hex(A));
+  }
+
+  @Test
+  void aPrecommitOfAPathTheRunSawUntrackedFailsWhenItIsTrackedAndLosesNothing()
+      throws Exception {
+    put(state(row(1), A, "owned by a"));
+    StateWrite.Precommit blind = new StateWrite.Precommit(state(row(1), B, "ignored"),
+        new PossibleRecord(2, "b".getBytes(StandardCharsets.UTF_8)), true, null);
+
+    assertThatThrownBy(() -> store.write(APP, List.of(blind)).join())
+        .isInstanceOf(CompletionException.class)
+        .hasMessageContaining("a state the run saw untracked is already tracked in state_owner");
+
+    assertThat(store.get(APP, row(1)).orElseThrow().owner()).isEqualTo(A);
+    assertThat(query("SELECT owner FROM state_owner")).containsExactly(hex(A));
+    assertThat(store.ownedBy(APP, B)).isEmpty();
+  }
+
+  @Test
+  void clearForgetsTheAppsStatesAndNoOtherApps() throws Exception {
+    put(state(row(1), A, "one"));
+    store.write("other", List.of(new StateWrite.PutState(state(row(1), A, "theirs")))).join();
+
+    store.clear(APP);
+
+    assertThat(store.apps()).containsExactly("other");
+    assertThat(query("SELECT app FROM state_owner")).containsExactly("other");
+    assertThat(query("SELECT app FROM component_states")).containsExactly("other");
+  }
+}
