@@ -46,7 +46,11 @@ final class ComponentStateTables extends JdbcStateTables {
   /** The encoded size past which a chunk is split in parts of about half of it. */
   static final int CHUNK_BYTES = 64 * 1024;
   private static final byte[] NO_PATH = new byte[0];
+  /** Stands for "no owner stored" among owners read ahead (compared by identity). */
+  private static final byte[] NO_OWNER = new byte[0];
   private static final int IN_LIST = 500;
+  /** Up to this many owners are read by a cached point query each rather than an IN list. */
+  private static final int POINT_READS = 32;
 
   private static final String OWNED_BY =
       "SELECT states FROM " + CHUNKS + " WHERE app=? AND owner=? ORDER BY first";
@@ -106,11 +110,8 @@ final class ComponentStateTables extends JdbcStateTables {
         byte[] nextOwner = more ? rs.getBytes(2) : null;
         if (!ofOwner.isEmpty()
             && (!more || !nextApp.equals(app) || !Arrays.equals(nextOwner, owner))) {
-          List<List<TrackedState>> parts = partsOf(ofOwner);
-          for (int i = 0; i < parts.size(); i++) {
-            bindChunk(chunks, app, owner, i == 0 ? NO_PATH : parts.get(i).get(0).path(),
-                parts.get(i));
-            chunks.addBatch();
+          for (EncodedChunk part : encodeSplitting(NO_PATH, ofOwner)) {
+            bindChunk(chunks, app, owner, part);
           }
           chunks.executeBatch();
           owners.executeBatch();
@@ -316,6 +317,8 @@ final class ComponentStateTables extends JdbcStateTables {
     private final String app;
     /** Every path this group wrote, as it left it (null: deleted). */
     private final Map<ByteKey, TrackedState> rows = new HashMap<>();
+    /** Stored owners read ahead for direct writes, of paths not in rows ({@link #NO_OWNER}). */
+    private final Map<ByteKey, byte[]> storedOwners = new HashMap<>();
     /** The chunks this group read, by owner; their records as stored, unresolved. */
     private final Chunks chunks;
 
@@ -326,6 +329,7 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     void apply(StatementBatches out, List<StateWrite> writes) throws SQLException {
+      readOwners(writes);
       TrackedState[] before = new TrackedState[1];
       boolean[] resolved = new boolean[1];
       for (StateWrite w0 : writes) {
@@ -351,6 +355,46 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     /**
+     * Reads, in a query per {@value #IN_LIST} paths, the stored owners of the paths that {@code
+     * writes} put or delete directly (not by a precommit or settle, which resolve against the
+     * rows the engine loaded) and that this group has not written: those need no flush, since
+     * no statement of the group is pending for a path it did not write.
+     */
+    private void readOwners(List<StateWrite> writes) throws SQLException {
+      List<byte[]> paths = new ArrayList<>();
+      for (StateWrite w : writes) {
+        byte[] path = w instanceof StateWrite.PutState ps ? ps.state().path()
+            : w instanceof StateWrite.DeleteState ds ? ds.path() : null;
+        if (path != null && !rows.containsKey(ByteKey.of(path))) {
+          paths.add(path);
+        }
+      }
+      if (paths.size() <= POINT_READS) {
+        return; // fewer than a prepared IN list costs: read one by one, when needed
+      }
+      for (int from = 0; from < paths.size(); from += IN_LIST) {
+        List<byte[]> part = paths.subList(from, Math.min(paths.size(), from + IN_LIST));
+        StringBuilder marks = new StringBuilder();
+        for (int i = 0; i < part.size(); i++) {
+          marks.append(i == 0 ? "?" : ",?");
+          storedOwners.put(ByteKey.of(part.get(i)), NO_OWNER);
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT path, owner FROM " + OWNERS
+            + " WHERE app=? AND path IN (" + marks + ")")) {
+          ps.setString(1, app);
+          for (int i = 0; i < part.size(); i++) {
+            ps.setBytes(i + 2, part.get(i));
+          }
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              storedOwners.put(ByteKey.of(rs.getBytes(1)), rs.getBytes(2));
+            }
+          }
+        }
+      }
+    }
+
+    /**
      * The tracking of {@code path} as of now in this transaction: as this group left it, or as
      * stored (no statement of the group is pending for a path it did not write).
      */
@@ -359,13 +403,18 @@ final class ComponentStateTables extends JdbcStateTables {
       if (rows.containsKey(key)) {
         return rows.get(key);
       }
-      try (PreparedStatement ps = c.prepareStatement(OWNER_OF)) {
-        ps.setString(1, app);
-        ps.setBytes(2, path);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? chunks.stored(rs.getBytes(1), path) : null;
+      byte[] owner = storedOwners.get(key);
+      if (owner == null) {
+        try (StatementCache.Prepared p = prepare(c, OWNER_OF)) {
+          PreparedStatement ps = p.statement();
+          ps.setString(1, app);
+          ps.setBytes(2, path);
+          try (ResultSet rs = ps.executeQuery()) {
+            owner = rs.next() ? rs.getBytes(1) : NO_OWNER;
+          }
         }
       }
+      return owner == NO_OWNER ? null : chunks.stored(owner, path);
     }
 
     private void put(StatementBatches out, TrackedState s, TrackedState old)
@@ -448,13 +497,9 @@ final class ComponentStateTables extends JdbcStateTables {
             deleteChunk(out, owned, chunk);
             continue;
           }
-          List<TrackedState> states = new ArrayList<>(chunk.states.values());
-          List<List<TrackedState>> parts = partsOf(states);
-          for (int i = 0; i < parts.size(); i++) {
-            PreparedStatement put = out.use(PUT_CHUNK);
-            bindChunk(put, app, owned.owner, i == 0 ? chunk.first : parts.get(i).get(0).path(),
-                parts.get(i));
-            put.addBatch();
+          for (EncodedChunk part
+              : encodeSplitting(chunk.first, new ArrayList<>(chunk.states.values()))) {
+            bindChunk(out.use(PUT_CHUNK), app, owned.owner, part);
           }
         }
         if (owned.firsts.size() == 1) {
@@ -480,29 +525,37 @@ final class ComponentStateTables extends JdbcStateTables {
     }
   }
 
-  private static void bindChunk(PreparedStatement ps, String app, byte[] owner, byte[] first,
-      List<TrackedState> states) throws SQLException {
+  /** A chunk's key and its encoded states. */
+  private record EncodedChunk(byte[] first, byte[] states) {}
+
+  /** Binds and adds to the batch an upsert of {@code chunk} ({@link #PUT_CHUNK}). */
+  private static void bindChunk(PreparedStatement ps, String app, byte[] owner,
+      EncodedChunk chunk) throws SQLException {
     ps.setString(1, app);
     ps.setBytes(2, owner);
-    ps.setBytes(3, first);
-    ps.setBytes(4, ComponentStates.encode(states));
+    ps.setBytes(3, chunk.first());
+    ps.setBytes(4, chunk.states());
+    ps.addBatch();
   }
 
   /**
-   * {@code states} (in path order) cut into chunks of at most about {@link #CHUNK_BYTES} each:
-   * the list itself when it fits. The first part keeps the chunk's {@code first}; each other
-   * starts a chunk keyed by its first path, which lies inside the chunk being split, so the
+   * {@code states} (in path order, not empty) encoded as the chunk keyed {@code first}, or, past
+   * {@link #CHUNK_BYTES}, as several of about half of it: the first part keeps {@code first};
+   * each other is keyed by its first path, which lies inside the chunk being split, so the
    * chunks still partition the paths.
    */
-  private static List<List<TrackedState>> partsOf(List<TrackedState> states) {
-    int size = ComponentStates.encodedSize(states);
-    if (size <= CHUNK_BYTES || states.size() < 2) {
-      return List.of(states);
+  private static List<EncodedChunk> encodeSplitting(byte[] first, List<TrackedState> states) {
+    byte[] whole = ComponentStates.encode(states);
+    if (whole.length <= CHUNK_BYTES || states.size() < 2) {
+      return List.of(new EncodedChunk(first, whole));
     }
-    int parts = Math.min(states.size(), (size + CHUNK_BYTES / 2 - 1) / (CHUNK_BYTES / 2));
-    List<List<TrackedState>> out = new ArrayList<>(parts);
+    int parts = Math.min(states.size(), (whole.length + CHUNK_BYTES / 2 - 1) / (CHUNK_BYTES / 2));
+    List<EncodedChunk> out = new ArrayList<>(parts);
     for (int i = 0; i < parts; i++) {
-      out.add(states.subList(states.size() * i / parts, states.size() * (i + 1) / parts));
+      List<TrackedState> part =
+          states.subList(states.size() * i / parts, states.size() * (i + 1) / parts);
+      out.add(new EncodedChunk(i == 0 ? first : part.get(0).path(),
+          ComponentStates.encode(part)));
     }
     return out;
   }
@@ -531,7 +584,8 @@ final class ComponentStateTables extends JdbcStateTables {
     OwnerChunks(Chunks in, byte[] owner) throws SQLException {
       this.in = in;
       this.owner = owner;
-      try (PreparedStatement ps = in.c.prepareStatement(CHUNK_FIRSTS)) {
+      try (StatementCache.Prepared p = prepare(in.c, CHUNK_FIRSTS)) {
+        PreparedStatement ps = p.statement();
         ps.setString(1, in.app);
         ps.setBytes(2, owner);
         try (ResultSet rs = ps.executeQuery()) {
@@ -565,7 +619,8 @@ final class ComponentStateTables extends JdbcStateTables {
       Chunk chunk = loaded.get(key);
       if (chunk == null) {
         chunk = new Chunk(first, true);
-        try (PreparedStatement ps = in.c.prepareStatement(CHUNK)) {
+        try (StatementCache.Prepared p = prepare(in.c, CHUNK)) {
+          PreparedStatement ps = p.statement();
           ps.setString(1, in.app);
           ps.setBytes(2, owner);
           ps.setBytes(3, first);

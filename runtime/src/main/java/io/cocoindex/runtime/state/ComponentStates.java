@@ -24,7 +24,7 @@ final class ComponentStates {
   private static final int FORMAT = 1;
 
   /** How many bytes {@link #encode} makes of {@code states}. */
-  static int encodedSize(Collection<TrackedState> states) {
+  private static int encodedSize(Collection<TrackedState> states) {
     int size = 1 + varLongSize(states.size());
     byte[] previous = new byte[0];
     for (TrackedState s : states) {
