@@ -275,14 +275,18 @@ final class ComponentStateTables extends JdbcStateTables {
   @Override
   void apply(Connection c, List<GroupCommitter.Batch> group) throws SQLException {
     Map<String, AppWrites> byApp = new LinkedHashMap<>();
+    Map<String, List<StateWrite>> writesByApp = new HashMap<>();
+    for (GroupCommitter.Batch b : group) {
+      writesByApp.computeIfAbsent(b.app(), a -> new ArrayList<>()).addAll(b.writes());
+    }
+    for (Map.Entry<String, List<StateWrite>> e : writesByApp.entrySet()) {
+      AppWrites w = new AppWrites(c, e.getKey());
+      w.readOwners(e.getValue());
+      byApp.put(e.getKey(), w);
+    }
     try (StatementBatches out = new StatementBatches(c)) {
       for (GroupCommitter.Batch b : group) {
-        AppWrites w = byApp.get(b.app());
-        if (w == null) {
-          w = new AppWrites(c, b.app());
-          byApp.put(b.app(), w);
-        }
-        w.apply(out, b.writes());
+        byApp.get(b.app()).apply(out, b.writes());
       }
       for (AppWrites w : byApp.values()) {
         w.writeChunks(out);
@@ -329,7 +333,6 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     void apply(StatementBatches out, List<StateWrite> writes) throws SQLException {
-      readOwners(writes);
       TrackedState[] before = new TrackedState[1];
       boolean[] resolved = new boolean[1];
       for (StateWrite w0 : writes) {
@@ -355,17 +358,17 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     /**
-     * Reads, in a query per {@value #IN_LIST} paths, the stored owners of the paths that {@code
-     * writes} put or delete directly (not by a precommit or settle, which resolve against the
-     * rows the engine loaded) and that this group has not written: those need no flush, since
-     * no statement of the group is pending for a path it did not write.
+     * Reads, before the group writes anything, in a query per {@value #IN_LIST} paths, the
+     * stored owners of the paths that the group's {@code writes} put or delete directly (not by
+     * a precommit or settle, which resolve against the rows the engine loaded). {@link #tracked}
+     * uses them for the paths the group has not written when it asks.
      */
-    private void readOwners(List<StateWrite> writes) throws SQLException {
+    void readOwners(List<StateWrite> writes) throws SQLException {
       List<byte[]> paths = new ArrayList<>();
       for (StateWrite w : writes) {
         byte[] path = w instanceof StateWrite.PutState ps ? ps.state().path()
             : w instanceof StateWrite.DeleteState ds ? ds.path() : null;
-        if (path != null && !rows.containsKey(ByteKey.of(path))) {
+        if (path != null) {
           paths.add(path);
         }
       }

@@ -226,6 +226,24 @@ class ComponentStateTablesTest {
   }
 
   @Test
+  void aFailedBatchLeavesNothingPendingForTheNextOne() throws Exception {
+    put(state(row(1), A, "one"));
+    // Fails after its insert of row 2's owner is batched, before the batch goes out.
+    StateWrite.Precommit vanished = new StateWrite.Precommit(state(row(3), A, "ignored"),
+        new PossibleRecord(2, "x".getBytes(StandardCharsets.UTF_8)), false,
+        state(row(3), A, "never stored"));
+    assertThatThrownBy(() -> store.write(APP, List.of(
+            new StateWrite.PutState(state(row(2), B, "two")), vanished)).join())
+        .hasMessageContaining("a tracked row to update is missing from component_states");
+
+    put(state(row(4), B, "four"));
+
+    assertThat(query("SELECT path, owner FROM state_owner ORDER BY path")).containsExactly(
+        hex(row(1)) + "|" + hex(A), hex(row(4)) + "|" + hex(B));
+    assertThat(paths(store.ownedBy(APP, B))).containsExactly(hex(row(4)));
+  }
+
+  @Test
   void clearForgetsTheAppsStatesAndNoOtherApps() throws Exception {
     put(state(row(1), A, "one"));
     store.write("other", List.of(new StateWrite.PutState(state(row(1), A, "theirs")))).join();
