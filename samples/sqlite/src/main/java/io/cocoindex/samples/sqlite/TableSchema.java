@@ -29,14 +29,20 @@ public final class TableSchema<T extends Record> {
   private final List<String> primaryKey;
   private final boolean userManaged;
   private final RecordComponent[] components;
-  /** The components' accessors, unreflected once: rows are read for every declaration. */
-  private final MethodHandle[] accessors;
+  /**
+   * Reads every component of a row into an array, in one call: rows are read for every
+   * declaration, and a call through a method handle that is not a constant costs about as much
+   * as the read (one call per component was a twelfth of a warm rerun).
+   */
+  private final MethodHandle readAll;
+  /** The primary key's column indexes, in key order. */
+  private final int[] keyColumns;
 
   private TableSchema(String name, Class<T> type, List<String> primaryKey, boolean userManaged) {
     this.name = SqlIdentifiers.check("table", name);
     this.type = Objects.requireNonNull(type, "type");
     this.components = type.getRecordComponents();
-    this.accessors = new MethodHandle[components.length];
+    MethodHandle[] accessors = new MethodHandle[components.length];
     List<ColumnSpec> cols = new ArrayList<>();
     for (int i = 0; i < components.length; i++) {
       RecordComponent c = components[i];
@@ -56,6 +62,11 @@ public final class TableSchema<T extends Record> {
     }
     this.primaryKey = List.copyOf(primaryKey);
     this.userManaged = userManaged;
+    this.readAll = readAll(accessors, MAX_COLLECTED);
+    this.keyColumns = new int[primaryKey.size()];
+    for (int k = 0; k < keyColumns.length; k++) {
+      keyColumns[k] = indexOf(primaryKey.get(k));
+    }
   }
 
   /** A table the app creates, evolves and drops. */
@@ -73,7 +84,7 @@ public final class TableSchema<T extends Record> {
     return new TableSchema<>(name, type, List.of(primaryKey), true);
   }
 
-  private static MethodHandle accessor(Class<?> type, RecordComponent c) {
+  static MethodHandle accessor(Class<?> type, RecordComponent c) {
     Method m = c.getAccessor();
     try {
       m.setAccessible(true);
@@ -83,6 +94,44 @@ public final class TableSchema<T extends Record> {
       throw new IllegalArgumentException("cannot read component " + c.getName() + " of "
           + type.getName() + " (is its package open to cocoindex?): " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * {@code (Object row) -> Object[]} of the accessors' values, in component order. Past {@code
+   * maxCollected} components (a method handle takes at most 255 arguments), one call each.
+   */
+  static MethodHandle readAll(MethodHandle[] accessors, int maxCollected) {
+    int n = accessors.length;
+    if (n > maxCollected) {
+      MethodHandle eachInTurn = MethodHandles.insertArguments(
+          READ_IN_TURN, 0, (Object) accessors);
+      return eachInTurn.asType(MethodType.methodType(Object[].class, Object.class));
+    }
+    MethodHandle collect =
+        MethodHandles.identity(Object[].class).asCollector(Object[].class, n);
+    MethodHandle each = MethodHandles.filterArguments(collect, 0, accessors);
+    return MethodHandles.permuteArguments(
+        each, MethodType.methodType(Object[].class, Object.class), new int[n]);
+  }
+
+  private static final int MAX_COLLECTED = 200;
+  private static final MethodHandle READ_IN_TURN;
+
+  static {
+    try {
+      READ_IN_TURN = MethodHandles.lookup().findStatic(TableSchema.class, "readInTurn",
+          MethodType.methodType(Object[].class, MethodHandle[].class, Object.class));
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private static Object[] readInTurn(MethodHandle[] accessors, Object row) throws Throwable {
+    Object[] out = new Object[accessors.length];
+    for (int i = 0; i < accessors.length; i++) {
+      out[i] = (Object) accessors[i].invokeExact(row);
+    }
+    return out;
   }
 
   public String name() {
@@ -104,23 +153,22 @@ public final class TableSchema<T extends Record> {
    */
   Row row(T value) {
     Objects.requireNonNull(value, "row");
-    List<SqlValue> values = new ArrayList<>(components.length);
-    List<StableKey> key = new ArrayList<>(primaryKey.size());
-    for (int i = 0; i < components.length; i++) {
-      Object v;
-      try {
-        v = (Object) accessors[i].invokeExact((Object) value);
-      } catch (Throwable e) {
-        throw new IllegalStateException(
-            "cannot read " + type.getName() + "." + components[i].getName(), e);
-      }
+    Object[] read;
+    try {
+      read = (Object[]) readAll.invokeExact((Object) value);
+    } catch (Throwable e) {
+      throw new IllegalStateException("cannot read the components of " + type.getName(), e);
+    }
+    List<SqlValue> values = new ArrayList<>(read.length);
+    for (Object v : read) {
       values.add(SqlValue.of(v));
     }
-    for (String pk : primaryKey) {
-      SqlValue v = values.get(indexOf(pk));
+    List<StableKey> key = new ArrayList<>(keyColumns.length);
+    for (int k = 0; k < keyColumns.length; k++) {
+      SqlValue v = values.get(keyColumns[k]);
       if (v.isNull()) {
-        throw new IllegalArgumentException(
-            "row " + value + " of table " + name + " has a null primary-key column '" + pk + "'");
+        throw new IllegalArgumentException("row " + value + " of table " + name
+            + " has a null primary-key column '" + primaryKey.get(k) + "'");
       }
       key.add(v.toKey());
     }
