@@ -178,29 +178,39 @@ final class ComponentStateTables extends JdbcStateTables {
       throws SQLException {
     return inSnapshot(c, () -> {
       Chunks chunks = new Chunks(c, app, settledRuns(c, app));
-      List<byte[]> all = new ArrayList<>(paths);
       List<TrackedState> out = new ArrayList<>();
-      for (int from = 0; from < all.size(); from += IN_LIST) {
-        List<byte[]> part = all.subList(from, Math.min(all.size(), from + IN_LIST));
-        StringBuilder marks = new StringBuilder();
+      forEachOwner(c, app, new ArrayList<>(paths),
+          (path, owner) -> out.add(chunks.stored(owner, path)));
+      return out;
+    });
+  }
+
+  private interface OwnerVisitor {
+    void visit(byte[] path, byte[] owner) throws SQLException;
+  }
+
+  /** Visits the stored owner of each of {@code paths} that has one, in a query per chunk. */
+  private static void forEachOwner(Connection c, String app, List<byte[]> paths,
+      OwnerVisitor visitor) throws SQLException {
+    for (int from = 0; from < paths.size(); from += IN_LIST) {
+      List<byte[]> part = paths.subList(from, Math.min(paths.size(), from + IN_LIST));
+      StringBuilder marks = new StringBuilder();
+      for (int i = 0; i < part.size(); i++) {
+        marks.append(i == 0 ? "?" : ",?");
+      }
+      try (PreparedStatement ps = c.prepareStatement("SELECT path, owner FROM " + OWNERS
+          + " WHERE app=? AND path IN (" + marks + ")")) {
+        ps.setString(1, app);
         for (int i = 0; i < part.size(); i++) {
-          marks.append(i == 0 ? "?" : ",?");
+          ps.setBytes(i + 2, part.get(i));
         }
-        try (PreparedStatement ps = c.prepareStatement("SELECT path, owner FROM " + OWNERS
-            + " WHERE app=? AND path IN (" + marks + ")")) {
-          ps.setString(1, app);
-          for (int i = 0; i < part.size(); i++) {
-            ps.setBytes(i + 2, part.get(i));
-          }
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              out.add(chunks.stored(rs.getBytes(2), rs.getBytes(1)));
-            }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            visitor.visit(rs.getBytes(1), rs.getBytes(2));
           }
         }
       }
-      return out;
-    });
+    }
   }
 
   /** The states at or below {@code path} in path order, as {@code state_owner} lists them. */
@@ -375,26 +385,10 @@ final class ComponentStateTables extends JdbcStateTables {
       if (paths.size() <= POINT_READS) {
         return; // fewer than a prepared IN list costs: read one by one, when needed
       }
-      for (int from = 0; from < paths.size(); from += IN_LIST) {
-        List<byte[]> part = paths.subList(from, Math.min(paths.size(), from + IN_LIST));
-        StringBuilder marks = new StringBuilder();
-        for (int i = 0; i < part.size(); i++) {
-          marks.append(i == 0 ? "?" : ",?");
-          storedOwners.put(ByteKey.of(part.get(i)), NO_OWNER);
-        }
-        try (PreparedStatement ps = c.prepareStatement("SELECT path, owner FROM " + OWNERS
-            + " WHERE app=? AND path IN (" + marks + ")")) {
-          ps.setString(1, app);
-          for (int i = 0; i < part.size(); i++) {
-            ps.setBytes(i + 2, part.get(i));
-          }
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              storedOwners.put(ByteKey.of(rs.getBytes(1)), rs.getBytes(2));
-            }
-          }
-        }
+      for (byte[] path : paths) {
+        storedOwners.put(ByteKey.of(path), NO_OWNER);
       }
+      forEachOwner(c, app, paths, (path, owner) -> storedOwners.put(ByteKey.of(path), owner));
     }
 
     /**
