@@ -141,27 +141,21 @@ public final class SqliteStateStore extends JdbcStateStore {
                 + "): upgrade cocoindex, or point dbPath elsewhere");
       }
       // Created or upgraded in one transaction: an upgrade that fails leaves the old layout.
-      c.setAutoCommit(false);
-      try {
+      Integer from = stored;
+      inTransaction(tx -> {
         createSchema(s);
-        if (stored != null && stored < 3) {
-          long moved = ComponentStateTables.moveFromRowPerState(c);
+        if (from != null && from < 3) {
+          long moved = ComponentStateTables.moveFromRowPerState(tx);
           log.info("state store {}: upgraded from schema version {} to {}, {} target states"
-              + " moved", file, stored, SCHEMA_VERSION, moved);
+              + " moved", file, from, SCHEMA_VERSION, moved);
         }
-        if (stored == null) {
+        if (from == null) {
           s.execute(
               "INSERT INTO meta(key, value) VALUES('schema_version', '" + SCHEMA_VERSION + "')");
-        } else if (stored < SCHEMA_VERSION) {
+        } else if (from < SCHEMA_VERSION) {
           s.execute("UPDATE meta SET value='" + SCHEMA_VERSION + "' WHERE key='schema_version'");
         }
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
+      });
     } catch (SQLException | NumberFormatException e) {
       throw new StateStoreException(
           "cannot read the state store " + file + ": " + e.getMessage()
