@@ -235,17 +235,6 @@ final class ComponentStateTables extends JdbcStateTables {
   }
 
   @Override
-  public boolean hasStates(Connection c, String app) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("SELECT 1 FROM " + OWNERS + " WHERE app=? LIMIT 1")) {
-      ps.setString(1, app);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  @Override
   public List<String> apps(Connection c) throws SQLException {
     List<String> out = new ArrayList<>();
     try (Statement s = c.createStatement();

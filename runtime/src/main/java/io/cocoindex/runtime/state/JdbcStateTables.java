@@ -304,7 +304,7 @@ public class JdbcStateTables {
 
   public boolean hasStates(Connection c, String app) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT 1 FROM " + states + " WHERE app=? LIMIT 1")) {
+        c.prepareStatement("SELECT 1 FROM " + stateTables().get(0) + " WHERE app=? LIMIT 1")) {
       ps.setString(1, app);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next();
@@ -449,7 +449,10 @@ public class JdbcStateTables {
     return out;
   }
 
-  /** The tables holding target states (each with an {@code app} column). */
+  /**
+   * The tables holding target states (each with an {@code app} column), the first with a row
+   * per tracked state.
+   */
   List<String> stateTables() {
     return List.of(states);
   }
