@@ -43,6 +43,8 @@ import java.util.function.Consumer;
 final class ComponentStateTables extends JdbcStateTables {
   static final String OWNERS = "state_owner";
   static final String CHUNKS = "component_states";
+  private static final String CHUNKS_KEY = "component_states_key";
+  private static final String CHUNKS_OF_SCHEMA_3 = "component_states_of_schema_3";
   /** The encoded size past which a chunk is split in parts of about half of it. */
   static final int CHUNK_BYTES = 64 * 1024;
   private static final byte[] NO_PATH = new byte[0];
@@ -79,13 +81,45 @@ final class ComponentStateTables extends JdbcStateTables {
     super("", false, true, true, true);
   }
 
-  /** Creates this layout's tables where they are missing. */
+  /**
+   * Creates this layout's tables where they are missing.
+   *
+   * <p>{@code state_owner}'s rows are short, so it is keyed by its primary key alone ({@code
+   * WITHOUT ROWID}). A chunk is kilobytes: in a {@code WITHOUT ROWID} table it overflows its
+   * leaf, and its interior copies overflow too, so that every comparison on the way down reads
+   * an overflow page (the tree was 4 levels deep for 1,000 chunks). A rowid table keeps chunks
+   * in its leaves only, behind a narrow unique index: a chunk's read took about half the time
+   * (BENCHMARKS.md, fifteenth session).
+   */
   static void createTables(Statement s) throws SQLException {
     s.execute("CREATE TABLE IF NOT EXISTS " + OWNERS + "(app TEXT NOT NULL, path BLOB NOT NULL,"
         + " owner BLOB NOT NULL, PRIMARY KEY(app, path)) WITHOUT ROWID");
     s.execute("CREATE TABLE IF NOT EXISTS " + CHUNKS + "(app TEXT NOT NULL, owner BLOB NOT NULL,"
-        + " first BLOB NOT NULL, states BLOB NOT NULL, PRIMARY KEY(app, owner, first))"
-        + " WITHOUT ROWID");
+        + " first BLOB NOT NULL, states BLOB NOT NULL)");
+    s.execute("CREATE UNIQUE INDEX IF NOT EXISTS " + CHUNKS_KEY + " ON " + CHUNKS
+        + "(app, owner, first)");
+  }
+
+  /**
+   * Sets aside the chunks table of schema version 3 (a {@code WITHOUT ROWID} table) before
+   * {@link #createTables} creates its successor; {@link #moveSetAsideChunks} then fills that.
+   */
+  static void setAsideChunksOfSchema3(Statement s) throws SQLException {
+    s.execute("ALTER TABLE " + CHUNKS + " RENAME TO " + CHUNKS_OF_SCHEMA_3);
+  }
+
+  /**
+   * Copies the chunks set aside by {@link #setAsideChunksOfSchema3} into the new table and drops
+   * the old one, inside the caller's transaction.
+   *
+   * @return how many chunks moved
+   */
+  static long moveSetAsideChunks(Statement s) throws SQLException {
+    long moved = s.executeUpdate("INSERT INTO " + CHUNKS + "(app, owner, first, states)"
+        + " SELECT app, owner, first, states FROM " + CHUNKS_OF_SCHEMA_3
+        + " ORDER BY app, owner, first");
+    s.execute("DROP TABLE " + CHUNKS_OF_SCHEMA_3);
+    return moved;
   }
 
   /**

@@ -28,10 +28,10 @@ public final class SqliteStateStore extends JdbcStateStore {
   private static final Logger log = LoggerFactory.getLogger(SqliteStateStore.class);
   /**
    * 2 added the settled runs ({@code settled_run}); 3 keeps a component's states together
-   * ({@link ComponentStateTables}) instead of a row per state. Older stores are upgraded in
-   * place.
+   * ({@link ComponentStateTables}) instead of a row per state; 4 stores those chunks in a rowid
+   * table. Older stores are upgraded in place.
    */
-  static final int SCHEMA_VERSION = 3;
+  static final int SCHEMA_VERSION = 4;
 
   /** How durable each commit is. */
   public enum Durability {
@@ -143,11 +143,18 @@ public final class SqliteStateStore extends JdbcStateStore {
       // Created or upgraded in one transaction: an upgrade that fails leaves the old layout.
       Integer from = stored;
       inTransaction(tx -> {
+        if (from != null && from == 3) {
+          ComponentStateTables.setAsideChunksOfSchema3(s);
+        }
         createSchema(s);
         if (from != null && from < 3) {
           long moved = ComponentStateTables.moveFromRowPerState(tx);
           log.info("state store {}: upgraded from schema version {} to {}, {} target states"
               + " moved", file, from, SCHEMA_VERSION, moved);
+        } else if (from != null && from == 3) {
+          long moved = ComponentStateTables.moveSetAsideChunks(s);
+          log.info("state store {}: upgraded from schema version 3 to {}, {} chunks of target"
+              + " states moved", file, SCHEMA_VERSION, moved);
         }
         if (from == null) {
           s.execute(

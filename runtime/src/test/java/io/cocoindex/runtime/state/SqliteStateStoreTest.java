@@ -156,11 +156,28 @@ class SqliteStateStoreTest {
     assertThat(store.get(APP, other)).isEmpty();
   }
 
+  /** The states every older store below holds, with lineages 1, 2, 3 (and +10, +20, +30). */
+  private static List<TrackedState> statesOfAnOlderStore() {
+    return List.of(
+        oldState(ROW, COMPONENT_A, List.of(new PossibleRecord(2, record("settled"))), 1),
+        oldState(path("table", "row-2"), COMPONENT_A,
+            List.of(new PossibleRecord(1, record("old")), new PossibleRecord(2, null)), 2),
+        oldState(path("table", "row-3"), COMPONENT_B,
+            List.of(new PossibleRecord(2, record("b"))), 3));
+  }
+
+  private static TrackedState oldState(byte[] path, byte[] owner, List<PossibleRecord> records,
+      long lineage) {
+    return new TrackedState(path, owner, records, lineage, lineage + 10, lineage + 20,
+        lineage + 30);
+  }
+
   /**
-   * Writes a store as schema version 1 or 2 left it: a row per state in {@code target_state},
-   * indexed by owner (2 added {@code settled_run}).
+   * Writes a store as an older schema left it: 1 and 2 keep a row per state in {@code
+   * target_state}, indexed by owner (2 added {@code settled_run}); 3 keeps each component's
+   * states in one {@code component_states} row of a {@code WITHOUT ROWID} table.
    */
-  private void writeRowPerStateStore(int version) throws Exception {
+  private void writeStoreOfSchema(int version) throws Exception {
     try (java.sql.Connection c = java.sql.DriverManager.getConnection(
             "jdbc:sqlite:" + dir.resolve("state.db"));
         java.sql.Statement s = c.createStatement()) {
@@ -168,11 +185,6 @@ class SqliteStateStoreTest {
       s.execute("INSERT INTO meta VALUES('schema_version', '" + version + "')");
       s.execute("CREATE TABLE app(name TEXT PRIMARY KEY, next_version INTEGER NOT NULL)");
       s.execute("INSERT INTO app VALUES('" + APP + "', 3)");
-      s.execute("CREATE TABLE target_state(app TEXT NOT NULL, path BLOB NOT NULL,"
-          + " owner BLOB NOT NULL, records BLOB NOT NULL, child_gen INTEGER NOT NULL,"
-          + " child_epoch INTEGER NOT NULL, parent_gen INTEGER NOT NULL,"
-          + " parent_epoch INTEGER NOT NULL, PRIMARY KEY(app, path)) WITHOUT ROWID");
-      s.execute("CREATE INDEX target_state_owner ON target_state(app, owner)");
       s.execute("CREATE TABLE component(app TEXT NOT NULL, path BLOB NOT NULL, memo_fp BLOB,"
           + " memo_deps BLOB, memo_values BLOB, state_count INTEGER NOT NULL,"
           + " PRIMARY KEY(app, path)) WITHOUT ROWID");
@@ -180,28 +192,74 @@ class SqliteStateStoreTest {
         s.execute("CREATE TABLE settled_run(app TEXT NOT NULL, first INTEGER NOT NULL,"
             + " last INTEGER NOT NULL, PRIMARY KEY(app, first)) WITHOUT ROWID");
       }
-      try (java.sql.PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO target_state VALUES(?,?,?,?,?,?,?,?)")) {
-        Object[][] rows = {
-          {ROW, COMPONENT_A, List.of(new PossibleRecord(2, record("settled"))), 1L},
-          {path("table", "row-2"), COMPONENT_A,
-              List.of(new PossibleRecord(1, record("old")), new PossibleRecord(2, null)), 2L},
-          {path("table", "row-3"), COMPONENT_B, List.of(new PossibleRecord(2, record("b"))), 3L},
-        };
-        for (Object[] r : rows) {
-          ps.setString(1, APP);
-          ps.setBytes(2, (byte[]) r[0]);
-          ps.setBytes(3, (byte[]) r[1]);
-          @SuppressWarnings("unchecked")
-          List<PossibleRecord> records = (List<PossibleRecord>) r[2];
-          ps.setBytes(4, RecordListEncoding.encode(records));
-          long lineage = (Long) r[3];
-          ps.setLong(5, lineage);
-          ps.setLong(6, lineage + 10);
-          ps.setLong(7, lineage + 20);
-          ps.setLong(8, lineage + 30);
-          ps.executeUpdate();
-        }
+      if (version < 3) {
+        writeRowPerState(c, s);
+      } else {
+        writeChunksWithoutRowid(c, s);
+      }
+    }
+  }
+
+  private static void writeRowPerState(java.sql.Connection c, java.sql.Statement s)
+      throws Exception {
+    s.execute("CREATE TABLE target_state(app TEXT NOT NULL, path BLOB NOT NULL,"
+        + " owner BLOB NOT NULL, records BLOB NOT NULL, child_gen INTEGER NOT NULL,"
+        + " child_epoch INTEGER NOT NULL, parent_gen INTEGER NOT NULL,"
+        + " parent_epoch INTEGER NOT NULL, PRIMARY KEY(app, path)) WITHOUT ROWID");
+    s.execute("CREATE INDEX target_state_owner ON target_state(app, owner)");
+    try (java.sql.PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO target_state VALUES(?,?,?,?,?,?,?,?)")) {
+      for (TrackedState t : statesOfAnOlderStore()) {
+        ps.setString(1, APP);
+        ps.setBytes(2, t.path());
+        ps.setBytes(3, t.owner());
+        ps.setBytes(4, RecordListEncoding.encode(t.records()));
+        ps.setLong(5, t.childGeneration());
+        ps.setLong(6, t.childEpoch());
+        ps.setLong(7, t.parentGeneration());
+        ps.setLong(8, t.parentEpoch());
+        ps.executeUpdate();
+      }
+    }
+  }
+
+  private static void writeChunksWithoutRowid(java.sql.Connection c, java.sql.Statement s)
+      throws Exception {
+    s.execute("CREATE TABLE state_owner(app TEXT NOT NULL, path BLOB NOT NULL,"
+        + " owner BLOB NOT NULL, PRIMARY KEY(app, path)) WITHOUT ROWID");
+    s.execute("CREATE TABLE component_states(app TEXT NOT NULL, owner BLOB NOT NULL,"
+        + " first BLOB NOT NULL, states BLOB NOT NULL, PRIMARY KEY(app, owner, first))"
+        + " WITHOUT ROWID");
+    List<TrackedState> all = statesOfAnOlderStore();
+    try (java.sql.PreparedStatement owners =
+            c.prepareStatement("INSERT INTO state_owner VALUES(?,?,?)");
+        java.sql.PreparedStatement chunks =
+            c.prepareStatement("INSERT INTO component_states VALUES(?,?,?,?)")) {
+      for (TrackedState t : all) {
+        owners.setString(1, APP);
+        owners.setBytes(2, t.path());
+        owners.setBytes(3, t.owner());
+        owners.executeUpdate();
+      }
+      for (byte[] owner : List.of(COMPONENT_A, COMPONENT_B)) {
+        chunks.setString(1, APP);
+        chunks.setBytes(2, owner);
+        chunks.setBytes(3, new byte[0]);
+        chunks.setBytes(4, ComponentStates.encode(
+            all.stream().filter(t -> java.util.Arrays.equals(t.owner(), owner)).toList()));
+        chunks.executeUpdate();
+      }
+    }
+  }
+
+  private String sqlOf(String table) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + dir.resolve("state.db"));
+        java.sql.PreparedStatement ps =
+            c.prepareStatement("SELECT sql FROM sqlite_master WHERE name=?")) {
+      ps.setString(1, table);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
       }
     }
   }
@@ -226,19 +284,20 @@ class SqliteStateStoreTest {
   }
 
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2})
+  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2, 3})
   void aStoreOfAnOlderSchemaIsUpgradedInPlaceKeepingEveryStateFieldForField(int version)
       throws Exception {
     store.close();
     java.nio.file.Files.delete(dir.resolve("state.db"));
     java.nio.file.Files.deleteIfExists(dir.resolve("state.db-wal"));
     java.nio.file.Files.deleteIfExists(dir.resolve("state.db-shm"));
-    writeRowPerStateStore(version);
+    writeStoreOfSchema(version);
 
     store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
 
-    assertThat(tables()).containsExactly("app", "component", "component_states", "meta",
-        "settled_run", "state_owner", "version 3");
+    assertThat(tables()).containsExactly("app", "component", "component_states",
+        "component_states_key", "meta", "settled_run", "state_owner", "version 4");
+    assertThat(sqlOf("component_states")).doesNotContain("WITHOUT ROWID");
     TrackedState settled = row();
     assertThat(settled.owner()).isEqualTo(COMPONENT_A);
     assertThat(settled.records()).extracting(PossibleRecord::version).containsExactly(2L);
