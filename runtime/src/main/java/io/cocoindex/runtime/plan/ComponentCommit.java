@@ -126,10 +126,9 @@ public final class ComponentCommit {
     if (run.startedEmpty) {
       return; // a first run: nothing is tracked, by this component or any other
     }
-    byte[] owner = in.component.encoded();
     // A component's record is written with (or before) the first state it owns: without one,
     // it owns nothing.
-    List<TrackedState> owned = in.stored == null ? List.of() : run.store.ownedBy(run.app, owner);
+    List<TrackedState> owned = in.stored == null ? List.of() : run.storedStates(in.component);
     for (TrackedState s : owned) {
       ByteKey p = ByteKey.of(s.path());
       rows.put(p, s);

@@ -9,6 +9,7 @@ import io.cocoindex.runtime.codec.CodecRegistry;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -55,6 +56,8 @@ public final class Run {
 
   private static final int MEMO_CHECKS_QUEUED = 32;
   public long startNanos = System.nanoTime();
+  /** See {@link #storedStates}; null on a store shared by workers. */
+  private final StateReadAhead statesAhead;
   /** See {@link #storedComponent}: read once, emptied as components ask, dropped at the end. */
   private volatile Map<ByteKey, ComponentRecord> componentsAtStart;
   private final Object componentsLock = new Object();
@@ -119,6 +122,7 @@ public final class Run {
     this.settlesByRun = mode == RunMode.UPDATE && store.recordsSettledRuns();
     this.claims = new Claims(
         startedEmpty || mode == RunMode.DROP ? 0 : store.trackedStatesEstimate(app));
+    this.statesAhead = store.exclusiveWhileLocked() ? new StateReadAhead(store, app) : null;
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;
@@ -166,6 +170,9 @@ public final class Run {
   public void end() {
     claims.clear();
     componentsAtStart = null;
+    if (statesAhead != null) {
+      statesAhead.clear();
+    }
   }
 
   /**
@@ -181,6 +188,16 @@ public final class Run {
       return store.component(app, component.encoded());
     }
     return Optional.ofNullable(componentsAtStart().remove(component.key()));
+  }
+
+  /**
+   * The states {@code component} owned when this run reached it, for its commit (asked once per
+   * component and run). On a store that is the app's only writer while the run holds its lock,
+   * read ahead for the components after it in path order ({@link StateReadAhead}).
+   */
+  public List<TrackedState> storedStates(TargetPath component) {
+    return statesAhead != null
+        ? statesAhead.ownedBy(component) : store.ownedBy(app, component.encoded());
   }
 
   /**

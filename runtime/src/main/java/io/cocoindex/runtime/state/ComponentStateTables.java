@@ -56,6 +56,9 @@ final class ComponentStateTables extends JdbcStateTables {
 
   private static final String OWNED_BY =
       "SELECT states FROM " + CHUNKS + " WHERE app=? AND owner=? ORDER BY first";
+  /** Chunks of the owners from one on, in path order, for {@link #ownedByFrom}. */
+  private static final String OWNED_FROM = "SELECT owner, states FROM " + CHUNKS
+      + " WHERE app=? AND owner>=? ORDER BY owner, first LIMIT ?";
   private static final String CHUNK_FIRSTS =
       "SELECT first FROM " + CHUNKS + " WHERE app=? AND owner=? ORDER BY first";
   private static final String CHUNK =
@@ -199,6 +202,51 @@ final class ComponentStateTables extends JdbcStateTables {
       }
     }
     return out != null ? out : List.of();
+  }
+
+  /**
+   * Up to {@code maxChunks} chunks from {@code owner} on, in one range read of the chunks' index:
+   * every owner among them whose chunks all came, and {@code owner} itself in any case. One
+   * chunk more is read to know whether the last owner's chunks go on.
+   */
+  @Override
+  public Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
+      int maxChunks) throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
+    Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
+    ByteKey first = ByteKey.of(owner);
+    out.put(first, List.of());
+    int rows = 0;
+    byte[] last = null;
+    try (StatementCache.Prepared p = prepare(c, OWNED_FROM)) {
+      PreparedStatement ps = p.statement();
+      ps.setString(1, app);
+      ps.setBytes(2, owner);
+      ps.setInt(3, maxChunks + 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<TrackedState> ofLast = null;
+        while (rs.next()) {
+          rows++;
+          byte[] of = rs.getBytes(1);
+          if (last == null || !Arrays.equals(of, last)) {
+            last = of;
+            ofLast = new ArrayList<>();
+            out.put(ByteKey.of(of), ofLast);
+          }
+          ofLast.addAll(ComponentStates.decode(rs.getBytes(2), last, runs));
+        }
+      }
+    }
+    if (rows > maxChunks) {
+      // The last owner's chunks may go on past the limit: left out, or read whole if it is the
+      // owner asked for.
+      ByteKey cut = ByteKey.of(last);
+      out.remove(cut);
+      if (cut.equals(first)) {
+        out.put(first, ownedBy(c, app, owner));
+      }
+    }
+    return out;
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.cocoindex.runtime.state;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -105,6 +106,12 @@ public abstract class ForwardingStateStore implements StateStore {
   @Override
   public List<TrackedState> ownedBy(String app, byte[] componentPath) {
     return delegate.ownedBy(app, componentPath);
+  }
+
+  @Override
+  public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
+      int maxChunks) {
+    return delegate.ownedByFrom(app, componentPath, maxChunks);
   }
 
   @Override

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -139,6 +140,13 @@ abstract class JdbcStateStore implements StateStore {
   @Override
   public List<TrackedState> ownedBy(String app, byte[] componentPath) {
     return read("read a component's target states", c -> tables.ownedBy(c, app, componentPath));
+  }
+
+  @Override
+  public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
+      int maxChunks) {
+    return read("read components' target states",
+        c -> tables.ownedByFrom(c, app, componentPath, maxChunks));
   }
 
   @Override

@@ -323,6 +323,14 @@ public class JdbcStateTables {
     }
   }
 
+  /** See {@link StateStore#ownedByFrom}: a row per state has no cheap read ahead, only the owner. */
+  public Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
+      int maxChunks) throws SQLException {
+    Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
+    out.put(ByteKey.of(owner), ownedBy(c, app, owner));
+    return out;
+  }
+
   public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     List<TrackedState> out = new ArrayList<>();

@@ -2,7 +2,9 @@ package io.cocoindex.runtime.state;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -173,6 +175,20 @@ public interface StateStore extends AutoCloseable {
 
   /** Every state whose owner is {@code componentPath}. */
   List<TrackedState> ownedBy(String app, byte[] componentPath);
+
+  /**
+   * The states of {@code componentPath} and of the components after it in path order that own
+   * any, each complete, read at once: a read ahead for components that ask in path order (see
+   * {@code StateReadAhead}). The map holds {@code componentPath} first, with an empty list when
+   * it owns nothing; the components after it are as many as the store reads cheaply in one go
+   * (about {@code maxChunks} of its storage units), possibly none.
+   */
+  default Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
+      int maxChunks) {
+    Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
+    out.put(ByteKey.of(componentPath), ownedBy(app, componentPath));
+    return out;
+  }
 
   /** Every state at or below {@code path}, in path order; an empty path scans the whole app. */
   void scan(String app, byte[] path, Consumer<TrackedState> visitor);

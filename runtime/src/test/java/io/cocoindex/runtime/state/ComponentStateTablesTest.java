@@ -173,6 +173,55 @@ class ComponentStateTablesTest {
     assertThat(store.hasStates(APP)).isFalse();
   }
 
+  private static byte[] component(int i) {
+    return path("component", String.format("c-%03d", i));
+  }
+
+  /** Owner (hex) to its states' paths (hex), as {@code ownedByFrom} answered. */
+  private Map<String, List<String>> ownedFrom(byte[] owner, int maxChunks) {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    store.ownedByFrom(APP, owner, maxChunks)
+        .forEach((k, v) -> out.put(hex(k.bytes()), paths(v)));
+    return out;
+  }
+
+  @Test
+  void aReadAheadReturnsTheNextOwnersInPathOrderEachComplete() {
+    for (int c = 0; c < 5; c++) { // components 0, 2, 4, 6, 8
+      put(state(row(2 * c), component(2 * c), "x"), state(row(2 * c + 1), component(2 * c), "y"));
+    }
+
+    assertThat(ownedFrom(component(2), 3)).as("three chunks: the owners 2, 4, 6")
+        .containsExactly(
+            Map.entry(hex(component(2)), List.of(hex(row(2)), hex(row(3)))),
+            Map.entry(hex(component(4)), List.of(hex(row(4)), hex(row(5)))),
+            Map.entry(hex(component(6)), List.of(hex(row(6)), hex(row(7)))));
+    assertThat(ownedFrom(component(8), 3)).as("the last owner, and nothing after it")
+        .containsOnlyKeys(hex(component(8)));
+    assertThat(ownedFrom(component(3), 2))
+        .as("an owner without states comes first, empty, and the next two follow")
+        .containsExactly(Map.entry(hex(component(3)), List.of()),
+            Map.entry(hex(component(4)), List.of(hex(row(4)), hex(row(5)))),
+            Map.entry(hex(component(6)), List.of(hex(row(6)), hex(row(7)))));
+  }
+
+  @Test
+  void aReadAheadLeavesOutAnOwnerWhoseChunksGoPastTheLimitUnlessItWasAskedFor() {
+    int n = 6_000; // several chunks
+    TrackedState[] many = new TrackedState[n];
+    for (int i = 0; i < n; i++) {
+      many[i] = state(row(i), B, "record " + i);
+    }
+    put(many);
+    put(state(path("other", "1"), A, "a"));
+
+    Map<String, List<String>> fromA = ownedFrom(A, 2);
+    assertThat(fromA.keySet()).as("B's chunks do not all fit after A's").containsExactly(hex(A));
+    Map<String, List<String>> fromB = ownedFrom(B, 2);
+    assertThat(fromB.keySet()).containsExactly(hex(B));
+    assertThat(fromB.get(hex(B))).as("read whole").hasSize(n).isSorted();
+  }
+
   /** first (hex) to states (hex) of owner A, in key order. */
   private Map<String, String> chunks() throws Exception {
     Map<String, String> out = new LinkedHashMap<>();

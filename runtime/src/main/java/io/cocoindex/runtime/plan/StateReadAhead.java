@@ -1,0 +1,90 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.runtime.state.ByteKey;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A run's reads of its components' tracked states, ahead of the components that ask in path
+ * order (as children mounted in a loop over sorted keys do): one read returns the states of the
+ * next components too, and they take them from here. On the embedded store a read of one
+ * component's states was about a quarter of a rerun with nothing changed, most of it the cost of
+ * a query, not of the bytes (BENCHMARKS.md, fifteenth session).
+ *
+ * <p>Only for a store that is the app's only writer while the run holds its lock. A component
+ * may then find its states as they were a little before it asked, which is a read any schedule
+ * of the run's components could have made: what another component took over since is claimed
+ * by it (the orphan checks skip claimed paths and read each candidate's owner again), and a
+ * component's own states change only with its own commit, after its one read.
+ *
+ * <p>The window adapts: it doubles when, since the last read, components took at least half as
+ * many states as that read brought ahead, and halves otherwise, down to no read ahead at all for components that ask in no useful order.
+ * What is held is bounded, and let go of if it grows past that without being taken.
+ */
+final class StateReadAhead {
+  /** The most chunks one read asks for (a chunk is at most about 64 KB). */
+  static final int MAX_WINDOW = 64;
+  /** Owners held but not yet asked for, past which they are let go of. */
+  private static final int MAX_HELD = 4 * MAX_WINDOW;
+
+  private final StateStore store;
+  private final String app;
+  private final Map<ByteKey, List<TrackedState>> ahead = new ConcurrentHashMap<>();
+  private final Object reading = new Object();
+  /** Components that took what was read ahead since the last read. */
+  private final AtomicInteger takenSinceRead = new AtomicInteger();
+  // Guarded by reading.
+  private int window = 1;
+  /** How many other components' states the last read brought. */
+  private int lastReadAhead;
+
+  StateReadAhead(StateStore store, String app) {
+    this.store = store;
+    this.app = app;
+  }
+
+  /** Every state {@code component} owns; asked at most once per component and run. */
+  List<TrackedState> ownedBy(TargetPath component) {
+    ByteKey key = component.key();
+    List<TrackedState> held = take(key);
+    if (held != null) {
+      return held;
+    }
+    // One read at a time: a component waiting here is often in the window being read.
+    synchronized (reading) {
+      held = take(key);
+      if (held != null) {
+        return held;
+      }
+      int tookSince = takenSinceRead.getAndSet(0);
+      window = 2 * tookSince >= lastReadAhead
+          ? Math.min(2 * window, MAX_WINDOW) : Math.max(1, window / 2);
+      Map<ByteKey, List<TrackedState>> read =
+          store.ownedByFrom(app, component.encodedUnsafe(), window);
+      List<TrackedState> own = read.remove(key);
+      if (ahead.size() + read.size() > MAX_HELD) {
+        ahead.clear(); // asked for in another order, or not at all in this run
+      }
+      ahead.putAll(read);
+      lastReadAhead = read.size();
+      return own != null ? own : List.of();
+    }
+  }
+
+  private List<TrackedState> take(ByteKey key) {
+    List<TrackedState> held = ahead.remove(key);
+    if (held != null) {
+      takenSinceRead.incrementAndGet();
+    }
+    return held;
+  }
+
+  /** Lets go of what was read ahead and not taken (the run ends). */
+  void clear() {
+    ahead.clear();
+  }
+}
