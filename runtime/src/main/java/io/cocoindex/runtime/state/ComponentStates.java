@@ -89,7 +89,7 @@ final class ComponentStates {
       byte[] path = Arrays.copyOf(previous, (int) (shared + rest));
       System.arraycopy(bytes, pos[0], path, (int) shared, (int) rest);
       pos[0] += (int) rest;
-      List<PossibleRecord> records = settledRuns.resolve(RecordListEncoding.read(bytes, pos));
+      List<PossibleRecord> records = RecordListEncoding.readResolved(bytes, pos, settledRuns);
       out.add(new TrackedState(path, owner, records, readVarLong(bytes, pos),
           readVarLong(bytes, pos), readVarLong(bytes, pos), readVarLong(bytes, pos)));
       previous = path;

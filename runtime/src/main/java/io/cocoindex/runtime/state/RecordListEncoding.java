@@ -48,6 +48,53 @@ final class RecordListEncoding {
     return read(bytes, new int[] {0});
   }
 
+  /**
+   * Reads a list as {@link #read} does, resolved against {@code runs} as {@link
+   * SettledRuns#resolve} would: when the newest record's run is settled, the records before it
+   * are skipped rather than copied (after a first run, every state holds two).
+   */
+  static List<PossibleRecord> readResolved(byte[] bytes, int[] pos, SettledRuns runs) {
+    int start = pos[0];
+    long count = readVarLong(bytes, pos);
+    if (count <= 1 || count > bytes.length || runs.isEmpty()) {
+      pos[0] = start;
+      return read(bytes, pos);
+    }
+    for (long i = 0; i < count - 1; i++) {
+      readVarLong(bytes, pos);
+      long len = readVarLong(bytes, pos);
+      if (len > 0) {
+        if (len - 1 > bytes.length - pos[0]) {
+          throw new StateStoreException("corrupt tracking record list: truncated");
+        }
+        pos[0] += (int) (len - 1);
+      }
+    }
+    int newest = pos[0];
+    long version = readVarLong(bytes, pos);
+    if (!runs.contains(version)) {
+      pos[0] = start;
+      return read(bytes, pos);
+    }
+    pos[0] = newest;
+    return List.of(readOne(bytes, pos));
+  }
+
+  private static PossibleRecord readOne(byte[] bytes, int[] pos) {
+    long version = readVarLong(bytes, pos);
+    long len = readVarLong(bytes, pos);
+    byte[] record = null;
+    if (len > 0) {
+      int n = (int) (len - 1);
+      if (len - 1 > bytes.length - pos[0]) {
+        throw new StateStoreException("corrupt tracking record list: truncated");
+      }
+      record = Arrays.copyOfRange(bytes, pos[0], pos[0] + n);
+      pos[0] += n;
+    }
+    return new PossibleRecord(version, record);
+  }
+
   /** Reads a list {@link #write} wrote at {@code pos[0]}, advancing it past the list. */
   static List<PossibleRecord> read(byte[] bytes, int[] pos) {
     int count = (int) readVarLong(bytes, pos);
@@ -56,18 +103,7 @@ final class RecordListEncoding {
     }
     PossibleRecord[] records = new PossibleRecord[count];
     for (int i = 0; i < count; i++) {
-      long version = readVarLong(bytes, pos);
-      long len = readVarLong(bytes, pos);
-      byte[] record = null;
-      if (len > 0) {
-        int n = (int) (len - 1);
-        if (pos[0] + n > bytes.length) {
-          throw new StateStoreException("corrupt tracking record list: truncated");
-        }
-        record = Arrays.copyOfRange(bytes, pos[0], pos[0] + n);
-        pos[0] += n;
-      }
-      records[i] = new PossibleRecord(version, record);
+      records[i] = readOne(bytes, pos);
     }
     return count == 1 ? List.of(records[0]) : List.of(records);
   }
@@ -91,6 +127,15 @@ final class RecordListEncoding {
   }
 
   static long readVarLong(byte[] bytes, int[] pos) {
+    int p = pos[0];
+    if (p < bytes.length && bytes[p] >= 0) { // one byte, as most are: small enough to inline
+      pos[0] = p + 1;
+      return bytes[p];
+    }
+    return readLongerVarLong(bytes, pos);
+  }
+
+  private static long readLongerVarLong(byte[] bytes, int[] pos) {
     long v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (pos[0] >= bytes.length) {

@@ -32,6 +32,11 @@ final class SettledRuns {
     return intervals.isEmpty() ? NONE : merge(new ArrayList<>(intervals));
   }
 
+  /** Whether no run is recorded as settled. */
+  boolean isEmpty() {
+    return firsts.length == 0;
+  }
+
   boolean contains(long version) {
     int i = Arrays.binarySearch(firsts, version);
     if (i >= 0) {
