@@ -26,6 +26,21 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
 
   public static final SqlValue NULL = new SqlValue(Kind.NULL, null, 0, 0, null);
 
+  /** An INTEGER. */
+  public static SqlValue of(long v) {
+    return new SqlValue(Kind.INTEGER, null, v, 0, null);
+  }
+
+  /** A REAL. */
+  public static SqlValue of(double v) {
+    return new SqlValue(Kind.REAL, null, 0, v, null);
+  }
+
+  /** An INTEGER, 1 or 0. */
+  public static SqlValue of(boolean v) {
+    return new SqlValue(Kind.INTEGER, null, v ? 1 : 0, 0, null);
+  }
+
   /** Converts a Java value: null, String, integral numbers, floating numbers, Boolean, byte[]. */
   public static SqlValue of(Object v) {
     if (v == null) {

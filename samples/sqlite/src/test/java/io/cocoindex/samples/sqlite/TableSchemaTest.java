@@ -36,16 +36,33 @@ class TableSchemaTest {
   @Test
   void componentsPastTheCollectedLimitAreReadOneByOneAlike() throws Throwable {
     RecordComponent[] components = Chunk.class.getRecordComponents();
-    MethodHandle[] accessors = new MethodHandle[components.length];
+    MethodHandle[] readers = new MethodHandle[components.length];
     for (int i = 0; i < components.length; i++) {
-      accessors[i] = TableSchema.accessor(Chunk.class, components[i]);
+      readers[i] = TableSchema.valueReader(Chunk.class, components[i]);
     }
     Chunk chunk = new Chunk("b.md", 7, "body", 0.5);
 
-    Object[] collected = (Object[]) TableSchema.readAll(accessors, 200).invokeExact((Object) chunk);
-    Object[] inTurn = (Object[]) TableSchema.readAll(accessors, 2).invokeExact((Object) chunk);
+    SqlValue[] collected =
+        (SqlValue[]) TableSchema.readAll(readers, 200).invokeExact((Object) chunk);
+    SqlValue[] inTurn = (SqlValue[]) TableSchema.readAll(readers, 2).invokeExact((Object) chunk);
 
-    assertThat(collected).containsExactly("b.md", 7L, "body", 0.5);
+    assertThat(collected).containsExactly(SqlValue.of("b.md"), SqlValue.of(7L),
+        SqlValue.of("body"), SqlValue.of(0.5));
     assertThat(inTurn).containsExactly(collected);
+  }
+
+  record Primitives(long id, int i, short s, byte b, boolean yes, double d, float f,
+      Integer boxed, byte[] blob) {}
+
+  @Test
+  void primitiveComponentsReadAsTheValuesTheirBoxesConvertTo() {
+    Row row = TableSchema.of("p", Primitives.class, "id")
+        .row(new Primitives(1, -2, (short) 3, (byte) -4, true, 0.25, 1.5f, 6, new byte[] {7}));
+
+    assertThat(row.values().subList(0, 8)).containsExactly(SqlValue.of((Object) 1L),
+        SqlValue.of((Object) (-2)), SqlValue.of((Object) (short) 3),
+        SqlValue.of((Object) (byte) -4), SqlValue.of((Object) true), SqlValue.of((Object) 0.25),
+        SqlValue.of((Object) 1.5f), SqlValue.of((Object) 6));
+    assertThat(row.values().get(8).blob()).containsExactly(7);
   }
 }
