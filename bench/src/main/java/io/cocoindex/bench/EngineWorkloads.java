@@ -81,35 +81,35 @@ final class EngineWorkloads {
         Report.ms(coldMed) + "  " + Report.usPerState(coldMed, n), coldMed / rawMed,
         Report.fmtRatio(coldMed / rawMed) + " raw", 1.5, true);
 
-    // 2. warm, nothing changed, components not memoized.
+    // 2, 3 and 5: reruns with nothing changed (not memoized, memoized) and the naive sync on
+    // the raw table (same content), in turns whose order rotates: the machine's load then falls
+    // on the three alike, and the ratios between them are measured side by side.
+    Site memo = Site.in(dir, "memo");
+    long memoCold = expectAtLeast("memo cold", EngineBench.update(memo, data, true), n).nanos();
     List<Long> warm = new ArrayList<>();
+    List<Long> memoWarm = new ArrayList<>();
+    List<Long> naive = new ArrayList<>();
+    Site warmSite = site;
+    Path naiveFile = rawFile;
+    List<Runnable> turn = List.of(
+        () -> warm.add(expect("warm", EngineBench.update(warmSite, data, false), 0).nanos()),
+        () -> memoWarm.add(expect("memo warm", EngineBench.update(memo, data, true), 0).nanos()),
+        () -> naive.add(expect("naive", EngineBench.naiveSync(naiveFile, data), 0).nanos()));
     for (int i = 0; i < cfg.warmIterations(); i++) {
-      warm.add(expect("warm", EngineBench.update(site, data, false), 0).nanos());
+      for (int k = 0; k < turn.size(); k++) {
+        turn.get((i + k) % turn.size()).run();
+      }
     }
     double warmMed = Stats.median(warm);
     report.check("2", "warm rerun, nothing changed, not memoized",
         Report.ms(warmMed) + "  " + Report.usPerState(warmMed, n), warmMed / coldMed,
         Report.fmtRatio(warmMed / coldMed) + " cold", 0.15, true);
-
-    // 3. memoized components: their own cold run, then warm reruns.
-    Site memo = Site.in(dir, "memo");
-    long memoCold = expectAtLeast("memo cold", EngineBench.update(memo, data, true), n).nanos();
-    List<Long> memoWarm = new ArrayList<>();
-    for (int i = 0; i < cfg.warmIterations(); i++) {
-      memoWarm.add(expect("memo warm", EngineBench.update(memo, data, true), 0).nanos());
-    }
     double memoWarmMed = Stats.median(memoWarm);
     report.info("3", "cold, memoized components (for reference)", Report.ms(memoCold),
         Report.fmtRatio(memoCold / coldMed) + " cold");
     report.check("3", "warm rerun, memoized components, nothing changed",
         Report.ms(memoWarmMed) + "  " + Report.usPerState(memoWarmMed, n),
         memoWarmMed / coldMed, Report.fmtRatio(memoWarmMed / coldMed) + " cold", 0.03, true);
-
-    // 5. the naive hand-written sync on the raw table (same content), nothing changed.
-    List<Long> naive = new ArrayList<>();
-    for (int i = 0; i < cfg.warmIterations(); i++) {
-      naive.add(expect("naive", EngineBench.naiveSync(rawFile, data), 0).nanos());
-    }
     double naiveMed = Stats.median(naive);
 
     // 4. 1% of rows changed, in 1% of the components (memoized); the naive sync sees the same.
