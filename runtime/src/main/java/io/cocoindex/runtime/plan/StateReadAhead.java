@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A run's reads of its components' tracked states, ahead of the components that ask in path
  * order (as children mounted in a loop over sorted keys do): one read returns the states of the
  * next components too, and they take them from here. On the embedded store a read of one
- * component's states was about a quarter of a rerun with nothing changed, most of it the cost of
+ * component's states was about a fifth of a rerun with nothing changed, much of it the cost of
  * a query, not of the bytes (BENCHMARKS.md, fifteenth session).
  *
  * <p>Only for a store that is the app's only writer while the run holds its lock. A component
@@ -21,15 +21,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * by it (the orphan checks skip claimed paths and read each candidate's owner again), and a
  * component's own states change only with its own commit, after its one read.
  *
- * <p>The window adapts: it doubles when, since the last read, components took at least half as
- * many states as that read brought ahead, and halves otherwise, down to no read ahead at all for components that ask in no useful order.
- * What is held is bounded, and let go of if it grows past that without being taken.
+ * <p>The window adapts: it doubles when, since the last read, components took at least as many
+ * of what was read ahead as half of what the last read brought, and halves otherwise. For
+ * components that ask in no useful order it settles at reading one other component every other
+ * read. What is held is bounded (about two windows), and let go of when it would grow past
+ * that without being taken.
  */
 final class StateReadAhead {
   /** The most chunks one read asks for (a chunk is at most about 64 KB). */
   static final int MAX_WINDOW = 64;
   /** Owners held but not yet asked for, past which they are let go of. */
-  private static final int MAX_HELD = 4 * MAX_WINDOW;
+  private static final int MAX_HELD = 2 * MAX_WINDOW;
 
   private final StateStore store;
   private final String app;

@@ -323,7 +323,7 @@ public class JdbcStateTables {
     }
   }
 
-  /** See {@link StateStore#ownedByFrom}: a row per state has no cheap read ahead, only the owner. */
+  /** See {@link StateStore#ownedByFrom}: with a row per state, only the owner asked for. */
   public Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
       int maxChunks) throws SQLException {
     Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
