@@ -3,8 +3,10 @@ package io.cocoindex.runtime.plan;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.TrackedState;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -21,17 +23,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * by it (the orphan checks skip claimed paths and read each candidate's owner again), and a
  * component's own states change only with its own commit, after its one read.
  *
+ * <p>The pool finishes components in runs of ascending paths rather than strictly in order (a
+ * block from here, then one from further back). So the ranges of paths already read are kept:
+ * a window starts at the component that asks and stops before the next range read, and a
+ * component inside a range that finds nothing held owns nothing or was let go of, and is read
+ * alone. No state is read twice unless what was held, or the ranges, were let go of.
+ *
  * <p>The window adapts: it doubles when, since the last read, components took at least as many
- * of what was read ahead as half of what the last read brought, and halves otherwise. For
- * components that ask in no useful order it settles at reading one other component every other
- * read. What is held is bounded (about two windows), and let go of when it would grow past
- * that without being taken.
+ * of what was read ahead as half of what the last read brought, and halves otherwise. What is
+ * held is bounded (about two windows), and let go of when it would grow past that without
+ * being taken.
  */
 final class StateReadAhead {
   /** The most chunks one read asks for (a chunk is at most about 64 KB). */
   static final int MAX_WINDOW = 64;
   /** Owners held but not yet asked for, past which they are let go of. */
   private static final int MAX_HELD = 2 * MAX_WINDOW;
+  /** Ranges read that are remembered, past which they are forgotten. */
+  private static final int MAX_RANGES = 4096;
 
   private final StateStore store;
   private final String app;
@@ -43,6 +52,8 @@ final class StateReadAhead {
   private int window = 1;
   /** How many other components' states the last read brought. */
   private int lastReadAhead;
+  /** The ranges of components read, in full: encoded first to encoded last, disjoint. */
+  private final TreeMap<byte[], byte[]> readRanges = new TreeMap<>(Arrays::compareUnsigned);
 
   StateReadAhead(StateStore store, String app) {
     this.store = store;
@@ -62,17 +73,30 @@ final class StateReadAhead {
       if (held != null) {
         return held;
       }
+      byte[] encoded = component.encodedUnsafe();
+      Map.Entry<byte[], byte[]> range = readRanges.floorEntry(encoded);
+      if (range != null && Arrays.compareUnsigned(encoded, range.getValue()) <= 0) {
+        return store.ownedBy(app, encoded); // read before: it owns nothing, or was let go of
+      }
       int tookSince = takenSinceRead.getAndSet(0);
       window = 2 * tookSince >= lastReadAhead
           ? Math.min(2 * window, MAX_WINDOW) : Math.max(1, window / 2);
-      Map<ByteKey, List<TrackedState>> read =
-          store.ownedByFrom(app, component.encodedUnsafe(), window);
+      byte[] next = readRanges.higherKey(encoded);
+      Map<ByteKey, List<TrackedState>> read = store.ownedByFrom(app, encoded, next, window);
       List<TrackedState> own = read.remove(key);
       if (ahead.size() + read.size() > MAX_HELD) {
         ahead.clear(); // asked for in another order, or not at all in this run
       }
       ahead.putAll(read);
       lastReadAhead = read.size();
+      byte[] last = encoded;
+      for (ByteKey k : read.keySet()) { // in path order
+        last = k.bytes();
+      }
+      if (readRanges.size() == MAX_RANGES) {
+        readRanges.clear(); // asked in no useful order: forgetting costs some reads twice
+      }
+      readRanges.put(encoded, last); // ends before the next range: the read stopped there
       return own != null ? own : List.of();
     }
   }

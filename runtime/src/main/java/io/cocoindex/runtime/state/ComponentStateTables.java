@@ -56,9 +56,11 @@ final class ComponentStateTables extends JdbcStateTables {
 
   private static final String OWNED_BY =
       "SELECT states FROM " + CHUNKS + " WHERE app=? AND owner=? ORDER BY first";
-  /** Chunks of the owners from one on, in path order, for {@link #ownedByFrom}. */
+  /** Chunks of the owners from one on (before another), in path order: {@link #ownedByFrom}. */
   private static final String OWNED_FROM = "SELECT owner, states FROM " + CHUNKS
       + " WHERE app=? AND owner>=? ORDER BY owner, first LIMIT ?";
+  private static final String OWNED_FROM_BEFORE = "SELECT owner, states FROM " + CHUNKS
+      + " WHERE app=? AND owner>=? AND owner<? ORDER BY owner, first LIMIT ?";
   private static final String CHUNK_FIRSTS =
       "SELECT first FROM " + CHUNKS + " WHERE app=? AND owner=? ORDER BY first";
   private static final String CHUNK =
@@ -211,18 +213,22 @@ final class ComponentStateTables extends JdbcStateTables {
    */
   @Override
   public Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
-      int maxChunks) throws SQLException {
+      byte[] before, int maxChunks) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
     ByteKey first = ByteKey.of(owner);
     out.put(first, List.of());
     int rows = 0;
     byte[] last = null;
-    try (StatementCache.Prepared p = prepare(c, OWNED_FROM)) {
+    try (StatementCache.Prepared p = prepare(c, before == null ? OWNED_FROM : OWNED_FROM_BEFORE)) {
       PreparedStatement ps = p.statement();
-      ps.setString(1, app);
-      ps.setBytes(2, owner);
-      ps.setInt(3, maxChunks + 1);
+      int at = 1;
+      ps.setString(at++, app);
+      ps.setBytes(at++, owner);
+      if (before != null) {
+        ps.setBytes(at++, before);
+      }
+      ps.setInt(at, maxChunks + 1);
       try (ResultSet rs = ps.executeQuery()) {
         List<TrackedState> ofLast = null;
         while (rs.next()) {

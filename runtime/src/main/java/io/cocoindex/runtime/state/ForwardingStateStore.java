@@ -110,8 +110,8 @@ public abstract class ForwardingStateStore implements StateStore {
 
   @Override
   public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
-      int maxChunks) {
-    return delegate.ownedByFrom(app, componentPath, maxChunks);
+      byte[] before, int maxChunks) {
+    return delegate.ownedByFrom(app, componentPath, before, maxChunks);
   }
 
   @Override

@@ -144,9 +144,9 @@ abstract class JdbcStateStore implements StateStore {
 
   @Override
   public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
-      int maxChunks) {
+      byte[] before, int maxChunks) {
     return read("read components' target states",
-        c -> tables.ownedByFrom(c, app, componentPath, maxChunks));
+        c -> tables.ownedByFrom(c, app, componentPath, before, maxChunks));
   }
 
   @Override

@@ -325,7 +325,7 @@ public class JdbcStateTables {
 
   /** See {@link StateStore#ownedByFrom}: with a row per state, only the owner asked for. */
   public Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
-      int maxChunks) throws SQLException {
+      byte[] before, int maxChunks) throws SQLException {
     Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
     out.put(ByteKey.of(owner), ownedBy(c, app, owner));
     return out;

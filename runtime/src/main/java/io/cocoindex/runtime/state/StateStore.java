@@ -179,12 +179,13 @@ public interface StateStore extends AutoCloseable {
   /**
    * The states of {@code componentPath} and of the components after it in path order that own
    * any, each complete, read at once: a read ahead for components that ask in path order (see
-   * {@code StateReadAhead}). The map holds {@code componentPath} first, with an empty list when
-   * it owns nothing; the components after it are as many as the store reads cheaply in one go
-   * (about {@code maxChunks} of its storage units), possibly none.
+   * {@code StateReadAhead}). The map iterates in path order, {@code componentPath} first (with
+   * an empty list when it owns nothing); the components after it come before {@code before}
+   * (encoded; null for no bound) and are as many as the store reads cheaply in one go (about
+   * {@code maxChunks} of its storage units), possibly none.
    */
   default Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
-      int maxChunks) {
+      byte[] before, int maxChunks) {
     Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
     out.put(ByteKey.of(componentPath), ownedBy(app, componentPath));
     return out;

@@ -180,7 +180,7 @@ class ComponentStateTablesTest {
   /** Owner (hex) to its states' paths (hex), as {@code ownedByFrom} answered. */
   private Map<String, List<String>> ownedFrom(byte[] owner, int maxChunks) {
     Map<String, List<String>> out = new LinkedHashMap<>();
-    store.ownedByFrom(APP, owner, maxChunks)
+    store.ownedByFrom(APP, owner, null, maxChunks)
         .forEach((k, v) -> out.put(hex(k.bytes()), paths(v)));
     return out;
   }
@@ -196,6 +196,9 @@ class ComponentStateTablesTest {
             Map.entry(hex(component(2)), List.of(hex(row(2)), hex(row(3)))),
             Map.entry(hex(component(4)), List.of(hex(row(4)), hex(row(5)))),
             Map.entry(hex(component(6)), List.of(hex(row(6)), hex(row(7)))));
+    assertThat(store.ownedByFrom(APP, component(2), component(6), 5).keySet())
+        .as("before the bound only").extracting(k -> hex(k.bytes()))
+        .containsExactly(hex(component(2)), hex(component(4)));
     assertThat(ownedFrom(component(8), 3)).as("the last owner, and nothing after it")
         .containsOnlyKeys(hex(component(8)));
     assertThat(ownedFrom(component(3), 2))
