@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A run's reads of its components' tracked states, ahead of the components that ask in path
@@ -35,6 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * being taken.
  */
 final class StateReadAhead {
+  private static final Logger log = LoggerFactory.getLogger(StateReadAhead.class);
   /** The most chunks one read asks for (a chunk is at most about 64 KB). */
   static final int MAX_WINDOW = 64;
   /** Owners held but not yet asked for, past which they are let go of. */
@@ -54,6 +57,10 @@ final class StateReadAhead {
   private int lastReadAhead;
   /** The ranges of components read, in full: encoded first to encoded last, disjoint. */
   private final TreeMap<byte[], byte[]> readRanges = new TreeMap<>(Arrays::compareUnsigned);
+  /** For the log line at the run's end: reads of a window, reads of one component alone. */
+  private int windowReads;
+  private int aloneReads;
+  private final AtomicInteger taken = new AtomicInteger();
 
   StateReadAhead(StateStore store, String app) {
     this.store = store;
@@ -76,6 +83,7 @@ final class StateReadAhead {
       byte[] encoded = component.encodedUnsafe();
       Map.Entry<byte[], byte[]> range = readRanges.floorEntry(encoded);
       if (range != null && Arrays.compareUnsigned(encoded, range.getValue()) <= 0) {
+        aloneReads++;
         return store.ownedBy(app, encoded); // read before: it owns nothing, or was let go of
       }
       int tookSince = takenSinceRead.getAndSet(0);
@@ -83,6 +91,7 @@ final class StateReadAhead {
           ? Math.min(2 * window, MAX_WINDOW) : Math.max(1, window / 2);
       byte[] next = readRanges.higherKey(encoded);
       Map<ByteKey, List<TrackedState>> read = store.ownedByFrom(app, encoded, next, window);
+      windowReads++;
       List<TrackedState> own = read.remove(key);
       if (ahead.size() + read.size() > MAX_HELD) {
         ahead.clear(); // asked for in another order, or not at all in this run
@@ -105,12 +114,20 @@ final class StateReadAhead {
     List<TrackedState> held = ahead.remove(key);
     if (held != null) {
       takenSinceRead.incrementAndGet();
+      taken.incrementAndGet();
     }
     return held;
   }
 
   /** Lets go of what was read ahead and not taken (the run ends). */
   void clear() {
+    synchronized (reading) {
+      if (windowReads + aloneReads > 0) {
+        log.debug("app '{}': components' tracked states read in {} windows and {} reads alone;"
+            + " {} components took theirs from a window read for another, {} were not taken",
+            app, windowReads, aloneReads, taken.get(), ahead.size());
+      }
+    }
     ahead.clear();
   }
 }
