@@ -75,10 +75,16 @@ class StateReadAheadTest extends EngineTestBase {
     }
   }
 
+  /** Mounts the components in path order. */
   Consumer<Ctx> main() {
+    return main(new ArrayList<>(components.keySet()));
+  }
+
+  /** Mounts the components in {@code order}, each declaring its rows as they are now. */
+  Consumer<Ctx> main(List<String> order) {
     return ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      for (String name : new ArrayList<>(components.keySet())) {
+      for (String name : order) {
         Map<String, String> own = Map.copyOf(components.get(name));
         ctx.mount(name, c -> own.forEach((k, v) -> declareTargetState(c, p.targetState(k, v))));
       }
@@ -124,15 +130,8 @@ class StateReadAheadTest extends EngineTestBase {
     Reads store = new Reads(store());
     List<String> order = new ArrayList<>(components.keySet());
     java.util.Collections.shuffle(order, new java.util.Random(7));
-    Consumer<Ctx> shuffled = ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      for (String name : order) {
-        Map<String, String> own = Map.copyOf(components.get(name));
-        ctx.mount(name, c -> own.forEach((k, v) -> declareTargetState(c, p.targetState(k, v))));
-      }
-    };
     try (App app = App.create("shuffled", Environment.builder().stateStore(store).build(),
-        shuffled)) {
+        main(order))) {
       app.update();
       rows.takeLog();
       store.take();

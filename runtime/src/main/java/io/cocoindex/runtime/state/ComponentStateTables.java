@@ -211,8 +211,7 @@ final class ComponentStateTables extends JdbcStateTables {
    * every owner among them whose chunks all came, and {@code owner} itself in any case. One
    * chunk more is read to know whether the last owner's chunks go on.
    */
-  @Override
-  public Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
+  Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
       byte[] before, int maxChunks) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();

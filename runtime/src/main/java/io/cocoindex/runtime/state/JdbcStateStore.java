@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -83,7 +82,7 @@ abstract class JdbcStateStore implements StateStore {
     return readers.read(op);
   }
 
-  private <T> T read(String what, ReadConnections.Read<T> op) {
+  protected final <T> T read(String what, ReadConnections.Read<T> op) {
     try {
       return readers.read(op);
     } catch (SQLException e) {
@@ -140,13 +139,6 @@ abstract class JdbcStateStore implements StateStore {
   @Override
   public List<TrackedState> ownedBy(String app, byte[] componentPath) {
     return read("read a component's target states", c -> tables.ownedBy(c, app, componentPath));
-  }
-
-  @Override
-  public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
-      byte[] before, int maxChunks) {
-    return read("read components' target states",
-        c -> tables.ownedByFrom(c, app, componentPath, before, maxChunks));
   }
 
   @Override

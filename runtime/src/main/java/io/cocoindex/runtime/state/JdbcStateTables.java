@@ -323,14 +323,6 @@ public class JdbcStateTables {
     }
   }
 
-  /** See {@link StateStore#ownedByFrom}: with a row per state, only the owner asked for. */
-  public Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
-      byte[] before, int maxChunks) throws SQLException {
-    Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
-    out.put(ByteKey.of(owner), ownedBy(c, app, owner));
-    return out;
-  }
-
   public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     List<TrackedState> out = new ArrayList<>();

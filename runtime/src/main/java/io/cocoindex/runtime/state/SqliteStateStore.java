@@ -41,6 +41,8 @@ public final class SqliteStateStore extends JdbcStateStore {
     NORMAL
   }
 
+  /** The same tables as {@code tables}, by their type: only they read several owners at once. */
+  private final ComponentStateTables chunks;
   private final Path dir;
   private final Path file;
   private final String url;
@@ -63,7 +65,13 @@ public final class SqliteStateStore extends JdbcStateStore {
   }
 
   private SqliteStateStore(Path dir, Path file, Durability durability) {
-    super(new ComponentStateTables(), connect(dir, file, durability));
+    this(dir, file, durability, new ComponentStateTables());
+  }
+
+  private SqliteStateStore(Path dir, Path file, Durability durability,
+      ComponentStateTables chunks) {
+    super(chunks, connect(dir, file, durability));
+    this.chunks = chunks;
     this.dir = dir;
     this.file = file;
     this.url = url(file);
@@ -219,6 +227,14 @@ public final class SqliteStateStore extends JdbcStateStore {
     });
     // Stored now; kept if a new run of the app has taken a later version meanwhile.
     storing.forEach((app, version) -> unstoredVersions.remove(app, version));
+  }
+
+  /** Several components' chunks in one range read of the chunks' index. */
+  @Override
+  public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
+      byte[] before, int maxChunks) {
+    return read("read components' target states",
+        c -> chunks.ownedByFrom(c, app, componentPath, before, maxChunks));
   }
 
   /** A run that wrote nothing is not recorded: no stored record carries its version. */

@@ -185,8 +185,6 @@ public final class TableSchema<T extends Record> {
     SqlValue[] read;
     try {
       read = (SqlValue[]) readAll.invokeExact((Object) value);
-    } catch (IllegalArgumentException e) {
-      throw e; // a component of a type SqlValue.of refuses, named by it
     } catch (Throwable e) {
       throw new IllegalStateException("cannot read the components of " + type.getName(), e);
     }
