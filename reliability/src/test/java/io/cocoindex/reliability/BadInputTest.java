@@ -137,7 +137,7 @@ class BadInputTest {
     try (Connection c = DriverManager.getConnection(url)) {
       assertThat(Convergence.query(c, "SELECT value FROM meta WHERE key='schema_version'"))
           .containsExactly("99");
-      assertThat(Convergence.query(c, "SELECT count(*) FROM state_owner")).containsExactly("1");
+      assertThat(Convergence.query(c, "SELECT count(*) FROM owner_range")).containsExactly("1");
     }
   }
 

@@ -20,15 +20,15 @@ import java.util.function.Consumer;
 /**
  * The embedded store's layout of target states: the states one component owns are kept
  * together, in path order, in chunks of {@code component_states(app, owner, first, states)}
- * ({@link ComponentStates}), and {@code state_owner(app, path, owner)} says which component owns
- * each path, for the reads by path (a state another component takes over, a container's
- * descendants, an inspection in path order).
+ * ({@link ComponentStates}), and {@code owner_range} says which component owns each path, by
+ * ranges of paths ({@link OwnerRanges}), for the reads by path (a state another component takes
+ * over, a container's descendants, an inspection in path order).
  *
  * <p>Why: the engine reads each component's states on every run and rewrites those that
  * change. With a row per state indexed by owner, a cold run of 100k states wrote two B-tree
  * entries of about 100 bytes per state, and a warm run read every state through the owner index,
- * half of its CPU. Now a warm run reads one row per component, and a cold run writes a short
- * path entry per state plus a few KB per component (BENCHMARKS.md, fourteenth session).
+ * half of its CPU. Now a warm run reads one row per component, and a cold run writes a few KB per
+ * component (BENCHMARKS.md, fourteenth and sixteenth sessions).
  *
  * <p>A chunk holds the paths from its {@code first} up to the next chunk's; an owner's first
  * chunk starts at the empty path and stays while the owner has others. A chunk grown past {@link
@@ -36,23 +36,23 @@ import java.util.function.Consumer;
  * that owns a million rewrites tens of KB, not the million.
  *
  * <p>Only for a store that is its app's only writer while locked: precommits and settles resolve
- * against the rows the engine loaded. A path the engine saw untracked is inserted into {@code
- * state_owner} plainly, so that a tracking it did not see fails the commit rather than leaving
- * the state with two owners.
+ * against the rows the engine loaded. A path the engine saw untracked is checked against the
+ * chunks of the owner its range names, so that a tracking it did not see fails the commit rather
+ * than leaving the state with two owners.
  */
 final class ComponentStateTables extends JdbcStateTables {
-  static final String OWNERS = "state_owner";
+  /** Schema versions 3 and 4 kept a row per path here; version 5 keeps {@link OwnerRanges}. */
+  private static final String OWNERS_BY_PATH = "state_owner";
   static final String CHUNKS = "component_states";
   private static final String CHUNKS_KEY = "component_states_key";
   private static final String CHUNKS_OF_SCHEMA_3 = "component_states_of_schema_3";
   /** The encoded size past which a chunk is split in parts of about half of it. */
   static final int CHUNK_BYTES = 64 * 1024;
   private static final byte[] NO_PATH = new byte[0];
-  /** Stands for "no owner stored" among owners read ahead (compared by identity). */
+  /** Stands for "no owner stored" among the owners a group saw (compared by identity). */
   private static final byte[] NO_OWNER = new byte[0];
-  private static final int IN_LIST = 500;
-  /** Up to this many owners are read by a cached point query each rather than an IN list. */
-  private static final int POINT_READS = 32;
+  static final String UNTRACKED_BUT_TRACKED = "a state the run saw untracked is already tracked"
+      + " (was the state store changed by another process?)";
 
   private static final String OWNED_BY =
       "SELECT states FROM " + CHUNKS + " WHERE app=? AND owner=? ORDER BY first";
@@ -70,18 +70,6 @@ final class ComponentStateTables extends JdbcStateTables {
       + " DO UPDATE SET states=excluded.states";
   private static final String DELETE_CHUNK =
       "DELETE FROM " + CHUNKS + " WHERE app=? AND owner=? AND first=?";
-  private static final String INSERT_OWNER =
-      "INSERT INTO " + OWNERS + "(app, path, owner) VALUES(?,?,?)";
-  private static final String MOVE_OWNER =
-      "UPDATE " + OWNERS + " SET owner=? WHERE app=? AND path=? AND owner=?";
-  private static final String DELETE_OWNER = "DELETE FROM " + OWNERS + " WHERE app=? AND path=?";
-  private static final String DELETE_OWNERS_BELOW =
-      "DELETE FROM " + OWNERS + " WHERE app=? AND path>=? AND path<?";
-  private static final String OWNER_OF =
-      "SELECT owner FROM " + OWNERS + " WHERE app=? AND path=?";
-  private static final String OWNERS_BELOW =
-      "SELECT path, owner FROM " + OWNERS + " WHERE app=? AND path>=? AND path<? ORDER BY path";
-
   ComponentStateTables() {
     super("", false, true, true, true);
   }
@@ -89,7 +77,7 @@ final class ComponentStateTables extends JdbcStateTables {
   /**
    * Creates this layout's tables where they are missing.
    *
-   * <p>{@code state_owner}'s rows are short, so it is keyed by its primary key alone ({@code
+   * <p>{@code owner_range}'s rows are short, so it is keyed by its primary key alone ({@code
    * WITHOUT ROWID}). A chunk is kilobytes: in a {@code WITHOUT ROWID} table it overflows its
    * leaf, and its interior copies overflow too, so that every comparison on the way down reads
    * an overflow page (the tree was 4 levels deep for 1,000 chunks). A rowid table keeps chunks
@@ -97,8 +85,7 @@ final class ComponentStateTables extends JdbcStateTables {
    * (BENCHMARKS.md, fifteenth session).
    */
   static void createTables(Statement s) throws SQLException {
-    s.execute("CREATE TABLE IF NOT EXISTS " + OWNERS + "(app TEXT NOT NULL, path BLOB NOT NULL,"
-        + " owner BLOB NOT NULL, PRIMARY KEY(app, path)) WITHOUT ROWID");
+    OwnerRanges.createTable(s);
     s.execute("CREATE TABLE IF NOT EXISTS " + CHUNKS + "(app TEXT NOT NULL, owner BLOB NOT NULL,"
         + " first BLOB NOT NULL, states BLOB NOT NULL)");
     s.execute("CREATE UNIQUE INDEX IF NOT EXISTS " + CHUNKS_KEY + " ON " + CHUNKS
@@ -128,6 +115,25 @@ final class ComponentStateTables extends JdbcStateTables {
   }
 
   /**
+   * Replaces the row per path of {@code state_owner} (schema versions 3 and 4) by ranges, inside
+   * the caller's transaction.
+   *
+   * @return how many ranges were written
+   */
+  static long moveOwnersByPath(Connection c) throws SQLException {
+    long ranges;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(
+            "SELECT app, path, owner FROM " + OWNERS_BY_PATH + " ORDER BY app, path")) {
+      ranges = OwnerRanges.insertFrom(c, rs);
+    }
+    try (Statement s = c.createStatement()) {
+      s.execute("DROP TABLE " + OWNERS_BY_PATH);
+    }
+    return ranges;
+  }
+
+  /**
    * Moves the states of the row-per-state layout (schema versions 1 and 2, table {@code
    * target_state}) into this one and drops that table, inside the caller's transaction.
    *
@@ -138,7 +144,6 @@ final class ComponentStateTables extends JdbcStateTables {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT app, owner, path, records, child_gen, child_epoch,"
             + " parent_gen, parent_epoch FROM target_state ORDER BY app, owner, path");
-        PreparedStatement owners = c.prepareStatement(INSERT_OWNER);
         PreparedStatement chunks = c.prepareStatement(PUT_CHUNK)) {
       String app = null;
       byte[] owner = null;
@@ -153,7 +158,6 @@ final class ComponentStateTables extends JdbcStateTables {
             bindChunk(chunks, app, owner, part);
           }
           chunks.executeBatch();
-          owners.executeBatch();
           ofOwner = new ArrayList<>();
         }
         if (!more) {
@@ -165,12 +169,13 @@ final class ComponentStateTables extends JdbcStateTables {
             RecordListEncoding.decode(rs.getBytes(4)), rs.getLong(5), rs.getLong(6),
             rs.getLong(7), rs.getLong(8));
         ofOwner.add(t);
-        owners.setString(1, app);
-        owners.setBytes(2, t.path());
-        owners.setBytes(3, owner);
-        owners.addBatch();
         moved++;
       }
+    }
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(
+            "SELECT app, path, owner FROM target_state ORDER BY app, path")) {
+      OwnerRanges.insertFrom(c, rs);
     }
     try (Statement s = c.createStatement()) {
       s.execute("DROP TABLE target_state");
@@ -180,7 +185,7 @@ final class ComponentStateTables extends JdbcStateTables {
 
   @Override
   List<String> stateTables() {
-    return List.of(OWNERS, CHUNKS);
+    return List.of(CHUNKS, OwnerRanges.TABLE); // the first has rows iff the app has states
   }
 
   @Override
@@ -259,66 +264,52 @@ final class ComponentStateTables extends JdbcStateTables {
     return getAll(c, app, List.of(path)).stream().findFirst();
   }
 
-  /** The owners of {@code paths} from {@code state_owner}, then each state from its chunk. */
+  /** Each path's candidate owner from its range, then the state from that owner's chunk. */
   @Override
   public List<TrackedState> getAll(Connection c, String app, Collection<byte[]> paths)
       throws SQLException {
     return inSnapshot(c, () -> {
       Chunks chunks = new Chunks(c, app, settledRuns(c, app));
+      OwnerRanges ranges = new OwnerRanges(c, app, this::prepare);
+      List<byte[]> sorted = new ArrayList<>(paths);
+      sorted.sort(Arrays::compareUnsigned); // neighbours share the ranges read around them
       List<TrackedState> out = new ArrayList<>();
-      forEachOwner(c, app, new ArrayList<>(paths),
-          (path, owner) -> out.add(chunks.stored(owner, path)));
+      byte[] previous = null;
+      for (byte[] path : sorted) {
+        if (previous == null || !Arrays.equals(previous, path)) {
+          TrackedState s = chunks.storedAt(ranges, path);
+          if (s != null) {
+            out.add(s);
+          }
+        }
+        previous = path;
+      }
       return out;
     });
   }
 
-  private interface OwnerVisitor {
-    void visit(byte[] path, byte[] owner) throws SQLException;
-  }
-
-  /** Visits the stored owner of each of {@code paths} that has one, in a query per chunk. */
-  private static void forEachOwner(Connection c, String app, List<byte[]> paths,
-      OwnerVisitor visitor) throws SQLException {
-    for (int from = 0; from < paths.size(); from += IN_LIST) {
-      List<byte[]> part = paths.subList(from, Math.min(paths.size(), from + IN_LIST));
-      StringBuilder marks = new StringBuilder();
-      for (int i = 0; i < part.size(); i++) {
-        marks.append(i == 0 ? "?" : ",?");
-      }
-      try (PreparedStatement ps = c.prepareStatement("SELECT path, owner FROM " + OWNERS
-          + " WHERE app=? AND path IN (" + marks + ")")) {
-        ps.setString(1, app);
-        for (int i = 0; i < part.size(); i++) {
-          ps.setBytes(i + 2, part.get(i));
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            visitor.visit(rs.getBytes(1), rs.getBytes(2));
-          }
-        }
-      }
-    }
-  }
-
-  /** The states at or below {@code path} in path order, as {@code state_owner} lists them. */
+  /** The states at or below {@code path} in path order: range by range, each from its chunks. */
   @Override
   public void scan(Connection c, String app, byte[] path, Consumer<TrackedState> visitor)
       throws SQLException {
     inSnapshot(c, () -> {
       Chunks chunks = new Chunks(c, app, settledRuns(c, app));
-      try (PreparedStatement ps = c.prepareStatement(OWNERS_BELOW)) {
-        ps.setString(1, app);
-        ps.setBytes(2, path);
-        ps.setBytes(3, KeyEncoding.descendantsEnd(path));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            visitor.accept(chunks.stored(rs.getBytes(2), rs.getBytes(1)));
-            chunks.keepRecent();
-          }
-        }
-      }
+      byte[] end = KeyEncoding.descendantsEnd(path);
+      OwnerRanges.forEachStored(c, app, path, end, r -> {
+        chunks.ofOwner(r.owner()).forEachIn(later(r.lo(), path), earlier(r.hi(), end),
+            (at, s) -> visitor.accept(s));
+        chunks.keepRecent();
+      });
       return null;
     });
+  }
+
+  private static byte[] later(byte[] a, byte[] b) {
+    return Arrays.compareUnsigned(a, b) >= 0 ? a : b;
+  }
+
+  private static byte[] earlier(byte[] a, byte[] b) {
+    return Arrays.compareUnsigned(a, b) <= 0 ? a : b;
   }
 
   @Override
@@ -356,66 +347,44 @@ final class ComponentStateTables extends JdbcStateTables {
   /**
    * Applies a group inside the caller's transaction. Per app, the group keeps what it wrote to
    * each path (so each batch resolves against the batches before it, as if committed one after
-   * another) and the chunks it changed, which are written once at the end.
+   * another) and the chunks it changed, which are written once at the end, after the owner
+   * ranges of the paths whose owner changed.
    */
   @Override
   void apply(Connection c, List<GroupCommitter.Batch> group) throws SQLException {
     Map<String, AppWrites> byApp = new LinkedHashMap<>();
-    Map<String, List<StateWrite>> writesByApp = new HashMap<>();
     for (GroupCommitter.Batch b : group) {
-      writesByApp.computeIfAbsent(b.app(), a -> new ArrayList<>()).addAll(b.writes());
-    }
-    for (Map.Entry<String, List<StateWrite>> e : writesByApp.entrySet()) {
-      AppWrites w = new AppWrites(c, e.getKey());
-      w.readOwners(e.getValue());
-      byApp.put(e.getKey(), w);
+      byApp.computeIfAbsent(b.app(), a -> new AppWrites(c, a));
     }
     try (StatementBatches out = new StatementBatches(c)) {
       for (GroupCommitter.Batch b : group) {
         byApp.get(b.app()).apply(out, b.writes());
       }
       for (AppWrites w : byApp.values()) {
+        w.moveOwners(out);
         w.writeChunks(out);
       }
     }
   }
 
-  @Override
-  void checkExecuted(String sql, int[] counts) throws SQLException {
-    if (sql == MOVE_OWNER) {
-      for (int n : counts) {
-        if (n == 0) {
-          throw new SQLException("a state changing owner is not tracked under its old owner in "
-              + OWNERS + " (was the state store changed by another process?)");
-        }
-      }
-    }
-  }
-
-  @Override
-  SQLException explainFailure(String sql, SQLException e) {
-    if (sql == INSERT_OWNER) {
-      return new SQLException("a state the run saw untracked is already tracked in " + OWNERS
-          + " (was the state store changed by another process?): " + e.getMessage(), e);
-    }
-    return e;
-  }
-
   /** The writes of one group to one app's states. */
-  private final class AppWrites {
+  private final class AppWrites implements OwnerRanges.Holdings {
     private final Connection c;
     private final String app;
     /** Every path this group wrote, as it left it (null: deleted). */
     private final Map<ByteKey, TrackedState> rows = new HashMap<>();
-    /** Stored owners read ahead for direct writes, of paths not in rows ({@link #NO_OWNER}). */
-    private final Map<ByteKey, byte[]> storedOwners = new HashMap<>();
+    /** The owner of each path in rows before the group wrote it ({@link #NO_OWNER}: none). */
+    private final Map<ByteKey, byte[]> ownerBefore = new HashMap<>();
     /** The chunks this group read, by owner; their records as stored, unresolved. */
     private final Chunks chunks;
+    /** The owner ranges: as stored while the batches apply, then moved by {@link #moveOwners}. */
+    private final OwnerRanges ranges;
 
     AppWrites(Connection c, String app) {
       this.c = c;
       this.app = app;
       this.chunks = new Chunks(c, app, SettledRuns.NONE);
+      this.ranges = new OwnerRanges(c, app, ComponentStateTables.this::prepare);
     }
 
     void apply(StatementBatches out, List<StateWrite> writes) throws SQLException {
@@ -432,11 +401,11 @@ final class ComponentStateTables extends JdbcStateTables {
           continue;
         }
         if (w instanceof StateWrite.PutState ps) {
-          put(out, ps.state(), resolved[0] ? before[0] : tracked(ps.state().path()));
+          put(ps.state(), resolved[0] ? before[0] : tracked(ps.state().path()));
         } else if (w instanceof StateWrite.DeleteState ds) {
-          delete(out, ds.path());
+          delete(ds.path());
         } else if (w instanceof StateWrite.DeleteTree dt) {
-          deleteTree(out, dt.path());
+          deleteTree(dt.path());
         } else {
           writeComponent(out, app, w);
         }
@@ -444,72 +413,40 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     /**
-     * Reads, before the group writes anything, in a query per {@value #IN_LIST} paths, the
-     * stored owners of the paths that the group's {@code writes} put or delete directly (not by
-     * a precommit or settle, which resolve against the rows the engine loaded). {@link #tracked}
-     * uses them for the paths the group has not written when it asks.
-     */
-    void readOwners(List<StateWrite> writes) throws SQLException {
-      List<byte[]> paths = new ArrayList<>();
-      for (StateWrite w : writes) {
-        byte[] path = w instanceof StateWrite.PutState ps ? ps.state().path()
-            : w instanceof StateWrite.DeleteState ds ? ds.path() : null;
-        if (path != null) {
-          paths.add(path);
-        }
-      }
-      if (paths.size() <= POINT_READS) {
-        return; // fewer than a prepared IN list costs: read one by one, when needed
-      }
-      for (byte[] path : paths) {
-        storedOwners.put(ByteKey.of(path), NO_OWNER);
-      }
-      forEachOwner(c, app, paths, (path, owner) -> storedOwners.put(ByteKey.of(path), owner));
-    }
-
-    /**
      * The tracking of {@code path} as of now in this transaction: as this group left it, or as
-     * stored (no statement of the group is pending for a path it did not write).
+     * stored (the ranges stay as stored until {@link #moveOwners}).
      */
     private TrackedState tracked(byte[] path) throws SQLException {
       ByteKey key = ByteKey.of(path);
       if (rows.containsKey(key)) {
         return rows.get(key);
       }
-      byte[] owner = storedOwners.get(key);
-      if (owner == null) {
-        try (StatementCache.Prepared p = prepare(c, OWNER_OF)) {
-          PreparedStatement ps = p.statement();
-          ps.setString(1, app);
-          ps.setBytes(2, path);
-          try (ResultSet rs = ps.executeQuery()) {
-            owner = rs.next() ? rs.getBytes(1) : NO_OWNER;
-          }
-        }
-      }
-      return owner == NO_OWNER ? null : chunks.stored(owner, path);
+      return chunks.storedAt(ranges, path);
     }
 
-    private void put(StatementBatches out, TrackedState s, TrackedState old)
-        throws SQLException {
-      rows.put(ByteKey.of(s.path()), s);
+    /** Notes the owner of {@code key} before this group first wrote it. */
+    private void noteOwner(ByteKey key, TrackedState old) {
+      if (!rows.containsKey(key)) {
+        ownerBefore.put(key, old == null ? NO_OWNER : old.owner());
+      }
+    }
+
+    private void put(TrackedState s, TrackedState old) throws SQLException {
+      ByteKey key = ByteKey.of(s.path());
+      noteOwner(key, old);
+      rows.put(key, s);
       if (old == null) {
-        PreparedStatement ins = out.use(INSERT_OWNER);
-        ins.setString(1, app);
-        ins.setBytes(2, s.path());
-        ins.setBytes(3, s.owner());
-        ins.addBatch();
-        chunks.ofOwner(s.owner()).put(s);
+        // Another owner's holding is found when the ranges move (moveOwners).
+        if (chunks.ofOwner(s.owner()).put(s) != null) {
+          throw new SQLException(UNTRACKED_BUT_TRACKED);
+        }
         return;
       }
       if (!Arrays.equals(old.owner(), s.owner())) {
-        PreparedStatement move = out.use(MOVE_OWNER);
-        move.setBytes(1, s.owner());
-        move.setString(2, app);
-        move.setBytes(3, s.path());
-        move.setBytes(4, old.owner());
-        move.addBatch();
-        chunks.ofOwner(old.owner()).remove(s.path());
+        if (!chunks.ofOwner(old.owner()).remove(s.path())) {
+          throw new SQLException("a state changing owner is not tracked under its old owner in "
+              + CHUNKS + " (was the state store changed by another process?)");
+        }
         chunks.ofOwner(s.owner()).put(s);
         return;
       }
@@ -520,40 +457,75 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     /** Deletes by what is stored: a delete need not come from a row the engine loaded. */
-    private void delete(StatementBatches out, byte[] path) throws SQLException {
+    private void delete(byte[] path) throws SQLException {
       TrackedState old = tracked(path);
-      rows.put(ByteKey.of(path), null);
-      if (old == null) {
-        return;
+      ByteKey key = ByteKey.of(path);
+      noteOwner(key, old);
+      rows.put(key, null);
+      if (old != null) {
+        chunks.ofOwner(old.owner()).remove(path);
       }
-      PreparedStatement del = out.use(DELETE_OWNER);
-      del.setString(1, app);
-      del.setBytes(2, path);
-      del.addBatch();
-      chunks.ofOwner(old.owner()).remove(path);
     }
 
-    private void deleteTree(StatementBatches out, byte[] path) throws SQLException {
-      out.flush(); // the range read must see what this group wrote so far
+    /**
+     * Deletes {@code path} and every state below it: those of each owner whose stored range
+     * meets them, and those this group wrote there.
+     */
+    private void deleteTree(byte[] path) throws SQLException {
       byte[] end = KeyEncoding.descendantsEnd(path);
-      try (PreparedStatement ps = c.prepareStatement(OWNERS_BELOW)) {
-        ps.setString(1, app);
-        ps.setBytes(2, path);
-        ps.setBytes(3, end);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            byte[] below = rs.getBytes(1);
-            chunks.ofOwner(rs.getBytes(2)).remove(below);
-            rows.put(ByteKey.of(below), null);
-          }
+      Map<ByteKey, byte[]> owners = new LinkedHashMap<>();
+      OwnerRanges.forEachStored(c, app, path, end,
+          r -> owners.put(ByteKey.of(r.owner()), r.owner()));
+      for (TrackedState s : rows.values()) {
+        if (s != null && Arrays.compareUnsigned(s.path(), path) >= 0
+            && Arrays.compareUnsigned(s.path(), end) < 0) {
+          owners.put(ByteKey.of(s.owner()), s.owner());
         }
       }
-      rows.put(ByteKey.of(path), null);
-      PreparedStatement del = out.use(DELETE_OWNERS_BELOW);
-      del.setString(1, app);
-      del.setBytes(2, path);
-      del.setBytes(3, end);
-      del.addBatch();
+      for (byte[] owner : owners.values()) {
+        chunks.ofOwner(owner).forEachIn(path, end, (at, s) -> {
+          noteOwner(at, s);
+          rows.put(at, null);
+        });
+        chunks.ofOwner(owner).removeIn(path, end);
+      }
+      ByteKey key = ByteKey.of(path);
+      noteOwner(key, null);
+      rows.put(key, null);
+    }
+
+    /** Moves the owner ranges of every path whose owner this group changed, in path order. */
+    void moveOwners(StatementBatches out) throws SQLException {
+      List<Map.Entry<ByteKey, byte[]>> changed = new ArrayList<>();
+      for (Map.Entry<ByteKey, byte[]> e : ownerBefore.entrySet()) {
+        TrackedState now = rows.get(e.getKey());
+        byte[] before = e.getValue() == NO_OWNER ? null : e.getValue();
+        if (!Arrays.equals(before, now == null ? null : now.owner())) {
+          changed.add(e);
+        }
+      }
+      changed.sort(Map.Entry.comparingByKey(IN_PATH_ORDER));
+      for (Map.Entry<ByteKey, byte[]> e : changed) {
+        TrackedState now = rows.get(e.getKey());
+        ranges.move(e.getKey().bytes(), e.getValue() == NO_OWNER ? null : e.getValue(),
+            now == null ? null : now.owner(), this);
+      }
+      ranges.write(out);
+    }
+
+    @Override
+    public boolean holds(byte[] owner, byte[] path) throws SQLException {
+      return chunks.ofOwner(owner).get(path) != null;
+    }
+
+    @Override
+    public byte[] below(byte[] owner, byte[] path, byte[] floor) throws SQLException {
+      return chunks.ofOwner(owner).below(path, floor);
+    }
+
+    @Override
+    public byte[] above(byte[] owner, byte[] path, byte[] ceiling) throws SQLException {
+      return chunks.ofOwner(owner).above(path, ceiling);
     }
 
     /**
@@ -677,9 +649,14 @@ final class ComponentStateTables extends JdbcStateTables {
         loaded.put(ByteKey.of(NO_PATH), begun);
         return begun;
       }
+      return chunkAt(indexFor(path));
+    }
+
+    /** The index of the last chunk whose first is not above {@code path}, or 0. */
+    private int indexFor(byte[] path) {
       int lo = 0;
       int hi = firsts.size() - 1;
-      while (lo < hi) { // the last index whose first is <= path, or 0
+      while (lo < hi) {
         int mid = (lo + hi + 1) >>> 1;
         if (Arrays.compareUnsigned(firsts.get(mid), path) <= 0) {
           lo = mid;
@@ -687,7 +664,11 @@ final class ComponentStateTables extends JdbcStateTables {
           hi = mid - 1;
         }
       }
-      byte[] first = firsts.get(lo);
+      return lo;
+    }
+
+    private Chunk chunkAt(int index) throws SQLException {
+      byte[] first = firsts.get(index);
       ByteKey key = ByteKey.of(first);
       Chunk chunk = loaded.get(key);
       if (chunk == null) {
@@ -711,7 +692,7 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     TrackedState get(byte[] path) throws SQLException {
-      return chunkFor(path).states.get(ByteKey.of(path));
+      return firsts.isEmpty() ? null : chunkFor(path).states.get(ByteKey.of(path));
     }
 
     /** Puts {@code s} in its chunk; returns what was there. */
@@ -721,12 +702,89 @@ final class ComponentStateTables extends JdbcStateTables {
       return chunk.states.put(ByteKey.of(s.path()), s);
     }
 
-    void remove(byte[] path) throws SQLException {
+    /** Removes the state at {@code path}; returns whether there was one. */
+    boolean remove(byte[] path) throws SQLException {
+      if (firsts.isEmpty()) {
+        return false;
+      }
       Chunk chunk = chunkFor(path);
       if (chunk.states.remove(ByteKey.of(path)) != null) {
         chunk.changed = true;
+        return true;
+      }
+      return false;
+    }
+
+    /** The greatest path held below {@code path} and not below {@code floor}, or null. */
+    byte[] below(byte[] path, byte[] floor) throws SQLException {
+      if (firsts.isEmpty()) {
+        return null;
+      }
+      ByteKey key = ByteKey.of(path);
+      for (int i = indexFor(path); i >= 0; i--) {
+        ByteKey k = chunkAt(i).states.lowerKey(key);
+        if (k != null) {
+          return Arrays.compareUnsigned(k.bytes(), floor) >= 0 ? k.bytes() : null;
+        }
+        if (Arrays.compareUnsigned(firsts.get(i), floor) <= 0) {
+          return null; // the chunks before hold paths below the floor only
+        }
+      }
+      return null;
+    }
+
+    /** The least path held above {@code path} and below {@code ceiling}, or null. */
+    byte[] above(byte[] path, byte[] ceiling) throws SQLException {
+      if (firsts.isEmpty()) {
+        return null;
+      }
+      ByteKey key = ByteKey.of(path);
+      for (int i = indexFor(path); i < firsts.size(); i++) {
+        if (i > indexFor(path) && Arrays.compareUnsigned(firsts.get(i), ceiling) >= 0) {
+          return null;
+        }
+        ByteKey k = chunkAt(i).states.higherKey(key);
+        if (k != null) {
+          return Arrays.compareUnsigned(k.bytes(), ceiling) < 0 ? k.bytes() : null;
+        }
+      }
+      return null;
+    }
+
+    /** Visits the states held in {@code [from, to)} in path order. */
+    void forEachIn(byte[] from, byte[] to, StateVisitor visitor) throws SQLException {
+      if (firsts.isEmpty()) {
+        return;
+      }
+      for (int i = indexFor(from);
+          i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
+        for (Map.Entry<ByteKey, TrackedState> e : chunkAt(i).states
+            .subMap(ByteKey.of(from), true, ByteKey.of(to), false).entrySet()) {
+          visitor.visit(e.getKey(), e.getValue());
+        }
       }
     }
+
+    /** Removes the states held in {@code [from, to)}. */
+    void removeIn(byte[] from, byte[] to) throws SQLException {
+      if (firsts.isEmpty()) {
+        return;
+      }
+      for (int i = indexFor(from);
+          i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
+        Chunk chunk = chunkAt(i);
+        Map<ByteKey, TrackedState> in =
+            chunk.states.subMap(ByteKey.of(from), true, ByteKey.of(to), false);
+        if (!in.isEmpty()) {
+          in.clear();
+          chunk.changed = true;
+        }
+      }
+    }
+  }
+
+  private interface StateVisitor {
+    void visit(ByteKey path, TrackedState state) throws SQLException;
   }
 
   /** The chunks read in one transaction, by owner. */
@@ -752,18 +810,10 @@ final class ComponentStateTables extends JdbcStateTables {
       return owned;
     }
 
-    /**
-     * The state at {@code path}, which {@code state_owner} says {@code owner} owns.
-     *
-     * @throws StateStoreException when the owner's chunks lack it
-     */
-    TrackedState stored(byte[] owner, byte[] path) throws SQLException {
-      TrackedState s = ofOwner(owner).get(path);
-      if (s == null) {
-        throw new StateStoreException("the state store is inconsistent: " + OWNERS
-            + " gives a state an owner whose " + CHUNKS + " lack it (app " + app + ")");
-      }
-      return s;
+    /** The state stored at {@code path}: its range names the owner whose chunks may hold it. */
+    TrackedState storedAt(OwnerRanges ranges, byte[] path) throws SQLException {
+      OwnerRanges.Range r = ranges.containing(path);
+      return r == null ? null : ofOwner(r.owner()).get(path);
     }
 
     /** For a long scan: forgets all but the last owner read, which the scan is likely in. */

@@ -31,7 +31,7 @@ public final class SqliteStateStore extends JdbcStateStore {
    * ({@link ComponentStateTables}) instead of a row per state; 4 stores those chunks in a rowid
    * table. Older stores are upgraded in place.
    */
-  static final int SCHEMA_VERSION = 4;
+  static final int SCHEMA_VERSION = 5;
 
   /** How durable each commit is. */
   public enum Durability {
@@ -161,8 +161,13 @@ public final class SqliteStateStore extends JdbcStateStore {
               + " moved", file, from, SCHEMA_VERSION, moved);
         } else if (from != null && from == 3) {
           long moved = ComponentStateTables.moveSetAsideChunks(s);
+          long ranges = ComponentStateTables.moveOwnersByPath(tx);
           log.info("state store {}: upgraded from schema version 3 to {}, {} chunks of target"
-              + " states moved", file, SCHEMA_VERSION, moved);
+              + " states and {} owner ranges moved", file, SCHEMA_VERSION, moved, ranges);
+        } else if (from != null && from == 4) {
+          long ranges = ComponentStateTables.moveOwnersByPath(tx);
+          log.info("state store {}: upgraded from schema version 4 to {}, owners kept in {}"
+              + " ranges", file, SCHEMA_VERSION, ranges);
         }
         if (from == null) {
           s.execute(

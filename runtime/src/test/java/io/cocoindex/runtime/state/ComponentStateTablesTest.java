@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The embedded store keeps each component's states together in chunks of {@code
- * component_states}, with {@code state_owner} naming each path's owner: these tests read both
- * tables as stored, beside what the store answers.
+ * component_states}, with {@code owner_range} naming the owner of each run of paths: these tests
+ * read both tables as stored, beside what the store answers.
  */
 class ComponentStateTablesTest {
   private static final String APP = "app";
@@ -95,13 +95,13 @@ class ComponentStateTablesTest {
   }
 
   @Test
-  void aComponentsStatesAreOneRowAndEachPathNamesItsOwner() throws Exception {
+  void aComponentsStatesAreOneRowAndEachRunOfPathsNamesItsOwner() throws Exception {
     put(state(row(2), A, "two"), state(row(1), A, "one"), state(row(3), B, "three"));
 
     assertThat(query("SELECT hex(owner), hex(first) FROM component_states ORDER BY owner"))
         .containsExactly(hex(A).toUpperCase() + "|", hex(B).toUpperCase() + "|");
-    assertThat(query("SELECT path, owner FROM state_owner ORDER BY path")).containsExactly(
-        hex(row(1)) + "|" + hex(A), hex(row(2)) + "|" + hex(A), hex(row(3)) + "|" + hex(B));
+    assertThat(OwnerRangeRows.of(dir))
+        .containsExactly("row-000001..row-000002 a", "row-000003..row-000003 b");
     assertThat(paths(store.ownedBy(APP, A))).containsExactly(hex(row(1)), hex(row(2)));
     assertThat(store.get(APP, row(3)).orElseThrow().owner()).isEqualTo(B);
     assertThat(paths(store.getAll(APP, List.of(row(3), row(1), row(9)))))
@@ -161,14 +161,14 @@ class ComponentStateTablesTest {
     assertThat(store.get(APP, row(0)).orElseThrow().owner()).isEqualTo(A);
     assertThat(chunks().keySet()).containsExactlyElementsOf(firsts);
 
-    // Delete everything: no chunk is left, nor any owner entry.
+    // Delete everything: no chunk is left, nor any owner range.
     List<StateWrite> all = new ArrayList<>();
     for (TrackedState s : store.ownedBy(APP, A)) {
       all.add(new StateWrite.DeleteState(s.path()));
     }
     store.write(APP, all).join();
     assertThat(query("SELECT count(*) FROM component_states")).containsExactly("0");
-    assertThat(query("SELECT count(*) FROM state_owner")).containsExactly("0");
+    assertThat(query("SELECT count(*) FROM owner_range")).containsExactly("0");
     assertThat(store.ownedBy(APP, A)).isEmpty();
     assertThat(store.hasStates(APP)).isFalse();
   }
@@ -245,7 +245,7 @@ class ComponentStateTablesTest {
 
     store.write(APP, List.of(new StateWrite.DeleteTree(container))).join();
 
-    assertThat(query("SELECT path FROM state_owner")).containsExactly(hex(other));
+    assertThat(OwnerRangeRows.of(dir)).containsExactly("x..x a");
     assertThat(paths(store.ownedBy(APP, A))).containsExactly(hex(other));
     assertThat(store.ownedBy(APP, B)).isEmpty();
     assertThat(query("SELECT count(*) FROM component_states")).containsExactly("1");
@@ -270,10 +270,10 @@ class ComponentStateTablesTest {
 
     assertThatThrownBy(() -> store.write(APP, List.of(blind)).join())
         .isInstanceOf(CompletionException.class)
-        .hasMessageContaining("a state the run saw untracked is already tracked in state_owner");
+        .hasMessageContaining("a state the run saw untracked is already tracked");
 
     assertThat(store.get(APP, row(1)).orElseThrow().owner()).isEqualTo(A);
-    assertThat(query("SELECT owner FROM state_owner")).containsExactly(hex(A));
+    assertThat(OwnerRangeRows.of(dir)).containsExactly("row-000001..row-000001 a");
     assertThat(store.ownedBy(APP, B)).isEmpty();
   }
 
@@ -290,8 +290,8 @@ class ComponentStateTablesTest {
 
     put(state(row(4), B, "four"));
 
-    assertThat(query("SELECT path, owner FROM state_owner ORDER BY path")).containsExactly(
-        hex(row(1)) + "|" + hex(A), hex(row(4)) + "|" + hex(B));
+    assertThat(OwnerRangeRows.of(dir))
+        .containsExactly("row-000001..row-000001 a", "row-000004..row-000004 b");
     assertThat(paths(store.ownedBy(APP, B))).containsExactly(hex(row(4)));
   }
 
@@ -303,7 +303,7 @@ class ComponentStateTablesTest {
     store.clear(APP);
 
     assertThat(store.apps()).containsExactly("other");
-    assertThat(query("SELECT app FROM state_owner")).containsExactly("other");
+    assertThat(query("SELECT app FROM owner_range")).containsExactly("other");
     assertThat(query("SELECT app FROM component_states")).containsExactly("other");
   }
 }

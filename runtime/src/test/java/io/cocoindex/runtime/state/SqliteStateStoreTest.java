@@ -175,7 +175,8 @@ class SqliteStateStoreTest {
   /**
    * Writes a store as an older schema left it: 1 and 2 keep a row per state in {@code
    * target_state}, indexed by owner (2 added {@code settled_run}); 3 keeps each component's
-   * states in one {@code component_states} row of a {@code WITHOUT ROWID} table.
+   * states in one {@code component_states} row of a {@code WITHOUT ROWID} table, with a row per
+   * path in {@code state_owner}; 4 keeps the chunks in a rowid table behind a unique index.
    */
   private void writeStoreOfSchema(int version) throws Exception {
     try (java.sql.Connection c = java.sql.DriverManager.getConnection(
@@ -195,7 +196,7 @@ class SqliteStateStoreTest {
       if (version < 3) {
         writeRowPerState(c, s);
       } else {
-        writeChunksWithoutRowid(c, s);
+        writeChunksAndOwnersByPath(c, s, version);
       }
     }
   }
@@ -223,13 +224,20 @@ class SqliteStateStoreTest {
     }
   }
 
-  private static void writeChunksWithoutRowid(java.sql.Connection c, java.sql.Statement s)
-      throws Exception {
+  private static void writeChunksAndOwnersByPath(java.sql.Connection c, java.sql.Statement s,
+      int version) throws Exception {
     s.execute("CREATE TABLE state_owner(app TEXT NOT NULL, path BLOB NOT NULL,"
         + " owner BLOB NOT NULL, PRIMARY KEY(app, path)) WITHOUT ROWID");
-    s.execute("CREATE TABLE component_states(app TEXT NOT NULL, owner BLOB NOT NULL,"
-        + " first BLOB NOT NULL, states BLOB NOT NULL, PRIMARY KEY(app, owner, first))"
-        + " WITHOUT ROWID");
+    if (version == 3) {
+      s.execute("CREATE TABLE component_states(app TEXT NOT NULL, owner BLOB NOT NULL,"
+          + " first BLOB NOT NULL, states BLOB NOT NULL, PRIMARY KEY(app, owner, first))"
+          + " WITHOUT ROWID");
+    } else {
+      s.execute("CREATE TABLE component_states(app TEXT NOT NULL, owner BLOB NOT NULL,"
+          + " first BLOB NOT NULL, states BLOB NOT NULL)");
+      s.execute("CREATE UNIQUE INDEX component_states_key ON component_states(app, owner,"
+          + " first)");
+    }
     List<TrackedState> all = statesOfAnOlderStore();
     try (java.sql.PreparedStatement owners =
             c.prepareStatement("INSERT INTO state_owner VALUES(?,?,?)");
@@ -284,7 +292,7 @@ class SqliteStateStoreTest {
   }
 
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2, 3})
+  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2, 3, 4})
   void aStoreOfAnOlderSchemaIsUpgradedInPlaceKeepingEveryStateFieldForField(int version)
       throws Exception {
     store.close();
@@ -296,8 +304,10 @@ class SqliteStateStoreTest {
     store = SqliteStateStore.open(dir, SqliteStateStore.Durability.NORMAL);
 
     assertThat(tables()).containsExactly("app", "component", "component_states",
-        "component_states_key", "meta", "settled_run", "state_owner", "version 4");
+        "component_states_key", "meta", "owner_range", "settled_run", "version 5");
     assertThat(sqlOf("component_states")).doesNotContain("WITHOUT ROWID");
+    assertThat(OwnerRangeRows.of(dir)).as("each owner's run of paths is one range")
+        .containsExactly("row-1..row-2 a", "row-3..row-3 b");
     TrackedState settled = row();
     assertThat(settled.owner()).isEqualTo(COMPONENT_A);
     assertThat(settled.records()).extracting(PossibleRecord::version).containsExactly(2L);
@@ -316,7 +326,10 @@ class SqliteStateStoreTest {
     settle(COMPONENT_B, 3, precommit(COMPONENT_B, 3, "moved", settled));
     assertThat(row().owner()).isEqualTo(COMPONENT_B);
     assertThat(store.ownedBy(APP, COMPONENT_A)).hasSize(1);
+    assertThat(OwnerRangeRows.of(dir)).containsExactly("row-1..row-1 b", "row-2..row-2 a",
+        "row-3..row-3 b");
   }
+
 
   @Test
   void aSettledRunSettlesTheStatesWhoseNewestRecordItWrote() {

@@ -1,0 +1,404 @@
+package io.cocoindex.runtime.state;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.AbstractMap;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Which component owns each path of the embedded store, kept as ranges of paths: a row of
+ * {@code owner_range(app, lo, hi, owner)} says that every state stored in {@code [lo, hi)} is
+ * {@code owner}'s. A component whose paths lie together (a file's chunks, a source row's rows)
+ * has one row, however many states it owns.
+ *
+ * <p>Why: the owner of each path is read only when a path is new to the component declaring it
+ * (is it another's, to take over?), for a container's descendants and for an inspection. With a
+ * row per path, a cold run of 100k states wrote 100k rows of about 70 bytes, two thirds of the
+ * store's pages and a fifth of the run (BENCHMARKS.md, sixteenth session).
+ *
+ * <p>The ranges of an app keep three rules:
+ *
+ * <ol>
+ *   <li>They do not overlap.
+ *   <li>Every stored state lies in a range of its owner.
+ *   <li>A range is tight: its {@code lo} is a path its owner holds, and its {@code hi} is the
+ *       successor of the last path its owner holds in it ({@link #after}).
+ * </ol>
+ *
+ * <p>A range may hold paths that nobody owns (one deleted inside it, or never declared), so a
+ * range names a <em>candidate</em> owner, and the owner's chunks say whether it holds the path.
+ * By the third rule a range holds at least one state, so there are never more ranges than
+ * states, and an owner that holds nothing has none left.
+ *
+ * <p>One instance is a transaction's view of one app's ranges: the rows it needed, read around
+ * the paths it was asked about, and the changes it made, written by {@link #write}. Changes
+ * ({@link #move}) come after the group's writes to the chunks, in path order, and consult the
+ * chunks as the group leaves them ({@link Holdings}).
+ */
+final class OwnerRanges {
+  static final String TABLE = "owner_range";
+  private static final String COLUMNS = "SELECT lo, hi, owner FROM " + TABLE;
+  private static final String FLOOR =
+      COLUMNS + " WHERE app=? AND lo<=? ORDER BY lo DESC LIMIT 1";
+  private static final String BELOW = COLUMNS + " WHERE app=? AND lo<? ORDER BY lo DESC LIMIT 1";
+  private static final String ABOVE = COLUMNS + " WHERE app=? AND lo>? ORDER BY lo LIMIT 1";
+  private static final String FROM =
+      COLUMNS + " WHERE app=? AND lo>? AND lo<? ORDER BY lo";
+  private static final String PUT = "INSERT INTO " + TABLE + "(app, lo, hi, owner)"
+      + " VALUES(?,?,?,?) ON CONFLICT(app, lo) DO UPDATE SET hi=excluded.hi, owner=excluded.owner";
+  private static final String DELETE = "DELETE FROM " + TABLE + " WHERE app=? AND lo=?";
+  private static final ByteKey LEAST = ByteKey.of(new byte[0]);
+
+  /** The paths {@code [lo, hi)} whose stored states are {@code owner}'s. */
+  record Range(byte[] lo, byte[] hi, byte[] owner) {
+    boolean contains(byte[] path) {
+      return Arrays.compareUnsigned(lo, path) <= 0 && Arrays.compareUnsigned(path, hi) < 0;
+    }
+
+    boolean ownedBy(byte[] o) {
+      return Arrays.equals(owner, o);
+    }
+  }
+
+  /** Prepares (and may cache) a statement on the transaction's connection. */
+  interface Statements {
+    StatementCache.Prepared prepare(Connection c, String sql) throws SQLException;
+  }
+
+  /** The states as the transaction leaves them, which the ranges must cover. */
+  interface Holdings {
+    boolean holds(byte[] owner, byte[] path) throws SQLException;
+
+    /** {@code owner}'s greatest path below {@code path} and not below {@code floor}, or null. */
+    byte[] below(byte[] owner, byte[] path, byte[] floor) throws SQLException;
+
+    /** {@code owner}'s least path above {@code path} and below {@code ceiling}, or null. */
+    byte[] above(byte[] owner, byte[] path, byte[] ceiling) throws SQLException;
+  }
+
+  private final Connection c;
+  private final String app;
+  private final Statements statements;
+  /** The ranges as this view has them now, by {@code lo}: complete where {@link #covered}. */
+  private final TreeMap<ByteKey, Range> live = new TreeMap<>(JdbcStateTables.IN_PATH_ORDER);
+  /** Every stored range read, by {@code lo}, as stored. */
+  private final Map<ByteKey, Range> stored = new HashMap<>();
+  /**
+   * Intervals {@code [start, end]} of {@code lo} values whose stored ranges were all read
+   * (value null: no end), disjoint. {@link #LEAST} as a start means from the least path on.
+   */
+  private final TreeMap<ByteKey, ByteKey> covered = new TreeMap<>(JdbcStateTables.IN_PATH_ORDER);
+
+  OwnerRanges(Connection c, String app, Statements statements) {
+    this.c = c;
+    this.app = app;
+    this.statements = statements;
+  }
+
+  static void createTable(Statement s) throws SQLException {
+    s.execute("CREATE TABLE IF NOT EXISTS " + TABLE + "(app TEXT NOT NULL, lo BLOB NOT NULL,"
+        + " hi BLOB NOT NULL, owner BLOB NOT NULL, PRIMARY KEY(app, lo)) WITHOUT ROWID");
+  }
+
+  /** The least path above {@code path}: {@code [p, after(p))} holds {@code p} alone. */
+  static byte[] after(byte[] path) {
+    return Arrays.copyOf(path, path.length + 1);
+  }
+
+  /**
+   * Writes the ranges of states listed by {@code (app, path, owner)} in app and path order: each
+   * run of one owner's paths is one range. For the upgrades from a row per path.
+   *
+   * @return how many ranges were written
+   */
+  static long insertFrom(Connection c, ResultSet byAppAndPath) throws SQLException {
+    long written = 0;
+    try (PreparedStatement put = c.prepareStatement(PUT)) {
+      String app = null;
+      byte[] owner = null;
+      byte[] lo = null;
+      byte[] last = null;
+      while (true) {
+        boolean more = byAppAndPath.next();
+        String nextApp = more ? byAppAndPath.getString(1) : null;
+        byte[] path = more ? byAppAndPath.getBytes(2) : null;
+        byte[] nextOwner = more ? byAppAndPath.getBytes(3) : null;
+        if (lo != null && (!more || !nextApp.equals(app) || !Arrays.equals(nextOwner, owner))) {
+          bind(put, app, new Range(lo, after(last), owner));
+          put.addBatch();
+          written++;
+          lo = null;
+        }
+        if (!more) {
+          break;
+        }
+        if (lo == null) {
+          lo = path;
+        }
+        app = nextApp;
+        owner = nextOwner;
+        last = path;
+      }
+      put.executeBatch();
+    }
+    return written;
+  }
+
+  private static void bind(PreparedStatement ps, String app, Range r) throws SQLException {
+    ps.setString(1, app);
+    ps.setBytes(2, r.lo());
+    ps.setBytes(3, r.hi());
+    ps.setBytes(4, r.owner());
+  }
+
+  /** Visits one range. */
+  interface RangeVisitor {
+    void visit(Range r) throws SQLException;
+  }
+
+  /** Visits the stored ranges that meet {@code [from, to)}, in path order. */
+  static void forEachStored(Connection c, String app, byte[] from, byte[] to,
+      RangeVisitor visitor) throws SQLException {
+    try (PreparedStatement floor = c.prepareStatement(FLOOR)) {
+      floor.setString(1, app);
+      floor.setBytes(2, from);
+      try (ResultSet rs = floor.executeQuery()) {
+        if (rs.next() && Arrays.compareUnsigned(rs.getBytes(2), from) > 0) {
+          visitor.visit(new Range(rs.getBytes(1), rs.getBytes(2), rs.getBytes(3)));
+        }
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(FROM)) {
+      ps.setString(1, app);
+      ps.setBytes(2, from);
+      ps.setBytes(3, to);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          visitor.visit(new Range(rs.getBytes(1), rs.getBytes(2), rs.getBytes(3)));
+        }
+      }
+    }
+  }
+
+  /** The range that holds {@code path}, or null: its owner is the only one that may own it. */
+  Range containing(byte[] path) throws SQLException {
+    Range floor = floor(path);
+    return floor != null && floor.contains(path) ? floor : null;
+  }
+
+  /** The range with the greatest {@code lo} not above {@code path}, or null. */
+  private Range floor(byte[] path) throws SQLException {
+    ByteKey key = ByteKey.of(path);
+    Map.Entry<ByteKey, ByteKey> in = coverage(key);
+    while (true) {
+      Map.Entry<ByteKey, Range> f = live.floorEntry(key);
+      if (f != null && JdbcStateTables.IN_PATH_ORDER.compare(f.getKey(), in.getKey()) >= 0) {
+        return f.getValue();
+      }
+      if (in.getKey().bytes().length == 0) { // covered from the least path on
+        return null;
+      }
+      // Every range from the coverage's start on is gone: the floor lies further down.
+      Range below = read(BELOW, in.getKey().bytes());
+      in = cover(below == null ? LEAST : ByteKey.of(below.lo()), in.getValue());
+    }
+  }
+
+  /** The range with the least {@code lo} above {@code path}, or null. */
+  private Range ceiling(byte[] path) throws SQLException {
+    ByteKey key = ByteKey.of(path);
+    Map.Entry<ByteKey, ByteKey> in = coverage(key);
+    while (true) {
+      Map.Entry<ByteKey, Range> h = live.higherEntry(key);
+      if (h != null && (in.getValue() == null
+          || JdbcStateTables.IN_PATH_ORDER.compare(h.getKey(), in.getValue()) <= 0)) {
+        return h.getValue();
+      }
+      if (in.getValue() == null) {
+        return null;
+      }
+      Range above = read(ABOVE, in.getValue().bytes());
+      in = cover(in.getKey(), above == null ? null : ByteKey.of(above.lo()));
+    }
+  }
+
+  /** The covered interval holding {@code key}, read from the store around it if none does. */
+  private Map.Entry<ByteKey, ByteKey> coverage(ByteKey key) throws SQLException {
+    Map.Entry<ByteKey, ByteKey> in = covered.floorEntry(key);
+    if (in != null && reaches(in.getValue(), key)) {
+      return in;
+    }
+    Range floor = read(FLOOR, key.bytes());
+    Range above = read(ABOVE, key.bytes());
+    return cover(floor == null ? LEAST : ByteKey.of(floor.lo()),
+        above == null ? null : ByteKey.of(above.lo()));
+  }
+
+  /** Records that the stored ranges with {@code lo} in {@code [start, end]} were all read. */
+  private Map.Entry<ByteKey, ByteKey> cover(ByteKey start, ByteKey end) {
+    Map.Entry<ByteKey, ByteKey> before = covered.floorEntry(start);
+    if (before != null && reaches(before.getValue(), start)) {
+      start = before.getKey();
+      end = later(end, before.getValue());
+    }
+    while (true) { // absorb the intervals that start inside this one
+      Map.Entry<ByteKey, ByteKey> next = covered.higherEntry(start);
+      if (next == null || !reaches(end, next.getKey())) {
+        break;
+      }
+      covered.remove(next.getKey());
+      end = later(end, next.getValue());
+    }
+    covered.put(start, end);
+    return new AbstractMap.SimpleImmutableEntry<>(start, end);
+  }
+
+  /** Whether an interval ending at {@code end} (null: no end) reaches {@code key}. */
+  private static boolean reaches(ByteKey end, ByteKey key) {
+    return end == null || JdbcStateTables.IN_PATH_ORDER.compare(end, key) >= 0;
+  }
+
+  /** The later of two ends, null being no end. */
+  private static ByteKey later(ByteKey a, ByteKey b) {
+    if (a == null || b == null) {
+      return null;
+    }
+    return JdbcStateTables.IN_PATH_ORDER.compare(a, b) >= 0 ? a : b;
+  }
+
+  /** One stored range by {@code sql}, kept in the view unless this view read it before. */
+  private Range read(String sql, byte[] bound) throws SQLException {
+    Range r = null;
+    try (StatementCache.Prepared p = statements.prepare(c, sql)) {
+      PreparedStatement ps = p.statement();
+      ps.setString(1, app);
+      ps.setBytes(2, bound);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          r = new Range(rs.getBytes(1), rs.getBytes(2), rs.getBytes(3));
+        }
+      }
+    }
+    if (r != null) {
+      ByteKey lo = ByteKey.of(r.lo());
+      if (stored.putIfAbsent(lo, r) == null) {
+        live.put(lo, r);
+      }
+    }
+    return r;
+  }
+
+  private void remove(Range r) {
+    live.remove(ByteKey.of(r.lo()));
+  }
+
+  private void add(Range r) {
+    live.put(ByteKey.of(r.lo()), r);
+  }
+
+  /**
+   * Records that {@code path} passes from {@code from} to {@code to} (null: no owner), after the
+   * chunks were changed so: calls come in path order, for each path whose owner changed.
+   *
+   * @throws SQLException when {@code from} is null but another owner's chunks hold the path (a
+   *     tracking the caller did not see)
+   */
+  void move(byte[] path, byte[] from, byte[] to, Holdings holdings) throws SQLException {
+    if (from != null) {
+      leave(path, from, holdings);
+    }
+    if (to != null) {
+      join(path, to, holdings);
+    }
+  }
+
+  /** {@code path} is no longer {@code owner}'s: an end of its range moves in to stay tight. */
+  private void leave(byte[] path, byte[] owner, Holdings holdings) throws SQLException {
+    Range r = containing(path);
+    if (r == null || !r.ownedBy(owner)) {
+      return; // its range was already narrowed past it
+    }
+    boolean atLo = Arrays.equals(r.lo(), path);
+    boolean atEnd = Arrays.equals(r.hi(), after(path));
+    if (!atLo && !atEnd) {
+      return; // a gap inside the range, which rule 3 allows
+    }
+    remove(r);
+    byte[] lo = r.lo();
+    byte[] hi = r.hi();
+    if (atLo) {
+      lo = holdings.above(owner, path, r.hi());
+    }
+    if (atEnd && lo != null) {
+      byte[] last = holdings.below(owner, path, lo);
+      hi = last == null ? null : after(last);
+    }
+    if (lo != null && hi != null) {
+      add(new Range(lo, hi, owner));
+    }
+  }
+
+  /** {@code path} becomes {@code owner}'s: into a range of its own, joined to its neighbours'. */
+  private void join(byte[] path, byte[] owner, Holdings holdings) throws SQLException {
+    Range r = containing(path);
+    if (r != null) {
+      if (r.ownedBy(owner)) {
+        return;
+      }
+      if (holdings.holds(r.owner(), path)) {
+        throw new SQLException("a state the run saw untracked is already tracked by another"
+            + " component in " + TABLE + " (was the state store changed by another process?)");
+      }
+      // The path lies in a gap of another owner's range: that range parts around it.
+      remove(r);
+      byte[] last = holdings.below(r.owner(), path, r.lo());
+      if (last != null) {
+        add(new Range(r.lo(), after(last), r.owner()));
+      }
+      byte[] next = holdings.above(r.owner(), path, r.hi());
+      if (next != null) {
+        add(new Range(next, r.hi(), r.owner()));
+      }
+    }
+    Range prev = floor(path);
+    Range next = ceiling(path);
+    boolean joinsPrev = prev != null && prev.ownedBy(owner);
+    boolean joinsNext = next != null && next.ownedBy(owner);
+    byte[] lo = path;
+    byte[] hi = after(path);
+    if (joinsPrev) {
+      remove(prev);
+      lo = prev.lo();
+    }
+    if (joinsNext) {
+      remove(next);
+      hi = next.hi();
+    }
+    add(new Range(lo, hi, owner));
+  }
+
+  /** Writes what this view changed: ranges gone, moved or new. */
+  void write(JdbcStateTables.StatementBatches out) throws SQLException {
+    for (Map.Entry<ByteKey, Range> e : stored.entrySet()) {
+      if (!live.containsKey(e.getKey())) {
+        PreparedStatement del = out.use(DELETE);
+        del.setString(1, app);
+        del.setBytes(2, e.getValue().lo());
+        del.addBatch();
+      }
+    }
+    for (Map.Entry<ByteKey, Range> e : live.entrySet()) {
+      if (stored.get(e.getKey()) != e.getValue()) {
+        PreparedStatement put = out.use(PUT);
+        bind(put, app, e.getValue());
+        put.addBatch();
+      }
+    }
+  }
+}
