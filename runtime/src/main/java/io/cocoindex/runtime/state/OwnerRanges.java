@@ -95,6 +95,13 @@ final class OwnerRanges {
    */
   private final TreeMap<ByteKey, ByteKey> covered = new TreeMap<>(JdbcStateTables.IN_PATH_ORDER);
 
+  /**
+   * The range the last {@link #join} left, and the {@code lo} of the range after it then (null:
+   * none): while no other change comes between, the paths in that gap join it directly.
+   */
+  private Range lastJoined;
+  private byte[] nextAfterLastJoined;
+
   OwnerRanges(Connection c, String app, Statements statements) {
     this.c = c;
     this.app = app;
@@ -311,6 +318,7 @@ final class OwnerRanges {
    */
   void move(byte[] path, byte[] from, byte[] to, Holdings holdings) throws SQLException {
     if (from != null) {
+      lastJoined = null;
       leave(path, from, holdings);
     }
     if (to != null) {
@@ -346,6 +354,20 @@ final class OwnerRanges {
 
   /** {@code path} becomes {@code owner}'s: into a range of its own, joined to its neighbours'. */
   private void join(byte[] path, byte[] owner, Holdings holdings) throws SQLException {
+    Range joinedBefore = lastJoined;
+    lastJoined = null;
+    if (joinedBefore != null && joinedBefore.ownedBy(owner)
+        && live.get(ByteKey.of(joinedBefore.lo())) == joinedBefore
+        && Arrays.compareUnsigned(path, joinedBefore.hi()) >= 0
+        && (nextAfterLastJoined == null
+            || Arrays.compareUnsigned(path, nextAfterLastJoined) < 0)) {
+      // The common case, an owner's new paths one after another: the path lies in the gap
+      // between the range just joined and the next one, so that range grows to it.
+      Range grown = new Range(joinedBefore.lo(), after(path), owner);
+      add(grown);
+      lastJoined = grown;
+      return;
+    }
     Range r = containing(path);
     if (r != null) {
       if (r.ownedBy(owner)) {
@@ -380,7 +402,12 @@ final class OwnerRanges {
       remove(next);
       hi = next.hi();
     }
-    add(new Range(lo, hi, owner));
+    Range joined = new Range(lo, hi, owner);
+    add(joined);
+    if (!joinsNext) { // the gap up to the next range, as read, is known to be free
+      lastJoined = joined;
+      nextAfterLastJoined = next == null ? null : next.lo();
+    }
   }
 
   /** Writes what this view changed: ranges gone, moved or new. */
