@@ -10,6 +10,9 @@ import java.util.Locale;
  * @param name tiny, default or full
  * @param rows N of the main workloads (1-5)
  * @param rowsPerComponent rows declared per processing component (100: 1,000 components at 100k)
+ * @param warmupRounds untimed rounds of every run before the timed ones, at least
+ * @param maxWarmupRounds untimed rounds at most: past the least, rounds go on while the JIT is
+ *     still compiling (see {@code EngineWorkloads#warmUp})
  * @param coldIterations cold runs per side (raw and cocoindex alternate)
  * @param warmIterations warm reruns per figure
  * @param scaling the N of the scaling workload (6) run in this JVM
@@ -30,6 +33,7 @@ record Config(
     int rows,
     int rowsPerComponent,
     int warmupRounds,
+    int maxWarmupRounds,
     int coldIterations,
     int warmIterations,
     List<Integer> scaling,
@@ -47,13 +51,13 @@ record Config(
   static Config named(String size) {
     switch (size.toLowerCase(Locale.ROOT)) {
       case "tiny":
-        return new Config("tiny", 1_000, 100, 1, 1, 2, List.of(500, 1_000), 2_000, "512m",
+        return new Config("tiny", 1_000, 100, 1, 1, 1, 2, List.of(500, 1_000), 2_000, "512m",
             100, 100, 100, 1, 1, 1, 3, 1);
       case "default":
-        return new Config("default", 100_000, 100, 2, 7, 5, List.of(10_000, 100_000), 1_000_000,
+        return new Config("default", 100_000, 100, 2, 14, 7, 5, List.of(10_000, 100_000), 1_000_000,
             "512m", 3_000, 200, 300, 1, 8, 21, 50, 7);
       case "full":
-        return new Config("full", 100_000, 100, 3, 5, 9, List.of(10_000, 100_000), 1_000_000,
+        return new Config("full", 100_000, 100, 3, 16, 5, 9, List.of(10_000, 100_000), 1_000_000,
             "512m", 10_000, 300, 500, 1, 12, 41, 50, 15);
       default:
         throw new IllegalArgumentException(

@@ -6,6 +6,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +41,7 @@ final class EngineWorkloads {
     Path dir = tmp.resolve("main-" + n);
     String nText = String.format(Locale.ROOT, "N=%,d in %,d components", n, data.components);
 
-    warmUp(data, tmp.resolve("warmup-" + n), cfg.warmupRounds());
+    warmUp(data, tmp.resolve("warmup-" + n), cfg.warmupRounds(), cfg.maxWarmupRounds());
 
     // 1. cold: raw JDBC and cocoindex alternate, each on fresh files.
     List<Long> raw = new ArrayList<>();
@@ -205,33 +207,59 @@ final class EngineWorkloads {
 
   /**
    * Untimed rounds of every kind of run measured next (raw, cold, warm, memoized), so the
-   * figures are those of compiled code: on 2 cores the JIT compiles the engine's hot paths for
-   * the first two 100k runs, which otherwise lands in the cold medians (up to 3x) of one side
-   * only. A memoized rerun is short (1,000 memo checks), so the JIT needs about twenty of them
-   * before its figure settles (measured at 236 ms, then 90 ms by the fourth, 40 ms after twenty):
-   * it gets that many. A first run in a fresh JVM is what the child-JVM line of workload 6 shows.
+   * figures are those of compiled code on both sides. Raw JDBC is little code and compiles in a
+   * run or two; the engine's hot paths are many large methods, which C2 compiles one after
+   * another on one compiler thread (2 cores), taking a core from the run while it does. On this
+   * machine that took about twenty 100k cold runs (BENCHMARKS.md, sixteenth session): a fixed
+   * two rounds left the cold medians measuring the JIT, on one side only. So rounds go on, past
+   * {@code minRounds}, until one spends at most {@value #SETTLED_JIT_SHARE} of its time
+   * compiling, or {@code maxRounds} ran; the line printed says how long that took. A memoized
+   * rerun is short (1,000 memo checks), so each round runs it {@value #MEMO_RUNS_PER_ROUND}
+   * times. A first run in a fresh JVM is what the child-JVM line of workload 6 shows.
    */
   private static final int WARM_RUNS_PER_ROUND = 3;
   private static final int MEMO_RUNS_PER_ROUND = 12;
+  private static final double SETTLED_JIT_SHARE = 0.05;
 
-  private void warmUp(Dataset data, Path dir, int rounds) {
-    for (int i = 0; i < rounds; i++) {
-      Site site = Site.in(dir, "w" + i);
-      Path rawFile = dir.resolve("raw" + i + ".sqlite");
+  private void warmUp(Dataset data, Path dir, int minRounds, int maxRounds) {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+    long jitBefore = timed ? jit.getTotalCompilationTime() : 0;
+    long start = System.nanoTime();
+    int rounds = 0;
+    double lastShare = Double.NaN;
+    while (rounds < maxRounds) {
+      long roundJit = timed ? jit.getTotalCompilationTime() : 0;
+      long roundStart = System.nanoTime();
+      Site site = Site.in(dir, "w" + rounds);
+      Path rawFile = dir.resolve("raw" + rounds + ".sqlite");
       EngineBench.rawCold(rawFile, data);
       EngineBench.naiveSync(rawFile, data);
       for (int k = 0; k < WARM_RUNS_PER_ROUND; k++) {
         EngineBench.update(site, data, false);
       }
-      Site memo = Site.in(dir, "m" + i);
+      Site memo = Site.in(dir, "m" + rounds);
       for (int k = 0; k < MEMO_RUNS_PER_ROUND; k++) {
         EngineBench.update(memo, data, true);
       }
       deleteTree(dir);
+      rounds++;
+      double roundMillis = (System.nanoTime() - roundStart) / 1e6;
+      lastShare = timed ? (jit.getTotalCompilationTime() - roundJit) / roundMillis : Double.NaN;
+      if (rounds >= minRounds && (!timed || lastShare <= SETTLED_JIT_SHARE)) {
+        break;
+      }
     }
     if (rounds > 0) {
-      report.progress(String.format(Locale.ROOT, "warmed up: %d untimed round(s) of every run",
-          rounds));
+      double seconds = (System.nanoTime() - start) / 1e9;
+      String jitText = timed ? String.format(Locale.ROOT,
+          "JIT compiling %.1f s of %.1f s; last round %.0f%%",
+          (jit.getTotalCompilationTime() - jitBefore) / 1e3, seconds, lastShare * 100)
+          : String.format(Locale.ROOT, "%.1f s (JIT time not measurable here)", seconds);
+      report.progress(String.format(Locale.ROOT, "warmed up: %d untimed round(s) of every run, %s",
+          rounds, jitText));
+      report.info("1", "untimed warm-up before the timed runs (until the JIT settles)",
+          rounds + " rounds", jitText);
     }
   }
 

@@ -18,12 +18,12 @@ final class Report {
     this.out = out;
   }
 
-  /** A figure without a target. */
   /** A progress line that is not a figure of the table. */
   void progress(String message) {
     out.println("  .. " + message);
   }
 
+  /** A figure without a target. */
   void info(String id, String workload, String figure, String ratio) {
     add(new Line(id, workload, figure, ratio, "", ""));
   }
