@@ -253,7 +253,7 @@ final class EngineWorkloads {
     if (rounds > 0) {
       double seconds = (System.nanoTime() - start) / 1e9;
       String jitText = timed ? String.format(Locale.ROOT,
-          "JIT compiling %.1f s of %.1f s; last round %.0f%%",
+          "JIT compilers busy %.1f s in %.1f s; last round %.0f%% of its time",
           (jit.getTotalCompilationTime() - jitBefore) / 1e3, seconds, lastShare * 100)
           : String.format(Locale.ROOT, "%.1f s (JIT time not measurable here)", seconds);
       report.progress(String.format(Locale.ROOT, "warmed up: %d untimed round(s) of every run, %s",

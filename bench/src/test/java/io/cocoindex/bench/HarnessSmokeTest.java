@@ -28,7 +28,9 @@ class HarnessSmokeTest {
     // 2 cold, warm, memo cold + warm, 1% change, naive + 3 comparisons, scattered change,
     // removal, 2 scaling sizes + the child JVM + its growth against each size, 4 store lines,
     // 3 codecs, 2 processor lines (the processor's own cost, and with the generated code).
-    assertThat(report.lines()).hasSize(26);
+    assertThat(report.lines()).hasSize(27);
+    assertThat(report.lines()).extracting(Report.Line::workload)
+        .contains("untimed warm-up before the timed runs (until the JIT settles)");
     assertThat(report.lines()).extracting(Report.Line::workload)
         .contains("1% of components removed (their rows deleted), memoized");
     assertThat(report.lines()).filteredOn(l -> l.workload().startsWith("warm per-state cost"))
