@@ -51,8 +51,6 @@ final class ComponentStateTables extends JdbcStateTables {
   private static final byte[] NO_PATH = new byte[0];
   /** Stands for "no owner stored" among the owners a group saw (compared by identity). */
   private static final byte[] NO_OWNER = new byte[0];
-  static final String UNTRACKED_BUT_TRACKED = "a state the run saw untracked is already tracked"
-      + " (was the state store changed by another process?)";
 
   private static final String OWNED_BY =
       "SELECT states FROM " + CHUNKS + " WHERE app=? AND owner=? ORDER BY first";
@@ -441,7 +439,7 @@ final class ComponentStateTables extends JdbcStateTables {
       if (old == null) {
         // Another owner's holding is found when the ranges move (moveOwners).
         if (chunks.ofOwner(s.owner()).put(s) != null) {
-          throw new SQLException(UNTRACKED_BUT_TRACKED);
+          throw new SQLException(OwnerRanges.UNTRACKED_BUT_TRACKED);
         }
         return;
       }

@@ -54,6 +54,9 @@ final class OwnerRanges {
       + " VALUES(?,?,?,?) ON CONFLICT(app, lo) DO UPDATE SET hi=excluded.hi, owner=excluded.owner";
   private static final String DELETE = "DELETE FROM " + TABLE + " WHERE app=? AND lo=?";
   private static final ByteKey LEAST = ByteKey.of(new byte[0]);
+  /** Why a commit fails that would give a state a second owner. */
+  static final String UNTRACKED_BUT_TRACKED = "a state the run saw untracked is already tracked"
+      + " (was the state store changed by another process?)";
 
   /** The paths {@code [lo, hi)} whose stored states are {@code owner}'s. */
   record Range(byte[] lo, byte[] hi, byte[] owner) {
@@ -374,8 +377,7 @@ final class OwnerRanges {
         return;
       }
       if (holdings.holds(r.owner(), path)) {
-        throw new SQLException("a state the run saw untracked is already tracked by another"
-            + " component in " + TABLE + " (was the state store changed by another process?)");
+        throw new SQLException(UNTRACKED_BUT_TRACKED);
       }
       // The path lies in a gap of another owner's range: that range parts around it.
       remove(r);

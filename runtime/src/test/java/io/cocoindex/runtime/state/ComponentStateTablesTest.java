@@ -275,6 +275,14 @@ class ComponentStateTablesTest {
     assertThat(store.get(APP, row(1)).orElseThrow().owner()).isEqualTo(A);
     assertThat(OwnerRangeRows.of(dir)).containsExactly("row-000001..row-000001 a");
     assertThat(store.ownedBy(APP, B)).isEmpty();
+
+    StateWrite.Precommit blindOwner = new StateWrite.Precommit(state(row(1), A, "ignored"),
+        new PossibleRecord(2, "a".getBytes(StandardCharsets.UTF_8)), true, null);
+    assertThatThrownBy(() -> store.write(APP, List.of(blindOwner)).join())
+        .as("the same owner, unaware it holds the path")
+        .hasMessageContaining("a state the run saw untracked is already tracked");
+    assertThat(new String(store.get(APP, row(1)).orElseThrow().records().get(0).record(),
+        StandardCharsets.UTF_8)).isEqualTo("owned by a");
   }
 
   @Test
