@@ -206,16 +206,17 @@ final class EngineWorkloads {
   }
 
   /**
-   * Untimed rounds of every kind of run measured next (raw, cold, warm, memoized), so the
-   * figures are those of compiled code on both sides. Raw JDBC is little code and compiles in a
-   * run or two; the engine's hot paths are many large methods, which C2 compiles one after
-   * another on one compiler thread (2 cores), taking a core from the run while it does. On this
-   * machine that took about twenty 100k cold runs (BENCHMARKS.md, sixteenth session): a fixed
-   * two rounds left the cold medians measuring the JIT, on one side only. So rounds go on, past
-   * {@code minRounds}, until one spends at most {@value #SETTLED_JIT_SHARE} of its time
-   * compiling, or {@code maxRounds} ran; the line printed says how long that took. A memoized
-   * rerun is short (1,000 memo checks), so each round runs it {@value #MEMO_RUNS_PER_ROUND}
-   * times. A first run in a fresh JVM is what the child-JVM line of workload 6 shows.
+   * Untimed rounds of every kind of run measured next (raw, cold, warm, memoized, the reruns
+   * after a change, and the naive sync of each), so the figures are those of compiled code on
+   * both sides. Raw JDBC is little code and compiles in a run or two; the engine's hot paths are
+   * many large methods, which C2 compiles one after another on one compiler thread (2 cores),
+   * taking a core from the run while it does. On this machine that took about twenty 100k cold
+   * runs (BENCHMARKS.md, sixteenth session): a fixed two rounds left the cold medians measuring
+   * the JIT, on one side only. So rounds go on, past {@code minRounds}, until one spends at most
+   * {@value #SETTLED_JIT_SHARE} of its time compiling, or {@code maxRounds} ran; the line
+   * printed says how long that took. A memoized rerun is short (1,000 memo checks), so each
+   * round runs it {@value #MEMO_RUNS_PER_ROUND} times. A first run in a fresh JVM is what the
+   * child-JVM line of workload 6 shows.
    */
   private static final int WARM_RUNS_PER_ROUND = 3;
   private static final int MEMO_RUNS_PER_ROUND = 12;
@@ -238,10 +239,22 @@ final class EngineWorkloads {
       for (int k = 0; k < WARM_RUNS_PER_ROUND; k++) {
         EngineBench.update(site, data, false);
       }
+      // The reruns after a change (workload 4) run code of their own: they warm up too, on a
+      // dataset of their own, as the naive sync does beside them.
+      Dataset changing = new Dataset(data.rows, data.perComponent);
       Site memo = Site.in(dir, "m" + rounds);
       for (int k = 0; k < MEMO_RUNS_PER_ROUND; k++) {
-        EngineBench.update(memo, data, true);
+        EngineBench.update(memo, changing, true);
       }
+      changing.changeConcentrated();
+      EngineBench.update(memo, changing, true);
+      EngineBench.naiveSync(rawFile, changing);
+      changing.changeScattered();
+      EngineBench.update(memo, changing, true);
+      EngineBench.naiveSync(rawFile, changing);
+      changing.removeLast();
+      EngineBench.update(memo, changing, true);
+      EngineBench.naiveSync(rawFile, changing);
       deleteTree(dir);
       rounds++;
       double roundMillis = (System.nanoTime() - roundStart) / 1e6;
