@@ -18,11 +18,18 @@ public final class TargetPath implements Comparable<TargetPath> {
   private final List<StableKey> keys;
   private final byte[] encoded;
   private final int hash;
+  /**
+   * {@code keys.size()}, kept: a component sorts its declarations by depth, and the size behind
+   * the unmodifiable list was three dependent loads, a cache miss each (8% of a cold run's
+   * component work).
+   */
+  private final int depth;
 
   private TargetPath(List<StableKey> keys, byte[] encoded) {
     this.keys = keys;
     this.encoded = encoded;
     this.hash = ByteKey.hashOf(encoded); // so that a path and its key() hash alike
+    this.depth = keys.size();
   }
 
   public static TargetPath of(List<StableKey> keys) {
@@ -36,8 +43,8 @@ public final class TargetPath implements Comparable<TargetPath> {
 
   public TargetPath child(StableKey key) {
     Objects.requireNonNull(key, "key");
-    StableKey[] next = keys.toArray(new StableKey[keys.size() + 1]);
-    next[keys.size()] = key;
+    StableKey[] next = keys.toArray(new StableKey[depth + 1]);
+    next[depth] = key;
     byte[] k = KeyEncoding.encode(key);
     byte[] enc = Arrays.copyOf(encoded, encoded.length + k.length);
     System.arraycopy(k, 0, enc, encoded.length, k.length);
@@ -61,7 +68,7 @@ public final class TargetPath implements Comparable<TargetPath> {
   }
 
   public int depth() {
-    return keys.size();
+    return depth;
   }
 
   /** Whether this path equals {@code ancestor} or lies below it. */
