@@ -6,8 +6,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -213,61 +211,33 @@ final class EngineWorkloads {
    * taking a core from the run while it does. On this machine that took about twenty 100k cold
    * runs (BENCHMARKS.md, sixteenth session): a fixed two rounds left the cold medians measuring
    * the JIT, on one side only. So rounds go on, past {@code minRounds}, until one spends at most
-   * {@value #SETTLED_JIT_SHARE} of its time compiling, or {@code maxRounds} ran; the line
+   * 5% of its time compiling ({@link JitClock}), or {@code maxRounds} ran; the line
    * printed says how long that took. A memoized rerun is short (1,000 memo checks), so each
-   * round runs it {@value #MEMO_RUNS_PER_ROUND} times. A first run in a fresh JVM is what the
-   * child-JVM line of workload 6 shows.
+   * round runs it {@value #MEMO_RUNS_PER_ROUND} times. A first run in a fresh JVM is the cold
+   * figure of workload 6's child-JVM line.
    */
   private static final int WARM_RUNS_PER_ROUND = 3;
   private static final int MEMO_RUNS_PER_ROUND = 12;
-  private static final double SETTLED_JIT_SHARE = 0.05;
 
   private void warmUp(Dataset data, Path dir, int minRounds, int maxRounds) {
-    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-    boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
-    long jitBefore = timed ? jit.getTotalCompilationTime() : 0;
+    JitClock jit = new JitClock();
+    long jitBefore = jit.compilingMillis();
     long start = System.nanoTime();
     int rounds = 0;
     double lastShare = Double.NaN;
     while (rounds < maxRounds) {
-      long roundJit = timed ? jit.getTotalCompilationTime() : 0;
-      long roundStart = System.nanoTime();
-      Site site = Site.in(dir, "w" + rounds);
-      Path rawFile = dir.resolve("raw" + rounds + ".sqlite");
-      EngineBench.rawCold(rawFile, data);
-      EngineBench.naiveSync(rawFile, data);
-      for (int k = 0; k < WARM_RUNS_PER_ROUND; k++) {
-        EngineBench.update(site, data, false);
-      }
-      // The reruns after a change (workload 4) run code of their own: they warm up too, on a
-      // dataset of their own, as the naive sync does beside them.
-      Dataset changing = new Dataset(data.rows, data.perComponent);
-      Site memo = Site.in(dir, "m" + rounds);
-      for (int k = 0; k < MEMO_RUNS_PER_ROUND; k++) {
-        EngineBench.update(memo, changing, true);
-      }
-      changing.changeConcentrated();
-      EngineBench.update(memo, changing, true);
-      EngineBench.naiveSync(rawFile, changing);
-      changing.changeScattered();
-      EngineBench.update(memo, changing, true);
-      EngineBench.naiveSync(rawFile, changing);
-      changing.removeLast();
-      EngineBench.update(memo, changing, true);
-      EngineBench.naiveSync(rawFile, changing);
-      deleteTree(dir);
+      int round = rounds;
+      lastShare = jit.shareWhile(() -> warmUpRound(data, dir, round));
       rounds++;
-      double roundMillis = (System.nanoTime() - roundStart) / 1e6;
-      lastShare = timed ? (jit.getTotalCompilationTime() - roundJit) / roundMillis : Double.NaN;
-      if (rounds >= minRounds && (!timed || lastShare <= SETTLED_JIT_SHARE)) {
+      if (rounds >= minRounds && (!jit.measurable() || jit.settled(lastShare))) {
         break;
       }
     }
     if (rounds > 0) {
       double seconds = (System.nanoTime() - start) / 1e9;
-      String jitText = timed ? String.format(Locale.ROOT,
+      String jitText = jit.measurable() ? String.format(Locale.ROOT,
           "JIT compilers busy %.1f s in %.1f s; last round %.0f%% of its time",
-          (jit.getTotalCompilationTime() - jitBefore) / 1e3, seconds, lastShare * 100)
+          (jit.compilingMillis() - jitBefore) / 1e3, seconds, lastShare * 100)
           : String.format(Locale.ROOT, "%.1f s (JIT time not measurable here)", seconds);
       report.progress(String.format(Locale.ROOT, "warmed up: %d untimed round(s) of every run, %s",
           rounds, jitText));
@@ -276,9 +246,47 @@ final class EngineWorkloads {
     }
   }
 
+  /** One untimed round of every run, on fresh files under {@code dir}. */
+  private static void warmUpRound(Dataset data, Path dir, int round) {
+    Site site = Site.in(dir, "w" + round);
+    Path rawFile = dir.resolve("raw" + round + ".sqlite");
+    EngineBench.rawCold(rawFile, data);
+    EngineBench.naiveSync(rawFile, data);
+    for (int k = 0; k < WARM_RUNS_PER_ROUND; k++) {
+      EngineBench.update(site, data, false);
+    }
+    // The reruns after a change (workload 4) run code of their own: they warm up too, on a
+    // dataset of their own, as the naive sync does beside them.
+    Dataset changing = new Dataset(data.rows, data.perComponent);
+    Site memo = Site.in(dir, "m" + round);
+    for (int k = 0; k < MEMO_RUNS_PER_ROUND; k++) {
+      EngineBench.update(memo, changing, true);
+    }
+    changing.changeConcentrated();
+    EngineBench.update(memo, changing, true);
+    EngineBench.naiveSync(rawFile, changing);
+    changing.changeScattered();
+    EngineBench.update(memo, changing, true);
+    EngineBench.naiveSync(rawFile, changing);
+    changing.removeLast();
+    EngineBench.update(memo, changing, true);
+    EngineBench.naiveSync(rawFile, changing);
+    deleteTree(dir);
+  }
+
   /** Cold (beside raw), warm and memoized warm at one size, on fresh files. */
   static SizeFigures measureSize(Path tmp, int rows, int perComponent, int coldIterations,
       int warmIterations) {
+    return measureSize(tmp, rows, perComponent, coldIterations, warmIterations, false);
+  }
+
+  /**
+   * As above; with {@code settleFirst} (a fresh JVM), untimed reruns come before the timed warm
+   * and memoized ones until the JIT settles ({@link #untilCompiled}): the cold run stays the
+   * fresh JVM's first, JIT and all, and the reruns compare with those of the main JVM.
+   */
+  static SizeFigures measureSize(Path tmp, int rows, int perComponent, int coldIterations,
+      int warmIterations, boolean settleFirst) {
     Dataset data = new Dataset(rows, perComponent);
     Path dir = tmp.resolve("size-" + rows);
     List<Long> raw = new ArrayList<>();
@@ -295,6 +303,10 @@ final class EngineWorkloads {
       deleteFile(rawFile);
       cold.add(expectAtLeast("cold", EngineBench.update(site, data, false), rows).nanos());
     }
+    Site warmSite = site;
+    if (settleFirst) {
+      untilCompiled(() -> expect("warm", EngineBench.update(warmSite, data, false), 0));
+    }
     List<Long> warm = new ArrayList<>();
     for (int i = 0; i < warmIterations; i++) {
       warm.add(expect("warm", EngineBench.update(site, data, false), 0).nanos());
@@ -302,6 +314,9 @@ final class EngineWorkloads {
     // The same state, now through memoized components: the first run records the memos (every
     // component runs, nothing changes), the next ones are memo hits.
     expect("memo conversion", EngineBench.update(site, data, true), 0);
+    if (settleFirst) {
+      untilCompiled(() -> expect("memo warm", EngineBench.update(warmSite, data, true), 0));
+    }
     List<Long> memoWarm = new ArrayList<>();
     for (int i = 0; i < warmIterations; i++) {
       memoWarm.add(expect("memo warm", EngineBench.update(site, data, true), 0).nanos());
@@ -356,8 +371,21 @@ final class EngineWorkloads {
    * still compiles the warm path (1.7-2.2 s at 1M, then 1.3 s): with two runs, their mean was
    * half JIT and compared a fresh JVM with the warmed-up sizes of the same workload.
    */
+  /** Untimed reruns in a child JVM before its timed ones, at most. */
+  private static final int MAX_SETTLING_RERUNS = 10;
+
+  /** Runs {@code rerun}, untimed, until a run spends little of its time compiling. */
+  private static void untilCompiled(Runnable rerun) {
+    JitClock jit = new JitClock();
+    for (int i = 0; i < MAX_SETTLING_RERUNS; i++) {
+      if (jit.settled(jit.shareWhile(rerun))) {
+        return;
+      }
+    }
+  }
+
   static void child(int rows, int perComponent, Path tmp) {
-    SizeFigures f = measureSize(tmp, rows, perComponent, 1, 3);
+    SizeFigures f = measureSize(tmp, rows, perComponent, 1, 3, true);
     System.out.printf(Locale.ROOT, "RESULT rawCold=%.0f cold=%.0f warm=%.0f memoWarm=%.0f%n",
         f.rawCold(), f.cold(), f.warm(), f.memoWarm());
   }
