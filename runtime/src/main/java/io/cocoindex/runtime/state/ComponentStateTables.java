@@ -740,9 +740,10 @@ final class ComponentStateTables extends JdbcStateTables {
         return null;
       }
       ByteKey key = ByteKey.of(path);
-      for (int i = indexFor(path); i < firsts.size(); i++) {
-        if (i > indexFor(path) && Arrays.compareUnsigned(firsts.get(i), ceiling) >= 0) {
-          return null;
+      int start = indexFor(path);
+      for (int i = start; i < firsts.size(); i++) {
+        if (i > start && Arrays.compareUnsigned(firsts.get(i), ceiling) >= 0) {
+          return null; // that chunk and those after it hold paths from the ceiling on
         }
         ByteKey k = chunkAt(i).states.higherKey(key);
         if (k != null) {
