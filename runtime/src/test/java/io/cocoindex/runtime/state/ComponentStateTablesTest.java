@@ -157,9 +157,12 @@ class ComponentStateTablesTest {
     store.write(APP, deletes).join();
     assertThat(chunks().keySet()).containsExactlyElementsOf(firsts);
     assertThat(store.ownedBy(APP, A)).hasSize(n - deletes.size());
+    assertThat(OwnerRangeRows.of(dir)).as("the range starts at the next chunk's first path")
+        .containsExactly(OwnerRangeRows.lastKey(secondFirst) + "..row-005999 a");
     put(state(row(0), A, "back"));
     assertThat(store.get(APP, row(0)).orElseThrow().owner()).isEqualTo(A);
     assertThat(chunks().keySet()).containsExactlyElementsOf(firsts);
+    assertThat(OwnerRangeRows.of(dir)).containsExactly("row-000000..row-005999 a");
 
     // Delete everything: no chunk is left, nor any owner range.
     List<StateWrite> all = new ArrayList<>();
@@ -171,6 +174,31 @@ class ComponentStateTablesTest {
     assertThat(query("SELECT count(*) FROM owner_range")).containsExactly("0");
     assertThat(store.ownedBy(APP, A)).isEmpty();
     assertThat(store.hasStates(APP)).isFalse();
+  }
+
+  @Test
+  void emptyingTheLastChunkEndsTheRangeAtTheLastPathOfTheChunkBefore() throws Exception {
+    int n = 6_000;
+    TrackedState[] states = new TrackedState[n];
+    for (int i = 0; i < n; i++) {
+      states[i] = state(row(i), A, "record " + i);
+    }
+    put(states);
+    List<String> firsts = new ArrayList<>(chunks().keySet());
+    byte[] lastFirst = HexFormat.of().parseHex(firsts.get(firsts.size() - 1));
+    List<StateWrite> deletes = new ArrayList<>();
+    String lastKept = null;
+    for (TrackedState s : store.ownedBy(APP, A)) {
+      if (java.util.Arrays.compareUnsigned(s.path(), lastFirst) >= 0) {
+        deletes.add(new StateWrite.DeleteState(s.path()));
+      } else {
+        lastKept = OwnerRangeRows.lastKey(s.path());
+      }
+    }
+    store.write(APP, deletes).join();
+
+    assertThat(OwnerRangeRows.of(dir)).containsExactly("row-000000.." + lastKept + " a");
+    assertThat(store.ownedBy(APP, A)).hasSize(n - deletes.size());
   }
 
   private static byte[] component(int i) {
