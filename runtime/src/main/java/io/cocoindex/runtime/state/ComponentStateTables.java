@@ -372,6 +372,12 @@ final class ComponentStateTables extends JdbcStateTables {
     /** Every path this group wrote, as it left it (null: deleted). */
     private final Map<ByteKey, TrackedState> rows = new HashMap<>();
     /**
+     * {@link #rows} in path order, kept from the group's first deleted tree on (null before): a
+     * tree's deletion takes the rows the group wrote below it, and a scan of every row for each
+     * tree would make a sweep of n containers cost n squared.
+     */
+    private TreeMap<ByteKey, TrackedState> rowsInOrder;
+    /**
      * The owner of each path in rows before the group wrote it ({@link #NO_OWNER}: none), in the
      * order written: a component's paths mostly come in order, which makes their sort cheap.
      */
@@ -435,7 +441,7 @@ final class ComponentStateTables extends JdbcStateTables {
     private void put(TrackedState s, TrackedState old) throws SQLException {
       ByteKey key = ByteKey.of(s.path());
       noteOwner(key, old);
-      rows.put(key, s);
+      write(key, s);
       if (old == null) {
         // Another owner's holding is found when the ranges move (moveOwners).
         if (chunks.ofOwner(s.owner()).put(s) != null) {
@@ -462,7 +468,7 @@ final class ComponentStateTables extends JdbcStateTables {
       TrackedState old = tracked(path);
       ByteKey key = ByteKey.of(path);
       noteOwner(key, old);
-      rows.put(key, null);
+      write(key, null);
       if (old != null) {
         chunks.ofOwner(old.owner()).remove(path);
       }
@@ -477,22 +483,34 @@ final class ComponentStateTables extends JdbcStateTables {
       Map<ByteKey, byte[]> owners = new LinkedHashMap<>();
       OwnerRanges.forEachStored(c, app, path, end,
           r -> owners.put(ByteKey.of(r.owner()), r.owner()));
-      for (TrackedState s : rows.values()) {
-        if (s != null && Arrays.compareUnsigned(s.path(), path) >= 0
-            && Arrays.compareUnsigned(s.path(), end) < 0) {
+      if (rowsInOrder == null) {
+        rowsInOrder = new TreeMap<>(IN_PATH_ORDER);
+        rowsInOrder.putAll(rows);
+      }
+      for (TrackedState s
+          : rowsInOrder.subMap(ByteKey.of(path), true, ByteKey.of(end), false).values()) {
+        if (s != null) {
           owners.put(ByteKey.of(s.owner()), s.owner());
         }
       }
       for (byte[] owner : owners.values()) {
         chunks.ofOwner(owner).forEachIn(path, end, (at, s) -> {
           noteOwner(at, s);
-          rows.put(at, null);
+          write(at, null);
         });
         chunks.ofOwner(owner).removeIn(path, end);
       }
       ByteKey key = ByteKey.of(path);
       noteOwner(key, null);
-      rows.put(key, null);
+      write(key, null);
+    }
+
+    /** Records what the group left at {@code key}. */
+    private void write(ByteKey key, TrackedState s) {
+      rows.put(key, s);
+      if (rowsInOrder != null) {
+        rowsInOrder.put(key, s);
+      }
     }
 
     /** Moves the owner ranges of every path whose owner this group changed, in path order. */
