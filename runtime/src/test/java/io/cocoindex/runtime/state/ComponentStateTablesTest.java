@@ -66,6 +66,15 @@ class ComponentStateTablesTest {
     store.write(APP, writes).join();
   }
 
+  /** Puts rows 0 to {@code n - 1} for {@code owner}, each with the record "record i". */
+  private void putRows(byte[] owner, int n) {
+    TrackedState[] states = new TrackedState[n];
+    for (int i = 0; i < n; i++) {
+      states[i] = state(row(i), owner, "record " + i);
+    }
+    put(states);
+  }
+
   /** The rows of {@code sql}, each as its columns joined by '|' (blobs in hex). */
   private List<String> query(String sql) throws Exception {
     List<String> out = new ArrayList<>();
@@ -111,11 +120,7 @@ class ComponentStateTablesTest {
   @Test
   void aComponentOutgrowingAChunkIsSplitAndOneChangeRewritesOneChunk() throws Exception {
     int n = 6_000; // about 190 KB of states: several chunks
-    TrackedState[] states = new TrackedState[n];
-    for (int i = 0; i < n; i++) {
-      states[i] = state(row(i), A, "record " + i);
-    }
-    put(states);
+    putRows(A, n);
     Map<String, String> before = chunks();
     assertThat(before).hasSizeGreaterThan(2);
     assertThat(before.keySet().iterator().next()).as("the first chunk starts at the empty path")
@@ -140,11 +145,7 @@ class ComponentStateTablesTest {
   @Test
   void emptiedChunksAreDeletedAndTheFirstStaysWhileOthersRemain() throws Exception {
     int n = 6_000;
-    TrackedState[] states = new TrackedState[n];
-    for (int i = 0; i < n; i++) {
-      states[i] = state(row(i), A, "record " + i);
-    }
-    put(states);
+    putRows(A, n);
     List<String> firsts = new ArrayList<>(chunks().keySet());
     // Empty the first chunk: it stays (empty), as it holds the paths below the others.
     byte[] secondFirst = HexFormat.of().parseHex(firsts.get(1));
@@ -179,11 +180,7 @@ class ComponentStateTablesTest {
   @Test
   void emptyingTheLastChunkEndsTheRangeAtTheLastPathOfTheChunkBefore() throws Exception {
     int n = 6_000;
-    TrackedState[] states = new TrackedState[n];
-    for (int i = 0; i < n; i++) {
-      states[i] = state(row(i), A, "record " + i);
-    }
-    put(states);
+    putRows(A, n);
     List<String> firsts = new ArrayList<>(chunks().keySet());
     byte[] lastFirst = HexFormat.of().parseHex(firsts.get(firsts.size() - 1));
     List<StateWrite> deletes = new ArrayList<>();
@@ -239,11 +236,7 @@ class ComponentStateTablesTest {
   @Test
   void aReadAheadLeavesOutAnOwnerWhoseChunksGoPastTheLimitUnlessItWasAskedFor() {
     int n = 6_000; // several chunks
-    TrackedState[] many = new TrackedState[n];
-    for (int i = 0; i < n; i++) {
-      many[i] = state(row(i), B, "record " + i);
-    }
-    put(many);
+    putRows(B, n);
     put(state(path("other", "1"), A, "a"));
 
     Map<String, List<String>> fromA = ownedFrom(A, 2);
