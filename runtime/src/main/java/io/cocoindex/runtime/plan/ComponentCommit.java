@@ -341,6 +341,8 @@ public final class ComponentCommit {
     List<StateWrite> writes = new ArrayList<>();
     List<Reconciliation> applied = new ArrayList<>();
     boolean settledByRun = false;
+    String unchangedOf = null; // states left as they were, counted once per run of a provider
+    long unchanged = 0;
     for (Reconciliation r : results) {
       if (r.hasAction()) {
         if (!r.precommitted()) {
@@ -352,12 +354,22 @@ public final class ComponentCommit {
         }
         applied.add(r);
       } else {
-        run.stats.unchanged(r.provider.name(), 1);
+        if (!r.provider.name().equals(unchangedOf)) {
+          if (unchanged > 0) {
+            run.stats.unchanged(unchangedOf, unchanged);
+          }
+          unchangedOf = r.provider.name();
+          unchanged = 0;
+        }
+        unchanged++;
         StateWrite w = confirmUnchanged(r);
         if (w != null) {
           writes.add(w);
         }
       }
+    }
+    if (unchanged > 0) {
+      run.stats.unchanged(unchangedOf, unchanged);
     }
     StateWrite component = componentRecord();
     if (component != null) {
@@ -368,7 +380,7 @@ public final class ComponentCommit {
       if (leftToRun) {
         run.settledByRun.add(in.component);
       }
-      applied.forEach(r -> run.applied(r.provider.name(), r.key, r.action, r.isRefresh()));
+      run.applied(applied);
       offerOrphans();
     };
     if (writes.isEmpty()) {

@@ -250,9 +250,11 @@ public final class OrphanSweep {
       failOwners(concerned, "committing", e);
       return;
     }
+    List<Reconciliation> deleted = new ArrayList<>(applied.deletions().size());
     for (Deletion d : applied.deletions()) {
-      run.applied(d.r.provider.name(), d.r.key, d.r.action, false);
+      deleted.add(d.r);
     }
+    run.applied(deleted);
   }
 
   /**

@@ -127,16 +127,30 @@ public final class Run {
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;
 
-  /** Counts a committed action (a refresh as unchanged) and tells the listeners. */
-  void applied(String provider, io.cocoindex.StableKey key, io.cocoindex.TargetAction<?> action,
-      boolean refresh) {
-    if (refresh) {
-      stats.unchanged(provider, 1);
-    } else {
-      stats.applied(provider, action);
+  /** Counts a component's committed actions (a refresh as unchanged) and tells the listeners. */
+  void applied(List<Reconciliation> applied) {
+    String provider = null;
+    long[] counts = new long[4]; // created, updated, deleted, unchanged: as RunStats keeps them
+    for (Reconciliation r : applied) {
+      String name = r.provider.name();
+      if (!name.equals(provider)) {
+        flushApplied(provider, counts);
+        provider = name;
+      }
+      counts[r.isRefresh() ? 3
+          : r.action instanceof io.cocoindex.TargetAction.Create ? 0
+          : r.action instanceof io.cocoindex.TargetAction.Update ? 1 : 2]++;
+      for (io.cocoindex.runtime.ActionListener l : listeners) {
+        l.applied(name, r.key, r.action);
+      }
     }
-    for (io.cocoindex.runtime.ActionListener l : listeners) {
-      l.applied(provider, key, action);
+    flushApplied(provider, counts);
+  }
+
+  private void flushApplied(String provider, long[] counts) {
+    if (provider != null) {
+      stats.applied(provider, counts[0], counts[1], counts[2], counts[3]);
+      java.util.Arrays.fill(counts, 0);
     }
   }
 

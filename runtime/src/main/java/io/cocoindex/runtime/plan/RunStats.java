@@ -1,6 +1,5 @@
 package io.cocoindex.runtime.plan;
 
-import io.cocoindex.TargetAction;
 import io.cocoindex.runtime.UpdateStats;
 import java.time.Duration;
 import java.util.HashMap;
@@ -35,10 +34,18 @@ public final class RunStats {
             new LongAdder()});
   }
 
-  void applied(String provider, TargetAction<?> action) {
-    int slot = action instanceof TargetAction.Create ? 0
-        : action instanceof TargetAction.Update ? 1 : 2;
-    of(provider)[slot].increment();
+  /**
+   * Counts a component's committed actions at once: one update of shared counters per component
+   * rather than per state, on the store's writer thread.
+   */
+  void applied(String provider, long created, long updated, long deleted, long unchanged) {
+    LongAdder[] c = of(provider);
+    long[] n = {created, updated, deleted, unchanged};
+    for (int i = 0; i < n.length; i++) {
+      if (n[i] != 0) {
+        c[i].add(n[i]);
+      }
+    }
   }
 
   /** States left as they were (memoized components' states included). */
