@@ -35,6 +35,18 @@ public final class KeyEncoding {
     return out.toByteArray();
   }
 
+  /**
+   * {@code prefix} (an encoded path) followed by {@code key}'s encoding: the encoding of the path
+   * with {@code key} appended, built in one buffer (a path is extended for every declared state).
+   */
+  public static byte[] append(byte[] prefix, StableKey key) {
+    Out out = new Out(prefix.length + 24);
+    System.arraycopy(prefix, 0, out.buf, 0, prefix.length);
+    out.size = prefix.length;
+    write(out, key);
+    return out.toByteArray();
+  }
+
   public static StableKey decode(byte[] bytes) {
     Reader r = new Reader(bytes);
     StableKey key = r.read();
@@ -136,7 +148,7 @@ public final class KeyEncoding {
     }
 
     byte[] toByteArray() {
-      return java.util.Arrays.copyOf(buf, size);
+      return size == buf.length ? buf : java.util.Arrays.copyOf(buf, size);
     }
   }
 

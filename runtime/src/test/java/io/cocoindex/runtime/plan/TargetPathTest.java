@@ -1,0 +1,101 @@
+package io.cocoindex.runtime.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import io.cocoindex.runtime.codec.KeyEncoding;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** A path built key by key is the path of all its keys at once, in keys and in bytes. */
+class TargetPathTest {
+  /** One key of every kind, some long enough to outgrow a buffer sized for a short key. */
+  static final List<StableKey> EVERY_KIND = List.of(
+      StableKey.symbol("rows"),
+      new StableKey.Null(),
+      new StableKey.Bool(true),
+      new StableKey.Int(-42),
+      new StableKey.Str("a\u0000b"),
+      new StableKey.Str("a string much longer than the twenty-four bytes spared for a key"),
+      new StableKey.Bytes(new byte[] {0, 1, 0, (byte) 0xFF}),
+      new StableKey.Uuid(new UUID(1, -1)),
+      new StableKey.Array(List.of(new StableKey.Int(1), new StableKey.Str("x"))),
+      new StableKey.Fp(Fingerprint.ofString("content")));
+
+  @Test
+  void aPathBuiltKeyByKeyEqualsThePathOfAllItsKeys() {
+    TargetPath built = TargetPath.ROOT;
+    List<StableKey> so = new ArrayList<>();
+    for (StableKey key : EVERY_KIND) {
+      built = built.child(key);
+      so.add(key);
+      TargetPath whole = TargetPath.of(so);
+
+      assertThat(built).isEqualTo(whole).hasSameHashCodeAs(whole);
+      assertThat(built.encoded()).isEqualTo(KeyEncoding.encodePath(so));
+      assertThat(built.keys()).isEqualTo(so);
+      assertThat(built.depth()).isEqualTo(so.size());
+      assertThat(built.last()).isEqualTo(key);
+      assertThat(TargetPath.decode(built.encoded()).keys()).isEqualTo(so);
+    }
+  }
+
+  @Test
+  void appendingAKeyToAnEncodedPathEncodesTheLongerPath() {
+    for (StableKey key : EVERY_KIND) {
+      byte[] prefix = KeyEncoding.encodePath(List.of(StableKey.of("p"), StableKey.of(7L)));
+
+      assertThat(KeyEncoding.append(prefix, key)).isEqualTo(
+          KeyEncoding.encodePath(List.of(StableKey.of("p"), StableKey.of(7L), key)));
+      assertThat(KeyEncoding.append(new byte[0], key)).isEqualTo(KeyEncoding.encode(key));
+    }
+  }
+
+  @Test
+  void aChildLeavesItsParentAsItWas() {
+    TargetPath parent = TargetPath.of(List.of(StableKey.of("a")));
+    TargetPath first = parent.child(StableKey.of(1L));
+    TargetPath second = parent.child(StableKey.of(2L));
+
+    assertThat(parent.keys()).containsExactly(StableKey.of("a"));
+    assertThat(first.keys()).containsExactly(StableKey.of("a"), StableKey.of(1L));
+    assertThat(second.keys()).containsExactly(StableKey.of("a"), StableKey.of(2L));
+    assertThat(first.parent()).isEqualTo(parent);
+  }
+
+  @Test
+  void keysCannotBeChangedThroughTheList() {
+    TargetPath path = TargetPath.of(List.of(StableKey.of("a"), StableKey.of("b")));
+
+    assertThatThrownBy(() -> path.keys().set(0, StableKey.of("z")))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThat(path.keys()).containsExactly(StableKey.of("a"), StableKey.of("b"));
+  }
+
+  @Test
+  void startsWithItselfAndItsAncestorsOnly() {
+    TargetPath a = TargetPath.of(List.of(StableKey.of("a")));
+    TargetPath ab = a.child(StableKey.of("b"));
+    TargetPath ac = a.child(StableKey.of("c"));
+
+    assertThat(ab.startsWith(ab)).isTrue();
+    assertThat(ab.startsWith(a)).isTrue();
+    assertThat(ab.startsWith(TargetPath.ROOT)).isTrue();
+    assertThat(ab.startsWith(ac)).isFalse();
+    assertThat(a.startsWith(ab)).isFalse();
+  }
+
+  @Test
+  void rendersItsKeysAndTheRootAsASlash() {
+    assertThat(TargetPath.ROOT).hasToString("/");
+    assertThat(TargetPath.ROOT.depth()).isZero();
+    assertThatThrownBy(TargetPath.ROOT::parent).isInstanceOf(IllegalStateException.class)
+        .hasMessage("the root path has no parent");
+    assertThat(TargetPath.ROOT.child(StableKey.symbol("docs")).child(StableKey.of("r1")))
+        .hasToString("/" + StableKey.symbol("docs") + "/" + StableKey.of("r1"));
+  }
+}
