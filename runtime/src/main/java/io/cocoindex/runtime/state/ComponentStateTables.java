@@ -386,6 +386,9 @@ final class ComponentStateTables extends JdbcStateTables {
     private final Chunks chunks;
     /** The owner ranges: as stored while the batches apply, then moved by {@link #moveOwners}. */
     private final OwnerRanges ranges;
+    /** The path {@link #keyOf} was last asked for (by identity), and its key. */
+    private byte[] lastPath;
+    private ByteKey lastKey;
 
     AppWrites(Connection c, String app) {
       this.c = c;
@@ -402,7 +405,7 @@ final class ComponentStateTables extends JdbcStateTables {
         resolved[0] = false;
         StateWrite w = StateWrites.resolve(w0, path -> {
           resolved[0] = true;
-          return before[0] = current(rows, path, w0);
+          return before[0] = current(rows, keyOf(path), w0);
         });
         if (w == null) {
           continue;
@@ -424,22 +427,36 @@ final class ComponentStateTables extends JdbcStateTables {
      * stored (the ranges stay as stored until {@link #moveOwners}).
      */
     private TrackedState tracked(byte[] path) throws SQLException {
-      ByteKey key = ByteKey.of(path);
+      ByteKey key = keyOf(path);
       if (rows.containsKey(key)) {
         return rows.get(key);
       }
       return chunks.storedAt(ranges, path);
     }
 
-    /** Notes the owner of {@code key} before this group first wrote it. */
-    private void noteOwner(ByteKey key, TrackedState old) {
-      if (!rows.containsKey(key)) {
-        ownerBefore.put(key, old == null ? NO_OWNER : old.owner());
+    /**
+     * The key of {@code path}: the same array comes back for each step of one write (resolved,
+     * then put), and hashing it again was a tenth of the writer's Java work on a cold run.
+     */
+    private ByteKey keyOf(byte[] path) {
+      if (path != lastPath) {
+        lastKey = ByteKey.of(path);
+        lastPath = path;
       }
+      return lastKey;
+    }
+
+    /**
+     * Notes the owner of {@code key} before this group first wrote it. Every write to {@link
+     * #rows} comes after this, so a key is in {@link #ownerBefore} if and only if the group
+     * wrote it: one lookup, not two.
+     */
+    private void noteOwner(ByteKey key, TrackedState old) {
+      ownerBefore.putIfAbsent(key, old == null ? NO_OWNER : old.owner());
     }
 
     private void put(TrackedState s, TrackedState old) throws SQLException {
-      ByteKey key = ByteKey.of(s.path());
+      ByteKey key = keyOf(s.path());
       noteOwner(key, old);
       write(key, s);
       if (old == null) {
@@ -466,7 +483,7 @@ final class ComponentStateTables extends JdbcStateTables {
     /** Deletes by what is stored: a delete need not come from a row the engine loaded. */
     private void delete(byte[] path) throws SQLException {
       TrackedState old = tracked(path);
-      ByteKey key = ByteKey.of(path);
+      ByteKey key = keyOf(path);
       noteOwner(key, old);
       write(key, null);
       if (old != null) {

@@ -636,7 +636,11 @@ public class JdbcStateTables {
    * it. Deleted paths are kept as null values so that a later write sees them gone.
    */
   final TrackedState current(Map<ByteKey, TrackedState> rows, byte[] path, StateWrite w) {
-    ByteKey key = ByteKey.of(path);
+    return current(rows, ByteKey.of(path), w);
+  }
+
+  /** As {@link #current(Map, byte[], StateWrite)}, for a path whose key is at hand. */
+  final TrackedState current(Map<ByteKey, TrackedState> rows, ByteKey key, StateWrite w) {
     if (!trustLoadedRows || rows.containsKey(key)) {
       return rows.get(key);
     }
