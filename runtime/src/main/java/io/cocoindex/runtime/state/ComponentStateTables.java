@@ -350,10 +350,12 @@ final class ComponentStateTables extends JdbcStateTables {
    */
   @Override
   void apply(Connection c, List<GroupCommitter.Batch> group) throws SQLException {
-    Map<String, AppWrites> byApp = new LinkedHashMap<>();
+    Map<String, Integer> writesByApp = new LinkedHashMap<>();
     for (GroupCommitter.Batch b : group) {
-      byApp.computeIfAbsent(b.app(), a -> new AppWrites(c, a));
+      writesByApp.merge(b.app(), b.writes().size(), Integer::sum);
     }
+    Map<String, AppWrites> byApp = new LinkedHashMap<>();
+    writesByApp.forEach((app, writes) -> byApp.put(app, new AppWrites(c, app, writes)));
     try (StatementBatches out = new StatementBatches(c)) {
       for (GroupCommitter.Batch b : group) {
         byApp.get(b.app()).apply(out, b.writes());
@@ -370,7 +372,7 @@ final class ComponentStateTables extends JdbcStateTables {
     private final Connection c;
     private final String app;
     /** Every path this group wrote, as it left it (null: deleted). */
-    private final Map<ByteKey, TrackedState> rows = new HashMap<>();
+    private final Map<ByteKey, TrackedState> rows;
     /**
      * {@link #rows} in path order, kept from the group's first deleted tree on (null before): a
      * tree's deletion takes the rows the group wrote below it, and a scan of every row for each
@@ -381,7 +383,7 @@ final class ComponentStateTables extends JdbcStateTables {
      * The owner of each path in rows before the group wrote it ({@link #NO_OWNER}: none), in the
      * order written: a component's paths mostly come in order, which makes their sort cheap.
      */
-    private final Map<ByteKey, byte[]> ownerBefore = new LinkedHashMap<>();
+    private final Map<ByteKey, byte[]> ownerBefore;
     /** The chunks this group read, by owner; their records as stored, unresolved. */
     private final Chunks chunks;
     /** The owner ranges: as stored while the batches apply, then moved by {@link #moveOwners}. */
@@ -390,9 +392,16 @@ final class ComponentStateTables extends JdbcStateTables {
     private byte[] lastPath;
     private ByteKey lastKey;
 
-    AppWrites(Connection c, String app) {
+    /**
+     * @param writes how many writes the group has for the app: about how many paths it writes
+     *     (grown from their default size, the two maps were a tenth of the writer's Java work)
+     */
+    AppWrites(Connection c, String app, int writes) {
       this.c = c;
       this.app = app;
+      int capacity = (int) Math.min(1L << 20, writes * 4L / 3 + 1);
+      this.rows = new HashMap<>(capacity);
+      this.ownerBefore = new LinkedHashMap<>(capacity);
       this.chunks = new Chunks(c, app, SettledRuns.NONE);
       this.ranges = new OwnerRanges(c, app, ComponentStateTables.this::prepare);
     }
@@ -461,7 +470,7 @@ final class ComponentStateTables extends JdbcStateTables {
       write(key, s);
       if (old == null) {
         // Another owner's holding is found when the ranges move (moveOwners).
-        if (chunks.ofOwner(s.owner()).put(s) != null) {
+        if (chunks.ofOwner(s.owner()).put(key, s) != null) {
           throw new SQLException(OwnerRanges.UNTRACKED_BUT_TRACKED);
         }
         return;
@@ -471,10 +480,10 @@ final class ComponentStateTables extends JdbcStateTables {
           throw new SQLException("a state changing owner is not tracked under its old owner in "
               + CHUNKS + " (was the state store changed by another process?)");
         }
-        chunks.ofOwner(s.owner()).put(s);
+        chunks.ofOwner(s.owner()).put(key, s);
         return;
       }
-      if (chunks.ofOwner(s.owner()).put(s) == null) {
+      if (chunks.ofOwner(s.owner()).put(key, s) == null) {
         throw new SQLException("a tracked row to update is missing from " + CHUNKS
             + " (was the state store changed by another process?)");
       }
@@ -731,11 +740,11 @@ final class ComponentStateTables extends JdbcStateTables {
       return firsts.isEmpty() ? null : chunkFor(path).states.get(ByteKey.of(path));
     }
 
-    /** Puts {@code s} in its chunk; returns what was there. */
-    TrackedState put(TrackedState s) throws SQLException {
+    /** Puts {@code s}, whose path's key is {@code key}, in its chunk; returns what was there. */
+    TrackedState put(ByteKey key, TrackedState s) throws SQLException {
       Chunk chunk = chunkFor(s.path());
       chunk.changed = true;
-      return chunk.states.put(ByteKey.of(s.path()), s);
+      return chunk.states.put(key, s);
     }
 
     /** Removes the state at {@code path}; returns whether there was one. */
