@@ -351,7 +351,8 @@ public final class ComponentCommit {
     List<StateWrite> writes = new ArrayList<>();
     List<Reconciliation> applied = new ArrayList<>(results.size());
     boolean settledByRun = false;
-    String unchangedOf = null; // states left as they were, counted once per run of a provider
+    // States left as they were: counted, then added once for each stretch of one provider's.
+    String unchangedOf = null;
     long unchanged = 0;
     for (Reconciliation r : results) {
       if (r.hasAction()) {
