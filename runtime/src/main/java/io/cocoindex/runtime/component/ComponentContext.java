@@ -36,6 +36,9 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   final byte[] memoFingerprint;
   private final Map<TargetPath, DeclaredTarget> declared;
   private final Set<TargetPath> pendingContainers = new HashSet<>();
+  /** The greatest depth declared so far, and whether a shallower one came after it (under lock). */
+  private int deepestDeclared;
+  private boolean declaredOutOfDepthOrder;
   private final Set<StableKey> mounted = new HashSet<>();
   final List<CompletableFuture<Boolean>> children = new ArrayList<>();
   private ComponentRecord stored;
@@ -244,6 +247,11 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       if (withChild) {
         pendingContainers.add(statePath);
       }
+      int depth = statePath.depth();
+      if (depth < deepestDeclared) {
+        declaredOutOfDepthOrder = true;
+      }
+      deepestDeclared = Math.max(deepestDeclared, depth);
     }
     return child;
   }
@@ -270,6 +278,13 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     synchronized (declared) {
       run.declared(declared.size());
       return List.copyOf(declared.values());
+    }
+  }
+
+  /** Whether no declaration came after a deeper one: {@link #declarations} is in depth order. */
+  boolean declaredInDepthOrder() {
+    synchronized (declared) {
+      return !declaredOutOfDepthOrder;
     }
   }
 

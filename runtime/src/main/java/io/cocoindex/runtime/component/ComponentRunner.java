@@ -204,7 +204,8 @@ public final class ComponentRunner {
     try {
       committed = ComponentCommit.run(run, new ComponentCommit.Input(
           ctx.path, ctx.declarations(), ctx.memoFingerprint,
-          ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy));
+          ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
+          ctx.declaredInDepthOrder()));
     } catch (RuntimeException e) {
       committed = CompletableFuture.failedFuture(e);
     }
