@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.TargetAction;
 import java.nio.file.Path;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -67,20 +66,7 @@ class RowWriterTest {
   }
 
   List<String> rows(String sql) throws SQLException {
-    return db.read(c -> {
-      List<String> out = new ArrayList<>();
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-        int n = rs.getMetaData().getColumnCount();
-        while (rs.next()) {
-          StringBuilder row = new StringBuilder();
-          for (int i = 1; i <= n; i++) {
-            row.append(i == 1 ? "" : "|").append(rs.getString(i));
-          }
-          out.add(row.toString());
-        }
-      }
-      return out;
-    });
+    return SqlRows.of(db, sql);
   }
 
   static List<String> expectedDocs(IntStream ids, String title) {

@@ -9,10 +9,8 @@ import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.testkit.CocoIndexExtension;
 import java.nio.file.Path;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,20 +65,7 @@ class SqliteConnectorTest {
   }
 
   static List<String> query(String sql) throws SQLException {
-    return db.read(c -> {
-      List<String> out = new ArrayList<>();
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-        int n = rs.getMetaData().getColumnCount();
-        while (rs.next()) {
-          StringBuilder row = new StringBuilder();
-          for (int i = 1; i <= n; i++) {
-            row.append(i == 1 ? "" : "|").append(rs.getString(i));
-          }
-          out.add(row.toString());
-        }
-      }
-      return out;
-    });
+    return SqlRows.of(db, sql);
   }
 
   static List<String> columns(String table) throws SQLException {
