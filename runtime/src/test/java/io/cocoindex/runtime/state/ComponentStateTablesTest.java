@@ -1,10 +1,9 @@
 package io.cocoindex.runtime.state;
 
+import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cocoindex.StableKey;
-import io.cocoindex.runtime.plan.TargetPath;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -45,9 +44,6 @@ class ComponentStateTablesTest {
     store.close();
   }
 
-  private static byte[] path(String... keys) {
-    return TargetPath.of(List.of(keys).stream().map(StableKey::of).toList()).encoded();
-  }
 
   private static byte[] row(int i) {
     return path("table", String.format("row-%06d", i));

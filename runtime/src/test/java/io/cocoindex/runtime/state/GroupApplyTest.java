@@ -1,16 +1,14 @@
 package io.cocoindex.runtime.state;
 
+import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.StableKey;
 import io.cocoindex.runtime.TestPostgres;
-import io.cocoindex.runtime.plan.TargetPath;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -100,7 +98,4 @@ class GroupApplyTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static byte[] path(String... keys) {
-    return TargetPath.of(Arrays.stream(keys).map(StableKey::of).toList()).encoded();
-  }
 }

@@ -1,10 +1,9 @@
 package io.cocoindex.runtime.state;
 
+import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.StableKey;
 import io.cocoindex.runtime.codec.KeyEncoding;
-import io.cocoindex.runtime.plan.TargetPath;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -48,9 +47,6 @@ class OwnerRangesTest {
     store.close();
   }
 
-  private static byte[] path(String... keys) {
-    return TargetPath.of(Arrays.stream(keys).map(StableKey::of).toList()).encoded();
-  }
 
   private static byte[] owner(String name) {
     return path("component", name);

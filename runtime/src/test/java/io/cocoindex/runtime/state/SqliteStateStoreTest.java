@@ -1,10 +1,9 @@
 package io.cocoindex.runtime.state;
 
+import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cocoindex.StableKey;
-import io.cocoindex.runtime.plan.TargetPath;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -37,9 +36,6 @@ class SqliteStateStoreTest {
     store.close();
   }
 
-  private static byte[] path(String... keys) {
-    return TargetPath.of(List.of(keys).stream().map(StableKey::of).toList()).encoded();
-  }
 
   private static TrackedState target(byte[] owner) {
     return new TrackedState(ROW, owner, List.of(), 0, 0, 0, 0);
