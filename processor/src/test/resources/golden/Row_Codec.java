@@ -70,8 +70,8 @@ public final class Row_Codec implements GeneratedCodec<Row> {
     if (value == null) {
       return null;
     }
-    return new Row(
-            GeneratedCodecs.copyString(value.id()),
-            GeneratedCodecs.copyString(value.text()));
+    GeneratedCodecs.checkString(value.id());
+    GeneratedCodecs.checkString(value.text());
+    return value;
   }
 }

@@ -256,6 +256,31 @@ public final class GeneratedCodecs {
       "a string holds an unpaired surrogate: not valid Unicode, cannot be written as UTF-8";
 
   /**
+   * Fails as writing {@code s} would, for a copy that keeps it as it is.
+   *
+   * @throws IllegalArgumentException when it holds an unpaired surrogate
+   */
+  public static void checkString(String s) {
+    copyString(s);
+  }
+
+  /**
+   * Fails as writing {@code c} would, for a copy that keeps it as it is.
+   *
+   * @throws IllegalArgumentException when it is a surrogate
+   */
+  public static void checkChar(char c) {
+    copyChar(c);
+  }
+
+  /** Fails as writing {@code c} would, for a copy that keeps it; see {@link #checkChar}. */
+  public static void checkCharacter(Character c) {
+    if (c != null) {
+      copyChar(c);
+    }
+  }
+
+  /**
    * A string as a copy keeps it (strings are immutable).
    *
    * @throws IllegalArgumentException when it holds an unpaired surrogate, as writing it would
@@ -281,7 +306,8 @@ public final class GeneratedCodecs {
 
   /** A boxed {@code char} as a copy keeps it; see {@link #copyChar}. */
   public static Character copyCharacter(Character c) {
-    return c == null ? null : Character.valueOf(copyChar(c));
+    checkCharacter(c);
+    return c;
   }
 
   /** A fresh copy of a byte array, the one mutable leaf. */
@@ -289,22 +315,68 @@ public final class GeneratedCodecs {
     return b == null ? null : b.clone();
   }
 
-  /** An unmodifiable copy of a list, each non-null element copied by {@code element}. */
+  /**
+   * An unmodifiable copy of a list, each non-null element copied by {@code element}. A list that
+   * nobody can change (one a codec made, or the JDK's {@code List.of}) whose elements all copy as
+   * themselves is returned as it is: every declared row went through three allocations here
+   * only to repeat what it already was.
+   */
   public static <T> List<T> copyList(List<T> list, Function<T, T> element) {
     if (list == null) {
       return null;
     }
-    Object[] copy = list.toArray();
-    if (copy.getClass() != Object[].class) {
-      // A list may hand out an array of its element type; a copied element may be of another.
-      copy = Arrays.copyOf(copy, copy.length, Object[].class);
-    }
-    for (int i = 0; i < copy.length; i++) {
-      @SuppressWarnings("unchecked")
-      T item = (T) copy[i];
-      copy[i] = item == null ? null : element.apply(item);
+    Object[] copy;
+    if (isImmutableList(list)) {
+      copy = copiedOrNull(list, element);
+      if (copy == null) {
+        return list;
+      }
+    } else {
+      copy = list.toArray();
+      if (copy.getClass() != Object[].class) {
+        // A list may hand out an array of its element type; a copied element may be of another.
+        copy = Arrays.copyOf(copy, copy.length, Object[].class);
+      }
+      for (int i = 0; i < copy.length; i++) {
+        @SuppressWarnings("unchecked")
+        T item = (T) copy[i];
+        copy[i] = item == null ? null : element.apply(item);
+      }
     }
     return FrozenList.wrap(copy);
+  }
+
+  /**
+   * The copied elements of an immutable list, or null when each copied as itself. The array is
+   * allocated at the first element that did not.
+   */
+  private static <T> Object[] copiedOrNull(List<T> list, Function<T, T> element) {
+    Object[] copy = null;
+    int n = list.size();
+    for (int i = 0; i < n; i++) {
+      T item = list.get(i);
+      T copied = item == null ? null : element.apply(item);
+      if (copy == null && copied != item) {
+        copy = new Object[n];
+        for (int j = 0; j < i; j++) {
+          copy[j] = list.get(j);
+        }
+      }
+      if (copy != null) {
+        copy[i] = copied;
+      }
+    }
+    return copy;
+  }
+
+  /** The JDK's unmodifiable lists of {@code List.of} and {@code List.copyOf}: not views. */
+  private static final Class<?> LIST_12 = List.of(1).getClass();
+  private static final Class<?> LIST_N = List.of(1, 2, 3).getClass();
+
+  /** Whether no one can change {@code list}: one a codec made, or one of the JDK's. */
+  private static boolean isImmutableList(List<?> list) {
+    Class<?> c = list.getClass();
+    return c == FrozenList.class || c == LIST_12 || c == LIST_N;
   }
 
   /**
@@ -334,12 +406,22 @@ public final class GeneratedCodecs {
       return null;
     }
     if (map instanceof FrozenMap<V> frozen && frozen.keysAscending()) {
-      Object[] values = new Object[frozen.size()];
-      for (int i = 0; i < values.length; i++) {
+      // Kept as it is when every value copies as itself, as a list is.
+      Object[] values = null;
+      for (int i = 0; i < frozen.size(); i++) {
         V v = frozen.valueAt(i);
-        values[i] = v == null ? null : value.apply(v);
+        V copied = v == null ? null : value.apply(v);
+        if (values == null && copied != v) {
+          values = new Object[frozen.size()];
+          for (int j = 0; j < i; j++) {
+            values[j] = frozen.valueAt(j);
+          }
+        }
+        if (values != null) {
+          values[i] = copied;
+        }
       }
-      return frozen.withValues(values);
+      return values == null ? frozen : frozen.withValues(values);
     }
     Object[] entries = keysAndValuesByKey(map);
     String[] keys = new String[entries.length / 2];
@@ -353,11 +435,17 @@ public final class GeneratedCodecs {
     return FrozenMap.ofDistinctKeys(keys, values);
   }
 
-  /** A copy of an optional: empty for a null or empty one, else its value copied. */
+  /**
+   * A copy of an optional: empty for a null or empty one, else its value copied (the optional
+   * itself when its value copies as itself).
+   */
   public static <T> Optional<T> copyOptional(Optional<T> optional, Function<T, T> value) {
-    return optional == null || optional.isEmpty()
-        ? Optional.empty()
-        : Optional.of(value.apply(optional.get()));
+    if (optional == null || optional.isEmpty()) {
+      return Optional.empty();
+    }
+    T v = optional.get();
+    T copied = value.apply(v);
+    return copied == v ? optional : Optional.of(copied);
   }
 
   private static String quote(String s) {

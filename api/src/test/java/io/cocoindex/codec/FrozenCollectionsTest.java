@@ -205,4 +205,69 @@ class FrozenCollectionsTest {
     assertThat(fromSorted).isEqualTo(copy);
     assertThat(fromSorted.keySet()).containsExactlyElementsOf(copy.keySet());
   }
+
+  @Test
+  void anImmutableListWhoseElementsCopyAsThemselvesIsItsOwnCopy() {
+    List<String> three = List.of("a", "b", "c");
+    List<String> one = List.of("a");
+    List<String> read = FrozenList.wrap(new Object[] {"a", null});
+
+    assertThat(GeneratedCodecs.copyList(three, v -> v)).isSameAs(three);
+    assertThat(GeneratedCodecs.copyList(one, v -> v)).isSameAs(one);
+    assertThat(GeneratedCodecs.copyList(read, v -> v)).isSameAs(read);
+    assertThat(GeneratedCodecs.copyList(List.<String>of(), v -> v)).isEmpty();
+  }
+
+  @Test
+  void anImmutableListWithAnElementThatCopiesAfreshIsCopiedWhole() {
+    List<StringBuilder> source = List.of(new StringBuilder("a"), new StringBuilder("b"),
+        new StringBuilder("c"));
+    // Only the middle element is copied afresh; the others are kept.
+    List<StringBuilder> copy = GeneratedCodecs.copyList(source,
+        v -> v.toString().equals("b") ? new StringBuilder(v) : v);
+
+    assertThat(copy).isNotSameAs(source).hasSize(3);
+    assertThat(copy.get(0)).isSameAs(source.get(0));
+    assertThat(copy.get(1)).isNotSameAs(source.get(1)).hasToString("b");
+    assertThat(copy.get(2)).isSameAs(source.get(2));
+    assertThatThrownBy(() -> copy.set(0, null)).isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void aListSomeoneCanChangeIsAlwaysCopied() {
+    List<String> mutable = new ArrayList<>(List.of("a", "b"));
+    List<String> view = java.util.Collections.unmodifiableList(mutable);
+    List<String> fixedSize = Arrays.asList("a", "b");
+
+    for (List<String> source : List.of(mutable, view, fixedSize)) {
+      List<String> copy = GeneratedCodecs.copyList(source, v -> v);
+      assertThat(copy).isNotSameAs(source).containsExactly("a", "b");
+    }
+    List<String> copyOfView = GeneratedCodecs.copyList(view, v -> v);
+    mutable.set(0, "changed");
+    assertThat(copyOfView).containsExactly("a", "b");
+  }
+
+  @Test
+  void aCopiedMapWhoseValuesCopyAsThemselvesIsItsOwnCopyOnceInKeyOrder() {
+    Map<String, String> copy = GeneratedCodecs.copyMap(Map.of("b", "2", "a", "1"), v -> v);
+
+    assertThat(GeneratedCodecs.copyMap(copy, v -> v)).isSameAs(copy);
+    Map<String, String> changed = GeneratedCodecs.copyMap(copy,
+        v -> v.equals("2") ? new String(v) : v);
+    assertThat(changed).isNotSameAs(copy).isEqualTo(copy);
+    assertThat(changed.get("a")).isSameAs(copy.get("a"));
+    assertThat(changed.get("b")).isNotSameAs(copy.get("b"));
+  }
+
+  @Test
+  void anOptionalIsItsOwnCopyWhenItsValueIs() {
+    java.util.Optional<String> some = java.util.Optional.of("x");
+    java.util.Optional<StringBuilder> builder = java.util.Optional.of(new StringBuilder("y"));
+
+    assertThat(GeneratedCodecs.copyOptional(some, v -> v)).isSameAs(some);
+    assertThat(GeneratedCodecs.copyOptional(builder, StringBuilder::new).orElseThrow())
+        .isNotSameAs(builder.orElseThrow()).hasToString("y");
+    assertThat(GeneratedCodecs.copyOptional(null, v -> v)).isEmpty();
+  }
 }

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A generated codec's {@code copy()} gives what writing and reading back gives: equal values,
- * fresh records, collections and byte arrays, sets and maps in stored (sorted) order, an empty
- * optional for a null one; and it fails where writing fails.
+ * fresh records, collections and byte arrays wherever something could change, sets and maps in
+ * stored (sorted) order, an empty optional for a null one; a value nothing of which can change
+ * is its own copy; and it fails where writing fails.
  */
 class GeneratedCopyTest {
   private static final JavaFileObject KINDS = Fixtures.source("Kinds",
@@ -54,11 +55,28 @@ class GeneratedCopyTest {
       "  }",
       "}");
 
+  /** A record nothing of which can change once built, unless a list or map given to it can. */
+  private static final JavaFileObject SETTLED = Fixtures.source("Settled",
+      "package test;",
+      "import java.util.*;",
+      "@io.cocoindex.annotation.TargetValue",
+      "public record Settled(String name, long n, char c, Character boxedChar,",
+      "    Kinds.Level level, Leaf leaf, List<Leaf> leaves, Map<String, Leaf> byName,",
+      "    Optional<Leaf> maybe) {",
+      "  @io.cocoindex.annotation.TargetValue",
+      "  public record Leaf(String name, int order, byte[] data) {}",
+      "  public static Settled of(List<Leaf> leaves, byte[] data) {",
+      "    Leaf leaf = new Leaf(\"leaf\", 1, data);",
+      "    return new Settled(\"s\", 2L, 'c', '\u00e9', Kinds.Level.LOW, leaf, leaves,",
+      "        Map.of(\"k\", leaf), Optional.of(leaf));",
+      "  }",
+      "}");
+
   private static ClassLoader loader;
 
   @BeforeAll
   static void compile() {
-    Compilation c = Fixtures.compile(KINDS);
+    Compilation c = Fixtures.compile(KINDS, SETTLED);
     assertThat(c).succeededWithoutWarnings();
     loader = new GeneratedClassLoader(c.generatedFiles());
   }
@@ -97,6 +115,48 @@ class GeneratedCopyTest {
   }
 
   @Test
+  void aValueNothingOfWhichCanChangeIsItsOwnCopy() throws Exception {
+    GeneratedCodec<Record> codec = codec("test.Settled_Codec");
+    Record leaf = leaf(null);
+    Record settled = settled(List.of(leaf, leaf(null)), null);
+    // The map given to it is the JDK's, not in stored order: copied once, then settled.
+    Record copy = codec.copy(settled);
+
+    assertThat(copy).isNotSameAs(settled);
+    assertThat((Object) get(copy, "leaf")).isSameAs(get(settled, "leaf"));
+    assertThat((Object) get(copy, "leaves")).isSameAs(get(settled, "leaves"));
+    assertThat((Object) get(copy, "maybe")).isSameAs(get(settled, "maybe"));
+    assertThat(codec.copy(copy)).isSameAs(copy);
+    assertThat(codec("test.Settled_Leaf_Codec").copy(leaf)).isSameAs(leaf);
+  }
+
+  @Test
+  void aValueWithAPartThatCanChangeIsCopiedAndSharesOnlyWhatCannot() throws Exception {
+    GeneratedCodec<Record> codec = codec("test.Settled_Codec");
+    Record kept = leaf(null);
+    Record withData = leaf(new byte[] {1});
+    List<Record> leaves = new ArrayList<>(List.of(kept, withData));
+    Record original = settled(leaves, null);
+
+    Record copy = codec.copy(original);
+    leaves.clear();
+
+    assertThat(copy).isNotSameAs(original);
+    List<Record> copied = get(copy, "leaves");
+    assertThat(copied).hasSize(2);
+    assertThat(copied.get(0)).isSameAs(kept);
+    assertThat(copied.get(1)).isNotSameAs(withData);
+    assertThat((byte[]) get(copied.get(1), "data")).containsExactly(1);
+    // A byte array anywhere below makes every record above it a fresh copy, every time.
+    Record withBytes = codec.copy(settled(List.of(kept), new byte[] {2}));
+    Record again = codec.copy(withBytes);
+    assertThat(again).isNotSameAs(withBytes);
+    assertThat((byte[]) get(get(again, "leaf"), "data"))
+        .isNotSameAs(get(get(withBytes, "leaf"), "data")).containsExactly(2);
+    assertThat((Object) get(again, "leaves")).isSameAs(get(withBytes, "leaves"));
+  }
+
+  @Test
   void setsAndMapsCopyInTheSortedOrderReadingBackGives() throws Exception {
     Record copy = codec("test.Kinds_Codec").copy(sample(Optional.empty(), "text"));
 
@@ -130,6 +190,18 @@ class GeneratedCopyTest {
   }
 
   // ---- helpers ----
+
+  private static Record settled(List<Record> leaves, byte[] data) throws Exception {
+    return (Record) loader.loadClass("test.Settled")
+        .getMethod("of", List.class, byte[].class)
+        .invoke(null, leaves, data);
+  }
+
+  private static Record leaf(byte[] data) throws Exception {
+    return (Record) loader.loadClass("test.Settled$Leaf")
+        .getConstructor(String.class, int.class, byte[].class)
+        .newInstance("leaf", 3, data);
+  }
 
   private static Record sample(Optional<String> none, String text) throws Exception {
     return (Record) loader.loadClass("test.Kinds")

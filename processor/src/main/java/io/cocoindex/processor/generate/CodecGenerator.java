@@ -15,6 +15,7 @@ import io.cocoindex.codec.ValueWriter;
 import io.cocoindex.processor.model.CodecModel;
 import io.cocoindex.processor.model.ComponentModel;
 import io.cocoindex.processor.model.ValueType;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -132,22 +133,83 @@ public final class CodecGenerator {
     return m.addStatement("return new $T($L)", model.record(), args).build();
   }
 
-  /** A deep copy, component by component, as reading back what write() writes would give. */
+  /**
+   * A deep copy, component by component, as reading back what write() writes would give; the
+   * value itself when every component copies as itself (nothing in it can change: a record is
+   * shallowly immutable, and the helpers return a part as it is only when it is immutable too).
+   * Declared values are copied once each, and most are immutable already.
+   */
   private MethodSpec copy(CodecModel model) {
-    CodeBlock args =
-        model.components().stream()
-            .map(c -> copyExpr(c.type(), CodeBlock.of("value.$N()", c.name()), 1))
-            .collect(CodeBlock.joining(",\n"));
-    return MethodSpec.methodBuilder("copy")
+    MethodSpec.Builder m = MethodSpec.methodBuilder("copy")
         .addAnnotation(Override.class)
         .addModifiers(Modifier.PUBLIC)
         .returns(model.record())
         .addParameter(model.record(), "value")
         .beginControlFlow("if (value == null)")
         .addStatement("return null")
+        .endControlFlow();
+    List<CodeBlock> sameAsBefore = new ArrayList<>();
+    List<CodeBlock> args = new ArrayList<>();
+    for (ComponentModel c : model.components()) {
+      CodeBlock read = CodeBlock.of("value.$N()", c.name());
+      if (keptAsIs(c.type())) {
+        args.add(read);
+        continue;
+      }
+      CodeBlock check = checkCall(c.type(), read);
+      if (check != null) {
+        m.addStatement(check);
+        args.add(read);
+        continue;
+      }
+      String before = "o" + local(c);
+      m.addStatement("$T $N = $L", c.type().typeName(), before, read);
+      m.addStatement("$T $N = $L", c.type().typeName(), local(c),
+          copyExpr(c.type(), CodeBlock.of("$N", before), 1));
+      sameAsBefore.add(CodeBlock.of("$N == $N", local(c), before));
+      args.add(CodeBlock.of("$N", local(c)));
+    }
+    if (sameAsBefore.isEmpty()) {
+      return m.addStatement("return value").build();
+    }
+    return m.beginControlFlow("if ($L)", CodeBlock.join(sameAsBefore, " && "))
+        .addStatement("return value")
         .endControlFlow()
-        .addStatement("return new $T($>$>\n$L$<$<)", model.record(), args)
+        .addStatement("return new $T($>$>\n$L$<$<)", model.record(),
+            CodeBlock.join(args, ",\n"))
         .build();
+  }
+
+  /**
+   * The check of an immutable component that writing could refuse (a string or char holding an
+   * unpaired surrogate), which a copy keeps once checked; null for any other type.
+   */
+  private static CodeBlock checkCall(ValueType t, CodeBlock expr) {
+    boolean isChar = t instanceof ValueType.Primitive p && p.kind() == ValueType.PrimitiveKind.CHAR;
+    if (isChar) {
+      return CodeBlock.of("$T.checkChar($L)", CODECS, expr);
+    }
+    if (t instanceof ValueType.Boxed b && b.kind() == ValueType.PrimitiveKind.CHAR) {
+      return CodeBlock.of("$T.checkCharacter($L)", CODECS, expr);
+    }
+    if (t instanceof ValueType.Scalar s && s.kind() == ValueType.ScalarKind.STRING) {
+      return CodeBlock.of("$T.checkString($L)", CODECS, expr);
+    }
+    return null;
+  }
+
+  /** Whether a component of type {@code t} is immutable and needs no check: a copy keeps it. */
+  private static boolean keptAsIs(ValueType t) {
+    if (t instanceof ValueType.Primitive p) {
+      return p.kind() != ValueType.PrimitiveKind.CHAR;
+    }
+    if (t instanceof ValueType.Boxed b) {
+      return b.kind() != ValueType.PrimitiveKind.CHAR;
+    }
+    if (t instanceof ValueType.Scalar s) {
+      return s.kind() != ValueType.ScalarKind.STRING && s.kind() != ValueType.ScalarKind.BYTES;
+    }
+    return t instanceof ValueType.EnumRef;
   }
 
   /** An expression copying {@code expr} of type {@code t}; immutable leaves are kept as they are. */
