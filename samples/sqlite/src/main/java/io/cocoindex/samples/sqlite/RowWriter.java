@@ -33,10 +33,12 @@ final class RowWriter {
   }
 
   /**
-   * Actions one prepared statement serves: on the same table and columns. Actions arrive
-   * deserialized, so their strings are fresh and hashing them costs a pass over every name of
-   * every row (a tenth of a cold run, when these were map keys); a batch holds one or two shapes,
-   * so they are matched by equality against the few groups, the last one used first.
+   * Actions one prepared statement serves: on the same table and columns. Hashing an action's
+   * names costs a pass over every name of every row (a tenth of a cold run, when these were map
+   * keys); a batch holds one or two shapes, so they are matched by equality against the few
+   * groups, the last one used first. An action copied at the serialization boundary keeps the
+   * handler's immutable lists, so equality mostly stops at identity; actions built with fresh
+   * lists pay the comparison.
    */
   private static final class Group {
     final RowAction first;
