@@ -48,6 +48,24 @@ class FlatTargetTest extends EngineTestBase {
   }
 
   @Test
+  void aKeySwappedForAnotherDeletesTheOldOneThoughAsManyAreDeclared() {
+    App app = app(main());
+    declared.put("a", "v1");
+    declared.put("b", "v1");
+    app.update();
+    rows.takeLog();
+
+    declared.remove("b");
+    declared.put("c", "v1");
+    UpdateStats swapped = app.update();
+
+    assertThat(rows.takeLog()).containsExactlyInAnyOrder("create c=v1", "delete b");
+    assertThat(swapped.of("rows")).isEqualTo(new UpdateStats.ProviderStats(1, 0, 1, 1));
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
   void trackingSurvivesANewAppOnTheSameDbPath() {
     declared.put("a", "v1");
     try (App first = App.create("test", environment(), main())) {

@@ -64,7 +64,6 @@ public final class ComponentCommit {
   private final Run run;
   private final Input in;
   private final List<Reconciliation> results;
-  private final Set<ByteKey> declaredPaths;
   /** Stored rows by encoded path: decoding every owned path's keys would cost more than all else. */
   private final Map<ByteKey, TrackedState> rows;
   private final List<TargetPath> undeclaredOwned = new ArrayList<>();
@@ -75,11 +74,10 @@ public final class ComponentCommit {
   private ComponentCommit(Run run, Input in) {
     this.run = run;
     this.in = in;
-    // Sized for what the component declares (and, for the rows, owned last run): grown step by
-    // step, these two were a few percent of a warm run.
+    // Sized for what the component declares and owned last run: grown step by step, the maps
+    // here were a few percent of a warm run.
     int declared = in.declared.size();
     long owned = in.stored == null ? 0 : Math.min(in.stored.stateCount(), 1 << 20);
-    this.declaredPaths = new HashSet<>(capacityFor(declared));
     this.rows = new HashMap<>(capacityFor(Math.max(declared, (int) owned)));
     this.results = new ArrayList<>(declared);
   }
@@ -113,9 +111,6 @@ public final class ComponentCommit {
   }
 
   private void claim() {
-    for (DeclaredTarget d : in.declared) {
-      declaredPaths.add(d.path().key());
-    }
     Claims.Conflict c = run.claims.claim(in.declared, in.component);
     if (c != null) {
       DeclaredTarget d = c.declared();
@@ -134,16 +129,28 @@ public final class ComponentCommit {
     // it owns nothing.
     List<TrackedState> owned = in.stored == null ? List.of() : run.storedStates(in.component);
     for (TrackedState s : owned) {
-      ByteKey p = ByteKey.of(s.path());
-      rows.put(p, s);
-      if (!declaredPaths.contains(p)) {
-        undeclaredOwned.add(TargetPath.decode(s.path()));
-      }
+      rows.put(ByteKey.of(s.path()), s);
     }
     List<byte[]> missing = new ArrayList<>();
+    int stillDeclared = 0;
     for (DeclaredTarget d : in.declared) {
-      if (!rows.containsKey(d.path().key())) {
+      if (rows.containsKey(d.path().key())) {
+        stillDeclared++;
+      } else {
         missing.add(d.path().encodedUnsafe()); // only read
+      }
+    }
+    if (stillDeclared < owned.size()) {
+      // Paths are distinct on both sides, so a count tells whether any owned state is no longer
+      // declared: a set of the declared paths is built only then (most reruns declare them all).
+      Set<ByteKey> declaredPaths = new HashSet<>(capacityFor(in.declared.size()));
+      for (DeclaredTarget d : in.declared) {
+        declaredPaths.add(d.path().key());
+      }
+      for (TrackedState s : owned) {
+        if (!declaredPaths.contains(ByteKey.of(s.path()))) {
+          undeclaredOwned.add(TargetPath.decode(s.path()));
+        }
       }
     }
     List<byte[]> takenOver = new ArrayList<>();
