@@ -207,7 +207,8 @@ public final class ComponentCommit {
             "cannot declare key " + d.key() + " on provider " + p.name() + ": "
                 + p.unresolvedMessage());
       }
-      TrackedState row = rows.get(d.path().key());
+      // A first run loads nothing, and needs no key per state to find it.
+      TrackedState row = rows.isEmpty() ? null : rows.get(d.path().key());
       boolean fresh = row == null || row.parentGeneration() < p.generation();
       boolean lossyFromParent = !fresh && row.parentEpoch() < p.epoch();
       boolean mayBeMissing = fresh || row.mayBeMissing() || lossyFromParent || run.fullReprocess;

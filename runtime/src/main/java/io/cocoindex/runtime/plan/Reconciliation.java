@@ -205,10 +205,12 @@ final class Reconciliation {
   }
 
   private TrackedState target(TargetPath owner) {
-    // One copy of the path and the owner serves both the precommit and the settle.
+    // The paths' own bytes, not copies: a store only reads a state's arrays. Every state of a
+    // component then names its owner with the same array, which the store's writer recognizes
+    // by identity instead of hashing it once per state.
     if (pathBytes == null) {
-      pathBytes = path.encoded();
-      ownerBytes = owner.encoded();
+      pathBytes = path.encodedUnsafe();
+      ownerBytes = owner.encodedUnsafe();
     }
     return new TrackedState(pathBytes, ownerBytes, List.of(), childGeneration, childEpoch,
         provider.generation(), provider.epoch());

@@ -839,6 +839,9 @@ final class ComponentStateTables extends JdbcStateTables {
     final String app;
     final SettledRuns runs;
     final Map<ByteKey, OwnerChunks> read = new LinkedHashMap<>();
+    /** The owner asked for last (by identity), and its chunks, as {@link #read} holds them. */
+    private byte[] lastOwner;
+    private OwnerChunks lastOwned;
 
     Chunks(Connection c, String app, SettledRuns runs) {
       this.c = c;
@@ -847,12 +850,17 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     OwnerChunks ofOwner(byte[] owner) throws SQLException {
+      if (owner == lastOwner) {
+        return lastOwned; // a component's states come together, naming it with one array
+      }
       ByteKey key = ByteKey.of(owner);
       OwnerChunks owned = read.get(key);
       if (owned == null) {
         owned = new OwnerChunks(this, owner);
         read.put(key, owned);
       }
+      lastOwner = owner;
+      lastOwned = owned;
       return owned;
     }
 
@@ -871,6 +879,8 @@ final class ComponentStateTables extends JdbcStateTables {
         }
         read.clear();
         read.put(ByteKey.of(last.owner), last);
+        lastOwner = null;
+        lastOwned = null;
       }
     }
   }

@@ -11,6 +11,9 @@ import java.util.function.Function;
  * to a plain put or delete.
  */
 public final class StateWrites {
+  /** The record of a state that may not exist, as of no run. */
+  private static final PossibleRecord MAY_NOT_EXIST = new PossibleRecord(0, null);
+
   private StateWrites() {}
 
   /**
@@ -21,15 +24,14 @@ public final class StateWrites {
     if (w instanceof StateWrite.Precommit p) {
       TrackedState t = p.state();
       TrackedState row = read.apply(t.path());
-      List<PossibleRecord> records = new ArrayList<>();
       if (p.fresh() || row == null) {
         // "May not exist", as of no run: version 0 never matches the entry a Settle looks for.
-        records.add(new PossibleRecord(0, null));
-      } else {
-        for (PossibleRecord r : row.records()) {
-          if (!sameBytes(r.record(), p.entry().record())) {
-            records.add(r);
-          }
+        return new StateWrite.PutState(t.withRecords(List.of(MAY_NOT_EXIST, p.entry())));
+      }
+      List<PossibleRecord> records = new ArrayList<>(row.records().size() + 1);
+      for (PossibleRecord r : row.records()) {
+        if (!sameBytes(r.record(), p.entry().record())) {
+          records.add(r);
         }
       }
       records.add(p.entry());
