@@ -104,6 +104,16 @@ final class OwnerRanges {
    */
   private Range lastJoined;
   private byte[] nextAfterLastJoined;
+  /**
+   * The last path that joined {@link #lastJoined} directly, which the range in {@link #live}
+   * does not reach yet (null: none). A component's paths join one after another, and growing
+   * the range in the map for each cost two searches of it and a key hashed twice, per state:
+   * the range is grown once, before the map is next read ({@link #settleGrowth}).
+   */
+  private byte[] grownTo;
+  /** Changes to {@link #live} other than growth, counted: the last join's is {@link #joinedAt}. */
+  private long changes;
+  private long joinedAt;
 
   OwnerRanges(Connection c, String app, Statements statements) {
     this.c = c;
@@ -198,6 +208,7 @@ final class OwnerRanges {
 
   /** The range that holds {@code path}, or null: its owner is the only one that may own it. */
   Range containing(byte[] path) throws SQLException {
+    settleGrowth();
     Range floor = floor(path);
     return floor != null && floor.contains(path) ? floor : null;
   }
@@ -299,6 +310,7 @@ final class OwnerRanges {
       ByteKey lo = ByteKey.of(r.lo());
       if (stored.putIfAbsent(lo, r) == null) {
         live.put(lo, r);
+        changes++;
       }
     }
     return r;
@@ -306,10 +318,22 @@ final class OwnerRanges {
 
   private void remove(Range r) {
     live.remove(ByteKey.of(r.lo()));
+    changes++;
   }
 
   private void add(Range r) {
     live.put(ByteKey.of(r.lo()), r);
+    changes++;
+  }
+
+  /** Puts {@link #lastJoined}, grown to the paths that joined it since, in {@link #live}. */
+  private void settleGrowth() {
+    if (grownTo != null) {
+      Range grown = new Range(lastJoined.lo(), after(grownTo), lastJoined.owner());
+      live.put(ByteKey.of(grown.lo()), grown); // the same lo: it replaces lastJoined
+      lastJoined = grown;
+      grownTo = null;
+    }
   }
 
   /**
@@ -321,6 +345,7 @@ final class OwnerRanges {
    */
   void move(byte[] path, byte[] from, byte[] to, Holdings holdings) throws SQLException {
     if (from != null) {
+      settleGrowth();
       lastJoined = null;
       leave(path, from, holdings);
     }
@@ -357,20 +382,19 @@ final class OwnerRanges {
 
   /** {@code path} becomes {@code owner}'s: into a range of its own, joined to its neighbours'. */
   private void join(byte[] path, byte[] owner, Holdings holdings) throws SQLException {
-    Range joinedBefore = lastJoined;
-    lastJoined = null;
-    if (joinedBefore != null && joinedBefore.ownedBy(owner)
-        && live.get(ByteKey.of(joinedBefore.lo())) == joinedBefore
-        && Arrays.compareUnsigned(path, joinedBefore.hi()) >= 0
+    if (lastJoined != null && joinedAt == changes && lastJoined.ownedBy(owner)
+        && (grownTo != null ? Arrays.compareUnsigned(path, grownTo) > 0
+            : Arrays.compareUnsigned(path, lastJoined.hi()) >= 0)
         && (nextAfterLastJoined == null
             || Arrays.compareUnsigned(path, nextAfterLastJoined) < 0)) {
       // The common case, an owner's new paths one after another: the path lies in the gap
-      // between the range just joined and the next one, so that range grows to it.
-      Range grown = new Range(joinedBefore.lo(), after(path), owner);
-      add(grown);
-      lastJoined = grown;
+      // between the range just joined and the next one (nothing else changed the ranges since),
+      // so that range grows to it.
+      grownTo = path;
       return;
     }
+    settleGrowth();
+    lastJoined = null;
     Range r = containing(path);
     if (r != null) {
       if (r.ownedBy(owner)) {
@@ -409,11 +433,13 @@ final class OwnerRanges {
     if (!joinsNext) { // the gap up to the next range, as read, is known to be free
       lastJoined = joined;
       nextAfterLastJoined = next == null ? null : next.lo();
+      joinedAt = changes;
     }
   }
 
   /** Writes what this view changed: ranges gone, moved or new. */
   void write(JdbcStateTables.StatementBatches out) throws SQLException {
+    settleGrowth();
     for (Map.Entry<ByteKey, Range> e : stored.entrySet()) {
       if (!live.containsKey(e.getKey())) {
         PreparedStatement del = out.use(DELETE);
