@@ -36,9 +36,11 @@ public interface GeneratedCodec<T> {
 
   /**
    * A deep copy of {@code value}, equal to what reading back what {@link #write} writes would
-   * give, made without writing it: records, collections and byte arrays are fresh, immutable
-   * leaves (strings, boxes, enums, UUIDs, fingerprints, keys) are shared. Fails where writing
-   * would: a string holding an unpaired surrogate.
+   * give, made without writing it: byte arrays are fresh, and so are the records and collections
+   * above anything that could change (a byte array, a list or map someone can modify); immutable
+   * leaves (strings, boxes, enums, UUIDs, fingerprints, keys) are shared, and so is a record or
+   * an unmodifiable list (a codec's, or the JDK's {@code List.of}) nothing in which can change.
+   * Fails where writing would: a string holding an unpaired surrogate.
    *
    * @throws UnsupportedOperationException when {@link #copiesDirectly()} is false
    */

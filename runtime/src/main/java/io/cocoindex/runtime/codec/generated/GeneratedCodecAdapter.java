@@ -56,7 +56,7 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
   }
 
   /**
-   * Copies with the codec's own {@code copy()}: fresh records and collections, immutable leaves
+   * Copies with the codec's own {@code copy()}: fresh where anything could change, what cannot
    * shared, nothing written (a tenth of a warm run went into copying through a tape).
    */
   @Override
