@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * The shared pieces of generated codecs: collections, optionals, enums and boxes, composed from
@@ -327,7 +328,7 @@ public final class GeneratedCodecs {
     }
     Object[] copy;
     if (isImmutableList(list)) {
-      copy = copiedOrNull(list, element);
+      copy = copiedOrNull(list.size(), list::get, element);
       if (copy == null) {
         return list;
       }
@@ -347,19 +348,18 @@ public final class GeneratedCodecs {
   }
 
   /**
-   * The copied elements of an immutable list, or null when each copied as itself. The array is
-   * allocated at the first element that did not.
+   * The {@code n} elements {@code at} gives, each non-null one copied, or null when each copied
+   * as itself: the array is allocated at the first element that did not.
    */
-  private static <T> Object[] copiedOrNull(List<T> list, Function<T, T> element) {
+  private static <T> Object[] copiedOrNull(int n, IntFunction<T> at, Function<T, T> element) {
     Object[] copy = null;
-    int n = list.size();
     for (int i = 0; i < n; i++) {
-      T item = list.get(i);
+      T item = at.apply(i);
       T copied = item == null ? null : element.apply(item);
       if (copy == null && copied != item) {
         copy = new Object[n];
         for (int j = 0; j < i; j++) {
-          copy[j] = list.get(j);
+          copy[j] = at.apply(j);
         }
       }
       if (copy != null) {
@@ -407,20 +407,7 @@ public final class GeneratedCodecs {
     }
     if (map instanceof FrozenMap<V> frozen && frozen.keysAscending()) {
       // Kept as it is when every value copies as itself, as a list is.
-      Object[] values = null;
-      for (int i = 0; i < frozen.size(); i++) {
-        V v = frozen.valueAt(i);
-        V copied = v == null ? null : value.apply(v);
-        if (values == null && copied != v) {
-          values = new Object[frozen.size()];
-          for (int j = 0; j < i; j++) {
-            values[j] = frozen.valueAt(j);
-          }
-        }
-        if (values != null) {
-          values[i] = copied;
-        }
-      }
+      Object[] values = copiedOrNull(frozen.size(), frozen::valueAt, value);
       return values == null ? frozen : frozen.withValues(values);
     }
     Object[] entries = keysAndValuesByKey(map);

@@ -44,39 +44,25 @@ public final class KeyEncoding {
 
   /**
    * {@code prefix} (an encoded path) followed by {@code key}'s encoding: the encoding of the path
-   * with {@code key} appended, built in one buffer (a path is extended for every declared state).
+   * with {@code key} appended (a path is extended for every declared state). Int and string keys,
+   * the common ones, are written straight into the new path, whose size they tell up front.
    */
   public static byte[] append(byte[] prefix, StableKey key) {
     int at = prefix.length;
     if (key instanceof StableKey.Int i) {
-      // The commonest key, of a size known up front: written in place, no buffer to trim (the
-      // buffer and its trimmed copy were a tenth of what a warm rerun allocated).
+      // Written in place: a buffer and its trimmed copy were a tenth of what a warm rerun
+      // allocated.
       byte[] out = Arrays.copyOf(prefix, at + 9);
       out[at] = INT;
-      BIG_ENDIAN_LONG.set(out, at + 1, i.value() ^ Long.MIN_VALUE);
+      BIG_ENDIAN_LONG.set(out, at + 1, ordered(i.value()));
       return out;
     }
     if (key instanceof StableKey.Str s) {
       byte[] utf8 = s.value().getBytes(StandardCharsets.UTF_8);
-      int zeros = 0;
-      for (byte b : utf8) {
-        if (b == 0) {
-          zeros++;
-        }
-      }
-      byte[] out = Arrays.copyOf(prefix, at + 1 + utf8.length + zeros + 2);
-      out[at++] = STR;
-      if (zeros == 0) {
-        System.arraycopy(utf8, 0, out, at, utf8.length);
-      } else {
-        for (int j = 0, k = at; j < utf8.length; j++) {
-          out[k++] = utf8[j];
-          if (utf8[j] == 0) {
-            out[k++] = (byte) 0xFF;
-          }
-        }
-      }
-      return out; // ends with the two zero bytes Arrays.copyOf left there
+      byte[] out = Arrays.copyOf(prefix, at + 1 + escapedLength(utf8));
+      out[at] = STR;
+      putEscaped(utf8, out, at + 1);
+      return out;
     }
     Out out = new Out(prefix.length + 24);
     System.arraycopy(prefix, 0, out.buf, 0, prefix.length);
@@ -105,7 +91,7 @@ public final class KeyEncoding {
 
   /** The smallest byte string greater than every descendant of {@code prefix}. */
   public static byte[] descendantsEnd(byte[] prefix) {
-    byte[] end = java.util.Arrays.copyOf(prefix, prefix.length + 1);
+    byte[] end = Arrays.copyOf(prefix, prefix.length + 1);
     end[prefix.length] = (byte) 0xFF;
     return end;
   }
@@ -117,7 +103,7 @@ public final class KeyEncoding {
       out.write(b.value() ? TRUE : FALSE);
     } else if (key instanceof StableKey.Int i) {
       out.write(INT);
-      writeLong(out, i.value() ^ Long.MIN_VALUE);
+      writeLong(out, ordered(i.value()));
     } else if (key instanceof StableKey.Str s) {
       out.write(STR);
       writeEscaped(out, s.value().getBytes(StandardCharsets.UTF_8));
@@ -126,8 +112,8 @@ public final class KeyEncoding {
       writeEscaped(out, b.value());
     } else if (key instanceof StableKey.Uuid u) {
       out.write(UUID_TAG);
-      writeLong(out, u.value().getMostSignificantBits() ^ Long.MIN_VALUE);
-      writeLong(out, u.value().getLeastSignificantBits() ^ Long.MIN_VALUE);
+      writeLong(out, ordered(u.value().getMostSignificantBits()));
+      writeLong(out, ordered(u.value().getLeastSignificantBits()));
     } else if (key instanceof StableKey.Symbol s) {
       out.write(SYMBOL);
       writeEscaped(out, s.name().getBytes(StandardCharsets.UTF_8));
@@ -143,21 +129,47 @@ public final class KeyEncoding {
     }
   }
 
+  /** A signed long as bits whose unsigned, big-endian order is the long's order. */
+  private static long ordered(long v) {
+    return v ^ Long.MIN_VALUE;
+  }
+
   private static void writeLong(Out out, long v) {
-    for (int shift = 56; shift >= 0; shift -= 8) {
-      out.write((int) (v >>> shift));
-    }
+    out.ensure(8);
+    BIG_ENDIAN_LONG.set(out.buf, out.size, v);
+    out.size += 8;
   }
 
   private static void writeEscaped(Out out, byte[] bytes) {
+    out.ensure(escapedLength(bytes));
+    out.size = putEscaped(bytes, out.buf, out.size);
+  }
+
+  /** The length of {@code bytes} escaped and terminated: each zero doubled, two zeros after. */
+  private static int escapedLength(byte[] bytes) {
+    int zeros = 0;
     for (byte b : bytes) {
-      out.write(b);
       if (b == 0) {
-        out.write(0xFF);
+        zeros++;
       }
     }
-    out.write(0);
-    out.write(0);
+    return bytes.length + zeros + 2;
+  }
+
+  /**
+   * Puts {@code bytes} escaped ({@code 0x00} as {@code 0x00 0xFF}) and terminated ({@code 0x00
+   * 0x00}) in {@code out} from {@code at}, which has room; returns the position after them.
+   */
+  private static int putEscaped(byte[] bytes, byte[] out, int at) {
+    for (byte b : bytes) {
+      out[at++] = b;
+      if (b == 0) {
+        out[at++] = (byte) 0xFF;
+      }
+    }
+    out[at++] = 0;
+    out[at++] = 0;
+    return at;
   }
 
   /**
@@ -173,10 +185,15 @@ public final class KeyEncoding {
     }
 
     void write(int b) {
-      if (size == buf.length) {
-        buf = java.util.Arrays.copyOf(buf, buf.length * 2);
-      }
+      ensure(1);
       buf[size++] = (byte) b;
+    }
+
+    /** Makes room for {@code n} more bytes. */
+    void ensure(int n) {
+      if (size + n > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + n));
+      }
     }
 
     void writeBytes(byte[] b) {
@@ -186,7 +203,7 @@ public final class KeyEncoding {
     }
 
     byte[] toByteArray() {
-      return size == buf.length ? buf : java.util.Arrays.copyOf(buf, size);
+      return size == buf.length ? buf : Arrays.copyOf(buf, size);
     }
   }
 
@@ -229,7 +246,7 @@ public final class KeyEncoding {
           }
         case FP:
           {
-            byte[] fp = java.util.Arrays.copyOfRange(bytes, pos, pos + Fingerprint.LENGTH);
+            byte[] fp = Arrays.copyOfRange(bytes, pos, pos + Fingerprint.LENGTH);
             pos += Fingerprint.LENGTH;
             return new StableKey.Fp(new Fingerprint(fp));
           }
