@@ -83,10 +83,12 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   private static final ThreadLocal<Encoder> BUILDER_ENCODERS = new ThreadLocal<>();
 
   /**
-   * What is written of each record class before its components (its simple name and component
-   * count), and its component readers: made once, looked up once per record.
+   * What is written of each record class before its components, and its component readers: made
+   * once, looked up once per record. The class is written as a 16-byte digest of its simple name
+   * and its components' names (encoded as strings and a count are), not as those names: in a row
+   * of four short components the names made a third of the bytes hashed.
    */
-  private record RecordLayout(byte[] header, RecordComponentAccess[] components) {}
+  private record RecordLayout(byte[] id, RecordComponentAccess[] components) {}
 
   private static final ClassValue<RecordLayout> RECORD_LAYOUTS = new ClassValue<>() {
     @Override
@@ -111,13 +113,15 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
           kind = OBJECT_COMPONENT;
           reader = ComponentReaders.reflective(accessor);
         }
-        out[i] = new RecordComponentAccess(components[i].getName(),
-            blob(components[i].getName()), kind, reader);
+        out[i] = new RecordComponentAccess(components[i].getName(), kind, reader);
       }
-      byte[] name = blob(type.getSimpleName());
-      byte[] header = Arrays.copyOf(name, name.length + 8);
-      BIG_ENDIAN_LONGS.set(header, name.length, (long) out.length);
-      return new RecordLayout(header, out);
+      Bytes names = new Bytes();
+      names.writeString(type.getSimpleName());
+      names.writeLong(components.length);
+      for (RecordComponent c : components) {
+        names.writeString(c.getName());
+      }
+      return new RecordLayout(names.digest().bytes, out);
     }
   };
 
@@ -135,7 +139,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
    * a {@code ToLongFunction}, {@code ToDoubleFunction} or {@code Predicate} (see {@link
    * ComponentReaders}).
    */
-  private record RecordComponentAccess(String name, byte[] encodedName, int kind, Object reader) {
+  private record RecordComponentAccess(String name, int kind, Object reader) {
     @SuppressWarnings("unchecked")
     Object read(Record r) {
       return ((java.util.function.Function<Object, Object>) reader).apply(r);
@@ -530,9 +534,8 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     private void writeRecord(Record r) {
       out.write(RECORD);
       RecordLayout layout = RECORD_LAYOUTS.get(r.getClass());
-      out.writeBytes(layout.header());
+      out.writeBytes(layout.id());
       for (RecordComponentAccess c : layout.components()) {
-        out.writeBytes(c.encodedName());
         Object value;
         try {
           if (c.kind() != OBJECT_COMPONENT) {
