@@ -5,6 +5,7 @@ import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.plan.ComponentCommit;
 import io.cocoindex.runtime.plan.LeaseGate;
 import io.cocoindex.runtime.plan.MemoDependencies;
+import io.cocoindex.runtime.plan.PoolStages;
 import io.cocoindex.runtime.plan.Run;
 import io.cocoindex.runtime.plan.RunMode;
 import io.cocoindex.runtime.plan.TargetPath;
@@ -177,8 +178,8 @@ public final class ComponentRunner {
     synchronized (ctx.children) {
       children = List.copyOf(ctx.children);
     }
-    return CompletableFuture.allOf(children.toArray(CompletableFuture[]::new))
-        .thenComposeAsync(v -> finishAfterChildren(ctx, bodyError, children), run.componentPool)
+    return PoolStages.then(CompletableFuture.allOf(children.toArray(CompletableFuture[]::new)),
+            v -> finishAfterChildren(ctx, bodyError, children), run.componentPool)
         .whenComplete((ok, err) -> {
           ctx.release();
           run.stats.componentFinished();

@@ -102,7 +102,7 @@ public final class ComponentCommit {
         c.offerOrphans(); // a preview takes no leases
         return CompletableFuture.completedFuture(null);
       }
-      return c.applyLevels().thenComposeAsync(v -> c.commit(), run.componentPool)
+      return PoolStages.then(c.applyLevels(), v -> c.commit(), run.componentPool)
           .whenComplete((v, e) -> c.releaseStateLeases());
     } catch (RuntimeException | Error e) {
       c.releaseStateLeases();
@@ -307,7 +307,7 @@ public final class ComponentCommit {
     for (List<Reconciliation> level : levels.values()) {
       StateWrite component = first ? precommitComponent() : null;
       first = false;
-      chain = chain.thenComposeAsync(v -> precommitAndApply(level, component), run.componentPool);
+      chain = PoolStages.then(chain, v -> precommitAndApply(level, component), run.componentPool);
     }
     return chain;
   }
@@ -345,7 +345,7 @@ public final class ComponentCommit {
     }
     CompletableFuture<Void> precommitted = writes.isEmpty()
         ? CompletableFuture.completedFuture(null) : run.store.write(run.app, writes);
-    return precommitted.thenComposeAsync(v -> {
+    return PoolStages.then(precommitted, v -> {
       Map<TargetActionSink<?>, List<TargetAction<?>>> bySink = new IdentityHashMap<>();
       List<TargetActionSink<?>> order = new ArrayList<>();
       for (Reconciliation r : level) {
