@@ -84,9 +84,10 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
 
   /**
    * What is written of each record class before its components, and its component readers: made
-   * once, looked up once per record. The class is written as a 16-byte digest of its simple name
-   * and its components' names (encoded as strings and a count are), not as those names: in a row
-   * of four short components the names made a third of the bytes hashed.
+   * once, looked up once per record. The class is written as its layout id: the first 16 bytes
+   * of the SHA-256 of its simple name, its component count and its components' names (encoded as
+   * any string and count is). Writing the names themselves made a third of the bytes hashed for
+   * a row of four short components.
    */
   private record RecordLayout(byte[] id, RecordComponentAccess[] components) {}
 
