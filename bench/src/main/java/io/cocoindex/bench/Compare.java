@@ -1,21 +1,29 @@
 package io.cocoindex.bench;
 
+import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Two builds of the benchmark side by side in one JVM: each jar gets its own class loader, and
@@ -25,12 +33,18 @@ import java.util.Map;
  *
  * <pre>
  * java -cp bench/target/cocoindex-bench.jar io.cocoindex.bench.Compare BEFORE.jar AFTER.jar
- *     [--rows N] [--rounds N]
+ *     [--rows N] [--rounds N] [--both-orders]
  * </pre>
  *
  * <p>Each round runs, per build, a cold update of a fresh site, a warm rerun of a site kept
  * across rounds (not memoized) and a warm rerun of a memoized one. The first two rounds are
  * warm-up. Prints min and median per state, and after/before of the medians.
+ *
+ * <p>The build loaded second can run faster or slower than the first by itself, by a fifth or
+ * more on some runs here (the two share the JDK's compiled code and its type profiles). {@code
+ * --both-orders} therefore compares in two fresh JVMs, one per loading order, with this JVM's
+ * flags, and prints both ratios and their geometric mean, in which that effect cancels. BEFORE
+ * and AFTER may each be a class path rather than one jar.
  */
 public final class Compare {
   private static final String[] RUNS = {"cold", "warm", "memo warm"};
@@ -86,21 +100,28 @@ public final class Compare {
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     if (args.length < 2) {
       throw new IllegalArgumentException(
-          "usage: Compare BEFORE.jar AFTER.jar [--rows N] [--rounds N]");
+          "usage: Compare BEFORE.jar AFTER.jar [--rows N] [--rounds N] [--both-orders]");
     }
     int rows = 100_000;
     int rounds = 12;
+    boolean bothOrders = false;
     for (int i = 2; i < args.length; i++) {
       switch (args[i]) {
         case "--rows" -> rows = Integer.parseInt(args[++i]);
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+        case "--both-orders" -> bothOrders = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
+    List<Path> before = classPath(args[0]);
+    List<Path> after = classPath(args[1]);
+    if (bothOrders) {
+      bothOrders(before, after, rows, rounds, System.out);
+      return;
+    }
     Path tmp = Files.createTempDirectory("cocoindex-compare");
     try {
-      compare(List.of(Path.of(args[0])), List.of(Path.of(args[1])), rows, rounds, tmp,
-          System.out);
+      compare(before, after, rows, rounds, tmp, System.out);
     } finally {
       EngineWorkloads.deleteTree(tmp);
     }
@@ -155,6 +176,71 @@ public final class Compare {
           String.format(Locale.ROOT, "%.2f / %.2f", b[0], b[1]),
           String.format(Locale.ROOT, "%.2f / %.2f", a[0], a[1]), a[1] / b[1]);
     }
+  }
+
+  /**
+   * Compares in two fresh JVMs, {@code before} loaded first in one and {@code after} in the
+   * other, and prints after/before of the medians for each order and their geometric mean.
+   */
+  static void bothOrders(List<Path> before, List<Path> after, int rows, int rounds,
+      PrintStream out) throws IOException, InterruptedException {
+    Map<String, double[]> first = inChildJvm(before, after, rows, rounds, "before first", out);
+    Map<String, double[]> second = inChildJvm(after, before, rows, rounds, "after first", out);
+    out.printf(Locale.ROOT, "%nBoth orders, a fresh JVM each (after/before of the medians)%n");
+    out.printf(Locale.ROOT, "%-10s %-13s %-13s %s%n", "run", "before first", "after first",
+        "geometric mean");
+    for (String run : RUNS) {
+      double[] a = first.get(run);
+      double[] b = second.get(run);
+      // Columns: before min, before median, after min, after median, as each child printed
+      // them; the second child's "before" is the after build.
+      double beforeFirst = a[3] / a[1];
+      double afterFirst = b[1] / b[3];
+      out.printf(Locale.ROOT, "%-10s %-13s %-13s %.2fx%n", run,
+          String.format(Locale.ROOT, "%.2fx", beforeFirst),
+          String.format(Locale.ROOT, "%.2fx", afterFirst), Math.sqrt(beforeFirst * afterFirst));
+    }
+  }
+
+  /** Runs one comparison in a child JVM with this JVM's flags; returns its table, by run. */
+  private static Map<String, double[]> inChildJvm(List<Path> first, List<Path> second, int rows,
+      int rounds, String label, PrintStream out) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Compare.class.getName(),
+        joined(first), joined(second), "--rows", String.valueOf(rows), "--rounds",
+        String.valueOf(rounds)));
+    Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+    Map<String, double[]> table = new LinkedHashMap<>();
+    Pattern row = Pattern.compile(
+        "^(cold|warm|memo warm) +([\\d.]+) / ([\\d.]+) +([\\d.]+) / ([\\d.]+) +[\\d.]+x$");
+    try (BufferedReader lines = new BufferedReader(
+        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        out.println("[" + label + "] " + line);
+        Matcher m = row.matcher(line);
+        if (m.matches()) {
+          table.put(m.group(1), new double[] {Double.parseDouble(m.group(2)),
+              Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)),
+              Double.parseDouble(m.group(5))});
+        }
+      }
+    }
+    int exit = child.waitFor();
+    if (exit != 0 || table.size() != RUNS.length) {
+      throw new IllegalStateException("the comparison with the " + label.replace(" first", "")
+          + " build loaded first failed (exit " + exit + "); its output is above");
+    }
+    return table;
+  }
+
+  private static List<Path> classPath(String arg) {
+    return Arrays.stream(arg.split(File.pathSeparator)).map(Path::of).toList();
+  }
+
+  private static String joined(List<Path> classPath) {
+    return String.join(File.pathSeparator, classPath.stream().map(Path::toString).toList());
   }
 
   private static double[] minMedian(List<Double> values) {

@@ -34,4 +34,25 @@ class CompareSmokeTest {
     // Only the warm and memoized sites are kept between rounds.
     assertThat(dir.toFile().list()).allMatch(n -> n.contains("warm") || n.contains("memo"));
   }
+
+  @Test
+  void bothOrdersCompareInTwoFreshJvmsAndPrintTheGeometricMean() throws Exception {
+    List<Path> classpath = Arrays.stream(System.getProperty("java.class.path")
+        .split(File.pathSeparator)).map(Path::of).toList();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+    Compare.bothOrders(classpath, classpath, 1_000, 3, out);
+
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    System.out.println(printed);
+    for (String label : List.of("[before first] ", "[after first] ")) {
+      assertThat(printed).contains(label + "N=1,000, 1 measured rounds");
+    }
+    assertThat(printed).contains("Both orders, a fresh JVM each");
+    for (String run : List.of("cold", "warm", "memo warm")) {
+      assertThat(printed).containsPattern(
+          "(?m)^" + run + " +\\d+\\.\\d\\dx +\\d+\\.\\d\\dx +\\d+\\.\\d\\dx$");
+    }
+  }
 }
