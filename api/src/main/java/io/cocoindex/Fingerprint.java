@@ -136,7 +136,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   }
 
   /**
-   * A component's name (also pre-encoded) and its reader: a {@code Function}, or for a primitive
+   * A component's name (for error messages) and its reader: a {@code Function}, or for a primitive
    * a {@code ToLongFunction}, {@code ToDoubleFunction} or {@code Predicate} (see {@link
    * ComponentReaders}).
    */

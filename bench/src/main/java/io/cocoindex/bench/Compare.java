@@ -42,12 +42,15 @@ import java.util.regex.Pattern;
  *
  * <p>The build loaded second can run faster or slower than the first by itself, by a fifth or
  * more on some runs here (the two share the JDK's compiled code and its type profiles). {@code
- * --both-orders} therefore compares in two fresh JVMs, one per loading order, with this JVM's
- * flags, and prints both ratios and their geometric mean, in which that effect cancels. BEFORE
+ * --both-orders} therefore compares in two fresh JVMs, one after the other, one per loading
+ * order, with this JVM's flags (not its agents or recordings; this JVM only waits, holding its
+ * heap), and prints both ratios and their geometric mean, in which that effect cancels. BEFORE
  * and AFTER may each be a class path rather than one jar.
  */
 public final class Compare {
   private static final String[] RUNS = {"cold", "warm", "memo warm"};
+  /** Starts each line of unrounded figures (min and median, before then after), per run. */
+  private static final String EXACT = "# exact ";
 
   private Compare() {}
 
@@ -176,6 +179,12 @@ public final class Compare {
           String.format(Locale.ROOT, "%.2f / %.2f", b[0], b[1]),
           String.format(Locale.ROOT, "%.2f / %.2f", a[0], a[1]), a[1] / b[1]);
     }
+    // Unrounded, for --both-orders: a ratio of two-decimal medians of 0.27 us could be 4% off.
+    for (String run : RUNS) {
+      double[] b = minMedian(perState.get("before/" + run));
+      double[] a = minMedian(perState.get("after/" + run));
+      out.println(EXACT + run + " " + b[0] + " " + b[1] + " " + a[0] + " " + a[1]);
+    }
   }
 
   /**
@@ -207,23 +216,43 @@ public final class Compare {
       int rounds, String label, PrintStream out) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      // The heap and JIT flags, not a debugger's port or a recording's file, which two JVMs
+      // cannot share.
+      if (!flag.startsWith("-agentlib") && !flag.startsWith("-agentpath")
+          && !flag.startsWith("-javaagent") && !flag.startsWith("-Xrunjdwp")
+          && !flag.startsWith("-XX:StartFlightRecording")) {
+        command.add(flag);
+      }
+    }
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), Compare.class.getName(),
         joined(first), joined(second), "--rows", String.valueOf(rows), "--rounds",
         String.valueOf(rounds)));
     Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+    try {
+      return readTable(child, label, out);
+    } finally {
+      if (child.isAlive()) {
+        child.destroyForcibly(); // the parent failed or was interrupted while reading
+      }
+    }
+  }
+
+  private static Map<String, double[]> readTable(Process child, String label, PrintStream out)
+      throws IOException, InterruptedException {
     Map<String, double[]> table = new LinkedHashMap<>();
-    Pattern row = Pattern.compile(
-        "^(cold|warm|memo warm) +([\\d.]+) / ([\\d.]+) +([\\d.]+) / ([\\d.]+) +[\\d.]+x$");
+    Pattern row = Pattern.compile(Pattern.quote(EXACT)
+        + "(cold|warm|memo warm) (\\S+) (\\S+) (\\S+) (\\S+)$");
     try (BufferedReader lines = new BufferedReader(
         new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-        out.println("[" + label + "] " + line);
         Matcher m = row.matcher(line);
         if (m.matches()) {
           table.put(m.group(1), new double[] {Double.parseDouble(m.group(2)),
               Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)),
               Double.parseDouble(m.group(5))});
+        } else {
+          out.println("[" + label + "] " + line);
         }
       }
     }

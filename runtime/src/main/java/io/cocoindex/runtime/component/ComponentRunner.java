@@ -140,8 +140,9 @@ public final class ComponentRunner {
       } catch (Throwable t) {
         error = t;
       }
-      // On a pool worker (a component mounting a target in the foreground), the commit's next
-      // stage is queued on this very worker: run it rather than wait for another worker to.
+      // On a pool worker (a component mounting a target in the foreground), stages of the commit
+      // that could not run at once (and the run's other tasks) may be queued on this very
+      // worker: run them rather than wait for another worker to.
       healthy = OwnTasks.join(finish(ctx, error));
     } finally {
       release(lease, ctx.path);

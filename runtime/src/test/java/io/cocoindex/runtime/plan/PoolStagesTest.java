@@ -84,6 +84,45 @@ class PoolStagesTest {
   }
 
   @Test
+  void aStageThatThrowsInlineFailsItsFutureRatherThanItsCaller() throws Exception {
+    IllegalStateException boom = new IllegalStateException("boom");
+
+    CompletableFuture<Object> next = pool.submit(() -> PoolStages.then(
+        CompletableFuture.completedFuture(null), v -> {
+          throw boom;
+        }, pool)).get(10, TimeUnit.SECONDS);
+
+    assertThat(next).failsWithin(10, TimeUnit.SECONDS)
+        .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        .withCause(boom);
+  }
+
+  @Test
+  void onAnExecutorThatIsNoForkJoinPoolTheStageIsAlwaysQueued() throws Exception {
+    java.util.concurrent.ExecutorService plain =
+        java.util.concurrent.Executors.newSingleThreadExecutor(r -> new Thread(r, "plain"));
+    try {
+      AtomicReference<Thread> ranOn = new AtomicReference<>();
+      AtomicReference<Boolean> ranBeforeReturn = new AtomicReference<>();
+      CompletableFuture<Void> next = plain.submit(() -> {
+        CompletableFuture<Void> f = PoolStages.then(CompletableFuture.completedFuture(null), v -> {
+          ranOn.set(Thread.currentThread());
+          return CompletableFuture.<Void>completedFuture(null);
+        }, plain);
+        ranBeforeReturn.set(ranOn.get() != null);
+        return f;
+      }).get(10, TimeUnit.SECONDS);
+      next.get(10, TimeUnit.SECONDS);
+
+      // Queued behind the task that chained it, on the executor's one thread.
+      assertThat(ranBeforeReturn.get()).isFalse();
+      assertThat(ranOn.get().getName()).isEqualTo("plain");
+    } finally {
+      plain.shutdownNow();
+    }
+  }
+
+  @Test
   void aFailureBeforeTheStageSkipsItOnEitherPath() throws Exception {
     IllegalStateException boom = new IllegalStateException("boom");
     AtomicReference<Boolean> ran = new AtomicReference<>(false);
