@@ -69,8 +69,7 @@ final class GroupCommitter implements AutoCloseable {
         return;
       }
       if (closed) {
-        // Closed before any writer started: nothing would ever take the batch.
-        failPending(new StateStoreException("the state store is closed"));
+        failClosedBeforeStart(); // nothing would ever take the batch
         return;
       }
       started = true;
@@ -104,6 +103,13 @@ final class GroupCommitter implements AutoCloseable {
       if (stop) {
         return;
       }
+    }
+  }
+
+  /** Fails a batch that raced a close which found no writer (usually there is none). */
+  private void failClosedBeforeStart() {
+    if (!queue.isEmpty()) {
+      failPending(new StateStoreException("the state store is closed"));
     }
   }
 
@@ -152,8 +158,7 @@ final class GroupCommitter implements AutoCloseable {
     closed = true;
     synchronized (this) {
       if (!started) {
-        // Nothing was written: no writer to stop (a batch racing this close is failed).
-        failPending(new StateStoreException("the state store is closed"));
+        failClosedBeforeStart(); // nothing was written: no writer to stop
         return;
       }
     }
