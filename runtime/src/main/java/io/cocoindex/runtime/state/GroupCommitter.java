@@ -73,7 +73,13 @@ final class GroupCommitter implements AutoCloseable {
         return;
       }
       started = true;
-      writer.start();
+      try {
+        writer.start();
+      } catch (RuntimeException | Error e) {
+        // No thread to be had (out of native threads, say): fail what waits and what follows.
+        closed = true;
+        failPending(e);
+      }
     }
   }
 
