@@ -1,9 +1,7 @@
 package io.cocoindex.bench;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -12,7 +10,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -172,19 +169,17 @@ public final class Compare {
         rows, rounds - 2);
     out.printf(Locale.ROOT, "%-10s %-18s %-18s %s%n", "run", "before min / med", "after min / med",
         "after/before (med)");
+    List<String> exact = new ArrayList<>();
     for (String run : RUNS) {
       double[] b = minMedian(perState.get("before/" + run));
       double[] a = minMedian(perState.get("after/" + run));
       out.printf(Locale.ROOT, "%-10s %-18s %-18s %.2fx%n", run,
           String.format(Locale.ROOT, "%.2f / %.2f", b[0], b[1]),
           String.format(Locale.ROOT, "%.2f / %.2f", a[0], a[1]), a[1] / b[1]);
+      // Unrounded, for --both-orders: a ratio of two-decimal medians of 0.27 us can be 4% off.
+      exact.add(EXACT + run + " " + b[0] + " " + b[1] + " " + a[0] + " " + a[1]);
     }
-    // Unrounded, for --both-orders: a ratio of two-decimal medians of 0.27 us could be 4% off.
-    for (String run : RUNS) {
-      double[] b = minMedian(perState.get("before/" + run));
-      double[] a = minMedian(perState.get("after/" + run));
-      out.println(EXACT + run + " " + b[0] + " " + b[1] + " " + a[0] + " " + a[1]);
-    }
+    exact.forEach(out::println);
   }
 
   /**
@@ -214,49 +209,30 @@ public final class Compare {
   /** Runs one comparison in a child JVM with this JVM's flags; returns its table, by run. */
   private static Map<String, double[]> inChildJvm(List<Path> first, List<Path> second, int rows,
       int rounds, String label, PrintStream out) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> flags = new ArrayList<>();
     for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       // The heap and JIT flags, not a debugger's port or a recording's file, which two JVMs
       // cannot share.
       if (!flag.startsWith("-agentlib") && !flag.startsWith("-agentpath")
           && !flag.startsWith("-javaagent") && !flag.startsWith("-Xrunjdwp")
           && !flag.startsWith("-XX:StartFlightRecording")) {
-        command.add(flag);
+        flags.add(flag);
       }
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Compare.class.getName(),
-        joined(first), joined(second), "--rows", String.valueOf(rows), "--rounds",
-        String.valueOf(rounds)));
-    Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-    try {
-      return readTable(child, label, out);
-    } finally {
-      if (child.isAlive()) {
-        child.destroyForcibly(); // the parent failed or was interrupted while reading
-      }
-    }
-  }
-
-  private static Map<String, double[]> readTable(Process child, String label, PrintStream out)
-      throws IOException, InterruptedException {
     Map<String, double[]> table = new LinkedHashMap<>();
     Pattern row = Pattern.compile(Pattern.quote(EXACT)
         + "(cold|warm|memo warm) (\\S+) (\\S+) (\\S+) (\\S+)$");
-    try (BufferedReader lines = new BufferedReader(
-        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-        Matcher m = row.matcher(line);
-        if (m.matches()) {
-          table.put(m.group(1), new double[] {Double.parseDouble(m.group(2)),
-              Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)),
-              Double.parseDouble(m.group(5))});
-        } else {
-          out.println("[" + label + "] " + line);
-        }
-      }
-    }
-    int exit = child.waitFor();
+    int exit = ChildJvm.run(flags, Compare.class, List.of(joined(first), joined(second),
+        "--rows", String.valueOf(rows), "--rounds", String.valueOf(rounds)), line -> {
+          Matcher m = row.matcher(line);
+          if (m.matches()) {
+            table.put(m.group(1), new double[] {Double.parseDouble(m.group(2)),
+                Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)),
+                Double.parseDouble(m.group(5))});
+          } else {
+            out.println("[" + label + "] " + line);
+          }
+        });
     if (exit != 0 || table.size() != RUNS.length) {
       throw new IllegalStateException("the comparison with the " + label.replace(" first", "")
           + " build loaded first failed (exit " + exit + "); its output is above");

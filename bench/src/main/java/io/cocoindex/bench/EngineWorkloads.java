@@ -2,11 +2,8 @@ package io.cocoindex.bench;
 
 import io.cocoindex.bench.EngineBench.Site;
 import io.cocoindex.bench.EngineBench.Timed;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -328,37 +325,29 @@ final class EngineWorkloads {
 
   /** Runs {@link #measureSize} in a child JVM with a small heap; parses its result line. */
   static SizeFigures inChildJvm(int rows, int perComponent, String heap) {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = List.of(java, "-Xmx" + heap, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "--child-size", String.valueOf(rows), "--rows-per-component",
+    List<String> args = List.of("--child-size", String.valueOf(rows), "--rows-per-component",
         String.valueOf(perComponent));
     Map<String, Double> values = new HashMap<>();
     StringBuilder output = new StringBuilder();
     int exit;
     try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          output.append(line).append('\n');
-          if (line.startsWith("RESULT ")) {
-            for (String kv : line.substring(7).trim().split(" ")) {
-              String[] parts = kv.split("=");
-              values.put(parts[0], Double.parseDouble(parts[1]));
-            }
+      exit = ChildJvm.run(List.of("-Xmx" + heap), Main.class, args, line -> {
+        output.append(line).append('\n');
+        if (line.startsWith("RESULT ")) {
+          for (String kv : line.substring(7).trim().split(" ")) {
+            String[] parts = kv.split("=");
+            values.put(parts[0], Double.parseDouble(parts[1]));
           }
         }
-      }
-      exit = p.waitFor();
+      });
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the child JVM " + cmd, e);
+      throw new UncheckedIOException("cannot start a child JVM for " + args, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted waiting for the child JVM", e);
     }
     if (exit != 0 || !values.containsKey("warm")) {
-      throw new IllegalStateException("the child JVM (" + String.join(" ", cmd)
+      throw new IllegalStateException("the child JVM (-Xmx" + heap + ", " + args
           + ") failed with exit code " + exit + ":\n" + output);
     }
     return new SizeFigures(rows, values.get("rawCold"), values.get("cold"), values.get("warm"),
