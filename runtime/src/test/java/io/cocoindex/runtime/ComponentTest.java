@@ -116,6 +116,41 @@ class ComponentTest extends EngineTestBase {
   }
 
   @Test
+  void ownershipTransferIsOneUpdateWhicheverOfTheTwoComponentsCommitsFirst() {
+    // The taker's commit may move the state before the old owner reads what it owns: the old
+    // owner then no longer owns it, and still does not declare it.
+    for (boolean ownerFirst : List.of(true, false)) {
+      Rows log = new Rows();
+      Map<String, Map<String, String>> declared = new ConcurrentHashMap<>();
+      declared.put("c1", Map.of("x", "1", "y", "1"));
+      App app = app("owner-first-" + ownerFirst, ctx -> {
+        TargetStateProvider<String> p =
+            registerRootTargetStatesProvider(ctx, "rows", log.handler);
+        for (String name : ownerFirst ? List.of("c1", "c2") : List.of("c2", "c1")) {
+          Map<String, String> states = declared.get(name);
+          if (states != null) {
+            ctx.useMount(name, c -> {
+              states.forEach((k, v) -> declareTargetState(c, p.targetState(k, v)));
+              return null;
+            });
+          }
+        }
+      });
+      app.update();
+      assertThat(log.takeLog()).containsExactly("create x=1", "create y=1");
+
+      declared.put("c1", Map.of("y", "1"));
+      declared.put("c2", Map.of("x", "2"));
+      app.update();
+      assertThat(log.takeLog()).as("owner first: %s", ownerFirst).containsExactly("update x=2");
+
+      declared.put("c2", Map.of());
+      app.update();
+      assertThat(log.takeLog()).as("owner first: %s", ownerFirst).containsExactly("delete x");
+    }
+  }
+
+  @Test
   void concurrentComponentsShareSinkCalls() {
     rows.sinkDelayMillis = 20;
     App app = componentsApp();
@@ -199,6 +234,43 @@ class ComponentTest extends EngineTestBase {
         log.get(0).equals("create k=from b") ? List.of() : List.of("update k=from b"));
     app.update();
     assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void aKeyItsOwnerDeclaresAgainWhileAnotherTakesItOverFailsWhicheverClaimsSecond() {
+    // A component's own paths stay out of the run's claim table; a takeover is checked against
+    // the owner's declarations instead, whether the owner claims before or after the taker.
+    for (boolean ownerFirst : List.of(true, false)) {
+      Rows log = new Rows();
+      Map<String, String> declared = new ConcurrentHashMap<>(Map.of("a", "1 from a"));
+      App app = app("owner-first-" + ownerFirst, ctx -> {
+        TargetStateProvider<String> p =
+            registerRootTargetStatesProvider(ctx, "rows", log.handler);
+        List<String> order = ownerFirst ? List.of("a", "b") : List.of("b", "a");
+        for (String name : order) {
+          String value = declared.get(name);
+          if (value != null) {
+            ctx.useMount(name, c -> {
+              declareTargetState(c, p.targetState("k", value));
+              return null;
+            });
+          }
+        }
+      });
+      app.update();
+      assertThat(log.takeLog()).containsExactly("create k=1 from a");
+
+      declared.put("a", "2 from a");
+      declared.put("b", "from b");
+      assertThatThrownBy(app::update)
+          .as("owner first: %s", ownerFirst)
+          .isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("target state /@rows/\"k\" (key \"k\" of provider rows) is"
+              + " declared by two components in one run: "
+              + (ownerFirst ? "/\"a\" and /\"b\"" : "/\"b\" and /\"a\""));
+      assertThat(log.takeLog()).as("owner first: %s", ownerFirst)
+          .containsExactly(ownerFirst ? "update k=2 from a" : "update k=from b");
+    }
   }
 
   @Test

@@ -1,22 +1,35 @@
 package io.cocoindex.runtime.plan;
 
+import io.cocoindex.runtime.state.ByteKey;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Which component declared each target state in this run: a state declared by two components is
  * an error, and the orphan sweep leaves alone what another component took over.
  *
- * <p>A component claims all its states at once under one lock: a concurrent map paid two
- * contended atomic updates per state (its size counter is shared by every component thread),
- * about a tenth of a warm run. The table is open-addressed over arrays (each path's hash beside
- * it), sized up front from what the app tracks: a {@code HashMap} of 100k nodes cost a tenth of
- * a run again, mostly growing, which chases every node.
+ * <p>Only the paths a component <em>acquires</em> go into the run-wide table: those it did not
+ * own when it loaded its states (new states, and states it takes over from another component).
+ * A path it declares again and already owned (every path of a rerun that changed nothing) stays
+ * out of it: one path has one owner, so another component can only declare it by taking it over,
+ * and a takeover is checked against what the owner declared instead. An owner that kept any of
+ * its paths leaves the bytes of its declared paths here, one array per component, appended in
+ * order; a takeover from an owner that has not claimed yet waits in {@link #takenFrom} for that
+ * claim. A rerun thus copies its paths once, in order, rather than hashing each into a table
+ * larger than the cache, which was about a fifth of a warm rerun's component threads.
  *
- * <p>It is split in {@value #SEGMENTS} segments by the hash's high bits, each growing on its
- * own: a cold run has no estimate, and doubling one table of 100k paths moved every entry to a
- * random slot of a table larger than the cache (a sixth of a cold run's component threads); a
- * segment's arrays stay small enough to be rehashed in cache, and to be allocated young.
+ * <p>A component claims all its paths at once under one lock: a concurrent map paid two
+ * contended atomic updates per state (its size counter is shared by every component thread).
+ * The table is open-addressed over arrays (each path's hash beside it), split in {@value
+ * #SEGMENTS} segments by the hash's high bits, each growing on its own: doubling one table of
+ * 100k paths (a first run) moved every entry to a random slot of a table larger than the cache;
+ * a segment's arrays stay small enough to be rehashed in cache, and to be allocated young.
  *
  * <p>A claimed path is kept as its encoded bytes only, copied into large chunks (see {@link
  * Segment}): the table lives as long as the run, so whatever objects it holds are copied by the
@@ -25,53 +38,143 @@ import java.util.List;
  */
 final class Claims {
   private static final int SEGMENT_BITS = 6;
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
   static final int SEGMENTS = 1 << SEGMENT_BITS;
-  /** Beyond this many expected states the table grows as it fills rather than up front. */
-  private static final long MAX_PRESIZED = 1 << 22;
 
   private final Segment[] segments = new Segment[SEGMENTS];
-  /** The components that claimed, by the index the segments keep for them (one per claim). */
+
+  /** The components that acquired paths, by the index the segments keep for them. */
   private TargetPath[] owners = new TargetPath[64];
   private int ownerCount;
+  /**
+   * The components that kept paths they owned, each with every path it declared: each path's
+   * length (4 bytes), then its bytes.
+   */
+  private final Map<TargetPath, byte[]> declaredBy = new HashMap<>();
+  /** Takeovers from components that had not claimed yet, by the component taken from. */
+  private final Map<TargetPath, List<Takeover>> takenFrom = new HashMap<>();
+
+  Claims() {
+    for (int i = 0; i < SEGMENTS; i++) {
+      segments[i] = new Segment();
+    }
+  }
 
   /** A path claimed by another component before this one. */
   record Conflict(DeclaredTarget declared, TargetPath other) {}
 
+  /** {@code by} declared {@code declared}, which another component owned when the run started. */
+  private record Takeover(DeclaredTarget declared, TargetPath by) {}
+
   /**
-   * @param expectedStates about how many states the run will declare (what the app tracks): the
-   *     table is sized for them up front
+   * What a component declared, split by what it owned when it loaded its states.
+   *
+   * @param component the declaring component
+   * @param declared everything it declared
+   * @param acquired the declarations of paths it did not own (all of them in a first run)
+   * @param previousOwners for each acquired path (by {@link TargetPath#key()}) another component
+   *     owned, that component; the other acquired paths were not tracked
    */
-  Claims(long expectedStates) {
-    long perSegment = Math.min(Math.max(expectedStates, 0), MAX_PRESIZED) / SEGMENTS;
-    for (int i = 0; i < SEGMENTS; i++) {
-      segments[i] = new Segment(perSegment);
+  record Declarations(
+      TargetPath component,
+      List<DeclaredTarget> declared,
+      List<DeclaredTarget> acquired,
+      Map<ByteKey, TargetPath> previousOwners) {
+
+    /** A component that owned nothing: everything it declared is acquired, nothing taken over. */
+    static Declarations allAcquired(TargetPath component, List<DeclaredTarget> declared) {
+      return new Declarations(component, declared, declared, Map.of());
+    }
+
+    boolean keptAny() {
+      return acquired.size() < declared.size();
     }
   }
 
   /**
-   * Claims every declared path for {@code component}; stops at the first path another component
-   * holds (the paths claimed before it stay claimed: the run fails that component anyway).
+   * Claims what a component declared; stops at the first path another component declared in
+   * this run too (the paths claimed before it stay claimed: the run fails that component anyway).
    */
-  synchronized Conflict claim(List<DeclaredTarget> declared, TargetPath component) {
-    if (declared.isEmpty()) {
-      return null;
+  synchronized Conflict claim(Declarations d) {
+    TargetPath component = d.component();
+    if (!d.acquired().isEmpty()) {
+      int owner = ownerIndex(component);
+      for (DeclaredTarget declared : d.acquired()) {
+        TargetPath path = declared.path();
+        int other = segmentOf(path).putIfAbsent(path, owner);
+        if (other >= 0 && !owners[other].equals(component)) {
+          return new Conflict(declared, owners[other]);
+        }
+        TargetPath from = d.previousOwners().isEmpty() ? null
+            : d.previousOwners().get(path.key());
+        if (from != null && !from.equals(component)) {
+          byte[] ownerDeclared = declaredBy.get(from);
+          if (ownerDeclared != null && holds(ownerDeclared, path)) {
+            return new Conflict(declared, from); // its owner claimed it again before
+          }
+          // An owner that kept nothing declared only paths it acquired: the table has those.
+          takenFrom.computeIfAbsent(from, k -> new ArrayList<>())
+              .add(new Takeover(declared, component));
+        }
+      }
     }
-    if (ownerCount == owners.length) {
-      owners = Arrays.copyOf(owners, 2 * ownerCount);
-    }
-    int owner = ownerCount++;
-    owners[owner] = component;
-    for (DeclaredTarget d : declared) {
-      TargetPath path = d.path();
-      int other = segmentOf(path).putIfAbsent(path, owner);
-      if (other >= 0 && !owners[other].equals(component)) {
-        return new Conflict(d, owners[other]);
+    if (d.keptAny()) {
+      byte[] mine = concatenated(d.declared());
+      declaredBy.put(component, mine);
+      for (Takeover t : takenFrom.getOrDefault(component, List.of())) {
+        if (holds(mine, t.declared().path())) {
+          return new Conflict(t.declared(), t.by());
+        }
       }
     }
     return null;
   }
 
-  /** Whether some component declared {@code path} in this run. */
+  /** The paths' bytes, each after its length. */
+  private static byte[] concatenated(List<DeclaredTarget> declared) {
+    int size = 0;
+    for (DeclaredTarget d : declared) {
+      size += Integer.BYTES + d.path().encodedUnsafe().length;
+    }
+    byte[] out = new byte[size];
+    int at = 0;
+    for (DeclaredTarget d : declared) {
+      byte[] path = d.path().encodedUnsafe();
+      INT.set(out, at, path.length);
+      System.arraycopy(path, 0, out, at + Integer.BYTES, path.length);
+      at += Integer.BYTES + path.length;
+    }
+    return out;
+  }
+
+  /** Whether {@code paths} (as {@link #concatenated} wrote them) holds {@code path}. */
+  private static boolean holds(byte[] paths, TargetPath path) {
+    byte[] wanted = path.encodedUnsafe();
+    for (int at = 0; at < paths.length; ) {
+      int length = (int) INT.get(paths, at);
+      at += Integer.BYTES;
+      if (length == wanted.length
+          && Arrays.equals(paths, at, at + length, wanted, 0, length)) {
+        return true;
+      }
+      at += length;
+    }
+    return false;
+  }
+
+  private int ownerIndex(TargetPath component) {
+    if (ownerCount == owners.length) {
+      owners = Arrays.copyOf(owners, 2 * ownerCount);
+    }
+    owners[ownerCount] = component;
+    return ownerCount++;
+  }
+
+  /**
+   * Whether some component acquired {@code path} in this run. For a path its owner did not
+   * declare (what the orphan sweep asks about), that is whether any component declared it.
+   */
   synchronized boolean contains(TargetPath path) {
     return segmentOf(path).find(path) >= 0;
   }
@@ -88,6 +191,8 @@ final class Claims {
     }
     Arrays.fill(owners, 0, ownerCount, null);
     ownerCount = 0;
+    declaredBy.clear();
+    takenFrom.clear();
   }
 
   private Segment segmentOf(TargetPath path) {
@@ -100,20 +205,19 @@ final class Claims {
   }
 
   /**
-   * One open-addressed table, at most half full. Its presized array is allocated at its first
-   * claim: a memoized rerun claims few paths, and would otherwise allocate and clear, every run,
-   * a table sized for everything the app tracks.
+   * One open-addressed table, at most half full. Its first array is allocated at its first
+   * claim: a rerun claims few paths, and most segments none.
    *
    * <p>A slot is four adjacent ints (the path's hash, where its bytes are, how many, and the
    * claiming component's index), so that a claim touches one cache line of the table rather than
    * one in each of four arrays: about a tenth less per claim of 100k paths, measured alone.
-   * Claiming is still about 6% of a warm run's component threads (one miss per path).
+   * A first run still pays a cache miss per path here.
    *
    * <p>A claimed path's bytes are copied into the segment's chunks rather than kept as the
    * path's own array. The table lives as long as the run, so a million small arrays held by it
    * were each copied by a young collection and promoted, and every new reference to one dirtied
    * a card of the old table that the next young collection scanned: at a million states that
-   * was about an eighth of a warm run. Chunks are few, large objects, and the table holds ints.
+   * was about an eighth of a rerun (when reruns claimed every path). Chunks are few, large objects, and the table holds ints.
    */
   private static final class Segment {
     /** Ints per slot, and their offsets in it. */
@@ -134,7 +238,7 @@ final class Claims {
     private static final byte[][] NO_CHUNKS = new byte[0][];
 
     /** Slots to allocate at the first claim. */
-    private final int presized;
+    private static final int FIRST_SLOTS = 16;
     /**
      * Per slot: the path's hash with its low bit set ({@link #stored}; 0 marks a free slot), where
      * its bytes are (the chunk's index above the low {@link #CHUNK_BITS} bits, the offset in
@@ -148,14 +252,6 @@ final class Claims {
     private int filling = -1;
     private int used;
 
-    Segment(long expected) {
-      int n = 16;
-      while (n < 2 * expected) {
-        n <<= 1;
-      }
-      presized = n;
-    }
-
     private int capacity() {
       return slots.length / STRIDE;
     }
@@ -163,7 +259,7 @@ final class Claims {
     /** The component index that claimed {@code path} before, or -1 after claiming it now. */
     int putIfAbsent(TargetPath path, int owner) {
       if (slots == NO_SLOTS) {
-        slots = new int[presized * STRIDE];
+        slots = new int[FIRST_SLOTS * STRIDE];
       }
       int i = find(path);
       if (i >= 0) {

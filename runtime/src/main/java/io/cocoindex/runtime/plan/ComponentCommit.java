@@ -93,9 +93,8 @@ public final class ComponentCommit {
       return CompletableFuture.completedFuture(null);
     }
     ComponentCommit c = new ComponentCommit(run, in);
-    c.claim();
     try {
-      c.load();
+      c.claim(c.load());
       c.reconcileAll();
       if (run.mode == RunMode.PREVIEW) {
         c.plan();
@@ -110,8 +109,8 @@ public final class ComponentCommit {
     }
   }
 
-  private void claim() {
-    Claims.Conflict c = run.claims.claim(in.declared, in.component);
+  private void claim(Claims.Declarations declarations) {
+    Claims.Conflict c = run.claims.claim(declarations);
     if (c != null) {
       DeclaredTarget d = c.declared();
       throw new IllegalStateException(
@@ -121,9 +120,14 @@ public final class ComponentCommit {
     }
   }
 
-  private void load() {
+  /**
+   * Reads the states the component owned, and those it declares that another component owned
+   * (it takes them over); returns what it declared, split by what it owned, for its claim.
+   */
+  private Claims.Declarations load() {
     if (run.startedEmpty) {
-      return; // a first run: nothing is tracked, by this component or any other
+      // A first run: nothing is tracked, by this component or any other.
+      return Claims.Declarations.allAcquired(in.component, in.declared);
     }
     // A component's record is written with (or before) the first state it owns: without one,
     // it owns nothing.
@@ -131,15 +135,15 @@ public final class ComponentCommit {
     for (TrackedState s : owned) {
       rows.put(ByteKey.of(s.path()), s);
     }
+    List<DeclaredTarget> acquired = new ArrayList<>();
     List<byte[]> missing = new ArrayList<>();
-    int stillDeclared = 0;
     for (DeclaredTarget d : in.declared) {
-      if (rows.containsKey(d.path().key())) {
-        stillDeclared++;
-      } else {
+      if (!rows.containsKey(d.path().key())) {
+        acquired.add(d);
         missing.add(d.path().encodedUnsafe()); // only read
       }
     }
+    int stillDeclared = in.declared.size() - acquired.size();
     if (stillDeclared < owned.size()) {
       // Paths are distinct on both sides, so a count tells whether any owned state is no longer
       // declared: a set of the declared paths is built only then (most reruns declare them all).
@@ -154,14 +158,21 @@ public final class ComponentCommit {
       }
     }
     List<byte[]> takenOver = new ArrayList<>();
+    Map<ByteKey, TargetPath> previousOwners = Map.of();
     for (TrackedState s : run.store.getAll(run.app, missing)) {
-      rows.put(ByteKey.of(s.path()), s);
+      ByteKey path = ByteKey.of(s.path());
+      rows.put(path, s);
       takenOver.add(s.path());
+      if (previousOwners.isEmpty()) {
+        previousOwners = new HashMap<>();
+      }
+      previousOwners.put(path, TargetPath.decode(s.owner()));
     }
     if (!takenOver.isEmpty() && run.mode != RunMode.PREVIEW
         && !run.store.exclusiveWhileLocked()) {
       leaseTakenOver(takenOver);
     }
+    return new Claims.Declarations(in.component, in.declared, acquired, previousOwners);
   }
 
   /**

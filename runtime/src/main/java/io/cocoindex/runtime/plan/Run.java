@@ -120,8 +120,7 @@ public final class Run {
     this.startedEmpty = mode != RunMode.DROP && store.exclusiveWhileLocked()
         && !store.hasStates(app);
     this.settlesByRun = mode == RunMode.UPDATE && store.recordsSettledRuns();
-    this.claims = new Claims(
-        startedEmpty || mode == RunMode.DROP ? 0 : store.trackedStatesEstimate(app));
+    this.claims = new Claims();
     this.statesAhead = store.exclusiveWhileLocked() ? new StateReadAhead(store, app) : null;
   }
 

@@ -74,11 +74,6 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
-  public long trackedStatesEstimate(String app) {
-    return delegate.trackedStatesEstimate(app);
-  }
-
-  @Override
   public boolean recordsSettledRuns() {
     return delegate.recordsSettledRuns();
   }

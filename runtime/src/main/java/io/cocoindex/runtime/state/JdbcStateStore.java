@@ -147,11 +147,6 @@ abstract class JdbcStateStore implements StateStore {
   }
 
   @Override
-  public long trackedStatesEstimate(String app) {
-    return read("count tracked states", c -> tables.trackedStatesEstimate(c, app));
-  }
-
-  @Override
   public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
     read("scan target states", c -> {
       tables.scan(c, app, path, visitor);

@@ -312,17 +312,6 @@ public class JdbcStateTables {
     }
   }
 
-  /** The states the app's components declared in their last runs, from the component rows. */
-  public long trackedStatesEstimate(Connection c, String app) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT COALESCE(SUM(state_count), 0) FROM " + components + " WHERE app=?")) {
-      ps.setString(1, app);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getLong(1) : 0;
-      }
-    }
-  }
-
   public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     List<TrackedState> out = new ArrayList<>();

@@ -131,15 +131,6 @@ public interface StateStore extends AutoCloseable {
   }
 
   /**
-   * About how many target states of {@code app} are tracked: the sum of what each component
-   * declared in its last run. A run sizes its tables with it (growing a table of 100k entries
-   * cost a tenth of a warm run); 0 when the store cannot tell cheaply.
-   */
-  default long trackedStatesEstimate(String app) {
-    return 0;
-  }
-
-  /**
    * Whether this store records settled runs ({@link #runSettled}): then a run that completes
    * with every action applied writes no settle per state, and the store's reads return each
    * state's possible records as those settles would have left them. Only for a store with one

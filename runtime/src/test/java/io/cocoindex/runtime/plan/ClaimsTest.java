@@ -3,15 +3,44 @@ package io.cocoindex.runtime.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.StableKey;
+import io.cocoindex.runtime.state.ByteKey;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A run's claims: each path belongs to the first component that declares it. */
+/**
+ * A run's claims: each path belongs to the first component that declares it. A path new to its
+ * component goes into the table; one it owned stays out, and a takeover is checked against its
+ * owner's declarations, whichever of the two claims first.
+ */
 class ClaimsTest {
   private static final TargetPath TABLE = TargetPath.of(List.of(StableKey.of("@rows")));
   private static final TargetPath A = TargetPath.of(List.of(StableKey.of("a")));
   private static final TargetPath B = TargetPath.of(List.of(StableKey.of("b")));
+
+  /** {@code component} declares {@code declared}, none of which it owned. */
+  private static Claims.Conflict acquire(
+      Claims claims, List<DeclaredTarget> declared, TargetPath component) {
+    return claims.claim(Claims.Declarations.allAcquired(component, declared));
+  }
+
+  /** {@code component} declares {@code declared}, all of which it owned. */
+  private static Claims.Conflict keep(
+      Claims claims, TargetPath component, List<DeclaredTarget> declared) {
+    return claims.claim(new Claims.Declarations(component, declared, List.of(), Map.of()));
+  }
+
+  /** {@code component} declares {@code declared}, which {@code owner} owned. */
+  private static Claims.Conflict takeOver(
+      Claims claims, TargetPath component, List<DeclaredTarget> declared, TargetPath owner) {
+    Map<ByteKey, TargetPath> owners = new HashMap<>();
+    for (DeclaredTarget d : declared) {
+      owners.put(d.path().key(), owner);
+    }
+    return claims.claim(new Claims.Declarations(component, declared, declared, owners));
+  }
 
   private static List<DeclaredTarget> rows(long from, long to) {
     List<DeclaredTarget> out = new ArrayList<>();
@@ -24,10 +53,10 @@ class ClaimsTest {
 
   @Test
   void aPathDeclaredByASecondComponentIsAConflictNamingTheFirst() {
-    Claims claims = new Claims(0);
+    Claims claims = new Claims();
 
-    assertThat(claims.claim(rows(0, 10), A)).isNull();
-    Claims.Conflict conflict = claims.claim(rows(5, 6), B);
+    assertThat(acquire(claims, rows(0, 10), A)).isNull();
+    Claims.Conflict conflict = acquire(claims, rows(5, 6), B);
 
     assertThat(conflict).isNotNull();
     assertThat(conflict.other()).isEqualTo(A);
@@ -36,18 +65,18 @@ class ClaimsTest {
 
   @Test
   void longPathsBetweenShortOnesAreKeptWhole() {
-    Claims claims = new Claims(16);
+    Claims claims = new Claims();
     List<DeclaredTarget> declared = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
       // Keys from a few bytes to 40 KB: short ones share chunks, long ones get their own.
       StableKey key = StableKey.of("k" + i + "-" + "x".repeat(i % 4 == 0 ? 1_000 * i : i));
       declared.add(new DeclaredTarget(null, key, TABLE.child(key), null, null, null));
     }
-    assertThat(claims.claim(declared, A)).isNull();
+    assertThat(acquire(claims, declared, A)).isNull();
 
     for (DeclaredTarget d : declared) {
       assertThat(claims.contains(d.path())).as("claimed %s", d.key()).isTrue();
-      Claims.Conflict again = claims.claim(List.of(d), B);
+      Claims.Conflict again = acquire(claims, List.of(d), B);
       assertThat(again.other()).isEqualTo(A);
     }
     StableKey almost = StableKey.of("k8-" + "x".repeat(7_999)); // a prefix of a claimed key
@@ -57,49 +86,113 @@ class ClaimsTest {
 
   @Test
   void theSameComponentClaimingAgainIsNoConflict() {
-    Claims claims = new Claims(4);
+    Claims claims = new Claims();
 
-    assertThat(claims.claim(rows(0, 3), A)).isNull();
-    assertThat(claims.claim(rows(0, 3), A)).isNull();
+    assertThat(acquire(claims, rows(0, 3), A)).isNull();
+    assertThat(acquire(claims, rows(0, 3), A)).isNull();
   }
 
   @Test
   void claimsOutgrowingTheEstimateAreAllKept() {
-    Claims claims = new Claims(10);
+    Claims claims = new Claims();
     for (long c = 0; c < 1_000; c++) {
       TargetPath component = TargetPath.of(List.of(StableKey.of(c)));
-      assertThat(claims.claim(rows(c * 100, (c + 1) * 100), component)).isNull();
+      assertThat(acquire(claims, rows(c * 100, (c + 1) * 100), component)).isNull();
     }
 
     for (long id = 0; id < 100_000; id += 997) {
       assertThat(claims.contains(TABLE.child(StableKey.of(id)))).isTrue();
     }
     assertThat(claims.contains(TABLE.child(StableKey.of(100_000L)))).isFalse();
-    Claims.Conflict late = claims.claim(rows(99_999, 100_000), A);
+    Claims.Conflict late = acquire(claims, rows(99_999, 100_000), A);
     assertThat(late.other()).isEqualTo(TargetPath.of(List.of(StableKey.of(999L))));
   }
 
   @Test
   void aClearedTableHoldsNothingAndClaimsAfresh() {
-    Claims claims = new Claims(1_000);
-    assertThat(claims.claim(rows(0, 1_000), A)).isNull();
+    Claims claims = new Claims();
+    assertThat(acquire(claims, rows(0, 1_000), A)).isNull();
     claims.clear();
 
     assertThat(claims.contains(TABLE.child(StableKey.of(5L)))).isFalse();
     TargetPath b = TargetPath.of(List.of(StableKey.of("b")));
-    assertThat(claims.claim(rows(0, 1_000), b)).isNull();
-    assertThat(claims.claim(rows(5, 6), A).other()).isEqualTo(b);
+    assertThat(acquire(claims, rows(0, 1_000), b)).isNull();
+    assertThat(acquire(claims, rows(5, 6), A).other()).isEqualTo(b);
   }
 
   @Test
-  void aTableSizedForManyAnswersBeforeAnyClaimAndClearsWithNone() {
-    Claims claims = new Claims(100_000);
+  void aTableAnswersBeforeAnyClaimAndClearsWithNone() {
+    Claims claims = new Claims();
     assertThat(claims.contains(TABLE.child(StableKey.of(5L)))).isFalse();
     claims.clear();
 
-    assertThat(claims.claim(rows(0, 10), A)).isNull();
+    assertThat(acquire(claims, rows(0, 10), A)).isNull();
     assertThat(claims.contains(TABLE.child(StableKey.of(5L)))).isTrue();
     assertThat(claims.contains(TABLE.child(StableKey.of(50L)))).isFalse();
-    assertThat(claims.claim(rows(5, 6), B).other()).isEqualTo(A);
+    assertThat(acquire(claims, rows(5, 6), B).other()).isEqualTo(A);
+  }
+
+  @Test
+  void pathsAComponentOwnedAndDeclaresAgainStayOutOfTheTable() {
+    Claims claims = new Claims();
+
+    assertThat(keep(claims, A, rows(0, 10))).isNull();
+
+    assertThat(claims.contains(TABLE.child(StableKey.of(5L)))).isFalse();
+  }
+
+  @Test
+  void takingOverAPathItsOwnerDeclaredAgainIsAConflictNamingTheOwner() {
+    Claims claims = new Claims();
+    assertThat(keep(claims, A, rows(0, 10))).isNull();
+
+    Claims.Conflict conflict = takeOver(claims, B, rows(5, 6), A);
+
+    assertThat(conflict.other()).isEqualTo(A);
+    assertThat(conflict.declared().key()).isEqualTo(StableKey.of(5L));
+  }
+
+  @Test
+  void anOwnerDeclaringAgainAPathTakenOverBeforeItsClaimIsAConflictNamingTheTaker() {
+    Claims claims = new Claims();
+    assertThat(takeOver(claims, B, rows(5, 6), A)).isNull();
+
+    Claims.Conflict conflict = keep(claims, A, rows(0, 10));
+
+    assertThat(conflict.other()).isEqualTo(B);
+    assertThat(conflict.declared().key()).isEqualTo(StableKey.of(5L));
+  }
+
+  @Test
+  void takingOverAPathItsOwnerNoLongerDeclaresIsNoConflictInEitherOrder() {
+    // A owned 0 to 9 and declares 0 to 8; B takes 9 over.
+    Claims before = new Claims();
+    assertThat(keep(before, A, rows(0, 9))).isNull();
+    assertThat(takeOver(before, B, rows(9, 10), A)).isNull();
+
+    Claims after = new Claims();
+    assertThat(takeOver(after, B, rows(9, 10), A)).isNull();
+    assertThat(keep(after, A, rows(0, 9))).isNull();
+
+    // The orphan sweep sees the path declared, and leaves it to its new owner.
+    assertThat(before.contains(TABLE.child(StableKey.of(9L)))).isTrue();
+    assertThat(after.contains(TABLE.child(StableKey.of(9L)))).isTrue();
+  }
+
+  @Test
+  void anOwnerThatKeptNothingDeclaredNoneOfItsPaths() {
+    Claims claims = new Claims();
+    assertThat(acquire(claims, rows(100, 110), A)).isNull(); // all new paths, none it owned
+
+    assertThat(takeOver(claims, B, rows(5, 6), A)).isNull();
+  }
+
+  @Test
+  void twoComponentsTakingOverOnePathConflictInTheTable() {
+    Claims claims = new Claims();
+    TargetPath c = TargetPath.of(List.of(StableKey.of("c")));
+    assertThat(takeOver(claims, B, rows(5, 6), A)).isNull();
+
+    assertThat(takeOver(claims, c, rows(5, 6), A).other()).isEqualTo(B);
   }
 }

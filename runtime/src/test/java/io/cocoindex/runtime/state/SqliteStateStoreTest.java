@@ -96,18 +96,6 @@ class SqliteStateStoreTest {
   }
 
   @Test
-  void theTrackedStatesEstimateSumsWhatEachComponentDeclaredInItsLastRun() {
-    assertThat(store.trackedStatesEstimate(APP)).isZero();
-
-    store.write(APP, List.of(
-        new StateWrite.PutComponent(new ComponentRecord(COMPONENT_A, null, null, null, 3)),
-        new StateWrite.PutComponent(new ComponentRecord(COMPONENT_B, null, null, null, 4)))).join();
-
-    assertThat(store.trackedStatesEstimate(APP)).isEqualTo(7);
-    assertThat(store.trackedStatesEstimate("another-app")).isZero();
-  }
-
-  @Test
   void aPrecommitByTheSameOwnerKeepsTheEarlierRecordBesideTheNewOne() {
     settle(COMPONENT_A, 1, precommit(COMPONENT_A, 1, "first", null));
     TrackedState loaded = row();
