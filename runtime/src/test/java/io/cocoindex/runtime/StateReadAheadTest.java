@@ -9,6 +9,7 @@ import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.OwnedStates;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
@@ -50,12 +51,11 @@ class StateReadAheadTest extends EngineTestBase {
     }
 
     @Override
-    public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
+    public Map<ByteKey, OwnedStates> ownedByFrom(String app, byte[] componentPath,
         byte[] before, int maxChunks) {
       ownedByFrom.incrementAndGet();
-      Map<ByteKey, List<TrackedState>> read =
-          super.ownedByFrom(app, componentPath, before, maxChunks);
-      read.values().forEach(v -> statesRead.addAndGet(v.size()));
+      Map<ByteKey, OwnedStates> read = super.ownedByFrom(app, componentPath, before, maxChunks);
+      read.values().forEach(v -> statesRead.addAndGet(v.get().size()));
       return read;
     }
 

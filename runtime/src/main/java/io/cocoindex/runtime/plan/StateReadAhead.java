@@ -1,6 +1,7 @@
 package io.cocoindex.runtime.plan;
 
 import io.cocoindex.runtime.state.ByteKey;
+import io.cocoindex.runtime.state.OwnedStates;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.Arrays;
@@ -47,7 +48,8 @@ final class StateReadAhead {
 
   private final StateStore store;
   private final String app;
-  private final Map<ByteKey, List<TrackedState>> ahead = new ConcurrentHashMap<>();
+  /** Read for components that have not asked yet, still encoded: each decodes its own. */
+  private final Map<ByteKey, OwnedStates> ahead = new ConcurrentHashMap<>();
   private final Object reading = new Object();
   /** Components that took what was read ahead since the last read. */
   private final AtomicInteger takenSinceRead = new AtomicInteger();
@@ -70,13 +72,17 @@ final class StateReadAhead {
   /** Every state {@code component} owns; asked at most once per component and run. */
   List<TrackedState> ownedBy(TargetPath component) {
     ByteKey key = component.key();
-    List<TrackedState> held = take(key);
-    if (held != null) {
-      return held;
+    OwnedStates held = take(key);
+    if (held == null) {
+      held = read(component, key);
     }
+    return held.get(); // decoded here, outside the lock, on this component's thread
+  }
+
+  private OwnedStates read(TargetPath component, ByteKey key) {
     // One read at a time: a component waiting here is often in the window being read.
     synchronized (reading) {
-      held = take(key);
+      OwnedStates held = take(key);
       if (held != null) {
         return held;
       }
@@ -84,15 +90,16 @@ final class StateReadAhead {
       Map.Entry<byte[], byte[]> range = readRanges.floorEntry(encoded);
       if (range != null && Arrays.compareUnsigned(encoded, range.getValue()) <= 0) {
         aloneReads++;
-        return store.ownedBy(app, encoded); // read before: it owns nothing, or was let go of
+        // Read before: it owns nothing, or was let go of.
+        return OwnedStates.of(store.ownedBy(app, encoded));
       }
       int tookSince = takenSinceRead.getAndSet(0);
       window = 2 * tookSince >= lastReadAhead
           ? Math.min(2 * window, MAX_WINDOW) : Math.max(1, window / 2);
       byte[] next = readRanges.higherKey(encoded);
-      Map<ByteKey, List<TrackedState>> read = store.ownedByFrom(app, encoded, next, window);
+      Map<ByteKey, OwnedStates> read = store.ownedByFrom(app, encoded, next, window);
       windowReads++;
-      List<TrackedState> own = read.remove(key);
+      OwnedStates own = read.remove(key);
       if (ahead.size() + read.size() > MAX_HELD) {
         ahead.clear(); // asked for in another order, or not at all in this run
       }
@@ -106,12 +113,12 @@ final class StateReadAhead {
         readRanges.clear(); // asked in no useful order: forgetting costs some reads twice
       }
       readRanges.put(encoded, last); // ends before the next range: the read stopped there
-      return own != null ? own : List.of();
+      return own != null ? own : OwnedStates.of(List.of());
     }
   }
 
-  private List<TrackedState> take(ByteKey key) {
-    List<TrackedState> held = ahead.remove(key);
+  private OwnedStates take(ByteKey key) {
+    OwnedStates held = ahead.remove(key);
     if (held != null) {
       takenSinceRead.incrementAndGet();
       taken.incrementAndGet();

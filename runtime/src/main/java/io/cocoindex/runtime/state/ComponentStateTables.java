@@ -214,12 +214,12 @@ final class ComponentStateTables extends JdbcStateTables {
    * every owner among them whose chunks all came, and {@code owner} itself in any case. One
    * chunk more is read to know whether the last owner's chunks go on.
    */
-  Map<ByteKey, List<TrackedState>> ownedByFrom(Connection c, String app, byte[] owner,
+  Map<ByteKey, OwnedStates> ownedByFrom(Connection c, String app, byte[] owner,
       byte[] before, int maxChunks) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
-    Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
+    Map<ByteKey, OwnedStates> out = new LinkedHashMap<>();
     ByteKey first = ByteKey.of(owner);
-    out.put(first, List.of());
+    out.put(first, OwnedStates.of(List.of()));
     int rows = 0;
     byte[] last = null;
     try (StatementCache.Prepared p = prepare(c, before == null ? OWNED_FROM : OWNED_FROM_BEFORE)) {
@@ -232,16 +232,16 @@ final class ComponentStateTables extends JdbcStateTables {
       }
       ps.setInt(at, maxChunks + 1);
       try (ResultSet rs = ps.executeQuery()) {
-        List<TrackedState> ofLast = null;
+        OwnedStates ofLast = null;
         while (rs.next()) {
           rows++;
           byte[] of = rs.getBytes(1);
           if (last == null || !Arrays.equals(of, last)) {
             last = of;
-            ofLast = new ArrayList<>();
+            ofLast = OwnedStates.encoded(of, runs);
             out.put(ByteKey.of(of), ofLast);
           }
-          ofLast.addAll(ComponentStates.decode(rs.getBytes(2), last, runs));
+          ofLast.add(rs.getBytes(2)); // decoded by the component that takes them
         }
       }
     }
@@ -251,7 +251,7 @@ final class ComponentStateTables extends JdbcStateTables {
       ByteKey cut = ByteKey.of(last);
       out.remove(cut);
       if (cut.equals(first)) {
-        out.put(first, ownedBy(c, app, owner));
+        out.put(first, OwnedStates.of(ownedBy(c, app, owner)));
       }
     }
     return out;

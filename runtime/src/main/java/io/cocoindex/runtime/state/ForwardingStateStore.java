@@ -104,7 +104,7 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
-  public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
+  public Map<ByteKey, OwnedStates> ownedByFrom(String app, byte[] componentPath,
       byte[] before, int maxChunks) {
     return delegate.ownedByFrom(app, componentPath, before, maxChunks);
   }

@@ -236,7 +236,7 @@ public final class SqliteStateStore extends JdbcStateStore {
 
   /** Several components' chunks in one range read of the chunks' index. */
   @Override
-  public Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
+  public Map<ByteKey, OwnedStates> ownedByFrom(String app, byte[] componentPath,
       byte[] before, int maxChunks) {
     return read("read components' target states",
         c -> chunks.ownedByFrom(c, app, componentPath, before, maxChunks));

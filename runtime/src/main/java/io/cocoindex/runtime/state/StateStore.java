@@ -173,12 +173,13 @@ public interface StateStore extends AutoCloseable {
    * {@code StateReadAhead}). The map iterates in path order, {@code componentPath} first (with
    * an empty list when it owns nothing); the components after it come before {@code before}
    * (encoded; null for no bound) and are as many as the store reads cheaply in one go (about
-   * {@code maxChunks} of its storage units), possibly none.
+   * {@code maxChunks} of its storage units), possibly none. Each component's states may be
+   * decoded only when asked for ({@link OwnedStates#get}).
    */
-  default Map<ByteKey, List<TrackedState>> ownedByFrom(String app, byte[] componentPath,
+  default Map<ByteKey, OwnedStates> ownedByFrom(String app, byte[] componentPath,
       byte[] before, int maxChunks) {
-    Map<ByteKey, List<TrackedState>> out = new LinkedHashMap<>();
-    out.put(ByteKey.of(componentPath), ownedBy(app, componentPath));
+    Map<ByteKey, OwnedStates> out = new LinkedHashMap<>();
+    out.put(ByteKey.of(componentPath), OwnedStates.of(ownedBy(app, componentPath)));
     return out;
   }
 

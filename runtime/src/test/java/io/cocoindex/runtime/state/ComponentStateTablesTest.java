@@ -202,7 +202,7 @@ class ComponentStateTablesTest {
   private Map<String, List<String>> ownedFrom(byte[] owner, int maxChunks) {
     Map<String, List<String>> out = new LinkedHashMap<>();
     store.ownedByFrom(APP, owner, null, maxChunks)
-        .forEach((k, v) -> out.put(hex(k.bytes()), paths(v)));
+        .forEach((k, v) -> out.put(hex(k.bytes()), paths(v.get())));
     return out;
   }
 
