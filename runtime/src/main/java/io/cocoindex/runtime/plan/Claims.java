@@ -7,8 +7,10 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Which component declared each target state in this run: a state declared by two components is
@@ -47,11 +49,8 @@ final class Claims {
   /** The components that acquired paths, by the index the segments keep for them. */
   private TargetPath[] owners = new TargetPath[64];
   private int ownerCount;
-  /**
-   * The components that kept paths they owned, each with every path it declared: each path's
-   * length (4 bytes), then its bytes.
-   */
-  private final Map<TargetPath, byte[]> declaredBy = new HashMap<>();
+  /** The components that kept paths they owned, each with every path it declared. */
+  private final Map<TargetPath, DeclaredPaths> declaredBy = new HashMap<>();
   /** Takeovers from components that had not claimed yet, by the component taken from. */
   private final Map<TargetPath, List<Takeover>> takenFrom = new HashMap<>();
 
@@ -64,7 +63,7 @@ final class Claims {
   /** A path claimed by another component before this one. */
   record Conflict(DeclaredTarget declared, TargetPath other) {}
 
-  /** {@code by} declared {@code declared}, which another component owned when the run started. */
+  /** {@code by} declared {@code declared}, which another component owned. */
   private record Takeover(DeclaredTarget declared, TargetPath by) {}
 
   /**
@@ -109,8 +108,8 @@ final class Claims {
         TargetPath from = d.previousOwners().isEmpty() ? null
             : d.previousOwners().get(path.key());
         if (from != null && !from.equals(component)) {
-          byte[] ownerDeclared = declaredBy.get(from);
-          if (ownerDeclared != null && holds(ownerDeclared, path)) {
+          DeclaredPaths ownerDeclared = declaredBy.get(from);
+          if (ownerDeclared != null && ownerDeclared.holds(path)) {
             return new Conflict(declared, from); // its owner claimed it again before
           }
           // An owner that kept nothing declared only paths it acquired: the table has those.
@@ -120,10 +119,10 @@ final class Claims {
       }
     }
     if (d.keptAny()) {
-      byte[] mine = concatenated(d.declared());
+      DeclaredPaths mine = new DeclaredPaths(d.declared());
       declaredBy.put(component, mine);
       for (Takeover t : takenFrom.getOrDefault(component, List.of())) {
-        if (holds(mine, t.declared().path())) {
+        if (mine.holds(t.declared().path())) {
           return new Conflict(t.declared(), t.by());
         }
       }
@@ -131,36 +130,43 @@ final class Claims {
     return null;
   }
 
-  /** The paths' bytes, each after its length. */
-  private static byte[] concatenated(List<DeclaredTarget> declared) {
-    int size = 0;
-    for (DeclaredTarget d : declared) {
-      size += Integer.BYTES + d.path().encodedUnsafe().length;
-    }
-    byte[] out = new byte[size];
-    int at = 0;
-    for (DeclaredTarget d : declared) {
-      byte[] path = d.path().encodedUnsafe();
-      INT.set(out, at, path.length);
-      System.arraycopy(path, 0, out, at + Integer.BYTES, path.length);
-      at += Integer.BYTES + path.length;
-    }
-    return out;
-  }
+  /**
+   * The paths a component declared, copied in order into one array (each path's length in 4
+   * bytes, then its bytes): a rerun pays a copy per path here, and only a takeover from the
+   * component reads them, through a set made at the first such question (a large component split
+   * in two would otherwise scan them once per path taken over).
+   */
+  private static final class DeclaredPaths {
+    private final byte[] paths;
+    private Set<ByteKey> set;
 
-  /** Whether {@code paths} (as {@link #concatenated} wrote them) holds {@code path}. */
-  private static boolean holds(byte[] paths, TargetPath path) {
-    byte[] wanted = path.encodedUnsafe();
-    for (int at = 0; at < paths.length; ) {
-      int length = (int) INT.get(paths, at);
-      at += Integer.BYTES;
-      if (length == wanted.length
-          && Arrays.equals(paths, at, at + length, wanted, 0, length)) {
-        return true;
+    DeclaredPaths(List<DeclaredTarget> declared) {
+      int size = 0;
+      for (DeclaredTarget d : declared) {
+        size += Integer.BYTES + d.path().encodedUnsafe().length;
       }
-      at += length;
+      paths = new byte[size];
+      int at = 0;
+      for (DeclaredTarget d : declared) {
+        byte[] path = d.path().encodedUnsafe();
+        INT.set(paths, at, path.length);
+        System.arraycopy(path, 0, paths, at + Integer.BYTES, path.length);
+        at += Integer.BYTES + path.length;
+      }
     }
-    return false;
+
+    boolean holds(TargetPath path) {
+      if (set == null) {
+        set = new HashSet<>();
+        for (int at = 0; at < paths.length; ) {
+          int length = (int) INT.get(paths, at);
+          at += Integer.BYTES;
+          set.add(ByteKey.of(Arrays.copyOfRange(paths, at, at + length)));
+          at += length;
+        }
+      }
+      return set.contains(path.key());
+    }
   }
 
   private int ownerIndex(TargetPath component) {
@@ -217,7 +223,8 @@ final class Claims {
    * path's own array. The table lives as long as the run, so a million small arrays held by it
    * were each copied by a young collection and promoted, and every new reference to one dirtied
    * a card of the old table that the next young collection scanned: at a million states that
-   * was about an eighth of a rerun (when reruns claimed every path). Chunks are few, large objects, and the table holds ints.
+   * was about an eighth of a rerun (when reruns claimed every path). Chunks are few, large
+   * objects, and the table holds ints.
    */
   private static final class Segment {
     /** Ints per slot, and their offsets in it. */

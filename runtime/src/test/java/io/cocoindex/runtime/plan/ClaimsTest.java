@@ -195,4 +195,17 @@ class ClaimsTest {
 
     assertThat(takeOver(claims, c, rows(5, 6), A).other()).isEqualTo(B);
   }
+
+  @Test
+  void aLargeComponentSplitInTwoIsNoConflictAndAPathBothDeclareIs() {
+    TargetPath c = TargetPath.of(List.of(StableKey.of("c")));
+    Claims ownerFirst = new Claims();
+    assertThat(keep(ownerFirst, A, rows(0, 20_000))).isNull();
+    assertThat(takeOver(ownerFirst, B, rows(20_000, 40_000), A)).isNull();
+    assertThat(takeOver(ownerFirst, c, rows(19_999, 20_000), A).other()).isEqualTo(A);
+
+    Claims takerFirst = new Claims();
+    assertThat(takeOver(takerFirst, B, rows(20_000, 40_000), A)).isNull();
+    assertThat(keep(takerFirst, A, rows(0, 20_000))).isNull();
+  }
 }
