@@ -230,6 +230,28 @@ class ComponentStateTablesTest {
   }
 
   @Test
+  void aReadAheadDecodesEachOwnersStatesWhenAskedSoACorruptChunkFailsOnlyItsOwner()
+      throws Exception {
+    for (int c = 0; c < 3; c++) {
+      put(state(row(c), component(c), "x"));
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state.db"));
+        Statement s = c.createStatement()) {
+      s.executeUpdate("UPDATE component_states SET states=x'00' WHERE owner=x'"
+          + hex(component(1)) + "'");
+    }
+
+    Map<ByteKey, OwnedStates> read = store.ownedByFrom(APP, component(0), null, 3);
+
+    assertThat(read.keySet()).extracting(k -> hex(k.bytes()))
+        .containsExactly(hex(component(0)), hex(component(1)), hex(component(2)));
+    assertThat(paths(read.get(ByteKey.of(component(2))).get())).containsExactly(hex(row(2)));
+    assertThatThrownBy(() -> read.get(ByteKey.of(component(1))).get())
+        .isInstanceOf(StateStoreException.class)
+        .hasMessageContaining("corrupt tracking of component states");
+  }
+
+  @Test
   void aReadAheadLeavesOutAnOwnerWhoseChunksGoPastTheLimitUnlessItWasAskedFor() {
     int n = 6_000; // several chunks
     putRows(B, n);
