@@ -28,28 +28,22 @@ public final class TableSchema<T extends Record> {
   private final List<ColumnSpec> columns;
   private final List<String> primaryKey;
   private final boolean userManaged;
-  private final RecordComponent[] components;
   /**
    * Reads every component of a row into an array of its values, in one call: rows are read for
-   * every declaration, and a call through a method handle that is not a constant costs about as
-   * much as the read (one call per component was a twelfth of a warm rerun). A primitive
-   * component goes to its value unboxed (boxing each long was 4% of a warm rerun).
+   * every declaration. A primitive component goes to its value unboxed (boxing each long was 4%
+   * of a warm rerun).
    */
-  private final MethodHandle readAll;
+  private final ColumnsReader readAll;
   /** The primary key's column indexes, in key order. */
   private final int[] keyColumns;
 
   private TableSchema(String name, Class<T> type, List<String> primaryKey, boolean userManaged) {
     this.name = SqlIdentifiers.check("table", name);
     this.type = Objects.requireNonNull(type, "type");
-    this.components = type.getRecordComponents();
-    MethodHandle[] readers = new MethodHandle[components.length];
     List<ColumnSpec> cols = new ArrayList<>();
-    for (int i = 0; i < components.length; i++) {
-      RecordComponent c = components[i];
+    for (RecordComponent c : type.getRecordComponents()) {
       cols.add(new ColumnSpec(SqlIdentifiers.check("column", c.getName()),
           ColumnTypes.forJavaType(c.getType())));
-      readers[i] = valueReader(type, c);
     }
     this.columns = List.copyOf(cols);
     if (primaryKey.isEmpty()) {
@@ -63,7 +57,7 @@ public final class TableSchema<T extends Record> {
     }
     this.primaryKey = List.copyOf(primaryKey);
     this.userManaged = userManaged;
-    this.readAll = readAll(readers, MAX_COLLECTED);
+    this.readAll = READERS.get(type);
     this.keyColumns = new int[primaryKey.size()];
     for (int k = 0; k < keyColumns.length; k++) {
       keyColumns[k] = indexOf(primaryKey.get(k));
@@ -84,6 +78,22 @@ public final class TableSchema<T extends Record> {
       String name, Class<T> type, String... primaryKey) {
     return new TableSchema<>(name, type, List.of(primaryKey), true);
   }
+
+  /**
+   * Each record type's reader, made once: a schema is often made anew on every run, and a new
+   * reader class would be compiled anew by the JIT.
+   */
+  static final ClassValue<ColumnsReader> READERS = new ClassValue<>() {
+    @Override
+    protected ColumnsReader computeValue(Class<?> type) {
+      RecordComponent[] components = type.getRecordComponents();
+      MethodHandle[] readers = new MethodHandle[components.length];
+      for (int i = 0; i < components.length; i++) {
+        readers[i] = valueReader(type, components[i]);
+      }
+      return ColumnsReader.of(readAll(readers, MAX_COLLECTED));
+    }
+  };
 
   /** {@code (Object row) -> SqlValue} of component {@code c}, unboxed where it is primitive. */
   static MethodHandle valueReader(Class<?> type, RecordComponent c) {
@@ -184,7 +194,7 @@ public final class TableSchema<T extends Record> {
     Objects.requireNonNull(value, "row");
     SqlValue[] read;
     try {
-      read = (SqlValue[]) readAll.invokeExact((Object) value);
+      read = readAll.read(value);
     } catch (Throwable e) {
       throw new IllegalStateException("cannot read the components of " + type.getName(), e);
     }

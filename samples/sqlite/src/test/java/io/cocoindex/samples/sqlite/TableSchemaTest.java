@@ -51,6 +51,28 @@ class TableSchemaTest {
     assertThat(inTurn).containsExactly(collected);
   }
 
+  @Test
+  void aRecordTypeIsReadThroughOneClassOfItsOwnWhateverTheSchemasMadeOfIt() throws Throwable {
+    ColumnsReader reader = TableSchema.READERS.get(Chunk.class);
+    TableSchema.of("other_chunks", Chunk.class, "text").row(new Chunk("c.md", 1, "x", null));
+
+    assertThat(reader.getClass().isHidden()).as("a class with the handle as a constant").isTrue();
+    assertThat(TableSchema.READERS.get(Chunk.class)).isSameAs(reader);
+    assertThat(reader.read(new Chunk("c.md", 2, "y", 1.0))).containsExactly(
+        SqlValue.of("c.md"), SqlValue.of(2L), SqlValue.of("y"), SqlValue.of(1.0));
+  }
+
+  @Test
+  void aHandleIsReadThroughAClassOfItsOwnPerHandle() throws Throwable {
+    RecordComponent text = Chunk.class.getRecordComponents()[2];
+    MethodHandle[] one = {TableSchema.valueReader(Chunk.class, text)};
+    ColumnsReader a = ColumnsReader.of(TableSchema.readAll(one, 200));
+    ColumnsReader b = ColumnsReader.of(TableSchema.readAll(one, 200));
+
+    assertThat(a.getClass()).isNotSameAs(b.getClass());
+    assertThat(a.read(new Chunk("d.md", 3, "z", null))).containsExactly(SqlValue.of("z"));
+  }
+
   record Primitives(long id, int i, short s, byte b, boolean yes, double d, float f,
       Integer boxed, byte[] blob) {}
 
