@@ -20,7 +20,8 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   private final TableSpec table;
   private final Sinks sinks;
   private final List<String> columns;
-  private final Fingerprint columnsFingerprint;
+  /** The columns' fingerprint's bytes, which every row's fingerprint is XORed with. */
+  private final byte[] columnsFingerprint;
   private final IndexHandler indexes;
   private final SqlCommandHandler sqlCommands;
   private final FullTextIndexHandler fullTextIndexes;
@@ -42,7 +43,7 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
     List<String> names = new ArrayList<>();
     table.columns().forEach(c -> names.add(c.name()));
     this.columns = List.copyOf(names);
-    this.columnsFingerprint = Fingerprint.of(columns);
+    this.columnsFingerprint = Fingerprint.of(columns).bytes();
     this.indexes = new IndexHandler(table, sinks.attachments);
     this.sqlCommands = new SqlCommandHandler(table, sinks.attachments);
     this.fullTextIndexes = new FullTextIndexHandler(table, sinks.attachments);
@@ -101,23 +102,9 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
         record);
   }
 
-  /**
-   * The row's content: the columns (fingerprinted once per table) and each value as its Java
-   * value ({@link SqlValue#toJava}), whose type tag stands for the storage class (a record per value would fingerprint
-   * four times the bytes, for every row of every run).
-   */
+  /** The row's content: see {@link RowDigest}. */
   private Fingerprint fingerprint(List<SqlValue> values) {
-    return fingerprint(columnsFingerprint, values);
-  }
-
-  /** As {@code Fingerprint.of(List.of(columns, javaValues))} would, without boxing a value. */
-  static Fingerprint fingerprint(Fingerprint columns, List<SqlValue> values) {
-    Fingerprint.Builder b =
-        Fingerprint.builder().beginList(2).add(columns).beginList(values.size());
-    for (SqlValue v : values) {
-      v.addTo(b);
-    }
-    return b.build();
+    return RowDigest.of(columnsFingerprint, values);
   }
 
   private static boolean allEqual(List<Fingerprint> prev, Fingerprint record) {

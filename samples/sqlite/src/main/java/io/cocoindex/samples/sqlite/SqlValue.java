@@ -1,6 +1,5 @@
 package io.cocoindex.samples.sqlite;
 
-import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.annotation.TargetValue;
 import java.sql.PreparedStatement;
@@ -83,17 +82,6 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
         return blob;
       default:
         return null;
-    }
-  }
-
-  /** Adds the value to a fingerprint as its {@link #toJava()} value would be added. */
-  void addTo(Fingerprint.Builder b) {
-    switch (kind) {
-      case INTEGER -> b.add(integer);
-      case REAL -> b.add(real);
-      case TEXT -> b.add(text);
-      case BLOB -> b.add(blob);
-      default -> b.addNull();
     }
   }
 

@@ -3,35 +3,84 @@ package io.cocoindex.samples.sqlite;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.Fingerprint;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A row's fingerprint, kept in its tracking record, stays what it has always been: the columns'
- * fingerprint and the values as Java values, fingerprinted together. A change here would make
- * every tracked row look changed and rewrite it once.
+ * A row's fingerprint, kept in its tracking record, is the documented encoding of its values
+ * hashed with SHA-256 and XORed with the columns' fingerprint ({@link RowDigest}). It is pinned:
+ * a change would make every tracked row look changed and rewrite it once.
  */
 class RowFingerprintTest {
+  private static final byte[] COLUMNS = Fingerprint.ofString("id, name, ...").bytes();
 
   @Test
-  void aRowFingerprintsAsItsColumnsAndJavaValuesTogether() {
-    Fingerprint columns = Fingerprint.ofString("id INTEGER, name TEXT, ...");
-    List<SqlValue> values = List.of(SqlValue.of(42L), SqlValue.of(2.5), SqlValue.of("text"),
-        SqlValue.of(new byte[] {1, 2, 3}), SqlValue.of(null));
-    Object[] java = values.stream().map(SqlValue::toJava).toArray();
+  void aRowIsTheSha256OfItsDocumentedEncodingXoredWithItsColumns() throws Exception {
+    List<SqlValue> values = List.of(SqlValue.of(42L), SqlValue.of(-3L), SqlValue.of(2.5),
+        SqlValue.of("té"), SqlValue.of(new byte[] {1, 2, 3}), SqlValue.of(null));
+    ByteArrayOutputStream enc = new ByteArrayOutputStream();
+    enc.write(6); // six values
+    enc.write(new byte[] {1, 84}); // INTEGER 42, zigzag
+    enc.write(new byte[] {1, 5}); // INTEGER -3, zigzag
+    enc.write(2); // REAL, eight big-endian bytes
+    enc.write(ByteBuffer.allocate(8).putLong(Double.doubleToLongBits(2.5)).array());
+    enc.write(new byte[] {3, 3}); // TEXT of three UTF-8 bytes
+    enc.write("té".getBytes(StandardCharsets.UTF_8));
+    enc.write(new byte[] {4, 3, 1, 2, 3}); // BLOB of three bytes
+    enc.write(0); // NULL
+    byte[] hash = MessageDigest.getInstance("SHA-256").digest(enc.toByteArray());
+    byte[] expected = new byte[16];
+    for (int i = 0; i < 16; i++) {
+      expected[i] = (byte) (hash[i] ^ COLUMNS[i]);
+    }
 
-    assertThat(RowHandler.fingerprint(columns, values))
-        .isEqualTo(Fingerprint.of(List.of(columns, java)));
+    assertThat(RowDigest.of(COLUMNS, values)).isEqualTo(new Fingerprint(expected));
   }
 
   @Test
-  void aChangedValueOrColumnChangesTheFingerprint() {
-    Fingerprint columns = Fingerprint.ofString("a");
-    Fingerprint row = RowHandler.fingerprint(columns, List.of(SqlValue.of(1L)));
+  void aRowsFingerprintIsPinned() {
+    List<SqlValue> row = List.of(SqlValue.of(7L), SqlValue.of("item-7"), SqlValue.of(217L),
+        SqlValue.of("row 7 at version 0"));
 
-    assertThat(RowHandler.fingerprint(columns, List.of(SqlValue.of(2L)))).isNotEqualTo(row);
-    assertThat(RowHandler.fingerprint(columns, List.of(SqlValue.of(1.0)))).isNotEqualTo(row);
-    assertThat(RowHandler.fingerprint(Fingerprint.ofString("b"), List.of(SqlValue.of(1L))))
+    // Computed apart from this code (Python's hashlib over the encoding above), with no columns.
+    assertThat(RowDigest.of(new byte[16], row).toString())
+        .isEqualTo("#85b3848391c4268213fe795c0efb24a1");
+  }
+
+  @Test
+  void aChangedValueKindBoundaryOrColumnChangesTheFingerprint() {
+    Fingerprint row = RowDigest.of(COLUMNS, List.of(SqlValue.of(1L)));
+
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of(2L)))).isNotEqualTo(row);
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of(1.0)))).isNotEqualTo(row);
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of("1")))).isNotEqualTo(row);
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of(1L), SqlValue.of(null))))
         .isNotEqualTo(row);
+    byte[] otherColumns = Fingerprint.ofString("b").bytes();
+    assertThat(RowDigest.of(otherColumns, List.of(SqlValue.of(1L)))).isNotEqualTo(row);
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of("ab"), SqlValue.of("c"))))
+        .isNotEqualTo(RowDigest.of(COLUMNS, List.of(SqlValue.of("a"), SqlValue.of("bc"))));
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of("ab"))))
+        .isNotEqualTo(RowDigest.of(COLUMNS, List.of(SqlValue.of("ab".getBytes(
+            StandardCharsets.UTF_8)))));
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of(""))))
+        .isNotEqualTo(RowDigest.of(COLUMNS, List.of(SqlValue.of(null))));
+  }
+
+  @Test
+  void aLongRowIsDigestedWholeAndTheBufferIsReusedAfterIt() {
+    byte[] big = new byte[200_000];
+    Arrays.fill(big, (byte) 7);
+    Fingerprint first = RowDigest.of(COLUMNS, List.of(SqlValue.of(big)));
+    big[199_999] = 8;
+
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of(big)))).isNotEqualTo(first);
+    assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of(1L))))
+        .isEqualTo(RowDigest.of(COLUMNS, List.of(SqlValue.of(1L))));
   }
 }
