@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +67,14 @@ public final class ComponentCommit {
   private final List<Reconciliation> results;
   /** Stored rows by encoded path: decoding every owned path's keys would cost more than all else. */
   private final Map<ByteKey, TrackedState> rows;
+  /**
+   * The state each declaration (by its index in {@code in.declared}) found among those the
+   * component owned, or null: looked up once, when loading (a second lookup to reconcile was a
+   * hash, a probe and a comparison of the path's bytes more per state). Null on a first run.
+   */
+  private TrackedState[] ownedByDeclaration;
+  /** Whether any declaration was not among the owned states (new, or taken over). */
+  private boolean acquiredAny;
   private final List<TargetPath> undeclaredOwned = new ArrayList<>();
   /** Leases of the states taken over from another component, held until the commit. */
   private final List<AutoCloseable> stateLeases = new ArrayList<>();
@@ -137,12 +146,19 @@ public final class ComponentCommit {
     }
     List<DeclaredTarget> acquired = new ArrayList<>();
     List<byte[]> missing = new ArrayList<>();
+    ownedByDeclaration = new TrackedState[in.declared.size()];
+    int i = 0;
     for (DeclaredTarget d : in.declared) {
-      if (!rows.containsKey(d.path().key())) {
+      TrackedState s = rows.get(d.path().key());
+      if (s == null) {
         acquired.add(d);
         missing.add(d.path().encodedUnsafe()); // only read
+      } else {
+        ownedByDeclaration[i] = s;
       }
+      i++;
     }
+    acquiredAny = !acquired.isEmpty();
     int stillDeclared = in.declared.size() - acquired.size();
     if (stillDeclared < owned.size()) {
       // Paths are distinct on both sides, so a count tells whether any owned state is no longer
@@ -206,12 +222,16 @@ public final class ComponentCommit {
   private void reconcileAll() {
     // Containers before their children. The sort cost a tenth of a component's samples even
     // when it moved nothing; the context knows whether it would.
-    List<DeclaredTarget> ordered = in.declared;
+    List<DeclaredTarget> declared = in.declared;
+    int[] order = null;
     if (!in.declaredInDepthOrder) {
-      ordered = new ArrayList<>(in.declared);
-      ordered.sort(Comparator.comparingInt(d -> d.path().depth()));
+      order = IntStream.range(0, declared.size()).boxed()
+          .sorted(Comparator.comparingInt(k -> declared.get(k).path().depth()))
+          .mapToInt(Integer::intValue).toArray();
     }
-    for (DeclaredTarget d : ordered) {
+    for (int k = 0; k < declared.size(); k++) {
+      int index = order == null ? k : order[k];
+      DeclaredTarget d = declared.get(index);
       Provider<?> p = d.provider();
       if (!p.isResolved()) {
         throw new IllegalStateException(
@@ -219,7 +239,10 @@ public final class ComponentCommit {
                 + p.unresolvedMessage());
       }
       // A first run loads nothing, and needs no key per state to find it.
-      TrackedState row = rows.isEmpty() ? null : rows.get(d.path().key());
+      TrackedState row = ownedByDeclaration == null ? null : ownedByDeclaration[index];
+      if (row == null && acquiredAny) {
+        row = rows.get(d.path().key()); // taken over from another component, if anyone had it
+      }
       boolean fresh = row == null || row.parentGeneration() < p.generation();
       boolean lossyFromParent = !fresh && row.parentEpoch() < p.epoch();
       boolean mayBeMissing = fresh || row.mayBeMissing() || lossyFromParent || run.fullReprocess;
