@@ -141,38 +141,17 @@ public final class ComponentCommit {
     // A component's record is written with (or before) the first state it owns: without one,
     // it owns nothing.
     List<TrackedState> owned = in.stored == null ? List.of() : run.storedStates(in.component);
-    for (TrackedState s : owned) {
-      rows.put(ByteKey.of(s.path()), s);
-    }
     List<DeclaredTarget> acquired = new ArrayList<>();
     List<byte[]> missing = new ArrayList<>();
     ownedByDeclaration = new TrackedState[in.declared.size()];
-    int i = 0;
-    for (DeclaredTarget d : in.declared) {
-      TrackedState s = rows.get(d.path().key());
-      if (s == null) {
-        acquired.add(d);
-        missing.add(d.path().encodedUnsafe()); // only read
-      } else {
-        ownedByDeclaration[i] = s;
-      }
-      i++;
+    if (!matchInPathOrder(owned, acquired, missing)) {
+      acquired.clear();
+      missing.clear();
+      undeclaredOwned.clear();
+      Arrays.fill(ownedByDeclaration, null);
+      matchByPath(owned, acquired, missing);
     }
     acquiredAny = !acquired.isEmpty();
-    int stillDeclared = in.declared.size() - acquired.size();
-    if (stillDeclared < owned.size()) {
-      // Paths are distinct on both sides, so a count tells whether any owned state is no longer
-      // declared: a set of the declared paths is built only then (most reruns declare them all).
-      Set<ByteKey> declaredPaths = new HashSet<>(capacityFor(in.declared.size()));
-      for (DeclaredTarget d : in.declared) {
-        declaredPaths.add(d.path().key());
-      }
-      for (TrackedState s : owned) {
-        if (!declaredPaths.contains(ByteKey.of(s.path()))) {
-          undeclaredOwned.add(TargetPath.decode(s.path()));
-        }
-      }
-    }
     List<byte[]> takenOver = new ArrayList<>();
     Map<ByteKey, TargetPath> previousOwners = Map.of();
     for (TrackedState s : run.store.getAll(run.app, missing)) {
@@ -189,6 +168,90 @@ public final class ComponentCommit {
       leaseTakenOver(takenOver);
     }
     return new Claims.Declarations(in.component, in.declared, acquired, previousOwners);
+  }
+
+  /**
+   * Matches the declarations with the owned states by walking both in path order, as a merge
+   * join, hashing no path: the owned states come in path order, and declarations mostly do too
+   * (rows by ascending key, chunks by ordinal: key encoding keeps their order). Notes each
+   * declaration's owned state, the declarations acquired (with their paths, in {@code acquired}
+   * and {@code missing}) and the owned states no longer declared. At the first declaration or
+   * owned state out of path order (a store need not return them in order), stops and returns
+   * false, leaving the lists for the caller to clear.
+   */
+  private boolean matchInPathOrder(
+      List<TrackedState> owned, List<DeclaredTarget> acquired, List<byte[]> missing) {
+    List<DeclaredTarget> declared = in.declared;
+    int j = 0;
+    byte[] previous = null;
+    for (int i = 0; i < declared.size(); i++) {
+      DeclaredTarget d = declared.get(i);
+      byte[] path = d.path().encodedUnsafe(); // only read
+      if (previous != null && Arrays.compareUnsigned(previous, path) >= 0) {
+        return false;
+      }
+      previous = path;
+      int order = -1;
+      while (j < owned.size() && (order = Arrays.compareUnsigned(owned.get(j).path(), path)) < 0) {
+        if (!ownedInOrder(owned, j)) {
+          return false;
+        }
+        undeclaredOwned.add(TargetPath.decode(owned.get(j++).path()));
+      }
+      if (j < owned.size() && order == 0) {
+        if (!ownedInOrder(owned, j)) {
+          return false;
+        }
+        ownedByDeclaration[i] = owned.get(j++);
+      } else {
+        acquired.add(d);
+        missing.add(path);
+      }
+    }
+    for (; j < owned.size(); j++) {
+      if (!ownedInOrder(owned, j)) {
+        return false;
+      }
+      undeclaredOwned.add(TargetPath.decode(owned.get(j).path()));
+    }
+    return true;
+  }
+
+  /** Whether owned state {@code j} comes after the one before it, in path order. */
+  private static boolean ownedInOrder(List<TrackedState> owned, int j) {
+    return j == 0 || Arrays.compareUnsigned(owned.get(j - 1).path(), owned.get(j).path()) < 0;
+  }
+
+  /** As {@link #matchInPathOrder}, for declarations in any order: through a table of paths. */
+  private void matchByPath(
+      List<TrackedState> owned, List<DeclaredTarget> acquired, List<byte[]> missing) {
+    for (TrackedState s : owned) {
+      rows.put(ByteKey.of(s.path()), s);
+    }
+    int i = 0;
+    for (DeclaredTarget d : in.declared) {
+      TrackedState s = rows.get(d.path().key());
+      if (s == null) {
+        acquired.add(d);
+        missing.add(d.path().encodedUnsafe()); // only read
+      } else {
+        ownedByDeclaration[i] = s;
+      }
+      i++;
+    }
+    if (in.declared.size() - acquired.size() < owned.size()) {
+      // Paths are distinct on both sides, so a count tells whether any owned state is no longer
+      // declared: a set of the declared paths is built only then (most reruns declare them all).
+      Set<ByteKey> declaredPaths = new HashSet<>(capacityFor(in.declared.size()));
+      for (DeclaredTarget d : in.declared) {
+        declaredPaths.add(d.path().key());
+      }
+      for (TrackedState s : owned) {
+        if (!declaredPaths.contains(ByteKey.of(s.path()))) {
+          undeclaredOwned.add(TargetPath.decode(s.path()));
+        }
+      }
+    }
   }
 
   /**
