@@ -6,8 +6,11 @@ import io.cocoindex.codec.CodecFormatException;
 import io.cocoindex.codec.FieldNames;
 import io.cocoindex.codec.ValueReader;
 import io.cocoindex.runtime.codec.KeyEncoding;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
@@ -615,7 +618,8 @@ final class SmileValueReader implements ValueReader {
     need(full * 8 + (rest == 0 ? 0 : rest + 1));
     int o = 0;
     for (int c = 0; c < full; c++) {
-      long v = readFixed7Bit(8);
+      long v = sevenBitGroups(in, pos);
+      pos += 8;
       for (int shift = 48; shift >= 0; shift -= 8) {
         out[o++] = (byte) (v >>> shift);
       }
@@ -629,6 +633,21 @@ final class SmileValueReader implements ValueReader {
     }
     return out;
   }
+
+  /**
+   * The 56 bits of the eight 7-bit groups at {@code at}, most significant first: as {@code
+   * readFixed7Bit(8)}, read as one word and joined pairwise (a fingerprint is two such words and
+   * is read for every tracked state of a rerun).
+   */
+  static long sevenBitGroups(byte[] bytes, int at) {
+    long x = (long) BIG_ENDIAN_LONGS.get(bytes, at) & 0x7F7F7F7F7F7F7F7FL;
+    x = (x & 0x007F007F007F007FL) | ((x & 0x7F007F007F007F00L) >>> 1);
+    x = (x & 0x00003FFF00003FFFL) | ((x & 0x3FFF00003FFF0000L) >>> 2);
+    return (x & 0x000000000FFFFFFFL) | ((x & 0x0FFFFFFF00000000L) >>> 4);
+  }
+
+  private static final VarHandle BIG_ENDIAN_LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private static long zigzag(long v) {
     return (v >>> 1) ^ -(v & 1);

@@ -53,6 +53,25 @@ class SmileCompatibilityTest {
    * first seen under another record.
    */
   @Test
+  void eightSevenBitGroupsJoinAsOneWordAsTheyDoOneByOne() {
+    Random random = new Random(7);
+    byte[] bytes = new byte[9];
+    for (int round = 0; round < 20_000; round++) {
+      random.nextBytes(bytes);
+      if (round == 0) {
+        Arrays.fill(bytes, (byte) 0x7F);
+      } else if (round == 1) {
+        Arrays.fill(bytes, (byte) 0xFF); // high bits are not part of the groups
+      }
+      long oneByOne = 0;
+      for (int k = 1; k <= 8; k++) {
+        oneByOne = (oneByOne << 7) | (bytes[k] & 0x7F);
+      }
+      assertThat(SmileValueReader.sevenBitGroups(bytes, 1)).isEqualTo(oneByOne);
+    }
+  }
+
+  @Test
   void randomDocumentsEncodeToJacksonsBytesAndReadBack() throws IOException {
     long seed = 20261201L;
     Random random = new Random(seed);
