@@ -28,7 +28,10 @@ interface ColumnsReader {
           .defineHiddenClassWithClassData(templateBytes(), exact, true);
       return (ColumnsReader) hidden.findConstructor(
           hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
+    } catch (VirtualMachineError e) {
+      throw e;
     } catch (Throwable e) {
+      // No class file to read (a repackaged jar), or a class the JVM refused: slower, still right.
       LoggerFactory.getLogger(ColumnsReader.class)
           .debug("rows are read through a method handle held in a field", e);
       return row -> (SqlValue[]) exact.invokeExact(row);

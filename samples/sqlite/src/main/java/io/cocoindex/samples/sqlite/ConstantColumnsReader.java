@@ -5,9 +5,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 
 /**
- * The template of each schema's {@link ColumnsReader}: never loaded as itself, but defined again
- * as a hidden class per schema, whose class data is the schema's {@code (Object) SqlValue[]}
- * method handle. A static final handle is a constant the JIT inlines through.
+ * The template of each record type's {@link ColumnsReader}: never loaded as itself, but defined
+ * again as a hidden class per record type, whose class data is the type's {@code (Object)
+ * SqlValue[]} method handle. A static final handle is a constant the JIT inlines through.
  */
 final class ConstantColumnsReader implements ColumnsReader {
   private static final MethodHandle READ_ALL;

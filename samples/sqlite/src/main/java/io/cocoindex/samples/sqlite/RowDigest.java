@@ -77,13 +77,28 @@ final class RowDigest {
           buf[size++] = (byte) (bits >>> shift);
         }
       }
-      case TEXT -> writeBytes(TAG_TEXT, v.text().getBytes(StandardCharsets.UTF_8));
-      case BLOB -> writeBytes(TAG_BLOB, v.blob());
-      default -> {
-        ensure(1);
-        buf[size++] = TAG_NULL;
+      // A TEXT or BLOB made without its value is bound as NULL, and fingerprints as one.
+      case TEXT -> {
+        if (v.text() == null) {
+          writeNull();
+        } else {
+          writeBytes(TAG_TEXT, v.text().getBytes(StandardCharsets.UTF_8));
+        }
       }
+      case BLOB -> {
+        if (v.blob() == null) {
+          writeNull();
+        } else {
+          writeBytes(TAG_BLOB, v.blob());
+        }
+      }
+      default -> writeNull();
     }
+  }
+
+  private void writeNull() {
+    ensure(1);
+    buf[size++] = TAG_NULL;
   }
 
   private void writeBytes(int tag, byte[] b) {

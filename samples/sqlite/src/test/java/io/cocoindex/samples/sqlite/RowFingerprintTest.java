@@ -70,6 +70,10 @@ class RowFingerprintTest {
             StandardCharsets.UTF_8)))));
     assertThat(RowDigest.of(COLUMNS, List.of(SqlValue.of(""))))
         .isNotEqualTo(RowDigest.of(COLUMNS, List.of(SqlValue.of(null))));
+    // A TEXT or BLOB without its value is bound as NULL: it fingerprints as one.
+    assertThat(RowDigest.of(COLUMNS, List.of(new SqlValue(SqlValue.Kind.TEXT, null, 0, 0, null),
+        new SqlValue(SqlValue.Kind.BLOB, null, 0, 0, null))))
+        .isEqualTo(RowDigest.of(COLUMNS, List.of(SqlValue.NULL, SqlValue.NULL)));
   }
 
   @Test
