@@ -207,7 +207,7 @@ public final class ComponentRunner {
       committed = ComponentCommit.run(run, new ComponentCommit.Input(
           ctx.path, ctx.declarations(), ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
-          ctx.declaredInDepthOrder()));
+          ctx.declaredInDepthOrder(), ctx.declaredInPathOrder()));
     } catch (RuntimeException e) {
       committed = CompletableFuture.failedFuture(e);
     }

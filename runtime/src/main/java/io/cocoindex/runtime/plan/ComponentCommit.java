@@ -52,6 +52,8 @@ public final class ComponentCommit {
    * @param subtreeHealthy whether every descendant component succeeded
    * @param declaredInDepthOrder whether {@code declared} is already in depth order (no
    *     declaration after a deeper one), as it mostly is: then it needs no sort
+   * @param declaredInPathOrder whether each of {@code declared} comes after the one before it in
+   *     path order, as rows declared by ascending key do
    */
   public record Input(
       TargetPath component,
@@ -60,7 +62,8 @@ public final class ComponentCommit {
       ComponentRecord stored,
       byte[] memoValues,
       boolean subtreeHealthy,
-      boolean declaredInDepthOrder) {}
+      boolean declaredInDepthOrder,
+      boolean declaredInPathOrder) {}
 
   private final Run run;
   private final Input in;
@@ -175,22 +178,20 @@ public final class ComponentCommit {
    * join, hashing no path: the owned states come in path order, and declarations mostly do too
    * (rows by ascending key, chunks by ordinal: key encoding keeps their order). Notes each
    * declaration's owned state, the declarations acquired (with their paths, in {@code acquired}
-   * and {@code missing}) and the owned states no longer declared. At the first declaration or
-   * owned state out of path order (a store need not return them in order), stops and returns
-   * false, leaving the lists for the caller to clear.
+   * and {@code missing}) and the owned states no longer declared. Returns false when the
+   * declarations are not in path order; at the first owned state out of path order (a store need
+   * not return them in order), stops and returns false, leaving the lists for the caller to clear.
    */
   private boolean matchInPathOrder(
       List<TrackedState> owned, List<DeclaredTarget> acquired, List<byte[]> missing) {
+    if (!in.declaredInPathOrder) {
+      return false;
+    }
     List<DeclaredTarget> declared = in.declared;
     int j = 0;
-    byte[] previous = null;
     for (int i = 0; i < declared.size(); i++) {
       DeclaredTarget d = declared.get(i);
       byte[] path = d.path().encodedUnsafe(); // only read
-      if (previous != null && Arrays.compareUnsigned(previous, path) >= 0) {
-        return false;
-      }
-      previous = path;
       int order = -1;
       while (j < owned.size() && (order = Arrays.compareUnsigned(owned.get(j).path(), path)) < 0) {
         if (!ownedInOrder(owned, j)) {
