@@ -13,10 +13,12 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * What the engine's fingerprints cost, alone: a memoized component's key (the fingerprint of
- * its 100 bench rows, as {@code mountMemo} takes it) and one row's tracking record, as the
- * SQLite connector builds it (the columns' fingerprint and the row's four values). Workloads 2-4
- * pay these for every component and row; a whole run is too noisy here to show a change to
- * them, this is not. Not part of the harness's table:
+ * its 100 bench rows, as {@code mountMemo} takes it) and one row's tracking record built with
+ * {@link Fingerprint#builder()} (the columns' fingerprint and the row's four values), as a
+ * connector would build it (the SQLite connector did until it got an encoding of its own,
+ * {@code RowDigest}, in the twenty-first session). Workloads 3-4 pay the first for every
+ * component; a whole run is too noisy here to show a change to them, this is not. Not part of
+ * the harness's table:
  *
  * <pre>
  * java -cp bench/target/cocoindex-bench.jar org.openjdk.jmh.Main FingerprintBenchmark
@@ -43,7 +45,7 @@ public class FingerprintBenchmark {
     return Fingerprint.of(component);
   }
 
-  /** One row's tracking record, built value by value as the SQLite connector does. */
+  /** One row's tracking record, built value by value with the fingerprint builder. */
   @Benchmark
   public Fingerprint rowTrackingRecord() {
     return Fingerprint.builder().beginList(2).add(columns).beginList(4)
