@@ -68,7 +68,11 @@ public final class ComponentCommit {
   private final Run run;
   private final Input in;
   private final List<Reconciliation> results;
-  /** Stored rows by encoded path: decoding every owned path's keys would cost more than all else. */
+  /**
+   * Stored rows by encoded path (decoding every owned path's keys would cost more than all else):
+   * those taken over from other components, and the owned ones when the declarations could not be
+   * matched in path order ({@link #matchByPath}). Its table is allocated at the first put only.
+   */
   private final Map<ByteKey, TrackedState> rows;
   /**
    * The state each declaration (by its index in {@code in.declared}) found among those the
