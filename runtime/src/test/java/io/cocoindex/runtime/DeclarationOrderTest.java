@@ -5,6 +5,7 @@ import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.ForwardingStateStore;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -25,7 +27,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * declared in key order (as most components declare rows) or not, and with the owned states as
  * the store returns them, in path order or not. A rerun creates what is new, updates what
  * changed, deletes what is no longer declared (at the start, middle and end of the key range)
- * and leaves the rest, and looks up no path it declares again outside its own states.
+ * and leaves the rest, and looks up no path it declares again outside its own states. The stores
+ * return a component's states in path order, so that the common case needs no table of paths.
  */
 class DeclarationOrderTest extends EngineTestBase {
   final Rows rows = new Rows();
@@ -92,6 +95,20 @@ class DeclarationOrderTest extends EngineTestBase {
     }
     declared = new LinkedHashMap<>();
     pairs.forEach(kv -> declared.put(kv[0], kv[1]));
+  }
+
+  @Test
+  void aStoreReturnsAComponentsStatesInPathOrder() {
+    StateStore store = store();
+    try (App app = App.create("order", Environment.builder().stateStore(store).build(), main())) {
+      declare(false, "k1", "v1", "k3", "v1", "k2", "v1", "k10", "v1");
+      app.update();
+    }
+
+    byte[] component = TargetPath.of(List.of(StableKey.of("c"))).encoded();
+    List<String> owned = store.ownedBy("order", component).stream()
+        .map(s -> Rows.keyText(TargetPath.decode(s.path()).last())).toList();
+    assertThat(owned).containsExactly("k1", "k10", "k2", "k3");
   }
 
   @ParameterizedTest(name = "declared in key order: {0}, owned states in reverse: {1}")

@@ -122,8 +122,9 @@ public class JdbcStateTables {
         + " memo_values=excluded.memo_values, state_count=excluded.state_count";
     this.deleteComponent = "DELETE FROM " + components + " WHERE app=? AND path=?";
     // Not the owner: the caller knows it, and a column read is a native call per row.
+    // In path order: the component matches them with its declarations as a merge join.
     this.ownedBySql = "SELECT path, records, " + LINEAGE_SELECT
-        + " FROM " + states + " WHERE app=? AND owner=?";
+        + " FROM " + states + " WHERE app=? AND owner=? ORDER BY path";
     this.componentSql =
         "SELECT " + COMPONENT_COLUMNS + " FROM " + components + " WHERE app=? AND path=?";
   }
@@ -362,7 +363,7 @@ public class JdbcStateTables {
   Map<ByteKey, ComponentRecord> componentsAt(Connection c, String app, List<byte[]> paths)
       throws SQLException {
     Map<ByteKey, ComponentRecord> out = new HashMap<>();
-    selectAny(c, app, COMPONENT_COLUMNS, components, "path", paths, rs -> {
+    selectAny(c, app, COMPONENT_COLUMNS, components, "path = ANY(?)", paths, rs -> {
       ComponentRecord r = component(rs);
       out.put(ByteKey.of(r.path()), r);
     });
@@ -374,7 +375,7 @@ public class JdbcStateTables {
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, TrackedState> out = new HashMap<>();
-    selectAny(c, app, STATE_SELECT, states, "path", paths, rs -> {
+    selectAny(c, app, STATE_SELECT, states, "path = ANY(?)", paths, rs -> {
       TrackedState t = state(rs, runs);
       out.put(ByteKey.of(t.path()), t);
     });
@@ -386,7 +387,7 @@ public class JdbcStateTables {
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, List<TrackedState>> out = new HashMap<>();
-    selectAny(c, app, STATE_SELECT, states, "owner", owners, rs -> {
+    selectAny(c, app, STATE_SELECT, states, "owner = ANY(?) ORDER BY owner, path", owners, rs -> {
       TrackedState t = state(rs, runs);
       out.computeIfAbsent(ByteKey.of(t.owner()), o -> new ArrayList<>()).add(t);
     });
@@ -397,11 +398,14 @@ public class JdbcStateTables {
     void visit(ResultSet rs) throws SQLException;
   }
 
-  /** Visits the rows of {@code table} whose {@code column} is any of {@code values}. */
+  /**
+   * Visits the rows of {@code table} of {@code app} that {@code condition} selects, its one
+   * parameter bound to {@code values} (a column {@code = ANY(?)}, and any {@code ORDER BY}).
+   */
   private static void selectAny(Connection c, String app, String columns, String table,
-      String column, List<byte[]> values, RowVisitor visitor) throws SQLException {
+      String condition, List<byte[]> values, RowVisitor visitor) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT " + columns + " FROM " + table
-        + " WHERE app=? AND " + column + " = ANY(?)")) {
+        + " WHERE app=? AND " + condition)) {
       ps.setString(1, app);
       ps.setArray(2, c.createArrayOf("bytea", values.toArray(new byte[0][])));
       try (ResultSet rs = ps.executeQuery()) {

@@ -164,7 +164,11 @@ public interface StateStore extends AutoCloseable {
   /** The tracking of each path that has any, in any order. */
   List<TrackedState> getAll(String app, Collection<byte[]> paths);
 
-  /** Every state whose owner is {@code componentPath}. */
+  /**
+   * Every state whose owner is {@code componentPath}, in path order where the store can (the
+   * component then matches them with its declarations as a merge join; it checks the order, and
+   * looks them up by path otherwise).
+   */
   List<TrackedState> ownedBy(String app, byte[] componentPath);
 
   /**
