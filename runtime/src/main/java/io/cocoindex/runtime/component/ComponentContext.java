@@ -48,6 +48,8 @@ public final class ComponentContext implements Ctx, DeclarationScope {
    * without one (waiting for a slot under a parent that holds one could deadlock).
    */
   volatile boolean withinGate;
+  /** A thread waits for this component alone: a foreground mount ({@link #useMount}). */
+  private boolean waitedFor;
 
   ComponentContext(Run run, TargetPath path, byte[] memoFingerprint, ComponentRecord stored,
       boolean storedLoaded) {
@@ -87,6 +89,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   public <T> T useMount(Object subpath, Function<Ctx, T> component) {
     Objects.requireNonNull(component, "component");
     ComponentContext child = newChild(subpath, null, null, false);
+    child.waitedFor = true;
     return ComponentRunner.runForeground(child, component);
   }
 
@@ -167,7 +170,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   synchronized java.util.Optional<ComponentRecord> stored() {
     if (!storedLoaded) {
-      stored = run.storedComponent(path).orElse(null);
+      stored = run.storedComponent(path, waitedFor).orElse(null);
       storedLoaded = true;
     }
     return java.util.Optional.ofNullable(stored);

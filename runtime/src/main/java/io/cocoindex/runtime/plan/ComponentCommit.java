@@ -529,7 +529,9 @@ public final class ComponentCommit {
       // Its container was destroyed and the handler wants nothing: nothing is known to exist.
       return new StateWrite.DeleteState(row.path());
     }
-    byte[] owner = in.component.encoded();
+    // Not copied: read here, and stored as is by the write below (a copy per state was 1.6% of
+    // what a warm rerun allocated).
+    byte[] owner = in.component.encodedUnsafe();
     boolean same = Arrays.equals(row.owner(), owner)
         && row.parentEpoch() == r.provider.epoch()
         && row.childGeneration() == r.childGeneration

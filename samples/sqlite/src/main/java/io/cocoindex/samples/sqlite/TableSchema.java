@@ -198,17 +198,24 @@ public final class TableSchema<T extends Record> {
     } catch (Throwable e) {
       throw new IllegalStateException("cannot read the components of " + type.getName(), e);
     }
-    List<SqlValue> values = List.of(read);
+    if (keyColumns.length == 1) {
+      return new Row(keyPart(value, read, 0), List.of(read));
+    }
     List<StableKey> key = new ArrayList<>(keyColumns.length);
     for (int k = 0; k < keyColumns.length; k++) {
-      SqlValue v = values.get(keyColumns[k]);
-      if (v.isNull()) {
-        throw new IllegalArgumentException("row " + value + " of table " + name
-            + " has a null primary-key column '" + primaryKey.get(k) + "'");
-      }
-      key.add(v.toKey());
+      key.add(keyPart(value, read, k));
     }
-    return new Row(key.size() == 1 ? key.get(0) : new StableKey.Array(key), values);
+    return new Row(new StableKey.Array(key), List.of(read));
+  }
+
+  /** The key of the {@code k}th primary-key column of a row read as {@code read}. */
+  private StableKey keyPart(T value, SqlValue[] read, int k) {
+    SqlValue v = read[keyColumns[k]];
+    if (v.isNull()) {
+      throw new IllegalArgumentException("row " + value + " of table " + name
+          + " has a null primary-key column '" + primaryKey.get(k) + "'");
+    }
+    return v.toKey();
   }
 
   private int indexOf(String column) {
