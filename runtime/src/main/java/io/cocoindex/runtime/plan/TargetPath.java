@@ -16,25 +16,43 @@ public final class TargetPath implements Comparable<TargetPath> {
   private static final StableKey[] NO_KEYS = new StableKey[0];
   public static final TargetPath ROOT = new TargetPath(NO_KEYS, new byte[0]);
 
-  /**
-   * The keys, never changed once the path is made: an array, so that a child copies it in one
-   * step (through an unmodifiable list, {@link #child} copied it element by element).
-   */
-  private final StableKey[] keys;
   private final byte[] encoded;
-  private final int hash;
   /**
-   * {@code keys.length}, kept: a component sorts its declarations by depth, and reading the
-   * length from the array is one more dependent load, a cache miss (the sort went from 2% to 9%
-   * of a warm run's component samples without this field).
+   * How many keys the path has, kept: a component sorts its declarations by depth, and reading
+   * it through the keys is one more dependent load, a cache miss (the sort went from 2% to 9% of
+   * a warm run's component samples without this field).
    */
   private final int depth;
+  /**
+   * The path this one extends by {@link #last}, for a path made by {@link #child}; else null.
+   * A child's keys are made from them when asked for (rarely: the orphan sweep, messages): a
+   * row's path is compared and stored by its bytes, and copying the keys into every child was
+   * about a seventh of what its path allocated.
+   */
+  private final TargetPath parent;
+  private final StableKey last;
+  /** The keys, never changed; null for a child, whose keys are its parent's and {@link #last}. */
+  private final StableKey[] keys;
+  /**
+   * {@link ByteKey#hashOf} the encoded bytes, made on first use (0 until then, or when it is 0):
+   * a warm rerun hashes none of its rows' paths.
+   */
+  private int hash;
 
   private TargetPath(StableKey[] keys, byte[] encoded) {
     this.keys = keys;
     this.encoded = encoded;
-    this.hash = ByteKey.hashOf(encoded); // so that a path and its key() hash alike
     this.depth = keys.length;
+    this.parent = null;
+    this.last = null;
+  }
+
+  private TargetPath(TargetPath parent, StableKey last, byte[] encoded) {
+    this.encoded = encoded;
+    this.depth = parent.depth + 1;
+    this.parent = parent;
+    this.last = last;
+    this.keys = null;
   }
 
   public static TargetPath of(List<StableKey> keys) {
@@ -48,26 +66,38 @@ public final class TargetPath implements Comparable<TargetPath> {
 
   public TargetPath child(StableKey key) {
     Objects.requireNonNull(key, "key");
-    StableKey[] next = Arrays.copyOf(keys, keys.length + 1);
-    next[keys.length] = key;
-    return new TargetPath(next, KeyEncoding.append(encoded, key));
+    return new TargetPath(this, key, KeyEncoding.append(encoded, key));
   }
 
   /** The path without its last key; the provider path of a target state. */
   public TargetPath parent() {
-    if (keys.length == 0) {
+    if (depth == 0) {
       throw new IllegalStateException("the root path has no parent");
     }
-    return of(keys().subList(0, keys.length - 1));
+    return parent != null ? parent : of(keys().subList(0, depth - 1));
   }
 
   public StableKey last() {
-    return keys[keys.length - 1];
+    if (last != null) {
+      return last;
+    }
+    return keyArray()[depth - 1];
   }
 
   /** The keys, as an unmodifiable list. */
   public List<StableKey> keys() {
-    return Collections.unmodifiableList(Arrays.asList(keys));
+    return Collections.unmodifiableList(Arrays.asList(keyArray()));
+  }
+
+  /** The keys in an array: this path's own, or a new one for a child (not to be changed). */
+  private StableKey[] keyArray() {
+    if (keys != null) {
+      return keys;
+    }
+    StableKey[] up = parent.keyArray();
+    StableKey[] k = Arrays.copyOf(up, up.length + 1);
+    k[up.length] = last;
+    return k;
   }
 
   /** How many keys the path has (a component sorts its declarations by depth). */
@@ -77,11 +107,11 @@ public final class TargetPath implements Comparable<TargetPath> {
 
   /** Whether this path equals {@code ancestor} or lies below it. */
   public boolean startsWith(TargetPath ancestor) {
-    int n = ancestor.keys.length;
-    if (ancestor.encoded.length > encoded.length || n > keys.length) {
+    int n = ancestor.depth;
+    if (ancestor.encoded.length > encoded.length || n > depth) {
       return false;
     }
-    return Arrays.equals(keys, 0, n, ancestor.keys, 0, n);
+    return Arrays.equals(keyArray(), 0, n, ancestor.keyArray(), 0, n);
   }
 
   public byte[] encoded() {
@@ -98,7 +128,7 @@ public final class TargetPath implements Comparable<TargetPath> {
    * bytes, never decoded.
    */
   public ByteKey key() {
-    return ByteKey.of(encoded, hash);
+    return ByteKey.of(encoded, hashCode());
   }
 
   @Override
@@ -108,22 +138,28 @@ public final class TargetPath implements Comparable<TargetPath> {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof TargetPath p && hash == p.hash && Arrays.equals(encoded, p.encoded);
+    return o instanceof TargetPath p && hashCode() == p.hashCode()
+        && Arrays.equals(encoded, p.encoded);
   }
 
   @Override
   public int hashCode() {
-    return hash;
+    int h = hash;
+    if (h == 0) {
+      h = ByteKey.hashOf(encoded); // so that a path and its key() hash alike
+      hash = h;
+    }
+    return h;
   }
 
   /** Rendered like {@code /@provider/"docs"/"r1"}; the root is {@code /}. */
   @Override
   public String toString() {
-    if (keys.length == 0) {
+    if (depth == 0) {
       return "/";
     }
     StringBuilder sb = new StringBuilder();
-    for (StableKey k : keys) {
+    for (StableKey k : keyArray()) {
       sb.append('/').append(k);
     }
     return sb.toString();
