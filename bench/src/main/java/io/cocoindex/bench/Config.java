@@ -54,7 +54,7 @@ record Config(
         return new Config("tiny", 1_000, 100, 1, 1, 1, 2, List.of(500, 1_000), 2_000, "512m",
             100, 100, 100, 1, 1, 1, 3, 1);
       case "default":
-        return new Config("default", 100_000, 100, 2, 14, 7, 5, List.of(10_000, 100_000), 1_000_000,
+        return new Config("default", 100_000, 100, 2, 14, 11, 11, List.of(10_000, 100_000), 1_000_000,
             "512m", 3_000, 200, 300, 1, 8, 21, 50, 7);
       case "full":
         return new Config("full", 100_000, 100, 3, 16, 5, 9, List.of(10_000, 100_000), 1_000_000,
