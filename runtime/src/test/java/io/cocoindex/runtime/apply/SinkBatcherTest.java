@@ -77,36 +77,41 @@ class SinkBatcherTest {
     assertThat(calls).containsExactly(SINK_THREAD + " [refresh]");
   }
 
+  /** Opens to let the first call of {@link #firstCallUnderWay} finish. */
+  private final CountDownLatch release = new CountDownLatch(1);
+
+  /** A sink, and its first call (on "a", from "c1"), under way until {@link #release} opens. */
+  private record UnderWay(TargetActionSink<String> sink, CompletableFuture<Void> first) {}
+
+  private UnderWay firstCallUnderWay() {
+    CountDownLatch entered = new CountDownLatch(1);
+    TargetActionSink<String> sink = recordingSink(entered, release);
+    CompletableFuture<Void> first = batcher.submit(sink, "c1", creates("a"));
+    await(entered);
+    return new UnderWay(sink, first);
+  }
+
   @Test
   void whatArrivesDuringACallGoesOutTogetherInTheNextOne() throws Exception {
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    TargetActionSink<String> sink = recordingSink(entered, release);
+    UnderWay call = firstCallUnderWay();
 
-    CompletableFuture<Void> first = batcher.submit(sink, "c1", creates("a"));
-    await(entered); // the first call is under way
-    CompletableFuture<Void> second = batcher.submit(sink, "c2", creates("b"));
-    CompletableFuture<Void> third = batcher.submit(sink, "c3", creates("c", "d"));
+    CompletableFuture<Void> second = batcher.submit(call.sink(), "c2", creates("b"));
+    CompletableFuture<Void> third = batcher.submit(call.sink(), "c3", creates("c", "d"));
     assertThat(second).isNotDone();
     release.countDown();
-    CompletableFuture.allOf(first, second, third).get(10, TimeUnit.SECONDS);
+    CompletableFuture.allOf(call.first(), second, third).get(10, TimeUnit.SECONDS);
 
     assertThat(calls).containsExactly(SINK_THREAD + " [a]", SINK_THREAD + " [b, c, d]");
   }
 
   @Test
   void aFailedMergedBatchIsRetriedSplitSoOnlyTheFailingSubmissionFails() throws Exception {
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    TargetActionSink<String> sink = recordingSink(entered, release);
+    UnderWay call = firstCallUnderWay();
 
-    CompletableFuture<Void> first = batcher.submit(sink, "c1", creates("a"));
-    await(entered);
-    CompletableFuture<Void> good = batcher.submit(sink, "c2", creates("b"));
-    CompletableFuture<Void> bad = batcher.submit(sink, "c3", creates("bad c"));
+    CompletableFuture<Void> good = batcher.submit(call.sink(), "c2", creates("b"));
+    CompletableFuture<Void> bad = batcher.submit(call.sink(), "c3", creates("bad c"));
     release.countDown();
-    first.get(10, TimeUnit.SECONDS);
-    good.get(10, TimeUnit.SECONDS);
+    CompletableFuture.allOf(call.first(), good).get(10, TimeUnit.SECONDS);
     assertThat(bad).failsWithin(10, TimeUnit.SECONDS)
         .withThrowableThat().havingRootCause().withMessage("cannot apply bad c");
 
