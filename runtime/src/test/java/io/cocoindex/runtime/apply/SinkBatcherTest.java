@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -54,7 +55,7 @@ class SinkBatcherTest {
   }
 
   private static List<TargetAction<String>> creates(String... values) {
-    return java.util.Arrays.stream(values).map(TargetAction::create).toList();
+    return Arrays.stream(values).map(TargetAction::create).toList();
   }
 
   private static void await(CountDownLatch latch) {
