@@ -1,7 +1,6 @@
 package io.cocoindex.runtime.state;
 
 import static io.cocoindex.runtime.state.RecordListEncoding.readVarLong;
-import static io.cocoindex.runtime.state.RecordListEncoding.varLongSize;
 import static io.cocoindex.runtime.state.RecordListEncoding.writeVarLong;
 
 import java.util.ArrayList;
@@ -23,31 +22,27 @@ final class ComponentStates {
   /** The only format so far; a value in another is refused rather than misread. */
   private static final int FORMAT = 1;
 
-  /** How many bytes {@link #encode} makes of {@code states}. */
-  private static int encodedSize(Collection<TrackedState> states) {
-    int size = 1 + varLongSize(states.size());
-    byte[] previous = new byte[0];
-    for (TrackedState s : states) {
-      int shared = sharedPrefix(previous, s.path());
-      int rest = s.path().length - shared;
-      size += varLongSize(shared) + varLongSize(rest) + rest
-          + RecordListEncoding.encodedSize(s.records())
-          + varLongSize(s.childGeneration()) + varLongSize(s.childEpoch())
-          + varLongSize(s.parentGeneration()) + varLongSize(s.parentEpoch());
-      previous = s.path();
-    }
-    return size;
-  }
+  /** The most bytes a varint of a long takes. */
+  private static final int MAX_VARLONG = 10;
 
-  /** The encoded value of {@code states}, which must be in path order with distinct paths. */
+  /**
+   * The encoded value of {@code states}, which must be in path order with distinct paths. One
+   * pass into a buffer that grows as needed, then a copy at the exact size: a first pass that
+   * only sized the value compared every path with the one before it twice (the state writer's
+   * largest Java cost in a cold run, 1.8% of all samples).
+   */
   static byte[] encode(Collection<TrackedState> states) {
-    byte[] out = new byte[encodedSize(states)];
+    byte[] out = new byte[64 + 64 * states.size()];
     out[0] = FORMAT;
     int p = writeVarLong(out, 1, states.size());
     byte[] previous = new byte[0];
     for (TrackedState s : states) {
       int shared = sharedPrefix(previous, s.path());
       int rest = s.path().length - shared;
+      int most = 6 * MAX_VARLONG + rest + RecordListEncoding.encodedSize(s.records());
+      if (p + most > out.length) {
+        out = Arrays.copyOf(out, Math.max(2 * out.length, p + most));
+      }
       p = writeVarLong(out, p, shared);
       p = writeVarLong(out, p, rest);
       System.arraycopy(s.path(), shared, out, p, rest);
@@ -59,7 +54,7 @@ final class ComponentStates {
       p = writeVarLong(out, p, s.parentEpoch());
       previous = s.path();
     }
-    return out;
+    return Arrays.copyOf(out, p);
   }
 
   /**
