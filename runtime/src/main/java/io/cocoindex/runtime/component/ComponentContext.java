@@ -34,9 +34,6 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   final byte[] memoFingerprint;
   private final Declarations declared;
   private final Set<TargetPath> pendingContainers = new HashSet<>();
-  /** The greatest depth declared so far, and whether a shallower one came after it (under lock). */
-  private int deepestDeclared;
-  private boolean declaredOutOfDepthOrder;
   private final Set<StableKey> mounted = new HashSet<>();
   final List<CompletableFuture<Boolean>> children = new ArrayList<>();
   private ComponentRecord stored;
@@ -248,11 +245,6 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       if (withChild) {
         pendingContainers.add(statePath);
       }
-      int depth = statePath.depth();
-      if (depth < deepestDeclared) {
-        declaredOutOfDepthOrder = true;
-      }
-      deepestDeclared = Math.max(deepestDeclared, depth);
     }
     return child;
   }
@@ -292,7 +284,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   /** Whether no declaration came after a deeper one: {@link #declarations} is in depth order. */
   boolean declaredInDepthOrder() {
     synchronized (declared) {
-      return !declaredOutOfDepthOrder;
+      return declared.inDepthOrder();
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cocoindex.StableKey;
 import io.cocoindex.runtime.plan.DeclaredTarget;
 import io.cocoindex.runtime.plan.TargetPath;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +52,32 @@ class DeclarationsTest {
     assertThat(d.inPathOrder()).isFalse();
   }
 
+  private static DeclaredTarget at(String... keys) {
+    List<StableKey> path = Arrays.stream(keys).<StableKey>map(StableKey.Str::new).toList();
+    return new DeclaredTarget(null, path.get(path.size() - 1), TargetPath.of(path), keys, null,
+        null);
+  }
+
+  @Test
+  void aDeclarationShallowerThanOneBeforeItBreaksDepthOrderInEitherMode() {
+    Declarations inPath = new Declarations(4);
+    inPath.add(at("t"));
+    inPath.add(at("t", "r1"));
+    assertThat(inPath.inDepthOrder()).as("a container, then its row").isTrue();
+    inPath.add(at("u"));
+    assertThat(inPath.inPathOrder()).isTrue();
+    assertThat(inPath.inDepthOrder()).as("path order, a shallower one after a deeper").isFalse();
+
+    Declarations outOfPath = new Declarations(4);
+    outOfPath.add(at("u"));
+    outOfPath.add(at("t"));
+    assertThat(outOfPath.inPathOrder()).isFalse();
+    assertThat(outOfPath.inDepthOrder()).as("the same depth, out of path order").isTrue();
+    outOfPath.add(at("t", "r1"));
+    outOfPath.add(at("a"));
+    assertThat(outOfPath.inDepthOrder()).isFalse();
+  }
+
   @Test
   void clearedDeclarationsStartAgainInPathOrder() {
     Declarations d = new Declarations(4);
@@ -61,5 +88,6 @@ class DeclarationsTest {
     assertThat(d.size()).isZero();
     assertThat(d.add(row("b"))).isTrue();
     assertThat(d.inPathOrder()).isTrue();
+    assertThat(d.inDepthOrder()).isTrue();
   }
 }
