@@ -15,6 +15,12 @@ final class Dataset {
   final int perComponent;
   final int components;
   private final int[] versions;
+  /**
+   * Each component's revision, bumped whenever any of its rows changes: what a source keeps
+   * beside its content and can report without reading it (a file's modification time, an
+   * object's ETag, a row's {@code updated_at}).
+   */
+  private final long[] revisions;
   /** Components {@code 0..live-1} are declared; those after were removed. */
   private int live;
   private final Map<Long, Integer> rowVersions = new HashMap<>();
@@ -28,6 +34,7 @@ final class Dataset {
     this.perComponent = perComponent;
     this.components = rows / perComponent;
     this.versions = new int[components];
+    this.revisions = new long[components];
     this.live = components;
   }
 
@@ -55,6 +62,11 @@ final class Dataset {
     return count * perComponent;
   }
 
+  /** The source's stamp of a component's rows, which changes whenever they do. */
+  SourcePart part(int component) {
+    return new SourcePart(component, revisions[component]);
+  }
+
   List<BenchRow> rows(int component) {
     List<BenchRow> out = new ArrayList<>(perComponent);
     long first = (long) component * perComponent;
@@ -75,6 +87,7 @@ final class Dataset {
     int count = Math.max(1, components / 100);
     for (int c = 0; c < count; c++) {
       versions[c]++;
+      revisions[c]++;
       for (long id = (long) c * perComponent; id < (long) (c + 1) * perComponent; id++) {
         rowVersions.remove(id);
       }
@@ -95,6 +108,7 @@ final class Dataset {
       long id = i * stride + (stride / 2);
       int component = (int) (id / perComponent);
       rowVersions.merge(id, versions[component] + 1, (a, b) -> a + 1);
+      revisions[component]++;
     }
     return count;
   }
