@@ -25,14 +25,18 @@ class HarnessSmokeTest {
     List<String> ids = report.lines().stream().map(Report.Line::id).distinct()
         .collect(Collectors.toList());
     assertThat(ids).containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9");
-    // 2 cold, warm, memo cold + warm, 1% change, naive + 3 comparisons, scattered change,
-    // removal, 2 scaling sizes + the child JVM + its growth against each size, 4 store lines,
-    // 3 codecs, 2 processor lines (the processor's own cost, and with the generated code).
-    assertThat(report.lines()).hasSize(27);
+    // 2 cold, warm, memo cold + warm two ways, 1% change two ways, naive + 3 comparisons,
+    // scattered change, removal, 2 scaling sizes + the child JVM + its growth against each size,
+    // 4 store lines, 3 codecs, 2 processor lines (the processor's own cost, and with the
+    // generated code).
+    assertThat(report.lines()).hasSize(29);
     assertThat(report.lines()).extracting(Report.Line::workload)
         .contains("untimed warm-up before the timed runs (until the JIT settles)");
     assertThat(report.lines()).extracting(Report.Line::workload)
-        .contains("1% of components removed (their rows deleted), memoized");
+        .contains("1% of components removed (their rows deleted), memoized",
+            "warm rerun, memoized on each part's rows (all read and fingerprinted)",
+            "warm rerun, memoized on each part's revision (rows not read)",
+            "1% of rows changed (in 1% of components), memoized on revisions");
     assertThat(report.lines()).filteredOn(l -> l.workload().startsWith("warm per-state cost"))
         .extracting(Report.Line::workload)
         .containsExactly("warm per-state cost, N=2,000 vs N=500",
