@@ -34,8 +34,8 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * <p>Each round runs, per build, a cold update of a fresh site, a warm rerun of a site kept
- * across rounds (not memoized) and a warm rerun of a memoized one. The first two rounds are
- * warm-up. Prints min and median per state, and after/before of the medians.
+ * across rounds (not memoized), a warm rerun of one memoized on its rows and, when both builds
+ * have it, of one memoized on the source's revisions. The first two rounds are warm-up. Prints min and median per state, and after/before of the medians.
  *
  * <p>The build loaded second can run faster or slower than the first by itself, by a fifth or
  * more on some runs here (the two share the JDK's compiled code and its type profiles). {@code
@@ -45,7 +45,7 @@ import java.util.regex.Pattern;
  * and AFTER may each be a class path rather than one jar.
  */
 public final class Compare {
-  private static final String[] RUNS = {"cold", "warm", "memo warm"};
+  private static final List<String> RUNS = List.of("cold", "warm", "memo warm", "revision memo");
   /** Starts each line of unrounded figures (min and median, before then after), per run. */
   private static final String EXACT = "# exact ";
 
@@ -58,6 +58,9 @@ public final class Compare {
     final Method update;
     final Method siteIn;
     final Method nanos;
+    /** Updates with a given {@code EngineBench.Mounting}; null in builds older than it. */
+    final Method updateMounted;
+    final Object byRevision;
 
     Build(String name, List<Path> classpath, int rows)
         throws ReflectiveOperationException, IOException {
@@ -81,6 +84,20 @@ public final class Compare {
       update.setAccessible(true);
       siteIn.setAccessible(true);
       nanos.setAccessible(true);
+      Method mounted = null;
+      Object revision = null;
+      try {
+        Class<?> mounting = loader.loadClass(EngineBench.Mounting.class.getName());
+        mounted = bench.getDeclaredMethod("update", site, dataset, mounting);
+        mounted.setAccessible(true);
+        revision = Arrays.stream(mounting.getEnumConstants())
+            .filter(c -> ((Enum<?>) c).name().equals("MEMO_ON_REVISION")).findFirst()
+            .orElseThrow(() -> new NoSuchMethodException("MEMO_ON_REVISION"));
+      } catch (ClassNotFoundException | NoSuchMethodException e) {
+        mounted = null; // an older build: it is compared on the other runs
+      }
+      this.updateMounted = mounted;
+      this.byRevision = revision;
     }
 
     Object site(Path dir, String siteName) throws ReflectiveOperationException {
@@ -90,6 +107,14 @@ public final class Compare {
     long update(Object site, boolean memo) throws ReflectiveOperationException {
       try {
         return (long) nanos.invoke(update.invoke(null, site, data, memo));
+      } catch (InvocationTargetException e) {
+        throw new IllegalStateException(name + ": the run failed: " + e.getCause(), e.getCause());
+      }
+    }
+
+    long updateByRevision(Object site) throws ReflectiveOperationException {
+      try {
+        return (long) nanos.invoke(updateMounted.invoke(null, site, data, byRevision));
       } catch (InvocationTargetException e) {
         throw new IllegalStateException(name + ": the run failed: " + e.getCause(), e.getCause());
       }
@@ -137,13 +162,20 @@ public final class Compare {
       throw new IllegalArgumentException("--rounds must be at least 3 (two are warm-up)");
     }
     Build[] builds = {new Build("before", before, rows), new Build("after", after, rows)};
+    boolean revisions = builds[0].updateMounted != null && builds[1].updateMounted != null;
+    List<String> runs = revisions ? RUNS : RUNS.subList(0, 3);
     Object[] warmSites = new Object[2];
     Object[] memoSites = new Object[2];
+    Object[] revisionSites = new Object[2];
     for (int b = 0; b < 2; b++) {
       warmSites[b] = builds[b].site(tmp, "warm");
       memoSites[b] = builds[b].site(tmp, "memo");
       builds[b].update(warmSites[b], false);
       builds[b].update(memoSites[b], true);
+      if (revisions) {
+        revisionSites[b] = builds[b].site(tmp, "revision");
+        builds[b].updateByRevision(revisionSites[b]);
+      }
     }
     // per build, per run kind: microseconds per state of each measured round
     Map<String, List<Double>> perState = new LinkedHashMap<>();
@@ -154,10 +186,11 @@ public final class Compare {
         long[] nanos = {
             build.update(build.site(tmp, "cold" + round), false),
             build.update(warmSites[b], false),
-            build.update(memoSites[b], true)};
+            build.update(memoSites[b], true),
+            revisions ? build.updateByRevision(revisionSites[b]) : 0};
         if (round >= 2) {
-          for (int r = 0; r < RUNS.length; r++) {
-            perState.computeIfAbsent(build.name + "/" + RUNS[r], x -> new ArrayList<>())
+          for (int r = 0; r < runs.size(); r++) {
+            perState.computeIfAbsent(build.name + "/" + runs.get(r), x -> new ArrayList<>())
                 .add(nanos[r] / 1e3 / rows);
           }
         }
@@ -167,13 +200,13 @@ public final class Compare {
     }
     out.printf(Locale.ROOT, "%nN=%,d, %d measured rounds, alternating builds (us per state)%n",
         rows, rounds - 2);
-    out.printf(Locale.ROOT, "%-10s %-18s %-18s %s%n", "run", "before min / med", "after min / med",
-        "after/before (med)");
+    out.printf(Locale.ROOT, "%-13s %-18s %-18s %s%n", "run", "before min / med",
+        "after min / med", "after/before (med)");
     List<String> exact = new ArrayList<>();
-    for (String run : RUNS) {
+    for (String run : runs) {
       double[] b = minMedian(perState.get("before/" + run));
       double[] a = minMedian(perState.get("after/" + run));
-      out.printf(Locale.ROOT, "%-10s %-18s %-18s %.2fx%n", run,
+      out.printf(Locale.ROOT, "%-13s %-18s %-18s %.2fx%n", run,
           String.format(Locale.ROOT, "%.2f / %.2f", b[0], b[1]),
           String.format(Locale.ROOT, "%.2f / %.2f", a[0], a[1]), a[1] / b[1]);
       // Unrounded, for --both-orders: a ratio of two-decimal medians of 0.27 us can be 4% off.
@@ -191,16 +224,19 @@ public final class Compare {
     Map<String, double[]> first = inChildJvm(before, after, rows, rounds, "before first", out);
     Map<String, double[]> second = inChildJvm(after, before, rows, rounds, "after first", out);
     out.printf(Locale.ROOT, "%nBoth orders, a fresh JVM each (after/before of the medians)%n");
-    out.printf(Locale.ROOT, "%-10s %-13s %-13s %s%n", "run", "before first", "after first",
+    out.printf(Locale.ROOT, "%-13s %-13s %-13s %s%n", "run", "before first", "after first",
         "geometric mean");
     for (String run : RUNS) {
       double[] a = first.get(run);
       double[] b = second.get(run);
+      if (a == null || b == null) {
+        continue; // a build older than the run
+      }
       // Columns: before min, before median, after min, after median, as each child printed
       // them; the second child's "before" is the after build.
       double beforeFirst = a[3] / a[1];
       double afterFirst = b[1] / b[3];
-      out.printf(Locale.ROOT, "%-10s %-13s %-13s %.2fx%n", run,
+      out.printf(Locale.ROOT, "%-13s %-13s %-13s %.2fx%n", run,
           String.format(Locale.ROOT, "%.2fx", beforeFirst),
           String.format(Locale.ROOT, "%.2fx", afterFirst), Math.sqrt(beforeFirst * afterFirst));
     }
@@ -221,7 +257,7 @@ public final class Compare {
     }
     Map<String, double[]> table = new LinkedHashMap<>();
     Pattern row = Pattern.compile(Pattern.quote(EXACT)
-        + "(cold|warm|memo warm) (\\S+) (\\S+) (\\S+) (\\S+)$");
+        + "(cold|warm|memo warm|revision memo) (\\S+) (\\S+) (\\S+) (\\S+)$");
     int exit = ChildJvm.run(flags, Compare.class, List.of(joined(first), joined(second),
         "--rows", String.valueOf(rows), "--rounds", String.valueOf(rounds)), line -> {
           Matcher m = row.matcher(line);
@@ -233,7 +269,7 @@ public final class Compare {
             out.println("[" + label + "] " + line);
           }
         });
-    if (exit != 0 || table.size() != RUNS.length) {
+    if (exit != 0 || table.size() < 3) {
       throw new IllegalStateException("the comparison with the " + label.replace(" first", "")
           + " build loaded first failed (exit " + exit + "); its output is above");
     }
