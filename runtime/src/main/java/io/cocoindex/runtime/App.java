@@ -220,10 +220,15 @@ public final class App implements AutoCloseable {
     closed = true;
     componentPool.shutdown();
     sinkExecutor.shutdown();
-    try {
-      componentPool.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    // A quiescent pool runs nothing and, shut down, takes nothing more: the store can go while
+    // its idle workers exit on their own (waiting for them took up to a millisecond). A pool
+    // still busy (a run going on in another thread) is waited for.
+    if (!componentPool.isQuiescent()) {
+      try {
+        componentPool.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     env.releaseStore();
   }

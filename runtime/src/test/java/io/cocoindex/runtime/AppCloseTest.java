@@ -1,0 +1,66 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetStateProvider;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Closing an app: the store is released at once, so the next app on it opens and updates, and
+ * the app's threads end on their own; a closed app refuses to run.
+ */
+class AppCloseTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  final Tables tables = new Tables(rows);
+
+  Consumer<Ctx> main(String value) {
+    return ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs = mountTarget(ctx, p.targetState("docs",
+          new Tables.TableSpec("g1")));
+      for (int i = 0; i < 50; i++) {
+        String key = "r" + i;
+        ctx.mount(key, c -> declareTargetState(c, docs.targetState(key, value)));
+      }
+    };
+  }
+
+  @Test
+  void aClosedAppReleasesItsStoreAndItsThreadsEndOnTheirOwn() throws Exception {
+    App first = App.create("closing", environment(), main("v1"));
+    first.update();
+    assertThat(componentThreads("closing")).isNotEmpty();
+    rows.takeLog();
+
+    first.close();
+
+    try (App second = App.create("closing", environment(), main("v2"))) {
+      second.update();
+    }
+    assertThat(rows.takeLog()).hasSize(50).allMatch(line -> line.endsWith("=v2"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!componentThreads("closing").isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(componentThreads("closing")).as("the closed apps' component threads").isEmpty();
+    assertThatThrownBy(first::update).isInstanceOf(IllegalStateException.class)
+        .hasMessage("app 'closing' is closed");
+  }
+
+  private static List<String> componentThreads(String app) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .filter(n -> n.startsWith("cocoindex-" + app + "-component-"))
+        .toList();
+  }
+}
