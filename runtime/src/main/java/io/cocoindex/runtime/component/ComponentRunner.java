@@ -2,6 +2,7 @@ package io.cocoindex.runtime.component;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.Fingerprint;
+import io.cocoindex.runtime.plan.CallerRuns;
 import io.cocoindex.runtime.plan.ComponentCommit;
 import io.cocoindex.runtime.plan.LeaseGate;
 import io.cocoindex.runtime.plan.MemoDependencies;
@@ -15,6 +16,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -37,18 +40,19 @@ public final class ComponentRunner {
    * a pool worker that waits for a foreground component relies on the pool to start another
    * worker for the stages that component's commit queued on the waiting worker itself. In three
    * test runs that did not happen: the only worker sat in the wait with the stage in its own
-   * queue, and the run never ended. Here the stages go to the pool's shared queue, and the wait
-   * is an ordinary one.
+   * queue, and the run never ended. Here the root's own stages run on the calling thread while
+   * it waits ({@link CallerRuns}), and its children's go to the pool.
    */
   public static boolean runRoot(Run run, Consumer<Ctx> main) {
     ComponentContext root = new ComponentContext(run, TargetPath.ROOT, null, null, false);
     // Every worker runs the root (it registers the providers and mounts the components); only
     // mounted components are leased.
     mounted(root);
-    return runBody(root, c -> {
+    CallerRuns own = new CallerRuns(run.componentPool);
+    return own.join(runBody(root, c -> {
       main.accept(c);
       return null;
-    }).join();
+    }, own));
   }
 
   /** Counts {@code ctx} as mounted by this run: its tracking is the run's, not an orphan's. */
@@ -57,15 +61,19 @@ public final class ComponentRunner {
     ctx.run.stats.componentMounted();
   }
 
-  /** Runs {@code body}, then the component's commit once its children are done. */
-  private static CompletableFuture<Boolean> runBody(ComponentContext ctx, Function<Ctx, ?> body) {
+  /**
+   * Runs {@code body}, then the component's commit once its children are done, its stages on
+   * {@code stages}.
+   */
+  private static CompletableFuture<Boolean> runBody(
+      ComponentContext ctx, Function<Ctx, ?> body, Executor stages) {
     Throwable error = null;
     try {
       body.apply(ctx);
     } catch (Throwable t) {
       error = t;
     }
-    return finish(ctx, error);
+    return finish(ctx, error, stages);
   }
 
   static CompletableFuture<Boolean> start(ComponentContext ctx, Function<Ctx, ?> body) {
@@ -105,7 +113,7 @@ public final class ComponentRunner {
       if (gate != null) {
         ctx.withinGate = true;
       }
-      return runBody(ctx, body).whenComplete((ok, err) -> {
+      return runBody(ctx, body, run.componentPool).whenComplete((ok, err) -> {
         release(lease, ctx.path);
         if (gate != null) {
           gate.release();
@@ -142,8 +150,15 @@ public final class ComponentRunner {
       }
       // On a pool worker (a component mounting a target in the foreground), stages of the commit
       // that could not run at once (and the run's other tasks) may be queued on this very
-      // worker: run them rather than wait for another worker to.
-      healthy = OwnTasks.join(finish(ctx, error));
+      // worker: run them rather than wait for another worker to. Any other thread (the app's
+      // caller, running the root) runs the commit's stages itself while it waits.
+      if (Thread.currentThread() instanceof ForkJoinWorkerThread w
+          && w.getPool() == run.componentPool) {
+        healthy = OwnTasks.join(finish(ctx, error, run.componentPool));
+      } else {
+        CallerRuns own = new CallerRuns(run.componentPool);
+        healthy = own.join(finish(ctx, error, own));
+      }
     } finally {
       release(lease, ctx.path);
     }
@@ -172,7 +187,8 @@ public final class ComponentRunner {
     return "see the run's failures";
   }
 
-  private static CompletableFuture<Boolean> finish(ComponentContext ctx, Throwable bodyError) {
+  private static CompletableFuture<Boolean> finish(
+      ComponentContext ctx, Throwable bodyError, Executor stages) {
     ctx.close();
     Run run = ctx.run;
     List<CompletableFuture<Boolean>> children;
@@ -180,15 +196,15 @@ public final class ComponentRunner {
       children = List.copyOf(ctx.children);
     }
     return PoolStages.then(CompletableFuture.allOf(children.toArray(CompletableFuture[]::new)),
-            v -> finishAfterChildren(ctx, bodyError, children), run.componentPool)
+            v -> finishAfterChildren(ctx, bodyError, children, stages), stages)
         .whenComplete((ok, err) -> {
           ctx.release();
           run.stats.componentFinished();
         });
   }
 
-  private static CompletableFuture<Boolean> finishAfterChildren(
-      ComponentContext ctx, Throwable bodyError, List<CompletableFuture<Boolean>> children) {
+  private static CompletableFuture<Boolean> finishAfterChildren(ComponentContext ctx,
+      Throwable bodyError, List<CompletableFuture<Boolean>> children, Executor stages) {
     Run run = ctx.run;
     boolean childrenHealthy = children.stream().allMatch(CompletableFuture::join);
     if (bodyError != null) {
@@ -207,7 +223,7 @@ public final class ComponentRunner {
       committed = ComponentCommit.run(run, new ComponentCommit.Input(
           ctx.path, ctx.declarations(), ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
-          ctx.declaredInDepthOrder(), ctx.declaredInPathOrder()));
+          ctx.declaredInDepthOrder(), ctx.declaredInPathOrder()), stages);
     } catch (RuntimeException e) {
       committed = CompletableFuture.failedFuture(e);
     }

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +68,8 @@ public final class ComponentCommit {
 
   private final Run run;
   private final Input in;
+  /** Where stages after a wait run: the run's pool, or the waiting thread. */
+  private final Executor stages;
   private final List<Reconciliation> results;
   /**
    * Stored rows by encoded path (decoding every owned path's keys would cost more than all else):
@@ -87,9 +90,10 @@ public final class ComponentCommit {
   private final List<AutoCloseable> stateLeases = new ArrayList<>();
   private volatile boolean componentPrecommitted;
 
-  private ComponentCommit(Run run, Input in) {
+  private ComponentCommit(Run run, Input in, Executor stages) {
     this.run = run;
     this.in = in;
+    this.stages = stages;
     // Sized for what the component declares and owned last run: grown step by step, the maps
     // here were a few percent of a warm run.
     int declared = in.declared.size();
@@ -103,12 +107,15 @@ public final class ComponentCommit {
     return n + n / 3 + 1;
   }
 
-  /** Reconciles, and in an update applies and commits, the component's declarations. */
-  public static CompletableFuture<Void> run(Run run, Input in) {
+  /**
+   * Reconciles, and in an update applies and commits, the component's declarations; its stages
+   * after a wait run on {@code stages} (the run's pool, or a {@link CallerRuns}).
+   */
+  public static CompletableFuture<Void> run(Run run, Input in, Executor stages) {
     if (run.mode == RunMode.DROP) {
       return CompletableFuture.completedFuture(null);
     }
-    ComponentCommit c = new ComponentCommit(run, in);
+    ComponentCommit c = new ComponentCommit(run, in, stages);
     try {
       c.claim(c.load());
       c.reconcileAll();
@@ -117,7 +124,7 @@ public final class ComponentCommit {
         c.offerOrphans(); // a preview takes no leases
         return CompletableFuture.completedFuture(null);
       }
-      return PoolStages.then(c.applyLevels(), v -> c.commit(), run.componentPool)
+      return PoolStages.then(c.applyLevels(), v -> c.commit(), stages)
           .whenComplete((v, e) -> c.releaseStateLeases());
     } catch (RuntimeException | Error e) {
       c.releaseStateLeases();
@@ -409,7 +416,7 @@ public final class ComponentCommit {
     for (List<Reconciliation> level : levels.values()) {
       StateWrite component = first ? precommitComponent() : null;
       first = false;
-      chain = PoolStages.then(chain, v -> precommitAndApply(level, component), run.componentPool);
+      chain = PoolStages.then(chain, v -> precommitAndApply(level, component), stages);
     }
     return chain;
   }
@@ -462,7 +469,7 @@ public final class ComponentCommit {
             (List) bySink.get(sink)));
       }
       return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new));
-    }, run.componentPool);
+    }, stages);
   }
 
   private CompletableFuture<Void> commit() {

@@ -20,11 +20,14 @@ import java.util.function.Function;
 public final class PoolStages {
   private PoolStages() {}
 
-  /** {@code f.thenCompose(next)}: now on this worker if it may, else on {@code pool}. */
+  /**
+   * {@code f.thenCompose(next)}: now on this thread if it may (a worker of {@code pool}, or the
+   * owner of a {@link CallerRuns}), else on {@code pool}.
+   */
   public static <T, U> CompletableFuture<U> then(
       CompletableFuture<T> f, Function<? super T, ? extends CompletionStage<U>> next,
       Executor pool) {
-    if (f.isDone() && onPool(pool)) {
+    if (f.isDone() && (onPool(pool) || pool instanceof CallerRuns own && own.isOwner())) {
       return f.thenCompose(next);
     }
     return f.thenComposeAsync(next, pool);

@@ -1,0 +1,86 @@
+package io.cocoindex.runtime.plan;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * Runs a component's stages on the thread that waits for the component, while it waits: the
+ * app's calling thread, which runs the root and the root's foreground mounts, would otherwise
+ * hand each stage to a pool worker and sleep. A table's mount, the first thing a run does, then
+ * no longer waits for the pool's first worker to start (about a millisecond here), and the root's
+ * commit takes no hop. Once the waiting thread has its result, anything still handed here goes
+ * to the pool.
+ *
+ * <p>The stages run here as they would on a worker: they never wait for another stage of the
+ * same component, only for the store and the sinks, which complete on their own threads.
+ */
+public final class CallerRuns implements Executor {
+  private final Thread owner = Thread.currentThread();
+  private final Executor pool;
+  private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
+  private boolean released;
+
+  /** An executor for the calling thread's stages; {@code pool} takes those after it is done. */
+  public CallerRuns(Executor pool) {
+    this.pool = pool;
+  }
+
+  @Override
+  public void execute(Runnable stage) {
+    synchronized (this) {
+      if (!released) {
+        queue.add(stage);
+        notifyAll();
+        return;
+      }
+    }
+    pool.execute(stage);
+  }
+
+  /** Whether the calling thread is the one that runs these stages. */
+  boolean isOwner() {
+    return Thread.currentThread() == owner;
+  }
+
+  /**
+   * Runs the stages handed here until {@code f} is done, then returns its result (as {@code
+   * join} does). Only the thread that created this executor may call it, once.
+   */
+  public <T> T join(CompletableFuture<T> f) {
+    if (!isOwner()) {
+      throw new IllegalStateException("only " + owner.getName() + " runs its own stages");
+    }
+    f.whenComplete((v, e) -> {
+      synchronized (this) {
+        notifyAll();
+      }
+    });
+    boolean interrupted = false;
+    try {
+      while (true) {
+        Runnable next;
+        synchronized (this) {
+          while (queue.isEmpty() && !f.isDone()) {
+            try {
+              wait();
+            } catch (InterruptedException e) {
+              interrupted = true; // as join: the wait goes on, the flag is kept
+            }
+          }
+          next = queue.poll();
+          if (next == null) {
+            released = true;
+            break;
+          }
+        }
+        next.run();
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return f.join();
+  }
+}
