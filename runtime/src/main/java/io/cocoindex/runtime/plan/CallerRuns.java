@@ -70,17 +70,28 @@ public final class CallerRuns implements Executor {
           }
           next = queue.poll();
           if (next == null) {
-            released = true;
             break;
           }
         }
         next.run();
       }
     } finally {
+      release();
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
     }
     return f.join();
+  }
+
+  /** From now on the pool takes every stage, and those still queued (a stage threw). */
+  private void release() {
+    ArrayDeque<Runnable> left;
+    synchronized (this) {
+      released = true;
+      left = new ArrayDeque<>(queue);
+      queue.clear();
+    }
+    left.forEach(pool::execute);
   }
 }

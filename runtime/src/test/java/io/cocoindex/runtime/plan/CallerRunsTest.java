@@ -91,6 +91,20 @@ class CallerRunsTest {
   }
 
   @Test
+  void aStageThatThrowsEndsTheWaitAndLeavesTheStagesQueuedBehindItToThePool() throws Exception {
+    CallerRuns own = new CallerRuns(pool);
+    CompletableFuture<Thread> later = new CompletableFuture<>();
+    own.execute(() -> {
+      throw new IllegalStateException("a stage that is not a future's");
+    });
+    own.execute(() -> later.complete(Thread.currentThread()));
+
+    assertThatThrownBy(() -> own.join(new CompletableFuture<>()))
+        .hasMessage("a stage that is not a future's");
+    assertThat(later.get(10, TimeUnit.SECONDS)).isInstanceOf(ForkJoinWorkerThread.class);
+  }
+
+  @Test
   void anInterruptDoesNotEndTheWaitAndIsKept() throws Exception {
     AtomicReference<String> result = new AtomicReference<>();
     AtomicReference<Boolean> stillInterrupted = new AtomicReference<>();
