@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  *
  * <p>Each round runs, per build, a cold update of a fresh site, a warm rerun of a site kept
  * across rounds (not memoized), a warm rerun of one memoized on its rows and, when both builds
- * have it, of one memoized on the source's revisions. The first two rounds are warm-up. Prints min and median per state, and after/before of the medians.
+ * have it, of one memoized on the source's revisions, and a rerun of another such site after 1%
+ * of its rows changed (a data set of its own). The first two rounds are warm-up. Prints min and median per state, and after/before of the medians.
  *
  * <p>The build loaded second can run faster or slower than the first by itself, by a fifth or
  * more on some runs here (the two share the JDK's compiled code and its type profiles). {@code
@@ -45,7 +46,8 @@ import java.util.regex.Pattern;
  * and AFTER may each be a class path rather than one jar.
  */
 public final class Compare {
-  private static final List<String> RUNS = List.of("cold", "warm", "memo warm", "revision memo");
+  private static final List<String> RUNS =
+      List.of("cold", "warm", "memo warm", "revision memo", "revision 1%");
   /** Starts each line of unrounded figures (min and median, before then after), per run. */
   private static final String EXACT = "# exact ";
 
@@ -61,6 +63,9 @@ public final class Compare {
     /** Updates with a given {@code EngineBench.Mounting}; null in builds older than it. */
     final Method updateMounted;
     final Object byRevision;
+    /** The data set of the 1%-changed reruns, and what changes it. */
+    final Object changing;
+    final Method change;
 
     Build(String name, List<Path> classpath, int rows)
         throws ReflectiveOperationException, IOException {
@@ -76,6 +81,9 @@ public final class Compare {
       Constructor<?> make = dataset.getDeclaredConstructor(int.class, int.class);
       make.setAccessible(true);
       this.data = make.newInstance(rows, 100);
+      this.changing = make.newInstance(rows, 100);
+      this.change = dataset.getDeclaredMethod("changeConcentrated");
+      change.setAccessible(true);
       Class<?> bench = loader.loadClass(EngineBench.class.getName());
       Class<?> site = loader.loadClass(EngineBench.Site.class.getName());
       this.update = bench.getDeclaredMethod("update", site, dataset, boolean.class);
@@ -113,8 +121,19 @@ public final class Compare {
     }
 
     long updateByRevision(Object site) throws ReflectiveOperationException {
+      return updateByRevision(site, data);
+    }
+
+    /** Changes 1% of the rows of its own data set, then reruns {@code site} on it. */
+    long updateAfterChange(Object site) throws ReflectiveOperationException {
+      change.invoke(changing);
+      return updateByRevision(site, changing);
+    }
+
+    private long updateByRevision(Object site, Object dataset)
+        throws ReflectiveOperationException {
       try {
-        return (long) nanos.invoke(updateMounted.invoke(null, site, data, byRevision));
+        return (long) nanos.invoke(updateMounted.invoke(null, site, dataset, byRevision));
       } catch (InvocationTargetException e) {
         throw new IllegalStateException(name + ": the run failed: " + e.getCause(), e.getCause());
       }
@@ -167,6 +186,7 @@ public final class Compare {
     Object[] warmSites = new Object[2];
     Object[] memoSites = new Object[2];
     Object[] revisionSites = new Object[2];
+    Object[] changeSites = new Object[2];
     for (int b = 0; b < 2; b++) {
       warmSites[b] = builds[b].site(tmp, "warm");
       memoSites[b] = builds[b].site(tmp, "memo");
@@ -175,6 +195,8 @@ public final class Compare {
       if (revisions) {
         revisionSites[b] = builds[b].site(tmp, "revision");
         builds[b].updateByRevision(revisionSites[b]);
+        changeSites[b] = builds[b].site(tmp, "change");
+        builds[b].updateAfterChange(changeSites[b]);
       }
     }
     // per build, per run kind: microseconds per state of each measured round
@@ -187,7 +209,8 @@ public final class Compare {
             build.update(build.site(tmp, "cold" + round), false),
             build.update(warmSites[b], false),
             build.update(memoSites[b], true),
-            revisions ? build.updateByRevision(revisionSites[b]) : 0};
+            revisions ? build.updateByRevision(revisionSites[b]) : 0,
+            revisions ? build.updateAfterChange(changeSites[b]) : 0};
         if (round >= 2) {
           for (int r = 0; r < runs.size(); r++) {
             perState.computeIfAbsent(build.name + "/" + runs.get(r), x -> new ArrayList<>())
@@ -257,7 +280,7 @@ public final class Compare {
     }
     Map<String, double[]> table = new LinkedHashMap<>();
     Pattern row = Pattern.compile(Pattern.quote(EXACT)
-        + "(cold|warm|memo warm|revision memo) (\\S+) (\\S+) (\\S+) (\\S+)$");
+        + "(cold|warm|memo warm|revision memo|revision 1%) (\\S+) (\\S+) (\\S+) (\\S+)$");
     int exit = ChildJvm.run(flags, Compare.class, List.of(joined(first), joined(second),
         "--rows", String.valueOf(rows), "--rounds", String.valueOf(rounds)), line -> {
           Matcher m = row.matcher(line);
