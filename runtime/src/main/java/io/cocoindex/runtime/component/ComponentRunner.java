@@ -273,11 +273,16 @@ public final class ComponentRunner {
     Run run = parent.run;
     byte[] fingerprint;
     ComponentRecord rec;
-    boolean hit;
+    List<MemoDependencies.Dependency> deps = null;
     try {
       fingerprint = Fingerprint.of(input).bytes();
       rec = run.storedComponent(path).orElse(null);
-      hit = memoHit(run, rec, fingerprint);
+      if (memoMatches(run, rec, fingerprint)) {
+        deps = MemoDependencies.decode(rec.memoDependencies());
+        if (!MemoDependencies.stillValid(deps, run)) {
+          deps = null;
+        }
+      }
     } catch (RuntimeException e) {
       // An input that cannot be fingerprinted (or a record that cannot be read) fails this child
       // alone; its tracking is kept. Like every component's future, this one completes normally.
@@ -288,10 +293,10 @@ public final class ComponentRunner {
       run.stats.componentFinished();
       return CompletableFuture.completedFuture(false);
     }
-    if (hit) {
+    if (deps != null) { // a hit
       run.visit(path);
       run.protect(path);
-      countMemoized(run, rec);
+      countMemoized(run, deps);
       return CompletableFuture.completedFuture(true);
     }
     return start(parent.memoChild(path, fingerprint, rec), c -> {
@@ -300,19 +305,22 @@ public final class ComponentRunner {
     });
   }
 
-  static boolean memoHit(Run run, ComponentRecord rec, byte[] fingerprint) {
+  /**
+   * Whether the memo recorded for {@code rec} is for this {@code fingerprint}; whether it still
+   * holds then depends on its containers ({@link MemoDependencies#stillValid}).
+   */
+  static boolean memoMatches(Run run, ComponentRecord rec, byte[] fingerprint) {
     return !run.fullReprocess
         && rec != null
         && rec.memoFingerprint() != null
-        && Arrays.equals(rec.memoFingerprint(), fingerprint)
-        && MemoDependencies.stillValidFor(rec.memoDependencies(), run);
+        && Arrays.equals(rec.memoFingerprint(), fingerprint);
   }
 
-  static void countMemoized(Run run, ComponentRecord rec) {
+  static void countMemoized(Run run, List<MemoDependencies.Dependency> deps) {
     run.stats.componentMounted();
     run.stats.componentMemoized();
     run.stats.componentFinished();
-    for (MemoDependencies.Dependency d : MemoDependencies.decode(rec.memoDependencies())) {
+    for (MemoDependencies.Dependency d : deps) {
       run.stats.unchanged(d.provider(), d.states());
     }
   }

@@ -69,16 +69,12 @@ public final class MemoDependencies {
   }
 
   /** Whether no container a memoized component declared on was invalidated since. */
-  public static boolean stillValidFor(byte[] encoded, Run run) {
-    return stillValid(decode(encoded), run);
-  }
-
-  static boolean stillValid(List<Dependency> deps, Run run) {
+  public static boolean stillValid(List<Dependency> deps, Run run) {
     for (Dependency d : deps) {
       if (d.container().length == 0) {
         continue;
       }
-      TargetPath container = TargetPath.decode(d.container());
+      TargetPath container = run.memoContainer(d.container());
       long gen;
       long epoch;
       Provider<?> resolved = run.providers.lookup(container);

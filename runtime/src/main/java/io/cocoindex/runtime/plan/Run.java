@@ -64,6 +64,8 @@ public final class Run {
   /** Components that read their own record before the scan (under {@code componentsLock}). */
   private final List<ByteKey> readBeforeScan = new ArrayList<>();
   private final Map<ContextKey<?>, Object> context;
+  /** See {@link #memoContainer}. */
+  private final Map<ByteKey, TargetPath> memoContainers = new ConcurrentHashMap<>();
 
   /**
    * The app tracked no state when the run started and no other process can write meanwhile: a
@@ -263,6 +265,15 @@ public final class Run {
       }
       return componentsAtStart;
     }
+  }
+
+  /**
+   * A container that memoized components declared on, decoded once per run: every memo hit checks
+   * its containers, and a run of a thousand memoized components on one table decoded the table's
+   * path a thousand times.
+   */
+  TargetPath memoContainer(byte[] encoded) {
+    return memoContainers.computeIfAbsent(ByteKey.of(encoded), k -> TargetPath.decode(encoded));
   }
 
   public void visit(TargetPath component) {
