@@ -211,7 +211,11 @@ public final class App implements AutoCloseable {
     }
   }
 
-  /** Releases the store (when no other app of the environment uses it) and the threads. */
+  /**
+   * Releases the store (when no other app of the environment uses it) and the threads. Close an
+   * app once its updates have returned: an update still running in another thread would find
+   * the store gone.
+   */
   @Override
   public synchronized void close() {
     if (closed) {
@@ -222,7 +226,7 @@ public final class App implements AutoCloseable {
     sinkExecutor.shutdown();
     // A quiescent pool runs nothing and, shut down, takes nothing more: the store can go while
     // its idle workers exit on their own (waiting for them took up to a millisecond). A pool
-    // still busy (a run going on in another thread) is waited for.
+    // still running tasks is waited for.
     if (!componentPool.isQuiescent()) {
       try {
         componentPool.awaitTermination(10, TimeUnit.SECONDS);

@@ -40,8 +40,9 @@ public final class ComponentRunner {
    * a pool worker that waits for a foreground component relies on the pool to start another
    * worker for the stages that component's commit queued on the waiting worker itself. In three
    * test runs that did not happen: the only worker sat in the wait with the stage in its own
-   * queue, and the run never ended. Here the root's own stages run on the calling thread while
-   * it waits ({@link CallerRuns}), and its children's go to the pool.
+   * queue, and the run never ended. Here the root's own stages, and those of the foreground
+   * targets it mounts, run on the calling thread while it waits ({@link CallerRuns}); those of
+   * its other children go to the pool.
    */
   public static boolean runRoot(Run run, Consumer<Ctx> main) {
     ComponentContext root = new ComponentContext(run, TargetPath.ROOT, null, null, false);

@@ -3,6 +3,7 @@ package io.cocoindex.runtime.plan;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Runs a component's stages on the thread that waits for the component, while it waits: the
@@ -13,7 +14,9 @@ import java.util.concurrent.Executor;
  * to the pool.
  *
  * <p>The stages run here as they would on a worker: they never wait for another stage of the
- * same component, only for the store and the sinks, which complete on their own threads.
+ * same component, only for the store and the sinks, which complete on their own threads. They
+ * are a {@link CompletableFuture}'s tasks, which report their own failures; the waiting thread's
+ * interrupt is kept for it, not seen by them.
  */
 public final class CallerRuns implements Executor {
   private final Thread owner = Thread.currentThread();
@@ -73,6 +76,7 @@ public final class CallerRuns implements Executor {
             break;
           }
         }
+        interrupted |= Thread.interrupted(); // the caller's, not the stage's
         next.run();
       }
     } finally {
@@ -84,7 +88,10 @@ public final class CallerRuns implements Executor {
     return f.join();
   }
 
-  /** From now on the pool takes every stage, and those still queued (a stage threw). */
+  /**
+   * From now on the pool takes every stage, and those still queued (a stage threw); a pool that
+   * no longer takes any (its app closed) leaves them to run here.
+   */
   private void release() {
     ArrayDeque<Runnable> left;
     synchronized (this) {
@@ -92,6 +99,12 @@ public final class CallerRuns implements Executor {
       left = new ArrayDeque<>(queue);
       queue.clear();
     }
-    left.forEach(pool::execute);
+    for (Runnable stage : left) {
+      try {
+        pool.execute(stage);
+      } catch (RejectedExecutionException e) {
+        stage.run();
+      }
+    }
   }
 }

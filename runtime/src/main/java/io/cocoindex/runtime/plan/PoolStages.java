@@ -8,10 +8,12 @@ import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.function.Function;
 
 /**
- * Chains a component's next stage onto the component pool without a needless hop. A stage
- * chained onto a future that is already complete, by one of the pool's own workers, runs at
- * once on that worker; any other stage is queued on the pool as before, so that work never runs
- * on the store's writer thread or a sink's thread, which complete the futures it waits for.
+ * Chains a component's next stage onto where its stages run (the component pool, or the thread
+ * that waits for the component: {@link CallerRuns}) without a needless hop. A stage chained onto
+ * a future that is already complete, by a thread that runs such stages (one of the pool's own
+ * workers, or the waiting thread), runs at once on it; any other stage is handed to the pool or
+ * the waiting thread, so that work never runs on the store's writer thread or a sink's thread,
+ * which complete the futures it waits for.
  *
  * <p>Each hop queues a task and often wakes a worker (a fraction of a millisecond on a busy
  * machine): a component that declared nothing new made three of them, and a run of a thousand

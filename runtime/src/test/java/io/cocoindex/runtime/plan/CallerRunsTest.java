@@ -127,6 +127,25 @@ class CallerRunsTest {
   }
 
   @Test
+  void aStageDoesNotSeeTheWaitingThreadsInterrupt() {
+    CallerRuns own = new CallerRuns(pool);
+    AtomicReference<Boolean> stageSawInterrupt = new AtomicReference<>();
+    CompletableFuture<String> stage = CompletableFuture.supplyAsync(() -> "x", writer)
+        .thenApplyAsync(x -> {
+          stageSawInterrupt.set(Thread.currentThread().isInterrupted());
+          return x;
+        }, own);
+    Thread.currentThread().interrupt();
+    try {
+      assertThat(own.join(stage)).isEqualTo("x");
+      assertThat(stageSawInterrupt.get()).isFalse();
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
+  @Test
   void onlyTheThreadThatMadeItWaitsWithIt() throws Exception {
     CallerRuns own = new CallerRuns(pool);
     CompletableFuture<Throwable> refused = CompletableFuture.supplyAsync(() -> {
