@@ -121,6 +121,7 @@ public final class App implements AutoCloseable {
    * deletion fails, the tracking of what is left survives and a later {@code dropState} finishes.
    */
   public UpdateStats dropState() {
+    checkOpen();
     long start = System.nanoTime();
     Run run;
     try (AutoCloseable lock = store.lockForUpdate(name)) {

@@ -11,11 +11,12 @@ import io.cocoindex.TargetStateProvider;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 /**
  * Closing an app: the store is released at once, so the next app on it opens and updates, and
- * the app's threads end on their own; a closed app refuses to run.
+ * the app's threads end on their own; a closed app refuses to update, preview, drop or report.
  */
 class AppCloseTest extends EngineTestBase {
   final Rows rows = new Rows();
@@ -52,8 +53,11 @@ class AppCloseTest extends EngineTestBase {
       Thread.sleep(10);
     }
     assertThat(componentThreads("closing")).as("the closed apps' component threads").isEmpty();
-    assertThatThrownBy(first::update).isInstanceOf(IllegalStateException.class)
-        .hasMessage("app 'closing' is closed");
+    for (ThrowingCallable closedUse : List.<ThrowingCallable>of(first::update, first::preview,
+        first::dropState, first::status)) {
+      assertThatThrownBy(closedUse).isInstanceOf(IllegalStateException.class)
+          .hasMessage("app 'closing' is closed");
+    }
   }
 
   private static List<String> componentThreads(String app) {
