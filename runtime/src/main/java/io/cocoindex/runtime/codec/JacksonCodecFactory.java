@@ -33,41 +33,62 @@ import java.lang.reflect.Type;
  */
 public final class JacksonCodecFactory implements CodecFactory {
 
-  private final ObjectMapper mapper;
+  /**
+   * Made when the first type needs it: building it loads several hundred Jackson classes (about a
+   * fifth of a second in a fresh JVM), and an app whose types all have generated codecs never
+   * does.
+   */
+  private volatile ObjectMapper mapper;
 
-  public JacksonCodecFactory() {
-    // Declared values may be large (a file's text): no cap below what a byte[] can hold.
-    this(SmileFactory.builder().streamReadConstraints(
-        com.fasterxml.jackson.core.StreamReadConstraints.builder()
-            .maxStringLength(Integer.MAX_VALUE).build()).build());
-  }
-
-  JacksonCodecFactory(com.fasterxml.jackson.core.JsonFactory factory) {
-    SimpleModule module = new SimpleModule("cocoindex");
-    module.addSerializer(Fingerprint.class, new FingerprintSerializer());
-    module.addDeserializer(Fingerprint.class, new FingerprintDeserializer());
-    module.addSerializer(StableKey.class, new StableKeySerializer());
-    module.addDeserializer(StableKey.class, new StableKeyDeserializer());
-    this.mapper =
-        JsonMapper.builder(factory)
-            .addModule(new Jdk8Module())
-            .addModule(module)
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-            .enable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
-            // State is the record's components (its fields), never bean-style helper methods
-            // such as isEmpty() or getUpper(), which would be written and then fail to read.
-            .visibility(PropertyAccessor.ALL, JsonAutoDetect.Visibility.NONE)
-            .visibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY)
-            .visibility(PropertyAccessor.CREATOR, JsonAutoDetect.Visibility.ANY)
-            .build();
-  }
+  public JacksonCodecFactory() {}
 
   @Override
   public Codec<?> create(Type type, CodecRegistry registry) {
-    JavaType javaType = mapper.getTypeFactory().constructType(type);
-    return new JacksonCodec<>(javaType, mapper.writerFor(javaType), mapper.readerFor(javaType));
+    ObjectMapper m = mapper();
+    JavaType javaType = m.getTypeFactory().constructType(type);
+    return new JacksonCodec<>(javaType, m.writerFor(javaType), m.readerFor(javaType));
+  }
+
+  private ObjectMapper mapper() {
+    ObjectMapper m = mapper;
+    if (m == null) {
+      synchronized (this) {
+        m = mapper;
+        if (m == null) {
+          m = Mappers.smile();
+          mapper = m;
+        }
+      }
+    }
+    return m;
+  }
+
+  /** Builds the mapper, apart from the factory so that making a factory loads no Jackson class. */
+  private static final class Mappers {
+    static ObjectMapper smile() {
+      // Declared values may be large (a file's text): no cap below what a byte[] can hold.
+      SmileFactory factory = SmileFactory.builder().streamReadConstraints(
+          com.fasterxml.jackson.core.StreamReadConstraints.builder()
+              .maxStringLength(Integer.MAX_VALUE).build()).build();
+      SimpleModule module = new SimpleModule("cocoindex");
+      module.addSerializer(Fingerprint.class, new FingerprintSerializer());
+      module.addDeserializer(Fingerprint.class, new FingerprintDeserializer());
+      module.addSerializer(StableKey.class, new StableKeySerializer());
+      module.addDeserializer(StableKey.class, new StableKeyDeserializer());
+      return JsonMapper.builder(factory)
+          .addModule(new Jdk8Module())
+          .addModule(module)
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+          .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+          .enable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
+          // State is the record's components (its fields), never bean-style helper methods
+          // such as isEmpty() or getUpper(), which would be written and then fail to read.
+          .visibility(PropertyAccessor.ALL, JsonAutoDetect.Visibility.NONE)
+          .visibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY)
+          .visibility(PropertyAccessor.CREATOR, JsonAutoDetect.Visibility.ANY)
+          .build();
+    }
   }
 
   private static final class JacksonCodec<T> implements Codec<T> {
