@@ -112,7 +112,7 @@ public final class App implements AutoCloseable {
       throw new UpdateFailedException("preview of app '" + name + "'", failures,
           run.stats.snapshot(Duration.ZERO));
     }
-    return new Preview(run.planned());
+    return run.preview();
   }
 
   /**

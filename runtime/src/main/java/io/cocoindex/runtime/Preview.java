@@ -4,16 +4,47 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What an update would do now: every planned action, container targets included. Nothing was
  * applied and nothing was persisted.
  *
- * @param actions the planned actions, grouped by provider in first-seen order
+ * <p>A container declared as it was still plans an Update on every run (its handler is
+ * re-ensured, and its children's handler comes from that action): such a refresh is among the
+ * {@link #actions()}, and left out of the {@link #changes()}.
  */
-public record Preview(List<PlannedAction> actions) {
-  public Preview {
-    actions = List.copyOf(actions);
+public final class Preview {
+  private final List<PlannedAction> actions;
+  private final List<PlannedAction> changes;
+
+  /** A preview whose every action changes something (none is a container's refresh). */
+  public Preview(List<PlannedAction> actions) {
+    this(actions, actions);
+  }
+
+  /**
+   * @param actions the planned actions, grouped by provider in first-seen order
+   * @param changes those of them that are more than a container's refresh, in the same order
+   */
+  public Preview(List<PlannedAction> actions, List<PlannedAction> changes) {
+    this.actions = List.copyOf(actions);
+    this.changes = List.copyOf(changes);
+  }
+
+  /** Every planned action, container refreshes included. */
+  public List<PlannedAction> actions() {
+    return actions;
+  }
+
+  /** The planned actions that change something (container refreshes left out). */
+  public List<PlannedAction> changes() {
+    return changes;
+  }
+
+  /** Whether any planned action is more than a container's refresh. */
+  public boolean hasChanges() {
+    return !changes.isEmpty();
   }
 
   /** The planned actions by provider name. */
@@ -25,13 +56,18 @@ public record Preview(List<PlannedAction> actions) {
     return out;
   }
 
-  /** Whether any planned action is more than a container's refresh. */
-  public boolean hasChanges() {
-    return actions.stream().anyMatch(a -> !a.refresh());
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Preview p && actions.equals(p.actions) && changes.equals(p.changes);
   }
 
-  /** The planned actions that change something (container refreshes left out). */
-  public List<PlannedAction> changes() {
-    return actions.stream().filter(a -> !a.refresh()).toList();
+  @Override
+  public int hashCode() {
+    return Objects.hash(actions, changes);
+  }
+
+  @Override
+  public String toString() {
+    return "Preview" + actions;
   }
 }

@@ -58,7 +58,8 @@ class ContainerTest extends EngineTestBase {
     declared.put("docs", Map.of("r1", "v1"));
     assertThat(app.update().of("tables")).isEqualTo(new UpdateStats.ProviderStats(1, 0, 0, 0));
     Preview preview = app.preview();
-    assertThat(preview.actions()).extracting(PlannedAction::refresh).containsExactly(true);
+    assertThat(preview.actions()).extracting(PlannedAction::provider).containsExactly("tables");
+    assertThat(preview.changes()).isEmpty();
     assertThat(preview.hasChanges()).isFalse();
     assertThat(app.update().of("tables")).isEqualTo(new UpdateStats.ProviderStats(0, 0, 0, 1));
     assertThat(tables.takeLog()).containsExactly("ensure docs", "ensure docs");

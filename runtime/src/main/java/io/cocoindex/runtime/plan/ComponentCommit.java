@@ -383,7 +383,8 @@ public final class ComponentCommit {
   private void plan() {
     for (Reconciliation r : results) {
       if (r.hasAction()) {
-        run.planned.add(new PlannedAction(r.provider.name(), r.key, r.action, r.isRefresh()));
+        run.planned.add(new Run.Planned(
+            new PlannedAction(r.provider.name(), r.key, r.action), r.isRefresh()));
       }
     }
   }

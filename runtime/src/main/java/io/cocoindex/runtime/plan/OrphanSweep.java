@@ -220,7 +220,8 @@ public final class OrphanSweep {
     }
     if (run.mode == RunMode.PREVIEW) {
       for (Deletion d : deletions) {
-        run.planned.add(new PlannedAction(d.r.provider.name(), d.r.key, d.r.action, false));
+        run.planned.add(new Run.Planned(
+            new PlannedAction(d.r.provider.name(), d.r.key, d.r.action), false));
       }
       return;
     }

@@ -4,6 +4,7 @@ import io.cocoindex.ContextKey;
 import io.cocoindex.StableKey;
 import io.cocoindex.runtime.ComponentFailure;
 import io.cocoindex.runtime.PlannedAction;
+import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.apply.SinkBatcher;
 import io.cocoindex.runtime.codec.CodecRegistry;
 import io.cocoindex.runtime.state.ByteKey;
@@ -92,7 +93,11 @@ public final class Run {
   final ConcurrentLinkedQueue<TargetPath> leasedElsewhere = new ConcurrentLinkedQueue<>();
   /** States a component owned but did not declare, checked by the sweep at the end. */
   final ConcurrentLinkedQueue<OrphanCandidate> orphanCandidates = new ConcurrentLinkedQueue<>();
-  final List<PlannedAction> planned = Collections.synchronizedList(new ArrayList<>());
+  /** A preview's planned actions, each with whether it is a container's refresh. */
+  final List<Planned> planned = Collections.synchronizedList(new ArrayList<>());
+
+  /** One planned action; {@code refresh}: a container re-ensured as it was. */
+  record Planned(PlannedAction action, boolean refresh) {}
   final List<ComponentFailure> failures = Collections.synchronizedList(new ArrayList<>());
 
   /** A state {@code owner} tracked and did not declare in this run. */
@@ -300,10 +305,19 @@ public final class Run {
     }
   }
 
-  public List<PlannedAction> planned() {
+  /** The preview of what this run (a preview's) planned. */
+  public Preview preview() {
+    List<PlannedAction> actions = new ArrayList<>();
+    List<PlannedAction> changes = new ArrayList<>();
     synchronized (planned) {
-      return List.copyOf(planned);
+      for (Planned p : planned) {
+        actions.add(p.action());
+        if (!p.refresh()) {
+          changes.add(p.action());
+        }
+      }
     }
+    return new Preview(actions, changes);
   }
 
   /**
