@@ -18,7 +18,7 @@ public final class TableHandler_ChildHandlerFactory implements ChildHandlerFacto
   }
 
   @Override
-  public ChildTargetDef<Row> childHandler(TableAction action) throws Exception {
+  public ChildTargetDef<Row> childHandler(TableAction action) {
     return ChildTargetDef.of(handler.rows(action));
   }
 }

@@ -9,5 +9,5 @@ package io.cocoindex;
  */
 @FunctionalInterface
 public interface ChildHandlerFactory<A> {
-  ChildTargetDef<?> childHandler(A action) throws Exception;
+  ChildTargetDef<?> childHandler(A action);
 }

@@ -425,6 +425,53 @@ class DiagnosticsTest {
   }
 
   @Test
+  void childHandlerDeclaringACheckedException() {
+    JavaFileObject f =
+        source(
+            "Dirs",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
+            "class Dirs implements TargetHandler<String, String, Long> {",
+            "  @ChildHandler",
+            "  Files files(Long dir) throws java.io.IOException { return new Files(); }",
+            reconcile("String", "String", "Long"),
+            "}",
+            "class Files implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-011] @ChildHandler test.Dirs.files() declares the checked exception"
+            + " java.io.IOException (a child handler is built without I/O; throw an unchecked"
+            + " one): it must be an instance method taking the container's action"
+            + " (java.lang.Long) and returning a TargetHandler of the children",
+        "@ChildHandler");
+  }
+
+  @Test
+  void childHandlerMayThrowUncheckedExceptions() {
+    JavaFileObject f =
+        source(
+            "DirHandler",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
+            "class DirHandler implements TargetHandler<String, String, Long> {",
+            "  @ChildHandler",
+            "  Files files(Long dir) throws IllegalStateException, AssertionError {",
+            "    return new Files();",
+            "  }",
+            reconcile("String", "String", "Long"),
+            "}",
+            "class Files implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertThat(compile(f)).succeeded();
+  }
+
+  @Test
   void childHandlerTakingAnotherType() {
     JavaFileObject f =
         source(

@@ -42,7 +42,6 @@ public final class ChildHandlerFactoryGenerator {
                 MethodSpec.methodBuilder("childHandler")
                     .addAnnotation(Override.class)
                     .addModifiers(Modifier.PUBLIC)
-                    .addException(Exception.class)
                     .returns(
                         ParameterizedTypeName.get(
                             ClassName.get(ChildTargetDef.class), model.childValue()))

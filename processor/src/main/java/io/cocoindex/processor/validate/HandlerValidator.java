@@ -230,6 +230,16 @@ public final class HandlerValidator {
       problem = "returns " + m.getReturnType() + ", which is not a TargetHandler";
     } else if (args.get().size() != 3 || !inspector.isConcrete(args.get().get(0))) {
       problem = "returns " + m.getReturnType() + ", whose value type V is not concrete";
+    } else {
+      // ChildHandlerFactory.childHandler throws nothing checked: building a child handler is
+      // synchronous and side-effect free, with no I/O to fail.
+      for (TypeMirror thrown : m.getThrownTypes()) {
+        if (inspector.isChecked(thrown)) {
+          problem = "declares the checked exception " + thrown
+              + " (a child handler is built without I/O; throw an unchecked one)";
+          break;
+        }
+      }
     }
     if (problem != null) {
       reporter.error(

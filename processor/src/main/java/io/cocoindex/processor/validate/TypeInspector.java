@@ -13,6 +13,7 @@ import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
+import javax.lang.model.type.TypeVariable;
 import javax.lang.model.type.WildcardType;
 import javax.lang.model.util.Types;
 
@@ -73,6 +74,23 @@ public final class TypeInspector {
       queue.addAll(types.directSupertypes(t));
     }
     return Optional.empty();
+  }
+
+  /** Whether {@code thrown} is a checked exception type: neither a RuntimeException nor an Error. */
+  public boolean isChecked(TypeMirror thrown) {
+    TypeMirror t = thrown;
+    if (t instanceof TypeVariable v) {
+      t = v.getUpperBound();
+    }
+    while (t instanceof DeclaredType d) {
+      String name = ((TypeElement) d.asElement()).getQualifiedName().toString();
+      if (name.equals("java.lang.RuntimeException") || name.equals("java.lang.Error")) {
+        return false;
+      }
+      List<? extends TypeMirror> supertypes = types.directSupertypes(t);
+      t = supertypes.isEmpty() ? null : supertypes.get(0); // a class's superclass comes first
+    }
+    return true;
   }
 
   /** A type with no type variables or wildcards anywhere: the engine can serialize by it. */
