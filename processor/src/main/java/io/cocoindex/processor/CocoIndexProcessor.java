@@ -21,6 +21,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,8 @@ public final class CocoIndexProcessor extends AbstractProcessor {
   private final Consumer<Element> beforeEachElement;
   private final Set<Subject> deferred = new LinkedHashSet<>();
   private final NameClaims claims = new NameClaims();
+  /** The compilation's top-level types, its sources' and ours, as the rounds bring them. */
+  private final Set<String> sourceTypes = new HashSet<>();
 
   private Elements elements;
   private Filer filer;
@@ -87,7 +90,7 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     TypeInspector inspector = new TypeInspector(env.getTypeUtils());
     records = new RecordValidator(inspector);
     attachments = new AttachmentValidator(elements, inspector);
-    handlers = new HandlerValidator(elements, inspector, attachments, claims);
+    handlers = new HandlerValidator(elements, inspector, attachments, claims, sourceTypes);
   }
 
   @Override
@@ -107,6 +110,11 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     Map<String, TypeElement> present = new HashMap<>();
     for (TypeElement a : annotations) {
       present.put(a.getQualifiedName().toString(), a);
+    }
+    for (Element e : round.getRootElements()) {
+      if (e instanceof TypeElement t) {
+        sourceTypes.add(t.getQualifiedName().toString());
+      }
     }
     Set<Subject> subjects = new LinkedHashSet<>(deferred);
     deferred.clear();

@@ -472,6 +472,32 @@ class DiagnosticsTest {
   }
 
   @Test
+  void generatedClassNamedLikeATypeOfTheCompilation() {
+    // name = "Dir" makes the API class test.Dirs: the handler's own name.
+    JavaFileObject f =
+        source(
+            "Dirs",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
+            "class Dirs implements TargetHandler<String, String, Long> {",
+            "  @ChildHandler",
+            "  Files files(Long dir) { return new Files(); }",
+            reconcile("String", "String", "Long"),
+            "}",
+            "class Files implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-018] the class test.Dirs that @ContainerTarget generates for test.Dirs is a type of"
+            + " this compilation already: set api = \"...\" (the API class) or name = \"...\" (the"
+            + " target class) to a free name, or rename that type",
+        "@ContainerTarget");
+  }
+
+  @Test
   void childHandlerTakingAnotherType() {
     JavaFileObject f =
         source(

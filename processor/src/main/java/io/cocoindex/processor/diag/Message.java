@@ -86,6 +86,12 @@ public enum Message {
       17,
       "the API class %s generated for %s is already generated for %s: set api = \"...\" on one"
           + " of them to a distinct class name"),
+  /** A generated API or target class whose name a type of the compilation already has. */
+  GENERATED_CLASS_EXISTS(
+      18,
+      "the class %s that %s generates for %s is a type of this compilation already: set api ="
+          + " \"...\" (the API class) or name = \"...\" (the target class) to a free name, or"
+          + " rename that type"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,

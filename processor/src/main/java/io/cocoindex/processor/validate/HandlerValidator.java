@@ -13,6 +13,7 @@ import io.cocoindex.processor.model.HandlerModel;
 import io.cocoindex.processor.model.TargetApiModel;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
@@ -30,13 +31,19 @@ public final class HandlerValidator {
   private final TypeInspector inspector;
   private final AttachmentValidator attachments;
   private final NameClaims claims;
+  private final Set<String> sourceTypes;
 
-  public HandlerValidator(
-      Elements elements, TypeInspector inspector, AttachmentValidator attachments, NameClaims claims) {
+  /**
+   * @param sourceTypes the qualified names of the compilation's own top-level types so far (the
+   *     processor adds each round's), which a generated class must not replace
+   */
+  public HandlerValidator(Elements elements, TypeInspector inspector,
+      AttachmentValidator attachments, NameClaims claims, Set<String> sourceTypes) {
     this.elements = elements;
     this.inspector = inspector;
     this.attachments = attachments;
     this.claims = claims;
+    this.sourceTypes = sourceTypes;
   }
 
   /** Whether a type the handler's shape depends on is not resolved yet (defer). */
@@ -174,6 +181,18 @@ public final class HandlerValidator {
             generated.canonicalName(),
             type.getQualifiedName(),
             other.get());
+        return Optional.empty();
+      }
+      // A type of this compilation by that name would be replaced (javac fails the file's
+      // creation); a class file of an earlier build's output is regenerated as usual.
+      if (sourceTypes.contains(generated.canonicalName())) {
+        reporter.error(
+            type,
+            target.mirror(),
+            Message.GENERATED_CLASS_EXISTS,
+            generated.canonicalName(),
+            "@" + target.mirror().getAnnotationType().asElement().getSimpleName(),
+            type.getQualifiedName());
         return Optional.empty();
       }
     }
