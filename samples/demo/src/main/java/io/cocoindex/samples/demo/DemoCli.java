@@ -336,7 +336,7 @@ public final class DemoCli {
     }
   }
 
-  @Command(name = "status", description = "Show what is tracked, per target.")
+  @Command(name = "status", aliases = "show", description = "Show what is tracked, per target.")
   static final class Status implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
 

@@ -123,6 +123,7 @@ class DemoEndToEndTest {
         .isEmpty();
     assertThat(home.resolve("summaries")).doesNotExist();
     assertThat(cli("status").out()).contains("Nothing is tracked");
+    assertThat(cli("show").out()).contains("Nothing is tracked"); // status's other name
   }
 
   @Test
