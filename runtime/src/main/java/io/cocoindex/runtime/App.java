@@ -11,6 +11,7 @@ import io.cocoindex.runtime.plan.RunSettlement;
 import io.cocoindex.runtime.plan.RunMode;
 import io.cocoindex.runtime.state.StateStore;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -18,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -50,7 +52,17 @@ public final class App implements AutoCloseable {
   private final StateStore store;
   private final ForkJoinPool componentPool;
   private final ExecutorService sinkExecutor;
+  /** Guards {@code closed} and {@code running}. */
+  private final Object lifecycle = new Object();
   private boolean closed;
+  /**
+   * The threads running an update, preview, drop or status read now (one entry per operation):
+   * {@link #close} waits for them, or leaves the release to the last of them when one of them
+   * closes the app itself.
+   */
+  private final List<Thread> running = new ArrayList<>();
+  /** Set by whichever of {@link #close} and the last operation's end releases the app. */
+  private final AtomicBoolean releasing = new AtomicBoolean();
   private volatile Run current;
 
   private App(String name, Environment env, Consumer<Ctx> main) {
@@ -121,7 +133,15 @@ public final class App implements AutoCloseable {
    * deletion fails, the tracking of what is left survives and a later {@code dropState} finishes.
    */
   public UpdateStats dropState() {
-    checkOpen();
+    begin();
+    try {
+      return dropOpen();
+    } finally {
+      end();
+    }
+  }
+
+  private UpdateStats dropOpen() {
     long start = System.nanoTime();
     Run run;
     try (AutoCloseable lock = store.lockForUpdate(name)) {
@@ -160,12 +180,24 @@ public final class App implements AutoCloseable {
    * Takes no lock: it can run while an update is in progress (and then sees its commits so far).
    */
   public StatusReport status() {
-    checkOpen();
-    return StateInspector.inspect(store, name);
+    begin();
+    try {
+      return StateInspector.inspect(store, name);
+    } finally {
+      end();
+    }
   }
 
   private Run execute(RunMode mode, boolean fullReprocess) {
-    checkOpen();
+    begin();
+    try {
+      return executeOpen(mode, fullReprocess);
+    } finally {
+      end();
+    }
+  }
+
+  private Run executeOpen(RunMode mode, boolean fullReprocess) {
     try (AutoCloseable lock = store.lockForUpdate(name)) {
       Run run = newRun(mode, fullReprocess);
       run.startNanos = System.nanoTime();
@@ -206,23 +238,63 @@ public final class App implements AutoCloseable {
     return stats;
   }
 
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("app '" + name + "' is closed");
+  /** Counts an operation on this thread in, unless the app is closed. */
+  private void begin() {
+    synchronized (lifecycle) {
+      if (closed) {
+        throw new IllegalStateException("app '" + name + "' is closed");
+      }
+      running.add(Thread.currentThread());
+    }
+  }
+
+  /** Counts it out; the last one out of a closed app releases what the app holds. */
+  private void end() {
+    boolean release;
+    synchronized (lifecycle) {
+      running.remove(Thread.currentThread());
+      release = closed && running.isEmpty();
+      lifecycle.notifyAll();
+    }
+    if (release && releasing.compareAndSet(false, true)) {
+      release();
     }
   }
 
   /**
-   * Releases the store (when no other app of the environment uses it) and the threads. Close an
-   * app once its updates have returned: an update still running in another thread would find
-   * the store gone.
+   * Releases the store (when no other app of the environment uses it) and the threads. An update,
+   * preview, drop or status read that another thread is running finishes first: this waits for
+   * it (a shutdown hook may close an app while it updates), and no new one starts. Closed from
+   * inside one of them (from {@code main}), the app is released when that one ends.
    */
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
+  public void close() {
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (running.contains(Thread.currentThread())) {
+        return; // this thread's operation releases the app as it ends
+      }
+      boolean interrupted = false;
+      while (!running.isEmpty()) {
+        try {
+          lifecycle.wait();
+        } catch (InterruptedException e) {
+          interrupted = true; // the operations are waited for all the same
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
-    closed = true;
+    if (releasing.compareAndSet(false, true)) {
+      release();
+    }
+  }
+
+  private void release() {
     componentPool.shutdown();
     sinkExecutor.shutdown();
     // A quiescent pool runs nothing and, shut down, takes nothing more: the store can go while

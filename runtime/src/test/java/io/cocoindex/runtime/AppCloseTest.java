@@ -9,7 +9,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -17,6 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Closing an app: the store is released at once, so the next app on it opens and updates, and
  * the app's threads end on their own; a closed app refuses to update, preview, drop or report.
+ * An update another thread runs finishes first; one that closes its own app releases it as it
+ * ends.
  */
 class AppCloseTest extends EngineTestBase {
   final Rows rows = new Rows();
@@ -57,6 +62,60 @@ class AppCloseTest extends EngineTestBase {
         first::dropState, first::status)) {
       assertThatThrownBy(closedUse).isInstanceOf(IllegalStateException.class)
           .hasMessage("app 'closing' is closed");
+    }
+  }
+
+  @Test
+  void closingWaitsForAnUpdateThatAnotherThreadRuns() throws Exception {
+    CountDownLatch inBody = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    Consumer<Ctx> blocking = ctx -> {
+      main("v1").accept(ctx);
+      ctx.mount("slow", c -> {
+        inBody.countDown();
+        await(proceed);
+      });
+    };
+    App app = App.create("busy", environment(), blocking);
+    CompletableFuture<UpdateStats> update = CompletableFuture.supplyAsync(app::update);
+    assertThat(inBody.await(10, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<Void> close = CompletableFuture.runAsync(app::close);
+    Thread.sleep(100);
+    assertThat(close).as("close waits for the update").isNotDone();
+    assertThatThrownBy(app::status).isInstanceOf(IllegalStateException.class)
+        .hasMessage("app 'busy' is closed");
+
+    proceed.countDown();
+    close.get(10, TimeUnit.SECONDS);
+    assertThat(update.get(10, TimeUnit.SECONDS).of("tables/docs").created()).isEqualTo(50);
+    try (App next = App.create("busy", environment(), main("v1"))) {
+      assertThat(next.update().of("tables/docs").unchanged()).isEqualTo(50);
+    }
+  }
+
+  @Test
+  void closedFromItsOwnMainTheAppIsReleasedWhenTheUpdateEnds() {
+    AtomicReference<App> self = new AtomicReference<>();
+    App app = App.create("self", environment(), ctx -> {
+      main("v1").accept(ctx);
+      self.get().close();
+    });
+    self.set(app);
+
+    assertThat(app.update().of("tables/docs").created()).isEqualTo(50);
+    assertThatThrownBy(app::update).isInstanceOf(IllegalStateException.class)
+        .hasMessage("app 'self' is closed");
+    try (App next = App.create("self", environment(), main("v1"))) {
+      assertThat(next.update().of("tables/docs").unchanged()).isEqualTo(50);
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
