@@ -19,7 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -52,7 +51,7 @@ public final class App implements AutoCloseable {
   private final StateStore store;
   private final ForkJoinPool componentPool;
   private final ExecutorService sinkExecutor;
-  /** Guards {@code closed} and {@code running}. */
+  /** Guards {@code closed}, {@code running} and the release's flags. */
   private final Object lifecycle = new Object();
   private boolean closed;
   /**
@@ -61,8 +60,11 @@ public final class App implements AutoCloseable {
    * closes the app itself.
    */
   private final List<Thread> running = new ArrayList<>();
-  /** Set by whichever of {@link #close} and the last operation's end releases the app. */
-  private final AtomicBoolean releasing = new AtomicBoolean();
+  /** Closed from inside an operation: the last one to end releases the app. */
+  private boolean releaseOnLastEnd;
+  /** A thread has taken the release on itself; {@code released} once it is done. */
+  private boolean releasing;
+  private boolean released;
   private volatile Run current;
 
   private App(String name, Environment env, Consumer<Ctx> main) {
@@ -248,15 +250,18 @@ public final class App implements AutoCloseable {
     }
   }
 
-  /** Counts it out; the last one out of a closed app releases what the app holds. */
+  /** Counts it out; the last one out of an app closed from inside releases what it holds. */
   private void end() {
     boolean release;
     synchronized (lifecycle) {
       running.remove(Thread.currentThread());
-      release = closed && running.isEmpty();
+      release = releaseOnLastEnd && running.isEmpty() && !releasing;
+      if (release) {
+        releasing = true;
+      }
       lifecycle.notifyAll();
     }
-    if (release && releasing.compareAndSet(false, true)) {
+    if (release) {
       release();
     }
   }
@@ -265,36 +270,51 @@ public final class App implements AutoCloseable {
    * Releases the store (when no other app of the environment uses it) and the threads. An update,
    * preview, drop or status read that another thread is running finishes first: this waits for
    * it (a shutdown hook may close an app while it updates), and no new one starts. Closed from
-   * inside one of them (from {@code main}), the app is released when that one ends.
+   * inside one of them (from {@code main}), the app is released when that one ends. Once this
+   * returns on any other thread, the app holds nothing.
    */
   @Override
   public void close() {
+    Thread me = Thread.currentThread();
     synchronized (lifecycle) {
-      if (closed) {
+      closed = true;
+      if (running.contains(me)) {
+        // From inside this thread's own update: waiting would never end.
+        releaseOnLastEnd = true;
         return;
       }
-      closed = true;
-      if (running.contains(Thread.currentThread())) {
-        return; // this thread's operation releases the app as it ends
-      }
       boolean interrupted = false;
-      while (!running.isEmpty()) {
+      // Wait for the operations, then for whoever releases, unless that falls to this thread.
+      while (!running.isEmpty() || (releasing && !released)) {
         try {
           lifecycle.wait();
         } catch (InterruptedException e) {
-          interrupted = true; // the operations are waited for all the same
+          interrupted = true; // waited for all the same
         }
       }
       if (interrupted) {
-        Thread.currentThread().interrupt();
+        me.interrupt();
       }
+      if (releasing) {
+        return; // released
+      }
+      releasing = true;
     }
-    if (releasing.compareAndSet(false, true)) {
-      release();
-    }
+    release();
   }
 
   private void release() {
+    try {
+      releaseThreadsAndStore();
+    } finally {
+      synchronized (lifecycle) {
+        released = true;
+        lifecycle.notifyAll();
+      }
+    }
+  }
+
+  private void releaseThreadsAndStore() {
     componentPool.shutdown();
     sinkExecutor.shutdown();
     // A quiescent pool runs nothing and, shut down, takes nothing more: the store can go while
