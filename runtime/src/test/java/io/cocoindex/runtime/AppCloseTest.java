@@ -11,6 +11,8 @@ import io.cocoindex.TargetStateProvider;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -77,21 +79,26 @@ class AppCloseTest extends EngineTestBase {
       });
     };
     App app = App.create("busy", environment(), blocking);
-    CompletableFuture<UpdateStats> update = CompletableFuture.supplyAsync(app::update);
+    ExecutorService threads = Executors.newCachedThreadPool(); // a thread each, whatever the cores
+    CompletableFuture<UpdateStats> update = CompletableFuture.supplyAsync(app::update, threads);
     assertThat(inBody.await(10, TimeUnit.SECONDS)).isTrue();
 
-    CompletableFuture<Void> close = CompletableFuture.runAsync(app::close);
+    CompletableFuture<Void> close = CompletableFuture.runAsync(app::close, threads);
+    CompletableFuture<Void> closeAgain = CompletableFuture.runAsync(app::close, threads);
     Thread.sleep(100);
     assertThat(close).as("close waits for the update").isNotDone();
+    assertThat(closeAgain).as("so does a second close").isNotDone();
     assertThatThrownBy(app::status).isInstanceOf(IllegalStateException.class)
         .hasMessage("app 'busy' is closed");
 
     proceed.countDown();
     close.get(10, TimeUnit.SECONDS);
+    closeAgain.get(10, TimeUnit.SECONDS);
     assertThat(update.get(10, TimeUnit.SECONDS).of("tables/docs").created()).isEqualTo(50);
     try (App next = App.create("busy", environment(), main("v1"))) {
       assertThat(next.update().of("tables/docs").unchanged()).isEqualTo(50);
     }
+    threads.shutdown();
   }
 
   @Test
