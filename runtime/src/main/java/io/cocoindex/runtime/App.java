@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -78,7 +79,7 @@ public final class App implements AutoCloseable {
       t.setDaemon(true);
       return t;
     }, null, false);
-    this.sinkExecutor = Executors.newCachedThreadPool(daemonThreads("cocoindex-" + name + "-sink"));
+    this.sinkExecutor = Executors.newCachedThreadPool(sinkThreads("cocoindex-" + name + "-sink"));
   }
 
   /**
@@ -270,16 +271,16 @@ public final class App implements AutoCloseable {
    * Releases the store (when no other app of the environment uses it) and the threads. An update,
    * preview, drop or status read that another thread is running finishes first: this waits for
    * it (a shutdown hook may close an app while it updates), and no new one starts. Closed from
-   * inside one of them (from {@code main}), the app is released when that one ends. Once this
-   * returns on any other thread, the app holds nothing.
+   * inside one of them (from {@code main}, a component or a sink), the app is released when the
+   * last of them ends. Once this returns on any other thread, the app holds nothing.
    */
   @Override
   public void close() {
     Thread me = Thread.currentThread();
     synchronized (lifecycle) {
       closed = true;
-      if (running.contains(me)) {
-        // From inside this thread's own update: waiting would never end.
+      if (running.contains(me) || (!running.isEmpty() && onOwnThread())) {
+        // From inside a run (its main, a component, a sink): waiting would never end.
         releaseOnLastEnd = true;
         return;
       }
@@ -330,12 +331,28 @@ public final class App implements AutoCloseable {
     env.releaseStore();
   }
 
-  private static ThreadFactory daemonThreads(String prefix) {
+  /** Daemon threads that know they are this app's (see {@link #onOwnThread}). */
+  private ThreadFactory sinkThreads(String prefix) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
-      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      Thread t = new Thread(() -> {
+        OWNER.set(this);
+        r.run();
+      }, prefix + "-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     };
+  }
+
+  /** The app whose sink thread this is. */
+  private static final ThreadLocal<App> OWNER = new ThreadLocal<>();
+
+  /**
+   * Whether this thread works for this app's runs (a component or a sink thread): closing the app
+   * there cannot wait for the run it works for.
+   */
+  private boolean onOwnThread() {
+    return Thread.currentThread() instanceof ForkJoinWorkerThread w && w.getPool() == componentPool
+        || OWNER.get() == this;
   }
 }

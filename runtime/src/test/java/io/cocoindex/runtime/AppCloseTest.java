@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Closing an app: the store is released at once, so the next app on it opens and updates, and
@@ -101,12 +103,17 @@ class AppCloseTest extends EngineTestBase {
     threads.shutdown();
   }
 
-  @Test
-  void closedFromItsOwnMainTheAppIsReleasedWhenTheUpdateEnds() {
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void closedFromItsOwnRunTheAppIsReleasedWhenTheUpdateEnds(boolean fromAComponent) {
     AtomicReference<App> self = new AtomicReference<>();
     App app = App.create("self", environment(), ctx -> {
       main("v1").accept(ctx);
-      self.get().close();
+      if (fromAComponent) {
+        ctx.mount("closer", c -> self.get().close()); // on a component thread
+      } else {
+        self.get().close(); // in main, on the thread that called update
+      }
     });
     self.set(app);
 
