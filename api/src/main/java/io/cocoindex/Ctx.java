@@ -10,6 +10,9 @@ import java.util.function.Function;
  *
  * <p>A processing component is the unit of commit: its declared target states are reconciled,
  * applied and remembered together when its body (and its mounted children) finish.
+ *
+ * <p>{@link #get}, {@link #mount} and {@link #useMount} are the contract; the memo methods and
+ * {@link #path} have defaults that refuse, so that a context written for a test needs no more.
  */
 public interface Ctx {
 
@@ -46,15 +49,26 @@ public interface Ctx {
    * not change it after mounting. An input that cannot be fingerprinted fails this child alone,
    * reported among the run's failures like a failing body, and its tracking is kept.
    */
-  void mountMemo(Object subpath, Object input, Consumer<Ctx> component);
+  default void mountMemo(Object subpath, Object input, Consumer<Ctx> component) {
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not memoize: use a context of the cocoindex runtime");
+  }
 
   /**
    * A memoized function inside this component: returns the cached result of an earlier run for
    * the same {@code function} name and fingerprint of {@code input}, or computes, caches and
    * returns it. Invalidated by a full reprocess.
    */
-  <I, T> T memo(String function, I input, Class<T> resultType, Function<I, T> compute);
+  default <I, T> T memo(String function, I input, Class<T> resultType, Function<I, T> compute) {
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not memoize: use a context of the cocoindex runtime");
+  }
 
-  /** The path of this component from the app's root component (empty for the root). */
-  List<StableKey> path();
+  /**
+   * The path of this component from the app's root component (empty for the root). The
+   * runtime's contexts know it; this default, for contexts made elsewhere (a test's), knows none.
+   */
+  default List<StableKey> path() {
+    throw new UnsupportedOperationException(getClass().getName() + " has no component path");
+  }
 }

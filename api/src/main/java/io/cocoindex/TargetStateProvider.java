@@ -19,6 +19,11 @@ public interface TargetStateProvider<V> {
    */
   <W> TargetStateProvider<W> attachment(Ctx ctx, String type);
 
-  /** A readable name of this provider, used in errors, previews and statistics. */
-  String name();
+  /**
+   * A readable name of this provider, used in errors, previews and statistics; the runtime's
+   * providers give their registered name.
+   */
+  default String name() {
+    return toString();
+  }
 }
