@@ -73,16 +73,15 @@ final class EngineBench {
           .mountTable(ctx, TableSchema.of("t", BenchRow.class, "id"));
       for (int c = 0; c < data.live(); c++) {
         int component = c;
+        Consumer<Ctx> readAndDeclare =
+            cc -> data.rows(component).forEach(r -> table.declareRow(cc, r));
         switch (mounting) {
-          case EVERY_RUN -> ctx.mount(component,
-              cc -> data.rows(component).forEach(r -> table.declareRow(cc, r)));
+          case EVERY_RUN -> ctx.mount(component, readAndDeclare);
           case MEMO_ON_ROWS -> {
             List<BenchRow> rows = data.rows(component);
             ctx.mountMemo(component, rows, cc -> rows.forEach(r -> table.declareRow(cc, r)));
           }
-          case MEMO_ON_REVISION -> ctx.mountMemo(component, data.part(component),
-              cc -> data.rows(component).forEach(r -> table.declareRow(cc, r)));
-          default -> throw new AssertionError(mounting);
+          case MEMO_ON_REVISION -> ctx.mountMemo(component, data.part(component), readAndDeclare);
         }
       }
     };

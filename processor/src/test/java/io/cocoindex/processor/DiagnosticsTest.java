@@ -7,6 +7,8 @@ import static io.cocoindex.processor.Fixtures.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.testing.compile.Compilation;
+import java.util.ArrayList;
+import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -21,6 +23,27 @@ class DiagnosticsTest {
       "import io.cocoindex.*; import io.cocoindex.annotation.*; import java.util.*;";
 
   /** A handler body returning nothing: the tests are about the class shape only. */
+  /**
+   * A {@code @ContainerTarget} handler class {@code handler} of Long actions and String children,
+   * whose {@code @ChildHandler} method is {@code childHandler}, with the children's handler.
+   */
+  private static JavaFileObject dirsContainer(String handler, String... childHandler) {
+    List<String> lines = new ArrayList<>(List.of(
+        "package test;",
+        HANDLER_IMPORTS,
+        "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
+        "class " + handler + " implements TargetHandler<String, String, Long> {",
+        "  @ChildHandler"));
+    lines.addAll(List.of(childHandler));
+    lines.addAll(List.of(
+        reconcile("String", "String", "Long"),
+        "}",
+        "class Files implements TargetHandler<String, String, String> {",
+        reconcile("String", "String", "String"),
+        "}"));
+    return source(handler, lines.toArray(String[]::new));
+  }
+
   private static String reconcile(String v, String r, String a) {
     return "  public TargetReconcileOutput<" + a + ", " + r + "> reconcile(StableKey key, " + v
         + " desired, List<" + r + "> prev, boolean mbm) { return null; }";
@@ -427,19 +450,7 @@ class DiagnosticsTest {
   @Test
   void childHandlerDeclaringACheckedException() {
     JavaFileObject f =
-        source(
-            "Dirs",
-            "package test;",
-            HANDLER_IMPORTS,
-            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
-            "class Dirs implements TargetHandler<String, String, Long> {",
-            "  @ChildHandler",
-            "  Files files(Long dir) throws java.io.IOException { return new Files(); }",
-            reconcile("String", "String", "Long"),
-            "}",
-            "class Files implements TargetHandler<String, String, String> {",
-            reconcile("String", "String", "String"),
-            "}");
+        dirsContainer("Dirs", "  Files files(Long dir) throws java.io.IOException { return new Files(); }");
     assertSingleError(
         compile(f),
         f,
@@ -452,42 +463,17 @@ class DiagnosticsTest {
 
   @Test
   void childHandlerMayThrowUncheckedExceptions() {
-    JavaFileObject f =
-        source(
-            "DirHandler",
-            "package test;",
-            HANDLER_IMPORTS,
-            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
-            "class DirHandler implements TargetHandler<String, String, Long> {",
-            "  @ChildHandler",
-            "  Files files(Long dir) throws IllegalStateException, AssertionError {",
-            "    return new Files();",
-            "  }",
-            reconcile("String", "String", "Long"),
-            "}",
-            "class Files implements TargetHandler<String, String, String> {",
-            reconcile("String", "String", "String"),
-            "}");
+    JavaFileObject f = dirsContainer("DirHandler",
+        "  Files files(Long dir) throws IllegalStateException, AssertionError {",
+        "    return new Files();",
+        "  }");
     assertThat(compile(f)).succeeded();
   }
 
   @Test
   void generatedClassNamedLikeATypeOfTheCompilation() {
     // name = "Dir" makes the API class test.Dirs: the handler's own name.
-    JavaFileObject f =
-        source(
-            "Dirs",
-            "package test;",
-            HANDLER_IMPORTS,
-            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
-            "class Dirs implements TargetHandler<String, String, Long> {",
-            "  @ChildHandler",
-            "  Files files(Long dir) { return new Files(); }",
-            reconcile("String", "String", "Long"),
-            "}",
-            "class Files implements TargetHandler<String, String, String> {",
-            reconcile("String", "String", "String"),
-            "}");
+    JavaFileObject f = dirsContainer("Dirs", "  Files files(Long dir) { return new Files(); }");
     assertSingleError(
         compile(f),
         f,
@@ -499,20 +485,7 @@ class DiagnosticsTest {
 
   @Test
   void childHandlerTakingAnotherType() {
-    JavaFileObject f =
-        source(
-            "Dirs",
-            "package test;",
-            HANDLER_IMPORTS,
-            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\", childValue = String.class)",
-            "class Dirs implements TargetHandler<String, String, Long> {",
-            "  @ChildHandler",
-            "  Files files(String dir) { return new Files(); }",
-            reconcile("String", "String", "Long"),
-            "}",
-            "class Files implements TargetHandler<String, String, String> {",
-            reconcile("String", "String", "String"),
-            "}");
+    JavaFileObject f = dirsContainer("Dirs", "  Files files(String dir) { return new Files(); }");
     assertSingleError(
         compile(f),
         f,

@@ -95,10 +95,10 @@ public final class Run {
   final ConcurrentLinkedQueue<OrphanCandidate> orphanCandidates = new ConcurrentLinkedQueue<>();
   /** A preview's planned actions, each with whether it is a container's refresh. */
   final List<Planned> planned = Collections.synchronizedList(new ArrayList<>());
+  final List<ComponentFailure> failures = Collections.synchronizedList(new ArrayList<>());
 
   /** One planned action; {@code refresh}: a container re-ensured as it was. */
   record Planned(PlannedAction action, boolean refresh) {}
-  final List<ComponentFailure> failures = Collections.synchronizedList(new ArrayList<>());
 
   /** A state {@code owner} tracked and did not declare in this run. */
   record OrphanCandidate(TargetPath path, TargetPath owner) {}
