@@ -34,9 +34,10 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * <p>Each round runs, per build, a cold update of a fresh site, a warm rerun of a site kept
- * across rounds (not memoized), a warm rerun of one memoized on its rows and, when both builds
- * have it, of one memoized on the source's revisions, and a rerun of another such site after 1%
- * of its rows changed (a data set of its own). The first two rounds are warm-up. Prints min and median per state, and after/before of the medians.
+ * across rounds (not memoized), a warm rerun of one memoized on its rows, a rerun of another
+ * such site after 1% of its rows changed, one in each component (so every memo misses), and, when
+ * both builds have it, a warm rerun of one memoized on the source's revisions and a rerun of
+ * another after 1% of its rows changed in 1% of the components (each a data set of its own). The first two rounds are warm-up. Prints min and median per state, and after/before of the medians.
  *
  * <p>The build loaded second can run faster or slower than the first by itself, by a fifth or
  * more on some runs here (the two share the JDK's compiled code and its type profiles). {@code
@@ -47,7 +48,7 @@ import java.util.regex.Pattern;
  */
 public final class Compare {
   private static final List<String> RUNS =
-      List.of("cold", "warm", "memo warm", "revision memo", "revision 1%");
+      List.of("cold", "warm", "memo warm", "scattered 1%", "revision memo", "revision 1%");
   /** Starts each line of unrounded figures (min and median, before then after), per run. */
   private static final String EXACT = "# exact ";
 
@@ -66,6 +67,9 @@ public final class Compare {
     /** The data set of the 1%-changed reruns, and what changes it. */
     final Object changing;
     final Method change;
+    /** The data set of the reruns with 1% of rows changed one per component, and its change. */
+    final Object scattering;
+    final Method scatter;
 
     Build(String name, List<Path> classpath, int rows)
         throws ReflectiveOperationException, IOException {
@@ -84,6 +88,9 @@ public final class Compare {
       this.changing = make.newInstance(rows, 100);
       this.change = dataset.getDeclaredMethod("changeConcentrated");
       change.setAccessible(true);
+      this.scattering = make.newInstance(rows, 100);
+      this.scatter = dataset.getDeclaredMethod("changeScattered");
+      scatter.setAccessible(true);
       Class<?> bench = loader.loadClass(EngineBench.class.getName());
       Class<?> site = loader.loadClass(EngineBench.Site.class.getName());
       this.update = bench.getDeclaredMethod("update", site, dataset, boolean.class);
@@ -122,6 +129,19 @@ public final class Compare {
 
     long updateByRevision(Object site) throws ReflectiveOperationException {
       return updateByRevision(site, data);
+    }
+
+    /**
+     * Changes 1% of the rows of its own data set, one in each component, then reruns {@code
+     * site} memoized on rows: every memo misses.
+     */
+    long updateAfterScatter(Object site) throws ReflectiveOperationException {
+      scatter.invoke(scattering);
+      try {
+        return (long) nanos.invoke(update.invoke(null, site, scattering, true));
+      } catch (InvocationTargetException e) {
+        throw new IllegalStateException(name + ": the run failed: " + e.getCause(), e.getCause());
+      }
     }
 
     /** Changes 1% of the rows of its own data set, then reruns {@code site} on it. */
@@ -182,16 +202,19 @@ public final class Compare {
     }
     Build[] builds = {new Build("before", before, rows), new Build("after", after, rows)};
     boolean revisions = builds[0].updateMounted != null && builds[1].updateMounted != null;
-    List<String> runs = revisions ? RUNS : RUNS.subList(0, 3);
+    List<String> runs = revisions ? RUNS : RUNS.subList(0, 4);
     Object[] warmSites = new Object[2];
     Object[] memoSites = new Object[2];
     Object[] revisionSites = new Object[2];
     Object[] changeSites = new Object[2];
+    Object[] scatterSites = new Object[2];
     for (int b = 0; b < 2; b++) {
       warmSites[b] = builds[b].site(tmp, "warm");
       memoSites[b] = builds[b].site(tmp, "memo");
+      scatterSites[b] = builds[b].site(tmp, "scatter");
       builds[b].update(warmSites[b], false);
       builds[b].update(memoSites[b], true);
+      builds[b].updateAfterScatter(scatterSites[b]);
       if (revisions) {
         revisionSites[b] = builds[b].site(tmp, "revision");
         builds[b].updateByRevision(revisionSites[b]);
@@ -209,6 +232,7 @@ public final class Compare {
             build.update(build.site(tmp, "cold" + round), false),
             build.update(warmSites[b], false),
             build.update(memoSites[b], true),
+            build.updateAfterScatter(scatterSites[b]),
             revisions ? build.updateByRevision(revisionSites[b]) : 0,
             revisions ? build.updateAfterChange(changeSites[b]) : 0};
         if (round >= 2) {
@@ -280,7 +304,8 @@ public final class Compare {
     }
     Map<String, double[]> table = new LinkedHashMap<>();
     Pattern row = Pattern.compile(Pattern.quote(EXACT)
-        + "(cold|warm|memo warm|revision memo|revision 1%) (\\S+) (\\S+) (\\S+) (\\S+)$");
+        + "(cold|warm|memo warm|scattered 1%|revision memo|revision 1%) (\\S+) (\\S+) (\\S+)"
+        + " (\\S+)$");
     int exit = ChildJvm.run(flags, Compare.class, List.of(joined(first), joined(second),
         "--rows", String.valueOf(rows), "--rounds", String.valueOf(rounds)), line -> {
           Matcher m = row.matcher(line);
@@ -292,7 +317,7 @@ public final class Compare {
             out.println("[" + label + "] " + line);
           }
         });
-    if (exit != 0 || table.size() < 3) {
+    if (exit != 0 || table.size() < 4) {
       throw new IllegalStateException("the comparison with the " + label.replace(" first", "")
           + " build loaded first failed (exit " + exit + "); its output is above");
     }

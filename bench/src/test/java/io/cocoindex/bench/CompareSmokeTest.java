@@ -27,13 +27,14 @@ class CompareSmokeTest {
     String printed = bytes.toString(StandardCharsets.UTF_8);
     System.out.println(printed);
     assertThat(printed).contains("N=1,000, 1 measured rounds");
-    for (String run : List.of("cold", "warm", "memo warm", "revision memo", "revision 1%")) {
+    for (String run : List.of("cold", "warm", "memo warm", "scattered 1%", "revision memo",
+        "revision 1%")) {
       assertThat(printed).containsPattern("(?m)^" + run + " +\\d+\\.\\d\\d / \\d+\\.\\d\\d +"
           + "\\d+\\.\\d\\d / \\d+\\.\\d\\d +\\d+\\.\\d\\dx$");
     }
-    // Only the warm and memoized sites are kept between rounds (memo and revision sites).
-    assertThat(dir.toFile().list()).allMatch(n -> n.contains("warm") || n.contains("memo") || n.contains("revision")
-        || n.contains("change"));
+    // Only the sites rerun each round are kept between rounds (no cold site is left behind).
+    assertThat(dir.toFile().list()).allMatch(n -> n.contains("warm") || n.contains("memo")
+        || n.contains("scatter") || n.contains("revision") || n.contains("change"));
   }
 
   @Test
@@ -51,7 +52,8 @@ class CompareSmokeTest {
       assertThat(printed).contains(label + "N=1,000, 1 measured rounds");
     }
     assertThat(printed).contains("Both orders, a fresh JVM each");
-    for (String run : List.of("cold", "warm", "memo warm", "revision memo", "revision 1%")) {
+    for (String run : List.of("cold", "warm", "memo warm", "scattered 1%", "revision memo",
+        "revision 1%")) {
       assertThat(printed).containsPattern(
           "(?m)^" + run + " +\\d+\\.\\d\\dx +\\d+\\.\\d\\dx +\\d+\\.\\d\\dx$");
     }
