@@ -163,6 +163,32 @@ class ComponentTest extends EngineTestBase {
   }
 
   @Test
+  void smallComponentsThatChangeGoManyToASinkCallAndARerunThatChangesNothingCallsNone() {
+    // At most 64 components are in flight at first. Once components that changed something
+    // have committed, a store that is its app's only writer admits as many as hold about 32k
+    // declared states, up to 256: here, one state each. A shared store keeps 64, so that other
+    // workers find the rest free. A component's one action joins the sink call after the one
+    // in progress, so the largest call shows how many were in flight.
+    rows.sinkDelayMillis = 100;
+    App app = componentsApp();
+    for (int i = 0; i < 400; i++) {
+      components.put(String.format("c%03d", i), Map.of(String.format("k%03d", i), "v"));
+    }
+    app.update();
+    assertThat(rows.takeLog()).hasSize(400);
+    if (ON_POSTGRES) {
+      assertThat(rows.largestBatch.get()).isBetween(2, 64);
+    } else {
+      assertThat(rows.largestBatch.get()).isBetween(65, 256);
+    }
+
+    int calls = rows.sinkCalls.get();
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(rows.sinkCalls.get()).isEqualTo(calls);
+  }
+
+  @Test
   void failingComponentInAMergedBatchFailsAloneAndIsRetriedAlone() {
     rows.sinkDelayMillis = 5;
     App app = componentsApp();

@@ -30,6 +30,8 @@ final class Rows {
   final List<String> log = Collections.synchronizedList(new ArrayList<>());
   final List<Call> calls = Collections.synchronizedList(new ArrayList<>());
   final AtomicInteger sinkCalls = new AtomicInteger();
+  /** The most actions one sink call received. */
+  final AtomicInteger largestBatch = new AtomicInteger();
   volatile Predicate<RowAction> failWhen = a -> false;
   volatile long sinkDelayMillis;
   final TargetActionSink<RowAction> sink = TargetActionSink.of(this::apply);
@@ -37,6 +39,7 @@ final class Rows {
 
   private void apply(List<TargetAction<RowAction>> actions) throws Exception {
     sinkCalls.incrementAndGet();
+    largestBatch.accumulateAndGet(actions.size(), Math::max);
     if (sinkDelayMillis > 0) {
       Thread.sleep(sinkDelayMillis);
     }

@@ -508,6 +508,12 @@ public final class ComponentCommit {
     if (unchanged > 0) {
       run.stats.unchanged(unchangedOf, unchanged);
     }
+    if (changedAny(applied)) {
+      // Components that change something size the gate: more of them in flight make larger
+      // batches for the sink and the store. A rerun that changes nothing has nothing to batch
+      // (a container's refresh aside), and keeps the fewest in flight.
+      run.leaseGate.declared(in.declared.size());
+    }
     StateWrite component = componentRecord();
     if (component != null) {
       writes.add(component);
@@ -525,6 +531,15 @@ public final class ComponentCommit {
       return CompletableFuture.completedFuture(null);
     }
     return run.store.write(run.app, writes).thenRun(committed);
+  }
+
+  private static boolean changedAny(List<Reconciliation> applied) {
+    for (Reconciliation r : applied) {
+      if (!r.isRefresh()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Records ownership moves and confirmed (or reset) generations of a state left as it was. */

@@ -1,26 +1,62 @@
 package io.cocoindex.runtime.plan;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * An asynchronous counting gate: bounds how many components hold a lease at once without
+ * An asynchronous counting gate: bounds how many components hold a slot at once without
  * blocking any thread while they wait (a component waiting for a slot is a pending future, so
  * the bounded pool keeps running the components that hold one).
+ *
+ * <p>The bound can follow the components' size, between {@code minSlots} and {@code
+ * maxSlots}: what a slot holds in memory is its component's declarations, so the gate admits
+ * about {@code statesBudget} declared states in flight, by the running mean of what the
+ * components reported to {@link #declared} declared. The run reports the components that had
+ * actions to apply: small ones (a row changed in each of many) then go through the sink and the
+ * store in larger batches, which was 11% of a cold run and 9-13% of a change of one row per
+ * component (BENCHMARKS.md, twenty-fourth session), and large ones stay at {@code minSlots}. It
+ * starts at {@code minSlots}, before any component has reported.
  */
 public final class LeaseGate {
-  private final Queue<CompletableFuture<Void>> waiting = new ArrayDeque<>();
-  private int free;
+  /** Weight of each finished component in the running mean of declared states. */
+  private static final double MEAN_WEIGHT = 1.0 / 8;
 
+  private final Queue<CompletableFuture<Void>> waiting = new ArrayDeque<>();
+  private final int minSlots;
+  private final int maxSlots;
+  private final long statesBudget;
+  private int slots;
+  private int taken;
+  /** The running mean of declared states per reported component; negative before the first. */
+  private double meanStates = -1;
+
+  /** A gate of a fixed number of slots. */
   public LeaseGate(int slots) {
-    this.free = slots;
+    this(slots, slots, 0);
+  }
+
+  /**
+   * A gate of {@code minSlots} to {@code maxSlots} slots, as many as hold about {@code
+   * statesBudget} declared states by the components' running mean.
+   */
+  public LeaseGate(int minSlots, int maxSlots, long statesBudget) {
+    if (minSlots < 1 || maxSlots < minSlots || statesBudget < 0) {
+      throw new IllegalArgumentException("slots " + minSlots + ".." + maxSlots + ", budget "
+          + statesBudget);
+    }
+    this.minSlots = minSlots;
+    this.maxSlots = maxSlots;
+    this.statesBudget = statesBudget;
+    this.slots = minSlots;
   }
 
   /** Completes when a slot is taken for the caller. */
   public synchronized CompletableFuture<Void> acquire() {
-    if (free > 0) {
-      free--;
+    if (taken < slots) {
+      taken++;
       return CompletableFuture.completedFuture(null);
     }
     CompletableFuture<Void> f = new CompletableFuture<>();
@@ -28,16 +64,51 @@ public final class LeaseGate {
     return f;
   }
 
-  /** Gives a slot back, to the longest waiter if any. */
+  /** Gives a slot back; the longest waiters take what is free. */
   public void release() {
-    CompletableFuture<Void> next;
+    List<CompletableFuture<Void>> admitted;
     synchronized (this) {
-      next = waiting.poll();
-      if (next == null) {
-        free++;
-        return;
-      }
+      taken--;
+      admitted = admit();
     }
-    next.complete(null);
+    admitted.forEach(f -> f.complete(null));
+  }
+
+  /**
+   * Notes that a component declared {@code states}; the number of slots follows the mean (a
+   * gate of fixed size ignores it). Slots taken beyond a lowered bound are not taken back: new
+   * components wait until enough return.
+   */
+  public void declared(int states) {
+    if (minSlots == maxSlots) {
+      return;
+    }
+    List<CompletableFuture<Void>> admitted;
+    synchronized (this) {
+      meanStates = meanStates < 0 ? states : meanStates + (states - meanStates) * MEAN_WEIGHT;
+      double fit = statesBudget / Math.max(1.0, meanStates);
+      slots = (int) Math.max(minSlots, Math.min(maxSlots, fit));
+      admitted = admit();
+    }
+    admitted.forEach(f -> f.complete(null));
+  }
+
+  /** How many slots the gate has now (for tests and logs). */
+  public synchronized int slots() {
+    return slots;
+  }
+
+  /** Takes the free slots for the longest waiters; they are completed outside the lock. */
+  private List<CompletableFuture<Void>> admit() {
+    if (waiting.isEmpty() || taken >= slots) {
+      return List.of();
+    }
+    List<CompletableFuture<Void>> admitted =
+        new ArrayList<>(Math.min(waiting.size(), slots - taken));
+    while (taken < slots && !waiting.isEmpty()) {
+      taken++;
+      admitted.add(waiting.poll());
+    }
+    return admitted;
   }
 }

@@ -41,14 +41,18 @@ public final class Run {
   /**
    * Bounds the components in flight at once (from their start to their commit): their
    * declarations are held in memory until they commit, and on a store shared by workers each
-   * holds a lease, which the other workers should find free.
+   * holds a lease, which the other workers should find free (there the bound stays fixed).
    */
-  public final LeaseGate leaseGate = new LeaseGate(MAX_IN_FLIGHT);
+  public final LeaseGate leaseGate;
   /** Leases background components in batches (one store round trip for several). */
   public final LeaseBatcher leases;
 
-  /** Components in flight at once; enough to fill sink batches, few enough to bound memory. */
-  private static final int MAX_IN_FLIGHT = 64;
+  /** Components in flight at once at least; enough to fill sink batches of large components. */
+  private static final int MIN_IN_FLIGHT = 64;
+  /** Components in flight at once at most, when each declares few states. */
+  private static final int MAX_IN_FLIGHT = 256;
+  /** About how many declared states the components in flight hold, on an exclusive store. */
+  private static final long STATES_IN_FLIGHT = 32_768;
   /**
    * Memo checks (fingerprint a memoized child's input, read its record) queued on the pool at
    * once; past this the mounting component checks inline. Each holds its input until it runs.
@@ -131,6 +135,9 @@ public final class Run {
     this.settlesByRun = mode == RunMode.UPDATE && store.recordsSettledRuns();
     this.claims = new Claims();
     this.statesAhead = store.exclusiveWhileLocked() ? new StateReadAhead(store, app) : null;
+    this.leaseGate = store.exclusiveWhileLocked()
+        ? new LeaseGate(MIN_IN_FLIGHT, MAX_IN_FLIGHT, STATES_IN_FLIGHT)
+        : new LeaseGate(MIN_IN_FLIGHT);
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;
