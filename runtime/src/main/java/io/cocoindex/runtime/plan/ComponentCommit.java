@@ -124,6 +124,7 @@ public final class ComponentCommit {
         c.offerOrphans(); // a preview takes no leases
         return CompletableFuture.completedFuture(null);
       }
+      c.reportSize();
       return PoolStages.then(c.applyLevels(), v -> c.commit(), stages)
           .whenComplete((v, e) -> c.releaseStateLeases());
     } catch (RuntimeException | Error e) {
@@ -508,12 +509,6 @@ public final class ComponentCommit {
     if (unchanged > 0) {
       run.stats.unchanged(unchangedOf, unchanged);
     }
-    if (changedAny(applied)) {
-      // Components that change something size the gate: more of them in flight make larger
-      // batches for the sink and the store. A rerun that changes nothing has nothing to batch
-      // (a container's refresh aside), and keeps the fewest in flight.
-      run.leaseGate.declared(in.declared.size());
-    }
     StateWrite component = componentRecord();
     if (component != null) {
       writes.add(component);
@@ -533,13 +528,20 @@ public final class ComponentCommit {
     return run.store.write(run.app, writes).thenRun(committed);
   }
 
-  private static boolean changedAny(List<Reconciliation> applied) {
-    for (Reconciliation r : applied) {
-      if (!r.isRefresh()) {
-        return true;
+  /**
+   * Reports the component's size to the run's gate when it changes something: more such
+   * components in flight make larger batches for the sink and the store. A rerun that changes
+   * nothing has nothing to batch (a container's refresh aside) and keeps the fewest in flight.
+   * Reported as soon as the actions are known, before the waits for the store and the sink, so
+   * that large components narrow the gate before many more are admitted.
+   */
+  private void reportSize() {
+    for (Reconciliation r : results) {
+      if (r.hasAction() && !r.isRefresh()) {
+        run.leaseGate.declared(in.declared.size());
+        return;
       }
     }
-    return false;
   }
 
   /** Records ownership moves and confirmed (or reset) generations of a state left as it was. */
