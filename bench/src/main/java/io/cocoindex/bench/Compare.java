@@ -35,9 +35,11 @@ import java.util.regex.Pattern;
  *
  * <p>Each round runs, per build, a cold update of a fresh site, a warm rerun of a site kept
  * across rounds (not memoized), a warm rerun of one memoized on its rows, a rerun of another
- * such site after 1% of its rows changed, one in each component (so every memo misses), and, when
- * both builds have it, a warm rerun of one memoized on the source's revisions and a rerun of
- * another after 1% of its rows changed in 1% of the components (each a data set of its own). The first two rounds are warm-up. Prints min and median per state, and after/before of the medians.
+ * such site after 1% of its rows changed, one in each component (so every memo misses), and,
+ * when both builds have it, a warm rerun of one memoized on the source's revisions and a rerun
+ * of another after 1% of its rows changed in 1% of the components (each a data set of its own).
+ * The first two rounds are warm-up. Prints min and median per state, and after/before of the
+ * medians.
  *
  * <p>The build loaded second can run faster or slower than the first by itself, by a fifth or
  * more on some runs here (the two share the JDK's compiled code and its type profiles). {@code
@@ -120,8 +122,13 @@ public final class Compare {
     }
 
     long update(Object site, boolean memo) throws ReflectiveOperationException {
+      return update(site, data, memo);
+    }
+
+    private long update(Object site, Object dataset, boolean memo)
+        throws ReflectiveOperationException {
       try {
-        return (long) nanos.invoke(update.invoke(null, site, data, memo));
+        return (long) nanos.invoke(update.invoke(null, site, dataset, memo));
       } catch (InvocationTargetException e) {
         throw new IllegalStateException(name + ": the run failed: " + e.getCause(), e.getCause());
       }
@@ -137,11 +144,7 @@ public final class Compare {
      */
     long updateAfterScatter(Object site) throws ReflectiveOperationException {
       scatter.invoke(scattering);
-      try {
-        return (long) nanos.invoke(update.invoke(null, site, scattering, true));
-      } catch (InvocationTargetException e) {
-        throw new IllegalStateException(name + ": the run failed: " + e.getCause(), e.getCause());
-      }
+      return update(site, scattering, true);
     }
 
     /** Changes 1% of the rows of its own data set, then reruns {@code site} on it. */
