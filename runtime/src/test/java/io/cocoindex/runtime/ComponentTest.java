@@ -164,8 +164,8 @@ class ComponentTest extends EngineTestBase {
 
   @Test
   void smallComponentsThatChangeGoManyToASinkCallAndARerunThatChangesNothingCallsNone() {
-    // At most 64 components are in flight at first. Once components that changed something
-    // have committed, a store that is its app's only writer admits as many as hold about 32k
+    // At most 64 components are in flight at first. Once components that change something have
+    // reconciled, a store that is its app's only writer admits as many as hold about 32k
     // declared states, up to 256: here, one state each. A shared store keeps 64, so that other
     // workers find the rest free. A component's one action joins the sink call after the one
     // in progress, so the largest call shows how many were in flight.
