@@ -13,12 +13,12 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The bound can follow the components' size, between {@code minSlots} and {@code
  * maxSlots}: what a slot holds in memory is its component's declarations, so the gate admits
- * about {@code statesBudget} declared states in flight, by the running mean of what the
- * components reported to {@link #declared} declared. The run reports the components that
- * changed something (a container's refresh does not count): small ones (a row changed in each of
- * many) then go through the sink and the store in larger batches, which was about 9% of a cold
- * run and 9-13% of a change of one row per component (BENCHMARKS.md, twenty-fourth session), and
- * large ones stay at {@code minSlots}. It starts at {@code minSlots}, before any component has
+ * about {@code statesBudget} declared states in flight, by the running mean of the sizes
+ * reported to {@link #declared}. The run reports the components that changed something (a
+ * container's refresh does not count): small ones (a row changed in each of many) then go
+ * through the sink and the store in larger batches, which was about 9% of a cold run and 9-13%
+ * of a change of one row per component (BENCHMARKS.md, twenty-fourth session), and large ones
+ * stay at {@code minSlots}. It starts at {@code minSlots}, before any component has
  * reported, and a run that changes nothing stays there.
  *
  * <p>A component's size is known only once it has run, and slots are not taken back: where
