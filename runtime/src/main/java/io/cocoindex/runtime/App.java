@@ -10,15 +10,14 @@ import io.cocoindex.runtime.plan.Run;
 import io.cocoindex.runtime.plan.RunSettlement;
 import io.cocoindex.runtime.plan.RunMode;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.threads.SharedThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -51,7 +50,7 @@ public final class App implements AutoCloseable {
   private final Consumer<Ctx> main;
   private final StateStore store;
   private final ForkJoinPool componentPool;
-  private final ExecutorService sinkExecutor;
+  private final Executor sinkExecutor;
   /** Guards {@code closed}, {@code running} and the release's flags. */
   private final Object lifecycle = new Object();
   private boolean closed;
@@ -73,13 +72,16 @@ public final class App implements AutoCloseable {
     this.env = env;
     this.main = main;
     this.store = env.acquireStore();
+    // Numbered as they start: a worker has no pool index until it runs, so the index named them
+    // all "-component-0".
+    AtomicInteger workers = new AtomicInteger();
     this.componentPool = new ForkJoinPool(env.parallelism(), pool -> {
       var t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-      t.setName("cocoindex-" + name + "-component-" + t.getPoolIndex());
+      t.setName("cocoindex-" + name + "-component-" + workers.incrementAndGet());
       t.setDaemon(true);
       return t;
     }, null, false);
-    this.sinkExecutor = Executors.newCachedThreadPool(sinkThreads("cocoindex-" + name + "-sink"));
+    this.sinkExecutor = sinkThreads("cocoindex-" + name + "-sink");
   }
 
   /**
@@ -317,7 +319,6 @@ public final class App implements AutoCloseable {
 
   private void releaseThreadsAndStore() {
     componentPool.shutdown();
-    sinkExecutor.shutdown();
     // A quiescent pool runs nothing and, shut down, takes nothing more: the store can go while
     // its idle workers exit on their own (waiting for them took up to a millisecond). A pool
     // still running tasks is waited for.
@@ -331,17 +332,20 @@ public final class App implements AutoCloseable {
     env.releaseStore();
   }
 
-  /** Daemon threads that know they are this app's (see {@link #onOwnThread}). */
-  private ThreadFactory sinkThreads(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(() -> {
-        OWNER.set(this);
-        r.run();
-      }, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
+  /**
+   * Sink calls on {@link SharedThreads}, each named {@code name} and known as this app's while
+   * it runs (see {@link #onOwnThread}). Nothing is left to stop at close: once the app's
+   * operations have ended, every call they made has returned.
+   */
+  private Executor sinkThreads(String name) {
+    return task -> SharedThreads.execute(name, () -> {
+      OWNER.set(this);
+      try {
+        task.run();
+      } finally {
+        OWNER.remove();
+      }
+    });
   }
 
   /** The app whose sink thread this is. */

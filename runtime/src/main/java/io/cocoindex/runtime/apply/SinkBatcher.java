@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,10 +23,11 @@ import org.slf4j.LoggerFactory;
 public final class SinkBatcher {
   private static final Logger log = LoggerFactory.getLogger(SinkBatcher.class);
 
-  private final ExecutorService executor;
+  private final Executor executor;
   private final Map<TargetActionSink<?>, SinkQueue> queues = new IdentityHashMap<>();
 
-  public SinkBatcher(ExecutorService executor) {
+  /** @param executor runs each sink's calls, off the components' threads */
+  public SinkBatcher(Executor executor) {
     this.executor = executor;
   }
 

@@ -1,0 +1,59 @@
+package io.cocoindex.runtime.threads;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Daemon threads shared by the whole process and kept for reuse once their task ends: a state
+ * store's writer and an app's sink calls each take one when they start instead of starting a
+ * thread of their own. A thread started while both cores of a two-core machine were busy took
+ * 0.3-1 ms to get going, on the critical path of the run that needed it (a store's first write,
+ * a table's first sink call); a JVM that opens an app for each update paid that on every one.
+ *
+ * <p>While it runs a task a thread carries the task's name, so a thread dump still tells a
+ * store's writer from an app's sink; idle, it is {@value #IDLE_NAME}, and it ends after
+ * {@value #KEEP_ALIVE_SECONDS} seconds without work.
+ */
+public final class SharedThreads {
+  /** The name of a shared thread that runs no task. */
+  public static final String IDLE_NAME = "cocoindex-idle";
+
+  static final long KEEP_ALIVE_SECONDS = 30;
+
+  private static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(
+      0, Integer.MAX_VALUE, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
+      r -> {
+        Thread t = new Thread(r, IDLE_NAME);
+        t.setDaemon(true);
+        return t;
+      });
+
+  private SharedThreads() {}
+
+  /**
+   * Runs {@code task} on an idle shared thread, or a new one, named {@code name} while it runs.
+   *
+   * @return completes once the task has ended and its thread carries the idle name again
+   *     (exceptionally with what the task threw, which also reaches the thread's handler)
+   * @throws java.util.concurrent.RejectedExecutionException if no thread can be started
+   */
+  public static CompletableFuture<Void> execute(String name, Runnable task) {
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    POOL.execute(() -> {
+      Thread me = Thread.currentThread();
+      me.setName(name);
+      try {
+        task.run();
+      } catch (Throwable t) {
+        me.setName(IDLE_NAME);
+        ended.completeExceptionally(t);
+        throw t; // reported by the thread's uncaught-exception handler, as before sharing
+      }
+      me.setName(IDLE_NAME);
+      ended.complete(null);
+    });
+    return ended;
+  }
+}
