@@ -270,11 +270,12 @@ public final class App implements AutoCloseable {
   }
 
   /**
-   * Releases the store (when no other app of the environment uses it) and the threads. An update,
-   * preview, drop or status read that another thread is running finishes first: this waits for
-   * it (a shutdown hook may close an app while it updates), and no new one starts. Closed from
-   * inside one of them (from {@code main}, a component or a sink), the app is released when the
-   * last of them ends. Once this returns on any other thread, the app holds nothing.
+   * Releases the store (when no other app of the environment uses it) and the component threads
+   * (the store's writer and the sink calls run on {@link SharedThreads}, which outlive it). An
+   * update, preview, drop or status read that another thread is running finishes first: this
+   * waits for it (a shutdown hook may close an app while it updates), and no new one starts.
+   * Closed from inside one of them (from {@code main}, a component or a sink), the app is released
+   * when the last of them ends. Once this returns on any other thread, the app holds nothing.
    */
   @Override
   public void close() {
