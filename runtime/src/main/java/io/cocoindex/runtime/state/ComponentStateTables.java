@@ -46,6 +46,8 @@ final class ComponentStateTables extends JdbcStateTables {
   static final String CHUNKS = "component_states";
   private static final String CHUNKS_KEY = "component_states_key";
   private static final String CHUNKS_OF_SCHEMA_3 = "component_states_of_schema_3";
+  /** Room for a new chunk's states at first: a component of rows declares about a hundred. */
+  private static final int NEW_CHUNK_CAPACITY = 128;
   /** The encoded size past which a chunk is split in parts of about half of it. */
   static final int CHUNK_BYTES = 64 * 1024;
   private static final byte[] NO_PATH = new byte[0];
@@ -587,8 +589,7 @@ final class ComponentStateTables extends JdbcStateTables {
             deleteChunk(out, owned, chunk);
             continue;
           }
-          for (EncodedChunk part
-              : encodeSplitting(chunk.first, new ArrayList<>(chunk.states.values()))) {
+          for (EncodedChunk part : encodeSplitting(chunk.first, chunk.states.inPathOrder())) {
             bindChunk(out.use(PUT_CHUNK), app, owned.owner, part);
           }
         }
@@ -653,13 +654,15 @@ final class ComponentStateTables extends JdbcStateTables {
   /** One chunk as read (or begun) in a transaction. */
   private static final class Chunk {
     final byte[] first;
-    final TreeMap<ByteKey, TrackedState> states = new TreeMap<>(IN_PATH_ORDER);
+    final SortedStates states;
     final boolean stored;
     boolean changed;
 
-    Chunk(byte[] first, boolean stored) {
+    /** {@code capacity}: about how many states it will hold. */
+    Chunk(byte[] first, boolean stored, int capacity) {
       this.first = first;
       this.stored = stored;
+      this.states = new SortedStates(capacity);
     }
   }
 
@@ -689,7 +692,7 @@ final class ComponentStateTables extends JdbcStateTables {
     /** The chunk {@code path} belongs in: the last whose first is not above it, else the first. */
     private Chunk chunkFor(byte[] path) throws SQLException {
       if (firsts.isEmpty()) {
-        Chunk begun = new Chunk(NO_PATH, false);
+        Chunk begun = new Chunk(NO_PATH, false, NEW_CHUNK_CAPACITY);
         firsts.add(NO_PATH);
         loaded.put(ByteKey.of(NO_PATH), begun);
         return begun;
@@ -717,7 +720,7 @@ final class ComponentStateTables extends JdbcStateTables {
       ByteKey key = ByteKey.of(first);
       Chunk chunk = loaded.get(key);
       if (chunk == null) {
-        chunk = new Chunk(first, true);
+        List<TrackedState> stored = List.of();
         try (StatementCache.Prepared p = prepare(in.c, CHUNK)) {
           PreparedStatement ps = p.statement();
           ps.setString(1, in.app);
@@ -725,11 +728,14 @@ final class ComponentStateTables extends JdbcStateTables {
           ps.setBytes(3, first);
           try (ResultSet rs = ps.executeQuery()) {
             if (rs.next()) {
-              for (TrackedState s : ComponentStates.decode(rs.getBytes(1), owner, in.runs)) {
-                chunk.states.put(ByteKey.of(s.path()), s);
-              }
+              stored = ComponentStates.decode(rs.getBytes(1), owner, in.runs);
             }
           }
+        }
+        // Room for a few more, as a precommit adds a state or two to a chunk it reads.
+        chunk = new Chunk(first, true, stored.size() + 8);
+        for (TrackedState s : stored) {
+          chunk.states.put(ByteKey.of(s.path()), s); // in path order: each an append
         }
         loaded.put(key, chunk);
       }
@@ -765,9 +771,8 @@ final class ComponentStateTables extends JdbcStateTables {
       if (firsts.isEmpty()) {
         return null;
       }
-      ByteKey key = ByteKey.of(path);
       for (int i = indexFor(path); i >= 0; i--) {
-        ByteKey k = chunkAt(i).states.lowerKey(key);
+        ByteKey k = chunkAt(i).states.lowerKey(path);
         if (k != null) {
           return Arrays.compareUnsigned(k.bytes(), floor) >= 0 ? k.bytes() : null;
         }
@@ -783,13 +788,12 @@ final class ComponentStateTables extends JdbcStateTables {
       if (firsts.isEmpty()) {
         return null;
       }
-      ByteKey key = ByteKey.of(path);
       int start = indexFor(path);
       for (int i = start; i < firsts.size(); i++) {
         if (i > start && Arrays.compareUnsigned(firsts.get(i), ceiling) >= 0) {
           return null; // that chunk and those after it hold paths from the ceiling on
         }
-        ByteKey k = chunkAt(i).states.higherKey(key);
+        ByteKey k = chunkAt(i).states.higherKey(path);
         if (k != null) {
           return Arrays.compareUnsigned(k.bytes(), ceiling) < 0 ? k.bytes() : null;
         }
@@ -804,9 +808,10 @@ final class ComponentStateTables extends JdbcStateTables {
       }
       for (int i = indexFor(from);
           i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
-        for (Map.Entry<ByteKey, TrackedState> e : chunkAt(i).states
-            .subMap(ByteKey.of(from), true, ByteKey.of(to), false).entrySet()) {
-          visitor.visit(e.getKey(), e.getValue());
+        SortedStates states = chunkAt(i).states;
+        for (int j = states.indexFrom(from);
+            j < states.size() && Arrays.compareUnsigned(states.keyAt(j).bytes(), to) < 0; j++) {
+          visitor.visit(states.keyAt(j), states.stateAt(j));
         }
       }
     }
@@ -819,10 +824,10 @@ final class ComponentStateTables extends JdbcStateTables {
       for (int i = indexFor(from);
           i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
         Chunk chunk = chunkAt(i);
-        Map<ByteKey, TrackedState> in =
-            chunk.states.subMap(ByteKey.of(from), true, ByteKey.of(to), false);
-        if (!in.isEmpty()) {
-          in.clear();
+        int start = chunk.states.indexFrom(from);
+        int end = chunk.states.indexFrom(to);
+        if (end > start) {
+          chunk.states.removeRange(start, end);
           chunk.changed = true;
         }
       }
