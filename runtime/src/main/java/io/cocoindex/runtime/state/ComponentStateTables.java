@@ -472,7 +472,7 @@ final class ComponentStateTables extends JdbcStateTables {
       write(key, s);
       if (old == null) {
         // Another owner's holding is found when the ranges move (moveOwners).
-        if (chunks.ofOwner(s.owner()).put(key, s) != null) {
+        if (chunks.ofOwner(s.owner()).put(s) != null) {
           throw new SQLException(OwnerRanges.UNTRACKED_BUT_TRACKED);
         }
         return;
@@ -482,10 +482,10 @@ final class ComponentStateTables extends JdbcStateTables {
           throw new SQLException("a state changing owner is not tracked under its old owner in "
               + CHUNKS + " (was the state store changed by another process?)");
         }
-        chunks.ofOwner(s.owner()).put(key, s);
+        chunks.ofOwner(s.owner()).put(s);
         return;
       }
-      if (chunks.ofOwner(s.owner()).put(key, s) == null) {
+      if (chunks.ofOwner(s.owner()).put(s) == null) {
         throw new SQLException("a tracked row to update is missing from " + CHUNKS
             + " (was the state store changed by another process?)");
       }
@@ -735,7 +735,7 @@ final class ComponentStateTables extends JdbcStateTables {
         // Room for a few more, as a precommit adds a state or two to a chunk it reads.
         chunk = new Chunk(first, true, stored.size() + 8);
         for (TrackedState s : stored) {
-          chunk.states.put(ByteKey.of(s.path()), s); // in path order: each an append
+          chunk.states.put(s); // in path order: each an append
         }
         loaded.put(key, chunk);
       }
@@ -743,14 +743,14 @@ final class ComponentStateTables extends JdbcStateTables {
     }
 
     TrackedState get(byte[] path) throws SQLException {
-      return firsts.isEmpty() ? null : chunkFor(path).states.get(ByteKey.of(path));
+      return firsts.isEmpty() ? null : chunkFor(path).states.get(path);
     }
 
-    /** Puts {@code s}, whose path's key is {@code key}, in its chunk; returns what was there. */
-    TrackedState put(ByteKey key, TrackedState s) throws SQLException {
+    /** Puts {@code s} in its chunk; returns what was there. */
+    TrackedState put(TrackedState s) throws SQLException {
       Chunk chunk = chunkFor(s.path());
       chunk.changed = true;
-      return chunk.states.put(key, s);
+      return chunk.states.put(s);
     }
 
     /** Removes the state at {@code path}; returns whether there was one. */
@@ -759,7 +759,7 @@ final class ComponentStateTables extends JdbcStateTables {
         return false;
       }
       Chunk chunk = chunkFor(path);
-      if (chunk.states.remove(ByteKey.of(path)) != null) {
+      if (chunk.states.remove(path) != null) {
         chunk.changed = true;
         return true;
       }
@@ -772,9 +772,9 @@ final class ComponentStateTables extends JdbcStateTables {
         return null;
       }
       for (int i = indexFor(path); i >= 0; i--) {
-        ByteKey k = chunkAt(i).states.lowerKey(path);
+        byte[] k = chunkAt(i).states.lowerPath(path);
         if (k != null) {
-          return Arrays.compareUnsigned(k.bytes(), floor) >= 0 ? k.bytes() : null;
+          return Arrays.compareUnsigned(k, floor) >= 0 ? k : null;
         }
         if (Arrays.compareUnsigned(firsts.get(i), floor) <= 0) {
           return null; // the chunks before hold paths below the floor only
@@ -793,9 +793,9 @@ final class ComponentStateTables extends JdbcStateTables {
         if (i > start && Arrays.compareUnsigned(firsts.get(i), ceiling) >= 0) {
           return null; // that chunk and those after it hold paths from the ceiling on
         }
-        ByteKey k = chunkAt(i).states.higherKey(path);
+        byte[] k = chunkAt(i).states.higherPath(path);
         if (k != null) {
-          return Arrays.compareUnsigned(k.bytes(), ceiling) < 0 ? k.bytes() : null;
+          return Arrays.compareUnsigned(k, ceiling) < 0 ? k : null;
         }
       }
       return null;
@@ -810,8 +810,9 @@ final class ComponentStateTables extends JdbcStateTables {
           i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
         SortedStates states = chunkAt(i).states;
         for (int j = states.indexFrom(from);
-            j < states.size() && Arrays.compareUnsigned(states.keyAt(j).bytes(), to) < 0; j++) {
-          visitor.visit(states.keyAt(j), states.stateAt(j));
+            j < states.size() && Arrays.compareUnsigned(states.stateAt(j).path(), to) < 0; j++) {
+          TrackedState s = states.stateAt(j);
+          visitor.visit(ByteKey.of(s.path()), s);
         }
       }
     }

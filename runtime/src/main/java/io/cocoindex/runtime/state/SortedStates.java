@@ -4,21 +4,20 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The states of one chunk ({@link ComponentStateTables}) by path, in path order: two arrays
+ * The states of one chunk ({@link ComponentStateTables}) by path, in path order: one array
  * searched by halving. A chunk is read in path order and mostly written so (a component declares
  * its rows by ascending key), and either is an append here; the tree map this replaced compared
- * and rebalanced at every state, and allocated an entry for each (with its copy of the values to
- * encode, about a tenth of the state writer's time when one row changed in every component).
+ * and rebalanced at every state, and allocated an entry and a hashed key for each (with its copy
+ * of the values to encode, about a tenth of the state writer's time when one row changed in
+ * every component).
  */
 final class SortedStates {
-  private ByteKey[] keys;
   private TrackedState[] states;
   private int size;
 
   /** Empty, with room for {@code capacity} states before growing. */
   SortedStates(int capacity) {
-    keys = new ByteKey[Math.max(capacity, 4)];
-    states = new TrackedState[keys.length];
+    states = new TrackedState[Math.max(capacity, 4)];
   }
 
   int size() {
@@ -29,40 +28,36 @@ final class SortedStates {
     return size == 0;
   }
 
-  ByteKey keyAt(int index) {
-    return keys[index];
-  }
-
   TrackedState stateAt(int index) {
     return states[index];
   }
 
-  /** The state held at {@code key}, or null. */
-  TrackedState get(ByteKey key) {
-    int i = search(key.bytes());
+  /** The state held at {@code path}, or null. */
+  TrackedState get(byte[] path) {
+    int i = search(path);
     return i >= 0 ? states[i] : null;
   }
 
-  /** Holds {@code state} at {@code key}; returns the state it replaces, or null. */
-  TrackedState put(ByteKey key, TrackedState state) {
-    if (size == 0 || compare(keys[size - 1], key.bytes()) < 0) {
-      insertAt(size, key, state);
+  /** Holds {@code state} at its path; returns the state it replaces, or null. */
+  TrackedState put(TrackedState state) {
+    byte[] path = state.path();
+    if (size == 0 || compare(states[size - 1], path) < 0) {
+      insertAt(size, state);
       return null;
     }
-    int i = search(key.bytes());
+    int i = search(path);
     if (i >= 0) {
       TrackedState old = states[i];
-      keys[i] = key;
       states[i] = state;
       return old;
     }
-    insertAt(-i - 1, key, state);
+    insertAt(-i - 1, state);
     return null;
   }
 
-  /** Stops holding the state at {@code key}; returns it, or null if none was held. */
-  TrackedState remove(ByteKey key) {
-    int i = search(key.bytes());
+  /** Stops holding the state at {@code path}; returns it, or null if none was held. */
+  TrackedState remove(byte[] path) {
+    int i = search(path);
     if (i < 0) {
       return null;
     }
@@ -71,18 +66,18 @@ final class SortedStates {
     return old;
   }
 
-  /** The greatest key held below {@code path}, or null. */
-  ByteKey lowerKey(byte[] path) {
+  /** The greatest path held below {@code path}, or null. */
+  byte[] lowerPath(byte[] path) {
     int i = search(path);
     int below = (i >= 0 ? i : -i - 1) - 1;
-    return below >= 0 ? keys[below] : null;
+    return below >= 0 ? states[below].path() : null;
   }
 
-  /** The least key held above {@code path}, or null. */
-  ByteKey higherKey(byte[] path) {
+  /** The least path held above {@code path}, or null. */
+  byte[] higherPath(byte[] path) {
     int i = search(path);
     int above = i >= 0 ? i + 1 : -i - 1;
-    return above < size ? keys[above] : null;
+    return above < size ? states[above].path() : null;
   }
 
   /** The index of the first state whose path is not below {@code path} ({@link #size} if none). */
@@ -93,9 +88,7 @@ final class SortedStates {
 
   /** Stops holding the states at indexes {@code [from, to)}. */
   void removeRange(int from, int to) {
-    System.arraycopy(keys, to, keys, from, size - to);
     System.arraycopy(states, to, states, from, size - to);
-    Arrays.fill(keys, size - (to - from), size, null);
     Arrays.fill(states, size - (to - from), size, null);
     size -= to - from;
   }
@@ -105,14 +98,11 @@ final class SortedStates {
     return Arrays.asList(states).subList(0, size);
   }
 
-  private void insertAt(int index, ByteKey key, TrackedState state) {
-    if (size == keys.length) {
-      keys = Arrays.copyOf(keys, size * 2);
+  private void insertAt(int index, TrackedState state) {
+    if (size == states.length) {
       states = Arrays.copyOf(states, size * 2);
     }
-    System.arraycopy(keys, index, keys, index + 1, size - index);
     System.arraycopy(states, index, states, index + 1, size - index);
-    keys[index] = key;
     states[index] = state;
     size++;
   }
@@ -123,7 +113,7 @@ final class SortedStates {
     int hi = size - 1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      int order = compare(keys[mid], path);
+      int order = compare(states[mid], path);
       if (order < 0) {
         lo = mid + 1;
       } else if (order > 0) {
@@ -135,7 +125,7 @@ final class SortedStates {
     return -lo - 1;
   }
 
-  private static int compare(ByteKey held, byte[] path) {
-    return Arrays.compareUnsigned(held.bytes(), path);
+  private static int compare(TrackedState held, byte[] path) {
+    return Arrays.compareUnsigned(held.path(), path);
   }
 }

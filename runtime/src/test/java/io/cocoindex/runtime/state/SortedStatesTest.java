@@ -27,7 +27,7 @@ class SortedStatesTest {
   private static SortedStates holding(byte[]... paths) {
     SortedStates s = new SortedStates(2);
     for (byte[] p : paths) {
-      s.put(ByteKey.of(p), state(p, 0));
+      s.put(state(p, 0));
     }
     return s;
   }
@@ -50,35 +50,35 @@ class SortedStatesTest {
     SortedStates s = holding(path(1), path(2), path(3));
     TrackedState newer = state(path(2), 9);
 
-    TrackedState old = s.put(ByteKey.of(path(2)), newer);
+    TrackedState old = s.put(newer);
 
     assertThat(old.childGeneration()).isZero();
-    assertThat(s.get(ByteKey.of(path(2)))).isSameAs(newer);
+    assertThat(s.get(path(2))).isSameAs(newer);
     assertThat(s.size()).isEqualTo(3);
-    assertThat(s.get(ByteKey.of(path(4)))).isNull();
+    assertThat(s.get(path(4))).isNull();
   }
 
   @Test
   void removingAPathClosesTheGapAndAnUnheldOneChangesNothing() {
     SortedStates s = holding(path(1), path(2), path(3));
 
-    assertThat(s.remove(ByteKey.of(path(2)))).isNotNull();
-    assertThat(s.remove(ByteKey.of(path(9)))).isNull();
+    assertThat(s.remove(path(2))).isNotNull();
+    assertThat(s.remove(path(9))).isNull();
 
     assertThat(paths(s)).containsExactly("[1]", "[3]");
-    assertThat(s.get(ByteKey.of(path(3)))).isNotNull();
+    assertThat(s.get(path(3))).isNotNull();
   }
 
   @Test
   void neighboursAreTheNearestHeldPathsStrictlyBelowAndAbove() {
     SortedStates s = holding(path(2), path(4), path(6));
 
-    assertThat(s.lowerKey(path(4)).bytes()).containsExactly(2);
-    assertThat(s.lowerKey(path(5)).bytes()).containsExactly(4);
-    assertThat(s.lowerKey(path(2))).isNull();
-    assertThat(s.higherKey(path(4)).bytes()).containsExactly(6);
-    assertThat(s.higherKey(path(3)).bytes()).containsExactly(4);
-    assertThat(s.higherKey(path(6))).isNull();
+    assertThat(s.lowerPath(path(4))).containsExactly(2);
+    assertThat(s.lowerPath(path(5))).containsExactly(4);
+    assertThat(s.lowerPath(path(2))).isNull();
+    assertThat(s.higherPath(path(4))).containsExactly(6);
+    assertThat(s.higherPath(path(3))).containsExactly(4);
+    assertThat(s.higherPath(path(6))).isNull();
   }
 
   @Test
@@ -98,11 +98,11 @@ class SortedStatesTest {
   void itGrowsPastItsFirstCapacity() {
     SortedStates s = new SortedStates(1);
     for (int i = 100; i > 0; i--) {
-      s.put(ByteKey.of(path(i)), state(path(i), i));
+      s.put(state(path(i), i));
     }
 
     assertThat(s.size()).isEqualTo(100);
-    assertThat(s.keyAt(0).bytes()).containsExactly(1);
+    assertThat(s.stateAt(0).path()).containsExactly(1);
     assertThat(s.stateAt(99).childGeneration()).isEqualTo(100);
   }
 }
