@@ -19,7 +19,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,15 +71,7 @@ public final class App implements AutoCloseable {
     this.env = env;
     this.main = main;
     this.store = env.acquireStore();
-    // Numbered as they start: a worker has no pool index until it runs, so the index named them
-    // all "-component-0".
-    AtomicInteger workers = new AtomicInteger();
-    this.componentPool = new ForkJoinPool(env.parallelism(), pool -> {
-      var t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-      t.setName("cocoindex-" + name + "-component-" + workers.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    }, null, false);
+    this.componentPool = SharedThreads.componentPool(name, env.parallelism());
     this.sinkExecutor = sinkThreads("cocoindex-" + name + "-sink");
   }
 
@@ -270,12 +261,13 @@ public final class App implements AutoCloseable {
   }
 
   /**
-   * Releases the store (when no other app of the environment uses it) and the component threads
-   * (the store's writer and the sink calls run on {@link SharedThreads}, which outlive it). An
-   * update, preview, drop or status read that another thread is running finishes first: this
-   * waits for it (a shutdown hook may close an app while it updates), and no new one starts.
-   * Closed from inside one of them (from {@code main}, a component or a sink), the app is released
-   * when the last of them ends. Once this returns on any other thread, the app holds nothing.
+   * Releases the store (when no other app of the environment uses it). The threads the app ran on
+   * outlive it, idle, for the next app ({@link SharedThreads}): its component workers for the next
+   * app of its name, its sink calls' and the store writer's for any. An update, preview, drop or
+   * status read that another thread is running finishes first: this waits for it (a shutdown hook
+   * may close an app while it updates), and no new one starts. Closed from inside one of them (from
+   * {@code main}, a component or a sink), the app is released when the last of them ends. Once this
+   * returns on any other thread, the app holds nothing.
    */
   @Override
   public void close() {
@@ -319,18 +311,17 @@ public final class App implements AutoCloseable {
   }
 
   private void releaseThreadsAndStore() {
-    componentPool.shutdown();
-    // A quiescent pool runs nothing and, shut down, takes nothing more: the store can go while
-    // its idle workers exit on their own (waiting for them took up to a millisecond). A pool
-    // still running tasks is waited for.
-    if (!componentPool.isQuiescent()) {
-      try {
-        componentPool.awaitTermination(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    // The pool stays for the next app of this name; its workers end on their own once idle. A
+    // pool still running tasks (of this app, as apps of one name take turns on a store) is waited
+    // for before the store goes, unless this is one of its own workers.
+    if (!componentPool.isQuiescent() && !onPoolWorker()) {
+      componentPool.awaitQuiescence(10, TimeUnit.SECONDS);
     }
     env.releaseStore();
+  }
+
+  private boolean onPoolWorker() {
+    return Thread.currentThread() instanceof ForkJoinWorkerThread w && w.getPool() == componentPool;
   }
 
   /**
@@ -357,7 +348,6 @@ public final class App implements AutoCloseable {
    * there cannot wait for the run it works for.
    */
   private boolean onOwnThread() {
-    return Thread.currentThread() instanceof ForkJoinWorkerThread w && w.getPool() == componentPool
-        || OWNER.get() == this;
+    return onPoolWorker() || OWNER.get() == this;
   }
 }

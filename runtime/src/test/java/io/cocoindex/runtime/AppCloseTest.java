@@ -9,7 +9,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,8 +24,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Closing an app: the store is released at once, so the next app on it opens and updates, and
- * the app's threads end on their own; a closed app refuses to update, preview, drop or report.
+ * Closing an app: the store is released at once, so the next app on it opens and updates, on the
+ * component workers the closed app started (apps of another name have their own); a closed app
+ * refuses to update, preview, drop or report.
  * An update another thread runs finishes first; one that closes its own app releases it as it
  * ends.
  */
@@ -32,6 +35,11 @@ class AppCloseTest extends EngineTestBase {
   final Tables tables = new Tables(rows);
 
   Consumer<Ctx> main(String value) {
+    return main(value, ConcurrentHashMap.newKeySet());
+  }
+
+  /** As {@link #main(String)}, noting in {@code ranOn} the threads that ran its components. */
+  Consumer<Ctx> main(String value, Set<Thread> ranOn) {
     return ctx -> {
       TargetStateProvider<Tables.TableSpec> p =
           registerRootTargetStatesProvider(ctx, "tables", tables.handler);
@@ -39,29 +47,40 @@ class AppCloseTest extends EngineTestBase {
           new Tables.TableSpec("g1")));
       for (int i = 0; i < 50; i++) {
         String key = "r" + i;
-        ctx.mount(key, c -> declareTargetState(c, docs.targetState(key, value)));
+        ctx.mount(key, c -> {
+          ranOn.add(Thread.currentThread());
+          declareTargetState(c, docs.targetState(key, value));
+        });
       }
     };
   }
 
   @Test
-  void aClosedAppReleasesItsStoreAndItsThreadsEndOnTheirOwn() throws Exception {
-    App first = App.create("closing", environment(), main("v1"));
+  void aClosedAppReleasesItsStoreAndTheNextAppOfItsNameRunsOnItsWorkers() throws Exception {
+    Set<Thread> firstRanOn = ConcurrentHashMap.newKeySet();
+    App first = App.create("closing", environment(), main("v1", firstRanOn));
     first.update();
-    assertThat(componentThreads("closing")).isNotEmpty();
     rows.takeLog();
 
     first.close();
 
-    try (App second = App.create("closing", environment(), main("v2"))) {
+    Set<Thread> secondRanOn = ConcurrentHashMap.newKeySet();
+    try (App second = App.create("closing", environment(), main("v2", secondRanOn))) {
       second.update();
     }
     assertThat(rows.takeLog()).hasSize(50).allMatch(line -> line.endsWith("=v2"));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!componentThreads("closing").isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(10);
+    assertThat(firstRanOn).isNotEmpty()
+        .allMatch(t -> t.getName().startsWith("cocoindex-closing-component-"));
+    assertThat(secondRanOn).as("the workers the closed app started, reused")
+        .containsAnyElementsOf(firstRanOn)
+        .allMatch(t -> t.getName().startsWith("cocoindex-closing-component-"));
+
+    Set<Thread> otherRanOn = ConcurrentHashMap.newKeySet();
+    try (App other = App.create("closing-other", environment(), main("v1", otherRanOn))) {
+      other.update();
     }
-    assertThat(componentThreads("closing")).as("the closed apps' component threads").isEmpty();
+    assertThat(otherRanOn).as("another app's workers").doesNotContainAnyElementsOf(firstRanOn)
+        .allMatch(t -> t.getName().startsWith("cocoindex-closing-other-component-"));
     for (ThrowingCallable closedUse : List.<ThrowingCallable>of(first::update, first::preview,
         first::dropState, first::status)) {
       assertThatThrownBy(closedUse).isInstanceOf(IllegalStateException.class)
@@ -133,11 +152,4 @@ class AppCloseTest extends EngineTestBase {
     }
   }
 
-  private static List<String> componentThreads(String app) {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .map(Thread::getName)
-        .filter(n -> n.startsWith("cocoindex-" + app + "-component-"))
-        .toList();
-  }
 }

@@ -90,7 +90,7 @@ public final class CallerRuns implements Executor {
 
   /**
    * From now on the pool takes every stage, and those still queued (a stage threw); a pool that
-   * no longer takes any (its app closed) leaves them to run here.
+   * refuses one (out of threads) leaves it to run here.
    */
   private void release() {
     ArrayDeque<Runnable> left;

@@ -1,9 +1,13 @@
 package io.cocoindex.runtime.threads;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Daemon threads shared by the whole process and kept for reuse once their task ends: a state
@@ -15,12 +19,17 @@ import java.util.concurrent.TimeUnit;
  * <p>While it runs a task a thread carries the task's name, so a thread dump still tells a
  * store's writer from an app's sink; idle, it is {@value #IDLE_NAME}, and it ends after
  * {@value #KEEP_ALIVE_SECONDS} seconds without work.
+ *
+ * <p>Apps of one name also take their component pool from here ({@link #componentPool}), for
+ * the same reason: a new pool started its workers within every run, the first on the thread
+ * that mounts the components.
  */
 public final class SharedThreads {
   /** The name of a shared thread that runs no task. */
   public static final String IDLE_NAME = "cocoindex-idle";
 
-  static final long KEEP_ALIVE_SECONDS = 30;
+  /** How long a shared thread, or a component pool's worker, waits for work before it ends. */
+  public static final long KEEP_ALIVE_SECONDS = 30;
 
   private static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(
       0, Integer.MAX_VALUE, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
@@ -30,7 +39,35 @@ public final class SharedThreads {
         return t;
       });
 
+  /** Component pools by app name and parallelism. */
+  private static final Map<PoolKey, ForkJoinPool> COMPONENT_POOLS = new ConcurrentHashMap<>();
+
+  private record PoolKey(String app, int parallelism) {}
+
   private SharedThreads() {}
+
+  /**
+   * The component pool of the apps named {@code app} with {@code parallelism} workers: one pool,
+   * which such apps use in turn (an app of that name opened for each update finds its workers
+   * started), and which apps of other names never share. Its workers are daemons named {@code
+   * cocoindex-<app>-component-N} and end after {@value #KEEP_ALIVE_SECONDS} seconds idle; the
+   * pool is never shut down.
+   */
+  public static ForkJoinPool componentPool(String app, int parallelism) {
+    return COMPONENT_POOLS.computeIfAbsent(new PoolKey(app, parallelism), k -> {
+      // Numbered as they start: a worker has no pool index until it runs.
+      AtomicInteger workers = new AtomicInteger();
+      ForkJoinPool.ForkJoinWorkerThreadFactory factory = pool -> {
+        var t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+        t.setName("cocoindex-" + app + "-component-" + workers.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      };
+      // As the four-argument constructor, with this class's keep-alive.
+      return new ForkJoinPool(parallelism, factory, null, false, 0, 0x7fff, 1, null,
+          KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+    });
+  }
 
   /**
    * Runs {@code task} on an idle shared thread, or a new one, named {@code name} while it runs.
