@@ -49,6 +49,8 @@ public final class App implements AutoCloseable {
   private final Consumer<Ctx> main;
   private final StateStore store;
   private final ForkJoinPool componentPool;
+  /** Whether {@link #componentPool} is shared with the other apps of this name. */
+  private final boolean sharesPool;
   private final Executor sinkExecutor;
   /** Guards {@code closed}, {@code running} and the release's flags. */
   private final Object lifecycle = new Object();
@@ -71,7 +73,14 @@ public final class App implements AutoCloseable {
     this.env = env;
     this.main = main;
     this.store = env.acquireStore();
-    this.componentPool = SharedThreads.componentPool(name, env.parallelism());
+    // On a store the app is the only writer of while it updates, apps of its name take turns:
+    // they share one pool, so that an app opened for each update finds its workers started. On a
+    // store shared by workers, several apps of one name may run at once (a worker each): each
+    // has its own pool.
+    this.sharesPool = store.exclusiveWhileLocked();
+    this.componentPool = sharesPool
+        ? SharedThreads.componentPool(name, env.parallelism())
+        : SharedThreads.newComponentPool(name, env.parallelism());
     this.sinkExecutor = sinkThreads("cocoindex-" + name + "-sink");
   }
 
@@ -263,7 +272,8 @@ public final class App implements AutoCloseable {
   /**
    * Releases the store (when no other app of the environment uses it). The threads the app ran on
    * outlive it, idle, for the next app ({@link SharedThreads}): its component workers for the next
-   * app of its name, its sink calls' and the store writer's for any. An update, preview, drop or
+   * app of its name on the embedded store (on a store shared by workers they are its own, and
+   * end), its sink calls' and the store writer's for any. An update, preview, drop or
    * status read that another thread is running finishes first: this waits for it (a shutdown hook
    * may close an app while it updates), and no new one starts. Closed from inside one of them (from
    * {@code main}, a component or a sink), the app is released when the last of them ends. Once this
@@ -311,11 +321,23 @@ public final class App implements AutoCloseable {
   }
 
   private void releaseThreadsAndStore() {
-    // The pool stays for the next app of this name; its workers end on their own once idle. A
-    // pool still running tasks (of this app, as apps of one name take turns on a store) is waited
-    // for before the store goes, unless this is one of its own workers.
+    // A shared pool stays for the next app of this name, an own one is shut down; either way its
+    // idle workers end on their own (waiting for them took up to a millisecond). A pool still
+    // running tasks (this app's: apps of one name take turns on a shared one) is waited for
+    // before the store goes, unless this is one of its workers.
+    if (!sharesPool) {
+      componentPool.shutdown();
+    }
     if (!componentPool.isQuiescent() && !onPoolWorker()) {
-      componentPool.awaitQuiescence(10, TimeUnit.SECONDS);
+      if (sharesPool) {
+        componentPool.awaitQuiescence(10, TimeUnit.SECONDS);
+      } else {
+        try {
+          componentPool.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
     env.releaseStore();
   }

@@ -20,9 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * store's writer from an app's sink; idle, it is {@value #IDLE_NAME}, and it ends after
  * {@value #KEEP_ALIVE_SECONDS} seconds without work.
  *
- * <p>Apps of one name also take their component pool from here ({@link #componentPool}), for
- * the same reason: a new pool started its workers within every run, the first on the thread
- * that mounts the components.
+ * <p>Apps of one name that take turns on a store also take their component pool from here
+ * ({@link #componentPool}), for the same reason: a new pool started its workers within every
+ * run, the first on the thread that mounts the components.
  */
 public final class SharedThreads {
   /** The name of a shared thread that runs no task. */
@@ -47,26 +47,33 @@ public final class SharedThreads {
   private SharedThreads() {}
 
   /**
-   * The component pool of the apps named {@code app} with {@code parallelism} workers: one pool,
-   * which such apps use in turn (an app of that name opened for each update finds its workers
-   * started), and which apps of other names never share. Its workers are daemons named {@code
-   * cocoindex-<app>-component-N} and end after {@value #KEEP_ALIVE_SECONDS} seconds idle; the
-   * pool is never shut down.
+   * The component pool of the apps named {@code app} with {@code parallelism} workers, for apps
+   * that take turns (each on a store it is the only writer of while it updates): one pool, which
+   * an app of that name opened for each update finds with its workers started, and which apps of
+   * other names never share. It is never shut down; its workers end after {@value
+   * #KEEP_ALIVE_SECONDS} seconds idle.
    */
   public static ForkJoinPool componentPool(String app, int parallelism) {
-    return COMPONENT_POOLS.computeIfAbsent(new PoolKey(app, parallelism), k -> {
-      // Numbered as they start: a worker has no pool index until it runs.
-      AtomicInteger workers = new AtomicInteger();
-      ForkJoinPool.ForkJoinWorkerThreadFactory factory = pool -> {
-        var t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-        t.setName("cocoindex-" + app + "-component-" + workers.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      };
-      // As the four-argument constructor, with this class's keep-alive.
-      return new ForkJoinPool(parallelism, factory, null, false, 0, 0x7fff, 1, null,
-          KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
-    });
+    return COMPONENT_POOLS.computeIfAbsent(
+        new PoolKey(app, parallelism), k -> newComponentPool(app, parallelism));
+  }
+
+  /**
+   * A new component pool for an app named {@code app}: daemon workers named {@code
+   * cocoindex-<app>-component-N}, which end after {@value #KEEP_ALIVE_SECONDS} seconds idle.
+   */
+  public static ForkJoinPool newComponentPool(String app, int parallelism) {
+    // Numbered as they start: a worker has no pool index until it runs.
+    AtomicInteger workers = new AtomicInteger();
+    ForkJoinPool.ForkJoinWorkerThreadFactory factory = pool -> {
+      var t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+      t.setName("cocoindex-" + app + "-component-" + workers.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+    // As the four-argument constructor, with this class's keep-alive.
+    return new ForkJoinPool(parallelism, factory, null, false, 0, 0x7fff, 1, null,
+        KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
   }
 
   /**
