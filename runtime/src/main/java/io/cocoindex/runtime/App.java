@@ -272,12 +272,12 @@ public final class App implements AutoCloseable {
   /**
    * Releases the store (when no other app of the environment uses it). The threads the app ran on
    * outlive it, idle, for the next app ({@link SharedThreads}): its component workers for the next
-   * app of its name on the embedded store (on a store shared by workers they are its own, and
-   * end), its sink calls' and the store writer's for any. An update, preview, drop or
-   * status read that another thread is running finishes first: this waits for it (a shutdown hook
-   * may close an app while it updates), and no new one starts. Closed from inside one of them (from
-   * {@code main}, a component or a sink), the app is released when the last of them ends. Once this
-   * returns on any other thread, the app holds nothing.
+   * app of its name on the embedded store (on a store shared by workers they are its own, and end),
+   * its sink calls' and the store writer's for any. An update, preview, drop or status read that
+   * another thread is running finishes first: this waits for it (a shutdown hook may close an app
+   * while it updates), and no new one starts. Closed from inside one of them (from {@code main}, a
+   * component or a sink), the app is released when the last of them ends. Once this returns on any
+   * other thread, the app holds nothing.
    */
   @Override
   public void close() {
