@@ -28,7 +28,10 @@ public final class SharedThreads {
   /** The name of a shared thread that runs no task. */
   public static final String IDLE_NAME = "cocoindex-idle";
 
-  /** How long a shared thread, or a component pool's worker, waits for work before it ends. */
+  /**
+   * How long a shared thread waits for work before it ends; an idle component pool lets a worker
+   * go each time this passes.
+   */
   public static final long KEEP_ALIVE_SECONDS = 30;
 
   private static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(
@@ -50,8 +53,8 @@ public final class SharedThreads {
    * The component pool of the apps named {@code app} with {@code parallelism} workers, for apps
    * that take turns (each on a store it is the only writer of while it updates): one pool, which
    * an app of that name opened for each update finds with its workers started, and which apps of
-   * other names never share. It is never shut down; its workers end after {@value
-   * #KEEP_ALIVE_SECONDS} seconds idle.
+   * other names never share. It is never shut down; once it is idle, a worker ends every {@value
+   * #KEEP_ALIVE_SECONDS} seconds.
    */
   public static ForkJoinPool componentPool(String app, int parallelism) {
     return COMPONENT_POOLS.computeIfAbsent(
@@ -60,7 +63,8 @@ public final class SharedThreads {
 
   /**
    * A new component pool for an app named {@code app}: daemon workers named {@code
-   * cocoindex-<app>-component-N}, which end after {@value #KEEP_ALIVE_SECONDS} seconds idle.
+   * cocoindex-<app>-component-N}; once the pool is idle, one ends every {@value
+   * #KEEP_ALIVE_SECONDS} seconds (as a fork-join pool trims its workers).
    */
   public static ForkJoinPool newComponentPool(String app, int parallelism) {
     // Numbered as they start: a worker has no pool index until it runs.
