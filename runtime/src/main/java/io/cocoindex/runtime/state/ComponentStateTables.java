@@ -808,10 +808,7 @@ final class ComponentStateTables extends JdbcStateTables {
       }
       for (int i = indexFor(from);
           i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
-        SortedStates states = chunkAt(i).states;
-        for (int j = states.indexFrom(from);
-            j < states.size() && Arrays.compareUnsigned(states.stateAt(j).path(), to) < 0; j++) {
-          TrackedState s = states.stateAt(j);
+        for (TrackedState s : chunkAt(i).states.in(from, to)) {
           visitor.visit(ByteKey.of(s.path()), s);
         }
       }
@@ -825,10 +822,7 @@ final class ComponentStateTables extends JdbcStateTables {
       for (int i = indexFor(from);
           i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
         Chunk chunk = chunkAt(i);
-        int start = chunk.states.indexFrom(from);
-        int end = chunk.states.indexFrom(to);
-        if (end > start) {
-          chunk.states.removeRange(start, end);
+        if (chunk.states.removeIn(from, to)) {
           chunk.changed = true;
         }
       }

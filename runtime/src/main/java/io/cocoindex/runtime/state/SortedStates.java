@@ -1,19 +1,32 @@
 package io.cocoindex.runtime.state;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 
 /**
- * The states of one chunk ({@link ComponentStateTables}) by path, in path order: one array
- * searched by halving. A chunk is read in path order and mostly written so (a component declares
- * its rows by ascending key), and either is an append here; the tree map this replaced compared
- * and rebalanced at every state, and allocated an entry and a hashed key for each (with its copy
- * of the values to encode, about a tenth of the state writer's time when one row changed in
- * every component).
+ * The states of one chunk ({@link ComponentStateTables}) by path, in path order. A chunk is read
+ * in path order and mostly written so (a component declares its rows by ascending key), which
+ * here is an append to one array searched by halving; the tree map this replaced compared and
+ * rebalanced at every state, and allocated an entry and a hashed key for each (with its copy of
+ * the values to encode, about a tenth of the state writer's time when one row changed in every
+ * component).
+ *
+ * <p>States that arrive out of path order are inserted by shifting the array while it is small;
+ * past {@link #ARRAY_LIMIT} states the chunk moves into a tree map for good, so that a large
+ * component declaring its rows in no order (a file's rows by an unordered key) costs a log per
+ * state, not a shift of the whole array.
  */
 final class SortedStates {
+  /** The most states shifted by an insertion out of order before the states move to a tree. */
+  static final int ARRAY_LIMIT = 512;
+
   private TrackedState[] states;
   private int size;
+  /** Null while the states are in {@link #states}; once set, holds them all. */
+  private NavigableMap<byte[], TrackedState> tree;
 
   /** Empty, with room for {@code capacity} states before growing. */
   SortedStates(int capacity) {
@@ -21,19 +34,23 @@ final class SortedStates {
   }
 
   int size() {
-    return size;
+    return tree != null ? tree.size() : size;
   }
 
   boolean isEmpty() {
-    return size == 0;
+    return size() == 0;
   }
 
-  TrackedState stateAt(int index) {
-    return states[index];
+  /** Whether the states moved to a tree map (for tests). */
+  boolean inTree() {
+    return tree != null;
   }
 
   /** The state held at {@code path}, or null. */
   TrackedState get(byte[] path) {
+    if (tree != null) {
+      return tree.get(path);
+    }
     int i = search(path);
     return i >= 0 ? states[i] : null;
   }
@@ -41,6 +58,9 @@ final class SortedStates {
   /** Holds {@code state} at its path; returns the state it replaces, or null. */
   TrackedState put(TrackedState state) {
     byte[] path = state.path();
+    if (tree != null) {
+      return tree.put(path, state);
+    }
     if (size == 0 || compare(states[size - 1], path) < 0) {
       insertAt(size, state);
       return null;
@@ -51,12 +71,19 @@ final class SortedStates {
       states[i] = state;
       return old;
     }
+    if (size >= ARRAY_LIMIT) {
+      moveToTree();
+      return tree.put(path, state);
+    }
     insertAt(-i - 1, state);
     return null;
   }
 
   /** Stops holding the state at {@code path}; returns it, or null if none was held. */
   TrackedState remove(byte[] path) {
+    if (tree != null) {
+      return tree.remove(path);
+    }
     int i = search(path);
     if (i < 0) {
       return null;
@@ -68,6 +95,9 @@ final class SortedStates {
 
   /** The greatest path held below {@code path}, or null. */
   byte[] lowerPath(byte[] path) {
+    if (tree != null) {
+      return tree.lowerKey(path);
+    }
     int i = search(path);
     int below = (i >= 0 ? i : -i - 1) - 1;
     return below >= 0 ? states[below].path() : null;
@@ -75,27 +105,63 @@ final class SortedStates {
 
   /** The least path held above {@code path}, or null. */
   byte[] higherPath(byte[] path) {
+    if (tree != null) {
+      return tree.higherKey(path);
+    }
     int i = search(path);
     int above = i >= 0 ? i + 1 : -i - 1;
     return above < size ? states[above].path() : null;
   }
 
-  /** The index of the first state whose path is not below {@code path} ({@link #size} if none). */
-  int indexFrom(byte[] path) {
+  /** The states held in {@code [from, to)}, in path order: valid until this changes. */
+  List<TrackedState> in(byte[] from, byte[] to) {
+    if (tree != null) {
+      return new ArrayList<>(tree.subMap(from, true, to, false).values());
+    }
+    return inPathOrder().subList(indexFrom(from), Math.max(indexFrom(from), indexFrom(to)));
+  }
+
+  /** Stops holding the states in {@code [from, to)}; returns whether there were any. */
+  boolean removeIn(byte[] from, byte[] to) {
+    if (tree != null) {
+      NavigableMap<byte[], TrackedState> range = tree.subMap(from, true, to, false);
+      boolean any = !range.isEmpty();
+      range.clear();
+      return any;
+    }
+    int start = indexFrom(from);
+    int end = Math.max(start, indexFrom(to));
+    removeRange(start, end);
+    return end > start;
+  }
+
+  /** The states held, in path order: valid until this changes. */
+  List<TrackedState> inPathOrder() {
+    if (tree != null) {
+      return new ArrayList<>(tree.values());
+    }
+    return Arrays.asList(states).subList(0, size);
+  }
+
+  private void moveToTree() {
+    tree = new TreeMap<>(Arrays::compareUnsigned);
+    for (int i = 0; i < size; i++) {
+      tree.put(states[i].path(), states[i]);
+    }
+    states = null;
+    size = 0;
+  }
+
+  /** The index of the first state whose path is not below {@code path} ({@code size} if none). */
+  private int indexFrom(byte[] path) {
     int i = search(path);
     return i >= 0 ? i : -i - 1;
   }
 
-  /** Stops holding the states at indexes {@code [from, to)}. */
-  void removeRange(int from, int to) {
+  private void removeRange(int from, int to) {
     System.arraycopy(states, to, states, from, size - to);
     Arrays.fill(states, size - (to - from), size, null);
     size -= to - from;
-  }
-
-  /** The states held, in path order: a view, valid until this changes. */
-  List<TrackedState> inPathOrder() {
-    return Arrays.asList(states).subList(0, size);
   }
 
   private void insertAt(int index, TrackedState state) {
