@@ -26,7 +26,7 @@ public final class SinkBatcher {
   private final Executor executor;
   private final Map<TargetActionSink<?>, SinkQueue> queues = new IdentityHashMap<>();
 
-  /** @param executor runs each sink's calls, off the components' threads */
+  /** Applies each sink's batches on {@code executor}, off the components' threads. */
   public SinkBatcher(Executor executor) {
     this.executor = executor;
   }
