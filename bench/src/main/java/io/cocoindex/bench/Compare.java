@@ -257,8 +257,8 @@ public final class Compare {
       double[] b = minMedian(perState.get("before/" + run));
       double[] a = minMedian(perState.get("after/" + run));
       out.printf(Locale.ROOT, "%-13s %-18s %-18s %.2fx%n", run,
-          String.format(Locale.ROOT, "%.2f / %.2f", b[0], b[1]),
-          String.format(Locale.ROOT, "%.2f / %.2f", a[0], a[1]), a[1] / b[1]);
+          perState(b[0]) + " / " + perState(b[1]),
+          perState(a[0]) + " / " + perState(a[1]), a[1] / b[1]);
       // Unrounded, for --both-orders: a ratio of two-decimal medians of 0.27 us can be 4% off.
       exact.add(EXACT + run + " " + b[0] + " " + b[1] + " " + a[0] + " " + a[1]);
     }
@@ -290,6 +290,11 @@ public final class Compare {
           String.format(Locale.ROOT, "%.2fx", beforeFirst),
           String.format(Locale.ROOT, "%.2fx", afterFirst), Math.sqrt(beforeFirst * afterFirst));
     }
+  }
+
+  /** Microseconds per state: a third decimal below 1 (a memoized rerun's 0.04 said little). */
+  private static String perState(double us) {
+    return String.format(Locale.ROOT, us < 1 ? "%.3f" : "%.2f", us);
   }
 
   /** Runs one comparison in a child JVM with this JVM's flags; returns its table, by run. */

@@ -29,8 +29,8 @@ class CompareSmokeTest {
     assertThat(printed).contains("N=1,000, 1 measured rounds");
     for (String run : List.of("cold", "warm", "memo warm", "scattered 1%", "revision memo",
         "revision 1%")) {
-      assertThat(printed).containsPattern("(?m)^" + run + " +\\d+\\.\\d\\d / \\d+\\.\\d\\d +"
-          + "\\d+\\.\\d\\d / \\d+\\.\\d\\d +\\d+\\.\\d\\dx$");
+      assertThat(printed).containsPattern("(?m)^" + run + " +\\d+\\.\\d{2,3} / \\d+\\.\\d{2,3} +"
+          + "\\d+\\.\\d{2,3} / \\d+\\.\\d{2,3} +\\d+\\.\\d\\dx$");
     }
     // Only the sites rerun each round are kept between rounds (no cold site is left behind).
     assertThat(dir.toFile().list()).allMatch(n -> n.contains("warm") || n.contains("memo")
