@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -95,6 +96,29 @@ class AppCloseTest extends EngineTestBase {
         first::dropState, first::status)) {
       assertThatThrownBy(closedUse).isInstanceOf(IllegalStateException.class)
           .hasMessage("app 'closing' is closed");
+    }
+  }
+
+  @Test
+  @Timeout(60)
+  void anAppClosedFromInsideItsSinkIsReleasedWhenTheUpdateEnds() {
+    AtomicReference<App> self = new AtomicReference<>();
+    AtomicReference<String> sinkThread = new AtomicReference<>();
+    rows.onSinkCall = () -> {
+      sinkThread.compareAndSet(null, Thread.currentThread().getName());
+      self.get().close(); // on a sink thread: waiting for the update would never end
+    };
+    App app = App.create("closing-sink", environment(), main("v1"));
+    self.set(app);
+
+    assertThat(app.update().of("tables/docs").created()).isEqualTo(50);
+
+    assertThat(sinkThread.get()).isEqualTo("cocoindex-closing-sink-sink");
+    assertThatThrownBy(app::update).isInstanceOf(IllegalStateException.class)
+        .hasMessage("app 'closing-sink' is closed");
+    rows.onSinkCall = () -> {};
+    try (App next = App.create("closing-sink", environment(), main("v1"))) {
+      assertThat(next.update().of("tables/docs").unchanged()).isEqualTo(50);
     }
   }
 

@@ -34,12 +34,15 @@ final class Rows {
   final AtomicInteger largestBatch = new AtomicInteger();
   volatile Predicate<RowAction> failWhen = a -> false;
   volatile long sinkDelayMillis;
+  /** Runs at the start of each sink call, on the sink's thread. */
+  volatile Runnable onSinkCall = () -> {};
   final TargetActionSink<RowAction> sink = TargetActionSink.of(this::apply);
   final Handler handler = new Handler();
 
   private void apply(List<TargetAction<RowAction>> actions) throws Exception {
     sinkCalls.incrementAndGet();
     largestBatch.accumulateAndGet(actions.size(), Math::max);
+    onSinkCall.run();
     if (sinkDelayMillis > 0) {
       Thread.sleep(sinkDelayMillis);
     }
