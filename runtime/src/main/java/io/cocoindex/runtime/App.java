@@ -79,7 +79,7 @@ public final class App implements AutoCloseable {
     // has its own pool.
     this.sharesPool = store.exclusiveWhileLocked();
     this.componentPool = sharesPool
-        ? SharedThreads.componentPool(name, env.parallelism())
+        ? SharedThreads.acquireComponentPool(name, env.parallelism())
         : SharedThreads.newComponentPool(name, env.parallelism());
     this.sinkExecutor = sinkThreads("cocoindex-" + name + "-sink");
   }
@@ -338,6 +338,9 @@ public final class App implements AutoCloseable {
           Thread.currentThread().interrupt();
         }
       }
+    }
+    if (sharesPool) {
+      SharedThreads.releaseComponentPool(name, env.parallelism());
     }
     env.releaseStore();
   }

@@ -1,8 +1,9 @@
 package io.cocoindex.runtime.threads;
 
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -21,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@value #KEEP_ALIVE_SECONDS} seconds without work.
  *
  * <p>Apps of one name that take turns on a store also take their component pool from here
- * ({@link #componentPool}), for the same reason: a new pool started its workers within every
+ * ({@link #acquireComponentPool}), for the same reason: a new pool started its workers within every
  * run, the first on the thread that mounts the components.
  */
 public final class SharedThreads {
@@ -42,10 +43,28 @@ public final class SharedThreads {
         return t;
       });
 
-  /** Component pools by app name and parallelism. */
-  private static final Map<PoolKey, ForkJoinPool> COMPONENT_POOLS = new ConcurrentHashMap<>();
+  /** How many component pools no app uses are kept for the next app of their name. */
+  public static final int IDLE_POOLS_KEPT = 16;
+
+  /**
+   * Component pools by app name and parallelism, least recently used first; guarded by itself.
+   * A process that opens apps of ever new names keeps only {@link #IDLE_POOLS_KEPT} of those no
+   * app uses.
+   */
+  private static final Map<PoolKey, SharedPool> COMPONENT_POOLS =
+      new LinkedHashMap<>(16, 0.75f, true);
 
   private record PoolKey(String app, int parallelism) {}
+
+  /** A shared component pool and how many open apps use it. */
+  private static final class SharedPool {
+    final ForkJoinPool pool;
+    int users;
+
+    SharedPool(ForkJoinPool pool) {
+      this.pool = pool;
+    }
+  }
 
   private SharedThreads() {}
 
@@ -53,13 +72,46 @@ public final class SharedThreads {
    * The component pool of the apps named {@code app} with {@code parallelism} workers, for apps
    * that take turns (each on a store it is the only writer of while it updates): one pool, which
    * an app of that name opened for each update finds with its workers started, and which apps of
-   * other names never share. It is never shut down; once it is idle, a worker ends every {@value
-   * #KEEP_ALIVE_SECONDS} seconds.
+   * other names never share. Once it is idle, a worker ends every {@value #KEEP_ALIVE_SECONDS}
+   * seconds. Each call must be matched by {@link #releaseComponentPool} when the app is done.
    */
-  public static ForkJoinPool componentPool(String app, int parallelism) {
-    return COMPONENT_POOLS.computeIfAbsent(
-        new PoolKey(app, parallelism), k -> newComponentPool(app, parallelism));
+  public static ForkJoinPool acquireComponentPool(String app, int parallelism) {
+    synchronized (COMPONENT_POOLS) {
+      SharedPool shared = COMPONENT_POOLS.computeIfAbsent(new PoolKey(app, parallelism),
+          k -> new SharedPool(newComponentPool(app, parallelism)));
+      shared.users++;
+      return shared.pool;
+    }
   }
+
+  /**
+   * An app is done with the pool {@link #acquireComponentPool} gave it. The pool is kept for the
+   * next app of its name, unless more than {@link #IDLE_POOLS_KEPT} pools are unused: then the
+   * least recently used of them are shut down (their idle workers end) and forgotten.
+   */
+  public static void releaseComponentPool(String app, int parallelism) {
+    synchronized (COMPONENT_POOLS) {
+      SharedPool shared = COMPONENT_POOLS.get(new PoolKey(app, parallelism));
+      if (shared == null || shared.users == 0) {
+        throw new IllegalStateException("no app named '" + app + "' holds a component pool");
+      }
+      shared.users--;
+      int idle = 0;
+      for (SharedPool p : COMPONENT_POOLS.values()) {
+        idle += p.users == 0 ? 1 : 0;
+      }
+      for (Iterator<SharedPool> it = COMPONENT_POOLS.values().iterator();
+          idle > IDLE_POOLS_KEPT && it.hasNext(); ) {
+        SharedPool p = it.next();
+        if (p.users == 0) {
+          p.pool.shutdown();
+          it.remove();
+          idle--;
+        }
+      }
+    }
+  }
+
 
   /**
    * A new component pool for an app named {@code app}: daemon workers named {@code

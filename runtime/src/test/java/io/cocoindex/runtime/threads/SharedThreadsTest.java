@@ -1,16 +1,19 @@
 package io.cocoindex.runtime.threads;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
  * A shared thread carries its task's name while it runs, the idle name once the task ends, and
- * once waiting for work, takes the next task rather than a new thread starting for it.
+ * once waiting for work, takes the next task rather than a new thread starting for it. Apps of
+ * one name take back their component pool; only so many pools no app uses are kept.
  */
 class SharedThreadsTest {
 
@@ -45,6 +48,37 @@ class SharedThreadsTest {
         .get(10, TimeUnit.SECONDS);
 
     assertThat(second.get()).isSameAs(first.get());
+  }
+
+  @Test
+  void anAppNameTakesBackItsPoolAndOnlySoManyUnusedPoolsAreKept() throws Exception {
+    ForkJoinPool held = SharedThreads.acquireComponentPool("pools-test-held", 2);
+    ForkJoinPool first = SharedThreads.acquireComponentPool("pools-test-0", 2);
+    SharedThreads.releaseComponentPool("pools-test-0", 2);
+
+    assertThat(SharedThreads.acquireComponentPool("pools-test-0", 2)).isSameAs(first);
+    SharedThreads.releaseComponentPool("pools-test-0", 2);
+    assertThat(SharedThreads.acquireComponentPool("pools-test-0", 4))
+        .as("another parallelism, another pool").isNotSameAs(first);
+    SharedThreads.releaseComponentPool("pools-test-0", 4);
+
+    ForkJoinPool last = null;
+    for (int i = 1; i <= 3 * SharedThreads.IDLE_POOLS_KEPT; i++) {
+      last = SharedThreads.acquireComponentPool("pools-test-" + i, 2);
+      SharedThreads.releaseComponentPool("pools-test-" + i, 2);
+    }
+
+    assertThat(first.isShutdown()).as("the least recently used unused pool").isTrue();
+    String lastName = "pools-test-" + 3 * SharedThreads.IDLE_POOLS_KEPT;
+    assertThat(SharedThreads.acquireComponentPool(lastName, 2)).as("the last one released")
+        .isSameAs(last);
+    SharedThreads.releaseComponentPool(lastName, 2);
+    assertThat(held.isShutdown()).as("a pool an app holds").isFalse();
+    assertThat(held.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
+    SharedThreads.releaseComponentPool("pools-test-held", 2);
+    assertThatThrownBy(() -> SharedThreads.releaseComponentPool("pools-test-held", 2))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("no app named 'pools-test-held' holds a component pool");
   }
 
   @Test
