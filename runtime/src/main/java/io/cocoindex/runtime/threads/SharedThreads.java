@@ -112,7 +112,6 @@ public final class SharedThreads {
     }
   }
 
-
   /**
    * A new component pool for an app named {@code app}: daemon workers named {@code
    * cocoindex-<app>-component-N}; once the pool is idle, one ends every {@value
