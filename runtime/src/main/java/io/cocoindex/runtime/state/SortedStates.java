@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * state, not a shift of the whole array.
  */
 final class SortedStates {
-  /** The most states shifted by an insertion out of order before the states move to a tree. */
+  /** How many states an array holds when one arrives out of order and they move to a tree. */
   static final int ARRAY_LIMIT = 512;
 
   private TrackedState[] states;
