@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Two builds of the benchmark side by side in one JVM: each jar gets its own class loader, and
@@ -311,9 +312,9 @@ public final class Compare {
       }
     }
     Map<String, double[]> table = new LinkedHashMap<>();
-    Pattern row = Pattern.compile(Pattern.quote(EXACT)
-        + "(cold|warm|memo warm|scattered 1%|revision memo|revision 1%) (\\S+) (\\S+) (\\S+)"
-        + " (\\S+)$");
+    Pattern row = Pattern.compile(Pattern.quote(EXACT) + "("
+        + RUNS.stream().map(Pattern::quote).collect(Collectors.joining("|"))
+        + ") (\\S+) (\\S+) (\\S+) (\\S+)$");
     int exit = ChildJvm.run(flags, Compare.class, List.of(joined(first), joined(second),
         "--rows", String.valueOf(rows), "--rounds", String.valueOf(rounds)), line -> {
           Matcher m = row.matcher(line);

@@ -118,7 +118,8 @@ final class SortedStates {
     if (tree != null) {
       return new ArrayList<>(tree.subMap(from, true, to, false).values());
     }
-    return inPathOrder().subList(indexFrom(from), Math.max(indexFrom(from), indexFrom(to)));
+    int start = indexFrom(from);
+    return inPathOrder().subList(start, Math.max(start, indexFrom(to)));
   }
 
   /** Stops holding the states in {@code [from, to)}; returns whether there were any. */
