@@ -206,6 +206,7 @@ public final class App implements AutoCloseable {
     try (AutoCloseable lock = store.lockForUpdate(name)) {
       Run run = newRun(mode, fullReprocess);
       run.startNanos = System.nanoTime();
+      run.startComponentScan();
       current = run;
       boolean completed = false;
       try {
