@@ -590,20 +590,19 @@ public final class ComponentCommit {
     }
     byte[] memo = in.subtreeHealthy ? in.memoFingerprint : null;
     byte[] depBytes = deps.isEmpty() ? null : MemoDependencies.encode(deps);
-    ComponentRecord next = new ComponentRecord(
-        in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size());
     ComponentRecord prev = in.stored;
     if (prev == null && memo == null && depBytes == null && in.memoValues == null) {
       return null;
     }
     if (prev != null
         && !componentPrecommitted
-        && Arrays.equals(prev.memoFingerprint(), next.memoFingerprint())
-        && Arrays.equals(prev.memoDependencies(), next.memoDependencies())
-        && Arrays.equals(prev.memoValues(), next.memoValues())
-        && prev.stateCount() == next.stateCount()) {
-      return null;
+        && Arrays.equals(prev.memoFingerprint(), memo)
+        && Arrays.equals(prev.memoDependencies(), depBytes)
+        && Arrays.equals(prev.memoValues(), in.memoValues)
+        && prev.stateCount() == in.declared.size()) {
+      return null; // as it was: built only when written (a copy of its path, on every rerun)
     }
-    return new StateWrite.PutComponent(next);
+    return new StateWrite.PutComponent(new ComponentRecord(
+        in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size()));
   }
 }
