@@ -49,8 +49,16 @@ final class Claims {
   /** The components that acquired paths, by the index the segments keep for them. */
   private TargetPath[] owners = new TargetPath[64];
   private int ownerCount;
-  /** The components that kept paths they owned, each with every path it declared. */
-  private final Map<TargetPath, DeclaredPaths> declaredBy = new HashMap<>();
+  /**
+   * The components that kept paths they owned, each with every path it declared, in the order
+   * they claimed, until {@link #declaredBy} first looks one up: most runs never do (it takes a
+   * takeover from a component that claimed before), and hashing every component into a map had
+   * been about 3% of a warm rerun of small components.
+   */
+  private final ArrayList<TargetPath> keptBy = new ArrayList<>();
+  private final ArrayList<DeclaredPaths> keptPaths = new ArrayList<>();
+  /** The same, by component, from the first lookup on (null before). */
+  private Map<TargetPath, DeclaredPaths> keptIndex;
   /** Takeovers from components that had not claimed yet, by the component taken from. */
   private final Map<TargetPath, List<Takeover>> takenFrom = new HashMap<>();
 
@@ -108,7 +116,7 @@ final class Claims {
         TargetPath from = d.previousOwners().isEmpty() ? null
             : d.previousOwners().get(path.key());
         if (from != null && !from.equals(component)) {
-          DeclaredPaths ownerDeclared = declaredBy.get(from);
+          DeclaredPaths ownerDeclared = declaredBy(from);
           if (ownerDeclared != null && ownerDeclared.holds(path)) {
             return new Conflict(declared, from); // its owner claimed it again before
           }
@@ -120,7 +128,7 @@ final class Claims {
     }
     if (d.keptAny()) {
       DeclaredPaths mine = new DeclaredPaths(d.declared());
-      declaredBy.put(component, mine);
+      kept(component, mine);
       for (Takeover t : takenFrom.getOrDefault(component, List.of())) {
         if (mine.holds(t.declared().path())) {
           return new Conflict(t.declared(), t.by());
@@ -169,6 +177,28 @@ final class Claims {
     }
   }
 
+  private void kept(TargetPath component, DeclaredPaths paths) {
+    if (keptIndex != null) {
+      keptIndex.put(component, paths);
+    } else {
+      keptBy.add(component);
+      keptPaths.add(paths);
+    }
+  }
+
+  /** What {@code component} declared, if it claimed and kept paths it owned; else null. */
+  private DeclaredPaths declaredBy(TargetPath component) {
+    if (keptIndex == null) {
+      keptIndex = new HashMap<>(Math.max(16, 2 * keptBy.size()));
+      for (int i = 0; i < keptBy.size(); i++) {
+        keptIndex.put(keptBy.get(i), keptPaths.get(i)); // a later claim wins, as a put did
+      }
+      keptBy.clear();
+      keptPaths.clear();
+    }
+    return keptIndex.get(component);
+  }
+
   private int ownerIndex(TargetPath component) {
     if (ownerCount == owners.length) {
       owners = Arrays.copyOf(owners, 2 * ownerCount);
@@ -197,7 +227,11 @@ final class Claims {
     }
     Arrays.fill(owners, 0, ownerCount, null);
     ownerCount = 0;
-    declaredBy.clear();
+    keptBy.clear();
+    keptBy.trimToSize();
+    keptPaths.clear();
+    keptPaths.trimToSize();
+    keptIndex = null;
     takenFrom.clear();
   }
 
