@@ -153,6 +153,21 @@ class ClaimsTest {
   }
 
   @Test
+  void ownersThatClaimAfterTheFirstTakeoverAreFoundByTheNext() {
+    TargetPath c = TargetPath.of(List.of(StableKey.of("c")));
+    TargetPath d = TargetPath.of(List.of(StableKey.of("d")));
+    Claims claims = new Claims();
+    assertThat(keep(claims, A, rows(0, 10))).isNull();
+    assertThat(takeOver(claims, B, rows(5, 6), A).other()).isEqualTo(A); // the first lookup
+
+    assertThat(keep(claims, c, rows(20, 30))).isNull();
+    Claims.Conflict conflict = takeOver(claims, d, rows(25, 26), c);
+
+    assertThat(conflict.other()).isEqualTo(c);
+    assertThat(conflict.declared().key()).isEqualTo(StableKey.of(25L));
+  }
+
+  @Test
   void anOwnerDeclaringAgainAPathTakenOverBeforeItsClaimIsAConflictNamingTheTaker() {
     Claims claims = new Claims();
     assertThat(takeOver(claims, B, rows(5, 6), A)).isNull();
