@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** Memoized components and functions (rule 14). */
@@ -64,9 +65,9 @@ class MemoTest extends EngineTestBase {
     }
 
     @Override
-    public List<ComponentRecord> components(String app) {
+    public void componentsInOrder(String app, Consumer<ComponentRecord> visitor) {
       reads.add("scan");
-      return super.components(app);
+      super.componentsInOrder(app, visitor);
     }
 
     List<String> take() {
@@ -122,7 +123,7 @@ class MemoTest extends EngineTestBase {
     List<String> events = Collections.synchronizedList(new ArrayList<>());
     StateStore slowScan = new ForwardingStateStore(store()) {
       @Override
-      public List<ComponentRecord> components(String app) {
+      public void componentsInOrder(String app, Consumer<ComponentRecord> visitor) {
         events.add("scan");
         try {
           Thread.sleep(300);
@@ -130,7 +131,7 @@ class MemoTest extends EngineTestBase {
           Thread.currentThread().interrupt();
         }
         events.add("scan ended");
-        return super.components(app);
+        super.componentsInOrder(app, visitor);
       }
     };
     boolean[] fail = {false};

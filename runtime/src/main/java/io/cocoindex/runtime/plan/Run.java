@@ -64,20 +64,9 @@ public final class Run {
   public long startNanos = System.nanoTime();
   /** See {@link #storedStates}; null on a store shared by workers. */
   private final StateReadAhead statesAhead;
-  /** See {@link #storedComponent}: read once, emptied as components ask, dropped at the end. */
-  private volatile Map<ByteKey, ComponentRecord> componentsAtStart;
-  private final Object componentsLock = new Object();
-  /**
-   * Held while the records are read, so one thread reads them and the others wait; apart from
-   * {@code componentsLock}, which a foreground mount takes to read its own record meanwhile.
-   */
+  /** See {@link #storedComponent}: made at the run's start or first request, closed at its end. */
+  private volatile ComponentScan componentScan;
   private final Object scanLock = new Object();
-  /** Set by {@link #end}: a scan not yet begun is not made (under {@code scanLock}). */
-  private boolean scanClosed;
-  /** Whether {@link #startComponentScan} started the scan. */
-  private volatile boolean scanStarted;
-  /** Components that read their own record before the scan (under {@code componentsLock}). */
-  private final List<ByteKey> readBeforeScan = new ArrayList<>();
   private final Map<ContextKey<?>, Object> context;
   /** See {@link #memoContainer}. */
   private final Map<ByteKey, TargetPath> memoContainers = new ConcurrentHashMap<>();
@@ -208,12 +197,13 @@ public final class Run {
   /** Ends the run: drops what only the run needed (the stats and failures stay readable). */
   public void end() {
     claims.clear();
-    synchronized (scanLock) {
+    ComponentScan scan = componentScan;
+    if (scan != null) {
       // After a read under way (a run that failed before any component asked for it): the
       // run's reads end with it.
-      scanClosed = true;
+      scan.close();
+      componentScan = null;
     }
-    componentsAtStart = null;
     if (statesAhead != null) {
       statesAhead.clear();
     }
@@ -231,28 +221,32 @@ public final class Run {
     if (!store.exclusiveWhileLocked() || startedEmpty || mode == RunMode.DROP) {
       return;
     }
+    ComponentScan scan = componentScan();
     try {
-      scanStarted = true;
-      componentPool.execute(() -> {
-        try {
-          componentsAtStart();
-        } catch (RuntimeException e) {
-          // The component that asks reads them again and fails with it; nothing is lost here.
-        }
-      });
+      componentPool.execute(scan::run); // a failure is the askers' (ComponentScan#take)
     } catch (RejectedExecutionException closing) {
-      scanStarted = false;
       // The pool is going (the app closing): the first request reads them, as without this.
     }
+  }
+
+  private ComponentScan componentScan() {
+    ComponentScan scan = componentScan;
+    if (scan == null) {
+      synchronized (scanLock) {
+        scan = componentScan;
+        if (scan == null) {
+          scan = new ComponentScan(store, app);
+          componentScan = scan;
+        }
+      }
+    }
+    return scan;
   }
 
   /**
    * The record {@code component} left in the store, as this run found it; each component asks
    * once (a path is mounted once per run). On a store that is the app's only writer while the
-   * run holds its lock, every record is read in one scan at the first request, rather than one
-   * query per component (a quarter of a memoized rerun's time was those queries): nobody else
-   * changes them meanwhile, and a component reads its own record before its commit writes it.
-   * A record handed out is let go of, so what the run holds shrinks as its components run.
+   * run holds its lock, every record is read in one scan ({@link ComponentScan}).
    */
   public Optional<ComponentRecord> storedComponent(TargetPath component) {
     return storedComponent(component, false);
@@ -260,24 +254,16 @@ public final class Run {
 
   /**
    * As {@link #storedComponent(TargetPath)}; {@code waitedFor}: a thread waits for this component
-   * alone (a foreground mount). Before the scan, such a component reads its own record by path,
-   * so that the scan of every record is not on the path of the mount (a table's mount, which
-   * comes before any other component, spent a quarter of its time in it); the scan leaves out
-   * what was read so. The scan then runs for the first component that does not wait alone.
+   * alone (a foreground mount), which reads its own record by path while the scan has not passed
+   * it, so that the scan is not on the mount's path (a table's mount, which comes before any other
+   * component, had spent a quarter of its time in it).
    */
   public Optional<ComponentRecord> storedComponent(TargetPath component, boolean waitedFor) {
     if (!store.exclusiveWhileLocked()) {
       return store.component(app, component.encoded());
     }
-    if (waitedFor && componentsAtStart == null) {
-      synchronized (componentsLock) {
-        if (componentsAtStart == null) {
-          readBeforeScan.add(component.key());
-          return store.component(app, component.encoded());
-        }
-      }
-    }
-    return Optional.ofNullable(componentsAtStart().remove(component.key()));
+    ComponentScan scan = componentScan();
+    return waitedFor ? scan.takeAlone(component) : scan.take(component);
   }
 
   /**
@@ -291,39 +277,13 @@ public final class Run {
   }
 
   /**
-   * When {@link #storedComponent} read the records in one scan, or the run started one (waited
-   * for): those no component of this run asked for, which include the orphan sweep's stale
-   * components (a record written during the run is a visited component's); otherwise null.
+   * When the run reads the records in one scan: those no component of this run asked for (once
+   * the scan has ended), which include the orphan sweep's stale components (a record written
+   * during the run is a visited component's); otherwise null.
    */
   Collection<ComponentRecord> componentsNotAskedFor() {
-    Map<ByteKey, ComponentRecord> m = scanStarted ? componentsAtStart() : componentsAtStart;
-    return m == null ? null : m.values();
-  }
-
-  private Map<ByteKey, ComponentRecord> componentsAtStart() {
-    Map<ByteKey, ComponentRecord> m = componentsAtStart;
-    if (m != null) {
-      return m;
-    }
-    // A plain monitor: a pool worker waiting here for the scan started with the run does not
-    // make the pool start a spare worker, as waiting for a future would.
-    synchronized (scanLock) {
-      if (componentsAtStart != null || scanClosed) {
-        return componentsAtStart;
-      }
-      List<ComponentRecord> all = store.components(app);
-      Map<ByteKey, ComponentRecord> byPath = new ConcurrentHashMap<>(all.size() * 4 / 3 + 1);
-      for (ComponentRecord c : all) {
-        byPath.put(ByteKey.of(c.path()), c);
-      }
-      synchronized (componentsLock) {
-        for (ByteKey asked : readBeforeScan) {
-          byPath.remove(asked); // written since by its commit, perhaps; no longer "at start"
-        }
-        componentsAtStart = byPath;
-      }
-      return byPath;
-    }
+    ComponentScan scan = componentScan;
+    return scan == null ? null : scan.notAskedFor();
   }
 
   /**

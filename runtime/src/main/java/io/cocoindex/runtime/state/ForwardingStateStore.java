@@ -125,6 +125,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public void componentsInOrder(String app, Consumer<ComponentRecord> visitor) {
+    delegate.componentsInOrder(app, visitor);
+  }
+
+  @Override
   public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
     return delegate.write(app, writes);
   }

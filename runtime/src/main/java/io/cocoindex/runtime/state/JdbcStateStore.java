@@ -165,6 +165,14 @@ abstract class JdbcStateStore implements StateStore {
   }
 
   @Override
+  public void componentsInOrder(String app, Consumer<ComponentRecord> visitor) {
+    read("read components", c -> {
+      tables.components(c, app, visitor);
+      return null;
+    });
+  }
+
+  @Override
   public List<String> apps() {
     return read("list apps", tables::apps);
   }

@@ -418,16 +418,22 @@ public class JdbcStateTables {
 
   public List<ComponentRecord> components(Connection c, String app) throws SQLException {
     List<ComponentRecord> out = new ArrayList<>();
+    components(c, app, out::add);
+    return out;
+  }
+
+  /** Every component record of {@code app}, to {@code visitor} in path order as read. */
+  public void components(Connection c, String app, Consumer<ComponentRecord> visitor)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT " + COMPONENT_COLUMNS + " FROM " + components + " WHERE app=? ORDER BY path")) {
       ps.setString(1, app);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(component(rs));
+          visitor.accept(component(rs));
         }
       }
     }
-    return out;
   }
 
   public List<String> apps(Connection c) throws SQLException {

@@ -1,6 +1,7 @@
 package io.cocoindex.runtime.state;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -194,6 +195,16 @@ public interface StateStore extends AutoCloseable {
 
   /** Every component record of the app. */
   List<ComponentRecord> components(String app);
+
+  /**
+   * Every component record of the app, to {@code visitor} in path order as they are read, so that
+   * a caller may use the first while the rest are read (a run's {@code ComponentScan}).
+   */
+  default void componentsInOrder(String app, Consumer<ComponentRecord> visitor) {
+    List<ComponentRecord> all = new ArrayList<>(components(app));
+    all.sort((a, b) -> Arrays.compareUnsigned(a.path(), b.path()));
+    all.forEach(visitor);
+  }
 
   /** Applies a batch atomically and durably; completes when committed. */
   CompletableFuture<Void> write(String app, List<StateWrite> writes);
