@@ -112,16 +112,20 @@ final class ComponentScan {
     return records.values();
   }
 
-  /** Makes a scan not yet begun never begin, and waits for one under way (the run ends). */
+  /**
+   * Makes a scan not yet begun never begin, waits for one under way, and lets go of what it held
+   * (the run ends).
+   */
   void close() {
     if (claimed.compareAndSet(false, true)) {
       synchronized (this) {
         done = true;
         notifyAll();
       }
-      return;
+    } else {
+      awaitDone();
     }
-    awaitDone();
+    records.clear();
   }
 
   private boolean hasPassed(byte[] path) {

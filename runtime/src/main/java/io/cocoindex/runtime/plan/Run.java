@@ -64,9 +64,8 @@ public final class Run {
   public long startNanos = System.nanoTime();
   /** See {@link #storedStates}; null on a store shared by workers. */
   private final StateReadAhead statesAhead;
-  /** See {@link #storedComponent}: made at the run's start or first request, closed at its end. */
-  private volatile ComponentScan componentScan;
-  private final Object scanLock = new Object();
+  /** See {@link #storedComponent}; null on a store shared by workers. */
+  private final ComponentScan componentScan;
   private final Map<ContextKey<?>, Object> context;
   /** See {@link #memoContainer}. */
   private final Map<ByteKey, TargetPath> memoContainers = new ConcurrentHashMap<>();
@@ -134,6 +133,7 @@ public final class Run {
     this.settlesByRun = mode == RunMode.UPDATE && store.recordsSettledRuns();
     this.claims = new Claims();
     this.statesAhead = store.exclusiveWhileLocked() ? new StateReadAhead(store, app) : null;
+    this.componentScan = store.exclusiveWhileLocked() ? new ComponentScan(store, app) : null;
     this.leaseGate = store.exclusiveWhileLocked()
         ? new LeaseGate(MIN_IN_FLIGHT, MAX_IN_FLIGHT, STATES_IN_FLIGHT)
         : new LeaseGate(MIN_IN_FLIGHT);
@@ -197,12 +197,10 @@ public final class Run {
   /** Ends the run: drops what only the run needed (the stats and failures stay readable). */
   public void end() {
     claims.clear();
-    ComponentScan scan = componentScan;
-    if (scan != null) {
+    if (componentScan != null) {
       // After a read under way (a run that failed before any component asked for it): the
       // run's reads end with it.
-      scan.close();
-      componentScan = null;
+      componentScan.close();
     }
     if (statesAhead != null) {
       statesAhead.clear();
@@ -218,29 +216,14 @@ public final class Run {
    * anything.
    */
   public void startComponentScan() {
-    if (!store.exclusiveWhileLocked() || startedEmpty || mode == RunMode.DROP) {
+    if (componentScan == null || startedEmpty || mode == RunMode.DROP) {
       return;
     }
-    ComponentScan scan = componentScan();
     try {
-      componentPool.execute(scan::run); // a failure is the askers' (ComponentScan#take)
+      componentPool.execute(componentScan::run); // a failure is the askers' (ComponentScan#take)
     } catch (RejectedExecutionException closing) {
       // The pool is going (the app closing): the first request reads them, as without this.
     }
-  }
-
-  private ComponentScan componentScan() {
-    ComponentScan scan = componentScan;
-    if (scan == null) {
-      synchronized (scanLock) {
-        scan = componentScan;
-        if (scan == null) {
-          scan = new ComponentScan(store, app);
-          componentScan = scan;
-        }
-      }
-    }
-    return scan;
   }
 
   /**
@@ -259,11 +242,10 @@ public final class Run {
    * component, had spent a quarter of its time in it).
    */
   public Optional<ComponentRecord> storedComponent(TargetPath component, boolean waitedFor) {
-    if (!store.exclusiveWhileLocked()) {
+    if (componentScan == null) {
       return store.component(app, component.encoded());
     }
-    ComponentScan scan = componentScan();
-    return waitedFor ? scan.takeAlone(component) : scan.take(component);
+    return waitedFor ? componentScan.takeAlone(component) : componentScan.take(component);
   }
 
   /**
@@ -282,8 +264,7 @@ public final class Run {
    * during the run is a visited component's); otherwise null.
    */
   Collection<ComponentRecord> componentsNotAskedFor() {
-    ComponentScan scan = componentScan;
-    return scan == null ? null : scan.notAskedFor();
+    return componentScan == null ? null : componentScan.notAskedFor();
   }
 
   /**

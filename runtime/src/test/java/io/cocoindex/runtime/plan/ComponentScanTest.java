@@ -102,6 +102,18 @@ class ComponentScanTest {
     assertThat(f).isNotDone();
   }
 
+  /** The thread running the scan {@link #scanPausedBefore} started. */
+  private CompletableFuture<Void> scanning;
+
+  /** A scan started on another thread ({@link #scanning}), paused before record {@code n}. */
+  private ComponentScan scanPausedBefore(int n) {
+    pauseBefore = n;
+    ComponentScan scan = new ComponentScan(store, "app");
+    scanning = CompletableFuture.runAsync(scan::run);
+    await(paused);
+    return scan;
+  }
+
   private static void await(CountDownLatch latch) {
     try {
       assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
@@ -112,10 +124,7 @@ class ComponentScanTest {
 
   @Test
   void aComponentTheScanPassedTakesItsRecordBeforeTheScanEnds() {
-    pauseBefore = 6;
-    ComponentScan scan = new ComponentScan(store, "app");
-    CompletableFuture<Void> scanning = CompletableFuture.runAsync(scan::run);
-    await(paused);
+    ComponentScan scan = scanPausedBefore(6);
 
     assertThat(scan.take(component(3))).map(ComponentRecord::stateCount).contains(3L);
     CompletableFuture<Optional<ComponentRecord>> later =
@@ -132,10 +141,7 @@ class ComponentScanTest {
 
   @Test
   void aComponentReadAloneBeforeTheScanPassedItIsLeftOutOfWhatTheScanHolds() {
-    pauseBefore = 2;
-    ComponentScan scan = new ComponentScan(store, "app");
-    CompletableFuture<Void> scanning = CompletableFuture.runAsync(scan::run);
-    await(paused);
+    ComponentScan scan = scanPausedBefore(2);
 
     assertThat(scan.takeAlone(component(5))).map(ComponentRecord::stateCount).contains(-1L);
     assertThat(scan.takeAlone(component(1))).map(ComponentRecord::stateCount).contains(1L);
@@ -180,16 +186,14 @@ class ComponentScanTest {
   }
 
   @Test
-  void closingWaitsForAScanUnderWay() {
-    pauseBefore = 3;
-    ComponentScan scan = new ComponentScan(store, "app");
-    CompletableFuture.runAsync(scan::run);
-    await(paused);
+  void closingWaitsForAScanUnderWayThenLetsGoOfItsRecords() {
+    ComponentScan scan = scanPausedBefore(3);
     CompletableFuture<Void> closing = CompletableFuture.runAsync(scan::close);
     assertStillWaiting(closing);
 
     resume.countDown();
     closing.join();
     assertThat(events).hasSize(RECORDS); // the run's reads end before it does
+    assertThat(scan.notAskedFor()).isEmpty(); // nothing of them is held past the run
   }
 }
