@@ -6,7 +6,10 @@ import com.palantir.javapoet.JavaFile;
 import com.palantir.javapoet.TypeSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import javax.annotation.processing.Filer;
+import javax.lang.model.element.Element;
+import javax.tools.JavaFileObject;
 
 /** What every generated file carries, and writing it. */
 public final class GeneratedFiles {
@@ -32,11 +35,25 @@ public final class GeneratedFiles {
     return JavaFile.builder(packageName, type).skipJavaLangImports(true).indent("  ").build();
   }
 
+  /**
+   * Writes {@code file} through {@code filer}, its originating elements attached. The text is
+   * rendered first and written in one call: rendering straight into the Filer's writer passes
+   * every token through the writer's lock and encoder.
+   */
   public static void write(Filer filer, JavaFile file) {
+    TypeSpec type = file.typeSpec();
+    String name = file.packageName().isEmpty()
+        ? type.name()
+        : file.packageName() + "." + type.name();
+    String text = file.toString();
     try {
-      file.writeTo(filer);
+      JavaFileObject source =
+          filer.createSourceFile(name, type.originatingElements().toArray(new Element[0]));
+      try (Writer out = source.openWriter()) {
+        out.write(text);
+      }
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("writing the generated " + name, e);
     }
   }
 }
