@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -31,6 +30,7 @@ import javax.tools.ToolProvider;
  * processor costs; the fourth against the third is the part of it that javac charges any
  * processor generating these files; the first against the second also counts compiling the code
  * it writes (serializers, factories, declare APIs), which a module without the processor lacks.
+ * {@link FreshJavac} then times three of these ways again with a javac process per compilation.
  */
 final class ProcessorBench {
   private ProcessorBench() {}
@@ -41,20 +41,11 @@ final class ProcessorBench {
     // The generated files once, to compile them as plain sources.
     Path pregenerated = tmp.resolve("connectors-pregenerated");
     compile(sources, pregenerated, new CocoIndexProcessor());
-    List<Path> handWritten = new ArrayList<>(sources);
-    Map<String, String> generatedText = new LinkedHashMap<>();
     Path generatedRoot = pregenerated.resolve("generated");
-    try (Stream<Path> s = Files.walk(generatedRoot)) {
-      for (Path p : s.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
-        handWritten.add(p);
-        String relative = generatedRoot.relativize(p).toString();
-        generatedText.put(
-            relative.substring(0, relative.length() - ".java".length())
-                .replace(p.getFileSystem().getSeparator(), "."),
-            Files.readString(p, StandardCharsets.UTF_8));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    Map<String, String> generatedText = ReplayProcessor.sourcesUnder(generatedRoot);
+    List<Path> handWritten = new ArrayList<>(sources);
+    for (String name : generatedText.keySet()) {
+      handWritten.add(generatedRoot.resolve(name.replace('.', '/') + ".java"));
     }
     List<Long> with = new ArrayList<>();
     List<Long> without = new ArrayList<>();
@@ -85,8 +76,6 @@ final class ProcessorBench {
         }
       }
     }
-    EngineWorkloads.deleteTree(src);
-    EngineWorkloads.deleteTree(pregenerated);
     double w = Stats.median(with);
     double wo = Stats.median(without);
     double pl = Stats.median(plain);
@@ -106,6 +95,9 @@ final class ProcessorBench {
             + " generated files) vs without it (nothing generated)",
         "with " + Report.ms(w) + ", without " + Report.ms(wo),
         String.format(Locale.ROOT, "%+.0f%% time", (w / wo - 1) * 100));
+    FreshJavac.run(cfg, tmp, report, module, sources, handWritten, generatedRoot);
+    EngineWorkloads.deleteTree(src);
+    EngineWorkloads.deleteTree(pregenerated);
   }
 
   /** Compiles with {@code processor}, or none when null; returns the number of generated files. */
@@ -153,7 +145,8 @@ final class ProcessorBench {
     }
   }
 
-  private static String apiLocation() {
+  /** Where the cocoindex API's classes are: the class path of the compilations. */
+  static String apiLocation() {
     try {
       return Path.of(RootTarget.class.getProtectionDomain().getCodeSource().getLocation().toURI())
           .toString();
