@@ -7,7 +7,7 @@ import io.cocoindex.processor.generate.AttachmentsGenerator;
 import io.cocoindex.processor.generate.ChildHandlerFactoryGenerator;
 import io.cocoindex.processor.generate.CodecGenerator;
 import io.cocoindex.processor.generate.ContainerTargetGenerator;
-import io.cocoindex.processor.generate.GeneratedFiles;
+import io.cocoindex.processor.generate.RoundFiles;
 import io.cocoindex.processor.generate.TargetApiGenerator;
 import io.cocoindex.processor.mirror.AnnotationNames;
 import io.cocoindex.processor.mirror.Mirrors;
@@ -137,12 +137,14 @@ public final class CocoIndexProcessor extends AbstractProcessor {
         subjects.add(new Subject(t.getQualifiedName().toString(), Step.ATTACHMENTS));
       }
     }
+    RoundFiles files = new RoundFiles();
     for (Subject s : subjects) {
       TypeElement type = elements.getTypeElement(s.qualifiedName());
       if (type != null) {
-        guarded(type, () -> process(type, s));
+        guarded(type, () -> process(type, s, files));
       }
     }
+    files.writeAll(filer, this::reportCrash);
     for (Element e : annotated(round, present, AnnotationNames.KEY)) {
       guarded(e, () -> checkKeyPlacement(e));
     }
@@ -154,7 +156,7 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     return false;
   }
 
-  private void process(TypeElement type, Subject subject) {
+  private void process(TypeElement type, Subject subject, RoundFiles files) {
     boolean unresolved =
         switch (subject.step()) {
           case CODEC -> records.isUnresolved(type);
@@ -169,22 +171,22 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     switch (subject.step()) {
       case CODEC -> records
           .validate(type, reporter)
-          .ifPresent(m -> GeneratedFiles.write(filer, new CodecGenerator().generate(m)));
-      case TARGET -> handlers.validate(type, reporter).ifPresent(this::generate);
+          .ifPresent(m -> files.add(type, new CodecGenerator().generate(m)));
+      case TARGET -> handlers.validate(type, reporter).ifPresent(m -> generate(type, m, files));
       case ATTACHMENTS -> attachments
           .validate(type, reporter)
-          .ifPresent(m -> GeneratedFiles.write(filer, new AttachmentsGenerator().generate(m)));
+          .ifPresent(m -> files.add(type, new AttachmentsGenerator().generate(m)));
     }
     reporter.flushTo(messager);
   }
 
-  private void generate(HandlerModel model) {
+  private static void generate(TypeElement type, HandlerModel model, RoundFiles files) {
     model
         .childHandlerFactory()
-        .ifPresent(f -> GeneratedFiles.write(filer, new ChildHandlerFactoryGenerator().generate(f)));
-    GeneratedFiles.write(filer, new TargetApiGenerator().generate(model.api()));
+        .ifPresent(f -> files.add(type, new ChildHandlerFactoryGenerator().generate(f)));
+    files.add(type, new TargetApiGenerator().generate(model.api()));
     if (model.api().container().isPresent()) {
-      GeneratedFiles.write(filer, new ContainerTargetGenerator().generate(model.api()));
+      files.add(type, new ContainerTargetGenerator().generate(model.api()));
     }
   }
 
@@ -224,11 +226,16 @@ public final class CocoIndexProcessor extends AbstractProcessor {
       beforeEachElement.accept(element);
       work.run();
     } catch (RuntimeException | LinkageError | AssertionError e) {
-      StringWriter trace = new StringWriter();
-      e.printStackTrace(new PrintWriter(trace));
-      messager.printMessage(
-          Diagnostic.Kind.ERROR, Message.INTERNAL_ERROR.format(element, trace), element);
+      reportCrash(element, e);
     }
+  }
+
+  /** Reports {@code crash} as an internal error on {@code element}, with its stack trace. */
+  private void reportCrash(Element element, Throwable crash) {
+    StringWriter trace = new StringWriter();
+    crash.printStackTrace(new PrintWriter(trace));
+    messager.printMessage(
+        Diagnostic.Kind.ERROR, Message.INTERNAL_ERROR.format(element, trace), element);
   }
 
   /** Every element with {@code annotation} in this round, given the annotations it carries. */

@@ -36,16 +36,15 @@ public final class GeneratedFiles {
   }
 
   /**
-   * Writes {@code file} through {@code filer}, its originating elements attached. The text is
-   * rendered first and written in one call: rendering straight into the Filer's writer passes
-   * every token through the writer's lock and encoder.
+   * Writes {@code file}, rendered as {@code text}, through {@code filer}, its originating elements
+   * attached, in one call: rendering straight into the Filer's writer passed every token through
+   * the writer's lock and encoder.
    */
-  public static void write(Filer filer, JavaFile file) {
+  static void write(Filer filer, JavaFile file, String text) {
     TypeSpec type = file.typeSpec();
     String name = file.packageName().isEmpty()
         ? type.name()
         : file.packageName() + "." + type.name();
-    String text = file.toString();
     try {
       JavaFileObject source =
           filer.createSourceFile(name, type.originatingElements().toArray(new Element[0]));
