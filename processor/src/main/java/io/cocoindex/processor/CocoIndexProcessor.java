@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.Filer;
+import javax.annotation.processing.FilerException;
 import javax.annotation.processing.Messager;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
@@ -144,7 +145,7 @@ public final class CocoIndexProcessor extends AbstractProcessor {
         guarded(type, () -> process(type, s, files));
       }
     }
-    files.writeAll(filer, this::reportCrash);
+    files.writeAll(filer, this::reportUnwritten);
     for (Element e : annotated(round, present, AnnotationNames.KEY)) {
       guarded(e, () -> checkKeyPlacement(e));
     }
@@ -227,6 +228,18 @@ public final class CocoIndexProcessor extends AbstractProcessor {
       work.run();
     } catch (RuntimeException | LinkageError | AssertionError e) {
       reportCrash(element, e);
+    }
+  }
+
+  /** Reports a generated file that could not be written, on the element it was generated for. */
+  private void reportUnwritten(Element origin, String generated, Throwable cause) {
+    if (cause instanceof FilerException refused) {
+      messager.printMessage(
+          Diagnostic.Kind.ERROR,
+          Message.GENERATED_TYPE_TAKEN.format(generated, origin, refused.getMessage()),
+          origin);
+    } else {
+      reportCrash(origin, cause);
     }
   }
 

@@ -35,6 +35,13 @@ public final class GeneratedFiles {
     return JavaFile.builder(packageName, type).skipJavaLangImports(true).indent("  ").build();
   }
 
+  /** The qualified name of the type {@code file} declares. */
+  static String qualifiedName(JavaFile file) {
+    return file.packageName().isEmpty()
+        ? file.typeSpec().name()
+        : file.packageName() + "." + file.typeSpec().name();
+  }
+
   /**
    * Writes {@code file}, rendered as {@code text}, through {@code filer}, its originating elements
    * attached, in one call: rendering straight into the Filer's writer passed every token through
@@ -42,9 +49,7 @@ public final class GeneratedFiles {
    */
   static void write(Filer filer, JavaFile file, String text) {
     TypeSpec type = file.typeSpec();
-    String name = file.packageName().isEmpty()
-        ? type.name()
-        : file.packageName() + "." + type.name();
+    String name = qualifiedName(file);
     try {
       JavaFileObject source =
           filer.createSourceFile(name, type.originatingElements().toArray(new Element[0]));

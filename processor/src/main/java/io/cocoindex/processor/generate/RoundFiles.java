@@ -1,6 +1,7 @@
 package io.cocoindex.processor.generate;
 
 import com.palantir.javapoet.JavaFile;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -9,8 +10,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import javax.annotation.processing.Filer;
+import javax.annotation.processing.FilerException;
 import javax.lang.model.element.Element;
 
 /**
@@ -23,6 +24,15 @@ import javax.lang.model.element.Element;
  */
 public final class RoundFiles {
   private record Pending(Element origin, JavaFile file, Future<String> text) {}
+
+  /** What to do with a file that could not be written. */
+  public interface Failure {
+    /**
+     * {@code generated}, the file's qualified type name, generated for {@code origin}, failed:
+     * the Filer refused it ({@link FilerException}), or rendering or writing it threw.
+     */
+    void failed(Element origin, String generated, Throwable cause);
+  }
 
   private final List<Pending> pending = new ArrayList<>();
   private ExecutorService renderer;
@@ -46,21 +56,23 @@ public final class RoundFiles {
 
   /**
    * Writes every queued file in the order added, and stops the worker. A file that failed to
-   * render or to write is handed to {@code failed} with the element it was generated for; the
-   * others are still written.
+   * render or to write is handed to {@code failed}; the others are still written.
    */
-  public void writeAll(Filer filer, BiConsumer<Element, Throwable> failed) {
+  public void writeAll(Filer filer, Failure failed) {
     try {
       for (Pending p : pending) {
+        String name = GeneratedFiles.qualifiedName(p.file());
         try {
           GeneratedFiles.write(filer, p.file(), p.text().get());
         } catch (ExecutionException e) {
-          failed.accept(p.origin(), e.getCause());
+          failed.failed(p.origin(), name, e.getCause());
+        } catch (UncheckedIOException e) {
+          failed.failed(p.origin(), name, e.getCause());
         } catch (RuntimeException e) {
-          failed.accept(p.origin(), e);
+          failed.failed(p.origin(), name, e);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          failed.accept(p.origin(), e);
+          failed.failed(p.origin(), name, e);
           return;
         }
       }
