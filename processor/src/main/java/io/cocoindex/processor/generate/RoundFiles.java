@@ -18,9 +18,10 @@ import javax.lang.model.element.Element;
  * One round's generated files. Each is rendered to text on a worker thread as soon as it is built,
  * while javac's thread goes on reading and validating the round's other elements and then writes
  * the files through the Filer, in the order built (the Filer, like javac's model, belongs to
- * javac's thread). Rendering is JavaPoet's own work on immutable specs: a third of the
- * processor's time in a javac run from a cold start, and it now overlaps javac's checks of each
- * new file's name.
+ * javac's thread). Rendering is JavaPoet's own work on immutable specs, and most of the
+ * processor's own time once javac is JIT-compiled (a build daemon, an IDE); it now overlaps
+ * javac's checks of each new file's name. From a cold start the JIT compilers hold the other core
+ * and it gains nothing there.
  */
 public final class RoundFiles {
   private record Pending(Element origin, JavaFile file, Future<String> text) {}
@@ -68,7 +69,7 @@ public final class RoundFiles {
           failed.failed(p.origin(), name, e.getCause());
         } catch (UncheckedIOException e) {
           failed.failed(p.origin(), name, e.getCause());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError | AssertionError e) {
           failed.failed(p.origin(), name, e);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
