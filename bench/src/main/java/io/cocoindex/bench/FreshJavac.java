@@ -25,8 +25,9 @@ import java.util.stream.Stream;
  * code) rather than JIT-compiled as in the harness's JVM. Three ways, in rotating order: with
  * the cocoindex processor, without a processor over the sources plus the generated files, and
  * with {@link ReplayProcessor} writing those files. The processors are loaded from a path of
- * their own classes and the API's, as a build gives them. Informational: the target line is the
- * in-JVM one.
+ * their own classes and the API's, as a build gives them; the stand-in also reads the files'
+ * text from disk in its process, which the cocoindex processor does not. Informational: the
+ * target line is the in-JVM one.
  */
 final class FreshJavac {
   private FreshJavac() {}
