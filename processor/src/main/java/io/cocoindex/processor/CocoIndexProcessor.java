@@ -172,11 +172,11 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     switch (subject.step()) {
       case CODEC -> records
           .validate(type, reporter)
-          .ifPresent(m -> files.add(type, new CodecGenerator().generate(m)));
+          .ifPresent(m -> files.add(type, () -> new CodecGenerator().generate(m)));
       case TARGET -> handlers.validate(type, reporter).ifPresent(m -> generate(type, m, files));
       case ATTACHMENTS -> attachments
           .validate(type, reporter)
-          .ifPresent(m -> files.add(type, new AttachmentsGenerator().generate(m)));
+          .ifPresent(m -> files.add(type, () -> new AttachmentsGenerator().generate(m)));
     }
     reporter.flushTo(messager);
   }
@@ -184,10 +184,10 @@ public final class CocoIndexProcessor extends AbstractProcessor {
   private static void generate(TypeElement type, HandlerModel model, RoundFiles files) {
     model
         .childHandlerFactory()
-        .ifPresent(f -> files.add(type, new ChildHandlerFactoryGenerator().generate(f)));
-    files.add(type, new TargetApiGenerator().generate(model.api()));
+        .ifPresent(f -> files.add(type, () -> new ChildHandlerFactoryGenerator().generate(f)));
+    files.add(type, () -> new TargetApiGenerator().generate(model.api()));
     if (model.api().container().isPresent()) {
-      files.add(type, new ContainerTargetGenerator().generate(model.api()));
+      files.add(type, () -> new ContainerTargetGenerator().generate(model.api()));
     }
   }
 

@@ -10,27 +10,31 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.annotation.processing.Filer;
 import javax.annotation.processing.FilerException;
 import javax.lang.model.element.Element;
 
 /**
- * One round's generated files. Each is rendered to text on a worker thread as soon as it is built,
- * while javac's thread goes on reading and validating the round's other elements and then writes
- * the files through the Filer, in the order built (the Filer, like javac's model, belongs to
- * javac's thread). Rendering is JavaPoet's own work on immutable specs, and most of the
- * processor's own time once javac is JIT-compiled (a build daemon, an IDE); it now overlaps
- * javac's checks of each new file's name. From a cold start the JIT compilers hold the other core
- * and it gains nothing there.
+ * One round's generated files. Each is built with JavaPoet and rendered to text on a worker thread
+ * as soon as its model is validated, while javac's thread goes on reading and validating the
+ * round's other elements; javac's thread then writes the files through the Filer in the order
+ * added (the Filer, like javac's model, belongs to javac's thread). A generator reads only its
+ * immutable model, whose one javac object, the originating element, it only stores. Building and
+ * rendering were most of the processor's own time; they now overlap javac's work, its checks of
+ * each new file's name above all.
  */
 public final class RoundFiles {
-  private record Pending(Element origin, JavaFile file, Future<String> text) {}
+  private record Rendered(JavaFile file, String text) {}
 
-  /** What to do with a file that could not be written. */
+  private record Pending(Element origin, Future<Rendered> rendered) {}
+
+  /** What to do with a file that could not be built, rendered or written. */
   public interface Failure {
     /**
-     * {@code generated}, the file's qualified type name, generated for {@code origin}, failed:
-     * the Filer refused it ({@link FilerException}), or rendering or writing it threw.
+     * The file generated for {@code origin}, of type {@code generated} (null when building it
+     * failed), failed: the Filer refused it ({@link FilerException}), or building, rendering or
+     * writing it threw.
      */
     void failed(Element origin, String generated, Throwable cause);
   }
@@ -38,8 +42,8 @@ public final class RoundFiles {
   private final List<Pending> pending = new ArrayList<>();
   private ExecutorService renderer;
 
-  /** Queues {@code file}, generated for {@code origin}, and starts rendering it. */
-  public void add(Element origin, JavaFile file) {
+  /** Queues the file {@code build} makes for {@code origin}; the worker starts building it. */
+  public void add(Element origin, Supplier<JavaFile> build) {
     if (renderer == null) {
       // One worker, which ends once idle for a second even if a round never reached writeAll:
       // javac may run in a long-lived JVM (a build daemon, an IDE).
@@ -52,19 +56,24 @@ public final class RoundFiles {
       worker.allowCoreThreadTimeOut(true);
       renderer = worker;
     }
-    pending.add(new Pending(origin, file, renderer.submit(file::toString)));
+    pending.add(new Pending(origin, renderer.submit(() -> {
+      JavaFile file = build.get();
+      return new Rendered(file, file.toString());
+    })));
   }
 
   /**
-   * Writes every queued file in the order added, and stops the worker. A file that failed to
-   * render or to write is handed to {@code failed}; the others are still written.
+   * Writes every queued file in the order added, and stops the worker. A file that failed to be
+   * built, rendered or written is handed to {@code failed}; the others are still written.
    */
   public void writeAll(Filer filer, Failure failed) {
     try {
       for (Pending p : pending) {
-        String name = GeneratedFiles.qualifiedName(p.file());
+        String name = null;
         try {
-          GeneratedFiles.write(filer, p.file(), p.text().get());
+          Rendered r = p.rendered().get();
+          name = GeneratedFiles.qualifiedName(r.file());
+          GeneratedFiles.write(filer, r.file(), r.text());
         } catch (ExecutionException e) {
           failed.failed(p.origin(), name, e.getCause());
         } catch (UncheckedIOException e) {
