@@ -5,7 +5,6 @@ import io.cocoindex.processor.CocoIndexProcessor;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
@@ -82,13 +81,18 @@ final class FreshJavac {
   static String processorPath(Path dir) {
     Set<Path> locations = new LinkedHashSet<>();
     for (Class<?> c : List.of(CocoIndexProcessor.class, RootTarget.class, ReplayProcessor.class)) {
-      locations.add(location(c));
+      locations.add(ProcessorBench.location(c));
     }
     if (locations.size() > 1) {
       return locations.stream().map(Path::toString)
           .collect(Collectors.joining(File.pathSeparator));
     }
-    Path jar = locations.iterator().next();
+    copyProcessorClasses(locations.iterator().next(), dir);
+    return dir.toString();
+  }
+
+  /** Copies the processor's, the API's and the stand-in's class files out of {@code jar}. */
+  static void copyProcessorClasses(Path jar, Path dir) {
     try (FileSystem zip = FileSystems.newFileSystem(jar);
         Stream<Path> entries = Files.walk(zip.getPath("/io/cocoindex"))) {
       for (Path entry : entries.filter(e -> e.toString().endsWith(".class")).toList()) {
@@ -102,7 +106,6 @@ final class FreshJavac {
     } catch (IOException e) {
       throw new UncheckedIOException("copying the processor's classes out of " + jar, e);
     }
-    return dir.toString();
   }
 
   /** Whether a class file of the harness's jar belongs to the processor, the API or the stand-in. */
@@ -111,14 +114,6 @@ final class FreshJavac {
       return name.startsWith("io/cocoindex/bench/" + ReplayProcessor.class.getSimpleName());
     }
     return !name.startsWith("io/cocoindex/runtime/") && !name.startsWith("io/cocoindex/samples/");
-  }
-
-  private static Path location(Class<?> c) {
-    try {
-      return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException("where " + c.getName() + " was loaded from", e);
-    }
   }
 
   /** Runs {@code javac} over {@code sources} into {@code out}; returns its wall time. */

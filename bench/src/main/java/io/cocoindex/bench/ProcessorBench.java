@@ -147,11 +147,15 @@ final class ProcessorBench {
 
   /** Where the cocoindex API's classes are: the class path of the compilations. */
   static String apiLocation() {
+    return location(RootTarget.class).toString();
+  }
+
+  /** The jar or class directory {@code c} was loaded from. */
+  static Path location(Class<?> c) {
     try {
-      return Path.of(RootTarget.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-          .toString();
+      return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
+      throw new IllegalStateException("where " + c.getName() + " was loaded from", e);
     }
   }
 
