@@ -16,8 +16,9 @@ import java.util.Locale;
  * @param coldIterations cold runs per side (raw and cocoindex alternate)
  * @param warmIterations warm reruns per figure
  * @param scaling the N of the scaling workload (6) run in this JVM
- * @param childRows the N run in a child JVM under {@code childHeap} (0: none)
- * @param childHeap the child's -Xmx
+ * @param childRows the N run in a child JVM under {@code childHeap} (0: none), beside a tenth
+ *     of it in the same JVM ({@link ScalingChild})
+ * @param childHeap the child's heap (its -Xms and -Xmx)
  * @param storeCommits component commits per store figure (7)
  * @param jmhWarmupMillis per warm-up iteration of the codecs (8), all run by JMH in this JVM
  * @param jmhMeasureMillis per measured iteration (one per turn)

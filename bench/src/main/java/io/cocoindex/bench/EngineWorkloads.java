@@ -11,10 +11,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -227,15 +225,27 @@ final class EngineWorkloads {
       reportSize(f, "");
     }
     if (cfg.childRows() > 0) {
-      SizeFigures child = inChildJvm(cfg.childRows(), cfg.rowsPerComponent(), cfg.childHeap());
-      reportSize(child, ", child JVM -Xmx" + cfg.childHeap());
-      // Against every size measured here: the smallest carries the run's fixed cost over few
-      // states, so against it alone a larger run looks cheaper per state than it is.
-      for (SizeFigures base : sizes) {
-        double growth = (child.warm() / child.rows()) / (base.warm() / base.rows());
-        report.info("6", String.format(Locale.ROOT, "warm per-state cost, N=%,d vs N=%,d",
-            child.rows(), base.rows()), "", Report.fmtRatio(growth));
-      }
+      ScalingChild.Figures child =
+          ScalingChild.run(cfg.childRows(), cfg.rowsPerComponent(), cfg.childHeap());
+      String where = ", child JVM -Xmx" + cfg.childHeap();
+      reportSize(child.small(), where);
+      reportSize(child.large(), where);
+      SizeFigures large = child.large();
+      report.info("6", String.format(Locale.ROOT,
+              "N=%,d%s: cold as the child's first run (a fresh JVM, its JIT compiling)",
+              large.rows(), where),
+          String.format(Locale.ROOT, "%.2f us/state", child.firstCold() / 1e3 / large.rows()),
+          Report.fmtRatio(child.firstCold() / large.cold()) + " its compiled cold");
+      // Both sizes on the child's heap: against the main JVM's, the heap would be compared too.
+      SizeFigures small = child.small();
+      report.info("6", String.format(Locale.ROOT,
+              "cold per-state cost, N=%,d vs N=%,d, both in the child JVM", large.rows(),
+              small.rows()),
+          "", Report.fmtRatio((large.cold() / large.rows()) / (small.cold() / small.rows())));
+      report.info("6", String.format(Locale.ROOT,
+              "warm per-state cost, N=%,d vs N=%,d, both in the child JVM", large.rows(),
+              small.rows()),
+          "", Report.fmtRatio((large.warm() / large.rows()) / (small.warm() / small.rows())));
     }
   }
 
@@ -257,8 +267,8 @@ final class EngineWorkloads {
    * the JIT, on one side only. So rounds go on, past {@code minRounds}, until one spends at most
    * 5% of its time compiling ({@link JitClock}), or {@code maxRounds} ran; the line
    * printed says how long that took. A memoized rerun is short (1,000 memo checks), so each
-   * round runs it {@value #MEMO_RUNS_PER_ROUND} times. A first run in a fresh JVM is the cold
-   * figure of workload 6's child-JVM line.
+   * round runs it {@value #MEMO_RUNS_PER_ROUND} times. A fresh JVM's first run is printed on
+   * its own by workload 6 ({@link ScalingChild}).
    */
   private static final int WARM_RUNS_PER_ROUND = 3;
   private static final int MEMO_RUNS_PER_ROUND = 12;
@@ -326,16 +336,6 @@ final class EngineWorkloads {
   /** Cold (beside raw), warm and memoized warm at one size, on fresh files. */
   static SizeFigures measureSize(Path tmp, int rows, int perComponent, int coldIterations,
       int warmIterations) {
-    return measureSize(tmp, rows, perComponent, coldIterations, warmIterations, false);
-  }
-
-  /**
-   * As above; with {@code settleFirst} (a fresh JVM), untimed reruns come before the timed warm
-   * and memoized ones until the JIT settles ({@link #untilCompiled}): the cold run stays the
-   * fresh JVM's first, JIT and all, and the reruns compare with those of the main JVM.
-   */
-  static SizeFigures measureSize(Path tmp, int rows, int perComponent, int coldIterations,
-      int warmIterations, boolean settleFirst) {
     Dataset data = new Dataset(rows, perComponent);
     Path dir = tmp.resolve("size-" + rows);
     List<Long> raw = new ArrayList<>();
@@ -352,10 +352,6 @@ final class EngineWorkloads {
       deleteFile(rawFile);
       cold.add(expectAtLeast("cold", EngineBench.update(site, data, false), rows).nanos());
     }
-    Site warmSite = site;
-    if (settleFirst) {
-      untilCompiled(() -> expect("warm", EngineBench.update(warmSite, data, false), 0));
-    }
     List<Long> warm = new ArrayList<>();
     for (int i = 0; i < warmIterations; i++) {
       warm.add(expect("warm", EngineBench.update(site, data, false), 0).nanos());
@@ -363,9 +359,6 @@ final class EngineWorkloads {
     // The same state, now through memoized components: the first run records the memos (every
     // component runs, nothing changes), the next ones are memo hits.
     expect("memo conversion", EngineBench.update(site, data, true), 0);
-    if (settleFirst) {
-      untilCompiled(() -> expect("memo warm", EngineBench.update(warmSite, data, true), 0));
-    }
     List<Long> memoWarm = new ArrayList<>();
     for (int i = 0; i < warmIterations; i++) {
       memoWarm.add(expect("memo warm", EngineBench.update(site, data, true), 0).nanos());
@@ -373,62 +366,6 @@ final class EngineWorkloads {
     deleteTree(dir);
     return new SizeFigures(rows, Stats.median(raw), Stats.median(cold), Stats.median(warm),
         Stats.median(memoWarm));
-  }
-
-  /** Runs {@link #measureSize} in a child JVM with a small heap; parses its result line. */
-  static SizeFigures inChildJvm(int rows, int perComponent, String heap) {
-    List<String> args = List.of("--child-size", String.valueOf(rows), "--rows-per-component",
-        String.valueOf(perComponent));
-    Map<String, Double> values = new HashMap<>();
-    StringBuilder output = new StringBuilder();
-    int exit;
-    try {
-      exit = ChildJvm.run(List.of("-Xmx" + heap), Main.class, args, line -> {
-        output.append(line).append('\n');
-        if (line.startsWith("RESULT ")) {
-          for (String kv : line.substring(7).trim().split(" ")) {
-            String[] parts = kv.split("=");
-            values.put(parts[0], Double.parseDouble(parts[1]));
-          }
-        }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start a child JVM for " + args, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted waiting for the child JVM", e);
-    }
-    if (exit != 0 || !values.containsKey("warm")) {
-      throw new IllegalStateException("the child JVM (-Xmx" + heap + ", " + args
-          + ") failed with exit code " + exit + ":\n" + output);
-    }
-    return new SizeFigures(rows, values.get("rawCold"), values.get("cold"), values.get("warm"),
-        values.get("memoWarm"));
-  }
-
-  /**
-   * The child JVM's side of {@link #inChildJvm}: one cold run (JIT warm-up included, as a fresh
-   * process pays it), then the median of three warm and three memoized runs. The first warm run
-   * still compiles the warm path (1.7-2.2 s at 1M, then 1.3 s): with two runs, their mean was
-   * half JIT and compared a fresh JVM with the warmed-up sizes of the same workload.
-   */
-  /** Untimed reruns in a child JVM before its timed ones, at most. */
-  private static final int MAX_SETTLING_RERUNS = 10;
-
-  /** Runs {@code rerun}, untimed, until a run spends little of its time compiling. */
-  private static void untilCompiled(Runnable rerun) {
-    JitClock jit = new JitClock();
-    for (int i = 0; i < MAX_SETTLING_RERUNS; i++) {
-      if (jit.settled(jit.shareWhile(rerun))) {
-        return;
-      }
-    }
-  }
-
-  static void child(int rows, int perComponent, Path tmp) {
-    SizeFigures f = measureSize(tmp, rows, perComponent, 1, 3, true);
-    System.out.printf(Locale.ROOT, "RESULT rawCold=%.0f cold=%.0f warm=%.0f memoWarm=%.0f%n",
-        f.rawCold(), f.cold(), f.warm(), f.memoWarm());
   }
 
   private static Timed expect(String what, Timed t, long changed) {

@@ -33,7 +33,7 @@ public final class Main {
       int per = args.length >= 4 ? Integer.parseInt(args[3]) : 100;
       Path tmp = tempDir(null);
       try {
-        EngineWorkloads.child(rows, per, tmp);
+        ScalingChild.measure(rows, per, tmp);
       } finally {
         EngineWorkloads.deleteTree(tmp);
       }

@@ -26,10 +26,11 @@ class HarnessSmokeTest {
         .collect(Collectors.toList());
     assertThat(ids).containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9");
     // 2 cold, warm, memo cold + warm two ways, 1% change two ways, naive + 3 comparisons,
-    // scattered change, removal, 2 scaling sizes + the child JVM + its growth against each size,
+    // scattered change, removal, 2 scaling sizes + the child JVM's 2 sizes, its first run and
+    // the growth of its cold and warm cost per state,
     // 4 store lines, 3 codecs, 5 processor lines (the processor's own cost, javac's share of it,
     // and with the generated code; the first two again with a javac process per compilation).
-    assertThat(report.lines()).hasSize(32);
+    assertThat(report.lines()).hasSize(34);
     assertThat(report.lines()).extracting(Report.Line::workload)
         .contains("untimed warm-up before the timed runs (until the JIT settles)");
     assertThat(report.lines()).extracting(Report.Line::workload)
@@ -41,10 +42,15 @@ class HarnessSmokeTest {
         .extracting(Report.Line::workload)
         .anyMatch(w -> w.contains("a processor that only writes the same"))
         .anyMatch(w -> w.startsWith("javac in a process of its own per compilation"));
-    assertThat(report.lines()).filteredOn(l -> l.workload().startsWith("warm per-state cost"))
+    assertThat(report.lines()).filteredOn(l -> l.workload().contains("per-state cost"))
         .extracting(Report.Line::workload)
-        .containsExactly("warm per-state cost, N=2,000 vs N=500",
-            "warm per-state cost, N=2,000 vs N=1,000");
+        .containsExactly("cold per-state cost, N=2,000 vs N=200, both in the child JVM",
+            "warm per-state cost, N=2,000 vs N=200, both in the child JVM");
+    assertThat(report.lines()).extracting(Report.Line::workload)
+        .contains("scaling N=200, child JVM -Xmx512m: cold / warm / memo warm",
+            "scaling N=2,000, child JVM -Xmx512m: cold / warm / memo warm",
+            "N=2,000, child JVM -Xmx512m: cold as the child's first run (a fresh JVM, its JIT"
+                + " compiling)");
     String table = report.table();
     for (Report.Line line : report.lines()) {
       assertThat(table).contains(line.workload());
