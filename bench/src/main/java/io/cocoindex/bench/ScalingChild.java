@@ -17,11 +17,12 @@ import java.util.Map;
  * (tracking is not held in memory whole), and their cost per state is compared with that of a
  * tenth of N measured in the same JVM, on the same heap.
  *
- * <p>Per state, the heap changes the figures more than N does: a cold run on a 512 MB heap cost
- * about 1.2x what it did on the main JVM's 2 GB (more young collections), at 100k and at 1M
- * alike, and a heap that grows while the runs go pays page faults (BENCHMARKS.md). Against the
- * main JVM's sizes a 1M run thus looked 2.3x as costly per state when cold; the two sizes are
- * compared here, on one fixed, pre-touched heap, as the main JVM's are.
+ * <p>Per state, the heap moves the figures more than N does. A cold 100k run on a fixed 512 MB
+ * heap cost 1.2-1.4x what it did on the main JVM's 2 GB (more young collections, each copying
+ * the components in flight), and a heap that grows while the runs go pays page faults
+ * (BENCHMARKS.md). A 1M first run, its JIT compiling, on a growing heap, looked 2.3x as costly
+ * per state as the main JVM's 100k; measured compiled, on one fixed heap, beside 100k, 1M costs no
+ * more per state.
  *
  * <p>The child's first run (a fresh JVM: class loading and the JIT compiling as it goes, which a
  * process that runs one update pays) is printed on its own. The timed cold runs come after
