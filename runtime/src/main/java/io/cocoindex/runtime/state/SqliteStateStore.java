@@ -93,7 +93,7 @@ public final class SqliteStateStore extends JdbcStateStore {
     } catch (IOException e) {
       throw new StateStoreException("cannot create the state directory " + dir + ": " + e, e);
     }
-    return connect(url(file), file, durability);
+    return connect(url(file), file, durability, true);
   }
 
   /** The database file. */
@@ -103,7 +103,7 @@ public final class SqliteStateStore extends JdbcStateStore {
 
   @Override
   protected Connection connect() {
-    return connect(url, file, durability);
+    return connect(url, file, durability, false);
   }
 
   @Override
@@ -111,11 +111,24 @@ public final class SqliteStateStore extends JdbcStateStore {
     return file.toString();
   }
 
-  private static Connection connect(String url, Path file, Durability durability) {
+  /**
+   * A connection to the store's file. The write connection begins its transactions {@code
+   * IMMEDIATE}, taking the write lock first: a transaction begun deferred reads first (the
+   * chunks a group changes), and a read transaction that then cannot take the write lock (another
+   * connection writing the file: an app of another name on the same store, a tool) fails at
+   * once with {@code SQLITE_BUSY}, as SQLite does not wait there; taking the lock at the start
+   * waits for it, up to the busy timeout.
+   */
+  private static Connection connect(String url, Path file, Durability durability,
+      boolean writes) {
     try {
+      java.util.Properties properties = new java.util.Properties();
+      if (writes) {
+        properties.setProperty("transaction_mode", "IMMEDIATE");
+      }
       // The driver directly: DriverManager tries each registered driver, loading its class
       // again through the caller's loader, on every connection an app opens.
-      Connection c = org.sqlite.JDBC.createConnection(url, new java.util.Properties());
+      Connection c = org.sqlite.JDBC.createConnection(url, properties);
       try (Statement s = c.createStatement()) {
         s.execute("PRAGMA busy_timeout=10000");
         s.execute("PRAGMA journal_mode=WAL");

@@ -15,7 +15,9 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -322,6 +324,32 @@ class ComponentStateTablesTest {
         .hasMessageContaining("a state the run saw untracked is already tracked");
     assertThat(new String(store.get(APP, row(1)).orElseThrow().records().get(0).record(),
         StandardCharsets.UTF_8)).isEqualTo("owned by a");
+  }
+
+  /** Each state's first record, as text. */
+  private static List<String> records(List<TrackedState> states) {
+    return states.stream()
+        .map(s -> new String(s.records().get(0).record(), StandardCharsets.UTF_8)).toList();
+  }
+
+  @Test
+  void aGroupWaitsForAnotherWriterOfTheFileRatherThanFailing() throws Exception {
+    putRows(A, 3);
+    try (Connection other = DriverManager.getConnection(
+        "jdbc:sqlite:" + dir.resolve("state.db"))) {
+      other.setAutoCommit(false);
+      try (Statement s = other.createStatement()) {
+        s.execute("INSERT INTO meta(key, value) VALUES('another writer', 'holds the lock')");
+      }
+      // The group reads row 1's chunk before it writes: it must wait for the lock, not fail.
+      CompletableFuture<Void> write = store.write(APP,
+          List.of(new StateWrite.PutState(state(row(1), A, "changed"))));
+      Thread.sleep(300);
+      assertThat(write).isNotDone();
+      other.rollback();
+      write.get(10, TimeUnit.SECONDS);
+    }
+    assertThat(records(store.ownedBy(APP, A))).containsExactly("record 0", "changed", "record 2");
   }
 
   @Test
