@@ -51,6 +51,8 @@ final class ComponentStateTables extends JdbcStateTables {
   /** The encoded size past which a chunk is split in parts of about half of it. */
   static final int CHUNK_BYTES = 64 * 1024;
   private static final byte[] NO_PATH = new byte[0];
+  private static final String MISSING_TRACKED_ROW = "a tracked row to update is missing from "
+      + CHUNKS + " (was the state store changed by another process?)";
   /** Stands for "no owner stored" among the owners a group saw (compared by identity). */
   private static final byte[] NO_OWNER = new byte[0];
 
@@ -485,10 +487,7 @@ final class ComponentStateTables extends JdbcStateTables {
         chunks.ofOwner(s.owner()).put(s);
         return;
       }
-      if (chunks.ofOwner(s.owner()).put(s) == null) {
-        throw new SQLException("a tracked row to update is missing from " + CHUNKS
-            + " (was the state store changed by another process?)");
-      }
+      chunks.ofOwner(s.owner()).replace(s);
     }
 
     /** Deletes by what is stored: a delete need not come from a row the engine loaded. */
@@ -585,17 +584,23 @@ final class ComponentStateTables extends JdbcStateTables {
           if (!chunk.changed) {
             continue;
           }
-          if (chunk.states.isEmpty() && chunk.first.length > 0) {
+          byte[] replaced = chunk.encodedAsReplaced();
+          if (replaced != null) {
+            bindChunk(out.use(PUT_CHUNK), app, owned.owner,
+                new EncodedChunk(chunk.first, replaced));
+            continue;
+          }
+          if (chunk.isEmpty() && chunk.first.length > 0) {
             deleteChunk(out, owned, chunk);
             continue;
           }
-          for (EncodedChunk part : encodeSplitting(chunk.first, chunk.states.inPathOrder())) {
+          for (EncodedChunk part : encodeSplitting(chunk.first, chunk.states().inPathOrder())) {
             bindChunk(out.use(PUT_CHUNK), app, owned.owner, part);
           }
         }
         if (owned.firsts.size() == 1) {
           Chunk only = owned.chunkFor(NO_PATH);
-          if (only.states.isEmpty()) {
+          if (only.isEmpty()) {
             deleteChunk(out, owned, only);
           }
         }
@@ -651,18 +656,106 @@ final class ComponentStateTables extends JdbcStateTables {
     return out;
   }
 
-  /** One chunk as read (or begun) in a transaction. */
+  /**
+   * One chunk of an owner's states, as a group reads and changes it. A chunk read from the store
+   * stays encoded while the group only replaces states it holds (a precommit changing some of a
+   * component's states), and is then written by {@link ComponentStates#replace}; any other use
+   * decodes it first.
+   */
   private static final class Chunk {
     final byte[] first;
-    final SortedStates states;
     final boolean stored;
     boolean changed;
+    /** The decoded states; null while the chunk is still {@link #encoded}. */
+    private SortedStates states;
+    /** The chunk as stored while it is not decoded (null once it is, or when none was stored). */
+    private byte[] encoded;
+    /** The states replacing some of the encoded ones, in the order made (null: none yet). */
+    private List<TrackedState> replacements;
+    private final byte[] owner;
+    private final SettledRuns runs;
 
-    /** {@code capacity}: about how many states it will hold. */
-    Chunk(byte[] first, boolean stored, int capacity) {
+    /** A chunk not stored yet; {@code capacity}: about how many states it will hold. */
+    Chunk(byte[] first, int capacity) {
       this.first = first;
-      this.stored = stored;
+      this.stored = false;
       this.states = new SortedStates(capacity);
+      this.owner = null;
+      this.runs = null;
+    }
+
+    /** A stored chunk of {@code owner}'s, {@code encoded} as read (null: no row held it). */
+    Chunk(byte[] first, byte[] encoded, byte[] owner, SettledRuns runs) {
+      this.first = first;
+      this.stored = true;
+      this.owner = owner;
+      this.runs = runs;
+      if (encoded == null) {
+        this.states = new SortedStates(8);
+      } else {
+        this.encoded = encoded;
+      }
+    }
+
+    /** The states, decoded (with the replacements made so far) if they were not yet. */
+    SortedStates states() throws SQLException {
+      if (states == null) {
+        List<TrackedState> stored = ComponentStates.decode(encoded, owner, runs);
+        // Room for a few more, as a precommit adds a state or two to a chunk it reads.
+        SortedStates decoded = new SortedStates(stored.size() + 8);
+        for (TrackedState s : stored) {
+          decoded.put(s); // in path order: each an append
+        }
+        if (replacements != null) {
+          for (TrackedState r : replacements) {
+            if (decoded.put(r) == null) {
+              throw new SQLException(MISSING_TRACKED_ROW);
+            }
+          }
+        }
+        states = decoded;
+        encoded = null;
+        replacements = null;
+      }
+      return states;
+    }
+
+    /** Puts {@code s} in place of the state it holds at its path (checked when written). */
+    void replace(TrackedState s) throws SQLException {
+      changed = true;
+      if (states != null) {
+        if (states.put(s) == null) {
+          throw new SQLException(MISSING_TRACKED_ROW);
+        }
+        return;
+      }
+      if (replacements == null) {
+        replacements = new ArrayList<>(4);
+      }
+      replacements.add(s);
+    }
+
+    /** Whether it holds no state (replacing states keeps their number). */
+    boolean isEmpty() {
+      return states == null ? ComponentStates.count(encoded) == 0 : states.isEmpty();
+    }
+
+    /**
+     * The chunk's value as one part when it stayed encoded and is still small enough, else null
+     * (then {@link #states} gives the states to encode and split).
+     */
+    byte[] encodedAsReplaced() throws SQLException {
+      if (states != null) {
+        return null;
+      }
+      if (replacements == null) {
+        return encoded;
+      }
+      byte[] value = ComponentStates.replace(encoded, replacements);
+      if (value == null) {
+        throw new SQLException(MISSING_TRACKED_ROW);
+      }
+      return value.length <= CHUNK_BYTES ? value : null;
     }
   }
 
@@ -692,7 +785,7 @@ final class ComponentStateTables extends JdbcStateTables {
     /** The chunk {@code path} belongs in: the last whose first is not above it, else the first. */
     private Chunk chunkFor(byte[] path) throws SQLException {
       if (firsts.isEmpty()) {
-        Chunk begun = new Chunk(NO_PATH, false, NEW_CHUNK_CAPACITY);
+        Chunk begun = new Chunk(NO_PATH, NEW_CHUNK_CAPACITY);
         firsts.add(NO_PATH);
         loaded.put(ByteKey.of(NO_PATH), begun);
         return begun;
@@ -720,7 +813,7 @@ final class ComponentStateTables extends JdbcStateTables {
       ByteKey key = ByteKey.of(first);
       Chunk chunk = loaded.get(key);
       if (chunk == null) {
-        List<TrackedState> stored = List.of();
+        byte[] encoded = null;
         try (StatementCache.Prepared p = prepare(in.c, CHUNK)) {
           PreparedStatement ps = p.statement();
           ps.setString(1, in.app);
@@ -728,29 +821,33 @@ final class ComponentStateTables extends JdbcStateTables {
           ps.setBytes(3, first);
           try (ResultSet rs = ps.executeQuery()) {
             if (rs.next()) {
-              stored = ComponentStates.decode(rs.getBytes(1), owner, in.runs);
+              encoded = rs.getBytes(1);
             }
           }
         }
-        // Room for a few more, as a precommit adds a state or two to a chunk it reads.
-        chunk = new Chunk(first, true, stored.size() + 8);
-        for (TrackedState s : stored) {
-          chunk.states.put(s); // in path order: each an append
-        }
+        chunk = new Chunk(first, encoded, owner, in.runs);
         loaded.put(key, chunk);
       }
       return chunk;
     }
 
     TrackedState get(byte[] path) throws SQLException {
-      return firsts.isEmpty() ? null : chunkFor(path).states.get(path);
+      return firsts.isEmpty() ? null : chunkFor(path).states().get(path);
     }
 
     /** Puts {@code s} in its chunk; returns what was there. */
     TrackedState put(TrackedState s) throws SQLException {
       Chunk chunk = chunkFor(s.path());
       chunk.changed = true;
-      return chunk.states.put(s);
+      return chunk.states().put(s);
+    }
+
+    /**
+     * Puts {@code s} in place of the state its chunk holds at its path; that none is held fails
+     * the group, now or when the chunk is written.
+     */
+    void replace(TrackedState s) throws SQLException {
+      chunkFor(s.path()).replace(s);
     }
 
     /** Removes the state at {@code path}; returns whether there was one. */
@@ -759,7 +856,7 @@ final class ComponentStateTables extends JdbcStateTables {
         return false;
       }
       Chunk chunk = chunkFor(path);
-      if (chunk.states.remove(path) != null) {
+      if (chunk.states().remove(path) != null) {
         chunk.changed = true;
         return true;
       }
@@ -772,7 +869,7 @@ final class ComponentStateTables extends JdbcStateTables {
         return null;
       }
       for (int i = indexFor(path); i >= 0; i--) {
-        byte[] k = chunkAt(i).states.lowerPath(path);
+        byte[] k = chunkAt(i).states().lowerPath(path);
         if (k != null) {
           return Arrays.compareUnsigned(k, floor) >= 0 ? k : null;
         }
@@ -793,7 +890,7 @@ final class ComponentStateTables extends JdbcStateTables {
         if (i > start && Arrays.compareUnsigned(firsts.get(i), ceiling) >= 0) {
           return null; // that chunk and those after it hold paths from the ceiling on
         }
-        byte[] k = chunkAt(i).states.higherPath(path);
+        byte[] k = chunkAt(i).states().higherPath(path);
         if (k != null) {
           return Arrays.compareUnsigned(k, ceiling) < 0 ? k : null;
         }
@@ -808,7 +905,7 @@ final class ComponentStateTables extends JdbcStateTables {
       }
       for (int i = indexFor(from);
           i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
-        for (TrackedState s : chunkAt(i).states.in(from, to)) {
+        for (TrackedState s : chunkAt(i).states().in(from, to)) {
           visitor.visit(ByteKey.of(s.path()), s);
         }
       }
@@ -822,7 +919,7 @@ final class ComponentStateTables extends JdbcStateTables {
       for (int i = indexFor(from);
           i < firsts.size() && Arrays.compareUnsigned(firsts.get(i), to) < 0; i++) {
         Chunk chunk = chunkAt(i);
-        if (chunk.states.removeIn(from, to)) {
+        if (chunk.states().removeIn(from, to)) {
           chunk.changed = true;
         }
       }

@@ -66,10 +66,7 @@ final class ComponentStates {
    * @throws StateStoreException when the value is not one {@link #encode} wrote
    */
   static List<TrackedState> decode(byte[] bytes, byte[] owner, SettledRuns settledRuns) {
-    if (bytes.length == 0 || bytes[0] != FORMAT) {
-      throw new StateStoreException("corrupt tracking of component states: format "
-          + (bytes.length == 0 ? "missing" : Integer.toString(bytes[0])));
-    }
+    checkFormat(bytes);
     int[] pos = {1};
     long count = readVarLong(bytes, pos);
     if (count < 0 || count > bytes.length) {
@@ -95,6 +92,107 @@ final class ComponentStates {
       throw new StateStoreException("corrupt tracking of component states: trailing bytes");
     }
     return out;
+  }
+
+  /**
+   * How many states {@code bytes} holds, read from its header.
+   *
+   * @throws StateStoreException when the value is not one {@link #encode} wrote
+   */
+  static long count(byte[] bytes) {
+    checkFormat(bytes);
+    return readVarLong(bytes, new int[] {1});
+  }
+
+  private static void checkFormat(byte[] bytes) {
+    if (bytes.length == 0 || bytes[0] != FORMAT) {
+      throw new StateStoreException("corrupt tracking of component states: format "
+          + (bytes.length == 0 ? "missing" : Integer.toString(bytes[0])));
+    }
+  }
+
+  /**
+   * {@code stored}, a value {@link #encode} wrote, with each state of {@code replacements} in
+   * place of the stored state at its path (the last one of a path wins); null when a path is not
+   * stored. The states before, between and after them are copied as they are, and the walk stops
+   * at the last replaced one: a change to one state of a chunk no longer decodes and encodes
+   * every state of it (the state writer's largest Java cost in a change of one row in every
+   * component). A state keeps its path, so its neighbours' shared prefixes stay as they were.
+   *
+   * @throws StateStoreException when {@code stored} is not a value {@link #encode} wrote
+   */
+  static byte[] replace(byte[] stored, List<TrackedState> replacements) {
+    checkFormat(stored);
+    TrackedState[] targets = inPathOrder(replacements);
+    int room = 0;
+    for (TrackedState t : targets) {
+      room += 4 * MAX_VARLONG + RecordListEncoding.encodedSize(t.records());
+    }
+    byte[] out = new byte[stored.length + room];
+    int[] pos = {1};
+    long count = readVarLong(stored, pos);
+    int o = 0;
+    int copied = 0; // stored[0, copied) is in out[0, o), as it was or replaced
+    byte[] path = new byte[64];
+    int pathLength = 0;
+    int next = 0;
+    for (long i = 0; i < count && next < targets.length; i++) {
+      long shared = readVarLong(stored, pos);
+      long rest = readVarLong(stored, pos);
+      if (shared > pathLength || rest < 0 || pos[0] + rest > stored.length) {
+        throw new StateStoreException("corrupt tracking of component states: bad path");
+      }
+      pathLength = (int) (shared + rest);
+      if (pathLength > path.length) {
+        path = Arrays.copyOf(path, Math.max(2 * path.length, pathLength));
+      }
+      System.arraycopy(stored, pos[0], path, (int) shared, (int) rest);
+      pos[0] += (int) rest;
+      int recordsAt = pos[0];
+      RecordListEncoding.skip(stored, pos);
+      for (int k = 0; k < 4; k++) {
+        readVarLong(stored, pos);
+      }
+      byte[] target = targets[next].path();
+      int order = Arrays.compareUnsigned(path, 0, pathLength, target, 0, target.length);
+      if (order > 0) {
+        return null; // passed where the target would be
+      }
+      if (order == 0) {
+        TrackedState t = targets[next++];
+        System.arraycopy(stored, copied, out, o, recordsAt - copied);
+        o += recordsAt - copied;
+        o = RecordListEncoding.write(out, o, t.records());
+        o = writeVarLong(out, o, t.childGeneration());
+        o = writeVarLong(out, o, t.childEpoch());
+        o = writeVarLong(out, o, t.parentGeneration());
+        o = writeVarLong(out, o, t.parentEpoch());
+        copied = pos[0];
+      }
+    }
+    if (next < targets.length) {
+      return null; // past the last stored path
+    }
+    System.arraycopy(stored, copied, out, o, stored.length - copied);
+    return Arrays.copyOf(out, o + stored.length - copied);
+  }
+
+  /** {@code states} by path, the last of each path only. */
+  private static TrackedState[] inPathOrder(List<TrackedState> states) {
+    if (states.size() == 1) {
+      return new TrackedState[] {states.get(0)};
+    }
+    List<TrackedState> sorted = new ArrayList<>(states);
+    // Stable: of the states of one path, the last made stays last.
+    sorted.sort((a, b) -> Arrays.compareUnsigned(a.path(), b.path()));
+    List<TrackedState> out = new ArrayList<>(sorted.size());
+    for (int i = 0; i < sorted.size(); i++) {
+      if (i + 1 < sorted.size() && Arrays.equals(sorted.get(i).path(), sorted.get(i + 1).path())) {
+        continue;
+      }
+      out.add(sorted.get(i));
+    }
+    return out.toArray(new TrackedState[0]);
   }
 
   private static int sharedPrefix(byte[] a, byte[] b) {

@@ -95,6 +95,24 @@ final class RecordListEncoding {
     return new PossibleRecord(version, record);
   }
 
+  /** Advances {@code pos[0]} past a list {@link #write} wrote there, without reading it. */
+  static void skip(byte[] bytes, int[] pos) {
+    long count = readVarLong(bytes, pos);
+    if (count < 0 || count > bytes.length) {
+      throw new StateStoreException("corrupt tracking record list: " + count + " records");
+    }
+    for (long i = 0; i < count; i++) {
+      readVarLong(bytes, pos);
+      long len = readVarLong(bytes, pos);
+      if (len > 0) {
+        if (len - 1 > bytes.length - pos[0]) {
+          throw new StateStoreException("corrupt tracking record list: truncated");
+        }
+        pos[0] += (int) (len - 1);
+      }
+    }
+  }
+
   /** Reads a list {@link #write} wrote at {@code pos[0]}, advancing it past the list. */
   static List<PossibleRecord> read(byte[] bytes, int[] pos) {
     int count = (int) readVarLong(bytes, pos);

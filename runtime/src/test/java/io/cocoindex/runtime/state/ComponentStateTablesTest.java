@@ -333,6 +333,50 @@ class ComponentStateTablesTest {
   }
 
   @Test
+  void aGroupReplacingSomeStatesOfAChunkRewritesItWithThoseReplaced() throws Exception {
+    putRows(A, 5);
+    Map<String, String> before = chunks();
+
+    store.write(APP, List.of(new StateWrite.PutState(state(row(3), A, "three, first")),
+        new StateWrite.PutState(state(row(1), A, "one again")),
+        new StateWrite.PutState(state(row(3), A, "three again")))).join();
+
+    assertThat(records(store.ownedBy(APP, A))).containsExactly(
+        "record 0", "one again", "record 2", "three again", "record 4");
+    assertThat(chunks().keySet()).isEqualTo(before.keySet());
+    assertThat(OwnerRangeRows.of(dir)).containsExactly("row-000000..row-000004 a");
+  }
+
+  @Test
+  void aGroupReplacingStatesAndChangingOthersInOneChunkKeepsEveryChange() throws Exception {
+    putRows(A, 5);
+
+    store.write(APP, List.of(new StateWrite.PutState(state(row(1), A, "one again")),
+        new StateWrite.PutState(state(row(7), A, "seven")), // a new path: the chunk is decoded
+        new StateWrite.PutState(state(row(3), A, "three again")),
+        new StateWrite.DeleteState(row(4)))).join();
+
+    assertThat(records(store.ownedBy(APP, A))).containsExactly(
+        "record 0", "one again", "record 2", "three again", "seven");
+  }
+
+  @Test
+  void aReplacedStateMissingFromItsChunkFailsTheGroupWhenTheChunkIsDecodedToo()
+      throws Exception {
+    putRows(A, 3);
+    StateWrite.Precommit vanished = new StateWrite.Precommit(state(row(5), A, "ignored"),
+        new PossibleRecord(2, "x".getBytes(StandardCharsets.UTF_8)), false,
+        state(row(5), A, "never stored"));
+
+    assertThatThrownBy(() -> store.write(APP, List.of(vanished,
+            new StateWrite.PutState(state(row(9), A, "nine")))).join())
+        .hasMessageContaining("a tracked row to update is missing from component_states");
+
+    assertThat(records(store.ownedBy(APP, A)))
+        .containsExactly("record 0", "record 1", "record 2");
+  }
+
+  @Test
   void aGroupWaitsForAnotherWriterOfTheFileRatherThanFailing() throws Exception {
     putRows(A, 3);
     try (Connection other = DriverManager.getConnection(

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,8 +27,11 @@ class ComponentStatesTest {
   }
 
   private static void assertRoundTrip(List<TrackedState> states) {
-    List<TrackedState> back = ComponentStates.decode(
-        ComponentStates.encode(states), OWNER, SettledRuns.NONE);
+    assertDecodesAs(ComponentStates.encode(states), states);
+  }
+
+  private static void assertDecodesAs(byte[] encoded, List<TrackedState> states) {
+    List<TrackedState> back = ComponentStates.decode(encoded, OWNER, SettledRuns.NONE);
     assertThat(back).hasSameSizeAs(states);
     for (int i = 0; i < states.size(); i++) {
       TrackedState want = states.get(i);
@@ -73,5 +78,71 @@ class ComponentStatesTest {
   @Test
   void noStatesRoundTrip() {
     assertRoundTrip(List.of());
+  }
+
+  /** States of random paths (sharing prefixes of random lengths), records and lineage. */
+  private static List<TrackedState> randomStates(Random random, int count) {
+    TreeMap<byte[], TrackedState> byPath = new TreeMap<>(Arrays::compareUnsigned);
+    while (byPath.size() < count) {
+      byte[] path = new byte[1 + random.nextInt(12)];
+      for (int i = 0; i < path.length; i++) {
+        path[i] = (byte) random.nextInt(4); // few byte values: long shared prefixes
+      }
+      byPath.put(path, state(path, randomRecords(random), random.nextInt(1 << 20)));
+    }
+    return new ArrayList<>(byPath.values());
+  }
+
+  private static List<PossibleRecord> randomRecords(Random random) {
+    List<PossibleRecord> records = new ArrayList<>();
+    for (int r = random.nextInt(3); r >= 0; r--) {
+      byte[] record = random.nextInt(5) == 0 ? null : new byte[random.nextInt(200)];
+      if (record != null) {
+        random.nextBytes(record);
+      }
+      records.add(new PossibleRecord(random.nextLong() >>> random.nextInt(64), record));
+    }
+    return records;
+  }
+
+  @Test
+  void replacingStatesInTheStoredValueGivesTheValueOfTheStatesWithThemReplaced() {
+    Random random = new Random(42);
+    for (int round = 0; round < 500; round++) {
+      List<TrackedState> states = randomStates(random, 1 + random.nextInt(60));
+      byte[] stored = ComponentStates.encode(states);
+      List<TrackedState> expected = new ArrayList<>(states);
+      List<TrackedState> replacements = new ArrayList<>();
+      for (int k = random.nextInt(4); k >= 0; k--) {
+        int at = random.nextInt(states.size());
+        TrackedState replacement = state(states.get(at).path(), randomRecords(random),
+            random.nextInt(1 << 20));
+        replacements.add(replacement); // a path replaced twice keeps its last replacement
+        expected.set(at, replacement);
+      }
+      byte[] replaced = ComponentStates.replace(stored, replacements);
+      assertThat(replaced).isEqualTo(ComponentStates.encode(expected));
+      assertDecodesAs(replaced, expected);
+    }
+  }
+
+  @Test
+  void replacingAPathTheValueDoesNotHoldGivesNothing() {
+    List<TrackedState> states = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      states.add(state(path("row/", 2 * i + 1, 0), List.of(new PossibleRecord(i, null)), i));
+    }
+    byte[] stored = ComponentStates.encode(states);
+    List<PossibleRecord> records = List.of(new PossibleRecord(99, new byte[] {9}));
+    // Before the first, between two, after the last.
+    for (int i : new int[] {0, 6, 40}) {
+      assertThat(ComponentStates.replace(stored, List.of(state(path("row/", i, 0), records, 0))))
+          .isNull();
+    }
+    assertThat(ComponentStates.replace(stored,
+        List.of(state(path("row/", 3, 0), records, 0), state(path("row/", 4, 0), records, 0))))
+        .isNull();
+    assertThat(ComponentStates.count(stored)).isEqualTo(10);
+    assertThat(ComponentStates.count(ComponentStates.encode(List.of()))).isZero();
   }
 }
