@@ -95,9 +95,18 @@ public final class SqliteDatabase implements AutoCloseable {
     return transactions.get();
   }
 
+  /**
+   * The connection, opened at first use. Its transactions begin {@code IMMEDIATE}: a transaction
+   * that reads first (a table's columns before altering it) and then cannot take the write lock,
+   * because another connection writes the file (an application sharing the database), would fail
+   * at once with {@code SQLITE_BUSY}, as SQLite does not wait there; taking the lock first waits
+   * for it, up to the busy timeout.
+   */
   private Connection connection() throws SQLException {
     if (connection == null) {
-      connection = DriverManager.getConnection(url);
+      java.util.Properties properties = new java.util.Properties();
+      properties.setProperty("transaction_mode", "IMMEDIATE");
+      connection = DriverManager.getConnection(url, properties);
       try (Statement s = connection.createStatement()) {
         s.execute("PRAGMA journal_mode=WAL");
         s.execute("PRAGMA busy_timeout=10000");
