@@ -61,14 +61,7 @@ final class RecordListEncoding {
       return read(bytes, pos);
     }
     for (long i = 0; i < count - 1; i++) {
-      readVarLong(bytes, pos);
-      long len = readVarLong(bytes, pos);
-      if (len > 0) {
-        if (len - 1 > bytes.length - pos[0]) {
-          throw new StateStoreException("corrupt tracking record list: truncated");
-        }
-        pos[0] += (int) (len - 1);
-      }
+      skipOne(bytes, pos);
     }
     int newest = pos[0];
     long version = readVarLong(bytes, pos);
@@ -102,14 +95,19 @@ final class RecordListEncoding {
       throw new StateStoreException("corrupt tracking record list: " + count + " records");
     }
     for (long i = 0; i < count; i++) {
-      readVarLong(bytes, pos);
-      long len = readVarLong(bytes, pos);
-      if (len > 0) {
-        if (len - 1 > bytes.length - pos[0]) {
-          throw new StateStoreException("corrupt tracking record list: truncated");
-        }
-        pos[0] += (int) (len - 1);
+      skipOne(bytes, pos);
+    }
+  }
+
+  /** Advances {@code pos[0]} past one record of a list (its version, length and bytes). */
+  private static void skipOne(byte[] bytes, int[] pos) {
+    readVarLong(bytes, pos);
+    long len = readVarLong(bytes, pos);
+    if (len > 0) {
+      if (len - 1 > bytes.length - pos[0]) {
+        throw new StateStoreException("corrupt tracking record list: truncated");
       }
+      pos[0] += (int) (len - 1);
     }
   }
 
