@@ -55,8 +55,11 @@ abstract class JdbcStateStore implements StateStore {
     inTransaction(c -> tables.apply(c, group));
   }
 
-  /** Runs {@code work} in one transaction of the write connection. */
-  protected final void inTransaction(TransactionWork work) throws SQLException {
+  /**
+   * Runs {@code work} in one transaction of the write connection, through the driver's
+   * transaction calls; a store may begin its transactions otherwise ({@link SqliteStateStore}).
+   */
+  protected void inTransaction(TransactionWork work) throws SQLException {
     synchronized (writeConnection) {
       Connection c = writeConnection;
       c.setAutoCommit(false);

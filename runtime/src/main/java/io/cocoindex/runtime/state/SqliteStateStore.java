@@ -93,7 +93,7 @@ public final class SqliteStateStore extends JdbcStateStore {
     } catch (IOException e) {
       throw new StateStoreException("cannot create the state directory " + dir + ": " + e, e);
     }
-    return connect(url(file), file, durability, true);
+    return connect(url(file), file, durability);
   }
 
   /** The database file. */
@@ -103,7 +103,7 @@ public final class SqliteStateStore extends JdbcStateStore {
 
   @Override
   protected Connection connect() {
-    return connect(url, file, durability, false);
+    return connect(url, file, durability);
   }
 
   @Override
@@ -111,24 +111,11 @@ public final class SqliteStateStore extends JdbcStateStore {
     return file.toString();
   }
 
-  /**
-   * A connection to the store's file. The write connection begins its transactions {@code
-   * IMMEDIATE}, taking the write lock first: a transaction begun deferred reads first (the
-   * chunks a group changes), and a read transaction that then cannot take the write lock (another
-   * connection writing the file: an app of another name on the same store, a tool) fails at
-   * once with {@code SQLITE_BUSY}, as SQLite does not wait there; taking the lock at the start
-   * waits for it, up to the busy timeout.
-   */
-  private static Connection connect(String url, Path file, Durability durability,
-      boolean writes) {
+  private static Connection connect(String url, Path file, Durability durability) {
     try {
-      java.util.Properties properties = new java.util.Properties();
-      if (writes) {
-        properties.setProperty("transaction_mode", "IMMEDIATE");
-      }
       // The driver directly: DriverManager tries each registered driver, loading its class
       // again through the caller's loader, on every connection an app opens.
-      Connection c = org.sqlite.JDBC.createConnection(url, properties);
+      Connection c = org.sqlite.JDBC.createConnection(url, new java.util.Properties());
       try (Statement s = c.createStatement()) {
         s.execute("PRAGMA busy_timeout=10000");
         s.execute("PRAGMA journal_mode=WAL");
@@ -231,6 +218,38 @@ public final class SqliteStateStore extends JdbcStateStore {
       return version;
     } catch (SQLException e) {
       throw failure("allocate a run version", e);
+    }
+  }
+
+  /**
+   * Runs {@code work} in one transaction of the write connection, begun {@code IMMEDIATE}: it
+   * takes the write lock first, waiting for it up to the busy timeout. Begun deferred, a group's
+   * transaction reads first (the chunks it changes), and a read transaction that then cannot take
+   * the write lock (another connection writing the file for a moment: an app of another name on
+   * the same store, a tool, a reader re-reading a WAL index header that changed under it) fails at
+   * once with {@code SQLITE_BUSY}, as SQLite does not wait there. The statements go as SQL, the
+   * connection staying in the driver's auto-commit mode: the driver's commit begins the next
+   * transaction at once (begun {@code IMMEDIATE}, that would wait for the lock again), and its
+   * begin, failing, would leave it taking the next statements for a transaction.
+   */
+  @Override
+  protected void inTransaction(TransactionWork work) throws SQLException {
+    synchronized (writeConnection) {
+      Connection c = writeConnection;
+      try (Statement s = c.createStatement()) {
+        s.execute("BEGIN IMMEDIATE");
+        try {
+          work.run(c);
+          s.execute("COMMIT");
+        } catch (SQLException | RuntimeException e) {
+          try {
+            s.execute("ROLLBACK");
+          } catch (SQLException rollback) {
+            e.addSuppressed(rollback); // the transaction may have ended with the failure
+          }
+          throw e;
+        }
+      }
     }
   }
 

@@ -36,22 +36,35 @@ public final class SqliteDatabase implements AutoCloseable {
     T run(Connection c) throws SQLException;
   }
 
-  /** Runs {@code work} in one transaction, committed when it returns, rolled back if it throws. */
+  /**
+   * Runs {@code work} in one transaction, committed when it returns, rolled back if it throws.
+   *
+   * <p>The transaction begins {@code IMMEDIATE}, taking the write lock first and waiting for it up
+   * to the busy timeout: begun deferred, a transaction that reads first (a table's columns before
+   * altering it) and then cannot take the write lock, because another connection writes the file
+   * (an application sharing the database), fails at once with {@code SQLITE_BUSY}, as SQLite does
+   * not wait there. The statements go as SQL, the connection staying in the driver's auto-commit
+   * mode: the driver's commit would begin the next transaction at once, waiting for the lock.
+   */
   public <T> T inTransaction(Work<T> work) throws SQLException {
     lock.lock();
     try {
       Connection c = connection();
       transactions.incrementAndGet();
-      c.setAutoCommit(false);
-      try {
-        T result = work.run(c);
-        c.commit();
-        return result;
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
+      try (Statement s = c.createStatement()) {
+        s.execute("BEGIN IMMEDIATE");
+        try {
+          T result = work.run(c);
+          s.execute("COMMIT");
+          return result;
+        } catch (SQLException | RuntimeException e) {
+          try {
+            s.execute("ROLLBACK");
+          } catch (SQLException rollback) {
+            e.addSuppressed(rollback); // the transaction may have ended with the failure
+          }
+          throw e;
+        }
       }
     } finally {
       lock.unlock();
@@ -95,18 +108,9 @@ public final class SqliteDatabase implements AutoCloseable {
     return transactions.get();
   }
 
-  /**
-   * The connection, opened at first use. Its transactions begin {@code IMMEDIATE}: a transaction
-   * that reads first (a table's columns before altering it) and then cannot take the write lock,
-   * because another connection writes the file (an application sharing the database), would fail
-   * at once with {@code SQLITE_BUSY}, as SQLite does not wait there; taking the lock first waits
-   * for it, up to the busy timeout.
-   */
   private Connection connection() throws SQLException {
     if (connection == null) {
-      java.util.Properties properties = new java.util.Properties();
-      properties.setProperty("transaction_mode", "IMMEDIATE");
-      connection = DriverManager.getConnection(url, properties);
+      connection = DriverManager.getConnection(url);
       try (Statement s = connection.createStatement()) {
         s.execute("PRAGMA journal_mode=WAL");
         s.execute("PRAGMA busy_timeout=10000");

@@ -53,7 +53,8 @@ class SqliteDatabaseTest {
       }
       String values = db.read(c -> {
         try (Statement s = c.createStatement();
-            ResultSet rs = s.executeQuery("SELECT group_concat(v, ', ') FROM t ORDER BY id")) {
+            ResultSet rs = s.executeQuery(
+                "SELECT group_concat(v, ', ') FROM (SELECT v FROM t ORDER BY id)")) {
           rs.next();
           return rs.getString(1);
         }
