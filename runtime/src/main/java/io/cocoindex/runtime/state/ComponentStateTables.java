@@ -720,7 +720,10 @@ final class ComponentStateTables extends JdbcStateTables {
       return states;
     }
 
-    /** Puts {@code s} in place of the state it holds at its path (checked when written). */
+    /**
+     * Puts {@code s} in place of the state it holds at its path (checked when the chunk is
+     * decoded or written).
+     */
     void replace(TrackedState s) throws SQLException {
       changed = true;
       if (states != null) {

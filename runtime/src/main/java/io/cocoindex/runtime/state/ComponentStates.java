@@ -77,7 +77,7 @@ final class ComponentStates {
     for (long i = 0; i < count; i++) {
       long shared = readVarLong(bytes, pos);
       long rest = readVarLong(bytes, pos);
-      if (shared > previous.length || rest < 0 || pos[0] + rest > bytes.length) {
+      if (shared < 0 || shared > previous.length || rest < 0 || pos[0] + rest > bytes.length) {
         throw new StateStoreException("corrupt tracking of component states: bad path");
       }
       byte[] path = Arrays.copyOf(previous, (int) (shared + rest));
@@ -139,7 +139,7 @@ final class ComponentStates {
     for (long i = 0; i < count && next < targets.length; i++) {
       long shared = readVarLong(stored, pos);
       long rest = readVarLong(stored, pos);
-      if (shared > pathLength || rest < 0 || pos[0] + rest > stored.length) {
+      if (shared < 0 || shared > pathLength || rest < 0 || pos[0] + rest > stored.length) {
         throw new StateStoreException("corrupt tracking of component states: bad path");
       }
       pathLength = (int) (shared + rest);

@@ -332,19 +332,48 @@ class ComponentStateTablesTest {
         .map(s -> new String(s.records().get(0).record(), StandardCharsets.UTF_8)).toList();
   }
 
+  /** Each state's newest record, as text. */
+  private static List<String> newest(List<TrackedState> states) {
+    return states.stream().map(s -> new String(
+        s.records().get(s.records().size() - 1).record(), StandardCharsets.UTF_8)).toList();
+  }
+
+  /** A precommit of {@code record} at row {@code i} of A, which the run loaded as stored. */
+  private static StateWrite.Precommit precommit(int i, long version, String record) {
+    return new StateWrite.Precommit(state(row(i), A, "ignored"),
+        new PossibleRecord(version, record.getBytes(StandardCharsets.UTF_8)), false,
+        state(row(i), A, "record " + i));
+  }
+
   @Test
   void aGroupReplacingSomeStatesOfAChunkRewritesItWithThoseReplaced() throws Exception {
     putRows(A, 5);
     Map<String, String> before = chunks();
 
-    store.write(APP, List.of(new StateWrite.PutState(state(row(3), A, "three, first")),
-        new StateWrite.PutState(state(row(1), A, "one again")),
-        new StateWrite.PutState(state(row(3), A, "three again")))).join();
+    // Precommits resolved against the rows the run loaded: the chunk stays encoded, and is
+    // written spliced.
+    store.write(APP, List.of(precommit(3, 2, "three, first"), precommit(1, 2, "one again"),
+        precommit(3, 3, "three again"))).join();
 
-    assertThat(records(store.ownedBy(APP, A))).containsExactly(
+    List<TrackedState> owned = store.ownedBy(APP, A);
+    assertThat(newest(owned)).containsExactly(
         "record 0", "one again", "record 2", "three again", "record 4");
+    assertThat(owned.get(3).records()).extracting(PossibleRecord::version)
+        .containsExactly(1L, 2L, 3L);
     assertThat(chunks().keySet()).isEqualTo(before.keySet());
     assertThat(OwnerRangeRows.of(dir)).containsExactly("row-000000..row-000004 a");
+  }
+
+  @Test
+  void aReplacementThatOutgrowsItsChunkSplitsIt() throws Exception {
+    putRows(A, 5);
+    String large = "x".repeat(ComponentStateTables.CHUNK_BYTES + 4_000);
+
+    store.write(APP, List.of(precommit(2, 2, large))).join();
+
+    assertThat(chunks()).hasSizeGreaterThan(1);
+    assertThat(newest(store.ownedBy(APP, A))).containsExactly(
+        "record 0", "record 1", large, "record 3", "record 4");
   }
 
   @Test

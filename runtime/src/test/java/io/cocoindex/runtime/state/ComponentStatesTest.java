@@ -84,7 +84,8 @@ class ComponentStatesTest {
   private static List<TrackedState> randomStates(Random random, int count) {
     TreeMap<byte[], TrackedState> byPath = new TreeMap<>(Arrays::compareUnsigned);
     while (byPath.size() < count) {
-      byte[] path = new byte[1 + random.nextInt(12)];
+      // Mostly short paths; some long ones, past the splice's first path buffer.
+      byte[] path = new byte[1 + random.nextInt(random.nextInt(8) == 0 ? 300 : 12)];
       for (int i = 0; i < path.length; i++) {
         path[i] = (byte) random.nextInt(4); // few byte values: long shared prefixes
       }
