@@ -21,8 +21,8 @@ import java.util.Map;
  * heap cost 1.2-1.4x what it did on the main JVM's 2 GB (more young collections, each copying
  * the components in flight), and a heap that grows while the runs go pays page faults
  * (BENCHMARKS.md). A 1M first run, its JIT compiling, on a growing heap, looked 2.3x as costly
- * per state as the main JVM's 100k; measured compiled, on one fixed heap, beside 100k, 1M costs no
- * more per state.
+ * per state as the main JVM's 100k; measured compiled, on one fixed heap, beside 100k, 1M costs
+ * about as much per state (0.8-0.9x cold, 0.7-1.2x warm).
  *
  * <p>The child's first run (a fresh JVM: class loading and the JIT compiling as it goes, which a
  * process that runs one update pays) is printed on its own. The timed cold runs come after
