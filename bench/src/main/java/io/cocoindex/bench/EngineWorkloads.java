@@ -368,7 +368,8 @@ final class EngineWorkloads {
         Stats.median(memoWarm));
   }
 
-  private static Timed expect(String what, Timed t, long changed) {
+  /** {@code t}, checked to have changed exactly {@code changed} states. */
+  static Timed expect(String what, Timed t, long changed) {
     if (t.changed() != changed) {
       throw new IllegalStateException(what + " changed " + t.changed() + " states, expected "
           + changed);
@@ -376,7 +377,8 @@ final class EngineWorkloads {
     return t;
   }
 
-  private static Timed expectAtLeast(String what, Timed t, long changed) {
+  /** {@code t}, checked to have changed at least {@code changed} states. */
+  static Timed expectAtLeast(String what, Timed t, long changed) {
     if (t.changed() < changed) {
       throw new IllegalStateException(what + " changed " + t.changed() + " states, expected at"
           + " least " + changed);

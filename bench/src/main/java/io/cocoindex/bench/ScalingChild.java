@@ -1,5 +1,7 @@
 package io.cocoindex.bench;
 
+import static io.cocoindex.bench.EngineWorkloads.expect;
+
 import io.cocoindex.bench.EngineBench.Site;
 import io.cocoindex.bench.EngineBench.Timed;
 import io.cocoindex.bench.EngineWorkloads.SizeFigures;
@@ -168,20 +170,7 @@ final class ScalingChild {
 
   /** A first run on an empty site. */
   private static Timed cold(Site site, Dataset data) {
-    Timed t = EngineBench.update(site, data, false);
-    if (t.changed() < data.rows) {
-      throw new IllegalStateException("cold changed " + t.changed() + " states, expected at"
-          + " least " + data.rows);
-    }
-    return t;
-  }
-
-  private static Timed expect(String what, Timed t, long changed) {
-    if (t.changed() != changed) {
-      throw new IllegalStateException(what + " changed " + t.changed() + " states, expected "
-          + changed);
-    }
-    return t;
+    return EngineWorkloads.expectAtLeast("cold", EngineBench.update(site, data, false), data.rows);
   }
 
   private static void delete(Site site) {

@@ -8,11 +8,7 @@ import com.google.testing.compile.JavaFileObjects;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.util.Set;
-import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.RoundEnvironment;
-import javax.lang.model.SourceVersion;
-import javax.lang.model.element.TypeElement;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
@@ -20,31 +16,15 @@ import org.junit.jupiter.api.Test;
 class RoundsTest {
 
   /** Generates {@code test.Later}, a @TargetValue record, in the first round. */
-  static final class LaterGenerator extends AbstractProcessor {
-    private boolean done;
-
+  static final class LaterGenerator extends FirstRoundProcessor {
     @Override
-    public Set<String> getSupportedAnnotationTypes() {
-      return Set.of("*");
-    }
-
-    @Override
-    public SourceVersion getSupportedSourceVersion() {
-      return SourceVersion.latestSupported();
-    }
-
-    @Override
-    public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
-      if (!done) {
-        done = true;
-        try (Writer w = processingEnv.getFiler().createSourceFile("test.Later").openWriter()) {
-          w.write(
-              "package test; @io.cocoindex.annotation.TargetValue public record Later(String id) {}");
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
+    protected void firstRound(RoundEnvironment round) {
+      try (Writer w = processingEnv.getFiler().createSourceFile("test.Later").openWriter()) {
+        w.write(
+            "package test; @io.cocoindex.annotation.TargetValue public record Later(String id) {}");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-      return false;
     }
   }
 

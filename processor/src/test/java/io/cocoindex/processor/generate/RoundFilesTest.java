@@ -8,40 +8,23 @@ import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
 import com.palantir.javapoet.JavaFile;
 import com.palantir.javapoet.TypeSpec;
+import io.cocoindex.processor.FirstRoundProcessor;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.RoundEnvironment;
-import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
-import javax.lang.model.element.TypeElement;
+import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
 /** A round's files, built and rendered on the worker, written in javac's Filer in order. */
 class RoundFilesTest {
 
   /** Queues three files for each root type, the second of which fails to build. */
-  static final class ThreeFiles extends AbstractProcessor {
+  static final class ThreeFiles extends FirstRoundProcessor {
     final List<String> failures = new ArrayList<>();
-    private boolean done;
 
     @Override
-    public Set<String> getSupportedAnnotationTypes() {
-      return Set.of("*");
-    }
-
-    @Override
-    public SourceVersion getSupportedSourceVersion() {
-      return SourceVersion.latestSupported();
-    }
-
-    @Override
-    public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
-      if (done) {
-        return false;
-      }
-      done = true;
+    protected void firstRound(RoundEnvironment round) {
       RoundFiles files = new RoundFiles();
       for (Element root : round.getRootElements()) {
         String name = root.getSimpleName().toString();
@@ -53,7 +36,6 @@ class RoundFilesTest {
       }
       files.writeAll(processingEnv.getFiler(), (origin, generated, cause) ->
           failures.add(origin + " / " + generated + " / " + cause.getMessage()));
-      return false;
     }
 
     private static JavaFile file(String simpleName) {
@@ -61,13 +43,18 @@ class RoundFilesTest {
     }
   }
 
+  /** Compiles {@code test.Item}, and {@code others}, with {@code processor}. */
+  private static Compilation compileItem(ThreeFiles processor, JavaFileObject... others) {
+    List<JavaFileObject> sources = new ArrayList<>(List.of(
+        JavaFileObjects.forSourceLines("test.Item", "package test;", "class Item {}")));
+    sources.addAll(List.of(others));
+    return javac().withProcessors(processor).compile(sources);
+  }
+
   @Test
   void aFileThatFailsToBuildIsReportedOnItsElementAndTheOthersAreWritten() {
     ThreeFiles processor = new ThreeFiles();
-    Compilation c =
-        javac()
-            .withProcessors(processor)
-            .compile(JavaFileObjects.forSourceLines("test.Item", "package test;", "class Item {}"));
+    Compilation c = compileItem(processor);
     assertThat(c).succeeded();
     assertThat(c).generatedSourceFile("test.Item_First");
     assertThat(c).generatedSourceFile("test.Item_Third");
@@ -77,13 +64,8 @@ class RoundFilesTest {
   @Test
   void aFileTheFilerRefusesIsReportedWithItsName() {
     ThreeFiles processor = new ThreeFiles();
-    Compilation c =
-        javac()
-            .withProcessors(processor)
-            .compile(
-                JavaFileObjects.forSourceLines("test.Item", "package test;", "class Item {}"),
-                JavaFileObjects.forSourceLines(
-                    "test.Item_Third", "package test;", "class Item_Third {}"));
+    Compilation c = compileItem(processor,
+        JavaFileObjects.forSourceLines("test.Item_Third", "package test;", "class Item_Third {}"));
     assertThat(c).generatedSourceFile("test.Item_First");
     assertThat(processor.failures).hasSize(3);
     assertThat(processor.failures.get(0)).isEqualTo("test.Item / null / no Item_Second");
