@@ -92,12 +92,6 @@ public class CodecBenchmark {
   }
 
   /**
-   * The codec of {@code type}.
-   *
-   * @throws IllegalStateException when "generated" is asked and the registry would not pick a
-   *     generated codec (the benchmark would measure the wrong thing)
-   */
-  /**
    * Jackson databind over Smile with the runtime fallback's settings, serializing record
    * components only. The runtime's {@link JacksonCodecFactory} cannot round-trip {@link
    * SqlValue}: it writes {@code isNull()} as a property {@code "null"} and then rejects it as
@@ -136,6 +130,12 @@ public class CodecBenchmark {
     };
   }
 
+  /**
+   * The codec of {@code type}.
+   *
+   * @throws IllegalStateException when "generated" is asked and the registry would not pick a
+   *     generated codec (the benchmark would measure the wrong thing)
+   */
   @SuppressWarnings("unchecked")
   static Codec<Object> codecFor(String codec, Class<?> type) {
     CodecRegistry registry = CodecRegistry.standard();
