@@ -147,11 +147,17 @@ class AppCloseTest extends EngineTestBase {
 
     CompletableFuture<Void> close = CompletableFuture.runAsync(app::close, threads);
     CompletableFuture<Void> closeAgain = CompletableFuture.runAsync(app::close, threads);
+    // The app refuses new work as soon as a close has begun (on a thread that may take a while
+    // to start on a loaded machine), while the closes wait for the update.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!refusesStatus(app) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThatThrownBy(app::status).isInstanceOf(IllegalStateException.class)
+        .hasMessage("app 'busy' is closed");
     Thread.sleep(100);
     assertThat(close).as("close waits for the update").isNotDone();
     assertThat(closeAgain).as("so does a second close").isNotDone();
-    assertThatThrownBy(app::status).isInstanceOf(IllegalStateException.class)
-        .hasMessage("app 'busy' is closed");
 
     proceed.countDown();
     close.get(10, TimeUnit.SECONDS);
@@ -182,6 +188,15 @@ class AppCloseTest extends EngineTestBase {
         .hasMessage("app 'self' is closed");
     try (App next = App.create("self", environment(), main("v1"))) {
       assertThat(next.update().of("tables/docs").unchanged()).isEqualTo(50);
+    }
+  }
+
+  private static boolean refusesStatus(App app) {
+    try {
+      app.status();
+      return false;
+    } catch (IllegalStateException closed) {
+      return true;
     }
   }
 
