@@ -2,12 +2,14 @@ package io.cocoindex.samples.redis;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Assumptions;
+import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -35,7 +37,12 @@ final class RedisServer {
       Assumptions.abort(URL_VARIABLE + " is not set: Redis tests skipped");
     }
     if (client == null) {
-      client = RedisClient.create(url);
+      // The default pool pings its idle connections every 30 seconds, which a test counting the
+      // commands an update sent (commandStats) would count: no idle checks here.
+      ConnectionPoolConfig pool = new ConnectionPoolConfig();
+      pool.setTestWhileIdle(false);
+      pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
+      client = RedisClient.builder().fromURI(url).poolConfig(pool).build();
     }
     return client;
   }
