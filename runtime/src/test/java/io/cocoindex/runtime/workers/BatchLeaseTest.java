@@ -82,6 +82,7 @@ class BatchLeaseTest {
         a.nextVersion("app");
         assertThat(granted(a.leaseComponents("app", List.of(path("c1"))))).isEqualTo(1);
       }
+      awaitLocksHeld(0); // a's lock goes with its session, which ends asynchronously
       // b's run started first, so a's claim is newer: b skips c1 and must not keep its lock.
       assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0)).isNull();
       assertThat(advisoryLocksHeld()).isZero();
@@ -133,9 +134,9 @@ class BatchLeaseTest {
       AutoCloseable x = a.leaseState("app", path("rows/x"));
       CompletableFuture<List<AutoCloseable>> batch = CompletableFuture.supplyAsync(() ->
           b.leaseStates("app", List.of(path("rows/w"), path("rows/x"), path("rows/y"))));
-      Thread.sleep(300);
+      // While b waits for x, it holds w (before x) but not y (after it): x and w are held.
+      awaitLocksHeld(2);
       assertThat(batch).isNotDone();
-      // While b waits for x, it holds w (before x) but not y (after it).
       a.leaseState("app", path("rows/y")).close();
       CompletableFuture<AutoCloseable> w =
           CompletableFuture.supplyAsync(() -> c.leaseState("app", path("rows/w")));
@@ -183,7 +184,7 @@ class BatchLeaseTest {
   }
 
   private void awaitLocksHeld(long expected) throws Exception {
-    long deadline = System.nanoTime() + 5_000_000_000L;
+    long deadline = System.nanoTime() + 10_000_000_000L;
     while (advisoryLocksHeld() != expected && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
