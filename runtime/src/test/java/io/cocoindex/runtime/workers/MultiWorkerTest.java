@@ -68,8 +68,17 @@ class MultiWorkerTest {
   }
 
   Process worker(String name, String... args) throws Exception {
+    return worker(false, name, args);
+  }
+
+  /**
+   * A worker process; with {@code barrier} it opens its store, prints {@link Worker#READY} and
+   * waits for {@link #start} before it updates.
+   */
+  Process worker(boolean barrier, String name, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-D" + Worker.BARRIER + "=" + barrier,
         "-cp", System.getProperty("java.class.path"), Worker.class.getName(), url, name));
     cmd.addAll(List.of(args));
     File log = logs.resolve(name + ".log").toFile();
@@ -77,6 +86,24 @@ class MultiWorkerTest {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
     processes.add(p);
     return p;
+  }
+
+  /** Waits until every worker (started with a barrier) is ready, then lets them all update. */
+  void start(Map<String, Process> workers) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    for (String name : workers.keySet()) {
+      Path log = logs.resolve(name + ".log");
+      while (!(Files.exists(log) && Files.readAllLines(log).contains(Worker.READY))) {
+        assertThat(System.nanoTime() < deadline && workers.get(name).isAlive())
+            .as(name + " ready; log:\n" + (Files.exists(log) ? Files.readString(log) : ""))
+            .isTrue();
+        Thread.sleep(20);
+      }
+    }
+    for (Process p : workers.values()) {
+      p.getOutputStream().write('\n');
+      p.getOutputStream().close();
+    }
   }
 
   void awaitSuccess(Process p, String name) throws Exception {
@@ -89,8 +116,9 @@ class MultiWorkerTest {
   void threeWorkersShareTheComponentsAndApplyEachActionOnce() throws Exception {
     Map<String, Process> workers = new LinkedHashMap<>();
     for (String name : List.of("w1", "w2", "w3")) {
-      workers.put(name, worker(name, String.valueOf(COMPONENTS), "v1", "1"));
+      workers.put(name, worker(true, name, String.valueOf(COMPONENTS), "v1", "1"));
     }
+    start(workers); // all up before any updates: a JVM that started first could do it all
     for (Map.Entry<String, Process> w : workers.entrySet()) {
       awaitSuccess(w.getValue(), w.getKey());
     }
