@@ -35,8 +35,9 @@ class RenderingThreadTest {
     assertThat(c).succeededWithoutWarnings();
     // Rendered on the worker and written: the worker ran.
     assertThat(c).generatedSourceFile("test.Item_Codec");
-    // Stopped at the round's end, it ends within moments; idle, it would end after a second.
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+    // Stopped at the round's end, it ends within moments; idle, it would end after ten seconds
+    // (RoundFiles.IDLE_SECONDS).
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (renderingThreads() > 0 && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }

@@ -39,15 +39,18 @@ public final class RoundFiles {
     void failed(Element origin, String generated, Throwable cause);
   }
 
+  /** How long the worker waits for work before it ends, if {@link #writeAll} never stops it. */
+  static final long IDLE_SECONDS = 10;
+
   private final List<Pending> pending = new ArrayList<>();
   private ExecutorService renderer;
 
   /** Queues the file {@code build} makes for {@code origin}; the worker starts building it. */
   public void add(Element origin, Supplier<JavaFile> build) {
     if (renderer == null) {
-      // One worker, which ends once idle for a second even if a round never reached writeAll:
-      // javac may run in a long-lived JVM (a build daemon, an IDE).
-      ThreadPoolExecutor worker = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS,
+      // One worker, stopped by writeAll, which also ends once idle for ten seconds should a
+      // round never reach writeAll: javac may run in a long-lived JVM (a build daemon, an IDE).
+      ThreadPoolExecutor worker = new ThreadPoolExecutor(1, 1, IDLE_SECONDS, TimeUnit.SECONDS,
           new LinkedBlockingQueue<>(), task -> {
             Thread t = new Thread(task, "cocoindex-processor-render");
             t.setDaemon(true);
