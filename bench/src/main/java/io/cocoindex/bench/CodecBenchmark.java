@@ -131,10 +131,12 @@ public class CodecBenchmark {
   }
 
   /**
-   * The codec of {@code type}.
+   * The codec of {@code type}: {@code codec} "generated" (what the standard registry picks) or
+   * "jackson" (databind over Smile).
    *
    * @throws IllegalStateException when "generated" is asked and the registry would not pick a
    *     generated codec (the benchmark would measure the wrong thing)
+   * @throws IllegalArgumentException for any other {@code codec}
    */
   @SuppressWarnings("unchecked")
   static Codec<Object> codecFor(String codec, Class<?> type) {

@@ -6,6 +6,7 @@ import static com.google.testing.compile.Compiler.javac;
 
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
+import io.cocoindex.processor.generate.RoundFiles;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -35,9 +36,9 @@ class RenderingThreadTest {
     assertThat(c).succeededWithoutWarnings();
     // Rendered on the worker and written: the worker ran.
     assertThat(c).generatedSourceFile("test.Item_Codec");
-    // Stopped at the round's end, it ends within moments; idle, it would end after ten seconds
-    // (RoundFiles.IDLE_SECONDS).
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    // Stopped at the round's end, it ends within moments; idle, it would end after
+    // IDLE_SECONDS, so half of that tells the two apart however slow the machine.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RoundFiles.IDLE_SECONDS) / 2;
     while (renderingThreads() > 0 && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }

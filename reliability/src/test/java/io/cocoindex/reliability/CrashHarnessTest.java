@@ -86,9 +86,10 @@ class CrashHarnessTest {
           : point == Point.AFTER_PRECOMMIT ? "precommit" : "commit";
       int limit = counted.equals("sink") ? sinkCalls
           : counted.equals("precommit") ? precommits : commits;
-      // In the first half of what the last completed run counted: runs of other generations
-      // change other components, and count fewer.
-      int after = 1 + rnd.nextInt(Math.max(1, limit / 2));
+      // Anywhere in what the last completed run counted, its last steps included (the orphan
+      // sweep, the settled run's commit); a run of another generation may count fewer, and then
+      // completes without reaching it (checked below).
+      int after = 1 + rnd.nextInt(limit);
       long killAfter = point == Point.NONE ? (long) (rnd.nextDouble() * runMillis * 1.2) : -1;
       long t0 = System.nanoTime();
       Outcome o = runChild(stateDir, targetDb, outDir, seed, generation, point, after, killAfter);

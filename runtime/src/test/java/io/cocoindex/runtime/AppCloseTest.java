@@ -207,7 +207,7 @@ class AppCloseTest extends EngineTestBase {
 
   private static void await(CountDownLatch latch) {
     try {
-      latch.await(10, TimeUnit.SECONDS);
+      latch.await(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -40,7 +40,7 @@ public final class RoundFiles {
   }
 
   /** How long the worker waits for work before it ends, if {@link #writeAll} never stops it. */
-  static final long IDLE_SECONDS = 10;
+  public static final long IDLE_SECONDS = 10;
 
   private final List<Pending> pending = new ArrayList<>();
   private ExecutorService renderer;

@@ -77,6 +77,7 @@ class ManagedBlockingTest {
     for (int i = 0; i < WAITERS; i++) {
       assertThat(waits.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(2 * i);
     }
+    assertThat(pool.getPoolSize()).isLessThanOrEqualTo(BOUND);
   }
 
   @Test
@@ -106,12 +107,15 @@ class ManagedBlockingTest {
   private int awaitSparesSettled(AtomicInteger blocked) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     int last = -1;
+    int lastThreads = -1;
     while (System.nanoTime() < deadline) {
       int now = blocked.get();
-      if (now == last && now > PARALLELISM && now == pool.getPoolSize()) {
+      int threads = pool.getPoolSize();
+      if (now == last && threads == lastThreads && now > PARALLELISM && now == threads) {
         return now;
       }
       last = now;
+      lastThreads = threads;
       Thread.sleep(300);
     }
     throw new AssertionError("the pool did not settle with spares: " + blocked.get()
