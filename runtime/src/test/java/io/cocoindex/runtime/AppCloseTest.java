@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Closing an app: the store is released at once, so the next app on it opens and updates. On the
  * embedded store the next app of the closed one's name runs on the component pool it started
  * (apps of another name have their own); on a store shared by workers each app has its own, and a
- * closed app's end on their own. A closed app refuses to update, preview, drop or report.
+ * closed app's workers end on their own. A closed app refuses to update, preview, drop or report.
  * An update another thread runs finishes first; one that closes its own app releases it as it
  * ends.
  */

@@ -172,7 +172,8 @@ class ComponentTest extends EngineTestBase {
     // declared states, up to 256: here, one state each. A shared store keeps 64, so that other
     // workers find the rest free. While the first sink call is held, no component can finish
     // (each waits for its action to be applied), so the components that reconciled meanwhile
-    // are those in flight. (How many a sink call then gets depends on the machine's speed.)
+    // are those in flight. Those whose actions were queued meanwhile go in the next call
+    // together (how many depends on the machine's speed).
     AtomicInteger reconciledWhileHeld = new AtomicInteger(-1);
     rows.onSinkCall = () -> {
       if (reconciledWhileHeld.get() < 0) {
