@@ -7,11 +7,20 @@ import static io.cocoindex.processor.Fixtures.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.testing.compile.Compilation;
+import com.google.testing.compile.JavaFileObjects;
+import io.cocoindex.TargetHandler;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One compile-time diagnostic per test: its id and message, the file and line it points at, and
@@ -383,6 +392,309 @@ class DiagnosticsTest {
             + " compilation: provider names must be unique in an app; choose another name",
         "@RootTarget(provider = \"shared\", name = \"Second\")");
     assertThat(processor.created).containsExactly("test.Firsts");
+  }
+
+  @Nested
+  class GeneratedNameClash {
+    /** A handler of String values named {@code name} with {@code members} inside. */
+    private JavaFileObject handler(String name, String annotation, String... members) {
+      List<String> lines = new ArrayList<>(List.of("package test;", HANDLER_IMPORTS));
+      if (!annotation.isEmpty()) {
+        lines.add(annotation);
+      }
+      lines.add("class " + name + " implements TargetHandler<String, String, String> {");
+      lines.addAll(List.of(members));
+      lines.add(reconcile("String", "String", "String"));
+      lines.add("}");
+      return source(name, lines.toArray(String[]::new));
+    }
+
+    @Test
+    void attachmentsWhoseNamesDifferOnlyInUnderscore() {
+      JavaFileObject f =
+          handler(
+              "Rows",
+              "",
+              "  @Attachment(\"vector_index\") Rows a() { return this; }",
+              "  @Attachment(\"vectorIndex\") Rows b() { return this; }");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-020] @Attachment(\"vectorIndex\") on test.Rows.b() and"
+              + " @Attachment(\"vector_index\") on test.Rows.a() both generate the method"
+              + " declareVectorIndex and the constant test.Rows_Attachments.VECTOR_INDEX: attachment"
+              + " names that differ only in case or '_' give the same Java names; rename one of the"
+              + " attachments",
+          "@Attachment(\"vectorIndex\")");
+      assertThat(processor.created).isEmpty();
+    }
+
+    @Test
+    void attachmentsOfARootWhoseNamesDifferOnlyInCase() {
+      JavaFileObject f =
+          handler(
+              "Docs",
+              "@RootTarget(provider = \"p\", name = \"Page\")",
+              "  @Attachment(\"vector_index\") Docs a() { return this; }",
+              "  @Attachment(\"VectorIndex\") Docs b() { return this; }");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-020] @Attachment(\"VectorIndex\") on test.Docs.b() and"
+              + " @Attachment(\"vector_index\") on test.Docs.a() both generate the method"
+              + " declareVectorIndex and the constant test.Docs_Attachments.VECTOR_INDEX",
+          "@Attachment(\"VectorIndex\")");
+      assertThat(processor.created).doesNotContain("test.Pages");
+    }
+
+    @Test
+    void attachmentsWhoseConstantsAloneClash() {
+      JavaFileObject f =
+          handler(
+              "Rows",
+              "",
+              "  @Attachment(\"HTTPServer\") Rows a() { return this; }",
+              "  @Attachment(\"httpserver\") Rows b() { return this; }");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-020] @Attachment(\"httpserver\") on test.Rows.b() and"
+              + " @Attachment(\"HTTPServer\") on test.Rows.a() both generate the constant"
+              + " test.Rows_Attachments.HTTPSERVER: attachment names",
+          "@Attachment(\"httpserver\")");
+    }
+
+    @Test
+    void attachmentsWhoseDeclareMethodsAloneClash() {
+      JavaFileObject f =
+          handler(
+              "Rows",
+              "",
+              "  @Attachment(\"by__text\") Rows a() { return this; }",
+              "  @Attachment(\"byText\") Rows b() { return this; }");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-020] @Attachment(\"byText\") on test.Rows.b() and @Attachment(\"by__text\") on"
+              + " test.Rows.a() both generate the method declareByText: attachment names",
+          "@Attachment(\"byText\")");
+    }
+
+    @Test
+    void rootAttachmentNamedLikeTheTarget() {
+      JavaFileObject f =
+          handler(
+              "Handler",
+              "@RootTarget(provider = \"p\", name = \"Row\")",
+              "  @Attachment(\"row\") Handler self() { return this; }");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-020] @Attachment(\"row\") on test.Handler.self() and @RootTarget(name = \"Row\")"
+              + " of test.Handler both generate the method test.Rows.declareRow: rename the"
+              + " attachment, or set name = \"...\" to another noun",
+          "@Attachment(\"row\")");
+      assertThat(processor.created).doesNotContain("test.Rows");
+    }
+
+    @Test
+    void rootAttachmentNamedLikeTheTargetClashesWhateverItsValueType() {
+      // declareRow(ctx, String) and declareRow(ctx, Object key, Long) would be overloads, one
+      // declaring a row and the other an attachment: every generated name is kept distinct.
+      JavaFileObject f =
+          source(
+              "Handler",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@RootTarget(provider = \"p\", name = \"Row\")",
+              "class Handler implements TargetHandler<String, String, String> {",
+              "  @Attachment(\"row\") Longs longs() { return new Longs(); }",
+              reconcile("String", "String", "String"),
+              "}",
+              "class Longs implements TargetHandler<Long, String, String> {",
+              reconcile("Long", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-020] @Attachment(\"row\") on test.Handler.longs() and @RootTarget(name ="
+              + " \"Row\") of test.Handler both generate the method test.Rows.declareRow",
+          "@Attachment(\"row\")");
+    }
+
+    @Test
+    void containerAttachmentNamedLikeTheContainer() {
+      JavaFileObject f =
+          source(
+              "Dirs",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+                  + " childValue = String.class)",
+              "class DirHandler implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler Files files(Long dir) { return new Files(); }",
+              "  @Attachment(\"dir\") Files dirs() { return new Files(); }",
+              reconcile("String", "String", "Long"),
+              "}",
+              "class Files implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-020] @Attachment(\"dir\") on test.DirHandler.dirs() and @ContainerTarget(name ="
+              + " \"Dir\") of test.DirHandler both generate the method test.Dirs.declareDir: rename"
+              + " the attachment, or set name = \"...\" to another noun",
+          "@Attachment(\"dir\")");
+      assertThat(processor.created)
+          .doesNotContain("test.Dirs", "test.DirTarget", "test.DirHandler_ChildHandlerFactory");
+    }
+
+    @Test
+    void childAttachmentNamedLikeTheChild() {
+      JavaFileObject container =
+          source(
+              "DirHandler",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@ContainerTarget(provider = \"p\", name = \"Dir\",",
+              "    child = \"File\", childValue = String.class)",
+              "class DirHandler implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler FileHandler files(Long dir) { return new FileHandler(); }",
+              reconcile("String", "String", "Long"),
+              "}");
+      JavaFileObject child =
+          handler("FileHandler", "", "  @Attachment(\"file\") FileHandler self() { return this; }");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(container, child),
+          container,
+          "[COCO-020] @ContainerTarget(child = \"File\") of test.DirHandler and"
+              + " @Attachment(\"file\") on test.FileHandler.self() both generate the method"
+              + " test.DirTarget.declareFile: set child = \"...\" to another noun, or rename the"
+              + " attachment",
+          "child = \"File\"");
+      // The child handler is valid on its own: only the container's files are missing.
+      assertThat(processor.created).containsExactly("test.FileHandler_Attachments");
+    }
+
+    @Test
+    void apiClassNamedLikeTheTargetClass() {
+      JavaFileObject f =
+          source(
+              "DirHandler",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\",",
+              "    childValue = String.class, api = \"DirTarget\")",
+              "class DirHandler implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler Files files(Long dir) { return new Files(); }",
+              reconcile("String", "String", "Long"),
+              "}",
+              "class Files implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-020] @ContainerTarget(name = \"Dir\") of test.DirHandler and"
+              + " @ContainerTarget(api = \"DirTarget\") of test.DirHandler both generate the class"
+              + " test.DirTarget: set name = \"...\" to another noun, or set api = \"...\" to another"
+              + " class name",
+          "@ContainerTarget(provider = \"p\"");
+    }
+
+    @Test
+    void apiClassNamedLikeTheAttachmentsClass() {
+      JavaFileObject f =
+          handler(
+              "Store",
+              "@RootTarget(provider = \"p\", name = \"Item\", api = \"Store_Attachments\")",
+              "  @Attachment(\"index\") Store index() { return this; }");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-020] @RootTarget(api = \"Store_Attachments\") of test.Store and the @Attachment"
+              + " methods of test.Store both generate the class test.Store_Attachments: set api ="
+              + " \"...\" to another class name",
+          "api = \"Store_Attachments\"");
+    }
+  }
+
+  /** A container whose child handler has an invalid attachment: its target class would lack it. */
+  @Nested
+  class ChildHandlerWithInvalidAttachments {
+    private final JavaFileObject container =
+        source(
+            "DirHandler",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+                + " childValue = String.class)",
+            "class DirHandler implements TargetHandler<String, String, Long> {",
+            "  @ChildHandler lib.FileHandler files(Long dir) { return new lib.FileHandler(); }",
+            reconcile("String", "String", "Long"),
+            "}");
+    private final JavaFileObject child =
+        JavaFileObjects.forSourceLines(
+            "lib.FileHandler",
+            "package lib;",
+            HANDLER_IMPORTS,
+            "public class FileHandler implements TargetHandler<String, String, String> {",
+            "  @Attachment(\"index\") static FileHandler index() { return null; }",
+            "  @Attachment(\"other\") public FileHandler other() { return this; }",
+            "  public TargetReconcileOutput<String, String> reconcile(StableKey key, String desired,"
+                + " List<String> prev, boolean mbm) { return null; }",
+            "}");
+
+    @Test
+    void inTheCompilationAreReportedOnTheChildHandlerAlone() {
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(container, child),
+          child,
+          "[COCO-012] @Attachment lib.FileHandler.index() is static",
+          "@Attachment(\"index\")");
+      assertThat(processor.created).isEmpty();
+    }
+
+    @Test
+    void fromALibraryAreReportedOnTheChildHandlerMethod(@TempDir Path classes) throws IOException {
+      Compilation library = javac().compile(child);
+      assertThat(library).succeeded();
+      for (JavaFileObject f : library.generatedFiles()) {
+        if (f.getKind() == JavaFileObject.Kind.CLASS) {
+          Path out = classes.resolve(f.toUri().getPath().replaceFirst("^/CLASS_OUTPUT/", ""));
+          Files.createDirectories(out.getParent());
+          try (InputStream in = f.openInputStream()) {
+            Files.copy(in, out);
+          }
+        }
+      }
+      File api;
+      try {
+        api = new File(TargetHandler.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      } catch (URISyntaxException e) {
+        throw new IllegalStateException(e);
+      }
+      RecordingProcessor processor = new RecordingProcessor();
+      Compilation c =
+          javac()
+              .withProcessors(processor)
+              .withClasspath(List.of(classes.toFile(), api))
+              .compile(container);
+      assertSingleError(
+          c,
+          container,
+          "[COCO-012] @Attachment lib.FileHandler.index() is static: it must be an instance method"
+              + " with no parameters returning a TargetHandler with concrete type arguments",
+          "@ChildHandler");
+      assertThat(processor.created).isEmpty();
+    }
   }
 
   @Test

@@ -32,10 +32,19 @@ public final class Reporter {
     reports.add(new Report(message, message.format(args), element, annotation, value));
   }
 
+  /**
+   * Adds the reports of {@code other}, about an element outside this compilation, on {@code
+   * element} and {@code annotation} instead: javac can only point at source.
+   */
+  public void addAllOn(Reporter other, Element element, AnnotationMirror annotation) {
+    for (Report r : other.reports) {
+      reports.add(new Report(r.message(), r.text(), element, annotation, null));
+    }
+  }
+
   public boolean hasErrors() {
     return !reports.isEmpty();
   }
-
 
   /** Prints every collected report and forgets them. */
   public void flushTo(Messager messager) {

@@ -11,7 +11,7 @@ import com.palantir.javapoet.WildcardTypeName;
 import io.cocoindex.ChildTargetDef;
 import io.cocoindex.processor.model.AttachmentModel;
 import io.cocoindex.processor.model.AttachmentsModel;
-import java.util.Locale;
+import io.cocoindex.processor.validate.Identifiers;
 import java.util.Map;
 import javax.lang.model.element.Modifier;
 
@@ -34,7 +34,7 @@ public final class AttachmentsGenerator {
     CodeBlock.Builder entries = CodeBlock.builder();
     for (int i = 0; i < model.attachments().size(); i++) {
       AttachmentModel a = model.attachments().get(i);
-      String constant = constantName(a.type());
+      String constant = Identifiers.constantName(a.type());
       type.addField(
           FieldSpec.builder(String.class, constant, Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
               .addJavadoc("The attachment type of {@link $T#$L}.\n", model.handler(), a.method())
@@ -63,10 +63,5 @@ public final class AttachmentsGenerator {
             .build());
     GeneratedFiles.annotate(type);
     return GeneratedFiles.file(model.handler().packageName(), type.build());
-  }
-
-  /** {@code vector_index} gives {@code VECTOR_INDEX}, {@code byText} gives {@code BY_TEXT}. */
-  static String constantName(String type) {
-    return type.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
   }
 }

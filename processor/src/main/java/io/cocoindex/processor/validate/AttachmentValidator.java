@@ -9,7 +9,7 @@ import io.cocoindex.processor.model.AttachmentModel;
 import io.cocoindex.processor.model.AttachmentsModel;
 import io.cocoindex.processor.model.DeclaredTarget;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,7 +51,7 @@ public final class AttachmentValidator {
     List<ExecutableElement> methods = attachmentMethods(type);
     boolean isHandler = inspector.handlerTypeArguments(type.asType()).isPresent();
     List<AttachmentModel> attachments = new ArrayList<>();
-    Map<String, ExecutableElement> byName = new HashMap<>();
+    Map<String, ExecutableElement> byName = new LinkedHashMap<>();
     for (ExecutableElement m : methods) {
       AttachmentAnnotation a = AttachmentAnnotation.read(elements, m).orElseThrow();
       if (!isHandler) {
@@ -88,6 +88,9 @@ public final class AttachmentValidator {
             a.name(),
             type.getQualifiedName(),
             previous.getSimpleName());
+        continue;
+      }
+      if (clashesWithEarlier(type, m, a, byName, reporter)) {
         continue;
       }
       if (m.getModifiers().contains(Modifier.PRIVATE)) {
@@ -136,13 +139,73 @@ public final class AttachmentValidator {
   }
 
   /**
-   * The attachments of a handler type for an API that declares into its provider: empty when it
-   * has none, or when they are invalid (reported where the handler class itself is processed).
+   * Whether attachment {@code a} generates a name an earlier attachment of {@code type} generates
+   * too (reported): its {@code declare<Name>} method or its {@code <Handler>_Attachments}
+   * constant, which differ only in case or '_' ({@code vector_index}, {@code vectorIndex}).
    */
-  public List<AttachmentModel> attachmentsOf(TypeMirror handlerType) {
-    if (!(inspector.types().asElement(handlerType) instanceof TypeElement type)) {
-      return List.of();
+  private static boolean clashesWithEarlier(
+      TypeElement type,
+      ExecutableElement m,
+      AttachmentAnnotation a,
+      Map<String, ExecutableElement> earlier,
+      Reporter reporter) {
+    String method = "declare" + Identifiers.upperCamel(a.name());
+    String constant = Identifiers.constantName(a.name());
+    for (Map.Entry<String, ExecutableElement> e : earlier.entrySet()) {
+      if (e.getValue().equals(m)) {
+        continue;
+      }
+      List<String> clashes = new ArrayList<>();
+      if (method.equals("declare" + Identifiers.upperCamel(e.getKey()))) {
+        clashes.add("the method " + method);
+      }
+      if (constant.equals(Identifiers.constantName(e.getKey()))) {
+        clashes.add(
+            "the constant "
+                + TypeInspector.sibling(type, "Attachments").canonicalName()
+                + "."
+                + constant);
+      }
+      if (!clashes.isEmpty()) {
+        reporter.error(
+            m,
+            a.mirror(),
+            a.nameValue(),
+            Message.GENERATED_NAME_CLASH,
+            describe(type, m, a.name()),
+            describe(type, e.getValue(), e.getKey()),
+            String.join(" and ", clashes),
+            "attachment names that differ only in case or '_' give the same Java names; rename"
+                + " one of the attachments");
+        return true;
+      }
     }
-    return validate(type, new Reporter()).map(AttachmentsModel::attachments).orElse(List.of());
+    return false;
+  }
+
+  /** {@code @Attachment("row") on p.RowHandler.self()}, as messages name an attachment. */
+  static String describe(TypeElement type, ExecutableElement method, String name) {
+    return "@Attachment(\"" + name + "\") on " + type.getQualifiedName() + "."
+        + method.getSimpleName() + "()";
+  }
+
+  /**
+   * The attachments of a handler type for an API that declares into its provider: empty when
+   * they are invalid (reported where the handler class itself is processed), an empty list when
+   * it has none.
+   */
+  public Optional<List<AttachmentModel>> attachmentsOf(TypeMirror handlerType) {
+    if (!(inspector.types().asElement(handlerType) instanceof TypeElement type)) {
+      return Optional.of(List.of());
+    }
+    return validate(type, new Reporter()).map(AttachmentsModel::attachments);
+  }
+
+  /** The {@code @Attachment} method of {@code handler} that {@code attachment} was read from. */
+  public ExecutableElement methodOf(TypeElement handler, AttachmentModel attachment) {
+    return attachmentMethods(handler).stream()
+        .filter(m -> m.getSimpleName().contentEquals(attachment.method()))
+        .findFirst()
+        .orElseThrow();
   }
 }

@@ -5,8 +5,11 @@ import com.palantir.javapoet.TypeName;
 import io.cocoindex.processor.diag.Message;
 import io.cocoindex.processor.diag.Reporter;
 import io.cocoindex.processor.mirror.AnnotationNames;
+import io.cocoindex.processor.mirror.AttachmentAnnotation;
 import io.cocoindex.processor.mirror.Mirrors;
 import io.cocoindex.processor.mirror.TargetAnnotation;
+import io.cocoindex.processor.model.AttachmentModel;
+import io.cocoindex.processor.model.AttachmentsModel;
 import io.cocoindex.processor.model.ChildHandlerFactoryModel;
 import io.cocoindex.processor.model.DeclaredTarget;
 import io.cocoindex.processor.model.HandlerModel;
@@ -139,11 +142,18 @@ public final class HandlerValidator {
     }
     Optional<ChildHandlerFactoryModel> factory = Optional.empty();
     Optional<TargetApiModel.ContainerModel> container = Optional.empty();
+    TypeElement childHandler = null;
     if (target.isContainer()) {
       Optional<ExecutableElement> method = childHandler(type, target, action, reporter);
       if (method.isPresent()) {
         TypeMirror childValue = target.childValue().orElseThrow();
         TypeMirror childHandlerType = method.get().getReturnType();
+        childHandler = (TypeElement) inspector.types().asElement(childHandlerType);
+        Optional<List<AttachmentModel>> childAttachments =
+            childAttachments(method.get(), childHandler, reporter);
+        if (childAttachments.isEmpty()) {
+          return Optional.empty();
+        }
         factory =
             Optional.of(
                 new ChildHandlerFactoryModel(
@@ -161,14 +171,33 @@ public final class HandlerValidator {
                         target.child().orElseThrow(),
                         TypeName.get(childValue),
                         KeyModels.of(childValue)),
-                    attachments.attachmentsOf(childHandlerType)));
+                    childAttachments.get()));
       }
     }
     if (reporter.hasErrors()) {
       return Optional.empty();
     }
+    // Invalid attachments of the handler itself are reported where its @Attachment methods are
+    // validated; without them the API would silently lack their declare methods.
+    Optional<List<AttachmentModel>> ownAttachments = attachments.attachmentsOf(type.asType());
+    if (ownAttachments.isEmpty()) {
+      return Optional.empty();
+    }
     String pkg = ClassName.get(type).packageName();
     ClassName api = ClassName.get(pkg, target.api().isEmpty() ? target.name() + "s" : target.api());
+    TargetApiModel model =
+        new TargetApiModel(
+            ClassName.get(type),
+            api,
+            target.provider(),
+            new DeclaredTarget(target.name(), TypeName.get(value), KeyModels.of(value)),
+            ownAttachments.get(),
+            container,
+            TypeInspector.isPublic(type),
+            type);
+    if (namesClash(type, target, model, factory, childHandler, reporter)) {
+      return Optional.empty();
+    }
     for (ClassName generated :
         container.isPresent() ? List.of(api, container.get().targetClass()) : List.of(api)) {
       Optional<String> other =
@@ -196,17 +225,136 @@ public final class HandlerValidator {
         return Optional.empty();
       }
     }
-    TargetApiModel model =
-        new TargetApiModel(
-            ClassName.get(type),
-            api,
-            target.provider(),
-            new DeclaredTarget(target.name(), TypeName.get(value), KeyModels.of(value)),
-            attachments.attachmentsOf(type.asType()),
-            container,
-            TypeInspector.isPublic(type),
-            type);
     return Optional.of(new HandlerModel(model, factory));
+  }
+
+  /**
+   * The attachments of the handler a {@code @ChildHandler} method returns, which the target class
+   * declares into; empty when they are invalid. Their errors are reported on the child handler
+   * when the compilation has its source, and on the {@code @ChildHandler} method otherwise.
+   */
+  private Optional<List<AttachmentModel>> childAttachments(
+      ExecutableElement method, TypeElement childHandler, Reporter reporter) {
+    Reporter childReports = new Reporter();
+    Optional<AttachmentsModel> model = attachments.validate(childHandler, childReports);
+    if (model.isEmpty() && !isInCompilation(childHandler)) {
+      reporter.addAllOn(
+          childReports, method, Mirrors.find(method, AnnotationNames.CHILD_HANDLER).orElseThrow());
+    }
+    return model.map(AttachmentsModel::attachments);
+  }
+
+  private boolean isInCompilation(TypeElement type) {
+    TypeElement outermost = type;
+    while (outermost.getEnclosingElement() instanceof TypeElement enclosing) {
+      outermost = enclosing;
+    }
+    return sourceTypes.contains(outermost.getQualifiedName().toString());
+  }
+
+  /**
+   * Whether two declarations generate one name (reported): the classes generated for the handler,
+   * and the members of its API class and target class as their generators name them
+   * ({@code TargetApiGenerator}, {@code ContainerTargetGenerator}).
+   */
+  private boolean namesClash(
+      TypeElement type,
+      TargetAnnotation target,
+      TargetApiModel model,
+      Optional<ChildHandlerFactoryModel> factory,
+      TypeElement childHandler,
+      Reporter reporter) {
+    String at = "@" + target.simpleName();
+    String of = " of " + type.getQualifiedName();
+    GeneratedNames.Origin named =
+        new GeneratedNames.Origin(
+            at + "(name = \"" + target.name() + "\")" + of,
+            "set name = \"...\" to another noun",
+            type,
+            target.mirror(),
+            valueOf(target, "name"));
+    GeneratedNames.Origin apiName =
+        target.api().isEmpty()
+            ? new GeneratedNames.Origin(
+                named.description() + " (its API class " + model.api().simpleName() + ")",
+                "set api = \"...\" to another class name",
+                type,
+                target.mirror(),
+                valueOf(target, "name"))
+            : new GeneratedNames.Origin(
+                at + "(api = \"" + target.api() + "\")" + of,
+                "set api = \"...\" to another class name",
+                type,
+                target.mirror(),
+                valueOf(target, "api"));
+    GeneratedNames names = new GeneratedNames(type);
+    names.add("the class " + model.api().canonicalName(), apiName, reporter);
+    model.container().ifPresent(c ->
+        names.add("the class " + c.targetClass().canonicalName(), named, reporter));
+    factory.ifPresent(f ->
+        names.add(
+            "the class " + f.factory().canonicalName(),
+            GeneratedNames.Origin.fixed("the @ChildHandler method" + of),
+            reporter));
+    if (!attachments.attachmentMethods(type).isEmpty()) {
+      names.add(
+          "the class " + TypeInspector.sibling(type, "Attachments").canonicalName(),
+          GeneratedNames.Origin.fixed("the @Attachment methods" + of),
+          reporter);
+    }
+    if (names.clashed()) {
+      return true;
+    }
+
+    String api = model.api().canonicalName() + ".";
+    GeneratedNames.Origin always = GeneratedNames.Origin.fixed("every generated API class");
+    names.add("the field " + api + "PROVIDER", always, reporter);
+    names.add("the field " + api + "provider", always, reporter);
+    names.add("the method " + api + "register", always, reporter);
+    names.add("the method " + api + "provider", always, reporter);
+    names.add("the method " + api + "declare" + target.name(), named, reporter);
+    if (model.container().isPresent()) {
+      names.add("the method " + api + "mount" + target.name(), named, reporter);
+    }
+    for (AttachmentModel a : model.attachments()) {
+      names.add("the method " + api + "declare" + a.target().name(), origin(type, a), reporter);
+    }
+    if (model.container().isPresent()) {
+      TargetApiModel.ContainerModel c = model.container().get();
+      String targetClass = c.targetClass().canonicalName() + ".";
+      GeneratedNames.Origin everyTarget =
+          GeneratedNames.Origin.fixed("every generated target class");
+      names.add("the field " + targetClass + "children", everyTarget, reporter);
+      names.add("the method " + targetClass + "children", everyTarget, reporter);
+      names.add(
+          "the method " + targetClass + "declare" + c.child().name(),
+          new GeneratedNames.Origin(
+              at + "(child = \"" + c.child().name() + "\")" + of,
+              "set child = \"...\" to another noun",
+              type,
+              target.mirror(),
+              valueOf(target, "child")),
+          reporter);
+      for (AttachmentModel a : c.childAttachments()) {
+        names.add(
+            "the method " + targetClass + "declare" + a.target().name(),
+            origin(childHandler, a),
+            reporter);
+      }
+    }
+    return names.clashed();
+  }
+
+  /** The {@code @Attachment} of {@code handler} that {@code a} was read from, as an origin. */
+  private GeneratedNames.Origin origin(TypeElement handler, AttachmentModel a) {
+    ExecutableElement method = attachments.methodOf(handler, a);
+    AttachmentAnnotation annotation = AttachmentAnnotation.read(elements, method).orElseThrow();
+    return new GeneratedNames.Origin(
+        AttachmentValidator.describe(handler, method, a.type()),
+        "rename the attachment",
+        method,
+        annotation.mirror(),
+        annotation.nameValue());
   }
 
   private Optional<ExecutableElement> childHandler(

@@ -27,6 +27,14 @@ public final class Identifiers {
     return out.length() == 0 ? s : out.toString();
   }
 
+  /**
+   * The constant of an attachment type in {@code <Handler>_Attachments}: {@code vector_index}
+   * gives {@code VECTOR_INDEX}, {@code byText} gives {@code BY_TEXT}.
+   */
+  public static String constantName(String name) {
+    return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
+  }
+
   /** {@code Row} gives {@code row}; a name clashing with a parameter or keyword gives "value". */
   public static String parameterName(String upperCamel) {
     String s = upperCamel.substring(0, 1).toLowerCase(Locale.ROOT) + upperCamel.substring(1);
