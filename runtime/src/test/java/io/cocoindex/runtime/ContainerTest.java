@@ -213,6 +213,84 @@ class ContainerTest extends EngineTestBase {
     assertThat(rows.takeLog()).containsExactly("create r1=v1");
   }
 
+  @Test
+  void containerAbandonedByItsHandlerTakesItsChildrensTrackingAlong() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1", "r2", "v1"));
+    app.update();
+    tables.takeLog();
+    rows.takeLog();
+    rows.takeCalls();
+
+    tables.abandonWhenUndeclared = true;
+    declared.clear();
+    app.update();
+    assertThat(tables.takeLog()).isEmpty();
+    assertThat(rows.takeCalls()).isEmpty();
+    assertThat(app.status().total()).as("nothing tracked below the abandoned table").isZero();
+
+    // Declared again, the table is new, and so are its rows: nothing is known of them.
+    declared.put("docs", Map.of("r1", "v1"));
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+  }
+
+  @Test
+  void containerAbandonedByItsHandlerTakesRowsDeclaredByOtherComponentsAlong() {
+    boolean[] declareDocs = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      if (declareDocs[0]) {
+        TargetStateProvider<String> docs =
+            mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+        ctx.mount("a", c -> declareTargetState(c, docs.targetState("r1", "v1")));
+        ctx.mount("b", c -> declareTargetState(c, docs.targetState("r2", "v1")));
+      }
+    });
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1", "create r2=v1");
+    rows.takeCalls();
+
+    tables.abandonWhenUndeclared = true;
+    declareDocs[0] = false;
+    app.update();
+    assertThat(tables.takeLog()).isEmpty();
+    assertThat(rows.takeCalls()).isEmpty();
+    assertThat(trackedPaths(app)).isEmpty();
+  }
+
+  @Test
+  void containerHandlerReturningCreateForAnExistingContainerKeepsItsChildrenIncremental() {
+    tables.alwaysCreate = true;
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1", "r2", "v1"));
+    app.update();
+    rows.takeLog();
+    rows.takeCalls();
+
+    // A Create is not a DESTRUCTIVE invalidation: the rows keep their records, and the one no
+    // longer declared is deleted, not forgotten.
+    declared.put("docs", Map.of("r1", "v1"));
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs", "ensure docs");
+    assertThat(rows.takeCalls()).containsExactly(
+        new Rows.Call("r1", "v1", List.of("v1"), false),
+        new Rows.Call("r2", null, List.of("v1"), false));
+    assertThat(rows.takeLog()).containsExactly("delete r2");
+
+    // Nor under a full reprocess, where prev may be missing for every state.
+    declared.put("docs", Map.of("r3", "v1"));
+    app.update(UpdateOptions.fullReprocess());
+    assertThat(rows.takeCalls()).containsExactly(
+        new Rows.Call("r1", null, List.of("v1"), true),
+        new Rows.Call("r3", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r3=v1", "delete r1");
+  }
+
   /** Rows {@code r000..} with value {@code v}: more than the sweep reads in one query. */
   static Map<String, String> manyRows(int n, String v) {
     Map<String, String> out = new LinkedHashMap<>();

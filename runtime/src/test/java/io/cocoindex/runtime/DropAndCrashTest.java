@@ -79,6 +79,73 @@ class DropAndCrashTest extends EngineTestBase {
   }
 
   @Test
+  void dropReachesAProviderRegisteredInsideAMemoizedComponent() {
+    declared.put("a", "1");
+    Consumer<Ctx> main = ctx -> declared.forEach((k, v) -> ctx.mountMemo(k, v, c -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(c, "rows", rows.handler);
+      declareTargetState(c, p.targetState(k, v));
+    }));
+    try (App first = App.create("memo", environment(), main)) {
+      first.update();
+    }
+    rows.takeLog();
+    try (App fresh = App.create("memo", environment(), main)) {
+      fresh.dropState();
+    }
+    assertThat(rows.takeLog()).containsExactly("delete a");
+    assertThat(store().apps()).isEmpty();
+  }
+
+  @Test
+  void dropThatCannotReachAProviderFailsNamingItAndKeepsItsStates() {
+    declared.put("a", "1");
+    boolean[] register = {true};
+    App app = app(ctx -> {
+      if (!register[0]) {
+        throw new IllegalStateException("the configuration is unreadable");
+      }
+      main().accept(ctx);
+    });
+    app.update();
+    rows.takeLog();
+
+    register[0] = false;
+    assertThatThrownBy(app::dropState).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("provider 'rows' was not registered by main in this drop");
+    assertThat(app.status().total()).as("nothing forgotten").isEqualTo(1);
+
+    register[0] = true;
+    app.dropState();
+    assertThat(rows.takeLog()).containsExactly("delete a");
+    assertThat(store().apps()).isEmpty();
+  }
+
+  @Test
+  void aDropThatFailedHalfWayLeavesNoMemoToSkipRecreatingWhatItDeleted() {
+    Rows other = new Rows();
+    App app = app(ctx -> {
+      TargetStateProvider<String> flat = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      TargetStateProvider<String> more = registerRootTargetStatesProvider(ctx, "other", other.handler);
+      ctx.mountMemo("m", "input", c -> {
+        declareTargetState(c, flat.targetState("ok", "1"));
+        declareTargetState(c, more.targetState("bad", "1"));
+      });
+    });
+    app.update();
+    rows.takeLog();
+    other.takeLog();
+
+    other.failWhen = r -> true;
+    assertThatThrownBy(app::dropState).isInstanceOf(UpdateFailedException.class);
+    assertThat(rows.takeLog()).containsExactly("delete ok");
+
+    other.failWhen = r -> false;
+    app.update();
+    assertThat(rows.takeLog()).as("the component ran again").containsExactly("create ok=1");
+    assertThat(other.takeLog()).containsExactly("update bad=1");
+  }
+
+  @Test
   void writeThatLandedButWhoseCommitWasLostIsDeletedWhenUndeclared() {
     FaultyStateStore store = new FaultyStateStore(store());
     try (App app = App.create("crash", Environment.builder().stateStore(store).build(), main())) {

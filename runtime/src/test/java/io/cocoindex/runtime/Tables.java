@@ -28,6 +28,10 @@ final class Tables {
   volatile TargetChildInvalidation invalidation;
   volatile boolean failCreate;
   volatile boolean returnNothing;
+  /** No longer declared, the handler abandons the table (returns nothing) instead of dropping it. */
+  volatile boolean abandonWhenUndeclared;
+  /** Declared, the handler returns a Create whatever it tracked ("create if not exists"). */
+  volatile boolean alwaysCreate;
   final TargetActionSink<TableAction> sink;
   final Handler handler = new Handler();
 
@@ -68,7 +72,7 @@ final class Tables {
         StableKey key, TableSpec desired, List<TableSpec> prev, boolean mayBeMissing) {
       String name = Rows.keyText(key);
       if (desired == null) {
-        return TargetReconcileOutput.of(
+        return abandonWhenUndeclared ? null : TargetReconcileOutput.of(
             TargetAction.delete(new TableAction(name, true)), sink, null);
       }
       if (returnNothing) {
@@ -77,7 +81,8 @@ final class Tables {
       boolean changed = !prev.isEmpty() && !prev.contains(desired);
       TableAction action = new TableAction(name, false);
       return new TargetReconcileOutput<>(
-          prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action),
+          prev.isEmpty() || alwaysCreate
+              ? TargetAction.create(action) : TargetAction.update(action),
           sink, desired, changed ? invalidation : null);
     }
   }

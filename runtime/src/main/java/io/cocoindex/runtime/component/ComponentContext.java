@@ -8,7 +8,9 @@ import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetState;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.codec.Codec;
+import io.cocoindex.runtime.plan.ComponentCommit;
 import io.cocoindex.runtime.plan.DeclaredTarget;
+import io.cocoindex.runtime.plan.MemoDependencies;
 import io.cocoindex.runtime.plan.Provider;
 import io.cocoindex.runtime.plan.Run;
 import io.cocoindex.runtime.plan.RunMode;
@@ -32,6 +34,15 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   final Run run;
   final TargetPath path;
   final byte[] memoFingerprint;
+  /** The component that mounted this one; null for the root. */
+  final ComponentContext parent;
+  /**
+   * What the descendants declared on, gathered when this component or an ancestor is memoized
+   * (a memo hit skips the whole subtree, so the memo depends on it all); else null.
+   */
+  private final MemoDependencies.Collector descendantDeps;
+  /** A descendant left work to the orphan sweep ({@link ComponentCommit.Outcome#pending}). */
+  private volatile boolean descendantsPending;
   private final Declarations declared;
   private final Set<TargetPath> pendingContainers = new HashSet<>();
   private final Set<StableKey> mounted = new HashSet<>();
@@ -48,11 +59,15 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   /** A thread waits for this component alone: a foreground mount ({@link #useMount}). */
   private boolean waitedFor;
 
-  ComponentContext(Run run, TargetPath path, byte[] memoFingerprint, ComponentRecord stored,
-      boolean storedLoaded) {
+  ComponentContext(Run run, ComponentContext parent, TargetPath path, byte[] memoFingerprint,
+      ComponentRecord stored, boolean storedLoaded) {
     this.run = run;
+    this.parent = parent;
     this.path = path;
     this.memoFingerprint = memoFingerprint;
+    this.descendantDeps = memoFingerprint != null
+        || (parent != null && parent.descendantDeps != null)
+        ? new MemoDependencies.Collector() : null;
     this.stored = stored;
     this.storedLoaded = storedLoaded;
     // Sized like the components finished before it: growing a table of a hundred declarations
@@ -97,9 +112,15 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     TargetPath childPath = path.child(key);
     reserve(key, childPath);
     if (run.mode == RunMode.DROP) {
-      // A drop collects registrations only; a memoized body is data work, not registration.
-      run.visit(childPath);
-      run.protect(childPath);
+      // A drop runs every body for its registrations and discards its declarations: a provider
+      // registered in a memoized body must be reachable too (its memoized functions keep their
+      // recorded results).
+      ComponentContext child = new ComponentContext(run, this, childPath, null, null, false);
+      child.withinGate = withinGate;
+      addChild(ComponentRunner.start(child, c -> {
+        component.accept(c);
+        return null;
+      }));
       return;
     }
     addChild(ComponentRunner.startMemo(this, childPath, input, component));
@@ -107,7 +128,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   /** A memoized child of this component whose memo missed: {@code stored} is its record. */
   ComponentContext memoChild(TargetPath childPath, byte[] fingerprint, ComponentRecord stored) {
-    ComponentContext child = new ComponentContext(run, childPath, fingerprint, stored, true);
+    ComponentContext child = new ComponentContext(run, this, childPath, fingerprint, stored, true);
     child.withinGate = withinGate;
     return child;
   }
@@ -118,7 +139,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     StableKey key = StableKey.of(subpath);
     TargetPath childPath = path.child(key);
     reserve(key, childPath);
-    ComponentContext child = new ComponentContext(run, childPath, memo, rec, loaded);
+    ComponentContext child = new ComponentContext(run, this, childPath, memo, rec, loaded);
     child.withinGate = withinGate;
     return child;
   }
@@ -138,6 +159,32 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     synchronized (children) {
       children.add(f);
     }
+  }
+
+  /** A child committed: what it tells its parent. */
+  void childCommitted(ComponentCommit.Outcome outcome) {
+    if (outcome.pending()) {
+      descendantsPending = true;
+    }
+    if (descendantDeps != null) {
+      descendantDeps.add(outcome.subtreeDeps());
+    }
+  }
+
+  /** A memoized child's memo held: its subtree declared on {@code deps}, as recorded. */
+  void childMemoHit(List<MemoDependencies.Dependency> deps) {
+    if (descendantDeps != null) {
+      descendantDeps.add(deps);
+    }
+  }
+
+  /** What the descendants declared on, when gathered; else null. */
+  List<MemoDependencies.Dependency> descendantDeps() {
+    return descendantDeps == null ? null : descendantDeps.list();
+  }
+
+  boolean descendantsPending() {
+    return descendantsPending;
   }
 
   // ---- memoized functions ----

@@ -45,7 +45,7 @@ public final class ComponentRunner {
    * its other children go to the pool.
    */
   public static boolean runRoot(Run run, Consumer<Ctx> main) {
-    ComponentContext root = new ComponentContext(run, TargetPath.ROOT, null, null, false);
+    ComponentContext root = new ComponentContext(run, null, TargetPath.ROOT, null, null, false);
     // Every worker runs the root (it registers the providers and mounts the components); only
     // mounted components are leased.
     mounted(root);
@@ -219,22 +219,26 @@ public final class ComponentRunner {
       return CompletableFuture.completedFuture(false);
     }
     run.stats.componentRun();
-    CompletableFuture<Void> committed;
+    CompletableFuture<ComponentCommit.Outcome> committed;
     try {
       committed = ComponentCommit.run(run, new ComponentCommit.Input(
           ctx.path, ctx.declarations(), ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
-          ctx.declaredInDepthOrder(), ctx.declaredInPathOrder()), stages);
+          ctx.declaredInDepthOrder(), ctx.declaredInPathOrder(), ctx.descendantDeps(),
+          ctx.descendantsPending()), stages);
     } catch (RuntimeException e) {
       committed = CompletableFuture.failedFuture(e);
     }
-    return committed.handle((ok, err) -> {
+    return committed.handle((outcome, err) -> {
       if (err != null) {
         Throwable cause = err instanceof CompletionException && err.getCause() != null
             ? err.getCause() : err;
         run.protect(ctx.path);
         run.fail(ctx.path, cause);
         return false;
+      }
+      if (ctx.parent != null) {
+        ctx.parent.childCommitted(outcome);
       }
       return childrenHealthy;
     });
@@ -297,6 +301,7 @@ public final class ComponentRunner {
     if (deps != null) { // a hit
       run.visit(path);
       run.protect(path);
+      parent.childMemoHit(deps);
       countMemoized(run, deps);
       return CompletableFuture.completedFuture(true);
     }

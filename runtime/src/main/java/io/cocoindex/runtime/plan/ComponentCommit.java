@@ -55,6 +55,10 @@ public final class ComponentCommit {
    *     declaration after a deeper one), as it mostly is: then it needs no sort
    * @param declaredInPathOrder whether each of {@code declared} comes after the one before it in
    *     path order, as rows declared by ascending key do
+   * @param descendantDeps what the descendants declared on (their {@link Outcome#subtreeDeps}
+   *     and those of their memo hits), when this component or an ancestor is memoized; else null
+   * @param descendantsPending whether a descendant left work to the orphan sweep ({@link
+   *     Outcome#pending})
    */
   public record Input(
       TargetPath component,
@@ -64,7 +68,21 @@ public final class ComponentCommit {
       byte[] memoValues,
       boolean subtreeHealthy,
       boolean declaredInDepthOrder,
-      boolean declaredInPathOrder) {}
+      boolean declaredInPathOrder,
+      List<MemoDependencies.Dependency> descendantDeps,
+      boolean descendantsPending) {}
+
+  /**
+   * What a committed component tells its parent.
+   *
+   * @param pending whether it or a descendant left work to the orphan sweep (states no longer
+   *     declared, components no longer mounted): a memoized ancestor's memo waits for the sweep
+   * @param subtreeDeps what it and its descendants declared on, when asked for (else empty): a
+   *     memoized ancestor is invalidated by their containers' invalidation too
+   */
+  public record Outcome(boolean pending, List<MemoDependencies.Dependency> subtreeDeps) {
+    static final Outcome NONE = new Outcome(false, List.of());
+  }
 
   private final Run run;
   private final Input in;
@@ -89,6 +107,8 @@ public final class ComponentCommit {
   /** Leases of the states taken over from another component, held until the commit. */
   private final List<AutoCloseable> stateLeases = new ArrayList<>();
   private volatile boolean componentPrecommitted;
+  /** Set by {@link #componentRecord}. */
+  private volatile Outcome outcome = Outcome.NONE;
 
   private ComponentCommit(Run run, Input in, Executor stages) {
     this.run = run;
@@ -111,9 +131,9 @@ public final class ComponentCommit {
    * Reconciles, and in an update applies and commits, the component's declarations; its stages
    * after a wait run on {@code stages} (the run's pool, or a {@link CallerRuns}).
    */
-  public static CompletableFuture<Void> run(Run run, Input in, Executor stages) {
+  public static CompletableFuture<Outcome> run(Run run, Input in, Executor stages) {
     if (run.mode == RunMode.DROP) {
-      return CompletableFuture.completedFuture(null);
+      return CompletableFuture.completedFuture(Outcome.NONE);
     }
     ComponentCommit c = new ComponentCommit(run, in, stages);
     try {
@@ -122,11 +142,12 @@ public final class ComponentCommit {
       if (run.mode == RunMode.PREVIEW) {
         c.plan();
         c.offerOrphans(); // a preview takes no leases
-        return CompletableFuture.completedFuture(null);
+        return CompletableFuture.completedFuture(Outcome.NONE);
       }
       c.reportSize();
       return PoolStages.then(c.applyLevels(), v -> c.commit(), stages)
-          .whenComplete((v, e) -> c.releaseStateLeases());
+          .whenComplete((v, e) -> c.releaseStateLeases())
+          .thenApply(v -> c.outcome);
     } catch (RuntimeException | Error e) {
       c.releaseStateLeases();
       throw e;
@@ -358,8 +379,10 @@ public final class ComponentCommit {
               + ") has no child-handler factory: build it with TargetActionSink.withChildHandler");
       return;
     }
-    boolean destroyed = fresh || r.action instanceof TargetAction.Create
-        || r.invalidation == TargetChildInvalidation.DESTRUCTIVE;
+    // Only the handler's DESTRUCTIVE discards the children's records: a container handler may
+    // return a Create for a container that exists (an "ensure", or whenever prev may be missing),
+    // and its children must still be reconciled against what they were, undeclared ones deleted.
+    boolean destroyed = fresh || r.invalidation == TargetChildInvalidation.DESTRUCTIVE;
     if (destroyed) {
       r.childGeneration++;
       r.childEpoch++;
@@ -551,8 +574,10 @@ public final class ComponentCommit {
       return null;
     }
     if (row.parentGeneration() < r.provider.generation()) {
-      // Its container was destroyed and the handler wants nothing: nothing is known to exist.
-      return new StateWrite.DeleteState(row.path());
+      // Its container was destroyed and the handler wants nothing: nothing is known to exist,
+      // below it either (a container's children must not outlive its row: a new row restarts
+      // their generation, and they would pass for current).
+      return new StateWrite.DeleteTree(row.path());
     }
     // Not copied: read here, and stored as is by the write below (a copy per state was 1.6% of
     // what a warm rerun allocated).
@@ -588,8 +613,22 @@ public final class ComponentCommit {
       deps.add(new MemoDependencies.Dependency(
           p.name(), container, p.generation(), p.epoch(), e.getValue()[0]));
     }
+    // A memo stands for the whole subtree, which a hit skips: it depends on what every
+    // descendant declared on as well.
+    List<MemoDependencies.Dependency> subtree = in.descendantDeps == null
+        ? deps : MemoDependencies.merge(deps, in.descendantDeps);
     byte[] memo = in.subtreeHealthy ? in.memoFingerprint : null;
-    byte[] depBytes = deps.isEmpty() ? null : MemoDependencies.encode(deps);
+    List<MemoDependencies.Dependency> recorded = memo != null ? subtree : deps;
+    byte[] depBytes = recorded.isEmpty() ? null : MemoDependencies.encode(recorded);
+    boolean pending = !undeclaredOwned.isEmpty() || in.descendantsPending;
+    if (memo != null && (pending || run.hasStaleComponentsBelow(in.component))) {
+      // Recorded once the sweep has deleted what the subtree no longer has (see Run#deferMemo).
+      run.deferMemo(in.component, new ComponentRecord(
+          in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size()));
+      memo = null;
+      pending = true;
+    }
+    outcome = new Outcome(pending, in.descendantDeps == null ? List.of() : subtree);
     ComponentRecord prev = in.stored;
     if (prev == null && memo == null && depBytes == null && in.memoValues == null) {
       return null;

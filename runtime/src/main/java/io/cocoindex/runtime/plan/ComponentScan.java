@@ -6,6 +6,7 @@ import io.cocoindex.runtime.state.StateStore;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +41,11 @@ final class ComponentScan {
   private final String app;
   private final Map<ByteKey, ComponentRecord> records = new ConcurrentHashMap<>();
   private final AtomicBoolean claimed = new AtomicBoolean();
+  /**
+   * Every path the scan read, in path order (the scan's thread appends; read once it is done):
+   * the records are let go of as they are taken, their paths are kept for {@link #pathsBelow}.
+   */
+  private final List<byte[]> paths = new ArrayList<>();
   /** Paths read alone before the scan passed them (under this object's lock). */
   private final List<ByteKey> readAlone = new ArrayList<>();
   /** The last path the scan put in {@link #records}; null before the first. */
@@ -67,6 +73,7 @@ final class ComponentScan {
     try {
       store.componentsInOrder(app, c -> {
         records.put(ByteKey.of(c.path()), c);
+        paths.add(c.path());
         passed = c.path();
         if (++read[0] % NOTIFY_EVERY == 0) {
           wakeWaiting();
@@ -113,6 +120,26 @@ final class ComponentScan {
   }
 
   /**
+   * The paths of the records strictly below {@code prefix} at the run's start, in path order, once
+   * the scan has ended (asked for or not: the caller tells which components the run visited).
+   */
+  List<byte[]> pathsBelow(byte[] prefix) {
+    awaitEnd();
+    int i = Collections.binarySearch(paths, prefix, Arrays::compareUnsigned);
+    int from = i >= 0 ? i + 1 : -i - 1;
+    int to = from;
+    while (to < paths.size() && startsWith(paths.get(to), prefix)) {
+      to++;
+    }
+    return List.copyOf(paths.subList(from, to));
+  }
+
+  private static boolean startsWith(byte[] path, byte[] prefix) {
+    return path.length > prefix.length
+        && Arrays.equals(path, 0, prefix.length, prefix, 0, prefix.length);
+  }
+
+  /**
    * Makes a scan not yet begun never begin, waits for one under way, and lets go of what it held
    * (the run ends).
    */
@@ -126,6 +153,7 @@ final class ComponentScan {
       awaitDone();
     }
     records.clear();
+    paths.clear();
   }
 
   private boolean hasPassed(byte[] path) {

@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.plan;
 
+import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.TrackedState;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -7,7 +8,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -102,6 +105,45 @@ public final class MemoDependencies {
       throw new UncheckedIOException("corrupt memo dependencies", e);
     }
     return deps;
+  }
+
+  /**
+   * {@code a} and {@code b} as one list: a dependency on the same provider of the same container
+   * at the same generation and epoch appears once, with the states of both counted.
+   */
+  public static List<Dependency> merge(List<Dependency> a, List<Dependency> b) {
+    if (b.isEmpty()) {
+      return a;
+    }
+    Collector all = new Collector();
+    all.add(a);
+    all.add(b);
+    return all.list();
+  }
+
+  /**
+   * Gathers what the components of a subtree declared on, as they finish (on several threads),
+   * merged as {@link #merge} does.
+   */
+  public static final class Collector {
+    private record Key(String provider, ByteKey container, long generation, long epoch) {}
+
+    private final Map<Key, long[]> states = new LinkedHashMap<>();
+
+    public synchronized void add(List<Dependency> deps) {
+      for (Dependency d : deps) {
+        states.computeIfAbsent(
+            new Key(d.provider(), ByteKey.of(d.container()), d.generation(), d.epoch()),
+            k -> new long[1])[0] += d.states();
+      }
+    }
+
+    public synchronized List<Dependency> list() {
+      List<Dependency> out = new ArrayList<>(states.size());
+      states.forEach((k, n) -> out.add(new Dependency(
+          k.provider(), k.container().bytes(), k.generation(), k.epoch(), n[0])));
+      return out;
+    }
   }
 
   /** Whether no container a memoized component declared on was invalidated since. */

@@ -50,8 +50,14 @@ public final class OrphanSweep {
   private final Map<TargetPath, TargetPath> staleComponents = new LinkedHashMap<>();
   /** Encoded paths deleted (or forgotten) so far: whatever is below them goes with them. */
   private final TreeSet<byte[]> deletedContainers = new TreeSet<>(Arrays::compareUnsigned);
+  /** Encoded paths kept because no handler could reach them: what is below them is kept too. */
+  private final TreeSet<byte[]> keptSubtrees = new TreeSet<>(Arrays::compareUnsigned);
   private final Set<String> warnedProviders = new HashSet<>();
   private final List<AutoCloseable> leases = new ArrayList<>();
+  /** A drop's memoized components, with their records. */
+  private final Map<TargetPath, ComponentRecord> droppedMemos = new HashMap<>();
+  /** Stale components another worker's sweep holds: whether it succeeds is not known here. */
+  private final Set<TargetPath> sweptElsewhere = new HashSet<>();
 
   private OrphanSweep(Run run) {
     this.run = run;
@@ -116,6 +122,9 @@ public final class OrphanSweep {
       for (ComponentRecord c : run.store.components(run.app)) {
         TargetPath p = TargetPath.decode(c.path());
         staleComponents.put(p, p);
+        if (c.memoFingerprint() != null) {
+          droppedMemos.put(p, c);
+        }
       }
       return;
     }
@@ -142,6 +151,7 @@ public final class OrphanSweep {
         TargetPath p = batch.get(i);
         if (granted != null) {
           if (granted.get(i) == null) {
+            sweptElsewhere.add(p);
             continue;
           }
           leases.add(granted.get(i));
@@ -188,8 +198,22 @@ public final class OrphanSweep {
       }
       Provider<?> provider = run.providers.lookup(path.parent());
       if (provider == null) {
+        boolean underKept = below(keptSubtrees, path);
+        if (run.mode == RunMode.DROP && !underKept
+            && run.providers.isRootRegistered(rootProvider(path))) {
+          // A drop resolves no container's children: they go with their container's Delete.
+          // One whose container is not tracked at all was left by a container abandoned before
+          // abandoning took its children along (see process' no-action case): forgotten too.
+          forget.add(new StateWrite.DeleteTree(row.path()));
+          forgetOwners.add(owner);
+          deletedContainers.add(path.encodedUnsafe());
+          continue;
+        }
         keptOwners.add(owner);
-        warnUnreachable(path);
+        if (!underKept) { // kept with what is above it otherwise
+          keptSubtrees.add(path.encodedUnsafe());
+          unreachable(path, owner);
+        }
         continue;
       }
       if (row.parentGeneration() < provider.generation()) {
@@ -212,7 +236,9 @@ public final class OrphanSweep {
       if (r.hasAction()) {
         deletions.add(new Deletion(r, owner));
       } else {
-        forget.add(new StateWrite.DeleteState(row.path()));
+        // The handler wants nothing done (it abandons the state): its tracking goes, and a
+        // container's children's with it, as after a Delete (rule 8).
+        forget.add(new StateWrite.DeleteTree(row.path()));
         forgetOwners.add(owner);
       }
       // Whatever the handler did for the container covers its children.
@@ -239,9 +265,16 @@ public final class OrphanSweep {
       if (!keptOwners.contains(component)) {
         commit.add(new StateWrite.DeleteComponent(component.encoded()));
         concerned.add(component);
+      } else if (droppedMemos.containsKey(component)) {
+        // A drop that keeps some of a memoized component's states deleted others: a memo hit
+        // next time would skip recreating them.
+        ComponentRecord r = droppedMemos.get(component);
+        commit.add(new StateWrite.PutComponent(new ComponentRecord(
+            r.path(), null, r.memoDependencies(), r.memoValues(), r.stateCount())));
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
+    int memos = addDeferredMemos(commit, keptOwners);
     if (commit.isEmpty()) {
       return;
     }
@@ -249,6 +282,10 @@ public final class OrphanSweep {
       run.store.write(run.app, commit).join();
     } catch (CompletionException e) {
       failOwners(concerned, "committing", e);
+      if (memos > 0) {
+        log.warn("the memos of {} components were not recorded: they run again next time",
+            memos);
+      }
       return;
     }
     List<Reconciliation> deleted = new ArrayList<>(applied.deletions().size());
@@ -256,6 +293,35 @@ public final class OrphanSweep {
       deleted.add(d.r);
     }
     run.applied(deleted);
+  }
+
+  /**
+   * Adds the memos held back for the sweep ({@link Run#deferMemo}) of the components whose
+   * subtrees it left nothing to: no failure at or below them, no state kept for a handler it
+   * could not reach, no stale component left to another worker's sweep. The others stay unrecorded, so those components run again next time and
+   * their sweep is retried. Returns how many were added.
+   */
+  private int addDeferredMemos(List<StateWrite> commit, Set<TargetPath> keptOwners) {
+    int added = 0;
+    for (Map.Entry<TargetPath, ComponentRecord> m : run.deferredMemos.entrySet()) {
+      TargetPath component = m.getKey();
+      if (run.failedAtOrBelow(component) || anyAtOrBelow(keptOwners, component)
+          || anyAtOrBelow(sweptElsewhere, component)) {
+        continue;
+      }
+      commit.add(new StateWrite.PutComponent(m.getValue()));
+      added++;
+    }
+    return added;
+  }
+
+  private static boolean anyAtOrBelow(Set<TargetPath> paths, TargetPath ancestor) {
+    for (TargetPath p : paths) {
+      if (p.startsWith(ancestor)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -299,24 +365,48 @@ public final class OrphanSweep {
    * only be the greatest of them before {@code path}.
    */
   private boolean belowDeletedContainer(TargetPath path) {
+    return below(deletedContainers, path);
+  }
+
+  /** Whether {@code path} lies strictly below one of {@code subtrees}, disjoint subtrees. */
+  private static boolean below(TreeSet<byte[]> subtrees, TargetPath path) {
     byte[] p = path.encodedUnsafe();
-    byte[] c = deletedContainers.lower(p);
+    byte[] c = subtrees.lower(p);
     return c != null && c.length < p.length && Arrays.equals(c, 0, c.length, p, 0, c.length);
   }
 
-  private void warnUnreachable(TargetPath path) {
-    StableKey first = path.keys().get(0);
-    String name = first instanceof StableKey.Symbol s ? s.name() : first.toString();
-    if (path.depth() == 2 && !run.providers.isRootRegistered(name)) {
-      if (warnedProviders.add(name)) {
-        log.warn("provider '{}' was not registered in this run, so its target states (such as {})"
-            + " are kept: register it again to let them be deleted, or run dropState", name,
-            path);
-      }
-    } else if (warnedProviders.add(path.parent().toString())) {
+  /**
+   * A state no handler of this run can reach: kept. An update warns (once per provider); a drop
+   * fails, since clearing the store would leave the state behind, untracked.
+   */
+  private void unreachable(TargetPath path, TargetPath owner) {
+    String name = rootProvider(path);
+    boolean unregistered = !run.providers.isRootRegistered(name);
+    if (!warnedProviders.add(unregistered ? name : path.parent().toString())) {
+      return;
+    }
+    if (run.mode == RunMode.DROP) {
+      run.fail(owner, new IllegalStateException(unregistered
+          ? "cannot drop target state " + path + ": provider '" + name + "' was not registered"
+              + " by main in this drop (main failed before registering it, or no longer does);"
+              + " its target states are kept, and dropState can finish once main registers it"
+          : "cannot drop target state " + path + ": no handler is resolved for " + path.parent()
+              + " in this drop (its container is no longer declared by main, or its component"
+              + " failed); its target states are kept"));
+    } else if (unregistered) {
+      log.warn("provider '{}' was not registered in this run, so its target states (such as {})"
+          + " are kept: register it again to let them be deleted, or run dropState", name,
+          path);
+    } else {
       log.warn("no handler is resolved for {} in this run (its container is not declared, or its"
           + " handler returned no Create/Update); its target states are kept", path.parent());
     }
+  }
+
+  /** The name of the root provider {@code path} lies under. */
+  private static String rootProvider(TargetPath path) {
+    StableKey first = path.keys().get(0);
+    return first instanceof StableKey.Symbol s ? s.name() : first.toString();
   }
 
   /** Precommits the deletions, then applies them deepest level first. */

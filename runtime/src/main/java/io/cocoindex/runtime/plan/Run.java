@@ -98,6 +98,13 @@ public final class Run {
   /** A preview's planned actions, each with whether it is a container's refresh. */
   final List<Planned> planned = Collections.synchronizedList(new ArrayList<>());
   final List<ComponentFailure> failures = Collections.synchronizedList(new ArrayList<>());
+  /** The components {@link #fail} was called for. */
+  private final Set<TargetPath> failed = ConcurrentHashMap.newKeySet();
+  /**
+   * Memos held back from their components' commits until the sweep has deleted what their
+   * subtrees no longer declare or mount (see {@link #deferMemo}), by component.
+   */
+  final Map<TargetPath, ComponentRecord> deferredMemos = new ConcurrentHashMap<>();
 
   /** One planned action; {@code refresh}: a container re-ensured as it was. */
   record Planned(PlannedAction action, boolean refresh) {}
@@ -291,7 +298,49 @@ public final class Run {
   }
 
   public void fail(TargetPath component, Throwable error) {
+    failed.add(component);
     failures.add(new ComponentFailure(component.toString(), error));
+  }
+
+  /** Whether {@link #fail} was called for {@code component} or any component below it. */
+  boolean failedAtOrBelow(TargetPath component) {
+    for (TargetPath f : failed) {
+      if (f.startsWith(component)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Holds back a memoized component's memo ({@code record}, written without it meanwhile) until
+   * the orphan sweep has deleted the states its subtree no longer declares and the components it
+   * no longer mounts: a memo recorded first would, after a failed or interrupted deletion, let
+   * every later run skip the subtree, and the deletion would never be retried.
+   */
+  void deferMemo(TargetPath component, ComponentRecord record) {
+    deferredMemos.put(component, record);
+  }
+
+  /**
+   * Whether the app tracks a component below {@code component} that this run neither visited nor
+   * left alone (under a memo hit, a failure, another worker): one its subtree no longer mounts,
+   * which the orphan sweep is to remove. Only asked by memoized components that ran.
+   */
+  boolean hasStaleComponentsBelow(TargetPath component) {
+    if (startedEmpty) {
+      return false;
+    }
+    List<byte[]> below = componentScan != null
+        ? componentScan.pathsBelow(component.encodedUnsafe())
+        : store.componentPathsBelow(app, component.encodedUnsafe());
+    for (byte[] path : below) {
+      TargetPath p = TargetPath.decode(path);
+      if (!visited.contains(p) && !isProtected(p)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public List<ComponentFailure> failures() {

@@ -125,6 +125,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public List<byte[]> componentPathsBelow(String app, byte[] path) {
+    return delegate.componentPathsBelow(app, path);
+  }
+
+  @Override
   public void componentsInOrder(String app, Consumer<ComponentRecord> visitor) {
     delegate.componentsInOrder(app, visitor);
   }

@@ -168,6 +168,11 @@ abstract class JdbcStateStore implements StateStore {
   }
 
   @Override
+  public List<byte[]> componentPathsBelow(String app, byte[] path) {
+    return read("read components", c -> tables.componentPathsBelow(c, app, path));
+  }
+
+  @Override
   public void componentsInOrder(String app, Consumer<ComponentRecord> visitor) {
     read("read components", c -> {
       tables.components(c, app, visitor);

@@ -436,6 +436,24 @@ public class JdbcStateTables {
     }
   }
 
+  /** The paths of the component records strictly below {@code path}, in path order. */
+  public List<byte[]> componentPathsBelow(Connection c, String app, byte[] path)
+      throws SQLException {
+    List<byte[]> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT path FROM " + components + " WHERE app=? AND path>? AND path<? ORDER BY path")) {
+      ps.setString(1, app);
+      ps.setBytes(2, path);
+      ps.setBytes(3, KeyEncoding.descendantsEnd(path));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getBytes(1));
+        }
+      }
+    }
+    return out;
+  }
+
   public List<String> apps(Connection c) throws SQLException {
     List<String> out = new ArrayList<>();
     try (Statement s = c.createStatement();

@@ -206,6 +206,23 @@ public interface StateStore extends AutoCloseable {
     all.forEach(visitor);
   }
 
+  /**
+   * The paths of the app's component records strictly below {@code path} (its descendants), in
+   * path order: a memoized component asks, when it commits, whether components it no longer
+   * mounts are still tracked.
+   */
+  default List<byte[]> componentPathsBelow(String app, byte[] path) {
+    List<byte[]> out = new ArrayList<>();
+    for (ComponentRecord c : components(app)) {
+      byte[] p = c.path();
+      if (p.length > path.length && Arrays.equals(p, 0, path.length, path, 0, path.length)) {
+        out.add(p);
+      }
+    }
+    out.sort(Arrays::compareUnsigned);
+    return out;
+  }
+
   /** Applies a batch atomically and durably; completes when committed. */
   CompletableFuture<Void> write(String app, List<StateWrite> writes);
 

@@ -1,0 +1,206 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.StateWrite;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A memo stands for its component's whole subtree, which a hit skips (rule 14): it is
+ * invalidated by what any descendant declared on, and it is recorded only once the states and
+ * components the subtree no longer has are deleted, so that a deletion that failed, or never
+ * ran, is retried by the next run.
+ */
+class MemoSubtreeTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  final Tables tables = new Tables(rows);
+  final AtomicInteger parentRuns = new AtomicInteger();
+  String generation = "g1";
+  /** The memoized parent's input. */
+  String input = "i1";
+  /** The parent's children (plain components) and the rows each declares. */
+  final Map<String, Set<String>> children = new TreeMap<>();
+
+  TargetStateProvider<String> docsTable(Ctx ctx) {
+    TargetStateProvider<Tables.TableSpec> p =
+        registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+    return mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+  }
+
+  /** A memoized parent whose rows are all declared by its plain child components. */
+  App parentApp() {
+    return app(ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      ctx.mountMemo("parent", input, parent -> {
+        parentRuns.incrementAndGet();
+        children.forEach((child, keys) -> parent.mount(child,
+            c -> keys.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")))));
+      });
+    });
+  }
+
+  void settle(App app) {
+    app.update();
+    parentRuns.set(0);
+    rows.takeLog();
+    rows.takeCalls();
+  }
+
+  @Test
+  void destructiveInvalidationReachesAMemoWhoseChildDeclaredTheRows() {
+    children.put("c", Set.of("r1"));
+    App app = parentApp();
+    settle(app);
+
+    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    generation = "g2";
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).isEqualTo(1);
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    app.update();
+    assertThat(parentRuns.get()).as("a hit again").isZero();
+  }
+
+  @Test
+  void lossyInvalidationReachesAMemoWhoseChildDeclaredTheRows() {
+    children.put("c", Set.of("r1"));
+    App app = parentApp();
+    settle(app);
+
+    tables.invalidation = TargetChildInvalidation.LOSSY;
+    generation = "g2";
+    app.update();
+    assertThat(parentRuns.get()).isEqualTo(1);
+    assertThat(rows.takeLog()).containsExactly("update r1=v1");
+  }
+
+  @Test
+  void invalidationReachesAnOuterMemoThroughAnInnerOne() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      ctx.mountMemo("outer", input, outer -> {
+        parentRuns.incrementAndGet();
+        outer.mountMemo("inner", "same", inner -> inner.mount("leaf",
+            c -> declareTargetState(c, docs.targetState("r1", "v1"))));
+      });
+    });
+    settle(app);
+    app.update();
+    assertThat(parentRuns.get()).as("both memos hold").isZero();
+
+    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    generation = "g2";
+    app.update();
+    assertThat(parentRuns.get()).isEqualTo(1);
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+  }
+
+  @Test
+  void aHitCountsTheStatesItsWholeSubtreeCarriesForward() {
+    children.put("a", Set.of("r1", "r2"));
+    children.put("b", Set.of("r3"));
+    App app = parentApp();
+    settle(app);
+
+    UpdateStats stats = app.update();
+    assertThat(parentRuns.get()).isZero();
+    assertThat(stats.of("tables/docs")).isEqualTo(new UpdateStats.ProviderStats(0, 0, 0, 3));
+  }
+
+  @Test
+  void aFailedDeleteOfAStateTheMemoizedSubtreeNoLongerDeclaresIsRetried() {
+    children.put("c", new TreeSet<>(Set.of("r1", "r2")));
+    App app = parentApp();
+    settle(app);
+
+    input = "i2";
+    children.put("c", Set.of("r1"));
+    rows.failWhen = a -> a.key().equals("r2");
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted sink failure on r2");
+    assertThat(parentRuns.getAndSet(0)).isEqualTo(1);
+
+    // Same input: the memo was not recorded, so the parent runs again and the delete is retried.
+    rows.failWhen = a -> false;
+    rows.takeLog();
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).isEqualTo(1);
+    assertThat(rows.takeLog()).containsExactly("delete r2");
+
+    app.update();
+    assertThat(parentRuns.get()).as("recorded once the delete went through").isZero();
+  }
+
+  @Test
+  void aFailedDeleteOfAChildTheMemoizedParentNoLongerMountsIsRetried() {
+    children.put("a", Set.of("r1"));
+    children.put("b", Set.of("r2"));
+    App app = parentApp();
+    settle(app);
+
+    input = "i2";
+    children.remove("b");
+    rows.failWhen = a -> a.key().equals("r2");
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+    parentRuns.set(0);
+
+    rows.failWhen = a -> false;
+    rows.takeLog();
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).isEqualTo(1);
+    assertThat(rows.takeLog()).containsExactly("delete r2");
+
+    app.update();
+    assertThat(parentRuns.get()).isZero();
+    assertThat(app.status().total()).isEqualTo(2); // the table and r1
+  }
+
+  @Test
+  void aMemoWhoseSweepWasNeverCommittedIsNotRecorded() {
+    FaultyStateStore store = new FaultyStateStore(store());
+    children.put("a", Set.of("r1"));
+    children.put("b", Set.of("r2"));
+    App app = App.create("lost", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      ctx.mountMemo("parent", input, parent -> {
+        parentRuns.incrementAndGet();
+        children.forEach((child, keys) -> parent.mount(child,
+            c -> keys.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")))));
+      });
+    });
+    try (app) {
+      settle(app);
+
+      // The sweep's commit (the one that deletes b's record) is lost, as in a crash after the
+      // sink deleted r2: the parent's memo, held back for it, is lost with it.
+      input = "i2";
+      children.remove("b");
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.DeleteComponent);
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+      assertThat(rows.takeLog()).containsExactly("delete r2");
+      parentRuns.set(0);
+
+      store.failWrite = w -> false;
+      app.update();
+      assertThat(parentRuns.getAndSet(0)).isEqualTo(1);
+      assertThat(rows.takeLog()).containsExactly("delete r2"); // possibly applied: again
+      app.update();
+      assertThat(parentRuns.get()).isZero();
+    }
+  }
+}
