@@ -17,6 +17,7 @@ import io.cocoindex.processor.validate.HandlerValidator;
 import io.cocoindex.processor.validate.NameClaims;
 import io.cocoindex.processor.validate.RecordValidator;
 import io.cocoindex.processor.validate.TypeInspector;
+import io.cocoindex.processor.validate.ValueTypeClassifier;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -89,9 +90,11 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     filer = env.getFiler();
     messager = env.getMessager();
     TypeInspector inspector = new TypeInspector(env.getTypeUtils());
-    records = new RecordValidator(inspector);
-    attachments = new AttachmentValidator(elements, inspector);
-    handlers = new HandlerValidator(elements, inspector, attachments, claims, sourceTypes);
+    ValueTypeClassifier classifier = new ValueTypeClassifier(env.getTypeUtils());
+    records = new RecordValidator(inspector, classifier);
+    attachments = new AttachmentValidator(elements, inspector, classifier);
+    handlers =
+        new HandlerValidator(elements, inspector, classifier, attachments, claims, sourceTypes);
   }
 
   @Override

@@ -759,6 +759,188 @@ class DiagnosticsTest {
     }
   }
 
+  @Nested
+  class UnserializableHandlerType {
+    private static final String SUPPORTED =
+        "use String, a boxed primitive, byte[], UUID, Fingerprint, StableKey, an enum, a record"
+            + " (annotated @TargetValue, @ActionValue or @TrackingRecord for a generated codec), or"
+            + " a List, Set, Map<String, ?> or Optional of those";
+
+    /** A root handler {@code ThingHandler} of {@code TargetHandler<v, r, a>}, then {@code more} lines. */
+    private JavaFileObject root(String v, String r, String a, String... more) {
+      List<String> lines = new ArrayList<>(List.of(
+          "package test;",
+          HANDLER_IMPORTS,
+          "@RootTarget(provider = \"p\", name = \"Thing\")",
+          "class ThingHandler implements TargetHandler<" + v + ", " + r + ", " + a + "> {",
+          reconcile(v, r, a),
+          "}"));
+      lines.addAll(List.of(more));
+      return source("ThingHandler", lines.toArray(String[]::new));
+    }
+
+    @Test
+    void objectAsValueType() {
+      JavaFileObject f = root("Object", "String", "String");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-021] @RootTarget handler test.ThingHandler has java.lang.Object as its value type V,"
+              + " which cannot be serialized (the engine stores and copies values, tracking records"
+              + " and actions through the codecs of the handler's type arguments):"
+              + " java.lang.Object is not a supported type; "
+              + SUPPORTED,
+          "@RootTarget");
+      assertThat(processor.created).isEmpty();
+    }
+
+    @Test
+    void eachUnserializableTypeArgumentIsReported() {
+      JavaFileObject f = root("Thread", "java.io.File", "Runnable");
+      Compilation c = compile(f);
+      assertThat(c).hadErrorCount(3);
+      assertThat(c)
+          .hadErrorContaining(
+              "[COCO-021] @RootTarget handler test.ThingHandler has java.lang.Thread as its value type V,"
+                  + " which cannot be serialized")
+          .inFile(f)
+          .onLineContaining("@RootTarget");
+      assertThat(c)
+          .hadErrorContaining(
+              "has java.io.File as its tracking record type R, which cannot be serialized")
+          .inFile(f)
+          .onLineContaining("@RootTarget");
+      assertThat(c)
+          .hadErrorContaining(
+              "has java.lang.Runnable as its action type A, which cannot be serialized")
+          .inFile(f)
+          .onLineContaining("@RootTarget");
+    }
+
+    @Test
+    void unannotatedRecordWithAnUnserializableComponent() {
+      JavaFileObject f =
+          root("Plain", "Plain", "Plain", "record Plain(String a, Object b) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-021] @RootTarget handler test.ThingHandler has test.Plain as its value type V, tracking"
+              + " record type R and action type A, which cannot be serialized (the engine stores"
+              + " and copies values, tracking records and actions through the codecs of the"
+              + " handler's type arguments): the record test.Plain, without @TargetValue,"
+              + " @ActionValue or @TrackingRecord, is serialized reflectively, and its component"
+              + " 'b' has type java.lang.Object: java.lang.Object is not a supported type; "
+              + SUPPORTED,
+          "@RootTarget");
+    }
+
+    @Test
+    void genericUnannotatedRecordIsCheckedWithItsTypeArguments() {
+      JavaFileObject f =
+          root(
+              "Pair<String, Object>",
+              "String",
+              "String",
+              "record Pair<L, R>(L left, List<R> right) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-021] @RootTarget handler test.ThingHandler has test.Pair<java.lang.String,"
+              + "java.lang.Object> as its value type V, which cannot be serialized (the engine"
+              + " stores and copies values, tracking records and actions through the codecs of the"
+              + " handler's type arguments): the record test.Pair, without @TargetValue,"
+              + " @ActionValue or @TrackingRecord, is serialized reflectively, and its component"
+              + " 'right' has type java.util.List<java.lang.Object>: java.lang.Object is not a"
+              + " supported type",
+          "@RootTarget");
+    }
+
+    @Test
+    void unannotatedRecordsOfSerializableComponentsAreSerializedReflectively() {
+      // What the runtime's reflective codec writes today keeps compiling: records without
+      // annotation, generic or recursive, and collections of them.
+      JavaFileObject handler =
+          root("Pair<String, Node>", "List<Node>", "Map<String, Optional<Pair<Long, String>>>");
+      Compilation c =
+          compile(
+              handler,
+              source("Pair", "package test;", "record Pair<L, R>(L left, java.util.List<R> right) {}"),
+              source(
+                  "Node",
+                  "package test;",
+                  "record Node(String name, java.util.List<Node> children, Level level,"
+                      + " byte[] data) {}"),
+              source("Level", "package test;", "enum Level { LOW, HIGH }"));
+      assertThat(c).succeededWithoutWarnings();
+      assertThat(c).generatedSourceFile("test/Things");
+    }
+
+    @Test
+    void annotatedRecordWithAnUnserializableComponentIsReportedOnTheRecordAlone() {
+      JavaFileObject f =
+          root(
+              "Row",
+              "String",
+              "String",
+              "@TargetValue record Row(String id,",
+              "    Object payload) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'payload' of test.Row has type java.lang.Object",
+          "Object payload");
+    }
+
+    @Test
+    void childHandlerWithAnUnserializableActionType() {
+      JavaFileObject f =
+          source(
+              "Dirs",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+                  + " childValue = String.class)",
+              "class DirHandler implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler",
+              "  Files files(Long dir) { return new Files(); }",
+              reconcile("String", "String", "Long"),
+              "}",
+              "class Files implements TargetHandler<String, String, Thread> {",
+              reconcile("String", "String", "Thread"),
+              "}");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-021] the handler test.Files returned by @ChildHandler test.DirHandler.files() has"
+              + " java.lang.Thread as its action type A, which cannot be serialized",
+          "@ChildHandler");
+      assertThat(processor.created).isEmpty();
+    }
+
+    @Test
+    void attachmentHandlerWithAnUnserializableTrackingRecordType() {
+      JavaFileObject f =
+          root(
+              "String",
+              "String",
+              "String",
+              "class Indexes implements TargetHandler<String, Object, String> {",
+              reconcile("String", "Object", "String"),
+              "  @Attachment(\"index\") Indexes self() { return this; }",
+              "}");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-021] the handler test.Indexes returned by @Attachment test.Indexes.self() has"
+              + " java.lang.Object as its tracking record type R, which cannot be serialized",
+          "@Attachment(\"index\")");
+      assertThat(processor.created).containsExactly("test.Things");
+    }
+  }
+
   @Test
   void childHandlerDeclaringACheckedException() {
     JavaFileObject f =

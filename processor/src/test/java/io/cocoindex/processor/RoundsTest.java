@@ -28,6 +28,18 @@ class RoundsTest {
     }
   }
 
+  /** Generates {@code test.Later}, a plain class (no serializable type), in the first round. */
+  static final class LaterClassGenerator extends FirstRoundProcessor {
+    @Override
+    protected void firstRound(RoundEnvironment round) {
+      try (Writer w = processingEnv.getFiler().createSourceFile("test.Later").openWriter()) {
+        w.write("package test; public class Later {}");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
   private static final JavaFileObject HOLDER =
       JavaFileObjects.forSourceLines(
           "test.Holder",
@@ -43,6 +55,33 @@ class RoundsTest {
     assertThat(c).generatedSourceFile("test/Holder_Codec").contentsAsUtf8String()
         .contains("Later_Codec.INSTANCE.read(in)");
     assertThat(c).generatedSourceFile("test/Later_Codec");
+  }
+
+  @Test
+  void handlerTypeArgumentReachingATypeOfALaterRoundIsCheckedWhenItExists() {
+    JavaFileObject handler =
+        JavaFileObjects.forSourceLines(
+            "test.ThingHandler",
+            "package test;",
+            "import io.cocoindex.*; import java.util.List;",
+            "@io.cocoindex.annotation.RootTarget(provider = \"p\", name = \"Thing\")",
+            "public class ThingHandler implements TargetHandler<Plain, String, String> {",
+            "  public TargetReconcileOutput<String, String> reconcile(StableKey key, Plain desired,"
+                + " List<String> prev, boolean mbm) { return null; }",
+            "}",
+            "record Plain(String name, Later later) {}");
+    Compilation c =
+        javac().withProcessors(new CocoIndexProcessor(), new LaterClassGenerator()).compile(handler);
+    assertThat(c).hadErrorCount(1);
+    assertThat(c)
+        .hadErrorContaining(
+            "[COCO-021] @RootTarget handler test.ThingHandler has test.Plain as its value type V,"
+                + " which cannot be serialized")
+        .inFile(handler)
+        .onLineContaining("@io.cocoindex.annotation.RootTarget");
+    assertThat(c)
+        .hadErrorContaining(
+            "its component 'later' has type test.Later: test.Later is not a supported type");
   }
 
   @Test

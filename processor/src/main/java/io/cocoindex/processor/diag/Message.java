@@ -106,6 +106,12 @@ public enum Message {
    * another generated class): the generated code would not compile.
    */
   GENERATED_NAME_CLASH(20, "%s and %s both generate %s: %s"),
+  /** A handler type argument V, R or A that the engine cannot serialize. */
+  UNSERIALIZABLE_HANDLER_TYPE(
+      21,
+      "%s has %s as its %s, which cannot be serialized (the engine stores and copies values,"
+          + " tracking records and actions through the codecs of the handler's type arguments):"
+          + " %s"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,

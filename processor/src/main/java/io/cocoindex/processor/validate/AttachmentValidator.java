@@ -24,10 +24,13 @@ import javax.lang.model.util.Elements;
 public final class AttachmentValidator {
   private final Elements elements;
   private final TypeInspector inspector;
+  private final ValueTypeClassifier classifier;
 
-  public AttachmentValidator(Elements elements, TypeInspector inspector) {
+  public AttachmentValidator(
+      Elements elements, TypeInspector inspector, ValueTypeClassifier classifier) {
     this.elements = elements;
     this.inspector = inspector;
+    this.classifier = classifier;
   }
 
   /** The {@code @Attachment} methods declared in {@code type}, in order. */
@@ -41,9 +44,18 @@ public final class AttachmentValidator {
     return methods;
   }
 
+  /**
+   * Whether a type an attachment of {@code type} depends on is not resolved yet (defer): its
+   * handler type, or a type inside that handler's V, R or A.
+   */
   public boolean isUnresolved(TypeElement type) {
     return attachmentMethods(type).stream()
-        .anyMatch(m -> inspector.containsError(m.getReturnType()));
+        .anyMatch(
+            m ->
+                inspector.containsError(m.getReturnType())
+                    || inspector.handlerTypeArguments(m.getReturnType()).stream()
+                        .flatMap(List::stream)
+                        .anyMatch(classifier::isUnresolvedHandlerType));
   }
 
   /** Validates every attachment of {@code type}; empty with errors reported when any is bad. */
@@ -117,6 +129,22 @@ public final class AttachmentValidator {
             type.getQualifiedName(),
             m.getSimpleName(),
             problem);
+        continue;
+      }
+      List<ValueTypeClassifier.HandlerTypeProblem> unserializable =
+          classifier.handlerTypeProblems(args.get());
+      for (ValueTypeClassifier.HandlerTypeProblem p : unserializable) {
+        reporter.error(
+            m,
+            a.mirror(),
+            Message.UNSERIALIZABLE_HANDLER_TYPE,
+            "the handler " + m.getReturnType() + " returned by @Attachment "
+                + type.getQualifiedName() + "." + m.getSimpleName() + "()",
+            p.type(),
+            p.roles(),
+            p.problem());
+      }
+      if (!unserializable.isEmpty()) {
         continue;
       }
       TypeMirror value = args.get().get(0);

@@ -32,6 +32,7 @@ public final class HandlerValidator {
 
   private final Elements elements;
   private final TypeInspector inspector;
+  private final ValueTypeClassifier classifier;
   private final AttachmentValidator attachments;
   private final NameClaims claims;
   private final Set<String> sourceTypes;
@@ -41,18 +42,26 @@ public final class HandlerValidator {
    *     processor adds each round's), which a generated class must not replace
    */
   public HandlerValidator(Elements elements, TypeInspector inspector,
-      AttachmentValidator attachments, NameClaims claims, Set<String> sourceTypes) {
+      ValueTypeClassifier classifier, AttachmentValidator attachments, NameClaims claims,
+      Set<String> sourceTypes) {
     this.elements = elements;
     this.inspector = inspector;
+    this.classifier = classifier;
     this.attachments = attachments;
     this.claims = claims;
     this.sourceTypes = sourceTypes;
   }
 
-  /** Whether a type the handler's shape depends on is not resolved yet (defer). */
+  /**
+   * Whether a type the handler's shape depends on is not resolved yet (defer): its supertypes, a
+   * type inside its V, R or A, its child handler and that handler's type arguments, the handlers
+   * of its attachments and of its child handler's.
+   */
   public boolean isUnresolved(TypeElement type) {
     if (inspector.containsError(type.getSuperclass())
-        || type.getInterfaces().stream().anyMatch(inspector::containsError)) {
+        || type.getInterfaces().stream().anyMatch(inspector::containsError)
+        || hasUnresolvedTypeArguments(type.asType())
+        || attachments.isUnresolved(type)) {
       return true;
     }
     Optional<TargetAnnotation> target = TargetAnnotation.read(elements, type);
@@ -63,7 +72,16 @@ public final class HandlerValidator {
         .anyMatch(
             m ->
                 inspector.containsError(m.getReturnType())
-                    || m.getParameters().stream().anyMatch(p -> inspector.containsError(p.asType())));
+                    || m.getParameters().stream().anyMatch(p -> inspector.containsError(p.asType()))
+                    || hasUnresolvedTypeArguments(m.getReturnType())
+                    || (inspector.types().asElement(m.getReturnType()) instanceof TypeElement child
+                        && attachments.isUnresolved(child)));
+  }
+
+  private boolean hasUnresolvedTypeArguments(TypeMirror handlerType) {
+    return inspector.handlerTypeArguments(handlerType).stream()
+        .flatMap(List::stream)
+        .anyMatch(classifier::isUnresolvedHandlerType);
   }
 
   public Optional<HandlerModel> validate(TypeElement type, Reporter reporter) {
@@ -114,6 +132,16 @@ public final class HandlerValidator {
             "has " + args.get().get(i) + " as its " + TYPE_PARAMETERS[i]);
         return Optional.empty();
       }
+    }
+    for (ValueTypeClassifier.HandlerTypeProblem p : classifier.handlerTypeProblems(args.get())) {
+      reporter.error(
+          type,
+          target.mirror(),
+          Message.UNSERIALIZABLE_HANDLER_TYPE,
+          at + " handler " + type.getQualifiedName(),
+          p.type(),
+          p.roles(),
+          p.problem());
     }
     TypeMirror value = args.get().get(0);
     TypeMirror action = args.get().get(2);
@@ -433,7 +461,20 @@ public final class HandlerValidator {
           childValue);
       return Optional.empty();
     }
-    return Optional.of(m);
+    List<ValueTypeClassifier.HandlerTypeProblem> unserializable =
+        classifier.handlerTypeProblems(args.get());
+    for (ValueTypeClassifier.HandlerTypeProblem p : unserializable) {
+      reporter.error(
+          m,
+          Mirrors.find(m, AnnotationNames.CHILD_HANDLER).orElseThrow(),
+          Message.UNSERIALIZABLE_HANDLER_TYPE,
+          "the handler " + m.getReturnType() + " returned by @ChildHandler "
+              + type.getQualifiedName() + "." + m.getSimpleName() + "()",
+          p.type(),
+          p.roles(),
+          p.problem());
+    }
+    return unserializable.isEmpty() ? Optional.of(m) : Optional.empty();
   }
 
   private List<ExecutableElement> childHandlerMethods(TypeElement type) {

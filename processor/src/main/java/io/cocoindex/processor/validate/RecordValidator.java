@@ -25,10 +25,11 @@ import javax.lang.model.util.ElementFilter;
  */
 public final class RecordValidator {
   private final TypeInspector inspector;
-  private final ValueTypeClassifier classifier = new ValueTypeClassifier();
+  private final ValueTypeClassifier classifier;
 
-  public RecordValidator(TypeInspector inspector) {
+  public RecordValidator(TypeInspector inspector, ValueTypeClassifier classifier) {
     this.inspector = inspector;
+    this.classifier = classifier;
   }
 
   /** Whether some component type is not resolved yet (defer to a later round). */

@@ -8,38 +8,90 @@ import io.cocoindex.processor.mirror.Mirrors;
 import io.cocoindex.processor.model.ValueType;
 import io.cocoindex.processor.model.ValueType.PrimitiveKind;
 import io.cocoindex.processor.model.ValueType.ScalarKind;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.RecordComponentElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.ExecutableType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.Types;
 
 /**
- * Decides how a component type is serialized, or why it cannot be: the one place that defines
- * the supported types.
+ * Decides how a record component or a handler's type argument is serialized, or why it cannot
+ * be: the one place that defines the supported types.
  */
 public final class ValueTypeClassifier {
 
-  /** A classification: a shape, or the reason there is none (naming the offending type). */
-  public record Classified(ValueType type, String problem) {
+  /**
+   * A classification: the shape a generated codec writes; no shape for a type only the runtime's
+   * reflective codec writes (a record without codec annotation, or a collection of one, in a
+   * handler's type argument); or the reason it cannot be serialized, naming the offending type.
+   *
+   * @param type the shape, null when there is none
+   * @param problem why it cannot be serialized, null when it can
+   * @param unresolved whether the problem is a type javac has not resolved yet (wait for it)
+   */
+  public record Classified(ValueType type, String problem, boolean unresolved) {
     static Classified of(ValueType type) {
-      return new Classified(type, null);
+      return new Classified(type, null, false);
+    }
+
+    static Classified reflective() {
+      return new Classified(null, null, false);
     }
 
     static Classified problem(String problem) {
-      return new Classified(null, problem);
+      return new Classified(null, problem, false);
+    }
+
+    static Classified unresolved(TypeMirror type) {
+      return new Classified(null, type + " is not resolved yet", true);
     }
 
     public boolean ok() {
       return problem == null;
     }
+
+    /** This classification, or a container of it whose shape {@code wrap} gives. */
+    Classified map(UnaryOperator<ValueType> wrap) {
+      return !ok() || type == null ? this : of(wrap.apply(type));
+    }
   }
+
+  /**
+   * A handler type argument that cannot be serialized.
+   *
+   * @param type the type argument
+   * @param roles its roles, e.g. {@code value type V and action type A}
+   * @param problem why
+   */
+  public record HandlerTypeProblem(TypeMirror type, String roles, String problem) {}
+
+  /** Which codec serializes the type, which decides the records it may hold. */
+  private enum Codec {
+    /** A generated codec: a nested record needs a generated codec of its own. */
+    GENERATED,
+    /**
+     * The runtime's codec of a handler's type argument: a record's generated codec when it has
+     * one, otherwise the reflective (Jackson) one, which also writes records without annotation,
+     * component by component.
+     */
+    HANDLER
+  }
+
+  private static final String[] HANDLER_ROLES = {
+    "value type V", "tracking record type R", "action type A"
+  };
 
   private static final Map<String, PrimitiveKind> BOXES =
       Map.of(
@@ -64,8 +116,78 @@ public final class ValueTypeClassifier {
           + " annotated @TargetValue (or @ActionValue, @TrackingRecord), or a List, Set, Map<String,"
           + " ?> or Optional of those";
 
+  private static final String SUPPORTED_BY_HANDLERS =
+      "use String, a boxed primitive, byte[], UUID, Fingerprint, StableKey, an enum, a record"
+          + " (annotated @TargetValue, @ActionValue or @TrackingRecord for a generated codec), or a"
+          + " List, Set, Map<String, ?> or Optional of those";
+
+  private final Types types;
+
+  public ValueTypeClassifier(Types types) {
+    this.types = types;
+  }
+
+  /** How a record component of a record with a generated codec is serialized. */
   public Classified classify(TypeMirror type) {
+    return classify(type, Codec.GENERATED, new HashSet<>());
+  }
+
+  /**
+   * How a handler's type argument is serialized: as a record component would be, except that a
+   * record without codec annotation is serialized reflectively, so its components must be
+   * serializable instead; an annotated record is checked where it is declared.
+   */
+  public Classified classifyHandlerType(TypeMirror type) {
+    return classify(type, Codec.HANDLER, new HashSet<>());
+  }
+
+  /**
+   * The handler type arguments {@code vra} (V, R, A) that cannot be serialized, each type once
+   * with all its roles; an unresolved type is left out (the caller waits for it).
+   */
+  public List<HandlerTypeProblem> handlerTypeProblems(List<? extends TypeMirror> vra) {
+    List<HandlerTypeProblem> problems = new ArrayList<>();
+    boolean[] done = new boolean[vra.size()];
+    for (int i = 0; i < vra.size(); i++) {
+      if (done[i]) {
+        continue;
+      }
+      Classified c = classifyHandlerType(vra.get(i));
+      if (c.ok() || c.unresolved()) {
+        continue;
+      }
+      List<String> roles = new ArrayList<>(List.of(HANDLER_ROLES[i]));
+      for (int j = i + 1; j < vra.size(); j++) {
+        if (types.isSameType(vra.get(i), vra.get(j))) {
+          done[j] = true;
+          roles.add(HANDLER_ROLES[j]);
+        }
+      }
+      String joined =
+          roles.size() == 1
+              ? roles.get(0)
+              : String.join(", ", roles.subList(0, roles.size() - 1))
+                  + " and "
+                  + roles.get(roles.size() - 1);
+      problems.add(new HandlerTypeProblem(vra.get(i), joined, c.problem()));
+    }
+    return problems;
+  }
+
+  /** Whether a handler type argument mentions a type javac has not resolved yet. */
+  public boolean isUnresolvedHandlerType(TypeMirror type) {
+    return classifyHandlerType(type).unresolved();
+  }
+
+  /**
+   * @param visiting the records without annotation being checked, so that a record reaching
+   *     itself through its components ends
+   */
+  private Classified classify(TypeMirror type, Codec codec, Set<String> visiting) {
     TypeKind kind = type.getKind();
+    if (kind == TypeKind.ERROR) {
+      return Classified.unresolved(type);
+    }
     if (kind.isPrimitive()) {
       return Classified.of(new ValueType.Primitive(PrimitiveKind.valueOf(kind.name())));
     }
@@ -85,8 +207,9 @@ public final class ValueTypeClassifier {
     if (kind == TypeKind.WILDCARD) {
       return Classified.problem("the wildcard " + type + " has no codec; use a concrete type");
     }
+    String supported = codec == Codec.GENERATED ? SUPPORTED : SUPPORTED_BY_HANDLERS;
     if (!(type instanceof DeclaredType declared)) {
-      return Classified.problem(type + " is not a supported type; " + SUPPORTED);
+      return Classified.problem(type + " is not a supported type; " + supported);
     }
     TypeElement element = (TypeElement) declared.asElement();
     String name = element.getQualifiedName().toString();
@@ -105,17 +228,17 @@ public final class ValueTypeClassifier {
       if (args.isEmpty()) {
         return Classified.problem("the raw " + name + " has no element type; write its type argument");
       }
-      Classified element0 = classify(args.get(0));
+      Classified element0 = classify(args.get(0), codec, visiting);
+      if (name.equals(List.class.getName())) {
+        return element0.map(ValueType.ListOf::new);
+      }
+      if (name.equals(Optional.class.getName())) {
+        return element0.map(ValueType.OptionalOf::new);
+      }
       if (!element0.ok()) {
         return element0;
       }
-      if (name.equals(List.class.getName())) {
-        return Classified.of(new ValueType.ListOf(element0.type()));
-      }
-      if (name.equals(Optional.class.getName())) {
-        return Classified.of(new ValueType.OptionalOf(element0.type()));
-      }
-      if (!isNaturallyOrdered(element0.type())) {
+      if (element0.type() == null || !isNaturallyOrdered(element0.type())) {
         return Classified.problem(
             "the elements of a Set are stored sorted so equal sets store equal bytes, and "
                 + args.get(0)
@@ -132,18 +255,23 @@ public final class ValueTypeClassifier {
         return Classified.problem(
             "Map keys are stored as field names, so they must be String, not " + args.get(0));
       }
-      Classified value = classify(args.get(1));
-      return value.ok() ? Classified.of(new ValueType.MapOf(value.type())) : value;
+      return classify(args.get(1), codec, visiting).map(ValueType.MapOf::new);
     }
     if (element.getKind() == ElementKind.RECORD) {
-      if (AnnotationNames.CODEC_ANNOTATIONS.stream().noneMatch(a -> Mirrors.has(element, a))) {
+      boolean annotated =
+          AnnotationNames.CODEC_ANNOTATIONS.stream().anyMatch(a -> Mirrors.has(element, a));
+      if (!annotated && codec == Codec.HANDLER) {
+        return reflectiveRecord(declared, element, visiting);
+      }
+      if (!annotated) {
         return Classified.problem(
             "the record "
                 + name
                 + " has no generated codec; annotate it with @TargetValue (or @ActionValue,"
                 + " @TrackingRecord)");
       }
-      if (!element.getTypeParameters().isEmpty()) {
+      // An annotated record's own components and type parameters are reported on the record.
+      if (!element.getTypeParameters().isEmpty() && codec == Codec.GENERATED) {
         return Classified.problem(
             "the generic record " + name + " has no codec; use a record without type parameters");
       }
@@ -151,7 +279,40 @@ public final class ValueTypeClassifier {
           new ValueType.RecordRef(
               ClassName.get(element), TypeInspector.sibling(element, "Codec")));
     }
-    return Classified.problem(name + " is not a supported type; " + SUPPORTED);
+    return Classified.problem(name + " is not a supported type; " + supported);
+  }
+
+  /**
+   * A record without codec annotation in a handler's type argument: the runtime writes it
+   * reflectively, component by component (the component types as seen from {@code declared}, so
+   * a generic record's type arguments count).
+   */
+  private Classified reflectiveRecord(
+      DeclaredType declared, TypeElement element, Set<String> visiting) {
+    if (!visiting.add(declared.toString())) {
+      return Classified.reflective(); // reached through its own components: checked once
+    }
+    for (RecordComponentElement c : element.getRecordComponents()) {
+      TypeMirror component =
+          ((ExecutableType) types.asMemberOf(declared, c.getAccessor())).getReturnType();
+      Classified classified = classify(component, Codec.HANDLER, visiting);
+      if (classified.unresolved()) {
+        return classified;
+      }
+      if (!classified.ok()) {
+        return Classified.problem(
+            "the record "
+                + element.getQualifiedName()
+                + ", without @TargetValue, @ActionValue or @TrackingRecord, is serialized"
+                + " reflectively, and its component '"
+                + c.getSimpleName()
+                + "' has type "
+                + component
+                + ": "
+                + classified.problem());
+      }
+    }
+    return Classified.reflective();
   }
 
   private static boolean isNaturallyOrdered(ValueType t) {
