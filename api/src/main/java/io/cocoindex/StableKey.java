@@ -190,11 +190,20 @@ public sealed interface StableKey
     }
     throw new IllegalArgumentException(
         "unsupported key type "
-            + o.getClass().getName()
+            + o.getClass().getTypeName() // int[], not [I
             + " (value "
-            + o
+            + describe(o)
             + "): a key must be a String, Integer, Long, Short, Byte, Boolean, UUID, byte[],"
             + " Fingerprint, StableKey, null or a List of those");
+  }
+
+  /** The value for an error message: its toString, unless that fails too. */
+  private static String describe(Object o) {
+    try {
+      return String.valueOf(o);
+    } catch (RuntimeException e) {
+      return "whose toString() threw " + e.getClass().getSimpleName();
+    }
   }
 
   /** A namespace marker key, rendered {@code @name}. */

@@ -95,6 +95,26 @@ class StableKeyTest {
   }
 
   @Test
+  void arrayIsRejectedNamingItsTypeAsJavaWritesIt() {
+    assertThatThrownBy(() -> StableKey.of(new int[] {1}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("unsupported key type int[] (value ");
+  }
+
+  @Test
+  void valueWhoseToStringThrowsIsStillRejectedAsAnUnsupportedKey() {
+    Object broken = new Object() {
+      @Override
+      public String toString() {
+        throw new UnsupportedOperationException("no text");
+      }
+    };
+    assertThatThrownBy(() -> StableKey.of(broken))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("whose toString() threw UnsupportedOperationException");
+  }
+
+  @Test
   void unsupportedItemInAListIsRejectedNamingItsType() {
     assertThatThrownBy(() -> StableKey.of(List.of("a", 2.5f)))
         .isInstanceOf(IllegalArgumentException.class)

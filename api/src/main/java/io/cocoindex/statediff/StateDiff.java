@@ -48,7 +48,7 @@ public final class StateDiff {
       return t.prev().isEmpty() ? null : DiffAction.DELETE;
     }
     for (R p : t.prev()) {
-      if (!Objects.equals(p, t.desired())) {
+      if (!Objects.deepEquals(p, t.desired())) { // arrays (byte[] records) by content
         return DiffAction.REPLACE;
       }
     }

@@ -79,6 +79,16 @@ class StateDiffTest {
   class Transition {
 
     @Test
+    void comparesArrayRecordsByContent() {
+      var same =
+          new TrackingRecordTransition<>(new byte[] {1, 2}, List.of(new byte[] {1, 2}), false);
+      assertThat(StateDiff.diff(same)).isNull();
+      var changed =
+          new TrackingRecordTransition<>(new byte[] {1, 2}, List.of(new byte[] {1, 3}), false);
+      assertThat(StateDiff.diff(changed)).isEqualTo(DiffAction.REPLACE);
+    }
+
+    @Test
     void prevIsAnImmutableCopy() {
       List<String> prev = new java.util.ArrayList<>(List.of("a"));
       var transition = new TrackingRecordTransition<>("a", prev, false);

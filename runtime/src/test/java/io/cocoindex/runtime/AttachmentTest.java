@@ -88,6 +88,19 @@ class AttachmentTest extends EngineTestBase {
   }
 
   @Test
+  void aSymbolKeyWhichWouldShareAnAttachmentsPathIsRejected() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
+          new MainHandler());
+      declareTargetState(ctx, p.targetState(StableKey.symbol("index"), "v1"));
+    });
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the key of a target state of provider main cannot be a symbol"
+            + " (@index)");
+    assertThat(main.takeLog()).isEmpty();
+  }
+
+  @Test
   void unknownAttachmentTypeIsAClearErrorNamingIt() {
     App app = app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",

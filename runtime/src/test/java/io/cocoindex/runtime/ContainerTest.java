@@ -403,6 +403,21 @@ class ContainerTest extends EngineTestBase {
   }
 
   @Test
+  void attachmentOfAContainerWhoseHandlerReturnedNothingSaysWhy() {
+    tables.returnNothing = true;
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs =
+          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      declareTargetState(ctx, docs.<String>attachment(ctx, "index").targetState("i1", "v1"));
+    });
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("cannot declare key \"i1\" on provider tables/docs@index")
+        .hasMessageContaining("the container handler returned no action for /@tables/\"docs\"");
+  }
+
+  @Test
   void previewPlansTheContainerAndItsChildrenThroughTheFactoryWithoutApplying() {
     App app = tablesApp();
     declared.put("docs", Map.of("r1", "v1", "r2", "v1"));

@@ -157,8 +157,10 @@ class FlatTargetTest extends EngineTestBase {
     app.update();
     rows.takeLog();
 
-    app.update(UpdateOptions.fullReprocess());
+    UpdateStats stats = app.update(UpdateOptions.fullReprocess());
     assertThat(rows.takeLog()).containsExactly("update a=1");
+    assertThat(stats.of("rows")).as("the rewrite is counted as the update it is")
+        .isEqualTo(new UpdateStats.ProviderStats(0, 1, 0, 0));
 
     app.update();
     assertThat(rows.takeLog()).isEmpty();

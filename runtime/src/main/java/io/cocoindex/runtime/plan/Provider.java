@@ -41,7 +41,15 @@ public final class Provider<V> implements TargetStateProvider<V> {
 
   @Override
   public TargetState<V> targetState(Object key, V value) {
-    return new DeclaredValue<>(this, StableKey.of(key), value);
+    StableKey k = StableKey.of(key);
+    if (k instanceof StableKey.Symbol) {
+      // In a target path, a symbol names an attachment type: a state keyed by one would share
+      // the attachment's path (and its deletion take the attachment's states along).
+      throw new IllegalArgumentException(
+          "the key of a target state of provider " + name + " cannot be a symbol (" + k
+              + "): symbols name attachment types in target paths; use a string key");
+    }
+    return new DeclaredValue<>(this, k, value);
   }
 
   @Override
@@ -53,8 +61,14 @@ public final class Provider<V> implements TargetStateProvider<V> {
       // with it, when the container reconciles; declaring on it is checked like on children.
       synchronized (this) {
         if (binding == null) {
-          return (Provider<W>) pendingAttachments.computeIfAbsent(type, t -> new Provider<>(
-              registry, path.child(StableKey.symbol(t)), name + "@" + t, container));
+          return (Provider<W>) pendingAttachments.computeIfAbsent(type, t -> {
+            Provider<W> att = new Provider<>(
+                registry, path.child(StableKey.symbol(t)), name + "@" + t, container);
+            if (unresolvedReason != null) {
+              att.markUnresolved(unresolvedReason); // it will not resolve in this run either
+            }
+            return att;
+          });
         }
       }
     }

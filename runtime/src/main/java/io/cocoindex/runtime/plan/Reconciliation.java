@@ -37,6 +37,8 @@ final class Reconciliation {
   private StateWrite.Precommit precommit;
   /** How the handler said this change affects the state's children (containers only). */
   TargetChildInvalidation invalidation;
+  /** Whether the handler was told the state may be missing: then an Update is a real write. */
+  private boolean toldMayBeMissing;
 
   private Reconciliation(
       Provider<?> provider,
@@ -66,11 +68,14 @@ final class Reconciliation {
   }
 
   /**
-   * An Update whose record equals the single settled record of the last run: what a container
-   * returns on every run it is declared. Counted as unchanged.
+   * An Update whose record equals the single settled record of the last run, the state known to
+   * exist: what a container returns on every run it is declared. Counted as unchanged. Where the
+   * state may be missing (a full reprocess, an interrupted run), the Update rewrites it, and
+   * counts as an update.
    */
   boolean isRefresh() {
     return action instanceof TargetAction.Update
+        && !toldMayBeMissing
         && invalidation == null
         && row != null
         && row.records().size() == 1
@@ -135,6 +140,7 @@ final class Reconciliation {
     Reconciliation r = new Reconciliation(
         provider, key, path, row, fresh, out.sink(), action, record, run.version);
     r.invalidation = out.childInvalidation();
+    r.toldMayBeMissing = mayBeMissing;
     return r;
   }
 
