@@ -1,6 +1,7 @@
 package io.cocoindex.processor;
 
 import com.google.auto.service.AutoService;
+import com.palantir.javapoet.JavaFile;
 import io.cocoindex.processor.diag.Message;
 import io.cocoindex.processor.diag.Reporter;
 import io.cocoindex.processor.generate.AttachmentsGenerator;
@@ -10,24 +11,26 @@ import io.cocoindex.processor.generate.ContainerTargetGenerator;
 import io.cocoindex.processor.generate.RoundFiles;
 import io.cocoindex.processor.generate.TargetApiGenerator;
 import io.cocoindex.processor.mirror.AnnotationNames;
-import io.cocoindex.processor.mirror.Mirrors;
 import io.cocoindex.processor.model.HandlerModel;
 import io.cocoindex.processor.validate.AttachmentValidator;
 import io.cocoindex.processor.validate.HandlerValidator;
 import io.cocoindex.processor.validate.NameClaims;
+import io.cocoindex.processor.validate.PlacementValidator;
 import io.cocoindex.processor.validate.RecordValidator;
 import io.cocoindex.processor.validate.TypeInspector;
 import io.cocoindex.processor.validate.ValueTypeClassifier;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.Filer;
 import javax.annotation.processing.FilerException;
@@ -37,7 +40,6 @@ import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
-import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.util.Elements;
 import javax.tools.Diagnostic;
@@ -51,18 +53,21 @@ import javax.tools.Diagnostic;
 @AutoService(Processor.class)
 public final class CocoIndexProcessor extends AbstractProcessor {
 
-  /** What the processor does with one element. */
+  /** What the processor does with a type. */
   enum Step {
+    /** Validates a record's codec. */
     CODEC,
+    /** Validates a root handler's API classes and child-handler factory. */
     TARGET,
-    ATTACHMENTS
+    /** Validates a handler's attachments class. */
+    ATTACHMENTS,
+    /** Checks that the {@code @Key} and {@code @ChildHandler} of its members apply there. */
+    PLACEMENT
   }
 
-  /** An element to process, kept by name across rounds when deferred. */
-  private record Subject(String qualifiedName, Step step) {}
-
   private final Consumer<Element> beforeEachElement;
-  private final Set<Subject> deferred = new LinkedHashSet<>();
+  /** The types waiting for a later round, by qualified name, with every step of theirs. */
+  private final Map<String, Set<Step>> deferred = new LinkedHashMap<>();
   private final NameClaims claims = new NameClaims();
   /** The compilation's top-level types, its sources' and ours, as the rounds bring them. */
   private final Set<String> sourceTypes = new HashSet<>();
@@ -120,108 +125,101 @@ public final class CocoIndexProcessor extends AbstractProcessor {
         sourceTypes.add(t.getQualifiedName().toString());
       }
     }
-    Set<Subject> subjects = new LinkedHashSet<>(deferred);
+    // Every step of a type is validated before any of its files is generated: a type with an
+    // error anywhere generates nothing.
+    Map<String, Set<Step>> subjects = new LinkedHashMap<>(deferred);
     deferred.clear();
     for (String annotation : AnnotationNames.CODEC_ANNOTATIONS) {
       for (Element e : annotated(round, present, annotation)) {
-        if (e instanceof TypeElement t) {
-          subjects.add(new Subject(t.getQualifiedName().toString(), Step.CODEC));
-        }
+        addSubject(subjects, e, Step.CODEC);
       }
     }
     for (String annotation : List.of(AnnotationNames.ROOT_TARGET, AnnotationNames.CONTAINER_TARGET)) {
       for (Element e : annotated(round, present, annotation)) {
-        if (e instanceof TypeElement t) {
-          subjects.add(new Subject(t.getQualifiedName().toString(), Step.TARGET));
-        }
+        addSubject(subjects, e, Step.TARGET);
       }
     }
     for (Element e : annotated(round, present, AnnotationNames.ATTACHMENT)) {
-      if (e.getEnclosingElement() instanceof TypeElement t) {
-        subjects.add(new Subject(t.getQualifiedName().toString(), Step.ATTACHMENTS));
+      addSubject(subjects, e.getEnclosingElement(), Step.ATTACHMENTS);
+    }
+    for (String annotation : List.of(AnnotationNames.KEY, AnnotationNames.CHILD_HANDLER)) {
+      for (Element e : annotated(round, present, annotation)) {
+        addSubject(subjects, e.getEnclosingElement(), Step.PLACEMENT);
       }
     }
     RoundFiles files = new RoundFiles();
-    for (Subject s : subjects) {
-      TypeElement type = elements.getTypeElement(s.qualifiedName());
+    for (Map.Entry<String, Set<Step>> s : subjects.entrySet()) {
+      TypeElement type = elements.getTypeElement(s.getKey());
       if (type != null) {
-        guarded(type, () -> process(type, s, files));
+        guarded(type, () -> process(type, s.getValue(), files));
       }
     }
     files.writeAll(filer, this::reportUnwritten);
-    for (Element e : annotated(round, present, AnnotationNames.KEY)) {
-      guarded(e, () -> checkKeyPlacement(e));
-    }
-    for (Element e : annotated(round, present, AnnotationNames.CHILD_HANDLER)) {
-      guarded(e, () -> checkChildHandlerPlacement(e));
-    }
     // Still unresolved when processing is over: javac reports the missing type itself, and an
     // error of ours on top would only repeat it.
     return false;
   }
 
-  private void process(TypeElement type, Subject subject, RoundFiles files) {
-    boolean unresolved =
-        switch (subject.step()) {
-          case CODEC -> records.isUnresolved(type);
-          case TARGET -> handlers.isUnresolved(type);
-          case ATTACHMENTS -> attachments.isUnresolved(type);
-        };
-    if (unresolved) {
-      deferred.add(subject);
-      return;
+  private static void addSubject(Map<String, Set<Step>> subjects, Element element, Step step) {
+    if (element instanceof TypeElement t) {
+      subjects
+          .computeIfAbsent(t.getQualifiedName().toString(), n -> EnumSet.noneOf(Step.class))
+          .add(step);
     }
-    Reporter reporter = new Reporter();
-    switch (subject.step()) {
-      case CODEC -> records
-          .validate(type, reporter)
-          .ifPresent(m -> files.add(type, () -> new CodecGenerator().generate(m)));
-      case TARGET -> handlers.validate(type, reporter).ifPresent(m -> generate(type, m, files));
-      case ATTACHMENTS -> attachments
-          .validate(type, reporter)
-          .ifPresent(m -> files.add(type, () -> new AttachmentsGenerator().generate(m)));
-    }
-    reporter.flushTo(messager);
   }
 
-  private static void generate(TypeElement type, HandlerModel model, RoundFiles files) {
+  /**
+   * Validates every step of {@code type}, then queues the files of all of them, or none when
+   * any reported an error; waits for a later round when a type one of them needs is unresolved.
+   */
+  private void process(TypeElement type, Set<Step> steps, RoundFiles files) {
+    for (Step step : steps) {
+      boolean unresolved =
+          switch (step) {
+            case CODEC -> records.isUnresolved(type);
+            case TARGET -> handlers.isUnresolved(type);
+            case ATTACHMENTS -> attachments.isUnresolved(type);
+            case PLACEMENT -> false;
+          };
+      if (unresolved) {
+        deferred.put(type.getQualifiedName().toString(), steps);
+        return;
+      }
+    }
+    // A reporter per step: each validator stops on its own errors, not on another step's.
+    List<Reporter> reporters = new ArrayList<>();
+    List<Supplier<JavaFile>> outputs = new ArrayList<>();
+    for (Step step : steps) {
+      Reporter reporter = new Reporter();
+      reporters.add(reporter);
+      switch (step) {
+        case CODEC -> records
+            .validate(type, reporter)
+            .ifPresent(m -> outputs.add(() -> new CodecGenerator().generate(m)));
+        case TARGET -> handlers.validate(type, reporter).ifPresent(m -> outputs.addAll(files(m)));
+        case ATTACHMENTS -> attachments
+            .validate(type, reporter)
+            .ifPresent(m -> outputs.add(() -> new AttachmentsGenerator().generate(m)));
+        case PLACEMENT -> PlacementValidator.validate(type, reporter);
+      }
+    }
+    if (reporters.stream().noneMatch(Reporter::hasErrors)) {
+      outputs.forEach(build -> files.add(type, build));
+    }
+    reporters.forEach(r -> r.flushTo(messager));
+  }
+
+  /** The files of a validated root handler. */
+  private static List<Supplier<JavaFile>> files(HandlerModel model) {
+    List<Supplier<JavaFile>> files = new ArrayList<>();
     model
         .childHandlerFactory()
-        .ifPresent(f -> files.add(type, () -> new ChildHandlerFactoryGenerator().generate(f)));
-    files.add(type, () -> new TargetApiGenerator().generate(model.api()));
+        .ifPresent(f -> files.add(() -> new ChildHandlerFactoryGenerator().generate(f)));
+    files.add(() -> new TargetApiGenerator().generate(model.api()));
     if (model.api().container().isPresent()) {
-      files.add(type, () -> new ContainerTargetGenerator().generate(model.api()));
+      files.add(() -> new ContainerTargetGenerator().generate(model.api()));
     }
-  }
-
-  private void checkKeyPlacement(Element component) {
-    Element record = component.getEnclosingElement();
-    if (record.getKind() != ElementKind.RECORD
-        || !Mirrors.has(record, AnnotationNames.TARGET_VALUE)) {
-      Reporter reporter = new Reporter();
-      reporter.error(
-          TypeInspector.positionOf(component),
-          Message.WRONG_ELEMENT_KIND,
-          "@Key applies to components of @TargetValue records, but "
-              + record
-              + " is not annotated @TargetValue: annotate it, or remove @Key");
-      reporter.flushTo(messager);
-    }
-  }
-
-  private void checkChildHandlerPlacement(Element method) {
-    Element type = method.getEnclosingElement();
-    if (!Mirrors.has(type, AnnotationNames.CONTAINER_TARGET)) {
-      Reporter reporter = new Reporter();
-      reporter.error(
-          method,
-          Mirrors.find(method, AnnotationNames.CHILD_HANDLER).orElseThrow(),
-          Message.WRONG_ELEMENT_KIND,
-          "@ChildHandler applies to methods of @ContainerTarget handlers, but "
-              + type
-              + " is not annotated @ContainerTarget: annotate it, or remove @ChildHandler");
-      reporter.flushTo(messager);
-    }
+    return files;
   }
 
   /** Runs {@code work}, reporting a crash on {@code element} as an internal error. */

@@ -1,0 +1,45 @@
+package io.cocoindex.processor.validate;
+
+import io.cocoindex.processor.diag.Message;
+import io.cocoindex.processor.diag.Reporter;
+import io.cocoindex.processor.mirror.AnnotationNames;
+import io.cocoindex.processor.mirror.Mirrors;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.TypeElement;
+
+/**
+ * Checks that the annotations of a type's members apply where they sit: {@code @Key} on
+ * components of {@code @TargetValue} records, {@code @ChildHandler} on methods of
+ * {@code @ContainerTarget} handlers.
+ */
+public final class PlacementValidator {
+  private PlacementValidator() {}
+
+  /** Reports each member of {@code type} whose {@code @Key} or {@code @ChildHandler} is misplaced. */
+  public static void validate(TypeElement type, Reporter reporter) {
+    for (Element member : type.getEnclosedElements()) {
+      if (member.getKind() == ElementKind.RECORD_COMPONENT
+          && Mirrors.has(member, AnnotationNames.KEY)
+          && !Mirrors.has(type, AnnotationNames.TARGET_VALUE)) {
+        reporter.error(
+            TypeInspector.positionOf(member),
+            Message.WRONG_ELEMENT_KIND,
+            "@Key applies to components of @TargetValue records, but "
+                + type
+                + " is not annotated @TargetValue: annotate it, or remove @Key");
+      }
+      if (member.getKind() == ElementKind.METHOD
+          && Mirrors.has(member, AnnotationNames.CHILD_HANDLER)
+          && !Mirrors.has(type, AnnotationNames.CONTAINER_TARGET)) {
+        reporter.error(
+            member,
+            Mirrors.find(member, AnnotationNames.CHILD_HANDLER).orElseThrow(),
+            Message.WRONG_ELEMENT_KIND,
+            "@ChildHandler applies to methods of @ContainerTarget handlers, but "
+                + type
+                + " is not annotated @ContainerTarget: annotate it, or remove @ChildHandler");
+      }
+    }
+  }
+}
