@@ -49,7 +49,10 @@ public @interface ContainerTarget {
   /** The children's noun, a Java identifier in UpperCamelCase: {@code declare<child>}. */
   String child();
 
-  /** The children's value type: the {@code V} of the handler the {@link ChildHandler} returns. */
+  /**
+   * The children's value type: the {@code V} of the handler the {@link ChildHandler} returns; a
+   * class, never a primitive type ({@code Integer.class}, not {@code int.class}).
+   */
   Class<?> childValue();
 
   /** The simple name of the generated API class; default {@code name() + "s"}. */

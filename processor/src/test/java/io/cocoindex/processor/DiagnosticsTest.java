@@ -257,6 +257,37 @@ class DiagnosticsTest {
     }
 
     @Test
+    void arrayOfArrays() {
+      JavaFileObject f =
+          source(
+              "Grid", "package test;", "@io.cocoindex.annotation.TargetValue", "record Grid(int[][] cells) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'cells' of test.Grid has type int[][], which cannot be serialized:"
+              + " arrays other than byte[] are not supported; use List<List<Integer>>",
+          "record Grid(int[][] cells)");
+    }
+
+    @Test
+    void arrayOfElementsThatCannotBeSerializedEither() {
+      // "use List<Object>" would only lead to the next error.
+      JavaFileObject f =
+          source(
+              "Bag", "package test;", "@io.cocoindex.annotation.TargetValue", "record Bag(Object[] items) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'items' of test.Bag has type java.lang.Object[], which cannot be"
+              + " serialized: arrays other than byte[] are not supported, and neither are their"
+              + " elements: java.lang.Object is not a supported type; use a primitive or its box,"
+              + " String, byte[], UUID, Fingerprint, StableKey, an enum, a record annotated"
+              + " @TargetValue (or @ActionValue, @TrackingRecord), or a List, Set, Map<String, ?> or"
+              + " Optional of those",
+          "record Bag(Object[] items)");
+    }
+
+    @Test
     void mapWithNonStringKeys() {
       JavaFileObject f =
           source(
@@ -321,6 +352,67 @@ class DiagnosticsTest {
             + " @ContainerTarget(childValue = byte[].class) declares byte[] children: return a"
             + " TargetHandler<byte[], ?, ?> or change childValue",
         "@ChildHandler");
+  }
+
+  @Nested
+  class PrimitiveChildValue {
+    private JavaFileObject container(String childValue, String childHandler) {
+      return source(
+          "Dirs",
+          "package test;",
+          HANDLER_IMPORTS,
+          "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\",",
+          "    childValue = " + childValue + ".class)",
+          "class DirHandler implements TargetHandler<String, String, String> {",
+          "  @ChildHandler",
+          "  " + childHandler + " files(String dir) { return new " + childHandler + "(); }",
+          reconcile("String", "String", "String"),
+          "}",
+          "class Files implements TargetHandler<String, String, String> {",
+          reconcile("String", "String", "String"),
+          "}",
+          "class Counts implements TargetHandler<Integer, String, String> {",
+          reconcile("Integer", "String", "String"),
+          "}");
+    }
+
+    @Test
+    void primitiveChildValueNamesItsBox() {
+      // Not "return a TargetHandler<int, ?, ?>", which is no Java type.
+      JavaFileObject f = container("int", "Files");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-022] @ContainerTarget(childValue = int.class) of test.DirHandler is a primitive"
+              + " type, which no TargetHandler takes as its value type V: use Integer.class, with a"
+              + " @ChildHandler returning a TargetHandler<Integer, ?, ?>",
+          "childValue = int.class");
+      assertThat(processor.created).isEmpty();
+    }
+
+    @Test
+    void primitiveChildValueIsReportedEvenWithAChildHandlerOfItsBox() {
+      JavaFileObject f = container("long", "Counts");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-022] @ContainerTarget(childValue = long.class) of test.DirHandler is a primitive"
+              + " type, which no TargetHandler takes as its value type V: use Long.class",
+          "childValue = long.class");
+    }
+
+    @Test
+    void voidChildValue() {
+      JavaFileObject f = container("void", "Files");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-022] @ContainerTarget(childValue = void.class) of test.DirHandler is void, which no"
+              + " TargetHandler takes as its value type V: set it to the class of the children's"
+              + " values",
+          "childValue = void.class");
+    }
   }
 
   @Test
@@ -1028,6 +1120,77 @@ class DiagnosticsTest {
               + " identifier: it becomes the method name declaremy-table; use an UpperCamelCase"
               + " noun such as Table",
           "name = \"my-table\"");
+    }
+
+    @Test
+    void nameNotInUpperCamelCase() {
+      JavaFileObject f =
+          source(
+              "ThingHandler",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@RootTarget(provider = \"p\",",
+              "    name = \"thing\")",
+              "class ThingHandler implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-013] @RootTarget(name = \"thing\") of test.ThingHandler is not in UpperCamelCase:"
+              + " it would generate the method declarething and the class things; write \"Thing\"",
+          "name = \"thing\"");
+      assertThat(processor.created).isEmpty();
+    }
+
+    @Test
+    void containerNameNotInUpperCamelCase() {
+      JavaFileObject f =
+          source(
+              "Dirs",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@ContainerTarget(provider = \"p\", name = \"dir_entry\", child = \"File\",",
+              "    childValue = String.class, api = \"Dirs\")",
+              "class DirHandler implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler Files files(Long dir) { return new Files(); }",
+              reconcile("String", "String", "Long"),
+              "}",
+              "class Files implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-013] @ContainerTarget(name = \"dir_entry\") of test.DirHandler is not in"
+              + " UpperCamelCase: it would generate the method declaredir_entry, the method"
+              + " mountdir_entry and the class dir_entryTarget; write \"DirEntry\"",
+          "name = \"dir_entry\"");
+    }
+
+    @Test
+    void childNotInUpperCamelCase() {
+      JavaFileObject f =
+          source(
+              "Dirs",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@ContainerTarget(provider = \"p\", name = \"Dir\",",
+              "    child = \"file\", childValue = String.class)",
+              "class DirHandler implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler Files files(Long dir) { return new Files(); }",
+              reconcile("String", "String", "Long"),
+              "}",
+              "class Files implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-013] @ContainerTarget(child = \"file\") of test.DirHandler is not in"
+              + " UpperCamelCase: it would generate the method declarefile; write \"File\"",
+          "child = \"file\"");
     }
 
     @Test

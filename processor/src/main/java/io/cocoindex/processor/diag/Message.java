@@ -112,6 +112,11 @@ public enum Message {
       "%s has %s as its %s, which cannot be serialized (the engine stores and copies values,"
           + " tracking records and actions through the codecs of the handler's type arguments):"
           + " %s"),
+  /** A container's child value type that no handler can have: a primitive type, or void. */
+  PRIMITIVE_CHILD_VALUE(
+      22,
+      "@ContainerTarget(childValue = %s.class) of %s is %s, which no TargetHandler takes as its"
+          + " value type V: %s"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,

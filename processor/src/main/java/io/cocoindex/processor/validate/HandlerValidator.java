@@ -14,6 +14,7 @@ import io.cocoindex.processor.model.ChildHandlerFactoryModel;
 import io.cocoindex.processor.model.DeclaredTarget;
 import io.cocoindex.processor.model.HandlerModel;
 import io.cocoindex.processor.model.TargetApiModel;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -22,6 +23,7 @@ import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
 import javax.lang.model.util.Elements;
@@ -154,6 +156,8 @@ public final class HandlerValidator {
       checkName(type, target, "api", target.api(), reporter);
     }
     target.child().ifPresent(child -> checkName(type, target, "child", child, reporter));
+    boolean primitiveChildValue =
+        target.childValue().map(v -> checkChildValueIsAClass(type, target, v, reporter)).orElse(false);
     if (!target.provider().isEmpty()) {
       claims
           .claim("provider " + target.provider(), type.getQualifiedName().toString())
@@ -171,7 +175,7 @@ public final class HandlerValidator {
     Optional<ChildHandlerFactoryModel> factory = Optional.empty();
     Optional<TargetApiModel.ContainerModel> container = Optional.empty();
     TypeElement childHandler = null;
-    if (target.isContainer()) {
+    if (target.isContainer() && !primitiveChildValue) {
       Optional<ExecutableElement> method = childHandler(type, target, action, reporter);
       if (method.isPresent()) {
         TypeMirror childValue = target.childValue().orElseThrow();
@@ -483,6 +487,38 @@ public final class HandlerValidator {
         .toList();
   }
 
+  /**
+   * Whether {@code childValue} is a primitive type (or void), reported: no handler has one as its
+   * value type, so the child handler's is never the same.
+   */
+  private static boolean checkChildValueIsAClass(
+      TypeElement type, TargetAnnotation target, TypeMirror childValue, Reporter reporter) {
+    if (!childValue.getKind().isPrimitive() && childValue.getKind() != TypeKind.VOID) {
+      return false;
+    }
+    String what;
+    String fix;
+    if (childValue.getKind() == TypeKind.VOID) {
+      what = "void";
+      fix = "set it to the class of the children's values";
+    } else {
+      what = "a primitive type";
+      String box = ValueTypeClassifier.boxedName(childValue);
+      fix = "use " + box + ".class, with a @ChildHandler returning a TargetHandler<" + box
+          + ", ?, ?>";
+    }
+    reporter.error(
+        type,
+        target.mirror(),
+        valueOf(target, "childValue"),
+        Message.PRIMITIVE_CHILD_VALUE,
+        childValue,
+        type.getQualifiedName(),
+        what,
+        fix);
+    return true;
+  }
+
   private void checkName(
       TypeElement type, TargetAnnotation target, String attribute, String value, Reporter reporter) {
     String problem;
@@ -491,15 +527,22 @@ public final class HandlerValidator {
         return;
       }
       problem = "is empty: give a provider name unique in the app, e.g. \"example.com/db/table\"";
-    } else {
-      if (Identifiers.isIdentifier(value)) {
-        return;
-      }
+    } else if (!Identifiers.isIdentifier(value)) {
       problem =
           attribute.equals("api")
               ? "is not a Java identifier: it names the generated API class"
               : "is not a Java identifier: it becomes the method name declare" + value
                   + "; use an UpperCamelCase noun such as Table";
+    } else if (!attribute.equals("api") && !Character.isUpperCase(value.charAt(0))) {
+      // declare<name> and <name>s are only Java names in UpperCamelCase.
+      problem =
+          "is not in UpperCamelCase: it would generate "
+              + joined(generatedFrom(target, attribute, value))
+              + "; write \""
+              + Identifiers.upperCamel(value)
+              + "\"";
+    } else {
+      return;
     }
     reporter.error(
         type,
@@ -511,6 +554,31 @@ public final class HandlerValidator {
         value,
         type.getQualifiedName(),
         problem);
+  }
+
+  /** What a target's {@code name} or {@code child} becomes in the generated code. */
+  private static List<String> generatedFrom(TargetAnnotation target, String attribute, String value) {
+    List<String> names = new ArrayList<>(List.of("the method declare" + value));
+    if (attribute.equals("name")) {
+      if (target.isContainer()) {
+        names.add("the method mount" + value);
+      }
+      if (target.api().isEmpty()) {
+        names.add("the class " + value + "s");
+      }
+      if (target.isContainer()) {
+        names.add("the class " + value + "Target");
+      }
+    }
+    return names;
+  }
+
+  /** {@code a}, {@code a and b}, {@code a, b and c}. */
+  private static String joined(List<String> items) {
+    int last = items.size() - 1;
+    return last == 0
+        ? items.get(0)
+        : String.join(", ", items.subList(0, last)) + " and " + items.get(last);
   }
 
   private static AnnotationValue valueOf(TargetAnnotation target, String attribute) {

@@ -195,10 +195,7 @@ public final class ValueTypeClassifier {
       if (a.getComponentType().getKind() == TypeKind.BYTE) {
         return Classified.of(new ValueType.Scalar(ScalarKind.BYTES));
       }
-      return Classified.problem(
-          "arrays other than byte[] are not supported; use List<"
-              + boxedName(a.getComponentType())
-              + ">");
+      return arrayProblem(a, codec, visiting);
     }
     if (kind == TypeKind.TYPEVAR) {
       return Classified.problem(
@@ -315,6 +312,41 @@ public final class ValueTypeClassifier {
     return Classified.reflective();
   }
 
+  /**
+   * Why an array other than {@code byte[]} cannot be serialized, with the List to write instead
+   * when its elements can be; otherwise what is wrong with them (a List of them would not do).
+   */
+  private Classified arrayProblem(ArrayType a, Codec codec, Set<String> visiting) {
+    String list = listReplacing(a, codec, visiting);
+    if (list != null) {
+      return Classified.problem("arrays other than byte[] are not supported; use " + list);
+    }
+    TypeMirror element = a.getComponentType();
+    while (element instanceof ArrayType inner && inner.getComponentType().getKind() != TypeKind.BYTE) {
+      element = inner.getComponentType();
+    }
+    Classified elements = classify(element, codec, visiting);
+    return elements.unresolved()
+        ? elements
+        : Classified.problem(
+            "arrays other than byte[] are not supported, and neither are their elements: "
+                + elements.problem());
+  }
+
+  /** {@code List<Float>} for {@code float[]}, {@code List<List<Integer>>} for {@code int[][]}. */
+  private String listReplacing(ArrayType a, Codec codec, Set<String> visiting) {
+    TypeMirror element = a.getComponentType();
+    String name;
+    if (element.getKind().isPrimitive()) {
+      name = boxedName(element);
+    } else if (element instanceof ArrayType inner && inner.getComponentType().getKind() != TypeKind.BYTE) {
+      name = listReplacing(inner, codec, visiting);
+    } else {
+      name = classify(element, codec, visiting).ok() ? element.toString() : null;
+    }
+    return name == null ? null : "List<" + name + ">";
+  }
+
   private static boolean isNaturallyOrdered(ValueType t) {
     if (t instanceof ValueType.Boxed || t instanceof ValueType.EnumRef) {
       return true;
@@ -323,7 +355,8 @@ public final class ValueTypeClassifier {
         && (s.kind() == ScalarKind.STRING || s.kind() == ScalarKind.UUID);
   }
 
-  private static String boxedName(TypeMirror t) {
+  /** The simple name of a primitive's box ({@code Integer} for {@code int}); other types as is. */
+  static String boxedName(TypeMirror t) {
     if (!t.getKind().isPrimitive()) {
       return t.toString();
     }
