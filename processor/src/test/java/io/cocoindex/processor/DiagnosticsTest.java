@@ -1011,6 +1011,14 @@ class DiagnosticsTest {
     }
 
     @Test
+    void typeArgumentsAChildHandlerMethodLeavesOpenAreLeftToTheRuntime() {
+      // The runtime reads V, R and A from the returned handler's class, here Files's.
+      JavaFileObject f =
+          dirsContainer("DirHandler", "  TargetHandler<String, ?, ?> files(Long dir) { return new Files(); }");
+      assertThat(compile(f)).succeededWithoutWarnings();
+    }
+
+    @Test
     void attachmentHandlerWithAnUnserializableTrackingRecordType() {
       JavaFileObject f =
           root(

@@ -131,8 +131,12 @@ public final class AttachmentValidator {
             problem);
         continue;
       }
+      // Only the type arguments the return type fixes: the runtime reads the others from the
+      // returned handler's class.
       List<ValueTypeClassifier.HandlerTypeProblem> unserializable =
-          classifier.handlerTypeProblems(args.get());
+          classifier.handlerTypeProblems(args.get()).stream()
+              .filter(p -> inspector.isConcrete(p.type()))
+              .toList();
       for (ValueTypeClassifier.HandlerTypeProblem p : unserializable) {
         reporter.error(
             m,

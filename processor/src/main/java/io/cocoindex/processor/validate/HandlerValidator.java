@@ -465,8 +465,12 @@ public final class HandlerValidator {
           childValue);
       return Optional.empty();
     }
+    // Only the type arguments the return type fixes: the runtime reads the others from the
+    // returned handler's class, which may fix them (TargetHandler<Row, ?, ?> rows(...)).
     List<ValueTypeClassifier.HandlerTypeProblem> unserializable =
-        classifier.handlerTypeProblems(args.get());
+        classifier.handlerTypeProblems(args.get()).stream()
+            .filter(p -> inspector.isConcrete(p.type()))
+            .toList();
     for (ValueTypeClassifier.HandlerTypeProblem p : unserializable) {
       reporter.error(
           m,
