@@ -157,7 +157,9 @@ public final class HandlerValidator {
     }
     target.child().ifPresent(child -> checkName(type, target, "child", child, reporter));
     boolean primitiveChildValue =
-        target.childValue().map(v -> checkChildValueIsAClass(type, target, v, reporter)).orElse(false);
+        target.childValue()
+            .map(v -> checkChildValueIsAClass(type, target, v, reporter))
+            .orElse(false);
     if (!target.provider().isEmpty()) {
       claims
           .claim("provider " + target.provider(), type.getQualifiedName().toString())
@@ -561,7 +563,8 @@ public final class HandlerValidator {
   }
 
   /** What a target's {@code name} or {@code child} becomes in the generated code. */
-  private static List<String> generatedFrom(TargetAnnotation target, String attribute, String value) {
+  private static List<String> generatedFrom(
+      TargetAnnotation target, String attribute, String value) {
     List<String> names = new ArrayList<>(List.of("the method declare" + value));
     if (attribute.equals("name")) {
       if (target.isContainer()) {

@@ -16,7 +16,7 @@ import javax.lang.model.element.TypeElement;
 public final class PlacementValidator {
   private PlacementValidator() {}
 
-  /** Reports each member of {@code type} whose {@code @Key} or {@code @ChildHandler} is misplaced. */
+  /** Reports each misplaced {@code @Key} or {@code @ChildHandler} of a member of {@code type}. */
   public static void validate(TypeElement type, Reporter reporter) {
     for (Element member : type.getEnclosedElements()) {
       if (member.getKind() == ElementKind.RECORD_COMPONENT

@@ -322,8 +322,8 @@ public final class ValueTypeClassifier {
       return Classified.problem("arrays other than byte[] are not supported; use " + list);
     }
     TypeMirror element = a.getComponentType();
-    while (element instanceof ArrayType inner && inner.getComponentType().getKind() != TypeKind.BYTE) {
-      element = inner.getComponentType();
+    while (isArrayOtherThanBytes(element)) {
+      element = ((ArrayType) element).getComponentType();
     }
     Classified elements = classify(element, codec, visiting);
     return elements.unresolved()
@@ -339,12 +339,16 @@ public final class ValueTypeClassifier {
     String name;
     if (element.getKind().isPrimitive()) {
       name = boxedName(element);
-    } else if (element instanceof ArrayType inner && inner.getComponentType().getKind() != TypeKind.BYTE) {
-      name = listReplacing(inner, codec, visiting);
+    } else if (isArrayOtherThanBytes(element)) {
+      name = listReplacing((ArrayType) element, codec, visiting);
     } else {
       name = classify(element, codec, visiting).ok() ? element.toString() : null;
     }
     return name == null ? null : "List<" + name + ">";
+  }
+
+  private static boolean isArrayOtherThanBytes(TypeMirror t) {
+    return t instanceof ArrayType a && a.getComponentType().getKind() != TypeKind.BYTE;
   }
 
   private static boolean isNaturallyOrdered(ValueType t) {
