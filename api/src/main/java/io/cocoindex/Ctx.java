@@ -32,7 +32,9 @@ public interface Ctx {
 
   /**
    * Runs a foreground child component at {@code subpath} and returns its result once it has
-   * committed: target states it declared exist externally when this returns.
+   * committed: target states it declared exist externally when this returns. States it declared
+   * in an earlier run and no longer does are deleted at the end of the run, with every other
+   * state no longer declared: only then is it known that no other component took them over.
    */
   <T> T useMount(Object subpath, Function<Ctx, T> component);
 

@@ -351,4 +351,47 @@ class MemoTest extends EngineTestBase {
     assertThat(bodies.get()).isZero();
     assertThat(mostWaiting[0]).isBetween(1, 32);
   }
+
+  @Test
+  void aMemoRecordedByARunThatDiedBeforeItWasSettledDoesNotHold() {
+    assumeTrue(!ON_POSTGRES, "the shared store settles state by state, in each commit");
+    inputs.put("a", "v1");
+    boolean[] dies = {false};
+    // A run that "dies" right before it is recorded as settled: everything it committed stays.
+    StateStore store = new ForwardingStateStore(store()) {
+      @Override
+      public void runSettled(String app, long version) {
+        if (!dies[0]) {
+          super.runSettled(app, version);
+        }
+      }
+    };
+    try (App app = App.create("unsettled", Environment.builder().stateStore(store).build(),
+        ctx -> {
+          TargetStateProvider<String> docs = docsTable(ctx);
+          inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+            bodies.incrementAndGet();
+            declareTargetState(c, docs.targetState(name, String.valueOf(content)));
+          }));
+        })) {
+      app.update();
+      inputs.put("a", "v2");
+      dies[0] = true;
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create a=v1", "update a=v2");
+      bodies.set(0);
+
+      // Its states are unsettled, so its memo does not hold: the component runs again, and
+      // settles them (the handler sees both possible records).
+      dies[0] = false;
+      rows.takeCalls();
+      app.update();
+      assertThat(bodies.getAndSet(0)).isEqualTo(1);
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "v2", List.of("v1", "v2"),
+          false));
+      app.update();
+      assertThat(bodies.get()).as("recorded by a settled run").isZero();
+      assertThat(app.status().unsettled()).isEmpty();
+    }
+  }
 }

@@ -9,6 +9,7 @@ import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.codec.CodecException;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
@@ -620,12 +621,16 @@ public final class ComponentCommit {
     byte[] memo = in.subtreeHealthy ? in.memoFingerprint : null;
     List<MemoDependencies.Dependency> recorded = memo != null ? subtree : deps;
     byte[] depBytes = recorded.isEmpty() ? null : MemoDependencies.encode(recorded);
+    // Where the run settles what it applied at its end, the memo holds only once it has.
+    byte[] memoStored = memo != null && run.settlesByRun
+        ? MemoStamp.stamped(memo, run.version) : memo;
     boolean pending = !undeclaredOwned.isEmpty() || in.descendantsPending;
     if (memo != null && (pending || run.hasStaleComponentsBelow(in.component))) {
       // Recorded once the sweep has deleted what the subtree no longer has (see Run#deferMemo).
       run.deferMemo(in.component, new ComponentRecord(
-          in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size()));
+          in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()));
       memo = null;
+      memoStored = null;
       pending = true;
     }
     outcome = new Outcome(pending, in.descendantDeps == null ? List.of() : subtree);
@@ -642,6 +647,6 @@ public final class ComponentCommit {
       return null; // as it was: built only when written (a copy of its path, on every rerun)
     }
     return new StateWrite.PutComponent(new ComponentRecord(
-        in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size()));
+        in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()));
   }
 }

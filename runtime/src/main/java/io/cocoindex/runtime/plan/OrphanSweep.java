@@ -395,7 +395,8 @@ public final class OrphanSweep {
               + " failed); its target states are kept"));
     } else if (unregistered) {
       log.warn("provider '{}' was not registered in this run, so its target states (such as {})"
-          + " are kept: register it again to let them be deleted, or run dropState", name,
+          + " are kept: register it again (declaring nothing) to let an update or dropState"
+          + " delete them", name,
           path);
     } else {
       log.warn("no handler is resolved for {} in this run (its container is not declared, or its"

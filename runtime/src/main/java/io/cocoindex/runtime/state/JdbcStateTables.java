@@ -230,9 +230,10 @@ public class JdbcStateTables {
         rs.getLong(at), rs.getLong(at + 1), rs.getLong(at + 2), rs.getLong(at + 3));
   }
 
-  private static ComponentRecord component(ResultSet rs) throws SQLException {
-    return new ComponentRecord(
-        rs.getBytes(1), rs.getBytes(2), rs.getBytes(3), rs.getBytes(4), rs.getLong(5));
+  /** A component record as read, its memo resolved against the app's settled runs. */
+  private static ComponentRecord component(ResultSet rs, SettledRuns runs) throws SQLException {
+    return new ComponentRecord(rs.getBytes(1), MemoStamp.resolve(rs.getBytes(2), runs),
+        rs.getBytes(3), rs.getBytes(4), rs.getLong(5));
   }
 
   /** Allocates the next run version of {@code app}; call inside a transaction. */
@@ -349,12 +350,13 @@ public class JdbcStateTables {
 
   public Optional<ComponentRecord> component(Connection c, String app, byte[] path)
       throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
     try (StatementCache.Prepared p = prepare(c, componentSql)) {
       PreparedStatement ps = p.statement();
       ps.setString(1, app);
       ps.setBytes(2, path);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(component(rs)) : Optional.empty();
+        return rs.next() ? Optional.of(component(rs, runs)) : Optional.empty();
       }
     }
   }
@@ -363,8 +365,9 @@ public class JdbcStateTables {
   Map<ByteKey, ComponentRecord> componentsAt(Connection c, String app, List<byte[]> paths)
       throws SQLException {
     Map<ByteKey, ComponentRecord> out = new HashMap<>();
+    SettledRuns runs = settledRuns(c, app);
     selectAny(c, app, COMPONENT_COLUMNS, components, "path = ANY(?)", paths, rs -> {
-      ComponentRecord r = component(rs);
+      ComponentRecord r = component(rs, runs);
       out.put(ByteKey.of(r.path()), r);
     });
     return out;
@@ -425,12 +428,13 @@ public class JdbcStateTables {
   /** Every component record of {@code app}, to {@code visitor} in path order as read. */
   public void components(Connection c, String app, Consumer<ComponentRecord> visitor)
       throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT " + COMPONENT_COLUMNS + " FROM " + components + " WHERE app=? ORDER BY path")) {
       ps.setString(1, app);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          visitor.accept(component(rs));
+          visitor.accept(component(rs, runs));
         }
       }
     }

@@ -1,0 +1,38 @@
+package io.cocoindex.runtime.state;
+
+import io.cocoindex.Fingerprint;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * A memo as a store that records settled runs keeps it: the input fingerprint followed by the
+ * version of the run that recorded it. Such a store leaves the states a run applied unsettled
+ * until the run is recorded as settled, at its very end; a memo recorded by a component's
+ * commit before then must not hold if the run dies first, or the next run would skip the
+ * component and leave its states unsettled for good. So a stamped memo reads as recorded only
+ * once its run is settled ({@link #resolve}), and as absent otherwise: the component runs again.
+ */
+public final class MemoStamp {
+  private static final int VERSION_BYTES = Long.BYTES;
+
+  private MemoStamp() {}
+
+  /** {@code fingerprint} stamped with the run that records it. */
+  public static byte[] stamped(byte[] fingerprint, long runVersion) {
+    return ByteBuffer.allocate(fingerprint.length + VERSION_BYTES)
+        .put(fingerprint).putLong(runVersion).array();
+  }
+
+  /**
+   * The memo fingerprint {@code stored} stands for: itself when it carries no stamp (a store
+   * that settles state by state, or a record written before stamps), its fingerprint when its
+   * run is settled, else null.
+   */
+  static byte[] resolve(byte[] stored, SettledRuns runs) {
+    if (stored == null || stored.length != Fingerprint.LENGTH + VERSION_BYTES) {
+      return stored;
+    }
+    long version = ByteBuffer.wrap(stored, Fingerprint.LENGTH, VERSION_BYTES).getLong();
+    return runs.contains(version) ? Arrays.copyOf(stored, Fingerprint.LENGTH) : null;
+  }
+}
