@@ -55,6 +55,9 @@ public @interface ContainerTarget {
    */
   Class<?> childValue();
 
-  /** The simple name of the generated API class; default {@code name() + "s"}. */
+  /**
+   * The simple name of the generated API class; by default the regular English plural of {@link
+   * #name()} ({@code Documents}, {@code Boxes}, {@code Directories}): set it for an irregular one.
+   */
   String api() default "";
 }

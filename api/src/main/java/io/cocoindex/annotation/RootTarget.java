@@ -35,6 +35,9 @@ public @interface RootTarget {
   /** The target's noun, a Java identifier in UpperCamelCase: {@code declare<name>}. */
   String name();
 
-  /** The simple name of the generated API class; default {@code name() + "s"}. */
+  /**
+   * The simple name of the generated API class; by default the regular English plural of {@link
+   * #name()} ({@code Documents}, {@code Boxes}, {@code Directories}): set it for an irregular one.
+   */
   String api() default "";
 }

@@ -218,7 +218,8 @@ public final class HandlerValidator {
       return Optional.empty();
     }
     String pkg = ClassName.get(type).packageName();
-    ClassName api = ClassName.get(pkg, target.api().isEmpty() ? target.name() + "s" : target.api());
+    ClassName api = ClassName.get(
+        pkg, target.api().isEmpty() ? Identifiers.plural(target.name()) : target.api());
     TargetApiModel model =
         new TargetApiModel(
             ClassName.get(type),
@@ -571,7 +572,7 @@ public final class HandlerValidator {
         names.add("the method mount" + value);
       }
       if (target.api().isEmpty()) {
-        names.add("the class " + value + "s");
+        names.add("the class " + Identifiers.plural(value));
       }
       if (target.isContainer()) {
         names.add("the class " + value + "Target");

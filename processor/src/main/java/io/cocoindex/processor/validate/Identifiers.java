@@ -35,6 +35,25 @@ public final class Identifiers {
     return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
   }
 
+  /**
+   * The default API class of a target named {@code name}: its English plural by the regular
+   * rules ({@code Document} gives {@code Documents}, {@code Box} and {@code Branch} give {@code
+   * Boxes} and {@code Branches}, {@code Directory} gives {@code Directories}). An irregular plural
+   * ({@code Shelf}) takes the annotation's {@code api}.
+   */
+  public static String plural(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    if (lower.endsWith("s") || lower.endsWith("x") || lower.endsWith("z")
+        || lower.endsWith("ch") || lower.endsWith("sh")) {
+      return name + "es";
+    }
+    if (lower.length() > 1 && lower.endsWith("y")
+        && "aeiou".indexOf(lower.charAt(lower.length() - 2)) < 0) {
+      return name.substring(0, name.length() - 1) + "ies";
+    }
+    return name + "s";
+  }
+
   /** {@code Row} gives {@code row}; a name clashing with a parameter or keyword gives "value". */
   public static String parameterName(String upperCamel) {
     String s = upperCamel.substring(0, 1).toLowerCase(Locale.ROOT) + upperCamel.substring(1);
