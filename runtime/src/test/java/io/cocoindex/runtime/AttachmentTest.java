@@ -88,16 +88,24 @@ class AttachmentTest extends EngineTestBase {
   }
 
   @Test
-  void aSymbolKeyWhichWouldShareAnAttachmentsPathIsRejected() {
+  void aSymbolKeyNamingAnAttachmentTypeIsRejectedAndAnyOtherSymbolIsAKey() {
     App app = app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
           new MainHandler());
       declareTargetState(ctx, p.targetState(StableKey.symbol("index"), "v1"));
     });
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("the key of a target state of provider main cannot be a symbol"
-            + " (@index)");
+        .hasMessageContaining("the key @index of a target state of provider main is the symbol"
+            + " of its attachment type 'index'");
     assertThat(main.takeLog()).isEmpty();
+
+    App other = app("other", ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
+          new MainHandler());
+      declareTargetState(ctx, p.targetState(StableKey.symbol("pinned"), "v1"));
+    });
+    other.update();
+    assertThat(main.takeLog()).containsExactly("create @pinned=v1");
   }
 
   @Test

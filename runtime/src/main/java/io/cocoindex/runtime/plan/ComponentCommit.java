@@ -336,6 +336,7 @@ public final class ComponentCommit {
             "cannot declare key " + d.key() + " on provider " + p.name() + ": "
                 + p.unresolvedMessage());
       }
+      p.checkKeyBesideAttachments(d.key());
       // A first run loads nothing, and needs no key per state to find it.
       TrackedState row = ownedByDeclaration == null ? null : ownedByDeclaration[index];
       if (row == null && acquiredAny) {

@@ -41,15 +41,21 @@ public final class Provider<V> implements TargetStateProvider<V> {
 
   @Override
   public TargetState<V> targetState(Object key, V value) {
-    StableKey k = StableKey.of(key);
-    if (k instanceof StableKey.Symbol) {
-      // In a target path, a symbol names an attachment type: a state keyed by one would share
-      // the attachment's path (and its deletion take the attachment's states along).
+    return new DeclaredValue<>(this, StableKey.of(key), value);
+  }
+
+  /**
+   * Rejects a symbol key that names one of this provider's attachment types: in a target path
+   * the attachment's states live below that symbol, so a state keyed by it would share their
+   * path (and its deletion take them along). Called once the provider is resolved.
+   */
+  void checkKeyBesideAttachments(StableKey key) {
+    if (key instanceof StableKey.Symbol s && attachments.containsKey(s.name())) {
       throw new IllegalArgumentException(
-          "the key of a target state of provider " + name + " cannot be a symbol (" + k
-              + "): symbols name attachment types in target paths; use a string key");
+          "the key " + key + " of a target state of provider " + name + " is the symbol of its"
+              + " attachment type '" + s.name() + "', whose states live under that path: use"
+              + " another key");
     }
-    return new DeclaredValue<>(this, k, value);
   }
 
   @Override
