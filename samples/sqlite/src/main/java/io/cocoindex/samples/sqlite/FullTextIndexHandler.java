@@ -42,14 +42,19 @@ final class FullTextIndexHandler
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
   }
 
-  /** The FTS5 tables whose external content is {@code table}. */
+  /**
+   * The FTS5 tables whose external content is {@code table}: their SQL holds exactly the {@code
+   * content='<table>',} that {@link #setup} writes (a LIKE pattern would take the {@code _} of
+   * {@code item_2} for any character and find the index of {@code items2}). SQLite names are
+   * case-insensitive, and so is the match.
+   */
   static List<String> indexesOf(SqliteDatabase db, java.sql.Connection c, String table)
       throws java.sql.SQLException {
     List<String> out = new ArrayList<>();
     try (java.sql.PreparedStatement ps = db.prepare(c,
         "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE %'"
-            + " AND sql LIKE ?")) {
-      ps.setString(1, "%USING fts5(%content='" + table + "'%");
+            + " AND instr(lower(sql), ?) > 0")) {
+      ps.setString(1, contentOption(table).toLowerCase(java.util.Locale.ROOT));
       try (java.sql.ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           out.add(rs.getString(1));
@@ -57,6 +62,11 @@ final class FullTextIndexHandler
       }
     }
     return out;
+  }
+
+  /** The option naming an index's table, as written in its SQL (identifiers hold no quote). */
+  private static String contentOption(String table) {
+    return "content='" + table + "',";
   }
 
   private static List<String> teardown(String name) {
@@ -86,8 +96,8 @@ final class FullTextIndexHandler
     String newValues = "new." + String.join(", new.", cols);
     String oldValues = "old." + String.join(", old.", cols);
     List<String> sql = new ArrayList<>(teardown(index.name()));
-    sql.add("CREATE VIRTUAL TABLE " + fts + " USING fts5(" + list + ", content="
-        + "'" + table.name() + "', content_rowid='rowid')");
+    sql.add("CREATE VIRTUAL TABLE " + fts + " USING fts5(" + list + ", "
+        + contentOption(table.name()) + " content_rowid='rowid')");
     sql.add("CREATE TRIGGER " + SqlIdentifiers.quote("trigger", index.name() + "_ai")
         + " AFTER INSERT ON " + t + " BEGIN INSERT INTO " + fts + " (rowid, " + list
         + ") VALUES (new.rowid, " + newValues + "); END");
