@@ -1,5 +1,6 @@
 package io.cocoindex.samples.localfs;
 
+import io.cocoindex.Fingerprint;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -18,12 +19,23 @@ final class AtomicFiles {
   private AtomicFiles() {}
 
   /**
-   * The temporary sibling a write of {@code target} goes through. Its name is fixed (not
-   * random) so that one left by a killed write is overwritten by the next write of the same file
-   * or deleted with it, never orphaned.
+   * The temporary sibling a write of {@code target} goes through: {@code .<name>.cocoindex-tmp}.
+   * Its name is fixed (not random) so that one left by a killed write is overwritten by the next
+   * write of the same file or deleted with it, never orphaned. It always fits in {@link
+   * Names#MAX_NAME_BYTES}: for a name too long to take 15 more bytes, it is {@code
+   * .<prefix>~<16 hex digits of the name's fingerprint>.cocoindex-tmp}, so every name the
+   * validator accepts can be written.
    */
   static Path tempSibling(Path target) {
-    return target.resolveSibling("." + target.getFileName() + ".cocoindex-tmp");
+    String name = target.getFileName().toString();
+    String plain = "." + name + Names.TEMP_SUFFIX;
+    if (Names.utf8Length(plain) <= Names.MAX_NAME_BYTES) {
+      return target.resolveSibling(plain);
+    }
+    String hash = Fingerprint.ofString(name).toString().substring(1, 17);
+    int prefixBytes = Names.MAX_NAME_BYTES - 2 - hash.length() - Names.TEMP_SUFFIX.length();
+    return target.resolveSibling(
+        "." + Names.utf8Prefix(name, prefixBytes) + "~" + hash + Names.TEMP_SUFFIX);
   }
 
   /** Writes to a temporary sibling, syncs it, and renames it over {@code target}. */

@@ -17,7 +17,8 @@ public final class Directory {
    * Declares the file {@code name} with {@code content}.
    *
    * @throws IllegalArgumentException naming the file when the name is empty, {@code .}, {@code
-   *     ..}, or contains a separator
+   *     ..}, contains a separator or NUL, is longer than 255 bytes in UTF-8, or is not valid
+   *     Unicode
    */
   public void declareFile(Ctx ctx, String name, byte[] content) {
     Names.checkEntryName(name);

@@ -6,6 +6,7 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -26,8 +27,18 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
   @Override
   public TargetReconcileOutput<EntryAction, EntryRecord> reconcile(
       StableKey key, Entry desired, List<EntryRecord> prev, boolean prevMayBeMissing) {
-    String name = Names.checkEntryName(((StableKey.Str) key).value());
-    String path = dir.resolve(name).toString();
+    // Declared names were checked in full at declaration; a tracked one, declared under older
+    // rules, need only stay in its directory to be deleted.
+    String name = Names.checkSegment(((StableKey.Str) key).value());
+    String path;
+    try {
+      path = dir.resolve(name).toString();
+    } catch (InvalidPathException e) {
+      if (desired == null) {
+        return null; // no file can exist under a name the platform cannot encode
+      }
+      throw e;
+    }
     if (desired == null) {
       if (prev.isEmpty() && !prevMayBeMissing) {
         return null;
