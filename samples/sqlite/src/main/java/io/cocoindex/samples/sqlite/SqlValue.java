@@ -69,6 +69,11 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
     return kind == Kind.NULL;
   }
 
+  /** Whether this is a REAL NaN, which SQLite stores as NULL. */
+  public boolean isNaN() {
+    return kind == Kind.REAL && Double.isNaN(real);
+  }
+
   /** The Java value: null, String, Long, Double or byte[]. */
   public Object toJava() {
     switch (kind) {
@@ -85,7 +90,11 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
     }
   }
 
-  /** The value as a key component (REAL values are keyed by their text form). */
+  /**
+   * The value as a key component. A REAL is keyed by its text form, {@code -0.0} as {@code 0.0}:
+   * SQLite finds both with either, so two keys would make one row two target states (the second
+   * upserted, then the first deleted as an orphan, taking the row with it).
+   */
   public StableKey toKey() {
     switch (kind) {
       case INTEGER:
@@ -95,7 +104,7 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
       case BLOB:
         return new StableKey.Bytes(blob);
       case REAL:
-        return new StableKey.Str(Double.toString(real));
+        return new StableKey.Str(Double.toString(real == 0 ? 0.0 : real));
       default:
         return new StableKey.Null();
     }

@@ -188,7 +188,7 @@ public final class TableSchema<T extends Record> {
   /**
    * The row of {@code value}.
    *
-   * @throws IllegalArgumentException naming the column when a primary-key value is null
+   * @throws IllegalArgumentException naming the column when a primary-key value is null or NaN
    */
   Row row(T value) {
     Objects.requireNonNull(value, "row");
@@ -208,12 +208,17 @@ public final class TableSchema<T extends Record> {
     return new Row(new StableKey.Array(key), List.of(read));
   }
 
-  /** The key of the {@code k}th primary-key column of a row read as {@code read}. */
+  /**
+   * The key of the {@code k}th primary-key column of a row read as {@code read}.
+   *
+   * @throws IllegalArgumentException naming the column when the value is null or NaN: SQLite
+   *     stores a NaN as NULL, so such a row could never be found again by its key
+   */
   private StableKey keyPart(T value, SqlValue[] read, int k) {
     SqlValue v = read[keyColumns[k]];
-    if (v.isNull()) {
-      throw new IllegalArgumentException("row " + value + " of table " + name
-          + " has a null primary-key column '" + primaryKey.get(k) + "'");
+    if (v.isNull() || v.isNaN()) {
+      throw new IllegalArgumentException("row " + value + " of table " + name + " has a "
+          + (v.isNull() ? "null" : "NaN") + " primary-key column '" + primaryKey.get(k) + "'");
     }
     return v.toKey();
   }
