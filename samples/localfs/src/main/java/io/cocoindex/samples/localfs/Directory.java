@@ -17,8 +17,8 @@ public final class Directory {
    * Declares the file {@code name} with {@code content}.
    *
    * @throws IllegalArgumentException naming the file when the name is empty, {@code .}, {@code
-   *     ..}, contains a separator or NUL, is longer than 255 bytes in UTF-8, or is not valid
-   *     Unicode
+   *     ..}, contains a separator or NUL, is longer than 255 bytes in UTF-8, is not valid
+   *     Unicode, or is reserved for temporary files ({@code .<name>.cocoindex-tmp})
    */
   public void declareFile(Ctx ctx, String name, byte[] content) {
     Names.checkEntryName(name);

@@ -20,7 +20,8 @@ final class Names {
    * Checks a name declared for a file or a subdirectory.
    *
    * @throws IllegalArgumentException naming the entry when it is not a plain file name, is
-   *     longer than {@link #MAX_NAME_BYTES} bytes in UTF-8, or is not valid Unicode
+   *     longer than {@link #MAX_NAME_BYTES} bytes in UTF-8, is not valid Unicode, or has the
+   *     shape reserved for temporary siblings ({@link #isTemporaryName})
    */
   static String checkEntryName(String name) {
     checkSegment(name);
@@ -33,6 +34,12 @@ final class Names {
       throw new IllegalArgumentException("entry name '" + name + "' is " + bytes
           + " bytes long in UTF-8, and file names are limited to " + MAX_NAME_BYTES
           + " bytes: shorten it");
+    }
+    if (isTemporaryName(name)) {
+      throw new IllegalArgumentException("entry name '" + name + "' is reserved: names that"
+          + " start with '.' and end with '" + TEMP_SUFFIX + "' are the temporary files of the"
+          + " connector's atomic writes (a write of 'a' goes through '.a" + TEMP_SUFFIX
+          + "'); rename it");
     }
     try {
       Path.of(name);
@@ -67,6 +74,18 @@ final class Names {
       }
     }
     return name;
+  }
+
+  /**
+   * Whether {@code name} has the shape of a temporary sibling: {@code .<anything>.cocoindex-tmp},
+   * compared ignoring case, since on a case-insensitive file system {@code .A.COCOINDEX-TMP} is
+   * the temporary sibling of {@code A}.
+   */
+  static boolean isTemporaryName(String name) {
+    return name.length() > TEMP_SUFFIX.length() + 1
+        && name.charAt(0) == '.'
+        && name.regionMatches(true, name.length() - TEMP_SUFFIX.length(), TEMP_SUFFIX, 0,
+            TEMP_SUFFIX.length());
   }
 
   /** The length of {@code s} in UTF-8, or -1 when it holds an unpaired surrogate. */

@@ -121,4 +121,46 @@ class LocalFsNamesTest {
     coco.update(app);
     assertThat(DiskTree.of(out())).isEmpty();
   }
+
+  @Test
+  void aNameShapedLikeATemporarySiblingIsRejectedAtDeclaration() throws IOException {
+    // '.a.cocoindex-tmp' is where a write of 'a' goes through: it would be overwritten by it,
+    // renamed onto 'a', and then never rewritten, its record saying it is there.
+    App app = coco.app(ctx -> {
+      Directory out = LocalFs.register(ctx).mountDir(ctx, out());
+      ctx.mount("a", c -> out.declareFile(c, "a", "a"));
+      ctx.mount("tmp", c -> out.declareFile(c, ".a.cocoindex-tmp", "the user's own file"));
+    });
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("1 component failed")
+        .hasMessageContaining("entry name '.a.cocoindex-tmp' is reserved: names that start with"
+            + " '.' and end with '.cocoindex-tmp' are the temporary files of the connector's"
+            + " atomic writes (a write of 'a' goes through '.a.cocoindex-tmp'); rename it");
+    assertThat(DiskTree.of(out())).isEqualTo(Map.of("a", "a"));
+  }
+
+  @Test
+  void reservedNamesAreRejectedForDirectoriesAndIgnoringCase() throws IOException {
+    for (String reserved : new String[] {".A.COCOINDEX-TMP", ".x~0123.Cocoindex-Tmp"}) {
+      App file = coco.app(ctx -> LocalFs.register(ctx).mountDir(ctx, out())
+          .declareFile(ctx, reserved, "x"));
+      assertThatThrownBy(file::update).as(reserved).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("entry name '" + reserved + "' is reserved");
+      App dir = coco.app(ctx -> LocalFs.register(ctx).mountDir(ctx, out())
+          .declareDir(ctx, reserved));
+      assertThatThrownBy(dir::update).as(reserved).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("entry name '" + reserved + "' is reserved");
+    }
+    assertThat(DiskTree.of(out())).isEmpty();
+  }
+
+  @Test
+  void namesThatOnlyResembleTemporaryNamesAreWritten() throws IOException {
+    App app = filesApp();
+    files.put("a.cocoindex-tmp", "no leading dot");
+    files.put(".cocoindex-tmp.txt", "another suffix");
+    coco.update(app);
+    assertThat(DiskTree.of(out())).isEqualTo(
+        Map.of("a.cocoindex-tmp", "no leading dot", ".cocoindex-tmp.txt", "another suffix"));
+  }
 }
