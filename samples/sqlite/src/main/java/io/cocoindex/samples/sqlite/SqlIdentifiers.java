@@ -32,4 +32,21 @@ public final class SqlIdentifiers {
     }
     return name;
   }
+
+  /**
+   * Checks the name of a schema object (a table, an index, a full-text index): as {@link
+   * #check}, and not starting with {@value #RESERVED_PREFIX}, which names the connector's own
+   * tables (such as the one a rebuild copies into).
+   */
+  public static String checkObject(String what, String name) {
+    check(what, name);
+    if (name.toLowerCase(java.util.Locale.ROOT).startsWith(RESERVED_PREFIX)) {
+      throw new IllegalArgumentException("invalid " + what + " name '" + name
+          + "': names starting with " + RESERVED_PREFIX + " are reserved for the connector");
+    }
+    return name;
+  }
+
+  /** The prefix of the connector's own schema objects, which user objects cannot take. */
+  static final String RESERVED_PREFIX = "cocoindex_";
 }

@@ -27,7 +27,7 @@ public final class SqliteTable<T extends Record> {
 
   /** Declares an index; a changed spec recreates it under the same name. */
   public void declareIndex(Ctx ctx, IndexSpec index) {
-    SqlIdentifiers.check("index", index.name());
+    SqlIdentifiers.checkObject("index", index.name());
     target.declareIndex(ctx, index);
   }
 
@@ -39,7 +39,7 @@ public final class SqliteTable<T extends Record> {
 
   /** Declares an FTS5 full-text index over text columns. */
   public void declareFullTextIndex(Ctx ctx, FullTextIndex index) {
-    SqlIdentifiers.check("full-text index", index.name());
+    SqlIdentifiers.checkObject("full-text index", index.name());
     target.declareFullTextIndex(ctx, index);
   }
 

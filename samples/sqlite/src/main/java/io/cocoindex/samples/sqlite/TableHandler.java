@@ -114,7 +114,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
   }
 
   private static void checkSpec(TableSpec spec) {
-    SqlIdentifiers.check("table", spec.name());
+    SqlIdentifiers.checkObject("table", spec.name());
     if (spec.columns().isEmpty()) {
       throw new IllegalArgumentException("table " + spec.name() + " has no columns");
     }
@@ -209,10 +209,20 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     return sql.append("))").toString();
   }
 
-  /** SQLite cannot change a column's type in place: copy into a new table, converting. */
+  /**
+   * The table a rebuild copies into: one name, whatever the table's (a name derived from it
+   * would not fit in 64 characters for the longest), reserved so it is never a user's table.
+   */
+  static final String REBUILD_TABLE = SqlIdentifiers.RESERVED_PREFIX + "rebuild";
+
+  /**
+   * SQLite cannot change a column's type in place: copy into a new table, converting, as
+   * SQLite's documented procedure for other table changes does (in one transaction: a failure
+   * leaves the table as it was).
+   */
   private void rebuild(Connection c, TableSpec spec, String table) throws SQLException {
     List<String> existing = TableColumns.of(db, c, spec.name());
-    String tmp = SqlIdentifiers.quote("table", spec.name() + "__rebuild");
+    String tmp = SqlIdentifiers.quote("table", REBUILD_TABLE);
     db.execute(c, "DROP TABLE IF EXISTS " + tmp);
     db.execute(c, createTable(tmp, spec));
     StringBuilder cols = new StringBuilder();
@@ -232,7 +242,15 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
           + " FROM " + table);
     }
     db.execute(c, "DROP TABLE " + table);
-    db.execute(c, "ALTER TABLE " + tmp + " RENAME TO " + table);
+    // A view (or another table's trigger) naming the table fails a checked rename while the
+    // table is gone ("error in view v: no such table"); the legacy rename leaves them as they
+    // are, naming the table again once renamed, as SQLite's procedure prescribes.
+    db.execute(c, "PRAGMA legacy_alter_table = ON");
+    try {
+      db.execute(c, "ALTER TABLE " + tmp + " RENAME TO " + table);
+    } finally {
+      db.execute(c, "PRAGMA legacy_alter_table = OFF");
+    }
     log.info("rebuilt table {} for a dropped or retyped column; its rows are rewritten once",
         spec.name());
   }

@@ -38,7 +38,7 @@ public final class TableSchema<T extends Record> {
   private final int[] keyColumns;
 
   private TableSchema(String name, Class<T> type, List<String> primaryKey, boolean userManaged) {
-    this.name = SqlIdentifiers.check("table", name);
+    this.name = SqlIdentifiers.checkObject("table", name);
     this.type = Objects.requireNonNull(type, "type");
     List<ColumnSpec> cols = new ArrayList<>();
     for (RecordComponent c : type.getRecordComponents()) {
