@@ -15,7 +15,8 @@ import java.util.List;
 /**
  * Root directories whose entries (files and subdirectories) the app manages. A root directory
  * that is no longer declared is removed with everything in it: the "destroy" shape, since the
- * app owns what it writes there. Use it through {@link LocalFs}.
+ * app owns what it writes there; one that is a symbolic link is not removed through the link
+ * (see {@link ManagedPaths#removeDirectory}). Use it through {@link LocalFs}.
  */
 @ContainerTarget(
     provider = "cocoindex/localfs",
@@ -49,7 +50,7 @@ public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirActi
     for (TargetAction<DirAction> a : actions) {
       Path dir = Path.of(a.value().path());
       if (a.value().remove()) {
-        AtomicFiles.deleteRecursively(dir);
+        ManagedPaths.removeDirectory(dir);
       } else {
         Files.createDirectories(dir);
       }

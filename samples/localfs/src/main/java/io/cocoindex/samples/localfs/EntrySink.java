@@ -23,7 +23,11 @@ final class EntrySink {
       EntryAction e = a.value();
       Path path = Path.of(e.path());
       if (e.remove()) {
-        AtomicFiles.deleteRecursively(path);
+        if (e.directory()) {
+          ManagedPaths.removeDirectory(path);
+        } else {
+          AtomicFiles.deleteRecursively(path);
+        }
         continue;
       }
       if (e.replaceKind()) {

@@ -20,7 +20,9 @@ import java.util.Objects;
  *
  * <p>Tracking: per file the fingerprint of its content; per directory its presence. A root
  * directory or subdirectory no longer declared is removed with its contents (the connector owns
- * what it writes: the "destroy" shape).
+ * what it writes: the "destroy" shape), except through a symbolic link: a directory that is a
+ * link fails to be removed, with an error naming it, and stays tracked until the user removes
+ * the link.
  */
 public final class LocalFs {
   private final Dirs dirs;
