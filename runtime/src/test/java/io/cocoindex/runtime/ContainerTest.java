@@ -403,6 +403,28 @@ class ContainerTest extends EngineTestBase {
   }
 
   @Test
+  void aChildRemovedWhileItsContainersHandlerReturnsNothingFailsRatherThanStaying() {
+    App app = tablesApp();
+    declared.put("docs", Map.of("r1", "v1", "r2", "v1"));
+    app.update();
+    rows.takeLog();
+
+    // Declaring a child would fail (its provider is unresolved): so does removing one.
+    tables.returnNothing = true;
+    declared.put("docs", Map.of());
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("cannot delete target state /@tables/\"docs\"/\"r1\", no longer"
+            + " declared: the container handler returned no action for /@tables/\"docs\"");
+    assertThat(rows.takeLog()).isEmpty();
+
+    assertThat(app.status().providers().get("tables/docs")).hasSize(2);
+
+    tables.returnNothing = false;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete r1", "delete r2");
+  }
+
+  @Test
   void attachmentOfAContainerWhoseHandlerReturnedNothingSaysWhy() {
     tables.returnNothing = true;
     App app = app(ctx -> {

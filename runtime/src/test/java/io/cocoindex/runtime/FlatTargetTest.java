@@ -3,6 +3,7 @@ package io.cocoindex.runtime;
 import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
@@ -163,6 +164,19 @@ class FlatTargetTest extends EngineTestBase {
         .isEqualTo(new UpdateStats.ProviderStats(0, 1, 0, 0));
 
     app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void aProviderKeptFromAnotherRunOrAppIsRejectedAtDeclaration() {
+    List<TargetStateProvider<String>> kept = new java.util.ArrayList<>();
+    App first = app(ctx -> kept.add(registerRootTargetStatesProvider(ctx, "rows", rows.handler)));
+    first.update();
+
+    App other = app("other", ctx -> declareTargetState(ctx, kept.get(0).targetState("a", "1")));
+    assertThatThrownBy(other::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("cannot declare key \"a\" on provider rows: it was registered by"
+            + " another run or app");
     assertThat(rows.takeLog()).isEmpty();
   }
 

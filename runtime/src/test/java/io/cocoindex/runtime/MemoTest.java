@@ -394,4 +394,43 @@ class MemoTest extends EngineTestBase {
       assertThat(app.status().unsettled()).isEmpty();
     }
   }
+
+  @Test
+  void aFailingComponentDoesNotCostTheHealthyOnesTheirMemos() {
+    inputs.put("good", "v1");
+    inputs.put("new", "v1");
+    boolean[] badFails = {true};
+    AtomicInteger badRuns = new AtomicInteger();
+    App app = app(ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+        bodies.incrementAndGet();
+        declareTargetState(c, docs.targetState(name, String.valueOf(content)));
+      }));
+      ctx.mountMemo("bad", "v1", c -> {
+        badRuns.incrementAndGet();
+        if (badFails[0]) {
+          throw new IllegalStateException("unreadable source");
+        }
+        declareTargetState(c, docs.targetState("bad", "v1"));
+      });
+    });
+    assertThatThrownBy(app::update).hasMessageContaining("unreadable source");
+    assertThat(bodies.getAndSet(0)).isEqualTo(2);
+
+    // The run was not settled as a whole (a component failed): the healthy components' states
+    // were settled one by one, and their memos with them.
+    inputs.put("new", "v2");
+    assertThatThrownBy(app::update).hasMessageContaining("unreadable source");
+    assertThat(bodies.getAndSet(0)).as("only the changed one").isEqualTo(1);
+    assertThatThrownBy(app::update).hasMessageContaining("unreadable source");
+    assertThat(bodies.getAndSet(0)).as("both hit").isZero();
+
+    badFails[0] = false;
+    app.update();
+    assertThat(bodies.get()).isZero();
+    assertThat(badRuns.get()).isEqualTo(4);
+    assertThat(rows.takeLog()).containsExactly(
+        "create bad=v1", "create good=v1", "create new=v1", "update new=v2");
+  }
 }

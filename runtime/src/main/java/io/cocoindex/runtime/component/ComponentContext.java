@@ -260,6 +260,12 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     checkOpen("declare a target state");
     Provider.DeclaredValue<V> dv = declaredValue(ts);
     Provider<V> provider = dv.provider();
+    if (!run.providers.owns(provider)) {
+      throw new IllegalStateException(
+          "cannot declare key " + dv.key() + " on provider " + provider.name() + ": it was"
+              + " registered by another run or app; register providers in main on every run and"
+              + " declare through the provider that registration returns");
+    }
     TargetPath statePath = provider.path().child(dv.key());
     Provider<C> child = withChild ? run.providers.newChildProvider(provider, statePath) : null;
     if (run.mode == RunMode.DROP) {

@@ -534,7 +534,7 @@ public final class ComponentCommit {
     if (unchanged > 0) {
       run.stats.unchanged(unchangedOf, unchanged);
     }
-    StateWrite component = componentRecord();
+    StateWrite component = componentRecord(settledByRun);
     if (component != null) {
       writes.add(component);
     }
@@ -595,7 +595,11 @@ public final class ComponentCommit {
         r.childGeneration, r.childEpoch, row.parentGeneration(), r.provider.epoch()));
   }
 
-  private StateWrite componentRecord() {
+  /**
+   * The component's record, when it changed; {@code leftToRun}: states it applied wait for the
+   * run's settlement.
+   */
+  private StateWrite componentRecord(boolean leftToRun) {
     // Counted per run of declarations on one provider (they mostly come so): a table lookup per
     // declaration was a percent of a warm rerun.
     Map<Provider<?>, long[]> counts = new LinkedHashMap<>();
@@ -622,17 +626,20 @@ public final class ComponentCommit {
     byte[] memo = in.subtreeHealthy ? in.memoFingerprint : null;
     List<MemoDependencies.Dependency> recorded = memo != null ? subtree : deps;
     byte[] depBytes = recorded.isEmpty() ? null : MemoDependencies.encode(recorded);
-    // Where the run settles what it applied at its end, the memo holds only once it has.
-    byte[] memoStored = memo != null && run.settlesByRun
-        ? MemoStamp.stamped(memo, run.version) : memo;
+    // States left to the run's settlement are settled only when it is: so is the memo.
+    byte[] memoStored = memo != null && leftToRun ? MemoStamp.stamped(memo, run.version) : memo;
     boolean pending = !undeclaredOwned.isEmpty() || in.descendantsPending;
     if (memo != null && (pending || run.hasStaleComponentsBelow(in.component))) {
       // Recorded once the sweep has deleted what the subtree no longer has (see Run#deferMemo).
       run.deferMemo(in.component, new ComponentRecord(
-          in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()));
+          in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()),
+          memo != memoStored);
       memo = null;
       memoStored = null;
       pending = true;
+    } else if (memo != memoStored) {
+      run.stampedMemo(in.component, new ComponentRecord(
+          in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size()));
     }
     outcome = new Outcome(pending, in.descendantDeps == null ? List.of() : subtree);
     ComponentRecord prev = in.stored;

@@ -6,6 +6,7 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
@@ -274,7 +275,7 @@ public final class OrphanSweep {
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
-    int memos = addDeferredMemos(commit, keptOwners);
+    List<Map.Entry<TargetPath, Run.DeferredMemo>> memos = addDeferredMemos(commit, keptOwners);
     if (commit.isEmpty()) {
       return;
     }
@@ -282,12 +283,13 @@ public final class OrphanSweep {
       run.store.write(run.app, commit).join();
     } catch (CompletionException e) {
       failOwners(concerned, "committing", e);
-      if (memos > 0) {
+      if (!memos.isEmpty()) {
         log.warn("the memos of {} components were not recorded: they run again next time",
-            memos);
+            memos.size());
       }
       return;
     }
+    noteStamped(memos);
     List<Reconciliation> deleted = new ArrayList<>(applied.deletions().size());
     for (Deletion d : applied.deletions()) {
       deleted.add(d.r);
@@ -301,18 +303,31 @@ public final class OrphanSweep {
    * could not reach, no stale component left to another worker's sweep. The others stay unrecorded, so those components run again next time and
    * their sweep is retried. Returns how many were added.
    */
-  private int addDeferredMemos(List<StateWrite> commit, Set<TargetPath> keptOwners) {
-    int added = 0;
-    for (Map.Entry<TargetPath, ComponentRecord> m : run.deferredMemos.entrySet()) {
+  private List<Map.Entry<TargetPath, Run.DeferredMemo>> addDeferredMemos(
+      List<StateWrite> commit, Set<TargetPath> keptOwners) {
+    List<Map.Entry<TargetPath, Run.DeferredMemo>> added = new ArrayList<>();
+    for (Map.Entry<TargetPath, Run.DeferredMemo> m : run.deferredMemos.entrySet()) {
       TargetPath component = m.getKey();
       if (run.failedAtOrBelow(component) || anyAtOrBelow(keptOwners, component)
           || anyAtOrBelow(sweptElsewhere, component)) {
         continue;
       }
-      commit.add(new StateWrite.PutComponent(m.getValue()));
-      added++;
+      commit.add(new StateWrite.PutComponent(m.getValue().record()));
+      added.add(m);
     }
     return added;
+  }
+
+  /** The deferred memos written stamped, once written: a run left unsettled unstamps them. */
+  private void noteStamped(List<Map.Entry<TargetPath, Run.DeferredMemo>> written) {
+    for (Map.Entry<TargetPath, Run.DeferredMemo> m : written) {
+      if (m.getValue().stamped()) {
+        ComponentRecord r = m.getValue().record();
+        run.stampedMemo(m.getKey(), new ComponentRecord(r.path(),
+            MemoStamp.unstamped(r.memoFingerprint()), r.memoDependencies(), r.memoValues(),
+            r.stateCount()));
+      }
+    }
   }
 
   private static boolean anyAtOrBelow(Set<TargetPath> paths, TargetPath ancestor) {
@@ -393,6 +408,12 @@ public final class OrphanSweep {
           : "cannot drop target state " + path + ": no handler is resolved for " + path.parent()
               + " in this drop (its container is no longer declared by main, or its component"
               + " failed); its target states are kept"));
+    } else if (run.mode == RunMode.UPDATE && run.providers.unresolved(path.parent()) != null) {
+      // Its container is declared, but its handler returned no Create or Update: the removal
+      // cannot be carried out, and must not pass unseen (as declaring a child does not).
+      run.fail(owner, new IllegalStateException("cannot delete target state " + path
+          + ", no longer declared: " + run.providers.unresolved(path.parent())
+          + "; its tracking is kept"));
     } else if (unregistered) {
       log.warn("provider '{}' was not registered in this run, so its target states (such as {})"
           + " are kept: register it again (declaring nothing) to let an update or dropState"

@@ -98,6 +98,10 @@ public final class Provider<V> implements TargetStateProvider<V> {
     return name;
   }
 
+  ProviderRegistry registry() {
+    return registry;
+  }
+
   /** The path under which this provider's states live. */
   public TargetPath path() {
     return path;
@@ -139,6 +143,7 @@ public final class Provider<V> implements TargetStateProvider<V> {
 
   synchronized void markUnresolved(String reason) {
     this.unresolvedReason = reason;
+    registry.registerUnresolved(this, reason);
     pendingAttachments.values().forEach(p -> p.markUnresolved(reason));
   }
 

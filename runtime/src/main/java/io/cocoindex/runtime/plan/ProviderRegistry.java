@@ -14,6 +14,7 @@ public final class ProviderRegistry {
   private final CodecRegistry codecs;
   private final Map<String, Provider<?>> roots = new ConcurrentHashMap<>();
   private final Map<TargetPath, Provider<?>> resolved = new ConcurrentHashMap<>();
+  private final Map<TargetPath, String> unresolved = new ConcurrentHashMap<>();
 
   public ProviderRegistry(CodecRegistry codecs) {
     this.codecs = codecs;
@@ -52,6 +53,24 @@ public final class ProviderRegistry {
 
   void registerResolved(Provider<?> p) {
     resolved.put(p.path(), p);
+  }
+
+  /** Notes a child provider left unresolved in this run, with why (see {@link #unresolved}). */
+  void registerUnresolved(Provider<?> p, String reason) {
+    unresolved.put(p.path(), reason);
+  }
+
+  /**
+   * Why the child provider whose states live under {@code path} was left unresolved in this run
+   * (its container's handler returned no Create or Update), or null when it was not.
+   */
+  public String unresolved(TargetPath path) {
+    return unresolved.get(path);
+  }
+
+  /** Whether {@code p} was made by this run's registry (not kept from another run or app). */
+  public boolean owns(Provider<?> p) {
+    return p.registry() == this;
   }
 
   /** The resolved provider whose states live directly under {@code path}, or null. */

@@ -104,7 +104,16 @@ public final class Run {
    * Memos held back from their components' commits until the sweep has deleted what their
    * subtrees no longer declare or mount (see {@link #deferMemo}), by component.
    */
-  final Map<TargetPath, ComponentRecord> deferredMemos = new ConcurrentHashMap<>();
+  final Map<TargetPath, DeferredMemo> deferredMemos = new ConcurrentHashMap<>();
+  /**
+   * The records, memo unstamped, of the components whose memo was written stamped with this run
+   * ({@link io.cocoindex.runtime.state.MemoStamp}): a run that is not recorded as settled
+   * settles their states one by one, and their memos with them.
+   */
+  final Map<TargetPath, ComponentRecord> stampedMemos = new ConcurrentHashMap<>();
+
+  /** A memo held back for the sweep; {@code stamped}: its record's memo carries this run. */
+  record DeferredMemo(ComponentRecord record, boolean stamped) {}
 
   /** One planned action; {@code refresh}: a container re-ensured as it was. */
   record Planned(PlannedAction action, boolean refresh) {}
@@ -318,8 +327,13 @@ public final class Run {
    * no longer mounts: a memo recorded first would, after a failed or interrupted deletion, let
    * every later run skip the subtree, and the deletion would never be retried.
    */
-  void deferMemo(TargetPath component, ComponentRecord record) {
-    deferredMemos.put(component, record);
+  void deferMemo(TargetPath component, ComponentRecord record, boolean stamped) {
+    deferredMemos.put(component, new DeferredMemo(record, stamped));
+  }
+
+  /** {@code component}'s memo was written stamped; {@code record} holds it unstamped. */
+  void stampedMemo(TargetPath component, ComponentRecord record) {
+    stampedMemos.put(component, record);
   }
 
   /**

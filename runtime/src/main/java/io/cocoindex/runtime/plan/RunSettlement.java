@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.plan;
 
+import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
@@ -68,6 +69,11 @@ public final class RunSettlement {
           StateWrite.Precommit written = new StateWrite.Precommit(row, newest, false, row);
           settles.add(new StateWrite.Settle(row, run.version, false, written));
         }
+      }
+      ComponentRecord memo = run.stampedMemos.get(component);
+      if (memo != null) {
+        // Its states settled here, its memo holds too: written without the run's stamp.
+        settles.add(new StateWrite.PutComponent(memo));
       }
       writes.add(run.store.write(run.app, settles));
     }

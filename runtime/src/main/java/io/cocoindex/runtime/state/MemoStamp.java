@@ -23,6 +23,11 @@ public final class MemoStamp {
         .put(fingerprint).putLong(runVersion).array();
   }
 
+  /** The fingerprint of a memo {@link #stamped} (for a record written again, settled). */
+  public static byte[] unstamped(byte[] stamped) {
+    return Arrays.copyOf(stamped, Fingerprint.LENGTH);
+  }
+
   /**
    * The memo fingerprint {@code stored} stands for: itself when it carries no stamp (a store
    * that settles state by state, or a record written before stamps), its fingerprint when its
