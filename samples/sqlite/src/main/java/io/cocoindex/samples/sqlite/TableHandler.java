@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>primary key changed (REPLACE): drop and recreate, children {@code DESTRUCTIVE};
- *   <li>column added: {@code ALTER TABLE ADD COLUMN}, no invalidation;
+ *   <li>column added: {@code ALTER TABLE ADD COLUMN}, children {@code LOSSY} (every row is
+ *       upserted once, filling the column in, memoized components' rows included);
  *   <li>column dropped or type changed: rebuild the table keeping what converts, children
  *       {@code LOSSY} (every row is upserted once, so data that did not convert is restored).
  * </ul>
@@ -101,7 +102,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       }
       if (recreate) {
         invalidation = TargetChildInvalidation.DESTRUCTIVE;
-      } else if (rebuild) {
+      } else if (rebuild || !add.isEmpty()) {
+        // An added column is NULL in every row until the row is written again: rows of memoized
+        // components would not be, without the invalidation.
         invalidation = TargetChildInvalidation.LOSSY;
       }
       boolean ensure = prev.isEmpty() || prevMayBeMissing || recreate || rebuild || !add.isEmpty();
