@@ -18,6 +18,9 @@ final class AttachmentWriter {
         for (String sql : a.value().teardown()) {
           db.execute(c, sql);
         }
+        if (a.value().fullTextIndex() != null) {
+          FullTextIndexHandler.dropIndexTable(db, c, a.value());
+        }
         for (String sql : a.value().setup()) {
           db.execute(c, sql);
         }

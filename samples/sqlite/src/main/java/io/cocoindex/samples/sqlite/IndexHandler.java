@@ -30,14 +30,14 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         return null;
       }
       return TargetReconcileOutput.of(
-          TargetAction.delete(new AttachmentAction(table.name(), List.of(drop), List.of())), sink,
+          TargetAction.delete(AttachmentAction.of(table.name(), List.of(drop), List.of())), sink,
           null);
     }
     boolean changed = prev.stream().anyMatch(p -> !p.equals(desired));
     if (!changed && !prevMayBeMissing && !prev.isEmpty()) {
       return null;
     }
-    AttachmentAction action = new AttachmentAction(
+    AttachmentAction action = AttachmentAction.of(
         table.name(), changed ? List.of(drop) : List.of(), List.of(createSql(desired)));
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);

@@ -37,7 +37,7 @@ final class SqlCommandHandler
         return null;
       }
       return TargetReconcileOutput.of(
-          TargetAction.delete(new AttachmentAction(table.name(), teardowns, List.of())), sink,
+          TargetAction.delete(AttachmentAction.of(table.name(), teardowns, List.of())), sink,
           null);
     }
     SqlIdentifiers.check("SQL command", desired.name());
@@ -45,7 +45,7 @@ final class SqlCommandHandler
       return null;
     }
     AttachmentAction action =
-        new AttachmentAction(table.name(), teardowns, List.of(desired.setup()));
+        AttachmentAction.of(table.name(), teardowns, List.of(desired.setup()));
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
   }

@@ -37,9 +37,16 @@ public final class SqliteTable<T extends Record> {
     target.declareSqlCommand(ctx, command);
   }
 
-  /** Declares an FTS5 full-text index over text columns. */
+  /**
+   * Declares an FTS5 full-text index over text columns.
+   *
+   * @throws IllegalArgumentException when the index cannot work: a name longer than {@value
+   *     FullTextIndexHandler#MAX_NAME_LENGTH} characters (its triggers add 3), the name of its
+   *     table, a column the table lacks or named {@code rank}, a table with a column named
+   *     {@code rowid} (the index follows SQLite's rowid)
+   */
   public void declareFullTextIndex(Ctx ctx, FullTextIndex index) {
-    SqlIdentifiers.checkObject("full-text index", index.name());
+    FullTextIndexHandler.check(schema.name(), schema.columns(), index);
     target.declareFullTextIndex(ctx, index);
   }
 

@@ -178,6 +178,13 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (!touchesTheDatabase(a)) {
       return;
     }
+    SchemaObjects.SchemaObject existing = SchemaObjects.find(db, c, spec.name());
+    if (existing != null && !existing.isTable()) {
+      // CREATE TABLE IF NOT EXISTS would keep a view or a full-text index as the table.
+      throw new IllegalStateException("table " + spec.name() + " cannot be created: "
+          + existing.describe() + " has that name (SQLite names are case-insensitive, shared by"
+          + " tables, views and indexes)");
+    }
     if (a.recreate()) {
       db.execute(c, "DROP TABLE IF EXISTS " + table);
     }

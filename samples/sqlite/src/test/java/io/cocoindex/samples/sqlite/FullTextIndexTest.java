@@ -1,8 +1,10 @@
 package io.cocoindex.samples.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -37,5 +39,103 @@ class FullTextIndexTest extends TargetDatabaseTest {
         "trigger items2_fts_au");
     assertThat(q("SELECT rowid FROM items2_fts WHERE items2_fts MATCH 'cat'"))
         .containsExactly(q("SELECT rowid FROM items2 WHERE id = 'r0'").get(0));
+  }
+
+  @Test
+  void anIndexNamedLikeAnotherTableIsAClearErrorThatDropsNothing() throws Exception {
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> docs = sqlite.mountTable(ctx, TableSchema.of("docs", Item.class, "id"));
+      docs.declareRow(ctx, new Item("d0", "fox"));
+      sqlite.mountTable(ctx, TableSchema.of("notes", Item.class, "id"))
+          .declareRow(ctx, new Item("n0", "note"));
+      docs.declareFullTextIndex(ctx, new FullTextIndex("Notes", List.of("title")));
+    });
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("full-text index 'Notes' of table docs cannot be created:"
+            + " table notes has that name");
+    assertThat(q("SELECT id, title FROM notes")).containsExactly("n0|note");
+    assertThat(schema()).containsExactly("table docs", "table notes");
+  }
+
+  @Test
+  void aTableNamedLikeAnIndexIsAClearErrorThatKeepsTheIndex() throws Exception {
+    boolean[] withNotes = {false};
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> docs = sqlite.mountTable(ctx, TableSchema.of("docs", Item.class, "id"));
+      docs.declareRow(ctx, new Item("d0", "fox"));
+      docs.declareFullTextIndex(ctx, new FullTextIndex("notes", List.of("title")));
+      if (withNotes[0]) {
+        sqlite.mountTable(ctx, TableSchema.of("notes", Item.class, "id"))
+            .declareRow(ctx, new Item("n0", "note"));
+      }
+    });
+    app.update();
+    withNotes[0] = true;
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("table notes cannot be created: virtual table notes has that name");
+    assertThat(q("SELECT d.id FROM notes f JOIN docs d ON d.rowid = f.rowid"
+        + " WHERE notes MATCH 'fox'")).containsExactly("d0");
+  }
+
+  @Test
+  void anIndexNamedLikeItsOwnTableIsRejectedWhenDeclared() throws Exception {
+    boolean[] withIndex = {false};
+    App app = app(ctx -> {
+      SqliteTable<Item> docs =
+          Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("docs", Item.class, "id"));
+      docs.declareRow(ctx, new Item("d0", "fox"));
+      if (withIndex[0]) {
+        docs.declareFullTextIndex(ctx, new FullTextIndex("DOCS", List.of("title")));
+      }
+    });
+    app.update();
+    withIndex[0] = true;
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("full-text index 'DOCS' has the name of its table docs");
+    assertThat(q("SELECT id, title FROM docs")).containsExactly("d0|fox");
+    assertThat(schema()).containsExactly("table docs");
+  }
+
+  @Test
+  void anIndexNameLeavesRoomForItsTriggersNames() throws Exception {
+    String longest = "f" + "x".repeat(60);
+    App app = app(ctx -> {
+      SqliteTable<Item> docs =
+          Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("docs", Item.class, "id"));
+      docs.declareRow(ctx, new Item("d0", "fox"));
+      docs.declareFullTextIndex(ctx, new FullTextIndex(longest, List.of("title")));
+    });
+    app.update();
+    assertThat(q("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"))
+        .containsExactly(longest + "_ad", longest + "_ai", longest + "_au");
+
+    SqliteTable<Item> docs = new SqliteTable<>(TableSchema.of("docs", Item.class, "id"), null);
+    assertThatThrownBy(() -> docs.declareFullTextIndex(null,
+        new FullTextIndex(longest + "x", List.of("title"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("full-text index name '" + longest + "x' has 62 characters:"
+            + " at most 61, as its triggers are named " + longest + "x_ai, _ad and _au");
+  }
+
+  record WithRowid(String rowid, String text) {}
+
+  @Test
+  void anIndexOfATableWithARowidColumnIsRejectedWhenDeclared() throws Exception {
+    App app = app(ctx -> {
+      SqliteTable<WithRowid> docs = Sqlite.register(ctx, DB).mountTable(ctx,
+          TableSchema.of("docs", WithRowid.class, "rowid"));
+      docs.declareRow(ctx, new WithRowid("r1", "hello fox"));
+      docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("text")));
+    });
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("full-text index docs_fts cannot index table docs: its column"
+            + " 'rowid' hides SQLite's rowid");
+    assertThat(schema()).containsExactly("table docs");
   }
 }
