@@ -4,15 +4,10 @@ import io.cocoindex.Fingerprint;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 
 /** File operations that leave either the old or the new content, never a torn file. */
 final class AtomicFiles {
@@ -38,10 +33,11 @@ final class AtomicFiles {
         "." + Names.utf8Prefix(name, prefixBytes) + "~" + hash + Names.TEMP_SUFFIX);
   }
 
-  /** Writes to a temporary sibling, syncs it, and renames it over {@code target}. */
+  /**
+   * Writes to a temporary sibling, syncs it, and renames it over {@code target}, whose directory
+   * must exist.
+   */
   static void write(Path target, byte[] content) throws IOException {
-    Path dir = target.getParent();
-    Files.createDirectories(dir);
     Path tmp = tempSibling(target);
     try {
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
@@ -61,48 +57,5 @@ final class AtomicFiles {
     } finally {
       Files.deleteIfExists(tmp);
     }
-  }
-
-  /** Removes a file or a whole tree; a missing path is fine. */
-  static void deleteRecursively(Path path) throws IOException {
-    if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      if (path.getFileName() != null) {
-        Files.deleteIfExists(tempSibling(path)); // a killed first write of a file
-      }
-      return;
-    }
-    if (!Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      Files.deleteIfExists(path);
-      Files.deleteIfExists(tempSibling(path));
-      return;
-    }
-    Files.walkFileTree(path, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        Files.deleteIfExists(file);
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-        if (e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw e;
-      }
-
-      @Override
-      public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-        if (e != null && !(e instanceof NoSuchFileException)) {
-          throw e;
-        }
-        try {
-          Files.deleteIfExists(dir);
-        } catch (DirectoryNotEmptyException raced) {
-          deleteRecursively(dir);
-        }
-        return FileVisitResult.CONTINUE;
-      }
-    });
   }
 }

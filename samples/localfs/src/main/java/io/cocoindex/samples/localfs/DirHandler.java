@@ -8,7 +8,6 @@ import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.annotation.ChildHandler;
 import io.cocoindex.annotation.ContainerTarget;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -52,7 +51,7 @@ public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirActi
       if (a.value().remove()) {
         ManagedPaths.removeDirectory(dir);
       } else {
-        Files.createDirectories(dir);
+        ManagedPaths.ensureDirectory(dir);
       }
     }
   }

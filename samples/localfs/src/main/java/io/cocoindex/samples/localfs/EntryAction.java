@@ -8,8 +8,10 @@ import io.cocoindex.annotation.ActionValue;
  * @param path the entry's absolute path
  * @param directory the entry is (or becomes) a directory
  * @param content the bytes to write to a file
- * @param remove remove whatever is at the path (a file or a tree)
- * @param replaceKind a file becomes a directory or back: remove the old one first
+ * @param remove remove the entry: the file, or the directory with its contents
+ * @param replaceKind the path may hold an entry of either kind that the connector wrote (a file
+ *     becomes a directory or back, maybe after an interrupted run): remove whichever is there
+ *     first; with {@code remove}, that is all
  */
 @ActionValue
 public record EntryAction(

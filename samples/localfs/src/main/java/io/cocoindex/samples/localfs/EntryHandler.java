@@ -44,9 +44,12 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
         return null;
       }
       boolean wasDir = prev.stream().anyMatch(EntryRecord::directory);
+      boolean wasFile = prev.stream().anyMatch(r -> !r.directory());
+      // With no record (a "may be missing" alone), either kind may be there.
+      boolean eitherKind = wasDir == wasFile;
       return TargetReconcileOutput.of(
-          TargetAction.delete(new EntryAction(path, wasDir, null, true, false)), entries.sink,
-          null);
+          TargetAction.delete(new EntryAction(path, wasDir, null, true, eitherKind)),
+          entries.sink, null);
     }
     boolean kindChanged = prev.stream().anyMatch(r -> r.directory() != desired.directory());
     if (desired.directory()) {

@@ -4,8 +4,6 @@ import io.cocoindex.ChildTargetDef;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -22,28 +20,22 @@ final class EntrySink {
     for (TargetAction<EntryAction> a : actions) {
       EntryAction e = a.value();
       Path path = Path.of(e.path());
+      if (e.replaceKind()) {
+        ManagedPaths.removeEither(path); // the connector wrote the old kind, maybe the new one
+        if (e.remove()) {
+          continue;
+        }
+      }
       if (e.remove()) {
         if (e.directory()) {
           ManagedPaths.removeDirectory(path);
         } else {
-          AtomicFiles.deleteRecursively(path);
+          ManagedPaths.removeFile(path);
         }
-        continue;
-      }
-      if (e.replaceKind()) {
-        AtomicFiles.deleteRecursively(path);
-      }
-      if (e.directory()) {
-        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)
-            && !Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-          Files.delete(path); // a stray file where the directory must be
-        }
-        Files.createDirectories(path);
+      } else if (e.directory()) {
+        ManagedPaths.ensureDirectory(path);
       } else {
-        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-          AtomicFiles.deleteRecursively(path); // a stray directory where the file must be
-        }
-        AtomicFiles.write(path, e.content());
+        ManagedPaths.writeFile(path, e.content());
       }
     }
   }

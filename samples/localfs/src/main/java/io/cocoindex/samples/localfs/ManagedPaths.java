@@ -10,17 +10,108 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Removal of the paths the connector manages. A directory is removed with its contents (the
- * destroy shape), but never through a symbolic link: the link's target is not the connector's,
- * and removing only the link would leave the files it wrote while reporting them deleted.
+ * What the sinks do to the paths the connector manages, never touching what it did not write.
+ * The connector writes regular files and directories only; anything else found at a managed
+ * path, or an entry of the other kind, was put there by someone else:
+ *
+ * <ul>
+ *   <li>creating or writing an entry fails when something else is in its place, with an error
+ *       saying what it is and how to clear the way (CocoIndex fails too: {@code mkdir} and
+ *       {@code write_bytes} raise);
+ *   <li>removing an entry leaves something else in its place alone, with a warning: what the
+ *       connector wrote there is gone already;
+ *   <li>a directory is removed with its contents (the destroy shape), but never through a
+ *       symbolic link: that fails, since the files the connector wrote may be behind the link,
+ *       and the link's target is not the connector's.
+ * </ul>
  */
 final class ManagedPaths {
+  private static final Logger log = LoggerFactory.getLogger(ManagedPaths.class);
+
   private ManagedPaths() {}
 
   /**
-   * Removes the directory {@code dir} with everything in it; a missing path is fine.
+   * Makes sure {@code dir} is a directory, creating it and its missing parents. A directory, or
+   * a link to one, is used as it is.
+   *
+   * @throws FileSystemException naming what is in the way when {@code dir} or one of its
+   *     parents is something else; nothing is deleted
+   */
+  static void ensureDirectory(Path dir) throws IOException {
+    if (Files.isDirectory(dir)) {
+      return;
+    }
+    try {
+      Files.createDirectories(dir);
+    } catch (FileSystemException e) {
+      if (Files.isDirectory(dir)) {
+        return; // created meanwhile
+      }
+      // The nearest of dir and its parents that exists: not a directory, or we would be done.
+      for (Path p = dir; p != null; p = p.getParent()) {
+        BasicFileAttributes a = Files.exists(p, LinkOption.NOFOLLOW_LINKS) ? attributes(p) : null;
+        if (a != null) {
+          if (Files.isDirectory(p)) {
+            break;
+          }
+          throw notADirectory(dir, p, a);
+        }
+      }
+      throw e;
+    }
+  }
+
+  private static FileSystemException notADirectory(
+      Path dir, Path blocker, BasicFileAttributes a) {
+    String what = blocker.equals(dir)
+        ? describe(blocker, a) + " is in its place"
+        : blocker + " is " + describe(blocker, a) + ", not a directory";
+    return new FileSystemException(dir.toString(), null, "cannot create this directory, which the"
+        + " app declares: " + what + "; cocoindex did not write it and will not delete it: move"
+        + " or delete it (or declare another path), then run again");
+  }
+
+  /**
+   * Writes the file {@code file} atomically, creating its directory if it is missing.
+   *
+   * @throws FileSystemException when something other than a regular file is in its place;
+   *     nothing is deleted
+   */
+  static void writeFile(Path file, byte[] content) throws IOException {
+    BasicFileAttributes a = attributes(file);
+    if (a != null && !a.isRegularFile()) {
+      throw new FileSystemException(file.toString(), null, "cannot write this file, which the"
+          + " app declares: " + describe(file, a) + " is in its place; cocoindex did not write it"
+          + " and will not delete it: move or delete it, then run again");
+    }
+    ensureDirectory(file.getParent());
+    AtomicFiles.write(file, content);
+  }
+
+  /**
+   * Removes the file {@code file} (and the temporary sibling a killed write may have left); a
+   * missing file is fine, anything else in its place is left alone with a warning.
+   */
+  static void removeFile(Path file) throws IOException {
+    Files.deleteIfExists(AtomicFiles.tempSibling(file));
+    BasicFileAttributes a = attributes(file);
+    if (a == null) {
+      return;
+    }
+    if (!a.isRegularFile()) {
+      leftAlone(file, "file", a);
+      return;
+    }
+    Files.deleteIfExists(file);
+  }
+
+  /**
+   * Removes the directory {@code dir} with everything in it; a missing path is fine, a file in
+   * its place is left alone with a warning.
    *
    * @throws FileSystemException when {@code dir} is a symbolic link: nothing is deleted
    */
@@ -30,17 +121,49 @@ final class ManagedPaths {
       return;
     }
     if (a.isSymbolicLink()) {
-      throw new FileSystemException(dir.toString(), null, "cannot remove this directory, which"
-          + " the app no longer declares: it is a symbolic link (to " + linkTarget(dir) + "),"
-          + " and cocoindex deletes neither through a link nor a link it did not create. Its"
-          + " tracking is kept, and its removal fails on every run until you remove the link"
-          + " yourself (and the files it leads to, if they should go too)");
+      throw isALink(dir, "this directory, which the app no longer declares");
     }
     if (!a.isDirectory()) {
-      Files.deleteIfExists(dir);
+      leftAlone(dir, "directory", a);
       return;
     }
     deleteTree(dir);
+  }
+
+  /**
+   * Removes a file or a directory tree at {@code path}, whichever is there: for an entry whose
+   * tracking records disagree on its kind (a kind change, maybe interrupted), both were written
+   * by the connector.
+   *
+   * @throws FileSystemException when {@code path} is a symbolic link: nothing is deleted
+   */
+  static void removeEither(Path path) throws IOException {
+    Files.deleteIfExists(AtomicFiles.tempSibling(path));
+    BasicFileAttributes a = attributes(path);
+    if (a == null) {
+      return;
+    }
+    if (a.isSymbolicLink()) {
+      throw isALink(path, "what the app wrote here");
+    }
+    if (a.isDirectory()) {
+      deleteTree(path);
+    } else {
+      Files.deleteIfExists(path);
+    }
+  }
+
+  private static FileSystemException isALink(Path dir, String what) {
+    return new FileSystemException(dir.toString(), null, "cannot remove " + what
+        + ": it is a symbolic link (to " + linkTarget(dir) + "),"
+        + " and cocoindex deletes neither through a link nor a link it did not create. Its"
+        + " tracking is kept, and its removal fails on every run until you remove the link"
+        + " yourself (and the files it leads to, if they should go too)");
+  }
+
+  private static void leftAlone(Path path, String wrote, BasicFileAttributes a) {
+    log.warn("left {} alone: the app no longer declares the {} it wrote there, and {} is in its"
+        + " place now, which cocoindex did not write", path, wrote, describe(path, a));
   }
 
   /** The attributes of {@code path} itself (a link is not followed), or null if it is missing. */
@@ -54,6 +177,13 @@ final class ManagedPaths {
     } catch (NoSuchFileException e) {
       return null;
     }
+  }
+
+  private static String describe(Path path, BasicFileAttributes a) {
+    if (a.isSymbolicLink()) {
+      return "a symbolic link (to " + linkTarget(path) + ")";
+    }
+    return a.isDirectory() ? "a directory" : a.isRegularFile() ? "a file" : "a special file";
   }
 
   private static String linkTarget(Path link) {

@@ -98,4 +98,124 @@ class LocalFsUserDataTest {
     assertThat(DiskTree.of(out)).isEqualTo(Map.of("sub@", elsewhere.toString()));
     assertThat(DiskTree.of(elsewhere)).isEqualTo(Map.of("keep.txt", "keep"));
   }
+
+  @Test
+  void aRootPathThatIsAFileFailsSayingSoAndTheFileIsKept() throws IOException {
+    Path out = tmp.resolve("out");
+    Files.writeString(out, "the user's file");
+    App app = coco.app(ctx -> LocalFs.register(ctx).mountDir(ctx, out)
+        .declareFile(ctx, "a.txt", "a"));
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining(out + ": cannot create this directory, which the app declares: a"
+            + " file is in its place; cocoindex did not write it and will not delete it: move or"
+            + " delete it (or declare another path), then run again");
+    assertThat(DiskTree.of(tmp)).isEqualTo(Map.of("out", "the user's file"));
+  }
+
+  @Test
+  void aRootPathUnderAFileFailsNamingTheFile() throws IOException {
+    Path plain = tmp.resolve("plain");
+    Files.writeString(plain, "the user's file");
+    Path out = plain.resolve("out");
+    App app = coco.app(ctx -> LocalFs.register(ctx).mountDir(ctx, out)
+        .declareFile(ctx, "a.txt", "a"));
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining(out + ": cannot create this directory, which the app declares: "
+            + plain + " is a file, not a directory; cocoindex did not write it and will not"
+            + " delete it: move or delete it (or declare another path), then run again");
+    assertThat(DiskTree.of(tmp)).isEqualTo(Map.of("plain", "the user's file"));
+  }
+
+  @Test
+  void aDeclaredSubdirectoryReplacedByAUsersFileFailsAndTheFileIsKept() throws IOException {
+    Path out = tmp.resolve("out");
+    App app = coco.app(ctx -> LocalFs.register(ctx).mountDir(ctx, out).mountDir(ctx, "sub")
+        .declareFile(ctx, "inner.txt", "inner"));
+    coco.update(app);
+    Files.delete(out.resolve("sub/inner.txt"));
+    Files.delete(out.resolve("sub"));
+    Files.writeString(out.resolve("sub"), "the user's file");
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining(out.resolve("sub") + ": cannot create this directory, which the"
+            + " app declares: a file is in its place; cocoindex did not write it and will not"
+            + " delete it: move or delete it (or declare another path), then run again");
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("sub", "the user's file"));
+  }
+
+  @Test
+  void aChangedFileWhosePlaceADirectoryTookFailsAndTheDirectoryIsKept() throws IOException {
+    Path out = tmp.resolve("out");
+    String[] content = {"v1"};
+    App app = coco.app(ctx -> LocalFs.register(ctx).mountDir(ctx, out)
+        .declareFile(ctx, "a.txt", content[0]));
+    coco.update(app);
+    Files.delete(out.resolve("a.txt"));
+    Files.createDirectories(out.resolve("a.txt"));
+    Files.writeString(out.resolve("a.txt/mine"), "the user's");
+
+    content[0] = "v2";
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining(out.resolve("a.txt") + ": cannot write this file, which the app"
+            + " declares: a directory is in its place; cocoindex did not write it and will not"
+            + " delete it: move or delete it, then run again");
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("a.txt/", "", "a.txt/mine", "the user's"));
+
+    // Cleared, the next run writes it: its failed write left it "may be missing".
+    Files.delete(out.resolve("a.txt/mine"));
+    Files.delete(out.resolve("a.txt"));
+    coco.update(app);
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("a.txt", "v2"));
+  }
+
+  @Test
+  void anUndeclaredEntryWhosePlaceSomethingElseTookIsLeftAlone() throws IOException {
+    Path out = tmp.resolve("out");
+    boolean[] declared = {true};
+    App app = coco.app(ctx -> {
+      Directory d = LocalFs.register(ctx).mountDir(ctx, out);
+      if (declared[0]) {
+        d.declareFile(ctx, "was-file", "ours");
+        d.mountDir(ctx, "was-dir").declareFile(ctx, "inner.txt", "ours");
+      }
+    });
+    coco.update(app);
+    Files.delete(out.resolve("was-file"));
+    Files.createDirectories(out.resolve("was-file"));
+    Files.writeString(out.resolve("was-file/mine"), "the user's");
+    Files.delete(out.resolve("was-dir/inner.txt"));
+    Files.delete(out.resolve("was-dir"));
+    Files.writeString(out.resolve("was-dir"), "the user's");
+
+    declared[0] = false;
+    assertThat(coco.update(app)).containsExactly(
+        "cocoindex/localfs update \"" + out + "\"",
+        "cocoindex/localfs/" + out + " delete \"was-dir\"",
+        "cocoindex/localfs/" + out + " delete \"was-file\"");
+    assertThat(DiskTree.of(out)).isEqualTo(
+        Map.of("was-file/", "", "was-file/mine", "the user's", "was-dir", "the user's"));
+    assertThat(app.status().total()).isEqualTo(1); // the root only
+  }
+
+  @Test
+  void anEntryChangingKindReplacesWhatTheAppWrote() throws IOException {
+    Path out = tmp.resolve("out");
+    boolean[] asDir = {false};
+    App app = coco.app(ctx -> {
+      Directory d = LocalFs.register(ctx).mountDir(ctx, out);
+      if (asDir[0]) {
+        d.mountDir(ctx, "x").declareFile(ctx, "c.txt", "child");
+      } else {
+        d.declareFile(ctx, "x", "file x");
+      }
+    });
+    coco.update(app);
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("x", "file x"));
+    asDir[0] = true;
+    coco.update(app);
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("x/", "", "x/c.txt", "child"));
+    asDir[0] = false;
+    coco.update(app);
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("x", "file x"));
+  }
 }
