@@ -178,11 +178,11 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (!touchesTheDatabase(a)) {
       return;
     }
-    SchemaObjects.SchemaObject existing = SchemaObjects.find(db, c, spec.name());
-    if (existing != null && !existing.isTable()) {
+    SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, spec.name());
+    if (holder != null && !holder.isTable()) {
       // CREATE TABLE IF NOT EXISTS would keep a view or a full-text index as the table.
       throw new IllegalStateException("table " + spec.name() + " cannot be created: "
-          + existing.describe() + " has that name (SQLite names are case-insensitive, shared by"
+          + holder.describe() + " has that name (SQLite names are case-insensitive, shared by"
           + " tables, views and indexes)");
     }
     if (a.recreate()) {
