@@ -25,7 +25,7 @@ public final class TableTarget {
   }
 
   /**
-   * Declares {@code index} as a {@code index} attachment of this container, from the calling component.
+   * Declares {@code index} as an {@code index} attachment of this container, from the calling component.
    */
   public void declareIndex(Ctx ctx, IndexSpec index) {
     TargetStates.declareTargetState(ctx, children.<IndexSpec>attachment(ctx, "index").targetState(index.name(), index));

@@ -8,6 +8,7 @@ import com.palantir.javapoet.TypeSpec;
 import io.cocoindex.ChildHandlerFactory;
 import io.cocoindex.ChildTargetDef;
 import io.cocoindex.processor.model.ChildHandlerFactoryModel;
+import io.cocoindex.processor.validate.Identifiers;
 import java.util.Objects;
 import javax.lang.model.element.Modifier;
 
@@ -22,8 +23,9 @@ public final class ChildHandlerFactoryGenerator {
         TypeSpec.classBuilder(model.factory())
             .addOriginatingElement(model.origin())
             .addJavadoc(
-                "Builds the handler of a {@link $T} container's children from its action with {@link"
-                    + " $T#$L}; pass it to {@code TargetActionSink.withChildHandler}.\n",
+                "Builds the handler of $L {@link $T} container's children from its action with"
+                    + " {@link $T#$L}; pass it to {@code TargetActionSink.withChildHandler}.\n",
+                Identifiers.article(model.handler().simpleName()),
                 model.handler(),
                 model.handler(),
                 model.method())

@@ -10,6 +10,7 @@ import io.cocoindex.TargetStateProvider;
 import io.cocoindex.processor.model.AttachmentModel;
 import io.cocoindex.processor.model.DeclaredTarget;
 import io.cocoindex.processor.model.TargetApiModel;
+import io.cocoindex.processor.validate.Identifiers;
 import javax.lang.model.element.Modifier;
 
 /**
@@ -44,10 +45,10 @@ public final class ContainerTargetGenerator {
             .addMethod(
                 DeclareMethods.start("declare", child)
                     .addJavadoc(
-                        "Declares {@code $N} as a $L of this container, from the calling"
+                        "Declares {@code $N} as $L of this container, from the calling"
                             + " component.\n",
                         DeclareMethods.parameter(child),
-                        child.name())
+                        Identifiers.withArticle(child.name()))
                     .addStatement(
                         "$T.declareTargetState(ctx, children.targetState($L, $N))",
                         DeclareMethods.TARGET_STATES,

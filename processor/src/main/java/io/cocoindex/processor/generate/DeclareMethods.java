@@ -56,8 +56,9 @@ final class DeclareMethods {
     DeclaredTarget t = a.target();
     return start("declare", t)
         .addJavadoc(
-            "Declares {@code $N} as a {@code $L} attachment of $L, from the calling component.\n",
+            "Declares {@code $N} as $L {@code $L} attachment of $L, from the calling component.\n",
             parameter(t),
+            Identifiers.article(a.type()),
             a.type(),
             owner)
         .addStatement(

@@ -12,6 +12,7 @@ import io.cocoindex.TargetStateProvider;
 import io.cocoindex.processor.model.AttachmentModel;
 import io.cocoindex.processor.model.DeclaredTarget;
 import io.cocoindex.processor.model.TargetApiModel;
+import io.cocoindex.processor.validate.Identifiers;
 import java.util.Objects;
 import javax.lang.model.element.Modifier;
 
@@ -74,10 +75,10 @@ public final class TargetApiGenerator {
       type.addMethod(
           DeclareMethods.start("declare", target)
               .addJavadoc(
-                  "Declares {@code $N} as a $L in the calling component; its children resolve"
+                  "Declares {@code $N} as $L in the calling component; its children resolve"
                       + " when that component commits, so declare them from the same component.\n",
                   DeclareMethods.parameter(target),
-                  target.name())
+                  Identifiers.withArticle(target.name()))
               .returns(targetClass)
               .addStatement(
                   "return new $T($T.<$T, $T>declareTargetStateWithChild(ctx,"
@@ -92,10 +93,10 @@ public final class TargetApiGenerator {
       type.addMethod(
           DeclareMethods.start("mount", target)
               .addJavadoc(
-                  "Declares {@code $N} as a $L and commits it in a foreground child component:"
+                  "Declares {@code $N} as $L and commits it in a foreground child component:"
                       + " its children may be declared from any component at once.\n",
                   DeclareMethods.parameter(target),
-                  target.name())
+                  Identifiers.withArticle(target.name()))
               .returns(targetClass)
               .addStatement(
                   "return new $T($T.<$T, $T>mountTarget(ctx, provider.targetState($L, $N)))",
@@ -110,9 +111,9 @@ public final class TargetApiGenerator {
       type.addMethod(
           DeclareMethods.start("declare", target)
               .addJavadoc(
-                  "Declares {@code $N} as a $L in the calling component.\n",
+                  "Declares {@code $N} as $L in the calling component.\n",
                   DeclareMethods.parameter(target),
-                  target.name())
+                  Identifiers.withArticle(target.name()))
               .addStatement(
                   "$T.declareTargetState(ctx, provider.targetState($L, $N))",
                   DeclareMethods.TARGET_STATES,

@@ -54,6 +54,41 @@ public final class Identifiers {
     return name + "s";
   }
 
+  /**
+   * {@code name} after its indefinite article, for generated Javadoc: {@code a Row}, {@code an
+   * Entry}, {@code an index}. A {@code u} sounding "you" takes {@code a} ({@code a User}, {@code a
+   * Unit}, {@code a URL}, but {@code an Update}); an initialism goes by its first letter's name
+   * ({@code an SQL table}, {@code a UUID}).
+   */
+  public static String withArticle(String name) {
+    return article(name) + " " + name;
+  }
+
+  /** The indefinite article of {@code name}: {@code "a"} or {@code "an"} (see {@link #withArticle}). */
+  public static String article(String name) {
+    return takesAn(name) ? "an" : "a";
+  }
+
+  private static boolean takesAn(String name) {
+    if (name.isEmpty()) {
+      return false;
+    }
+    char first = Character.toLowerCase(name.charAt(0));
+    boolean initialism = name.length() > 1 && Character.isUpperCase(name.charAt(0))
+        && Character.isUpperCase(name.charAt(1));
+    if (initialism) {
+      return "aefhilmnorsx".indexOf(first) >= 0; // letters whose names start with a vowel sound
+    }
+    if (first == 'u') {
+      // "you" before a vowel (Uuid) or a consonant and a vowel (User, Unit); else "uh" (Update)
+      String lower = name.toLowerCase(Locale.ROOT) + "  ";
+      boolean you = "aeiou".indexOf(lower.charAt(1)) >= 0
+          || "aeiouy".indexOf(lower.charAt(2)) >= 0;
+      return !you;
+    }
+    return "aeio".indexOf(first) >= 0;
+  }
+
   /** {@code Row} gives {@code row}; a name clashing with a parameter or keyword gives "value". */
   public static String parameterName(String upperCamel) {
     String s = upperCamel.substring(0, 1).toLowerCase(Locale.ROOT) + upperCamel.substring(1);

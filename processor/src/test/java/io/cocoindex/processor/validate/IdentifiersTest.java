@@ -23,4 +23,26 @@ class IdentifiersTest {
   void defaultApiClassIsTheRegularEnglishPlural(String name, String plural) {
     assertThat(Identifiers.plural(name)).isEqualTo(plural);
   }
+
+  @ParameterizedTest
+  @CsvSource({
+    "Row, a Row",
+    "Entry, an Entry",
+    "index, an index",
+    "Item, an Item",
+    "Object, an Object",
+    "Update, an Update",
+    "Upload, an Upload",
+    "User, a User",
+    "Unit, a Unit",
+    "Uuid, a Uuid",
+    "UUID, a UUID",
+    "URL, a URL",
+    "SQLTable, an SQLTable",
+    "HTTPRoute, an HTTPRoute",
+    "Document, a Document",
+  })
+  void generatedJavadocPutsTheIndefiniteArticleTheNameTakes(String name, String phrase) {
+    assertThat(Identifiers.withArticle(name)).isEqualTo(phrase);
+  }
 }
