@@ -806,6 +806,25 @@ class DiagnosticsTest {
         "record Point(@Key double x");
   }
 
+  @Test
+  void keyComponentOfATypeThatCannotBeSerializedEitherIsOneError() {
+    // Not COCO-003 too: any type COCO-009 suggests is serializable.
+    JavaFileObject f =
+        source(
+            "Entry",
+            "package test;",
+            "import io.cocoindex.annotation.*;",
+            "@TargetValue",
+            "record Entry(@Key java.nio.file.Path path, String text) {}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-009] @Key component 'path' of test.Entry has type java.nio.file.Path, which cannot"
+            + " be part of a StableKey: use String, long, int, short, byte, boolean (or their"
+            + " boxes), UUID, byte[], Fingerprint or StableKey",
+        "record Entry(@Key java.nio.file.Path path");
+  }
+
   @Nested
   class UnresolvedHandlerTypes {
     @Test

@@ -80,6 +80,17 @@ public final class RecordValidator {
     }
     List<ComponentModel> components = new ArrayList<>();
     for (RecordComponentElement c : type.getRecordComponents()) {
+      Optional<AnnotationMirror> key = Mirrors.find(c, AnnotationNames.KEY);
+      if (key.isPresent() && !KeyModels.isKeyType(c.asType())) {
+        // Every key type is serializable, so COCO-009's fix also fixes a COCO-003: report one.
+        reporter.error(
+            TypeInspector.positionOf(c),
+            Message.UNSUPPORTED_KEY_TYPE,
+            c.getSimpleName(),
+            type.getQualifiedName(),
+            c.asType());
+        continue;
+      }
       ValueTypeClassifier.Classified classified = classifier.classify(c.asType());
       if (!classified.ok()) {
         reporter.error(
@@ -91,15 +102,6 @@ public final class RecordValidator {
             classified.problem());
       } else {
         components.add(new ComponentModel(c.getSimpleName().toString(), classified.type()));
-      }
-      Optional<AnnotationMirror> key = Mirrors.find(c, AnnotationNames.KEY);
-      if (key.isPresent() && !KeyModels.isKeyType(c.asType())) {
-        reporter.error(
-            TypeInspector.positionOf(c),
-            Message.UNSUPPORTED_KEY_TYPE,
-            c.getSimpleName(),
-            type.getQualifiedName(),
-            c.asType());
       }
     }
     if (reporter.hasErrors()) {
