@@ -12,19 +12,38 @@ import java.util.Map;
  * A} from them to serialize values, tracking records and actions.
  *
  * <pre>{@code
- * public TargetReconcileOutput<RowAction, String> reconcile(
- *     StableKey key, String desired, List<String> prev, boolean prevMayBeMissing) {
- *   if (desired == null) {
- *     return prev.isEmpty() && !prevMayBeMissing ? null
- *         : TargetReconcileOutput.of(TargetAction.delete(new RowAction(key, null)), sink, null);
+ * record RowAction(String id, String text) {}          // text null: delete the row
+ *
+ * final class RowHandler implements TargetHandler<String, String, RowAction> {
+ *   private final TargetActionSink<RowAction> sink = TargetActionSink.of(this::apply);
+ *
+ *   public TargetReconcileOutput<RowAction, String> reconcile(
+ *       StableKey key, String desired, List<String> prev, boolean prevMayBeMissing) {
+ *     String id = ((StableKey.Str) key).value();        // declared as targetState("r1", text)
+ *     if (desired == null) {                             // no longer declared: delete by key
+ *       return prev.isEmpty() && !prevMayBeMissing ? null
+ *           : TargetReconcileOutput.of(TargetAction.delete(new RowAction(id, null)), sink, null);
+ *     }
+ *     if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+ *       return null;                                     // unchanged
+ *     }
+ *     RowAction row = new RowAction(id, desired);
+ *     var action = prev.isEmpty() ? TargetAction.create(row) : TargetAction.update(row);
+ *     return TargetReconcileOutput.of(action, sink, desired); // desired is the tracking record
  *   }
- *   if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
- *     return null; // unchanged
- *   }
- *   var action = prev.isEmpty() ? TargetAction.create(..) : TargetAction.update(..);
- *   return TargetReconcileOutput.of(action, sink, desired);
+ *
+ *   private void apply(List<TargetAction<RowAction>> actions) { ... }  // the I/O
  * }
  * }</pre>
+ *
+ * <p><b>The key, for deletes.</b> {@code reconcile} gets the key the state was declared with,
+ * converted by {@link StableKey#of}: a {@code String} arrives as {@link StableKey.Str}, an
+ * {@code int} or {@code long} as {@link StableKey.Int}, a {@code UUID} as {@link StableKey.Uuid},
+ * a {@code List} (or a value with several {@code @Key} components, in declaration order) as
+ * {@link StableKey.Array} of those. When the state is no longer declared ({@code desired ==
+ * null}) the key is all that names it, so build the Delete from the key; when removing it needs
+ * more than the key (an index's definition, a file's folder), keep that in the tracking record
+ * and read it from {@code prevPossibleRecords}.
  *
  * @param <V> the declared value (specification) type
  * @param <R> the tracking record type
@@ -36,7 +55,8 @@ public interface TargetHandler<V, R, A> {
    * Decides the action for one target state. Pure and non-blocking: no I/O here, the sink does
    * it. May be called more than once for the same state; only the committed attempt is applied.
    *
-   * @param key the key the state was declared with
+   * @param key the key the state was declared with, as {@link StableKey#of} made it; given for
+   *     a state no longer declared too, so a Delete can be built from it
    * @param desired the declared value, or {@code null} when it is no longer declared
    * @param prevPossibleRecords every tracking record that may be current (several after an
    *     interrupted run); empty for a new state
