@@ -30,7 +30,7 @@ public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirActi
 
   @ChildHandler
   EntryHandler entries(DirAction dir) {
-    return new EntryHandler(Path.of(dir.path()), entries);
+    return EntryHandler.of(Path.of(dir.path()), entries);
   }
 
   @Override
@@ -41,8 +41,9 @@ public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirActi
       return TargetReconcileOutput.of(TargetAction.delete(new DirAction(path, true)), sink, null);
     }
     DirAction ensure = new DirAction(desired.path(), false);
-    return TargetReconcileOutput.of(
-        prev.isEmpty() ? TargetAction.create(ensure) : TargetAction.update(ensure), sink, desired);
+    return new TargetReconcileOutput<>(
+        prev.isEmpty() ? TargetAction.create(ensure) : TargetAction.update(ensure), sink, desired,
+        EntryHandler.childInvalidation(prevMayBeMissing, prev));
   }
 
   private void apply(List<TargetAction<DirAction>> actions) throws IOException {

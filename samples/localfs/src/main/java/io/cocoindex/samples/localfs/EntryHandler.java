@@ -6,22 +6,51 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
+import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
  * The entries of one directory. A file is rewritten (atomically) only when its content
- * fingerprint changed; a subdirectory is a container whose entries are handled by the entry
- * handler of its path, and is removed with its contents when no longer declared.
+ * fingerprint changed, or when its directory may have lost it; a subdirectory is a container
+ * whose entries are handled by the entry handler of its path, and is removed with its contents
+ * when no longer declared.
  */
 final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryAction> {
   private final Path dir;
   private final EntrySink entries;
+  private final boolean dirMissing;
 
-  EntryHandler(Path dir, EntrySink entries) {
+  /**
+   * @param dirMissing the directory was not there when its handler was built (before its
+   *     ensure ran): removed since the last run, so every declared file is written again
+   */
+  EntryHandler(Path dir, EntrySink entries, boolean dirMissing) {
     this.dir = dir;
     this.entries = entries;
+    this.dirMissing = dirMissing;
+  }
+
+  /**
+   * The handler of the entries of {@code dir}, which looks whether the directory is there: a
+   * read, the only one the connector makes outside its sinks. It is made when the directory's
+   * Create or Update resolves its children, before that action is applied (and in a preview
+   * instead of it), so a directory removed since the last run is seen missing, and its files
+   * are rewritten in the run that recreates it rather than only by a full reprocess.
+   */
+  static EntryHandler of(Path dir, EntrySink entries) {
+    return new EntryHandler(dir, entries, !Files.isDirectory(dir));
+  }
+
+  /**
+   * The invalidation of a directory's children: a directory that may be missing (an earlier
+   * removal of it failed or was interrupted half-way, or an earlier create failed) may have lost
+   * some of its files while it is still there, so its children are reconciled as maybe missing
+   * too (LOSSY), and rewritten. A brand-new directory needs nothing: its children are new too.
+   */
+  static TargetChildInvalidation childInvalidation(boolean prevMayBeMissing, List<?> prev) {
+    return prevMayBeMissing && !prev.isEmpty() ? TargetChildInvalidation.LOSSY : null;
   }
 
   @Override
@@ -52,21 +81,23 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
           entries.sink, null);
     }
     boolean kindChanged = prev.stream().anyMatch(r -> r.directory() != desired.directory());
+    boolean mayBeMissing = prevMayBeMissing || dirMissing;
     if (desired.directory()) {
       // A container: an action on every run, so its entries get their handler.
       EntryAction ensure = new EntryAction(path, true, null, false, kindChanged);
       return new TargetReconcileOutput<>(
           prev.isEmpty() ? TargetAction.create(ensure) : TargetAction.update(ensure),
           entries.sink, new EntryRecord(true, null),
-          kindChanged ? TargetChildInvalidation.DESTRUCTIVE : null);
+          kindChanged ? TargetChildInvalidation.DESTRUCTIVE
+              : childInvalidation(mayBeMissing, prev));
     }
     EntryRecord record = new EntryRecord(false, Fingerprint.ofBytes(desired.content()));
-    if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(record::equals)) {
+    if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(record::equals)) {
       return null;
     }
     EntryAction write = new EntryAction(path, false, desired.content(), false, kindChanged);
     return TargetReconcileOutput.of(
-        prev.isEmpty() ? TargetAction.create(write) : TargetAction.update(write), entries.sink,
-        record);
+        prev.isEmpty() || dirMissing ? TargetAction.create(write) : TargetAction.update(write),
+        entries.sink, record);
   }
 }

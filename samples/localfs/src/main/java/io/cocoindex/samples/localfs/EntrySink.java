@@ -14,7 +14,7 @@ import java.util.List;
  */
 final class EntrySink {
   final TargetActionSink<EntryAction> sink = TargetActionSink.withChildHandler(
-      this::apply, action -> ChildTargetDef.of(new EntryHandler(Path.of(action.path()), this)));
+      this::apply, action -> ChildTargetDef.of(EntryHandler.of(Path.of(action.path()), this)));
 
   private void apply(List<TargetAction<EntryAction>> actions) throws IOException {
     for (TargetAction<EntryAction> a : actions) {
