@@ -82,13 +82,13 @@ final class ManagedPaths {
    *     nothing is deleted
    */
   static void writeFile(Path file, byte[] content) throws IOException {
+    ensureDirectory(file.getParent());
     BasicFileAttributes a = attributes(file);
     if (a != null && !a.isRegularFile()) {
       throw new FileSystemException(file.toString(), null, "cannot write this file, which the"
           + " app declares: " + describe(file, a) + " is in its place; cocoindex did not write it"
           + " and will not delete it: move or delete it, then run again");
     }
-    ensureDirectory(file.getParent());
     AtomicFiles.write(file, content);
   }
 
