@@ -2,6 +2,9 @@ package io.cocoindex.samples.sqlite;
 
 import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
+import io.cocoindex.TargetStates;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * SQLite tables as target states.
@@ -22,8 +25,11 @@ import io.cocoindex.Ctx;
  * });
  * }</pre>
  *
- * <p>One SQLite database per app (the provider name is fixed); target-state keys hold the
- * database's {@link ContextKey} name, never its path.
+ * <p>Several databases in one app: register once, then {@code sqlite.database(OTHER_DB)} declares
+ * tables in another provided database through the same provider. A table's key holds the name of
+ * its database's {@link ContextKey} (never a path) and its name; every action goes to the
+ * database its key names, resolved from the environment. A table moved to another database is
+ * created there and dropped from the old one, which must still be provided for that.
  */
 public final class Sqlite {
   private final SqliteTables tables;
@@ -34,18 +40,49 @@ public final class Sqlite {
     this.database = database;
   }
 
-  /** Registers the SQLite table provider for this run, on the database {@code ctx.get(db)}. */
+  /**
+   * Registers the SQLite table provider for this run, declaring tables in the database {@code
+   * ctx.get(db)}. Call it once per run; {@link #database} reaches the others.
+   *
+   * @throws IllegalStateException when the environment does not provide {@code db}, or the
+   *     provider is registered already in this run
+   */
   public static Sqlite register(Ctx ctx, ContextKey<SqliteDatabase> db) {
-    return new Sqlite(SqliteTables.register(ctx, new TableHandler(ctx.get(db))), db.name());
+    ctx.get(db); // fails here, naming the key, when the environment does not provide it
+    SqliteTables tables;
+    try {
+      tables = SqliteTables.register(ctx, new TableHandler(ctx));
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(e.getMessage() + ". For SQLite, call Sqlite.register once"
+          + " per run and reach other databases with sqlite.database(key)", e);
+    }
+    return new Sqlite(tables, db.name());
+  }
+
+  /**
+   * The same provider, declaring tables in the database {@code db} provides: tables of several
+   * databases in one app.
+   */
+  public Sqlite database(ContextKey<SqliteDatabase> db) {
+    return new Sqlite(tables, Objects.requireNonNull(db, "db").name());
   }
 
   /** Declares the table in the calling component; declare its rows from the same component. */
   public <T extends Record> SqliteTable<T> declareTable(Ctx ctx, TableSchema<T> schema) {
-    return new SqliteTable<>(schema, tables.declareTable(ctx, schema.spec(database)));
+    TableSpec spec = schema.spec(database);
+    return new SqliteTable<>(schema, new TableTarget(TargetStates.<TableSpec, Row>
+        declareTargetStateWithChild(ctx, tables.provider().targetState(key(spec), spec))));
   }
 
   /** Creates or evolves the table now; its rows may be declared from any component. */
   public <T extends Record> SqliteTable<T> mountTable(Ctx ctx, TableSchema<T> schema) {
-    return new SqliteTable<>(schema, tables.mountTable(ctx, schema.spec(database)));
+    TableSpec spec = schema.spec(database);
+    return new SqliteTable<>(schema, new TableTarget(TargetStates.<TableSpec, Row>mountTarget(
+        ctx, tables.provider().targetState(key(spec), spec))));
+  }
+
+  /** A table's key: its database's name and its own. */
+  static List<String> key(TableSpec spec) {
+    return List.of(spec.database(), spec.name());
   }
 }

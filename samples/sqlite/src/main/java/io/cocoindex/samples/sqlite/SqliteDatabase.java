@@ -15,19 +15,29 @@ import java.util.concurrent.locks.ReentrantLock;
  * key's name identifies the database in target-state keys.
  */
 public final class SqliteDatabase implements AutoCloseable {
+  private final String location;
   private final String url;
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicLong statements = new AtomicLong();
   private final AtomicLong transactions = new AtomicLong();
   private Connection connection;
 
-  private SqliteDatabase(String url) {
-    this.url = url;
+  private SqliteDatabase(String location) {
+    this.location = location;
+    this.url = "jdbc:sqlite:" + location;
   }
 
   /** A database file (created on first use). */
   public static SqliteDatabase open(Path file) {
-    return new SqliteDatabase("jdbc:sqlite:" + file.toAbsolutePath());
+    return new SqliteDatabase(file.toAbsolutePath().normalize().toString());
+  }
+
+  /**
+   * The database file's absolute path: what two {@code SqliteDatabase}s share when they are the
+   * same database (provided under two names, or opened twice).
+   */
+  String location() {
+    return location;
   }
 
   /** Work done in one transaction. */

@@ -1,5 +1,7 @@
 package io.cocoindex.samples.sqlite;
 
+import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
@@ -18,7 +20,11 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +42,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A table no longer declared is dropped ("destroy"); a user-managed table is never created,
  * altered or dropped ("abandon"): only its rows are managed.
+ *
+ * <p>A table's key is {@code [database, name]}, the database being a ContextKey name: every
+ * action goes to the database its key names, found in the environment, so one handler serves
+ * every database of an app and a table moved between databases is created in the new one and
+ * dropped from the old one. A handler serves one run (it remembers the tables declared in it).
  */
 @ContainerTarget(
     provider = "cocoindex/sqlite/table",
@@ -46,19 +57,65 @@ import org.slf4j.LoggerFactory;
 public final class TableHandler implements TargetHandler<TableSpec, TableRecord, TableAction> {
   private static final Logger log = LoggerFactory.getLogger(TableHandler.class);
 
-  private final SqliteDatabase db;
+  private final Function<String, SqliteDatabase> provided;
   private final TargetActionSink<TableAction> sink =
       TargetActionSink.withChildHandler(this::apply, new TableHandler_ChildHandlerFactory(this));
-  private final RowHandler.Sinks rowSinks;
+  /** The databases of this run by ContextKey name, each with its row and attachment sinks. */
+  private final Map<String, Target> databases = new ConcurrentHashMap<>();
+  /**
+   * The tables declared in this run, as {@link #where}: a table no longer declared under one key
+   * but declared under another in the same database (its ContextKey renamed) is handed over,
+   * not dropped under the new key's rows.
+   */
+  private final Set<String> declared = ConcurrentHashMap.newKeySet();
 
-  public TableHandler(SqliteDatabase db) {
-    this.db = db;
-    this.rowSinks = new RowHandler.Sinks(db);
+  /**
+   * A handler for one run, finding each table's database in {@code ctx}'s environment by the
+   * ContextKey name in the table's key ({@code ContextKey.of(name, SqliteDatabase.class)}).
+   */
+  public TableHandler(Ctx ctx) {
+    this(name -> ctx.get(ContextKey.of(name, SqliteDatabase.class)));
+  }
+
+  TableHandler(Function<String, SqliteDatabase> provided) {
+    this.provided = provided;
+  }
+
+  /** A database of the run with its sinks: one row sink and one attachment sink per database. */
+  private record Target(SqliteDatabase db, RowHandler.Sinks sinks) {}
+
+  /**
+   * The database of ContextKey {@code name}.
+   *
+   * @throws IllegalStateException naming the table and the key when the environment does not
+   *     provide it
+   */
+  private Target database(String name, String table) {
+    Target t = databases.get(name);
+    if (t != null) {
+      return t;
+    }
+    SqliteDatabase db;
+    try {
+      db = provided.apply(name);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException("table " + table + " is in the database of ContextKey '"
+          + name + "', which the environment does not provide: provide it (Environment.builder()"
+          + ".provide(ContextKey.of(\"" + name + "\", SqliteDatabase.class), db)), the same"
+          + " database if the key was renamed, until its tables are moved or dropped", e);
+    }
+    return databases.computeIfAbsent(name, n -> new Target(db, new RowHandler.Sinks(db)));
+  }
+
+  /** Where a table is: its database's file and its name as SQLite compares it. */
+  private static String where(Target t, String table) {
+    return t.db().location() + "\u0000" + table.toLowerCase(Locale.ROOT);
   }
 
   @ChildHandler
   RowHandler rows(TableAction table) {
-    return new RowHandler(table.spec(), rowSinks);
+    TableSpec spec = table.spec();
+    return new RowHandler(spec, database(spec.database(), spec.name()).sinks());
   }
 
   @Override
@@ -68,13 +125,23 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       if (prev.isEmpty() || prev.stream().anyMatch(TableRecord::userManaged)) {
         return null; // nothing known to exist, or the user's table: abandon it
       }
-      String name = ((StableKey.Str) ((StableKey.Array) key).items().get(1)).value();
-      TableSpec last = new TableSpec("", name, List.of(), List.of(), false);
+      List<StableKey> parts = ((StableKey.Array) key).items();
+      String database = ((StableKey.Str) parts.get(0)).value();
+      String name = ((StableKey.Str) parts.get(1)).value();
+      if (declared.contains(where(database(database, name), name))) {
+        // Declared under another key in the same database file (its ContextKey renamed): that
+        // key owns the table now, rows included; dropping it would take them all.
+        log.info("table {} of database {} is declared under another key: handed over, kept",
+            name, database);
+        return null;
+      }
+      TableSpec last = new TableSpec(database, name, List.of(), List.of(), false);
       return TargetReconcileOutput.of(
           TargetAction.delete(new TableAction(last, false, false, List.of(), false, true)), sink,
           null);
     }
     checkSpec(desired);
+    declared.add(where(database(desired.database(), desired.name()), desired.name()));
     TableRecord record = record(desired);
     TableAction action;
     TargetChildInvalidation invalidation = null;
@@ -153,18 +220,27 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
   }
 
   private void apply(List<TargetAction<TableAction>> actions) throws SQLException {
-    if (actions.stream().noneMatch(a -> touchesTheDatabase(a.value()))) {
-      return; // tables refreshed as they are: no transaction, the database is not even opened
-    }
-    db.inTransaction(c -> {
-      for (TargetAction<TableAction> a : actions) {
-        apply(c, a.value());
+    // One transaction per database, in the order the actions came.
+    Map<String, List<TableAction>> byDatabase = new LinkedHashMap<>();
+    for (TargetAction<TableAction> a : actions) {
+      if (touchesTheDatabase(a.value())) {
+        byDatabase.computeIfAbsent(a.value().spec().database(), d -> new ArrayList<>())
+            .add(a.value());
       }
-      return null;
-    });
+    }
+    // Tables refreshed as they are: no transaction, the database is not even opened.
+    for (Map.Entry<String, List<TableAction>> e : byDatabase.entrySet()) {
+      SqliteDatabase db = database(e.getKey(), e.getValue().get(0).spec().name()).db();
+      db.inTransaction(c -> {
+        for (TableAction a : e.getValue()) {
+          apply(db, c, a);
+        }
+        return null;
+      });
+    }
   }
 
-  private void apply(Connection c, TableAction a) throws SQLException {
+  private void apply(SqliteDatabase db, Connection c, TableAction a) throws SQLException {
     TableSpec spec = a.spec();
     String table = SqlIdentifiers.quote("table", spec.name());
     if (a.drop()) {
@@ -197,7 +273,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       }
     }
     if (a.rebuild()) {
-      rebuild(c, spec, table);
+      rebuild(db, c, spec, table);
     }
   }
 
@@ -230,7 +306,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    * SQLite's documented procedure for other table changes does (in one transaction: a failure
    * leaves the table as it was).
    */
-  private void rebuild(Connection c, TableSpec spec, String table) throws SQLException {
+  private static void rebuild(SqliteDatabase db, Connection c, TableSpec spec, String table)
+      throws SQLException {
     List<String> existing = TableColumns.of(db, c, spec.name());
     String tmp = SqlIdentifiers.quote("table", REBUILD_TABLE);
     db.execute(c, "DROP TABLE IF EXISTS " + tmp);
