@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * FTS5 full-text indexes of one table: an external-content FTS5 table plus insert, delete and
@@ -30,6 +32,8 @@ final class FullTextIndexHandler
 
   private final TableSpec table;
   private final TargetActionSink<AttachmentAction> sink;
+  /** The names declared in this run, case-folded: see {@link #reconcile}. */
+  private final Set<String> declared = ConcurrentHashMap.newKeySet();
 
   FullTextIndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink) {
     this.table = table;
@@ -41,13 +45,16 @@ final class FullTextIndexHandler
       StableKey key, FullTextIndex desired, List<FullTextIndex> prev, boolean prevMayBeMissing) {
     String name = ((StableKey.Str) key).value();
     if (desired == null) {
-      if (prev.isEmpty() && !prevMayBeMissing) {
+      if ((prev.isEmpty() && !prevMayBeMissing) || declared.contains(SqlIdentifiers.fold(name))) {
+        // Nothing to drop, or the index is declared under its case-folded name (its key before
+        // keys were folded): dropping it would drop the declared index.
         return null;
       }
       return TargetReconcileOutput.of(TargetAction.delete(AttachmentAction.of(
           table.name(), teardown(name), List.of()).withFullTextIndex(name)), sink, null);
     }
     check(table.name(), table.columns(), desired);
+    declared.add(SqlIdentifiers.fold(name));
     if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
       return null;
     }

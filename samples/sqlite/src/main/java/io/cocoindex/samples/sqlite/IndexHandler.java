@@ -6,6 +6,8 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Indexes of one table, tracked by their full spec: a changed spec drops and recreates the index
@@ -14,6 +16,8 @@ import java.util.List;
 final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, AttachmentAction> {
   private final TableSpec table;
   private final TargetActionSink<AttachmentAction> sink;
+  /** The names declared in this run, case-folded: see {@link #reconcile}. */
+  private final Set<String> declared = ConcurrentHashMap.newKeySet();
 
   IndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink) {
     this.table = table;
@@ -26,13 +30,16 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
     String name = ((StableKey.Str) key).value();
     String drop = "DROP INDEX IF EXISTS " + SqlIdentifiers.quote("index", name);
     if (desired == null) {
-      if (prev.isEmpty() && !prevMayBeMissing) {
+      if ((prev.isEmpty() && !prevMayBeMissing) || declared.contains(SqlIdentifiers.fold(name))) {
+        // Nothing to drop, or the index is declared under its case-folded name (its key before
+        // keys were folded): dropping it would drop the declared index.
         return null;
       }
       return TargetReconcileOutput.of(
           TargetAction.delete(AttachmentAction.of(table.name(), List.of(drop), List.of())), sink,
           null);
     }
+    declared.add(SqlIdentifiers.fold(name));
     boolean changed = prev.stream().anyMatch(p -> !p.equals(desired));
     if (!changed && !prevMayBeMissing && !prev.isEmpty()) {
       return null;
@@ -49,7 +56,7 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
     }
     StringBuilder cols = new StringBuilder();
     for (String col : spec.columns()) {
-      if (table.columns().stream().noneMatch(c -> c.name().equals(col))) {
+      if (table.columns().stream().noneMatch(c -> c.name().equalsIgnoreCase(col))) {
         throw new IllegalArgumentException(
             "index " + spec.name() + " names column '" + col + "', which table " + table.name()
                 + " does not have");

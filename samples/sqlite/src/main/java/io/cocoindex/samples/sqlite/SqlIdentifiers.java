@@ -47,6 +47,15 @@ public final class SqlIdentifiers {
     return name;
   }
 
+  /**
+   * {@code name} as SQLite compares names: case-insensitively (identifiers are ASCII here).
+   * Tables, indexes and full-text indexes are keyed so, and columns compared so: two spellings
+   * of one name are one object, never one created and the other dropped.
+   */
+  static String fold(String name) {
+    return name.toLowerCase(java.util.Locale.ROOT);
+  }
+
   /** The prefix of the connector's own schema objects, which user objects cannot take. */
   static final String RESERVED_PREFIX = "cocoindex_";
 }

@@ -27,8 +27,8 @@ import java.util.Objects;
  *
  * <p>Several databases in one app: register once, then {@code sqlite.database(OTHER_DB)} declares
  * tables in another provided database through the same provider. A table's key holds the name of
- * its database's {@link ContextKey} (never a path) and its name; every action goes to the
- * database its key names, resolved from the environment. A table moved to another database is
+ * its database's {@link ContextKey} (never a path) and its name case-folded, as SQLite compares
+ * names; every action goes to the database its key names, resolved from the environment. A table moved to another database is
  * created there and dropped from the old one, which must still be provided for that.
  */
 public final class Sqlite {
@@ -81,8 +81,11 @@ public final class Sqlite {
         ctx, tables.provider().targetState(key(spec), spec))));
   }
 
-  /** A table's key: its database's name and its own. */
+  /**
+   * A table's key: its database's name and its own, case-folded as SQLite compares names, so a
+   * table renamed by case only stays the same table (two keys would create one and drop it).
+   */
   static List<String> key(TableSpec spec) {
-    return List.of(spec.database(), spec.name());
+    return List.of(spec.database(), SqlIdentifiers.fold(spec.name()));
   }
 }

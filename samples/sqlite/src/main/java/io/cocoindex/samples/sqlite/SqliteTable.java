@@ -1,6 +1,7 @@
 package io.cocoindex.samples.sqlite;
 
 import io.cocoindex.Ctx;
+import io.cocoindex.TargetStates;
 
 /**
  * A declared table: declare its rows (instances of the schema's record) and its attachments.
@@ -25,10 +26,14 @@ public final class SqliteTable<T extends Record> {
     target.declareRow(ctx, schema.row(row));
   }
 
-  /** Declares an index; a changed spec recreates it under the same name. */
+  /**
+   * Declares an index; a changed spec recreates it under the same name. It is keyed by its name
+   * case-folded, as SQLite compares names: renamed by case only, it is recreated, never dropped.
+   */
   public void declareIndex(Ctx ctx, IndexSpec index) {
     SqlIdentifiers.checkObject("index", index.name());
-    target.declareIndex(ctx, index);
+    TargetStates.declareTargetState(ctx, target.children().<IndexSpec>attachment(ctx, "index")
+        .targetState(SqlIdentifiers.fold(index.name()), index));
   }
 
   /** Declares setup SQL with its teardown (a view, a trigger). */
@@ -38,7 +43,7 @@ public final class SqliteTable<T extends Record> {
   }
 
   /**
-   * Declares an FTS5 full-text index over text columns.
+   * Declares an FTS5 full-text index over text columns, keyed by its name case-folded.
    *
    * @throws IllegalArgumentException when the index cannot work: a name longer than {@value
    *     FullTextIndexHandler#MAX_NAME_LENGTH} characters (its triggers add 3), the name of its
@@ -47,7 +52,9 @@ public final class SqliteTable<T extends Record> {
    */
   public void declareFullTextIndex(Ctx ctx, FullTextIndex index) {
     FullTextIndexHandler.check(schema.name(), schema.columns(), index);
-    target.declareFullTextIndex(ctx, index);
+    TargetStates.declareTargetState(ctx, target.children()
+        .<FullTextIndex>attachment(ctx, "full_text_index")
+        .targetState(SqlIdentifiers.fold(index.name()), index));
   }
 
   public TableSchema<T> schema() {

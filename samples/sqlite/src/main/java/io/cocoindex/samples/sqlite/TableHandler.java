@@ -20,7 +20,6 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -109,7 +108,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
 
   /** Where a table is: its database's file and its name as SQLite compares it. */
   private static String where(Target t, String table) {
-    return t.db().location() + "\u0000" + table.toLowerCase(Locale.ROOT);
+    return t.db().location() + "\u0000" + SqlIdentifiers.fold(table);
   }
 
   @ChildHandler
@@ -152,6 +151,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
           composite(record), prev.stream().map(TableHandler::composite).toList(),
           prevMayBeMissing));
       boolean recreate = diff.main() == DiffAction.REPLACE;
+      Map<String, ColumnSpec> declaredColumns = new LinkedHashMap<>();
+      desired.columns().forEach(c -> declaredColumns.put(SqlIdentifiers.fold(c.name()), c));
       List<ColumnSpec> add = new ArrayList<>();
       boolean rebuild = false;
       for (Map.Entry<String, TrackingRecordTransition<String>> e : diff.subs().entrySet()) {
@@ -159,12 +160,13 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         if (column == null || recreate) {
           continue;
         }
-        if (column == DiffAction.INSERT && e.getValue().desired() != null) {
-          add.add(new ColumnSpec(e.getKey(), e.getValue().desired()));
+        String type = e.getValue().desired();
+        if (column == DiffAction.INSERT && type != null) {
+          add.add(new ColumnSpec(declaredColumns.get(e.getKey()).name(), type));
         } else if (column == DiffAction.DELETE || column == DiffAction.REPLACE) {
           rebuild = true;
-        } else if (column == DiffAction.UPSERT && e.getValue().desired() != null) {
-          add.add(new ColumnSpec(e.getKey(), e.getValue().desired())); // may be missing
+        } else if (column == DiffAction.UPSERT && type != null) { // may be missing
+          add.add(new ColumnSpec(declaredColumns.get(e.getKey()).name(), type));
         }
       }
       if (recreate) {
@@ -188,9 +190,16 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (spec.columns().isEmpty()) {
       throw new IllegalArgumentException("table " + spec.name() + " has no columns");
     }
+    Map<String, String> folded = new LinkedHashMap<>();
     for (ColumnSpec c : spec.columns()) {
       SqlIdentifiers.check("column", c.name());
       ColumnTypes.check(spec.name(), c);
+      String other = folded.putIfAbsent(SqlIdentifiers.fold(c.name()), c.name());
+      if (other != null) {
+        throw new IllegalArgumentException("columns '" + other + "' and '" + c.name()
+            + "' of table " + spec.name() + " would be one column: SQLite names are"
+            + " case-insensitive");
+      }
     }
     if (spec.primaryKey().isEmpty()) {
       throw new IllegalArgumentException("table " + spec.name() + " has no primary key");
@@ -215,8 +224,14 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     return new TableRecord(pk.toString(), columns, spec.userManaged());
   }
 
+  /**
+   * The record as compared, names case-folded as SQLite compares them: a column or primary key
+   * renamed by case only is the same column (an ADD COLUMN of it fails as a duplicate).
+   */
   private static CompositeTrackingRecord<String, String, String> composite(TableRecord r) {
-    return new CompositeTrackingRecord<>(r.primaryKey(), new LinkedHashMap<>(r.columns()));
+    Map<String, String> columns = new LinkedHashMap<>();
+    r.columns().forEach((name, type) -> columns.put(SqlIdentifiers.fold(name), type));
+    return new CompositeTrackingRecord<>(SqlIdentifiers.fold(r.primaryKey()), columns);
   }
 
   private void apply(List<TargetAction<TableAction>> actions) throws SQLException {
@@ -265,9 +280,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       db.execute(c, "DROP TABLE IF EXISTS " + table);
     }
     db.execute(c, createTable(table, spec));
-    List<String> existing = TableColumns.of(db, c, spec.name());
+    Set<String> existing = TableColumns.folded(db, c, spec.name());
     for (ColumnSpec col : a.addColumns()) {
-      if (!existing.contains(col.name())) {
+      if (!existing.contains(SqlIdentifiers.fold(col.name()))) {
         db.execute(c, "ALTER TABLE " + table + " ADD COLUMN "
             + SqlIdentifiers.quote("column", col.name()) + " " + ColumnTypes.normalize(col.type()));
       }
@@ -308,14 +323,14 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    */
   private static void rebuild(SqliteDatabase db, Connection c, TableSpec spec, String table)
       throws SQLException {
-    List<String> existing = TableColumns.of(db, c, spec.name());
+    Set<String> existing = TableColumns.folded(db, c, spec.name());
     String tmp = SqlIdentifiers.quote("table", REBUILD_TABLE);
     db.execute(c, "DROP TABLE IF EXISTS " + tmp);
     db.execute(c, createTable(tmp, spec));
     StringBuilder cols = new StringBuilder();
     StringBuilder select = new StringBuilder();
     for (ColumnSpec col : spec.columns()) {
-      if (!existing.contains(col.name())) {
+      if (!existing.contains(SqlIdentifiers.fold(col.name()))) {
         continue;
       }
       String q = SqlIdentifiers.quote("column", col.name());

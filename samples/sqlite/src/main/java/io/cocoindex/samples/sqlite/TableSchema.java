@@ -42,6 +42,13 @@ public final class TableSchema<T extends Record> {
     this.type = Objects.requireNonNull(type, "type");
     List<ColumnSpec> cols = new ArrayList<>();
     for (RecordComponent c : type.getRecordComponents()) {
+      for (ColumnSpec other : cols) {
+        if (other.name().equalsIgnoreCase(c.getName())) {
+          throw new IllegalArgumentException("components '" + other.name() + "' and '"
+              + c.getName() + "' of " + type.getName() + " would be one column: SQLite names"
+              + " are case-insensitive");
+        }
+      }
       cols.add(new ColumnSpec(SqlIdentifiers.check("column", c.getName()),
           ColumnTypes.forJavaType(c.getType())));
     }
