@@ -425,6 +425,32 @@ class ContainerTest extends EngineTestBase {
   }
 
   @Test
+  void aContainerDeclaredAgainAsAPlainStateTakesItsChildrensTrackingAlong() {
+    boolean[] asContainer = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      if (asContainer[0]) {
+        TargetStateProvider<String> docs =
+            mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+        declareTargetState(ctx, docs.targetState("r1", "v1"));
+      } else {
+        declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      }
+    });
+    app.update();
+    rows.takeLog();
+    rows.takeCalls();
+
+    // Declared without a child provider, the state has no children: its handler's action
+    // (here the table's refresh) stands for them, as a Delete does for a removed container.
+    asContainer[0] = false;
+    app.update();
+    assertThat(rows.takeCalls()).isEmpty();
+    assertThat(trackedPaths(app)).containsExactly("/@tables/\"docs\"");
+  }
+
+  @Test
   void attachmentOfAContainerWhoseHandlerReturnedNothingSaysWhy() {
     tables.returnNothing = true;
     App app = app(ctx -> {

@@ -198,6 +198,15 @@ public final class OrphanSweep {
         continue;
       }
       Provider<?> provider = run.providers.lookup(path.parent());
+      if (provider == null && run.claims.contains(path.parent())
+          && run.providers.unresolved(path.parent()) == null) {
+        // Its parent is declared in this run as a state without children (a directory that is
+        // now a file): what was below it went with the parent's own action, as below a Delete.
+        forget.add(new StateWrite.DeleteTree(row.path()));
+        forgetOwners.add(owner);
+        deletedContainers.add(path.encodedUnsafe());
+        continue;
+      }
       if (provider == null) {
         boolean underKept = below(keptSubtrees, path);
         if (run.mode == RunMode.DROP && !underKept
