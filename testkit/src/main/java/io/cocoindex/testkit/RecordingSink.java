@@ -5,8 +5,10 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -30,6 +32,11 @@ public final class RecordingSink<A> {
   private final List<String> log = Collections.synchronizedList(new ArrayList<>());
   private final AtomicInteger calls = new AtomicInteger();
   private volatile int failOnCall = -1;
+  /** What {@link #failOnCall} was asked, for the message. */
+  private volatile int failOnCallAsked;
+  /** The actions of the call {@link #failOnCall} failed: the engine's retries of them fail too. */
+  private final Set<TargetAction<A>> failedActions =
+      Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
   private volatile Predicate<A> failWhen = a -> false;
   private final TargetActionSink<A> sink;
 
@@ -56,8 +63,25 @@ public final class RecordingSink<A> {
     return sink;
   }
 
-  /** Fails the {@code n}th call from now (1 = the next one), once. */
+  /**
+   * Fails the {@code n}th call from now (1 = the next one), and the engine's retries of that
+   * call's actions, then no more.
+   *
+   * <p>The engine merges the actions that components submit to one sink while it is busy into
+   * one call, and retries a failed merged call split by component (halves, recursively). A
+   * failure of that call alone would be absorbed by the retries; so every retry holding one of
+   * the failed call's actions fails too: each component with an action in the {@code n}th call
+   * fails in that run, whichever way its actions were batched, and the run throws {@code
+   * UpdateFailedException}. Components whose actions went in other calls commit. Which
+   * components share a call depends on timing: to fail one chosen component, use {@link
+   * #failWhen}. The next run's actions are new, so it is not failed again.
+   */
   public RecordingSink<A> failOnCall(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("n must be at least 1 (the next call), not " + n);
+    }
+    failedActions.clear();
+    failOnCallAsked = n;
     failOnCall = calls.get() + n;
     return this;
   }
@@ -71,6 +95,7 @@ public final class RecordingSink<A> {
   /** Stops every scripted failure. */
   public RecordingSink<A> heal() {
     failOnCall = -1;
+    failedActions.clear();
     failWhen = a -> false;
     return this;
   }
@@ -100,7 +125,12 @@ public final class RecordingSink<A> {
   private void apply(List<TargetAction<A>> actions) {
     int call = calls.incrementAndGet();
     if (call == failOnCall) {
-      throw new ScriptedFailure("scripted failure of call " + call);
+      failedActions.addAll(actions);
+      throw failureOfCall();
+    }
+    // A retry passes the very action instances of the failed call; a later run makes new ones.
+    if (!failedActions.isEmpty() && actions.stream().anyMatch(failedActions::contains)) {
+      throw failureOfCall();
     }
     for (TargetAction<A> a : actions) {
       if (failWhen.test(a.value())) {
@@ -110,6 +140,19 @@ public final class RecordingSink<A> {
     for (TargetAction<A> a : actions) {
       log.add(a.verb() + " " + describe.apply(a.value()));
     }
+  }
+
+  private ScriptedFailure failureOfCall() {
+    int n = failOnCallAsked;
+    return new ScriptedFailure("scripted failure of failOnCall(" + n + "): the " + ordinal(n)
+        + " call after it was set");
+  }
+
+  private static String ordinal(int n) {
+    int mod100 = n % 100;
+    String suffix = mod100 >= 11 && mod100 <= 13 ? "th"
+        : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+    return n + suffix;
   }
 
   /** The failure a {@link RecordingSink} was told to produce. */

@@ -4,6 +4,7 @@ import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
@@ -86,9 +87,36 @@ class CocoIndexExtensionTest {
   @Test
   void scriptedFailureOfTheNthCallHappensOnce() {
     App app = singleComponentKvApp();
-    puts.failOnCall(1);
+    coco.update(app);
+    data.replaceAll((k, v) -> "2");
+    puts.failOnCall(1); // the sink's second call, but the first since asked: named so
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("scripted failure of call 1");
+        .hasMessageContaining("scripted failure of failOnCall(1): the 1st call after it was set");
     assertThat(coco.update(app)).containsExactly("kv update \"a\"", "kv update \"b\"");
+  }
+
+  @Test
+  void failOnCallFailsItsComponentsEvenWhenTheEngineRetriesTheirBatchSplit() {
+    // Twenty components finishing together: the first call may hold one or several of them,
+    // and a merged call is retried split. Either way the run fails, and for those alone.
+    for (int i = 0; i < 20; i++) {
+      data.put("k" + i, "1");
+    }
+    App app = kvApp();
+    for (int round = 2; round <= 6; round++) {
+      String value = Integer.toString(round);
+      data.replaceAll((k, v) -> value);
+      puts.take();
+      puts.failOnCall(1);
+      UpdateFailedException failed =
+          catchThrowableOfType(UpdateFailedException.class, () -> coco.update(app));
+      assertThat(failed).as("round " + round).isNotNull();
+      int applied = puts.take().size();
+      assertThat(failed.failures()).as("round " + round).isNotEmpty()
+          .allSatisfy(f -> assertThat(f.error()).hasMessageContaining("failOnCall(1)"));
+      assertThat(applied + failed.failures().size()).as("round " + round).isEqualTo(data.size());
+      // The next run finishes the failed ones, and nothing fails again.
+      assertThat(coco.update(app)).hasSize(failed.failures().size());
+    }
   }
 }
