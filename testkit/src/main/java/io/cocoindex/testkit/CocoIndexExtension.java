@@ -34,12 +34,22 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *     .build();
  *
  * @Test
- * void unchangedRerunDoesNothing() {
+ * void unchangedRerunOnlyRefreshesTheTable() {
  *   App app = coco.app(ctx -> Tables.register(ctx, handler).mountTable(ctx, spec)...);
  *   coco.update(app);
- *   assertThat(coco.update(app)).isEmpty();        // the actions of the second run
+ *   assertThat(coco.update(app))                    // the actions of the second run:
+ *       .containsExactly("example.com/db/table update \"docs\"");  // the table's refresh
  * }
  * }</pre>
+ *
+ * <p>Every action a sink applied is listed, a container's <em>refresh</em> included: the
+ * Create or Update a container's handler returns on every run the container is declared, even
+ * unchanged, because that action resolves its children's handler ({@code docs/CONNECTORS.md},
+ * "Containers"). So a rerun that changes nothing lists an update for each container it
+ * declares (a memoized component that is skipped declares none), and each container's sink is
+ * called with it; {@link UpdateStats} counts it as unchanged ({@link #updateWithStats}), and a
+ * preview leaves it out of {@code changes()}. The listener the kit records with is told of
+ * applied actions only, not which were refreshes, so this list cannot leave them out.
  */
 public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCallback {
   private final Map<ContextKey<?>, Object> context;
@@ -101,7 +111,7 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
 
   /**
    * Runs an update and returns the actions it applied, as {@code "<provider> <verb> <key>"}
-   * sorted (components run concurrently).
+   * sorted (components run concurrently), containers' refreshes included (see above).
    *
    * @throws UpdateFailedException when a component failed
    */
