@@ -1,5 +1,6 @@
 package io.cocoindex.testkit;
 
+import io.cocoindex.ActionApplier;
 import io.cocoindex.ChildHandlerFactory;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
@@ -24,6 +25,18 @@ import java.util.function.Predicate;
  * ...
  * assertThat(rows.take()).containsExactly("create r1=v1");
  * }</pre>
+ *
+ * <p>A container's handler builds its own sink, around its generated child-handler factory
+ * ({@code TargetActionSink.withChildHandler(apply, new FolderHandler_ChildHandlerFactory(this))}),
+ * so let it take the I/O as an {@link ActionApplier} and give it {@link #applier()} in tests:
+ *
+ * <pre>{@code
+ * RecordingSink<FolderAction> folders = RecordingSink.create(FolderAction::name);
+ * RecordingSink<NoteAction> notes = RecordingSink.create(a -> a.folder() + "/" + a.title());
+ * var handler = new FolderHandler(folders.applier(), notes.applier());
+ * }</pre>
+ *
+ * <p>{@code FolderConnectorTest} in this module's tests is the whole example.
  *
  * @param <A> the action type
  */
@@ -52,7 +65,12 @@ public final class RecordingSink<A> {
     return new RecordingSink<>(describe, null);
   }
 
-  /** A container sink whose child handlers come from {@code children}. */
+  /**
+   * A container sink whose child handlers come from {@code children}, for a handler that takes
+   * its whole sink. The factory is called only while a run applies or previews, so it may refer
+   * to a handler built after this sink. A handler that builds its sink around its generated
+   * factory takes {@link #applier()} instead.
+   */
   public static <A> RecordingSink<A> container(
       Function<A, String> describe, ChildHandlerFactory<A> children) {
     return new RecordingSink<>(describe, Objects.requireNonNull(children, "children"));
@@ -61,6 +79,15 @@ public final class RecordingSink<A> {
   /** The sink to hand to a handler: one identity, so its actions are batched together. */
   public TargetActionSink<A> sink() {
     return sink;
+  }
+
+  /**
+   * The recording, failing apply function itself, for a handler that builds its own sink (a
+   * container's, with {@code TargetActionSink.withChildHandler(applier, factory)}): calls
+   * through it are recorded and fail as scripted exactly like calls of {@link #sink()}.
+   */
+  public ActionApplier<A> applier() {
+    return this::apply;
   }
 
   /**
