@@ -11,7 +11,9 @@ import java.util.List;
 /**
  * User SQL with its teardown, per table. Because setup SQL need not be idempotent, a change (or
  * a possibly-missing state) runs every possibly-applied previous teardown before the new setup;
- * a removal runs the teardowns.
+ * a removal runs the teardowns. The database records which commands are set up ({@link
+ * SqlCommandRecords}): the sink also runs the recorded teardown when these records do not hold
+ * it, and the table's drop runs them all.
  */
 final class SqlCommandHandler
     implements TargetHandler<SqlCommand, SqlCommand, AttachmentAction> {
@@ -36,16 +38,16 @@ final class SqlCommandHandler
       if (prev.isEmpty()) {
         return null;
       }
-      return TargetReconcileOutput.of(
-          TargetAction.delete(AttachmentAction.of(table.name(), teardowns, List.of())), sink,
-          null);
+      String name = ((StableKey.Str) key).value();
+      return TargetReconcileOutput.of(TargetAction.delete(AttachmentAction.of(
+          table.name(), teardowns, List.of()).withSqlCommand(name, null)), sink, null);
     }
     SqlIdentifiers.check("SQL command", desired.name());
     if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
       return null;
     }
-    AttachmentAction action =
-        AttachmentAction.of(table.name(), teardowns, List.of(desired.setup()));
+    AttachmentAction action = AttachmentAction.of(table.name(), teardowns,
+        List.of(desired.setup())).withSqlCommand(desired.name(), desired.teardown());
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
   }

@@ -259,7 +259,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     TableSpec spec = a.spec();
     String table = SqlIdentifiers.quote("table", spec.name());
     if (a.drop()) {
-      // Its children go with it: rows, indexes and triggers by SQLite, full-text indexes here.
+      // Its children go with it: rows, indexes and triggers by SQLite; SQL commands (a view
+      // would outlive it) and full-text indexes here.
+      SqlCommandRecords.tearDownAll(db, c, spec.name());
       for (String fts : FullTextIndexHandler.indexesOf(db, c, spec.name())) {
         db.execute(c, "DROP TABLE IF EXISTS " + SqlIdentifiers.quote("full-text index", fts));
       }
@@ -277,6 +279,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
           + " tables, views and indexes)");
     }
     if (a.recreate()) {
+      // The commands are set up anew (their records reset): torn down first, while the table
+      // they may name is there.
+      SqlCommandRecords.tearDownAll(db, c, spec.name());
       db.execute(c, "DROP TABLE IF EXISTS " + table);
     }
     db.execute(c, createTable(table, spec));

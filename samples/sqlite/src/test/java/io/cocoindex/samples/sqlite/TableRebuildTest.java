@@ -50,7 +50,8 @@ class TableRebuildTest extends TargetDatabaseTest {
         .containsExactly("id TEXT", "title TEXT", "year TEXT");
     assertThat(q("SELECT id, title, year, typeof(year) FROM docs_titles"))
         .containsExactly("a|Alpha|MMI|text");
-    assertThat(schema()).containsExactly("table docs", "view docs_titles");
+    assertThat(schema())
+        .containsExactly("table cocoindex_sql_commands", "table docs", "view docs_titles");
   }
 
   @Test
