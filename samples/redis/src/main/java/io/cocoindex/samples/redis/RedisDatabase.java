@@ -53,19 +53,39 @@ final class RedisDatabase {
     } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
   }
 
+  /**
+   * Writes a batch of documents in one {@code MULTI/EXEC}. Redis runs every queued command even
+   * when one fails (a key holding a string: WRONGTYPE) and reports the failure in EXEC's reply
+   * instead of raising it, so each reply is checked and the first failure fails the batch, naming
+   * the key; the engine then retries it split by component, and the writes are idempotent.
+   */
   private void applyDocuments(List<TargetAction<DocumentAction>> actions) {
-    List<DocumentAction> work = new ArrayList<>(actions.size());
-    actions.forEach(a -> work.add(a.value()));
+    List<String> commands = new ArrayList<>(actions.size() * 2);
+    List<Object> replies;
     try (AbstractTransaction tx = redis.multi()) {
-      for (DocumentAction d : work) {
+      for (TargetAction<DocumentAction> a : actions) {
+        DocumentAction d = a.value();
         if (d.delete() || d.clear()) {
           tx.del(d.key());
+          commands.add("DEL " + d.key());
         }
         if (!d.delete()) {
           tx.hset(d.key(), d.fields());
+          commands.add("HSET " + d.key());
         }
       }
-      tx.exec();
+      replies = tx.exec();
+    }
+    if (replies == null || replies.size() != commands.size()) {
+      throw new IllegalStateException(
+          "Redis database '" + name + "' answered " + (replies == null ? "no reply" : replies.size()
+              + " replies") + " to a transaction of " + commands.size() + " document commands");
+    }
+    for (int i = 0; i < replies.size(); i++) {
+      if (replies.get(i) instanceof Exception e) {
+        throw new IllegalStateException(
+            "Redis database '" + name + "' refused " + commands.get(i) + ": " + e.getMessage(), e);
+      }
     }
   }
 }

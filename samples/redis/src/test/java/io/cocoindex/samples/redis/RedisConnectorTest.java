@@ -251,6 +251,25 @@ class RedisConnectorTest {
   }
 
   @Test
+  void aWriteRedisRefusesInsideTheTransactionFailsTheUpdateNamingTheKey() {
+    String prefix = root + "doc:";
+    redis.set(prefix + "2", "a string, not a hash");
+    declareIndex(IndexSpec.of(REDIS, prefix, "title"), Map.of(
+        "1", Map.of("title", "one"), "2", Map.of("title", "two")));
+    // EXEC reports the WRONGTYPE of HSET in its reply instead of raising it.
+    assertThatThrownBy(() -> coco.update(app))
+        .hasMessageContaining("Redis database 'cache' refused HSET " + prefix + "2: WRONGTYPE");
+    assertThat(redis.type(prefix + "2")).isEqualTo("string");
+    assertThat(redis.get(prefix + "2")).isEqualTo("a string, not a hash");
+
+    redis.del(prefix + "2"); // nothing was remembered as written: a rerun writes both
+    coco.update(app);
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "2");
+    assertThat(redis.hgetAll(prefix + "1")).isEqualTo(Map.of("title", "one"));
+    assertThat(redis.hgetAll(prefix + "2")).isEqualTo(Map.of("title", "two"));
+  }
+
+  @Test
   void dropStatePurgesEveryIndexTheAppWrote() {
     String prefix = root + "doc:";
     declareIndex(IndexSpec.of(REDIS, prefix, "title"), Map.of("1", Map.of("title", "alpha")));
