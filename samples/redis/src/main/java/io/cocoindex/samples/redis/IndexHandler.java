@@ -69,12 +69,17 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
       StableKey key, IndexSpec desired, List<IndexRecord> prev, boolean prevMayBeMissing) {
     String databaseName = ((StableKey.Str) ((StableKey.Array) key).items().get(0)).value();
     RedisDatabase db = database(databaseName);
-    IndexRecord record =
-        desired == null ? null : new IndexRecord(desired.prefix(), desired.fields(), desired.managedBy());
+    IndexRecord record = desired == null ? null
+        : IndexRecord.of(desired.prefix(), desired.fields(), desired.managedBy());
+    // The fields are a set (a hash has no field order): records written with them in declared
+    // order compare as sets too, so reordering them is not a schema change.
     TrackingRecordTransition<IndexRecord> system =
         StateDiff.resolveSystemTransition(
             record == null ? null : new MutualTrackingRecord<>(record, record.managedBy()),
-            prev.stream().map(p -> new MutualTrackingRecord<>(p, p.managedBy())).toList(),
+            prev.stream()
+                .map(p -> IndexRecord.of(p.prefix(), p.fields(), p.managedBy()))
+                .map(p -> new MutualTrackingRecord<>(p, p.managedBy()))
+                .toList(),
             prevMayBeMissing);
     DiffAction diff = StateDiff.diff(system);
     if (desired == null) {

@@ -156,6 +156,24 @@ class RedisConnectorTest {
   }
 
   @Test
+  void reorderingTheFieldsIsNoSchemaChange() {
+    String prefix = root + "doc:";
+    declareIndex(IndexSpec.of(REDIS, prefix, "title", "body"), Map.of(
+        "1", Map.of("title", "alpha", "body", "first")));
+    coco.update(app);
+    redis.hset(prefix + "stray", Map.of("title", "a purge would remove it"));
+    resetCommandStats(redis);
+
+    declareIndex(IndexSpec.of(REDIS, prefix, "body", "title"), Map.of(
+        "1", Map.of("title", "alpha", "body", "first")));
+    assertThat(coco.update(app))
+        .containsExactly(INDEX + " update [\"cache\", \"" + prefix + "\"]");
+    assertThat(commandStats(redis)).isEmpty();
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "stray");
+    assertThat(redis.hgetAll(prefix + "1")).isEqualTo(Map.of("title", "alpha", "body", "first"));
+  }
+
+  @Test
   void prefixChangePurgesTheOldPrefixAndWritesUnderTheNewOne() {
     String v1 = root + "v1:";
     String v2 = root + "v2:";
