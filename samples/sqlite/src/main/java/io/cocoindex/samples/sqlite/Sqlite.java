@@ -28,8 +28,9 @@ import java.util.Objects;
  * <p>Several databases in one app: register once, then {@code sqlite.database(OTHER_DB)} declares
  * tables in another provided database through the same provider. A table's key holds the name of
  * its database's {@link ContextKey} (never a path) and its name case-folded, as SQLite compares
- * names; every action goes to the database its key names, resolved from the environment. A table moved to another database is
- * created there and dropped from the old one, which must still be provided for that.
+ * names; every action goes to the database its key names, resolved from the environment. A
+ * table moved to another database is created there and dropped from the old one, which must
+ * still be provided for that.
  */
 public final class Sqlite {
   private final SqliteTables tables;

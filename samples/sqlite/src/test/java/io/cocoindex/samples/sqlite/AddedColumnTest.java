@@ -44,6 +44,7 @@ class AddedColumnTest extends TargetDatabaseTest {
     assertThat(q("SELECT rowid, id, title, quote(year) FROM docs ORDER BY id")).containsExactly(
         rowids.get(0) + "|a|Ta|2024", rowids.get(1) + "|b|Tb|2024");
     app.update();
-    assertThat(q("SELECT id, quote(year) FROM docs ORDER BY id")).containsExactly("a|2024", "b|2024");
+    assertThat(q("SELECT id, quote(year) FROM docs ORDER BY id"))
+        .containsExactly("a|2024", "b|2024");
   }
 }
