@@ -9,13 +9,13 @@ import java.util.TreeMap;
 /**
  * A hash document stored at {@code <prefix><id>}.
  *
- * @param id the document id, the key under the index
+ * @param id the document id, the key under the index: no {@code :} (see {@link RedisNames})
  * @param fields its fields (at least one: Redis has no empty hash)
  */
 @TargetValue
 public record Document(@Key String id, Map<String, String> fields) {
   public Document {
-    RedisNames.check("document id", id, 512);
+    RedisNames.documentId(id);
     fields = new TreeMap<>(Objects.requireNonNull(fields, "fields"));
     if (fields.isEmpty()) {
       throw new IllegalArgumentException(

@@ -15,7 +15,9 @@ import redis.clients.jedis.UnifiedJedis;
  * ContextKey}, never a host or a password.
  *
  * @param database the name of the database's {@code ContextKey}
- * @param prefix the key prefix of its documents ({@code doc:} stores {@code doc:<id>})
+ * @param prefix the key prefix of its documents, ending with {@code :} ({@code doc:} stores
+ *     {@code doc:<id>}); a prefix may lie under another ({@code doc:v2:} under {@code doc:}):
+ *     ids hold no {@code :}, so their keys never meet
  * @param fields the fields a document may have: its schema; a change purges and rewrites
  * @param managedBy {@code SYSTEM}: purged when replaced or removed; {@code USER}: never purged
  */
@@ -26,7 +28,7 @@ public record IndexSpec(
     if (database == null || database.isEmpty()) {
       throw new IllegalArgumentException("an index needs the name of its database's ContextKey");
     }
-    RedisNames.check("key prefix", prefix, 256);
+    RedisNames.prefix(prefix);
     fields = List.copyOf(Objects.requireNonNull(fields, "fields"));
     if (fields.isEmpty()) {
       throw new IllegalArgumentException("index " + prefix + " has no field");

@@ -38,13 +38,17 @@ final class RedisDatabase {
     }
   }
 
-  /** Deletes every key under the prefix, a bounded SCAN page and UNLINK at a time. */
+  /**
+   * Deletes every key of the prefix, a bounded SCAN page and UNLINK at a time: every key under it
+   * but those of a nested prefix ({@code doc:v2:1} under {@code doc:}), which another index owns.
+   */
   private void purge(String prefix) {
     ScanParams params = new ScanParams().match(RedisNames.prefixPattern(prefix)).count(PURGE_BATCH);
     String cursor = ScanParams.SCAN_POINTER_START;
     do {
       ScanResult<String> page = redis.scan(cursor, params);
-      List<String> keys = page.getResult();
+      List<String> keys =
+          page.getResult().stream().filter(k -> RedisNames.ownedBy(prefix, k)).toList();
       for (int from = 0; from < keys.size(); from += PURGE_BATCH) {
         List<String> chunk = keys.subList(from, Math.min(keys.size(), from + PURGE_BATCH));
         redis.unlink(chunk.toArray(String[]::new));

@@ -3,10 +3,54 @@ package io.cocoindex.samples.redis;
 /**
  * Key-name safety. Commands carry keys as arguments, so a name cannot inject a command; the
  * risks are a prefix that matches more than meant in a {@code SCAN MATCH} pattern (escaped
- * here) and names with whitespace or control characters, which are rejected.
+ * here), names with whitespace or control characters (rejected), and two indexes sharing keys.
+ *
+ * <p>Keys are owned by their last {@value #SEPARATOR}: a prefix ends with it and an id holds
+ * none, so the key {@code doc:v2:1} is document {@code 1} of index {@code doc:v2:} and never a
+ * document of {@code doc:}, whose purge leaves it alone. (CocoIndex's Valkey connector gets the
+ * same from names limited to {@code [A-Za-z0-9_-]}, with prefix {@code <name>:}.)
  */
 public final class RedisNames {
+  /** Ends every prefix; no document id holds it. */
+  public static final char SEPARATOR = ':';
+
   private RedisNames() {}
+
+  /**
+   * Checks an index's key prefix: {@link #check} and the final {@value #SEPARATOR}.
+   *
+   * @throws IllegalArgumentException naming it when it is invalid
+   */
+  public static String prefix(String prefix) {
+    check("key prefix", prefix, 256);
+    if (prefix.charAt(prefix.length() - 1) != SEPARATOR) {
+      throw new IllegalArgumentException(
+          "invalid key prefix '" + prefix + "': it must end with '" + SEPARATOR + "' (use '"
+              + prefix + SEPARATOR + "'), so that no key is under two indexes' prefixes");
+    }
+    return prefix;
+  }
+
+  /**
+   * Checks a document id: {@link #check}, and no {@value #SEPARATOR}.
+   *
+   * @throws IllegalArgumentException naming it when it is invalid
+   */
+  public static String documentId(String id) {
+    check("document id", id, 512);
+    if (id.indexOf(SEPARATOR) >= 0) {
+      throw new IllegalArgumentException(
+          "invalid document id '" + id + "': it must not contain '" + SEPARATOR + "', which"
+              + " separates an index's prefix from its ids (doc:v2:1 is document 1 of index"
+              + " doc:v2:, not document v2:1 of index doc:)");
+    }
+    return id;
+  }
+
+  /** Whether {@code key}, found under {@code prefix}, is a document key of that index. */
+  static boolean ownedBy(String prefix, String key) {
+    return key.startsWith(prefix) && key.indexOf(SEPARATOR, prefix.length()) < 0;
+  }
 
   /**
    * Checks a prefix, a document id or a field name.

@@ -191,6 +191,61 @@ class RedisConnectorTest {
   }
 
   @Test
+  void migratingToANestedPrefixPurgesTheOldDocumentsOnly() {
+    String v1 = root + "doc:";
+    String v2 = root + "doc:v2:";
+    Map<String, Map<String, String>> docs = Map.of("1", Map.of("title", "alpha"));
+    declareIndex(IndexSpec.of(REDIS, v1, "title"), docs);
+    coco.update(app);
+    redis.hset(v1 + "stray", Map.of("title", "not declared"));
+
+    // doc:v2:1 is written first; the purge of doc:, at the end of the run, must leave it.
+    declareIndex(IndexSpec.of(REDIS, v2, "title"), docs);
+    assertThat(coco.update(app)).containsExactlyInAnyOrder(
+        INDEX + " delete [\"cache\", \"" + v1 + "\"]",
+        INDEX + " create [\"cache\", \"" + v2 + "\"]",
+        INDEX + "/[\"cache\", \"" + v2 + "\"] create \"1\"");
+    assertThat(keys(redis, root)).containsExactly(v2 + "1");
+    assertThat(redis.hgetAll(v2 + "1")).isEqualTo(Map.of("title", "alpha"));
+  }
+
+  @Test
+  void aSchemaChangePurgesItsPrefixButNotAnIndexNestedUnderIt() {
+    String outer = root + "doc:";
+    String inner = root + "doc:v2:";
+    declare = (ctx, indexes) -> {
+      indexes.declareIndex(ctx, IndexSpec.of(REDIS, outer, "title"))
+          .declareDocument(ctx, new Document("1", Map.of("title", "outer")));
+      indexes.declareIndex(ctx, IndexSpec.of(REDIS, inner, "title"))
+          .declareDocument(ctx, new Document("1", Map.of("title", "inner")));
+    };
+    coco.update(app);
+
+    declare = (ctx, indexes) -> {
+      indexes.declareIndex(ctx, IndexSpec.of(REDIS, outer, "body"))
+          .declareDocument(ctx, new Document("1", Map.of("body", "outer")));
+      indexes.declareIndex(ctx, IndexSpec.of(REDIS, inner, "title"))
+          .declareDocument(ctx, new Document("1", Map.of("title", "inner")));
+    };
+    coco.update(app);
+    assertThat(keys(redis, root)).containsExactly(outer + "1", inner + "1");
+    assertThat(redis.hgetAll(outer + "1")).isEqualTo(Map.of("body", "outer"));
+    assertThat(redis.hgetAll(inner + "1")).isEqualTo(Map.of("title", "inner"));
+  }
+
+  @Test
+  void prefixesAndIdsThatWouldLetTwoIndexesShareAKeyAreRejected() {
+    // Index a with document b1 and index ab with document 1 would both be the key ab1.
+    assertThatThrownBy(() -> IndexSpec.of(REDIS, root + "a", "f"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("invalid key prefix '" + root + "a': it must end with ':' (use '" + root
+            + "a:'), so that no key is under two indexes' prefixes");
+    assertThatThrownBy(() -> new Document("v2:1", Map.of("f", "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("invalid document id 'v2:1': it must not contain ':'");
+  }
+
+  @Test
   void purgeWorksInBoundedScanAndUnlinkBatches() {
     String prefix = root + "bulk:";
     Map<String, Map<String, String>> docs = new LinkedHashMap<>();
@@ -255,7 +310,7 @@ class RedisConnectorTest {
 
   @Test
   void globCharactersInAPrefixMatchOnlyThemselves() {
-    String prefix = root + "a*";
+    String prefix = root + "a*:";
     String neighbour = root + "ab:1";
     redis.hset(neighbour, Map.of("title", "must survive"));
     declareIndex(IndexSpec.of(REDIS, prefix, "title"), Map.of("1", Map.of("title", "x")));
