@@ -9,4 +9,17 @@ public final class CodecException extends RuntimeException {
   public CodecException(String message) {
     super(message);
   }
+
+  /**
+   * The message of stored bytes that do not fit {@code type} ({@code problem} says where and
+   * how), with what to do about the usual cause: a component whose type changed since they were
+   * stored. Stored bytes are never converted, so the fix is in the record or the state.
+   */
+  public static String doesNotFit(String type, String problem) {
+    return "cannot deserialize " + type + ": " + problem + ". If a component of " + type
+        + " changed type since this was stored, keep that component as it was and give the new"
+        + " type a component of its own (stored values then decode with it empty), or run"
+        + " dropState with the version that stored them before upgrading; see docs/CONNECTORS.md,"
+        + " \"Changing a tracking record\"";
+  }
 }

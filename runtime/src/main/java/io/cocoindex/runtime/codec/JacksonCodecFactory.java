@@ -126,8 +126,7 @@ public final class JacksonCodecFactory implements CodecFactory {
                 + " name, or drop the app's state",
             e);
       } catch (IOException e) {
-        throw new CodecException(
-            "cannot deserialize " + type.getTypeName() + ": " + e.getMessage(), e);
+        throw new CodecException(CodecException.doesNotFit(type.toCanonical(), e.getMessage()), e);
       }
     }
 

@@ -179,7 +179,12 @@ class GeneratedCodecTest {
         .isInstanceOf(CodecException.class)
         .hasMessage(
             "cannot deserialize io.cocoindex.samples.annotated.CodecFixtures$TableRecordV2:"
-                + " expected a number at /version, found a string");
+                + " expected a number at /version, found a string. If a component of"
+                + " io.cocoindex.samples.annotated.CodecFixtures$TableRecordV2 changed type since"
+                + " this was stored, keep that component as it was and give the new type a"
+                + " component of its own (stored values then decode with it empty), or run"
+                + " dropState with the version that stored them before upgrading; see"
+                + " docs/CONNECTORS.md, \"Changing a tracking record\"");
   }
 
   @Test

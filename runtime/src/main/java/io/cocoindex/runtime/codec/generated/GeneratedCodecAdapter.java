@@ -107,10 +107,13 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
       return e;
     }
     // A CodecFormatException already names the record and field; others get the type here.
-    return new CodecException(
-        e instanceof CodecFormatException && e.getMessage().startsWith("stored ")
-            ? e.getMessage()
-            : "cannot deserialize " + codec.type().getName() + ": " + e.getMessage(),
-        e);
+    String message = String.valueOf(e.getMessage());
+    if (e instanceof CodecFormatException && message.startsWith("stored ")) {
+      return new CodecException(message, e);
+    }
+    if (e instanceof CodecFormatException && message.startsWith("expected ")) {
+      return new CodecException(CodecException.doesNotFit(codec.type().getName(), message), e);
+    }
+    return new CodecException("cannot deserialize " + codec.type().getName() + ": " + message, e);
   }
 }

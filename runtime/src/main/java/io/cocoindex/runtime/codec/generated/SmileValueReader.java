@@ -406,12 +406,20 @@ final class SmileValueReader implements ValueReader {
     int t = peek("a fingerprint");
     if (t != 0x20 && isString(t)) {
       String text = readString();
-      if (text.startsWith("#")) {
-        return Fingerprint.parse(text);
+      try {
+        return text.startsWith("#")
+            ? Fingerprint.parse(text) : new Fingerprint(Base64.getDecoder().decode(text));
+      } catch (IllegalArgumentException e) {
+        // What a String component that became a Fingerprint reads: say so, not base64's words.
+        throw new CodecFormatException("expected a fingerprint at " + where()
+            + ", found a string that is not one");
       }
-      return new Fingerprint(Base64.getDecoder().decode(text));
     }
     byte[] b = readBytes();
+    if (b != null && b.length != Fingerprint.LENGTH) {
+      throw new CodecFormatException("expected a fingerprint (" + Fingerprint.LENGTH
+          + " bytes) at " + where() + ", found " + b.length + " bytes of binary data");
+    }
     return b == null ? null : new Fingerprint(b);
   }
 
