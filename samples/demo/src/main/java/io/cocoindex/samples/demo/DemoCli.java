@@ -29,7 +29,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * The demo's command line: {@code update}, {@code preview}, {@code search}, {@code status},
- * {@code drop}.
+ * {@code drop}, {@code help}. Results go to stdout, errors to stderr.
  */
 @Command(
     name = "cocoindex-demo",
@@ -39,7 +39,7 @@ import picocli.CommandLine.Parameters;
         + " with full-text search + one JSON summary per file.",
     subcommands = {
       DemoCli.Update.class, DemoCli.PreviewCommand.class, DemoCli.Search.class,
-      DemoCli.Status.class, DemoCli.Drop.class
+      DemoCli.Status.class, DemoCli.Drop.class, CommandLine.HelpCommand.class
     })
 public final class DemoCli {
   static final String DEFAULT_SOURCE = "samples/demo/corpus";
@@ -57,6 +57,7 @@ public final class DemoCli {
   String target;
 
   PrintStream out = System.out;
+  PrintStream err = System.err;
   boolean terminal = System.console() != null;
 
   public static void main(String[] args) {
@@ -67,6 +68,7 @@ public final class DemoCli {
   static int run(PrintStream out, PrintStream err, String... args) {
     DemoCli cli = new DemoCli();
     cli.out = out;
+    cli.err = err;
     CommandLine cmd = new CommandLine(cli);
     cmd.setOut(new java.io.PrintWriter(out, true));
     cmd.setErr(new java.io.PrintWriter(err, true));
@@ -79,6 +81,23 @@ public final class DemoCli {
 
   Workspace workspace() {
     return new Workspace(home);
+  }
+
+  /**
+   * Whether the state store certainly tracks nothing: the embedded store's folder does not exist
+   * or is empty. A read-only command then says so without opening it, which would create it.
+   */
+  boolean stateIsAbsent() throws java.io.IOException {
+    if (state != null && state.startsWith("jdbc:")) {
+      return false;
+    }
+    Path folder = state != null ? Path.of(state) : workspace().state();
+    if (!Files.isDirectory(folder)) {
+      return true;
+    }
+    try (java.util.stream.Stream<Path> entries = Files.list(folder)) {
+      return entries.findAny().isEmpty();
+    }
   }
 
   /** The app with the database it writes chunks to, closed together. */
@@ -126,7 +145,7 @@ public final class DemoCli {
     public Integer call() throws Exception {
       Path source = options.source;
       if (!Files.isDirectory(source)) {
-        cli.out.println("error: source folder " + source + " does not exist or is not a directory");
+        cli.err.println("error: source folder " + source + " does not exist or is not a directory");
         return 1;
       }
       Files.createDirectories(cli.home);
@@ -146,27 +165,38 @@ public final class DemoCli {
           }
         }
         Duration took = Duration.ofNanos(System.nanoTime() - start);
-        cli.out.printf("Indexed %s: %d files (%d unchanged, skipped) in %.2f s%n", source,
-            indexer.totalFiles(), stats.componentsMemoized(), took.toNanos() / 1e9);
-        cli.out.print(table(stats));
-        if (!failures.isEmpty()) {
-          cli.out.println(failures.size() + (failures.size() == 1 ? " file" : " files")
-              + " could not be indexed (left as they were; fix them and run update again):");
-          for (ComponentFailure f : failures) {
-            cli.out.println("  ! " + describe(f));
-          }
-          return 1;
+        // A file's component failing costs that file; any other (the chunk table, main) the run.
+        List<ComponentFailure> files = new ArrayList<>();
+        List<ComponentFailure> others = new ArrayList<>();
+        for (ComponentFailure f : failures) {
+          (indexer.fileOf(f.component()) != null ? files : others).add(f);
         }
-        return 0;
+        if (others.isEmpty()) {
+          cli.out.printf("Indexed %s: %d files (%d unchanged, skipped) in %.2f s%n", source,
+              indexer.totalFiles(), stats.componentsMemoized(), took.toNanos() / 1e9);
+        } else {
+          cli.out.printf("Update of %s did not complete (%.2f s); what it did:%n", source,
+              took.toNanos() / 1e9);
+        }
+        cli.out.print(table(stats));
+        if (!others.isEmpty()) {
+          cli.err.println("error: the update could not complete (fix this and run update"
+              + " again):");
+          for (ComponentFailure f : others) {
+            cli.err.println("  ! " + f.component() + ": " + f.error().getMessage());
+          }
+        }
+        if (!files.isEmpty()) {
+          cli.err.println(files.size() + (files.size() == 1 ? " file" : " files")
+              + " could not be indexed (left as they were; fix them and run update again):");
+          for (ComponentFailure f : files) {
+            cli.err.println("  ! " + indexer.fileOf(f.component()) + ": "
+                + f.error().getMessage());
+          }
+        }
+        return failures.isEmpty() ? 0 : 1;
       }
     }
-  }
-
-  static String describe(ComponentFailure f) {
-    String component = f.component();
-    String file = component.startsWith("/\"") && component.endsWith("\"")
-        ? component.substring(2, component.length() - 1) : component;
-    return file + ": " + f.error().getMessage();
   }
 
   static String table(UpdateStats stats) {
@@ -200,7 +230,7 @@ public final class DemoCli {
     @Override
     public Integer call() throws Exception {
       if (!Files.isDirectory(options.source)) {
-        cli.out.println("error: source folder " + options.source
+        cli.err.println("error: source folder " + options.source
             + " does not exist or is not a directory");
         return 1;
       }
@@ -267,7 +297,7 @@ public final class DemoCli {
       }
       Path index = cli.workspace().index();
       if (!Files.exists(index)) {
-        cli.out.println("error: no index at " + index + ": run update first");
+        cli.err.println("Nothing is indexed in " + cli.home + ": run update first.");
         return 1;
       }
       StringBuilder match = new StringBuilder();
@@ -280,6 +310,10 @@ public final class DemoCli {
         }
       }
       try (SqliteDatabase db = SqliteDatabase.open(index)) {
+        if (!hasFullTextIndex(db)) { // dropped, or not created yet
+          cli.err.println("Nothing is indexed in " + cli.home + ": run update first.");
+          return 1;
+        }
         List<String> hits = db.read(c -> {
           List<String> out = new ArrayList<>();
           try (PreparedStatement ps = c.prepareStatement(
@@ -305,6 +339,16 @@ public final class DemoCli {
         hits.forEach(cli.out::println);
       }
       return 0;
+    }
+
+    private static boolean hasFullTextIndex(SqliteDatabase db) throws java.sql.SQLException {
+      return db.read(c -> {
+        try (PreparedStatement ps = c.prepareStatement(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks_fts'");
+            ResultSet rs = ps.executeQuery()) {
+          return rs.next();
+        }
+      });
     }
 
     /** Ranked search over the PostgreSQL chunk table with PostgreSQL's own full-text search. */
@@ -345,7 +389,10 @@ public final class DemoCli {
 
     @Override
     public Integer call() throws Exception {
-      Files.createDirectories(cli.home);
+      if (cli.stateIsAbsent()) { // read-only: opening the store would create it
+        cli.out.println("Nothing is tracked: run update first.");
+        return 0;
+      }
       StatusReport report;
       try (Session session = cli.open(Path.of(DEFAULT_SOURCE))) {
         report = session.app().status();
@@ -381,11 +428,23 @@ public final class DemoCli {
 
     @Override
     public Integer call() throws Exception {
-      Files.createDirectories(cli.home);
+      if (cli.stateIsAbsent()) {
+        cli.out.println("Nothing is tracked: nothing to drop.");
+        return 0;
+      }
       try (Session session = cli.open(options.source)) {
+        // What is tracked now is what the drop removes: a container's deletion takes its
+        // children (rows, files, indexes) with it, so the drop's own counts are containers'.
+        StatusReport before = session.app().status();
         UpdateStats stats = session.app().dropState();
-        cli.out.println("Dropped: " + stats.total().deleted() + " target states deleted.");
-        cli.out.print(table(stats));
+        cli.out.printf("Dropped: %d target states removed (%d deleted through their handlers,"
+            + " the rest with their containers).%n", before.total(), stats.total().deleted());
+        Map<String, Long> removed = new TreeMap<>();
+        before.providers().forEach((provider, keys) ->
+            removed.merge(Labels.of(provider), (long) keys.size(), Long::sum));
+        String fmt = "  %-26s %8s%n";
+        cli.out.printf(fmt, "target", "removed");
+        removed.forEach((label, n) -> cli.out.printf(fmt, label, n));
       }
       return 0;
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.cocoindex.Ctx;
 import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.state.PostgresStateStore;
@@ -15,6 +16,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 
@@ -27,7 +30,7 @@ import javax.sql.DataSource;
 final class Indexer {
   static final String APP = "doc-indexer";
   /** Bumped when chunking or summaries change, so every file is reprocessed once. */
-  static final int PIPELINE_VERSION = 1;
+  static final int PIPELINE_VERSION = 2;
 
   /** One chunk of a file. */
   record Chunk(String file, long ordinal, long offset, String text) {}
@@ -48,6 +51,8 @@ final class Indexer {
   private final Workspace workspace;
   private final Path source;
   private volatile int totalFiles;
+  /** The component path of each file's component ({@code /"a/b.md"}) -> the file. */
+  private final Map<String, String> fileComponents = new ConcurrentHashMap<>();
   private PostgresStateStore sharedStore;
 
   private final String state;
@@ -97,6 +102,7 @@ final class Indexer {
     totalFiles = sourceFiles.size();
     for (Path file : sourceFiles) {
       String rel = source.relativize(file).toString().replace('\\', '/');
+      fileComponents.put("/" + StableKey.of(rel), rel); // as ComponentFailure names it
       byte[] bytes;
       try {
         bytes = SourceFile.read(file);
@@ -109,6 +115,14 @@ final class Indexer {
       Object input = List.of(PIPELINE_VERSION, rel, Fingerprint.ofBytes(bytes));
       ctx.mountMemo(rel, input, c -> indexFile(c, rel, bytes, chunks, summaries));
     }
+  }
+
+  /**
+   * The source file whose component {@code component} is (a path as {@code ComponentFailure}
+   * gives it), or null when it is no file's: the root, the chunk table's mount.
+   */
+  String fileOf(String component) {
+    return fileComponents.get(component);
   }
 
   /** Number of source files found by the running (or last) update. */
@@ -145,9 +159,14 @@ final class Indexer {
     }
   }
 
-  /** Summary files live flat in the output folder: {@code a/b.md} becomes {@code a__b.md.json}. */
+  /**
+   * Summary files live flat in the output folder: {@code a/b.md} becomes {@code a__b.md.json}.
+   * One name per file: {@code _} and {@code %} are escaped ({@code %5F}, {@code %25}), so
+   * {@code __} only ever stands for {@code /} ({@code sub/x.txt} and {@code sub__x.txt} do not
+   * meet).
+   */
   static String summaryName(String rel) {
-    return rel.replace("/", "__") + ".json";
+    return rel.replace("%", "%25").replace("_", "%5F").replace("/", "__") + ".json";
   }
 
   private static String title(String text) {

@@ -41,17 +41,26 @@ class DemoEndToEndTest {
     }
   }
 
-  record Result(int exit, String out) {}
+  /** A run of the CLI: its exit code, stdout and stderr. */
+  record Result(int exit, String out, String err) {
+    /** Both streams, for assertion messages. */
+    String all() {
+      return out + err;
+    }
+  }
 
   Result cli(String... args) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+    ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
     List<String> all = new ArrayList<>(List.of("--home", home.toString()));
     all.addAll(List.of(args));
     int exit;
-    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-      exit = DemoCli.run(out, out, all.toArray(String[]::new));
+    try (PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+        PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8)) {
+      exit = DemoCli.run(out, err, all.toArray(String[]::new));
     }
-    return new Result(exit, bytes.toString(StandardCharsets.UTF_8));
+    return new Result(exit, outBytes.toString(StandardCharsets.UTF_8),
+        errBytes.toString(StandardCharsets.UTF_8));
   }
 
   static String row(String out, String label) {
@@ -80,7 +89,7 @@ class DemoEndToEndTest {
   @Test
   void updateEditDeleteAddThenSearchAndDrop() throws Exception {
     Result first = cli("update", "--source", source.toString());
-    assertThat(first.exit()).as(first.out()).isZero();
+    assertThat(first.exit()).as(first.all()).isZero();
     assertThat(row(first.out(), "summary files")).isEqualTo("248 0 0 0");
     long chunks = Long.parseLong(sql("SELECT count(*) FROM chunks").get(0));
     assertThat(row(first.out(), "sqlite rows (chunks)")).isEqualTo(chunks + " 0 0 0");
@@ -104,7 +113,7 @@ class DemoEndToEndTest {
     Result preview = cli("preview", "--source", source.toString(), "--detailed-exitcode");
     assertThat(preview.exit()).isEqualTo(2);
     Result changed = cli("update", "--source", source.toString());
-    assertThat(changed.exit()).as(changed.out()).isZero();
+    assertThat(changed.exit()).as(changed.all()).isZero();
     assertThat(row(changed.out(), "summary files")).isEqualTo("1 1 1 246");
     assertThat(row(changed.out(), "sqlite rows (chunks)"))
         .isEqualTo("1 1 " + deletedChunks + " " + (chunks - deletedChunks - 1));
@@ -117,13 +126,24 @@ class DemoEndToEndTest {
     assertThat(Files.exists(home.resolve("summaries/reference__new-topic.md.json"))).isTrue();
     assertThat(Files.exists(home.resolve("summaries/reference__break.md.json"))).isFalse();
 
+    long tracked = Long.parseLong(cli("status").out().split(" ")[0]);
     Result drop = cli("drop", "--source", source.toString());
-    assertThat(drop.exit()).as(drop.out()).isZero();
+    assertThat(drop.exit()).as(drop.all()).isZero();
+    // Every state is counted, the rows and files that went with their containers included.
+    assertThat(drop.out()).startsWith("Dropped: " + tracked + " target states removed (2 deleted"
+        + " through their handlers, the rest with their containers).");
+    assertThat(row(drop.out(), "summary files")).isEqualTo("248"); // one deleted, one added
+    assertThat(row(drop.out(), "sqlite rows (chunks)"))
+        .isEqualTo(Long.toString(chunks - deletedChunks + 1));
     assertThat(sql("SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'chunks%'"))
         .isEmpty();
     assertThat(home.resolve("summaries")).doesNotExist();
     assertThat(cli("status").out()).contains("Nothing is tracked");
     assertThat(cli("show").out()).contains("Nothing is tracked"); // status's other name
+    Result searchAfterDrop = cli("search", "quokkaphrase");
+    assertThat(searchAfterDrop.exit()).isEqualTo(1);
+    assertThat(searchAfterDrop.err()).isEqualTo(
+        "Nothing is indexed in " + home + ": run update first." + System.lineSeparator());
   }
 
   @Test
@@ -133,7 +153,8 @@ class DemoEndToEndTest {
         "caf\u00e9 au lait".getBytes(StandardCharsets.ISO_8859_1));
     Result run = cli("update", "--source", source.toString());
     assertThat(run.exit()).isEqualTo(1);
-    assertThat(run.out())
+    assertThat(run.out()).startsWith("Indexed ");
+    assertThat(run.err())
         .contains("2 files could not be indexed")
         .contains("! reference/zz-binary.md: looks binary")
         .contains("! reference/zz-latin1.md: is not valid UTF-8");
@@ -142,7 +163,7 @@ class DemoEndToEndTest {
     Files.writeString(source.resolve("reference/zz-binary.md"), "now text");
     Files.writeString(source.resolve("reference/zz-latin1.md"), "caf\u00e9 au lait");
     Result fixed = cli("update", "--source", source.toString());
-    assertThat(fixed.exit()).as(fixed.out()).isZero();
+    assertThat(fixed.exit()).as(fixed.all()).isZero();
     assertThat(row(fixed.out(), "summary files")).isEqualTo("2 0 0 248");
     assertThat(cli("search", "lait").out()).contains("reference/zz-latin1.md #0");
   }
@@ -165,7 +186,7 @@ class DemoEndToEndTest {
     try {
       Result first = cli("--state", state, "--target", url, "update", "--source",
           source.toString());
-      assertThat(first.exit()).as(first.out()).isZero();
+      assertThat(first.exit()).as(first.all()).isZero();
       assertThat(row(first.out(), "summary files")).isEqualTo("248 0 0 0");
       Result again = cli("--state", state, "--target", url, "update", "--source",
           source.toString());
@@ -174,7 +195,7 @@ class DemoEndToEndTest {
       assertThat(cli("--target", url, "search", "json", "encoder").out())
           .contains("library/json.txt");
       Result drop = cli("--state", state, "--target", url, "drop", "--source", source.toString());
-      assertThat(drop.exit()).as(drop.out()).isZero();
+      assertThat(drop.exit()).as(drop.all()).isZero();
       try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
           Statement s = c.createStatement();
           ResultSet rs = s.executeQuery("SELECT to_regclass('public.chunks') IS NULL")) {
@@ -194,8 +215,55 @@ class DemoEndToEndTest {
   void missingSourceFolderIsAClearErrorAndChangesNothing() {
     Result run = cli("update", "--source", tmp.resolve("nope").toString());
     assertThat(run.exit()).isEqualTo(1);
-    assertThat(run.out()).contains("source folder").contains("does not exist");
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err()).contains("source folder").contains("does not exist");
     assertThat(home.resolve("index.sqlite")).doesNotExist();
+  }
+
+  @Test
+  void statusDropAndSearchInAnEmptyHomeSayNothingIsThereAndCreateNothing() {
+    assertThat(cli("status").out()).isEqualTo("Nothing is tracked: run update first."
+        + System.lineSeparator());
+    assertThat(cli("drop", "--source", source.toString()).out())
+        .isEqualTo("Nothing is tracked: nothing to drop." + System.lineSeparator());
+    Result search = cli("search", "json");
+    assertThat(search.exit()).isEqualTo(1);
+    assertThat(search.err()).contains("Nothing is indexed");
+    assertThat(home).doesNotExist();
+  }
+
+  @Test
+  void filesWhoseFlatSummaryNamesOnceMetGetOneSummaryEach() throws Exception {
+    Path small = tmp.resolve("small");
+    Files.createDirectories(small.resolve("sub"));
+    Files.writeString(small.resolve("sub/x.txt"), "one");
+    Files.writeString(small.resolve("sub__x.txt"), "two");
+    Files.writeString(small.resolve("100%_done.md"), "three");
+    Result run = cli("update", "--source", small.toString());
+    assertThat(run.exit()).as(run.all()).isZero();
+    try (Stream<Path> summaries = Files.list(home.resolve("summaries"))) {
+      assertThat(summaries.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("sub__x.txt.json", "sub%5F%5Fx.txt.json",
+              "100%25%5Fdone.md.json");
+    }
+  }
+
+  @Test
+  void anUnreachableChunkTableFailsTheUpdateNotFiles() {
+    Result run = cli("--target", "jdbc:postgresql://127.0.0.1:1/none?connectTimeout=2", "update",
+        "--source", source.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out()).startsWith("Update of " + source + " did not complete");
+    assertThat(run.err()).startsWith("error: the update could not complete")
+        .doesNotContain("could not be indexed");
+  }
+
+  @Test
+  void helpListsTheCommands() {
+    Result help = cli("help");
+    assertThat(help.exit()).isZero();
+    assertThat(help.out()).contains("update").contains("preview").contains("search")
+        .contains("status").contains("drop");
   }
 
   @Test
