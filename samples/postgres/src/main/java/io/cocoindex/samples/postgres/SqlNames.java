@@ -74,9 +74,62 @@ public final class SqlNames {
           "invalid SQL type " + (sqlType == null ? "null" : "'" + sqlType + "'") + " of " + what
               + ": use a type name such as text, bigint, numeric(10,2) or text[]");
     }
+    normalized = canonicalType(normalized);
     if (CHECKED_TYPES.size() < 10_000) {
       CHECKED_TYPES.put(sqlType, normalized);
     }
     return normalized;
+  }
+
+  /** A modifier with its spaces removed: {@code (10, 2)} is {@code (10,2)}. */
+  private static final Pattern MODIFIER = Pattern.compile("\\( ?([0-9]+) ?(?:, ?([0-9]+) ?)?\\)");
+
+  /**
+   * One name per type, so that a synonym ({@code int} for {@code integer}, {@code timestamp with
+   * time zone} for {@code timestamptz}) is no type change (which rewrites every row).
+   */
+  private static String canonicalType(String type) {
+    String arrays = "";
+    while (type.endsWith("[]")) {
+      arrays += "[]";
+      type = type.substring(0, type.length() - 2);
+    }
+    String modifier = "";
+    String words = type;
+    java.util.regex.Matcher m = MODIFIER.matcher(type);
+    if (m.find()) {
+      modifier = "(" + m.group(1) + (m.group(2) != null ? "," + m.group(2) : "") + ")";
+      words = (type.substring(0, m.start()).trim() + " " + type.substring(m.end()).trim()).trim();
+    }
+    String name = switch (words) {
+      case "int", "int4", "integer" -> "integer";
+      case "int2", "smallint" -> "smallint";
+      case "int8", "bigint" -> "bigint";
+      case "float4", "real" -> "real";
+      case "float8", "double precision" -> "double precision";
+      case "float" -> {
+        // float(p): real up to 24 bits of precision, double precision above; bare float: double.
+        String bits = modifier.isEmpty() ? "53" : m.group(1);
+        modifier = "";
+        yield Integer.parseInt(bits) <= 24 ? "real" : "double precision";
+      }
+      case "bool", "boolean" -> "boolean";
+      case "decimal", "numeric" -> "numeric";
+      case "character varying", "varchar" -> "varchar";
+      case "character", "char" -> {
+        modifier = modifier.isEmpty() ? "(1)" : modifier; // char alone is char(1)
+        yield "char";
+      }
+      case "timestamp with time zone", "timestamptz" -> "timestamptz";
+      case "timestamp without time zone", "timestamp" -> "timestamp";
+      case "time with time zone", "timetz" -> "timetz";
+      case "time without time zone", "time" -> "time";
+      case "bit varying", "varbit" -> "varbit";
+      default -> null;
+    };
+    if (name == null) {
+      return type + arrays; // not a synonym we know: kept as written (normalized)
+    }
+    return name + modifier + arrays;
   }
 }

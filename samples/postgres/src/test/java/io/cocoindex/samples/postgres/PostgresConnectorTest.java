@@ -263,6 +263,25 @@ class PostgresConnectorTest {
     assertThat(rows("counters")).containsExactly("1|42");
   }
 
+  @Test
+  void aSynonymOfTheColumnTypeIsNoTypeChange() {
+    TableSchema<Counter> asInt =
+        TableSchema.of(Counter.class).primaryKey("id").columnType("views", "int").build();
+    TableSchema<Counter> asInteger =
+        TableSchema.of(Counter.class).primaryKey("id").columnType("views", "INTEGER").build();
+    declare = (ctx, tables) -> tables.declareTable(ctx, asInt.table(DB, schema, "counters"))
+        .declareRow(ctx, asInt.row(new Counter(1, 42)));
+    coco.update(app);
+    COUNTING.take();
+
+    declare = (ctx, tables) -> tables.declareTable(ctx, asInteger.table(DB, schema, "counters"))
+        .declareRow(ctx, asInteger.row(new Counter(1, 42)));
+    assertThat(coco.update(app)).containsExactly(
+        TABLE + " update [\"main_db\", \"" + schema + "\", \"counters\"]");
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(columns("counters")).containsExactly("id|bigint", "views|integer");
+  }
+
   record Coded(long id, String code) {}
 
   record CodedNumber(long id, int code) {}
