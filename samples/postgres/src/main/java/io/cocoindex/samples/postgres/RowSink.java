@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -95,6 +97,8 @@ final class RowSink {
           }
         }
         ps.executeUpdate();
+      } catch (SQLException e) {
+        throw described(conn, e, "deleting", shape, shape.primaryKey(), chunk);
       }
     }
   }
@@ -144,7 +148,99 @@ final class RowSink {
           }
         }
         ps.executeUpdate();
+      } catch (SQLException e) {
+        throw described(conn, e, "writing", shape, columns.stream().map(ColumnDef::name).toList(),
+            chunk.stream().map(r -> columns.stream()
+                .map(c -> r.values().getOrDefault(c.name(), SqlValue.NULL)).toList()).toList());
       }
+    }
+  }
+
+  /** PostgreSQL names a value it refused on binding by its place among the parameters. */
+  private static final Pattern PARAMETER = Pattern.compile("parameter \\$(\\d+)");
+
+  /**
+   * The server's error with the table, and for a value it refused, the row's key and the column.
+   * A value refused on binding is named by its parameter (a statement binds {@code columns} per
+   * row); one refused by its cast (class 22, data exception) is found by casting the chunk's
+   * values again, halves of rows at a time: the batch is failing, so its transaction is rolled
+   * back first.
+   */
+  private static SQLException described(
+      Connection conn, SQLException e, String doing, RowAction shape, List<String> columns,
+      List<List<SqlValue>> rows) {
+    StringBuilder message = new StringBuilder(doing).append(" rows of table ")
+        .append(shape.schema()).append('.').append(shape.table());
+    int[] at = null;
+    Matcher m = PARAMETER.matcher(String.valueOf(e.getMessage()));
+    if (m.find()) {
+      int index = Integer.parseInt(m.group(1)) - 1;
+      at = new int[] {index / columns.size(), index % columns.size()};
+    } else if (e.getSQLState() != null && e.getSQLState().startsWith("22")) {
+      try {
+        conn.rollback();
+        List<String> types = columns.stream().map(c -> typeOf(shape, c)).toList();
+        at = refused(conn, types, rows, 0, rows.size());
+      } catch (SQLException probe) {
+        e.addSuppressed(probe);
+      }
+    } else if ("21000".equals(e.getSQLState())) {
+      message.append(" failed: two rows of the batch are one row to PostgreSQL (their primary"
+          + " keys compare equal in a form this connector does not key as one, e.g. jsonb or"
+          + " citext); declare the row once");
+    }
+    if (at != null && at[0] < rows.size()) {
+      message.append(" failed at the row of key ").append(keyOf(shape, columns, rows.get(at[0])))
+          .append(", column '").append(columns.get(at[1])).append('\'');
+    }
+    return new SQLException(message.append(": ").append(e.getMessage()).toString(),
+        e.getSQLState(), e);
+  }
+
+  /** The key values of a row of the failing statement (its primary-key columns, in key order). */
+  private static List<SqlValue> keyOf(RowAction shape, List<String> columns, List<SqlValue> row) {
+    return shape.primaryKey().stream().map(pk -> row.get(columns.indexOf(pk))).toList();
+  }
+
+  /** The first (row, column) of rows [from, to) whose value the server cannot cast, or null. */
+  private static int[] refused(
+      Connection conn, List<String> types, List<List<SqlValue>> rows, int from, int to)
+      throws SQLException {
+    if (to - from == 0 || casts(conn, types, rows.subList(from, to))) {
+      return null;
+    }
+    if (to - from > 1) {
+      int mid = (from + to) >>> 1;
+      int[] first = refused(conn, types, rows, from, mid);
+      return first != null ? first : refused(conn, types, rows, mid, to);
+    }
+    for (int c = 0; c < types.size(); c++) {
+      if (!casts(conn, List.of(types.get(c)), List.of(List.of(rows.get(from).get(c))))) {
+        return new int[] {from, c};
+      }
+    }
+    return null;
+  }
+
+  private static boolean casts(Connection conn, List<String> types, List<List<SqlValue>> rows)
+      throws SQLException {
+    StringBuilder sql = new StringBuilder("VALUES ");
+    String tuple = tuple(types);
+    for (int i = 0; i < rows.size(); i++) {
+      sql.append(i > 0 ? ", " : "").append(tuple);
+    }
+    try (PreparedStatement ps = conn.prepareStatement(sql.toString())) {
+      int p = 1;
+      for (List<SqlValue> row : rows) {
+        for (SqlValue v : row) {
+          bind(ps, p++, v);
+        }
+      }
+      ps.executeQuery().close();
+      return true;
+    } catch (SQLException refused) {
+      conn.rollback();
+      return false;
     }
   }
 
@@ -168,7 +264,7 @@ final class RowSink {
             + shape.table());
   }
 
-  private static void bind(PreparedStatement ps, int index, SqlValue v) throws SQLException {
+  static void bind(PreparedStatement ps, int index, SqlValue v) throws SQLException {
     if (v.integer() != null) {
       ps.setLong(index, v.integer());
     } else if (v.real() != null) {

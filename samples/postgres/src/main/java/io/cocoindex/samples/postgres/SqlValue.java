@@ -11,7 +11,11 @@ import java.util.UUID;
  * is SQL {@code NULL}. The sink binds it as a parameter and casts it to the column's type, so
  * text forms ({@code numeric}, {@code uuid}, dates, {@code jsonb}) convert on the server.
  *
- * @param text a string, or the text form of a decimal, UUID, date/time or enum
+ * <p>Text holds no U+0000: PostgreSQL's text types cannot store it (and {@code jsonb} rejects
+ * its escape), so it is removed here, as CocoIndex's PostgreSQL connector does, rather than
+ * failing the whole component at write time.
+ *
+ * @param text a string, or the text form of a decimal, UUID, date/time or enum; without U+0000
  * @param integer an integral number
  * @param real a floating-point number
  * @param bool a boolean
@@ -24,6 +28,9 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
 
   /** Checks that at most one component is set. */
   public SqlValue {
+    if (text != null && text.indexOf('\0') >= 0) {
+      text = text.replace("\0", "");
+    }
     int set = (text != null ? 1 : 0) + (integer != null ? 1 : 0) + (real != null ? 1 : 0)
         + (bool != null ? 1 : 0) + (bytes != null ? 1 : 0);
     if (set > 1) {

@@ -479,6 +479,41 @@ class PostgresConnectorTest {
     assertThat(tables()).isEmpty();
   }
 
+  record Keyed2(String k, String v) {}
+
+  @Test
+  void nulCharactersAreRemovedFromTextAsCocoIndexDoes() {
+    TableSchema<Keyed2> keyed = TableSchema.of(Keyed2.class).primaryKey("k").build();
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, keyed.table(DB, schema, "nul"));
+      t.declareRow(ctx, keyed.row(new Keyed2("a\0b", "bad\0byte")));
+      t.declareRow(ctx, keyed.row(new Keyed2("ok", "fine")));
+    };
+    coco.update(app);
+    assertThat(rows("nul")).containsExactly("ab|badbyte", "ok|fine");
+    COUNTING.take();
+    coco.update(app);
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(rows("nul")).containsExactly("ab|badbyte", "ok|fine");
+  }
+
+  record Typed(long id, String n) {}
+
+  @Test
+  void aValueTheServerRefusesFailsNamingTableRowAndColumn() {
+    TableSchema<Typed> typed =
+        TableSchema.of(Typed.class).primaryKey("id").columnType("n", "integer").build();
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, typed.table(DB, schema, "typed"));
+      t.declareRow(ctx, typed.row(new Typed(1, "5")));
+      t.declareRow(ctx, typed.row(new Typed(2, "five")));
+    };
+    assertThatThrownBy(() -> coco.update(app)).hasMessageContaining(
+        "writing rows of table " + schema + ".typed failed at the row of key [2], column 'n':"
+            + " ERROR: invalid input syntax for type integer: \"five\"");
+    assertThat(rows("typed")).isEmpty();
+  }
+
   @Test
   void maliciousIdentifiersAreRejectedBeforeAnythingRuns() {
     String evil = "docs\"; DROP TABLE victims; --";
