@@ -10,8 +10,10 @@ import java.util.TreeMap;
 
 /**
  * One row: its column values by column name, and its key, the primary-key values (one value,
- * or an array of them for a composite key). Build rows with {@link TableSchema#row} or {@link
- * #of}; a column the row leaves out is written as {@code NULL}.
+ * or an array of them for a composite key) in the form PostgreSQL compares them ({@code 1.0}
+ * and {@code 1.00} in a {@code numeric} key are one key). Build rows with {@link
+ * TableSchema#row} or {@link #of(TableSpec, Map)}, which know the column types; a column the row
+ * leaves out is written as {@code NULL}.
  *
  * @param key the primary-key values as a key
  * @param values the column values by name
@@ -24,9 +26,22 @@ public record Row(@Key StableKey key, Map<String, SqlValue> values) {
   }
 
   /**
-   * A row with these primary-key columns ({@code what} names the table in errors); fails naming
-   * the column when a key value
-   * is missing or null.
+   * A row of this table, keyed by its primary-key values in the form the column types compare
+   * them; fails naming the column when a key value is missing or null.
+   */
+  public static Row of(TableSpec table, Map<String, SqlValue> values) {
+    return new Row(
+        CanonicalKeys.key("table " + table.schema() + "." + table.table(), table.columns(),
+            table.primaryKey(), values),
+        values);
+  }
+
+  /**
+   * A row with these primary-key columns ({@code what} names the table in errors), keyed by the
+   * key values as given: the table rejects the row when its column types compare them in another
+   * form (a text {@code '1'} in a {@code bigint} key, {@code 1.0} in a {@code numeric} one); {@link
+   * #of(TableSpec, Map)} keys it right. Fails naming the column when a key value is missing or
+   * null.
    */
   public static Row of(String what, List<String> primaryKey, Map<String, SqlValue> values) {
     return new Row(keyOf(what, primaryKey, values), values);

@@ -82,12 +82,24 @@ final class RowHandler implements TargetHandler<Row, RowRecord, RowAction> {
                 + " not declare");
       }
     }
-    StableKey derived = Row.keyOf(where, table.primaryKey(), row.values());
+    // One row has one key: a key in another form than the column types compare it would be a
+    // second target state of the same row, whose delete (once undeclared) removes the row.
+    StableKey derived =
+        CanonicalKeys.key(where, table.columns(), table.primaryKey(), row.values());
     if (!derived.equals(key)) {
       throw new IllegalArgumentException(
-          "row of " + where + " is declared under key " + key + " but its primary-key values"
-              + " make " + derived);
+          "row of " + where + " is declared under key " + key + " but PostgreSQL compares its"
+              + " primary key " + table.primaryKey() + " " + keyTypes() + " as " + derived
+              + ": build the row with TableSchema.row or Row.of(tableSpec, values), which key it"
+              + " so");
     }
     return new TreeMap<>(row.values());
+  }
+
+  private List<String> keyTypes() {
+    return table.primaryKey().stream()
+        .map(pk -> table.columns().stream().filter(c -> c.name().equals(pk)).findFirst()
+            .map(ColumnDef::type).orElse("?"))
+        .toList();
   }
 }

@@ -3,6 +3,7 @@ package io.cocoindex.samples.postgres;
 import io.cocoindex.StableKey;
 import io.cocoindex.annotation.TargetValue;
 import java.math.BigDecimal;
+import java.time.ZonedDateTime;
 import java.time.temporal.Temporal;
 import java.util.UUID;
 
@@ -89,6 +90,9 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
     }
     if (v instanceof BigDecimal d) {
       return ofText(d.toPlainString());
+    }
+    if (v instanceof ZonedDateTime z) {
+      return ofText(z.toOffsetDateTime().toString()); // PostgreSQL rejects the [zone] suffix
     }
     if (v instanceof UUID || v instanceof Temporal) {
       return ofText(v.toString());

@@ -93,7 +93,8 @@ public final class TableSchema<T extends Record> {
       }
       values.put(columns.get(i).name(), SqlValue.of(v));
     }
-    return Row.of("record " + type.getSimpleName(), primaryKey, values);
+    return new Row(
+        CanonicalKeys.key("record " + type.getSimpleName(), columns, primaryKey, values), values);
   }
 
   /** Builds a {@link TableSchema}. */

@@ -9,6 +9,10 @@ import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
 import io.cocoindex.testkit.CocoIndexExtension;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -476,6 +480,98 @@ class PostgresConnectorTest {
     assertThatThrownBy(() -> coco.update(app))
         .hasMessageContaining("table " + schema + ".docs has no value for primary key column 'id'");
     assertThat(COUNTING.take()).isEmpty();
+    assertThat(tables()).isEmpty();
+  }
+
+  record Price(BigDecimal amount, String label) {}
+
+  record Reading(double value, String label) {}
+
+  @Test
+  void aKeyWrittenInAnotherFormOfAnEqualValueKeepsItsRow() {
+    TableSchema<Price> prices = TableSchema.of(Price.class).primaryKey("amount").build();
+    TableSchema<Reading> readings = TableSchema.of(Reading.class).primaryKey("value").build();
+    Object[] run = {new BigDecimal("1.0"), 0.0, "v1"};
+    declare = (ctx, tables) -> {
+      tables.declareTable(ctx, prices.table(DB, schema, "prices"))
+          .declareRow(ctx, prices.row(new Price((BigDecimal) run[0], (String) run[2])));
+      tables.declareTable(ctx, readings.table(DB, schema, "readings"))
+          .declareRow(ctx, readings.row(new Reading((double) run[1], (String) run[2])));
+    };
+    coco.update(app);
+
+    run[0] = new BigDecimal("1.00");
+    run[1] = -0.0;
+    run[2] = "v2";
+    // One key per row (numeric 1, double 0.0): an update each, and no delete of the old form.
+    assertThat(coco.update(app)).filteredOn(a -> !a.startsWith(TABLE + " ")).containsExactly(
+        TABLE + "/[\"main_db\", \"" + schema + "\", \"prices\"] update \"1\"",
+        TABLE + "/[\"main_db\", \"" + schema + "\", \"readings\"] update \"0.0\"");
+    assertThat(rows("prices")).containsExactly("1.0|v2");
+    assertThat(rows("readings")).containsExactly("0.0|v2");
+  }
+
+  record Event(OffsetDateTime at, String label) {}
+
+  @Test
+  void aTimestampKeyOfTheSameInstantKeepsItsRow() {
+    TableSchema<Event> events = TableSchema.of(Event.class).primaryKey("at").build();
+    Instant at = Instant.parse("2024-03-01T10:00:00Z");
+    List<Event> declared = new ArrayList<>(List.of(new Event(at.atOffset(ZoneOffset.UTC), "v1")));
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, events.table(DB, schema, "events"));
+      declared.forEach(e -> t.declareRow(ctx, events.row(e)));
+    };
+    coco.update(app);
+
+    // The same instant at another offset, then 300 ns later: the server stores microseconds.
+    declared.set(0, new Event(at.atOffset(ZoneOffset.ofHours(2)), "v2"));
+    coco.update(app);
+    declared.set(0, new Event(at.plusNanos(300).atOffset(ZoneOffset.ofHours(-5)), "v3"));
+    assertThat(coco.update(app)).filteredOn(a -> !a.startsWith(TABLE + " ")).containsExactly(
+        TABLE + "/[\"main_db\", \"" + schema + "\", \"events\"] update"
+            + " \"2024-03-01T10:00:00Z\"");
+    assertThat(lines("SELECT at = '2024-03-01T10:00:00Z', label FROM \"" + schema + "\".events"))
+        .containsExactly("true|v3");
+  }
+
+  @Test
+  void aKeyInAFormItsColumnTypeComparesOtherwiseIsRejectedUnlessTheTableKeysIt() {
+    docs.add(new Doc(1, "alpha", 10));
+    declareDocs();
+    coco.update(app);
+    COUNTING.take();
+
+    TableSpec spec = DOCS.table(DB, schema, "docs");
+    Map<String, SqlValue> asText = Map.of("id", SqlValue.ofText("1"),
+        "title", SqlValue.ofText("alpha v2"), "views", SqlValue.ofLong(11));
+    declare = (ctx, tables) -> tables.declareTable(ctx, spec)
+        .declareRow(ctx, Row.of("docs", List.of("id"), asText));
+    assertThatThrownBy(() -> coco.update(app)).hasMessageContaining(
+        "row of table " + schema + ".docs is declared under key \"1\" but PostgreSQL compares"
+            + " its primary key [id] [bigint] as 1: build the row with TableSchema.row or"
+            + " Row.of(tableSpec, values), which key it so");
+    assertThat(COUNTING.take()).isEmpty();
+    assertThat(rows("docs")).containsExactly("1|alpha|10");
+
+    declare = (ctx, tables) -> tables.declareTable(ctx, spec)
+        .declareRow(ctx, Row.of(spec, asText));
+    assertThat(coco.update(app)).filteredOn(a -> !a.startsWith(TABLE + " ")).containsExactly(
+        TABLE + "/[\"main_db\", \"" + schema + "\", \"docs\"] update 1");
+    assertThat(rows("docs")).containsExactly("1|alpha v2|11");
+  }
+
+  @Test
+  void twoDeclarationsOfOneRowInOneRunAreAnErrorNamingTableAndKey() {
+    TableSchema<Price> prices = TableSchema.of(Price.class).primaryKey("amount").build();
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.declareTable(ctx, prices.table(DB, schema, "prices"));
+      t.declareRow(ctx, prices.row(new Price(new BigDecimal("1.0"), "a")));
+      t.declareRow(ctx, prices.row(new Price(new BigDecimal("1.00"), "b")));
+    };
+    assertThatThrownBy(() -> coco.update(app)).hasMessageContaining(
+        "key \"1\" of provider " + TABLE + "/[\"main_db\", \"" + schema + "\", \"prices\"] is"
+            + " declared twice");
     assertThat(tables()).isEmpty();
   }
 
