@@ -9,8 +9,11 @@ import io.cocoindex.statediff.StateDiff;
 import io.cocoindex.statediff.TrackingRecordTransition;
 import java.util.List;
 
-/** The indexes of one table; the tracking record is the full spec, so removal knows the name. */
-final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, IndexAction> {
+/**
+ * The indexes of one table, named {@code <table>__<name>} in the database ({@link IndexNames});
+ * the tracking record is the full spec with that name, so removal knows what to drop.
+ */
+final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord, IndexAction> {
   private final Database db;
   private final String schema;
   private final String table;
@@ -22,26 +25,31 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, IndexAct
   }
 
   @Override
-  public TargetReconcileOutput<IndexAction, IndexSpec> reconcile(
-      StableKey key, IndexSpec desired, List<IndexSpec> prev, boolean prevMayBeMissing) {
-    DiffAction diff = StateDiff.diff(new TrackingRecordTransition<>(desired, prev, prevMayBeMissing));
+  public TargetReconcileOutput<IndexAction, IndexRecord> reconcile(
+      StableKey key, IndexSpec desired, List<IndexRecord> prevPossible, boolean prevMayBeMissing) {
+    List<IndexRecord> prev = prevPossible.stream().map(IndexRecord::withPhysicalName).toList();
+    IndexRecord record = desired == null ? null : IndexRecord.of(desired, table);
+    DiffAction diff = StateDiff.diff(new TrackingRecordTransition<>(record, prev, prevMayBeMissing));
     if (diff == null) {
       return null;
     }
+    List<String> dropped = prev.stream().map(IndexRecord::physicalName).distinct().toList();
     switch (diff) {
       case DELETE:
         return TargetReconcileOutput.of(
-            TargetAction.delete(new IndexAction(schema, table, prev.get(0).name(), true, null)),
+            TargetAction.delete(new IndexAction(schema, table, dropped, null, null)),
             db.indexes, null);
       case REPLACE:
         return TargetReconcileOutput.of(
-            TargetAction.update(new IndexAction(schema, table, desired.name(), true, desired)),
-            db.indexes, desired);
+            TargetAction.update(
+                new IndexAction(schema, table, dropped, record.physicalName(), desired)),
+            db.indexes, record);
       default: // INSERT, UPSERT: CREATE INDEX IF NOT EXISTS
-        IndexAction create = new IndexAction(schema, table, desired.name(), false, desired);
+        IndexAction create =
+            new IndexAction(schema, table, List.of(), record.physicalName(), desired);
         return TargetReconcileOutput.of(
             prev.isEmpty() ? TargetAction.create(create) : TargetAction.update(create),
-            db.indexes, desired);
+            db.indexes, record);
     }
   }
 }

@@ -1,13 +1,26 @@
 package io.cocoindex.samples.postgres;
 
 import io.cocoindex.TargetAction;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Drops and creates the indexes of a batch in one transaction. */
+/**
+ * Drops and creates the indexes of a batch in one transaction. A name is looked up in the
+ * schema first: only an index of the action's table that backs no constraint is dropped, and a
+ * name something else holds (another table's index or primary key, a table, a view) is an error
+ * naming both instead of a {@code CREATE INDEX IF NOT EXISTS} that silently does nothing.
+ */
 final class IndexSink {
+  private static final Logger LOG = LoggerFactory.getLogger(IndexSink.class);
+
   private final DataSource dataSource;
 
   IndexSink(DataSource dataSource) {
@@ -16,34 +29,105 @@ final class IndexSink {
 
   void apply(List<TargetAction<IndexAction>> actions) throws SQLException {
     // Build every statement first: a bad name fails before anything runs.
-    List<String> statements = new java.util.ArrayList<>();
+    List<String> creates = new ArrayList<>();
     for (TargetAction<IndexAction> a : actions) {
       IndexAction i = a.value();
-      if (i.drop()) {
-        statements.add(
-            "DROP INDEX IF EXISTS " + SqlNames.quote("schema", i.schema()) + "."
-                + SqlNames.quote("index", i.name()));
-      }
-      if (i.create() != null) {
-        IndexSpec spec = i.create();
-        StringBuilder sql = new StringBuilder("CREATE ")
-            .append(spec.unique() ? "UNIQUE " : "")
-            .append("INDEX IF NOT EXISTS ").append(SqlNames.quote("index", spec.name()))
-            .append(" ON ").append(SqlNames.qualified(i.schema(), i.table()))
-            .append(" USING ").append(SqlNames.identifier("access method", spec.method()))
-            .append(" (");
-        for (int c = 0; c < spec.columns().size(); c++) {
-          sql.append(c > 0 ? ", " : "").append(SqlNames.quote("column", spec.columns().get(c)));
-        }
-        statements.add(sql.append(')').toString());
-      }
+      SqlNames.qualified(i.schema(), i.table());
+      i.drop().forEach(name -> SqlNames.identifier("index", name));
+      creates.add(i.create() == null ? null : createSql(i));
     }
     Transactions.run(dataSource, conn -> {
-      try (Statement st = conn.createStatement()) {
-        for (String sql : statements) {
-          st.execute(sql);
+      for (int n = 0; n < actions.size(); n++) {
+        IndexAction i = actions.get(n).value();
+        for (String name : i.drop()) {
+          drop(conn, i, name);
+        }
+        if (creates.get(n) != null) {
+          create(conn, i, creates.get(n));
         }
       }
     });
+  }
+
+  private static String createSql(IndexAction i) {
+    IndexSpec spec = i.create();
+    StringBuilder sql = new StringBuilder("CREATE ")
+        .append(spec.unique() ? "UNIQUE " : "")
+        .append("INDEX IF NOT EXISTS ").append(SqlNames.quote("index", i.name()))
+        .append(" ON ").append(SqlNames.qualified(i.schema(), i.table()))
+        .append(" USING ").append(SqlNames.identifier("access method", spec.method()))
+        .append(" (");
+    for (int c = 0; c < spec.columns().size(); c++) {
+      sql.append(c > 0 ? ", " : "").append(SqlNames.quote("column", spec.columns().get(c)));
+    }
+    return sql.append(')').toString();
+  }
+
+  private static void drop(Connection conn, IndexAction i, String name) throws SQLException {
+    String holder = holder(conn, i, name);
+    if (holder == null) {
+      try (Statement st = conn.createStatement()) {
+        st.execute("DROP INDEX IF EXISTS " + SqlNames.quote("schema", i.schema()) + "."
+            + SqlNames.quote("index", name));
+      }
+    } else if (!holder.isEmpty()) {
+      LOG.warn("index {} of table {}.{} is not dropped: the name is {}", name, i.schema(),
+          i.table(), holder);
+    }
+  }
+
+  private static void create(Connection conn, IndexAction i, String sql) throws SQLException {
+    String holder = holder(conn, i, i.name());
+    if (holder != null && !holder.isEmpty()) {
+      throw new SQLException("index " + i.create().name() + " of table " + i.schema() + "."
+          + i.table() + " cannot be created as " + i.schema() + "." + i.name() + ": that name is "
+          + holder + " (index names are unique in a schema): declare another index name");
+    }
+    try (Statement st = conn.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  /**
+   * Who holds {@code name} in the action's schema: null when it is an index of the action's
+   * table backing no constraint (this connector's), "" when nothing does, else a description.
+   */
+  private static String holder(Connection conn, IndexAction i, String name) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT c.relkind::text, t.relname, con.conname FROM pg_class c"
+            + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            + " LEFT JOIN pg_index x ON x.indexrelid = c.oid"
+            + " LEFT JOIN pg_class t ON t.oid = x.indrelid"
+            + " LEFT JOIN pg_constraint con ON con.conindid = c.oid"
+            + " AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u', 'x')"
+            + " WHERE n.nspname = ? AND c.relname = ?")) {
+      ps.setString(1, i.schema());
+      ps.setString(2, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return "";
+        }
+        String kind = rs.getString(1);
+        String table = rs.getString(2);
+        String constraint = rs.getString(3);
+        boolean index = kind.equals("i") || kind.equals("I");
+        if (index && i.table().equals(table) && constraint == null) {
+          return null;
+        }
+        if (index && constraint != null) {
+          return "the index of constraint " + constraint + " of table " + i.schema() + "." + table;
+        }
+        if (index) {
+          return "an index of table " + i.schema() + "." + table;
+        }
+        return switch (kind) {
+          case "r", "p" -> "the table " + i.schema() + "." + name;
+          case "v" -> "the view " + i.schema() + "." + name;
+          case "m" -> "the materialized view " + i.schema() + "." + name;
+          case "S" -> "the sequence " + i.schema() + "." + name;
+          default -> "a relation of kind '" + kind + "' named " + i.schema() + "." + name;
+        };
+      }
+    }
   }
 }

@@ -9,7 +9,8 @@ import java.util.Objects;
  * An index of a table, tracked by this full spec: a changed spec drops and recreates the index
  * under the same name; an identical one does nothing.
  *
- * @param name the index name (unique in its schema), the attachment's key
+ * @param name the index name, unique among its table's indexes, the attachment's key; the
+ *     database names the index {@code <table>__<name>} ({@link IndexNames})
  * @param columns the indexed columns, in order
  * @param unique a unique index
  * @param method the access method: {@code btree}, {@code hash}, {@code gin}, {@code gist}, ...

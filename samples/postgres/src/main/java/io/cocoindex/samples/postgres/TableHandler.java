@@ -29,7 +29,7 @@ import javax.sql.DataSource;
  * Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
  * TableTarget docs = tables.mountTable(ctx, schema.table(DB, "public", "docs"));
  * docs.declareRow(ctx, schema.row(doc));
- * docs.declareIndex(ctx, new IndexSpec("docs_by_title", List.of("title"), false, "btree"));
+ * docs.declareIndex(ctx, new IndexSpec("by_title", List.of("title"), false, "btree"));
  * }</pre>
  *
  * <p>A system-managed table no longer declared is dropped with its rows (the destroy shape); a

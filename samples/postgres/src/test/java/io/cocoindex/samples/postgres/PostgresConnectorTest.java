@@ -380,23 +380,24 @@ class PostgresConnectorTest {
       t.declareIndex(ctx, index[0]);
     };
     coco.update(app);
-    assertThat(indexDef("docs_lookup")).contains("USING btree (title)");
-    String oid = indexOid("docs_lookup");
+    // Named <table>__<name> in the database: index names are unique per schema.
+    assertThat(indexDef("docs__docs_lookup")).contains("USING btree (title)");
+    String oid = indexOid("docs__docs_lookup");
     COUNTING.take();
 
     coco.update(app);
     assertThat(COUNTING.take()).isEmpty();
-    assertThat(indexOid("docs_lookup")).isEqualTo(oid);
+    assertThat(indexOid("docs__docs_lookup")).isEqualTo(oid);
 
     index[0] = new IndexSpec("docs_lookup", List.of("title", "views"), true, "btree");
     assertThat(coco.update(app)).anyMatch(a -> a.contains(" update ") && a.endsWith("docs_lookup\""));
-    assertThat(COUNTING.take()).containsExactly(
-        "DROP INDEX IF EXISTS \"" + schema + "\".\"docs_lookup\"",
-        "CREATE UNIQUE INDEX IF NOT EXISTS \"docs_lookup\" ON \"" + schema + "\".\"docs\" USING"
-            + " btree (\"title\", \"views\")");
-    assertThat(indexDef("docs_lookup")).contains("UNIQUE INDEX docs_lookup")
+    assertThat(COUNTING.take()).filteredOn(sql -> !sql.startsWith("SELECT")).containsExactly(
+        "DROP INDEX IF EXISTS \"" + schema + "\".\"docs__docs_lookup\"",
+        "CREATE UNIQUE INDEX IF NOT EXISTS \"docs__docs_lookup\" ON \"" + schema + "\".\"docs\""
+            + " USING btree (\"title\", \"views\")");
+    assertThat(indexDef("docs__docs_lookup")).contains("UNIQUE INDEX docs__docs_lookup")
         .contains("USING btree (title, views)");
-    assertThat(indexOid("docs_lookup")).isNotEqualTo(oid);
+    assertThat(indexOid("docs__docs_lookup")).isNotEqualTo(oid);
   }
 
   @Test
@@ -410,12 +411,106 @@ class PostgresConnectorTest {
       }
     };
     coco.update(app);
-    assertThat(indexDef("docs_views")).isNotNull();
+    assertThat(indexDef("docs__docs_views")).isNotNull();
 
     withIndex[0] = false;
     coco.update(app);
-    assertThat(indexDef("docs_views")).isNull();
+    assertThat(indexDef("docs__docs_views")).isNull();
     assertThat(rows("docs")).containsExactly("1|alpha|10");
+  }
+
+  List<String> indexes() {
+    return lines("SELECT tablename, indexname FROM pg_indexes WHERE schemaname = '" + schema
+        + "' AND indexname NOT LIKE '%_pkey' ORDER BY 1, 2");
+  }
+
+  @Test
+  void twoTablesMayDeclareIndexesOfTheSameName() {
+    declare = (ctx, tables) -> {
+      tables.mountTable(ctx, DOCS.table(DB, schema, "a"))
+          .declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+      tables.mountTable(ctx, DOCS.table(DB, schema, "b"))
+          .declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+    };
+    coco.update(app);
+    assertThat(indexes()).containsExactly("a|a__by_title", "b|b__by_title");
+
+    declare = (ctx, tables) -> {
+      tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
+      tables.mountTable(ctx, DOCS.table(DB, schema, "b"))
+          .declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+    };
+    coco.update(app);
+    assertThat(indexes()).containsExactly("b|b__by_title");
+  }
+
+  @Test
+  void anIndexMovedToAnotherTableEndsOnThatTable() {
+    String[] on = {"a"};
+    declare = (ctx, tables) -> {
+      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
+      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
+      (on[0].equals("a") ? a : b).declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+    };
+    coco.update(app);
+    assertThat(indexes()).containsExactly("a|a__by_title");
+
+    on[0] = "b"; // b's index is created before a's is dropped, at the end of the run
+    coco.update(app);
+    assertThat(indexes()).containsExactly("b|b__by_title");
+    assertThat(coco.update(app)).allMatch(a -> a.startsWith(TABLE + " update "));
+    assertThat(indexes()).containsExactly("b|b__by_title");
+  }
+
+  @Test
+  void anIndexNamedLikeThePrimaryKeyIsItsOwnIndex() {
+    boolean[] declared = {true};
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      if (declared[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("docs_pkey", "title"));
+      }
+    };
+    coco.update(app);
+    assertThat(lines("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = '" + schema
+        + "' ORDER BY 1")).containsExactly(
+        "docs__docs_pkey|CREATE INDEX docs__docs_pkey ON " + schema + ".docs USING btree (title)",
+        "docs_pkey|CREATE UNIQUE INDEX docs_pkey ON " + schema + ".docs USING btree (id)");
+
+    declared[0] = false;
+    coco.update(app);
+    assertThat(lines("SELECT indexname FROM pg_indexes WHERE schemaname = '" + schema + "'"))
+        .containsExactly("docs_pkey");
+  }
+
+  @Test
+  void anIndexNameAnotherRelationHoldsIsAnErrorNamingIt() {
+    execute("CREATE SCHEMA \"" + schema + "\"",
+        "CREATE TABLE \"" + schema + "\".docs__by_title (id bigint)");
+    declare = (ctx, tables) -> tables.mountTable(ctx, DOCS.table(DB, schema, "docs"))
+        .declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+    assertThatThrownBy(() -> coco.update(app)).hasMessageContaining(
+        "index by_title of table " + schema + ".docs cannot be created as " + schema
+            + ".docs__by_title: that name is the table " + schema + ".docs__by_title (index"
+            + " names are unique in a schema): declare another index name");
+    assertThat(tables()).containsExactly("docs", "docs__by_title");
+    assertThat(indexes()).isEmpty();
+  }
+
+  @Test
+  void aLongIndexNameIsShortenedWithAHashNotTruncated() {
+    String table = "t".repeat(60);
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, table));
+      t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+      t.declareIndex(ctx, IndexSpec.btree("by_views", "views"));
+    };
+    coco.update(app);
+    assertThat(indexes()).containsExactlyInAnyOrder(table + "|" + IndexNames.of(table, "by_title"),
+        table + "|" + IndexNames.of(table, "by_views"));
+    // 60 + 2 + 8 characters would be truncated by PostgreSQL to one name for both.
+    assertThat(IndexNames.of(table, "by_title")).matches("t{54}_[0-9a-f]{8}")
+        .isNotEqualTo(IndexNames.of(table, "by_views"));
   }
 
   @Test
