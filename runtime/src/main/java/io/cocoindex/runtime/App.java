@@ -169,7 +169,8 @@ public final class App implements AutoCloseable {
     if (!run.failures().isEmpty()) {
       throw new UpdateFailedException("drop of app '" + name + "'", run.failures(), stats);
     }
-    log.info("dropped the state of app '{}': {} target states deleted", name,
+    log.info("dropped the state of app '{}': {} target states deleted through their handlers"
+        + " (the children of a deleted container go with it)", name,
         stats.total().deleted());
     return stats;
   }
