@@ -28,7 +28,7 @@ final class RowHandler implements TargetHandler<Row, RowRecord, RowAction> {
     this.db = db;
     this.table = table;
     this.indexes = new IndexHandler(db, table.schema(), table.table());
-    this.commands = new SqlCommandHandler(db);
+    this.commands = new SqlCommandHandler(db, table);
   }
 
   @Attachment("index")

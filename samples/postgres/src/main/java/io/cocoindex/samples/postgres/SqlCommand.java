@@ -5,10 +5,12 @@ import io.cocoindex.annotation.TargetValue;
 
 /**
  * SQL run beside a table (a trigger, a view, a grant): {@code setup} when declared or changed,
- * {@code teardown} before a changed setup and when no longer declared. Both are the
- * application's own SQL, run as written: never build them from untrusted input. Make them
- * idempotent ({@code CREATE OR REPLACE}, {@code DROP ... IF EXISTS}): after an interrupted run
- * they may run again.
+ * {@code teardown} before a changed setup, when no longer declared, and before its table is
+ * dropped or recreated (a system-managed table records its commands in its comment for that).
+ * Both are the application's own SQL, run as written: never build them from untrusted input.
+ * Make them idempotent ({@code CREATE OR REPLACE}, {@code DROP ... IF EXISTS}): after an
+ * interrupted run they may run again, and a setup runs again after the teardown of a command of
+ * the same name on another table (a command moved between tables keeps its object).
  *
  * @param name the command's name, the attachment's key
  * @param setup the SQL that sets it up

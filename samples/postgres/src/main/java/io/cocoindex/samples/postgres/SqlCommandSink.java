@@ -2,11 +2,13 @@ package io.cocoindex.samples.postgres;
 
 import io.cocoindex.TargetAction;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import javax.sql.DataSource;
 
-/** Runs teardowns then setups of a batch of SQL commands in one transaction. */
+/**
+ * Runs teardowns then setups of a batch of SQL commands in one transaction, recording each
+ * command beside its system-managed table ({@link TableCommands}) in the same transaction.
+ */
 final class SqlCommandSink {
   private final DataSource dataSource;
 
@@ -16,13 +18,21 @@ final class SqlCommandSink {
 
   void apply(List<TargetAction<SqlCommandAction>> actions) throws SQLException {
     Transactions.run(dataSource, conn -> {
-      try (Statement st = conn.createStatement()) {
-        for (TargetAction<SqlCommandAction> a : actions) {
-          for (String teardown : a.value().teardowns()) {
-            st.execute(teardown);
+      for (TargetAction<SqlCommandAction> a : actions) {
+        SqlCommandAction c = a.value();
+        String of = " of SQL command " + c.name() + " of table " + c.schema() + "." + c.table();
+        for (String teardown : c.teardowns()) {
+          TableCommands.run(conn, teardown, "the teardown" + of);
+        }
+        if (c.setup() == null) {
+          if (c.recorded()) {
+            TableCommands.remove(conn, c.schema(), c.table(), c.name());
           }
-          if (a.value().setup() != null) {
-            st.execute(a.value().setup());
+          TableCommands.handOver(conn, c.schema(), c.table(), c.name());
+        } else {
+          TableCommands.run(conn, c.setup(), "the setup" + of);
+          if (c.recorded()) {
+            TableCommands.put(conn, c.schema(), c.table(), c.name(), c.setup(), c.teardown());
           }
         }
       }

@@ -1,6 +1,7 @@
 package io.cocoindex.samples.postgres;
 
 import io.cocoindex.annotation.ActionValue;
+import io.cocoindex.statediff.ManagedBy;
 import java.util.List;
 
 /**
@@ -12,6 +13,7 @@ import java.util.List;
  * @param columns the declared columns (empty for a drop)
  * @param primaryKey the primary-key column names (empty for a drop)
  * @param changes the DDL steps, in order; empty when the table is as declared
+ * @param managedBy who owns the table (null in actions of earlier versions: the system)
  */
 @ActionValue
 public record TableAction(
@@ -20,7 +22,12 @@ public record TableAction(
     String table,
     List<ColumnDef> columns,
     List<String> primaryKey,
-    List<SchemaChange> changes) {
+    List<SchemaChange> changes,
+    ManagedBy managedBy) {
+  public TableAction {
+    managedBy = managedBy == null ? ManagedBy.SYSTEM : managedBy;
+  }
+
 
   String qualifiedName() {
     return schema + "." + table;

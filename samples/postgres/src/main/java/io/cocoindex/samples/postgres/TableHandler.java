@@ -101,7 +101,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     TableAction action =
         new TableAction(
             desired.database(), desired.schema(), desired.table(), desired.columns(),
-            desired.primaryKey(), changes);
+            desired.primaryKey(), changes, desired.managedBy());
     // A container returns an action on every run it is declared: the rows' handler is built
     // from it. With no changes the sink does not even open a connection.
     return new TargetReconcileOutput<>(
@@ -161,7 +161,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     TableAction drop =
         new TableAction(
             databaseName, p.schema(), p.table(), List.of(), List.of(),
-            List.of(SchemaChange.table(SchemaChange.Kind.DROP_TABLE)));
+            List.of(SchemaChange.table(SchemaChange.Kind.DROP_TABLE)), ManagedBy.SYSTEM);
     return new TargetReconcileOutput<>(
         TargetAction.delete(drop), database(databaseName).tables, null,
         TargetChildInvalidation.DESTRUCTIVE);

@@ -6,6 +6,7 @@ import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.runtime.codec.CodecRegistry;
+import io.cocoindex.statediff.ManagedBy;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ class IndexRecordTest {
     TableHandler tables = new TableHandler(Map.of("main_db", PostgresServer.DATA_SOURCE));
     TableAction docs = new TableAction("main_db", "public", "docs",
         List.of(new ColumnDef("id", "bigint"), new ColumnDef("title", "text")), List.of("id"),
-        List.of());
+        List.of(), ManagedBy.SYSTEM);
     IndexHandler indexes = tables.rows(docs).index();
     IndexSpec spec = IndexSpec.btree("docs_lookup", "title");
     IndexRecord old = new IndexRecord("docs_lookup", List.of("title"), false, "btree", null);

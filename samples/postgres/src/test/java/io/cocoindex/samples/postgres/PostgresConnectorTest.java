@@ -544,6 +544,110 @@ class PostgresConnectorTest {
         .containsExactly("setup v1", "teardown v1", "setup v2", "teardown v2");
   }
 
+  /** A command making the view {@code v} over {@code table}, as SqlCommand's Javadoc suggests. */
+  SqlCommand viewOver(String table) {
+    return new SqlCommand("v",
+        "CREATE OR REPLACE VIEW \"" + schema + "\".v AS SELECT id, title FROM \"" + schema + "\"."
+            + table, "DROP VIEW IF EXISTS \"" + schema + "\".v");
+  }
+
+  List<String> views() {
+    return lines("SELECT table_name FROM information_schema.views WHERE table_schema = '" + schema
+        + "' ORDER BY 1");
+  }
+
+  @Test
+  void aTableIsDroppedAfterTheTeardownsOfItsSqlCommands() {
+    boolean[] declared = {true};
+    declare = (ctx, tables) -> {
+      if (declared[0]) {
+        TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+        t.declareRow(ctx, DOCS.row(new Doc(1, "alpha", 10)));
+        t.declareSqlCommand(ctx, viewOver("docs"));
+      }
+    };
+    coco.update(app);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".v")).containsExactly("1|alpha");
+    // The table's comment records its commands: its Delete alone runs when it goes.
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".docs'::regclass, 'pg_class')"))
+        .containsExactly("{\"cocoindex_sql_commands\": {\"v\": {\"seq\": 1, \"setup\": \""
+            + viewOver("docs").setup().replace("\"", "\\\"") + "\", \"teardown\": \""
+            + viewOver("docs").teardown().replace("\"", "\\\"") + "\"}}}");
+
+    declared[0] = false;
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"docs\"]");
+    assertThat(tables()).isEmpty();
+  }
+
+  @Test
+  void dropStateRunsTheTeardownsOfATablesSqlCommandsFirst() {
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "alpha", 10)));
+      t.declareSqlCommand(ctx, viewOver("docs"));
+    };
+    coco.update(app);
+    assertThat(views()).containsExactly("v");
+
+    app.dropState();
+    assertThat(tables()).isEmpty();
+  }
+
+  record DocByTitle(long id, String title, int views) {}
+
+  @Test
+  void aPrimaryKeyChangeRunsTheTeardownsFirstAndTheSetupsAgain() {
+    TableSchema<DocByTitle> byTitle =
+        TableSchema.of(DocByTitle.class).primaryKey("id", "title").build();
+    boolean[] changed = {false};
+    declare = (ctx, tables) -> {
+      TableTarget t = changed[0]
+          ? tables.mountTable(ctx, byTitle.table(DB, schema, "docs"))
+          : tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      t.declareRow(ctx, changed[0] ? byTitle.row(new DocByTitle(2, "beta", 20))
+          : DOCS.row(new Doc(1, "alpha", 10)));
+      t.declareSqlCommand(ctx, viewOver("docs"));
+    };
+    coco.update(app);
+
+    changed[0] = true;
+    coco.update(app);
+    assertThat(lines("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid ="
+        + " i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND i.indrelid = '\""
+        + schema + "\".docs'::regclass ORDER BY a.attname")).containsExactly("id", "title");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".v")).containsExactly("2|beta");
+  }
+
+  @Test
+  void anSqlCommandMovedToAnotherTableUnderItsNameEndsOnThatTable() {
+    String[] on = {"a"};
+    declare = (ctx, tables) -> {
+      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
+      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
+      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
+      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
+      (on[0].equals("a") ? a : b).declareSqlCommand(ctx, viewOver(on[0]));
+    };
+    coco.update(app);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".v")).containsExactly("1|in a");
+
+    // b's setup runs first; a's teardown, at the end of the run, hands the name back to b.
+    on[0] = "b";
+    coco.update(app);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".v")).containsExactly("2|in b");
+    coco.update(app);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".v")).containsExactly("2|in b");
+
+    // Moved again, and the table it leaves dropped in the same run.
+    declare = (ctx, tables) -> tables.mountTable(ctx, DOCS.table(DB, schema, "c"))
+        .declareSqlCommand(ctx, viewOver("c"));
+    coco.update(app);
+    assertThat(tables()).containsExactly("c", "v");
+    assertThat(views()).containsExactly("v");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".v")).isEmpty();
+  }
+
   record Nullable(Long id, String title) {}
 
   @Test

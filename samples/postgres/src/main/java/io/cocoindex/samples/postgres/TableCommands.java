@@ -1,0 +1,212 @@
+package io.cocoindex.samples.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The SQL commands set up beside a system-managed table, recorded in the table's {@code COMMENT}
+ * as {@code {"cocoindex_sql_commands": {"<name>": {"setup": ..., "teardown": ..., "seq": n}}}}.
+ *
+ * <p>Why the database and not a tracking record: a table is reconciled before the commands
+ * declared into it, and when it is no longer declared only its Delete runs (its commands are not
+ * reconciled one by one, even from a fresh JVM's {@code dropState}), so nothing the table's
+ * handler sees knows them. The comment lives and dies with the table, changes in the transaction
+ * of the command's setup, and is what lets a table's drop or recreate run the teardowns first (a
+ * view over the table would block {@code DROP TABLE} for ever) and a command moved to another
+ * table under the same name survive the old table's teardown (it is set up again after it).
+ *
+ * <p>JSON is built and read by the server ({@code jsonb}); the comment of a user-managed table is
+ * never touched, and a comment that is not this record is replaced by it.
+ */
+final class TableCommands {
+  /** How a comment written here starts ({@code jsonb} renders it so). */
+  private static final String PREFIX = "{\"cocoindex_sql_commands\":";
+
+  private TableCommands() {}
+
+  /**
+   * A command as recorded beside a table.
+   *
+   * @param name the command's name
+   * @param setup its setup SQL
+   * @param teardown its teardown SQL, or null
+   */
+  record Entry(String name, String setup, String teardown) {}
+
+  /**
+   * A command of the same name recorded beside another table.
+   *
+   * @param schema that table's schema
+   * @param table that table
+   * @param setup its setup SQL
+   */
+  record Holder(String schema, String table, String setup) {}
+
+  /** The table's recorded commands, latest set up first (the order to tear them down). */
+  static List<Entry> read(Connection conn, String schema, String table) throws SQLException {
+    String record = record(conn, schema, table);
+    List<Entry> entries = new ArrayList<>();
+    if (record == null) {
+      return entries;
+    }
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT e.key, e.value ->> 'setup', e.value ->> 'teardown'"
+            + " FROM jsonb_each(CAST(? AS jsonb) -> 'cocoindex_sql_commands') e"
+            + " ORDER BY (e.value ->> 'seq')::bigint DESC")) {
+      ps.setString(1, record);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          entries.add(new Entry(rs.getString(1), rs.getString(2), rs.getString(3)));
+        }
+      }
+    }
+    return entries;
+  }
+
+  /** Records a command set up beside the table (the latest set up); nothing if it is gone. */
+  static void put(Connection conn, String schema, String table, String name, String setup,
+      String teardown) throws SQLException {
+    if (!lock(conn, schema, table)) {
+      return;
+    }
+    String record = record(conn, schema, table);
+    String literal;
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT quote_literal(jsonb_build_object('cocoindex_sql_commands', c || jsonb_build_object("
+            + "CAST(? AS text), jsonb_build_object('setup', CAST(? AS text), 'teardown',"
+            + " CAST(? AS text), 'seq', (SELECT coalesce(max((e.value ->> 'seq')::bigint), 0) + 1"
+            + " FROM jsonb_each(c) e))))::text)"
+            + " FROM (SELECT coalesce(CAST(? AS jsonb) -> 'cocoindex_sql_commands', '{}') AS c) s")) {
+      ps.setString(1, name);
+      ps.setString(2, setup);
+      ps.setString(3, teardown);
+      ps.setString(4, record);
+      literal = single(ps);
+    }
+    comment(conn, schema, table, literal);
+  }
+
+  /** Forgets a command of the table. */
+  static void remove(Connection conn, String schema, String table, String name)
+      throws SQLException {
+    if (!lock(conn, schema, table)) {
+      return;
+    }
+    String record = record(conn, schema, table);
+    if (record == null) {
+      return;
+    }
+    String literal;
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT CASE WHEN c - CAST(? AS text) = '{}' THEN NULL ELSE quote_literal("
+            + "jsonb_build_object('cocoindex_sql_commands', c - CAST(? AS text))::text) END"
+            + " FROM (SELECT CAST(? AS jsonb) -> 'cocoindex_sql_commands' AS c) s")) {
+      ps.setString(1, name);
+      ps.setString(2, name);
+      ps.setString(3, record);
+      literal = single(ps);
+    }
+    comment(conn, schema, table, literal);
+  }
+
+  /**
+   * After the teardown of a command gone from this table, sets up again every command of the
+   * same name recorded beside another table: a command moved there was set up first (the old
+   * table's teardown runs at the end of the run), and the teardown may just have undone it.
+   */
+  static void handOver(Connection conn, String schema, String table, String name)
+      throws SQLException {
+    for (Holder h : holders(conn, name, schema, table)) {
+      run(conn, h.setup(), "the setup of SQL command " + name + " of table " + h.schema() + "."
+          + h.table() + " (set up again after the teardown of the one of " + schema + "." + table
+          + ")");
+    }
+  }
+
+  /** Runs a command's SQL; a failure names the command and its table. */
+  static void run(Connection conn, String sql, String what) throws SQLException {
+    try (Statement st = conn.createStatement()) {
+      st.execute(sql);
+    } catch (SQLException e) {
+      throw new SQLException(what + " failed: " + e.getMessage(), e.getSQLState(), e);
+    }
+  }
+
+  /** Other tables with a recorded command of this name. */
+  private static List<Holder> holders(Connection conn, String name, String schema, String table)
+      throws SQLException {
+    List<Holder> holders = new ArrayList<>();
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT n.nspname, c.relname, r.commands -> CAST(? AS text) ->> 'setup'"
+            + " FROM pg_description d JOIN pg_class c ON c.oid = d.objoid"
+            + " JOIN pg_namespace n ON n.oid = c.relnamespace,"
+            + " LATERAL (SELECT CASE WHEN d.description LIKE ? THEN"
+            + " d.description::jsonb -> 'cocoindex_sql_commands' END AS commands) r"
+            + " WHERE d.classoid = 'pg_class'::regclass AND d.objsubid = 0"
+            + " AND c.relkind IN ('r', 'p') AND r.commands -> CAST(? AS text) IS NOT NULL"
+            + " AND NOT (n.nspname = ? AND c.relname = ?) ORDER BY 1, 2")) {
+      ps.setString(1, name);
+      ps.setString(2, PREFIX.replace("_", "\\_") + "%");
+      ps.setString(3, name);
+      ps.setString(4, schema);
+      ps.setString(5, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          holders.add(new Holder(rs.getString(1), rs.getString(2), rs.getString(3)));
+        }
+      }
+    }
+    return holders;
+  }
+
+  /**
+   * Serializes changes of the table's record (SHARE UPDATE EXCLUSIVE conflicts with itself, not
+   * with reads and writes of rows); false when the table does not exist.
+   */
+  private static boolean lock(Connection conn, String schema, String table) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      ps.setString(1, SqlNames.qualified(schema, table));
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || !rs.getBoolean(1)) {
+          return false;
+        }
+      }
+    }
+    try (Statement st = conn.createStatement()) {
+      st.execute("LOCK TABLE " + SqlNames.qualified(schema, table)
+          + " IN SHARE UPDATE EXCLUSIVE MODE");
+    }
+    return true;
+  }
+
+  /** The table's comment when it is this record, else null. */
+  private static String record(Connection conn, String schema, String table)
+      throws SQLException {
+    try (PreparedStatement ps =
+        conn.prepareStatement("SELECT obj_description(to_regclass(?), 'pg_class')")) {
+      ps.setString(1, SqlNames.qualified(schema, table));
+      String comment = single(ps);
+      return comment != null && comment.startsWith(PREFIX) ? comment : null;
+    }
+  }
+
+  private static void comment(Connection conn, String schema, String table, String literal)
+      throws SQLException {
+    try (Statement st = conn.createStatement()) {
+      st.execute("COMMENT ON TABLE " + SqlNames.qualified(schema, table) + " IS "
+          + (literal == null ? "NULL" : literal));
+    }
+  }
+
+  private static String single(PreparedStatement ps) throws SQLException {
+    try (ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+}
