@@ -29,7 +29,8 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord, IndexA
       StableKey key, IndexSpec desired, List<IndexRecord> prevPossible, boolean prevMayBeMissing) {
     List<IndexRecord> prev = prevPossible.stream().map(IndexRecord::withPhysicalName).toList();
     IndexRecord record = desired == null ? null : IndexRecord.of(desired, table);
-    DiffAction diff = StateDiff.diff(new TrackingRecordTransition<>(record, prev, prevMayBeMissing));
+    DiffAction diff =
+        StateDiff.diff(new TrackingRecordTransition<>(record, prev, prevMayBeMissing));
     if (diff == null) {
       return null;
     }

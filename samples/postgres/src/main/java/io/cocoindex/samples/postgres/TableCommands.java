@@ -81,7 +81,8 @@ final class TableCommands {
             + "CAST(? AS text), jsonb_build_object('setup', CAST(? AS text), 'teardown',"
             + " CAST(? AS text), 'seq', (SELECT coalesce(max((e.value ->> 'seq')::bigint), 0) + 1"
             + " FROM jsonb_each(c) e))))::text)"
-            + " FROM (SELECT coalesce(CAST(? AS jsonb) -> 'cocoindex_sql_commands', '{}') AS c) s")) {
+            + " FROM (SELECT coalesce(CAST(? AS jsonb) -> 'cocoindex_sql_commands', '{}') AS c)"
+            + " s")) {
       ps.setString(1, name);
       ps.setString(2, setup);
       ps.setString(3, teardown);

@@ -82,12 +82,15 @@ final class TableSink {
    */
   private static void tearDownCommands(Connection conn, TableAction t, boolean handOver)
       throws SQLException {
-    for (TableCommands.Entry c : TableCommands.read(conn, t.schema(), t.table())) {
+    List<TableCommands.Entry> commands = TableCommands.read(conn, t.schema(), t.table());
+    for (TableCommands.Entry c : commands) {
       if (c.teardown() != null) {
         TableCommands.run(conn, c.teardown(), "the teardown of SQL command " + c.name()
             + " of table " + t.schema() + "." + t.table() + ", before the table is dropped");
       }
-      if (handOver) {
+    }
+    if (handOver) {
+      for (TableCommands.Entry c : commands) {
         TableCommands.handOver(conn, t.schema(), t.table(), c.name());
       }
     }

@@ -111,7 +111,8 @@ class CanonicalKeysTest {
     Instant before2000 = Instant.parse("1999-12-31T23:59:59Z");
     List<SqlValue> instants = new ArrayList<>(List.of(
         SqlValue.of(at.atOffset(ZoneOffset.UTC)), SqlValue.of(at.atOffset(ZoneOffset.ofHours(2))),
-        SqlValue.of(at.atZone(ZoneId.of("Europe/Paris"))), SqlValue.of(at), t("2024-03-01 12:00+02")));
+        SqlValue.of(at.atZone(ZoneId.of("Europe/Paris"))), SqlValue.of(at),
+        t("2024-03-01 12:00+02")));
     for (long nanos : new long[] {100, 500, 1_000, 1_499, 1_500, 2_500, 999_999_500L,
         1_499_999, 1_500_000, 2_500_000}) {
       instants.add(SqlValue.of(at.plusNanos(nanos)));
