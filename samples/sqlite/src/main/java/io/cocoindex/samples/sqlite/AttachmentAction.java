@@ -17,24 +17,44 @@ import java.util.List;
  *     ({@link SqlCommandRecords}) runs first if the teardowns do not hold it, and the action is
  *     recorded there; null for other attachments
  * @param sqlCommandTeardown for a SQL command set up, the teardown to record; null for a removal
+ * @param index for an index, its declared name; null for other attachments
+ * @param indexDrops for an index, the names in the database of the indexes to drop first, each
+ *     dropped only if it is an index of {@code table} (anything else under it is left alone)
+ * @param indexName for an index to create, its name in the database ({@link IndexNames}): the
+ *     setup runs if the name is free, nothing if it is an index of {@code table} already, and
+ *     anything else holding it is an error naming it; null when only dropping
  */
 @ActionValue
 public record AttachmentAction(
     String table, List<String> teardown, List<String> setup, String fullTextIndex,
-    String sqlCommand, String sqlCommandTeardown) {
+    String sqlCommand, String sqlCommandTeardown, String index, List<String> indexDrops,
+    String indexName) {
 
   /** An action that runs {@code teardown}, then {@code setup}. */
   static AttachmentAction of(String table, List<String> teardown, List<String> setup) {
-    return new AttachmentAction(table, teardown, setup, null, null, null);
+    return new AttachmentAction(
+        table, teardown, setup, null, null, null, null, List.of(), null);
+  }
+
+  /**
+   * An action on the index {@code index} of {@code table}: drop {@code drops}, then create it
+   * under {@code name} with {@code setup} (when {@code name} is not null).
+   */
+  static AttachmentAction ofIndex(
+      String table, String index, List<String> drops, String name, List<String> setup) {
+    return new AttachmentAction(
+        table, List.of(), setup, null, null, null, index, List.copyOf(drops), name);
   }
 
   /** This action on the full-text index {@code name}. */
   AttachmentAction withFullTextIndex(String name) {
-    return new AttachmentAction(table, teardown, setup, name, null, null);
+    return new AttachmentAction(
+        table, teardown, setup, name, null, null, null, List.of(), null);
   }
 
   /** This action on the SQL command {@code name}, undone by {@code teardown} once set up. */
   AttachmentAction withSqlCommand(String name, String teardown) {
-    return new AttachmentAction(table, this.teardown, setup, null, name, teardown);
+    return new AttachmentAction(
+        table, this.teardown, setup, null, name, teardown, null, List.of(), null);
   }
 }

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * Applies attachment actions (teardown, then setup) in one transaction, with what they keep in
- * the database: a SQL command's record, a full-text index's table.
+ * the database: a SQL command's record, a full-text index's table, an index's name.
  */
 final class AttachmentWriter {
   private final SqliteDatabase db;
@@ -41,8 +41,11 @@ final class AttachmentWriter {
     if (a.fullTextIndex() != null) {
       FullTextIndexHandler.dropIndexTable(db, c, a);
     }
-    for (String sql : a.setup()) {
-      db.execute(c, sql);
+    // An index's drops run here, and its setup only when its name is free.
+    if (a.index() == null || IndexHandler.dropAndCheckName(db, c, a)) {
+      for (String sql : a.setup()) {
+        db.execute(c, sql);
+      }
     }
     if (command != null) {
       if (a.sqlCommandTeardown() != null) {

@@ -5,18 +5,33 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Indexes of one table, tracked by their full spec: a changed spec drops and recreates the index
- * under the same name; an identical spec does nothing; a removed one is dropped.
+ * Indexes of one table, tracked by their full spec: a changed spec drops and recreates the index;
+ * an identical spec does nothing; a removed one is dropped.
+ *
+ * <p>SQLite index names are database-wide, so an index is named by its table in the database
+ * ({@link IndexNames}: {@code <table>__<name>}, or its name when that starts with the table's) and
+ * keyed by that name case-folded. The sink drops only indexes of this table, and creates an index
+ * under a free name or finds it there: a name that another table's index, a table or a view holds
+ * is an error naming it, never a {@code CREATE INDEX IF NOT EXISTS} that does nothing.
  */
 final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, AttachmentAction> {
+  private static final Logger log = LoggerFactory.getLogger(IndexHandler.class);
+
   private final TableSpec table;
   private final TargetActionSink<AttachmentAction> sink;
-  /** The names declared in this run, case-folded: see {@link #reconcile}. */
+  /** The names in the database of the indexes declared in this run, case-folded. */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
 
   IndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink) {
@@ -27,30 +42,62 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
   @Override
   public TargetReconcileOutput<AttachmentAction, IndexSpec> reconcile(
       StableKey key, IndexSpec desired, List<IndexSpec> prev, boolean prevMayBeMissing) {
-    String name = ((StableKey.Str) key).value();
-    String drop = "DROP INDEX IF EXISTS " + SqlIdentifiers.quote("index", name);
+    String keyName = ((StableKey.Str) key).value();
     if (desired == null) {
-      if ((prev.isEmpty() && !prevMayBeMissing) || declared.contains(SqlIdentifiers.fold(name))) {
-        // Nothing to drop, or the index is declared under its case-folded name (its key before
-        // keys were folded): dropping it would drop the declared index.
+      if (prev.isEmpty() && !prevMayBeMissing) {
         return null;
       }
-      return TargetReconcileOutput.of(
-          TargetAction.delete(AttachmentAction.of(table.name(), List.of(drop), List.of())), sink,
-          null);
+      // An index declared in this run under another key (its key before keys were folded, or
+      // before indexes were named by their table) is the declared one: dropping it would drop
+      // the declared index.
+      List<String> drops = earlierNames(keyName, prev).stream()
+          .filter(n -> !declared.contains(SqlIdentifiers.fold(n))).toList();
+      if (drops.isEmpty()) {
+        return null;
+      }
+      String index = prev.isEmpty() ? keyName : prev.get(0).name();
+      return TargetReconcileOutput.of(TargetAction.delete(
+          AttachmentAction.ofIndex(table.name(), index, drops, null, List.of())), sink, null);
     }
+    String name = IndexNames.of(table.name(), desired.name());
     declared.add(SqlIdentifiers.fold(name));
     boolean changed = prev.stream().anyMatch(p -> !p.equals(desired));
     if (!changed && !prevMayBeMissing && !prev.isEmpty()) {
       return null;
     }
-    AttachmentAction action = AttachmentAction.of(
-        table.name(), changed ? List.of(drop) : List.of(), List.of(createSql(desired)));
+    // A changed spec drops the earlier index; an unchanged one keeps it (the sink finds it) and
+    // drops only one under a name of an earlier version.
+    List<String> drops = earlierNames(keyName, prev).stream()
+        .filter(n -> SqlIdentifiers.fold(n).equals(SqlIdentifiers.fold(name)) ? changed
+            : !declared.contains(SqlIdentifiers.fold(n)))
+        .toList();
+    AttachmentAction action = AttachmentAction.ofIndex(
+        table.name(), desired.name(), drops, name, List.of(createSql(desired, name)));
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
   }
 
-  private String createSql(IndexSpec spec) {
+  /**
+   * Where the indexes of the earlier records may be, distinct as SQLite compares names: under
+   * their names now; for a record keyed by its declared name, as versions before {@link
+   * IndexNames} keyed and named indexes, under that name too; with no record, under the key.
+   */
+  private List<String> earlierNames(String key, List<IndexSpec> prev) {
+    Map<String, String> names = new LinkedHashMap<>();
+    for (IndexSpec p : prev) {
+      String now = IndexNames.of(table.name(), p.name());
+      names.putIfAbsent(SqlIdentifiers.fold(now), now);
+      if (!SqlIdentifiers.fold(key).equals(SqlIdentifiers.fold(now))) {
+        names.putIfAbsent(SqlIdentifiers.fold(p.name()), p.name());
+      }
+    }
+    if (prev.isEmpty()) {
+      names.put(SqlIdentifiers.fold(key), key);
+    }
+    return new ArrayList<>(names.values());
+  }
+
+  private String createSql(IndexSpec spec, String name) {
     if (spec.columns().isEmpty()) {
       throw new IllegalArgumentException("index " + spec.name() + " has no columns");
     }
@@ -63,8 +110,43 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
       }
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlIdentifiers.quote("column", col));
     }
-    return "CREATE " + (spec.unique() ? "UNIQUE " : "") + "INDEX IF NOT EXISTS "
-        + SqlIdentifiers.quote("index", spec.name()) + " ON "
+    return "CREATE " + (spec.unique() ? "UNIQUE " : "") + "INDEX "
+        + SqlIdentifiers.quote("index", name) + " ON "
         + SqlIdentifiers.quote("table", table.name()) + " (" + cols + ")";
+  }
+
+  /**
+   * Drops the action's {@link AttachmentAction#indexDrops} that are indexes of its table (what
+   * else holds one of those names is left alone), then looks up the name it creates its index
+   * under: true when the name is free (run the setup), false when an index of the table has it
+   * (kept, as {@code CREATE INDEX IF NOT EXISTS} would) or when the action only drops.
+   *
+   * @throws IllegalStateException naming what holds the name, when it is anything else
+   */
+  static boolean dropAndCheckName(SqliteDatabase db, Connection c, AttachmentAction a)
+      throws SQLException {
+    for (String name : a.indexDrops()) {
+      SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, name);
+      if (holder != null && holder.isIndexOf(a.table())) {
+        db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", holder.name()));
+      } else if (holder != null) {
+        log.info("index {} of table {} is not dropped under the name {}: {} has it, left alone",
+            a.index(), a.table(), name, holder.describe());
+      }
+    }
+    if (a.indexName() == null) {
+      return false;
+    }
+    SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, a.indexName());
+    if (holder == null) {
+      return true;
+    }
+    if (holder.isIndexOf(a.table())) {
+      return false;
+    }
+    throw new IllegalStateException("index " + a.index() + " of table " + a.table()
+        + " cannot be created" + (a.indexName().equals(a.index()) ? "" : " as " + a.indexName())
+        + ": " + holder.describe() + " has that name (SQLite names are case-insensitive, shared"
+        + " by tables, views and indexes): declare another index name");
   }
 }

@@ -6,10 +6,13 @@ import io.cocoindex.annotation.TrackingRecord;
 import java.util.List;
 
 /**
- * An index on a table, tracked by its full spec: a changed spec recreates it under the same name,
- * an identical one does nothing.
+ * An index on a table, tracked by its full spec: a changed spec recreates it, an identical one
+ * does nothing.
  *
- * @param name the index name
+ * @param name the index name, unique among its table's indexes; SQLite index names being
+ *     database-wide, the database names the index {@code <table>__<name>}, or {@code name} when
+ *     it already starts with the table's name and one {@code _} ({@code docs_by_title} on {@code
+ *     docs}); longer than 64 characters, the first 55 and 8 hex digits of a fingerprint
  * @param columns the indexed columns, in order
  * @param unique whether it is a UNIQUE index
  */

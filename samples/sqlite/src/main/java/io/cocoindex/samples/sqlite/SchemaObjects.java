@@ -16,12 +16,12 @@ final class SchemaObjects {
 
   /** The object named {@code name}, or null when the name is free. */
   static SchemaObject find(SqliteDatabase db, Connection c, String name) throws SQLException {
-    try (PreparedStatement ps = db.prepare(c, "SELECT type, name, sql FROM sqlite_master"
+    try (PreparedStatement ps = db.prepare(c, "SELECT type, name, tbl_name, sql FROM sqlite_master"
         + " WHERE type IN ('table', 'view', 'index') AND name = ? COLLATE NOCASE")) {
       ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new SchemaObject(rs.getString(1), rs.getString(2), rs.getString(3))
-            : null;
+        return rs.next() ? new SchemaObject(
+            rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)) : null;
       }
     }
   }
@@ -31,9 +31,10 @@ final class SchemaObjects {
    *
    * @param type {@code table}, {@code view} or {@code index}
    * @param name its name, as created
+   * @param table the table an index is on; for a table or view, its own name
    * @param sql the SQL that created it (null for an index SQLite made itself)
    */
-  record SchemaObject(String type, String name, String sql) {
+  record SchemaObject(String type, String name, String table, String sql) {
     /** Whether it is a virtual table (an FTS5 index is one). */
     boolean isVirtualTable() {
       return type.equals("table") && sql != null
@@ -45,9 +46,20 @@ final class SchemaObjects {
       return type.equals("table") && !isVirtualTable();
     }
 
-    /** "table docs", "view docs_v", "index docs_by_title", "virtual table docs_fts". */
+    /**
+     * Whether it is an index of {@code table} that a {@code CREATE INDEX} made (not one SQLite
+     * made for a constraint). Names compare case-insensitively, as in SQLite.
+     */
+    boolean isIndexOf(String table) {
+      return type.equals("index") && sql != null && this.table.equalsIgnoreCase(table);
+    }
+
+    /**
+     * "table docs", "view docs_v", "index docs_by_title of table docs", "virtual table docs_fts".
+     */
     String describe() {
-      return (isVirtualTable() ? "virtual table" : type.toLowerCase(Locale.ROOT)) + " " + name;
+      return (isVirtualTable() ? "virtual table" : type.toLowerCase(Locale.ROOT)) + " " + name
+          + (type.equals("index") ? " of table " + table : "");
     }
   }
 }

@@ -27,13 +27,16 @@ public final class SqliteTable<T extends Record> {
   }
 
   /**
-   * Declares an index; a changed spec recreates it under the same name. It is keyed by its name
-   * case-folded, as SQLite compares names: renamed by case only, it is recreated, never dropped.
+   * Declares an index; a changed spec recreates it. SQLite index names are database-wide, so it
+   * is named by its table in the database: {@code <table>__<name>}, or its name when that starts
+   * with the table's name and {@code _} ({@code docs_by_title} on {@code docs}); see {@link
+   * IndexSpec}. It is keyed by that name case-folded, as SQLite compares names: renamed by case
+   * only, it is recreated, never dropped.
    */
   public void declareIndex(Ctx ctx, IndexSpec index) {
     SqlIdentifiers.checkObject("index", index.name());
     TargetStates.declareTargetState(ctx, target.children().<IndexSpec>attachment(ctx, "index")
-        .targetState(SqlIdentifiers.fold(index.name()), index));
+        .targetState(SqlIdentifiers.fold(IndexNames.of(schema.name(), index.name())), index));
   }
 
   /** Declares setup SQL with its teardown (a view, a trigger). */
