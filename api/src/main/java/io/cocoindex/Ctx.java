@@ -41,10 +41,12 @@ public interface Ctx {
   /**
    * Mounts a memoized child component: when the fingerprint of {@code input} ({@link
    * Fingerprint#of}) equals the one of its last successful run, the body is not run and every
-   * target state it declared is carried forward with no handler call. The memo is invalidated by
-   * a changed input, by a DESTRUCTIVE or LOSSY invalidation of a provider it declared on, and by
-   * a full reprocess. The body must depend on nothing but {@code input} and what it declares
-   * into.
+   * target state it and its descendants declared is carried forward with no handler call. The
+   * memo is invalidated by a changed input, by a DESTRUCTIVE or LOSSY invalidation of a provider
+   * it or a descendant declared on, and by a full reprocess. The body must depend on nothing but
+   * {@code input} and what it declares into. A {@code dropState} runs the body (its
+   * declarations discarded) for the providers it may register, so keep expensive work in
+   * memoized functions ({@link #memo}), whose recorded results a drop reuses.
    *
    * <p>The input is fingerprinted just before the memo is checked, which may be on another thread
    * after this returns (so that the inputs of many children are fingerprinted on every core): do

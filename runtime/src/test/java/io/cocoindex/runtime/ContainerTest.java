@@ -451,6 +451,39 @@ class ContainerTest extends EngineTestBase {
   }
 
   @Test
+  void rowsUnderAContainerThatFailedToReconcileAreKeptNotForgotten() {
+    boolean[] second = {false};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs;
+      try {
+        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      } catch (RuntimeException tableFailed) {
+        return; // declares nothing more this run
+      }
+      if (!second[0]) {
+        ctx.mount("b", b -> declareTargetState(b, docs.targetState("r2", "v1")));
+      }
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create r2=v1");
+
+    // The table is claimed but never resolved: the row below it, no longer declared, cannot be
+    // deleted through a handler, so it stays tracked for the next run.
+    second[0] = true;
+    tables.throwInReconcile = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure reconciling table docs");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers().get("tables/docs")).hasSize(1);
+
+    tables.throwInReconcile = false;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete r2");
+  }
+
+  @Test
   void attachmentOfAContainerWhoseHandlerReturnedNothingSaysWhy() {
     tables.returnNothing = true;
     App app = app(ctx -> {

@@ -433,4 +433,41 @@ class MemoTest extends EngineTestBase {
     assertThat(rows.takeLog()).containsExactly(
         "create bad=v1", "create good=v1", "create new=v1", "update new=v2");
   }
+
+  @Test
+  void aParentsMemoWaitsForTheSettlementOfItsChildrensStates() {
+    assumeTrue(!ON_POSTGRES, "the shared store settles state by state, in each commit");
+    boolean[] dies = {false};
+    String[] value = {"v1"};
+    StateStore store = new ForwardingStateStore(store()) {
+      @Override
+      public void runSettled(String app, long version) {
+        if (!dies[0]) {
+          super.runSettled(app, version);
+        }
+      }
+    };
+    try (App app = App.create("nested", Environment.builder().stateStore(store).build(),
+        ctx -> {
+          TargetStateProvider<String> docs = docsTable(ctx);
+          ctx.mountMemo("parent", value[0], parent -> {
+            bodies.incrementAndGet();
+            parent.mount("child", c -> declareTargetState(c, docs.targetState("a", value[0])));
+          });
+        })) {
+      app.update();
+      value[0] = "v2";
+      dies[0] = true; // the child's row is applied, its settlement never recorded
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create a=v1", "update a=v2");
+      bodies.set(0);
+
+      dies[0] = false;
+      app.update();
+      assertThat(bodies.getAndSet(0)).as("the parent's memo did not hold").isEqualTo(1);
+      app.update();
+      assertThat(bodies.get()).isZero();
+      assertThat(app.status().unsettled()).isEmpty();
+    }
+  }
 }

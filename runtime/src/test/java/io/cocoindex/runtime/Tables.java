@@ -32,6 +32,8 @@ final class Tables {
   volatile boolean abandonWhenUndeclared;
   /** Declared, the handler returns a Create whatever it tracked ("create if not exists"). */
   volatile boolean alwaysCreate;
+  /** The handler throws while reconciling a declared table. */
+  volatile boolean throwInReconcile;
   final TargetActionSink<TableAction> sink;
   final Handler handler = new Handler();
 
@@ -77,6 +79,9 @@ final class Tables {
       }
       if (returnNothing) {
         return null;
+      }
+      if (throwInReconcile) {
+        throw new IllegalStateException("scripted failure reconciling table " + name);
       }
       boolean changed = !prev.isEmpty() && !prev.contains(desired);
       TableAction action = new TableAction(name, false);

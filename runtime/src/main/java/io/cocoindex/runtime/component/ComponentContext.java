@@ -43,6 +43,8 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   private final MemoDependencies.Collector descendantDeps;
   /** A descendant left work to the orphan sweep ({@link ComponentCommit.Outcome#pending}). */
   private volatile boolean descendantsPending;
+  /** A descendant left applied states to the run's settlement. */
+  private volatile boolean descendantsUnsettled;
   private final Declarations declared;
   private final Set<TargetPath> pendingContainers = new HashSet<>();
   private final Set<StableKey> mounted = new HashSet<>();
@@ -166,6 +168,9 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     if (outcome.pending()) {
       descendantsPending = true;
     }
+    if (outcome.unsettled()) {
+      descendantsUnsettled = true;
+    }
     if (descendantDeps != null) {
       descendantDeps.add(outcome.subtreeDeps());
     }
@@ -185,6 +190,10 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   boolean descendantsPending() {
     return descendantsPending;
+  }
+
+  boolean descendantsUnsettled() {
+    return descendantsUnsettled;
   }
 
   // ---- memoized functions ----

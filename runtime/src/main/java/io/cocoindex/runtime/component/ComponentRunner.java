@@ -107,6 +107,9 @@ public final class ComponentRunner {
           gate.release();
         }
         run.leftToAnotherWorker(ctx.path);
+        if (ctx.parent != null) {
+          ctx.parent.childCommitted(ComponentCommit.Outcome.LEFT_ELSEWHERE);
+        }
         run.stats.componentFinished();
         log.debug("component {} is being processed by another worker; skipped", ctx.path);
         return CompletableFuture.completedFuture(true);
@@ -225,7 +228,7 @@ public final class ComponentRunner {
           ctx.path, ctx.declarations(), ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
           ctx.declaredInDepthOrder(), ctx.declaredInPathOrder(), ctx.descendantDeps(),
-          ctx.descendantsPending()), stages);
+          ctx.descendantsPending(), ctx.descendantsUnsettled()), stages);
     } catch (RuntimeException e) {
       committed = CompletableFuture.failedFuture(e);
     }

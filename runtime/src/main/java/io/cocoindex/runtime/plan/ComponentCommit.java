@@ -60,6 +60,8 @@ public final class ComponentCommit {
    *     and those of their memo hits), when this component or an ancestor is memoized; else null
    * @param descendantsPending whether a descendant left work to the orphan sweep ({@link
    *     Outcome#pending})
+   * @param descendantsUnsettled whether a descendant left states to the run's settlement ({@link
+   *     Outcome#unsettled})
    */
   public record Input(
       TargetPath component,
@@ -71,7 +73,8 @@ public final class ComponentCommit {
       boolean declaredInDepthOrder,
       boolean declaredInPathOrder,
       List<MemoDependencies.Dependency> descendantDeps,
-      boolean descendantsPending) {}
+      boolean descendantsPending,
+      boolean descendantsUnsettled) {}
 
   /**
    * What a committed component tells its parent.
@@ -80,9 +83,15 @@ public final class ComponentCommit {
    *     declared, components no longer mounted): a memoized ancestor's memo waits for the sweep
    * @param subtreeDeps what it and its descendants declared on, when asked for (else empty): a
    *     memoized ancestor is invalidated by their containers' invalidation too
+   * @param unsettled whether it or a descendant left applied states to the run's settlement: a
+   *     memoized ancestor's memo holds only once the run is settled
    */
-  public record Outcome(boolean pending, List<MemoDependencies.Dependency> subtreeDeps) {
-    static final Outcome NONE = new Outcome(false, List.of());
+  public record Outcome(
+      boolean pending, List<MemoDependencies.Dependency> subtreeDeps, boolean unsettled) {
+    static final Outcome NONE = new Outcome(false, List.of(), false);
+
+    /** What a component left to another worker tells its parent: its memo cannot be known. */
+    public static final Outcome LEFT_ELSEWHERE = new Outcome(true, List.of(), false);
   }
 
   private final Run run;
@@ -110,6 +119,8 @@ public final class ComponentCommit {
   private volatile boolean componentPrecommitted;
   /** Set by {@link #componentRecord}. */
   private volatile Outcome outcome = Outcome.NONE;
+  /** States that were containers and are declared without a child provider now; or null. */
+  private List<TargetPath> formerContainers;
 
   private ComponentCommit(Run run, Input in, Executor stages) {
     this.run = run;
@@ -357,6 +368,13 @@ public final class ComponentCommit {
           run, p, d.key(), d.path(), row, fresh, desired, mayBeMissing);
       if (d.childProvider() != null) {
         resolveChildren(d, r, fresh, lossyFromParent);
+      } else if (row != null && row.childGeneration() > 0) {
+        // A container declared again without children: once committed, the sweep forgets
+        // what was tracked below it.
+        if (formerContainers == null) {
+          formerContainers = new ArrayList<>();
+        }
+        formerContainers.add(d.path());
       }
       results.add(r);
     }
@@ -534,7 +552,7 @@ public final class ComponentCommit {
     if (unchanged > 0) {
       run.stats.unchanged(unchangedOf, unchanged);
     }
-    StateWrite component = componentRecord(settledByRun);
+    StateWrite component = componentRecord(settledByRun || in.descendantsUnsettled);
     if (component != null) {
       writes.add(component);
     }
@@ -542,6 +560,9 @@ public final class ComponentCommit {
     Runnable committed = () -> {
       if (leftToRun) {
         run.settledByRun.add(in.component);
+      }
+      if (formerContainers != null) {
+        formerContainers.forEach(run::declaredWithoutChildren);
       }
       run.applied(applied);
       offerOrphans();
@@ -596,8 +617,8 @@ public final class ComponentCommit {
   }
 
   /**
-   * The component's record, when it changed; {@code leftToRun}: states it applied wait for the
-   * run's settlement.
+   * The component's record, when it changed; {@code leftToRun}: states it or its descendants
+   * applied wait for the run's settlement.
    */
   private StateWrite componentRecord(boolean leftToRun) {
     // Counted per run of declarations on one provider (they mostly come so): a table lookup per
@@ -641,7 +662,8 @@ public final class ComponentCommit {
       run.stampedMemo(in.component, new ComponentRecord(
           in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size()));
     }
-    outcome = new Outcome(pending, in.descendantDeps == null ? List.of() : subtree);
+    outcome = new Outcome(
+        pending, in.descendantDeps == null ? List.of() : subtree, leftToRun);
     ComponentRecord prev = in.stored;
     if (prev == null && memo == null && depBytes == null && in.memoValues == null) {
       return null;

@@ -198,8 +198,7 @@ public final class OrphanSweep {
         continue;
       }
       Provider<?> provider = run.providers.lookup(path.parent());
-      if (provider == null && run.claims.contains(path.parent())
-          && run.providers.unresolved(path.parent()) == null) {
+      if (provider == null && run.declaredWithoutChildren.contains(path.parent())) {
         // Its parent is declared in this run as a state without children (a directory that is
         // now a file): what was below it went with the parent's own action, as below a Delete.
         forget.add(new StateWrite.DeleteTree(row.path()));
@@ -309,16 +308,18 @@ public final class OrphanSweep {
   /**
    * Adds the memos held back for the sweep ({@link Run#deferMemo}) of the components whose
    * subtrees it left nothing to: no failure at or below them, no state kept for a handler it
-   * could not reach, no stale component left to another worker's sweep. The others stay unrecorded, so those components run again next time and
+   * could not reach, no component left to another worker (to process or to sweep). The others stay unrecorded, so those components run again next time and
    * their sweep is retried. Returns how many were added.
    */
   private List<Map.Entry<TargetPath, Run.DeferredMemo>> addDeferredMemos(
       List<StateWrite> commit, Set<TargetPath> keptOwners) {
     List<Map.Entry<TargetPath, Run.DeferredMemo>> added = new ArrayList<>();
+    // A component another worker processed: whether its work succeeded is not known here.
+    Set<TargetPath> leftElsewhere = new HashSet<>(run.leasedElsewhere);
     for (Map.Entry<TargetPath, Run.DeferredMemo> m : run.deferredMemos.entrySet()) {
       TargetPath component = m.getKey();
       if (run.failedAtOrBelow(component) || anyAtOrBelow(keptOwners, component)
-          || anyAtOrBelow(sweptElsewhere, component)) {
+          || anyAtOrBelow(sweptElsewhere, component) || anyAtOrBelow(leftElsewhere, component)) {
         continue;
       }
       commit.add(new StateWrite.PutComponent(m.getValue().record()));

@@ -112,6 +112,16 @@ public final class Run {
    */
   final Map<TargetPath, ComponentRecord> stampedMemos = new ConcurrentHashMap<>();
 
+  /**
+   * States that were containers, declared (and committed) in this run without a child provider:
+   * what is tracked below them is forgotten by the sweep.
+   */
+  final Set<TargetPath> declaredWithoutChildren = ConcurrentHashMap.newKeySet();
+
+  void declaredWithoutChildren(TargetPath state) {
+    declaredWithoutChildren.add(state);
+  }
+
   /** A memo held back for the sweep; {@code stamped}: its record's memo carries this run. */
   record DeferredMemo(ComponentRecord record, boolean stamped) {}
 

@@ -5,7 +5,9 @@ import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,5 +80,16 @@ public final class RunSettlement {
       writes.add(run.store.write(run.app, settles));
     }
     CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+    // Memoized components whose memo was stamped for their descendants' states, settled above.
+    List<StateWrite> memos = new ArrayList<>();
+    Set<TargetPath> settled = new HashSet<>(run.settledByRun);
+    run.stampedMemos.forEach((component, record) -> {
+      if (!settled.contains(component)) {
+        memos.add(new StateWrite.PutComponent(record));
+      }
+    });
+    if (!memos.isEmpty()) {
+      run.store.write(run.app, memos).join();
+    }
   }
 }
