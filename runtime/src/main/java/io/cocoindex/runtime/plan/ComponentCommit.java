@@ -653,14 +653,13 @@ public final class ComponentCommit {
     if (memo != null && (pending || run.hasStaleComponentsBelow(in.component))) {
       // Recorded once the sweep has deleted what the subtree no longer has (see Run#deferMemo).
       run.deferMemo(in.component, new ComponentRecord(
-          in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()),
-          memo != memoStored);
+          in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()));
       memo = null;
       memoStored = null;
       pending = true;
-    } else if (memo != memoStored) {
-      run.stampedMemo(in.component, new ComponentRecord(
-          in.component.encoded(), memo, depBytes, in.memoValues, in.declared.size()));
+    } else if (memoStored != null) {
+      run.memoWritten(in.component, new ComponentRecord(
+          in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()));
     }
     outcome = new Outcome(
         pending, in.descendantDeps == null ? List.of() : subtree, leftToRun);

@@ -6,7 +6,6 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
-import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
@@ -283,7 +282,7 @@ public final class OrphanSweep {
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
-    List<Map.Entry<TargetPath, Run.DeferredMemo>> memos = addDeferredMemos(commit, keptOwners);
+    Map<TargetPath, ComponentRecord> memos = addDeferredMemos(commit, keptOwners);
     if (commit.isEmpty()) {
       return;
     }
@@ -297,7 +296,7 @@ public final class OrphanSweep {
       }
       return;
     }
-    noteStamped(memos);
+    memos.forEach(run::memoWritten);
     List<Reconciliation> deleted = new ArrayList<>(applied.deletions().size());
     for (Deletion d : applied.deletions()) {
       deleted.add(d.r);
@@ -308,36 +307,25 @@ public final class OrphanSweep {
   /**
    * Adds the memos held back for the sweep ({@link Run#deferMemo}) of the components whose
    * subtrees it left nothing to: no failure at or below them, no state kept for a handler it
-   * could not reach, no component left to another worker (to process or to sweep). The others stay unrecorded, so those components run again next time and
-   * their sweep is retried. Returns how many were added.
+   * could not reach, no component left to another worker (to process or to sweep). The others
+   * stay unrecorded, so those components run again next time and their sweep is retried.
+   * Returns the records added, by component.
    */
-  private List<Map.Entry<TargetPath, Run.DeferredMemo>> addDeferredMemos(
+  private Map<TargetPath, ComponentRecord> addDeferredMemos(
       List<StateWrite> commit, Set<TargetPath> keptOwners) {
-    List<Map.Entry<TargetPath, Run.DeferredMemo>> added = new ArrayList<>();
+    Map<TargetPath, ComponentRecord> added = new HashMap<>();
     // A component another worker processed: whether its work succeeded is not known here.
     Set<TargetPath> leftElsewhere = new HashSet<>(run.leasedElsewhere);
-    for (Map.Entry<TargetPath, Run.DeferredMemo> m : run.deferredMemos.entrySet()) {
+    for (Map.Entry<TargetPath, ComponentRecord> m : run.deferredMemos.entrySet()) {
       TargetPath component = m.getKey();
       if (run.failedAtOrBelow(component) || anyAtOrBelow(keptOwners, component)
           || anyAtOrBelow(sweptElsewhere, component) || anyAtOrBelow(leftElsewhere, component)) {
         continue;
       }
-      commit.add(new StateWrite.PutComponent(m.getValue().record()));
-      added.add(m);
+      commit.add(new StateWrite.PutComponent(m.getValue()));
+      added.put(component, m.getValue());
     }
     return added;
-  }
-
-  /** The deferred memos written stamped, once written: a run left unsettled unstamps them. */
-  private void noteStamped(List<Map.Entry<TargetPath, Run.DeferredMemo>> written) {
-    for (Map.Entry<TargetPath, Run.DeferredMemo> m : written) {
-      if (m.getValue().stamped()) {
-        ComponentRecord r = m.getValue().record();
-        run.stampedMemo(m.getKey(), new ComponentRecord(r.path(),
-            MemoStamp.unstamped(r.memoFingerprint()), r.memoDependencies(), r.memoValues(),
-            r.stateCount()));
-      }
-    }
   }
 
   private static boolean anyAtOrBelow(Set<TargetPath> paths, TargetPath ancestor) {

@@ -9,6 +9,7 @@ import io.cocoindex.runtime.apply.SinkBatcher;
 import io.cocoindex.runtime.codec.CodecRegistry;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
@@ -104,11 +105,11 @@ public final class Run {
    * Memos held back from their components' commits until the sweep has deleted what their
    * subtrees no longer declare or mount (see {@link #deferMemo}), by component.
    */
-  final Map<TargetPath, DeferredMemo> deferredMemos = new ConcurrentHashMap<>();
+  final Map<TargetPath, ComponentRecord> deferredMemos = new ConcurrentHashMap<>();
   /**
-   * The records, memo unstamped, of the components whose memo was written stamped with this run
-   * ({@link io.cocoindex.runtime.state.MemoStamp}): a run that is not recorded as settled
-   * settles their states one by one, and their memos with them.
+   * The records of the components whose memo was written stamped with this run ({@link
+   * MemoStamp}): a run that is not recorded as settled settles their states one by one, and
+   * writes their memos again unstamped.
    */
   final Map<TargetPath, ComponentRecord> stampedMemos = new ConcurrentHashMap<>();
 
@@ -122,8 +123,6 @@ public final class Run {
     declaredWithoutChildren.add(state);
   }
 
-  /** A memo held back for the sweep; {@code stamped}: its record's memo carries this run. */
-  record DeferredMemo(ComponentRecord record, boolean stamped) {}
 
   /** One planned action; {@code refresh}: a container re-ensured as it was. */
   record Planned(PlannedAction action, boolean refresh) {}
@@ -337,13 +336,15 @@ public final class Run {
    * no longer mounts: a memo recorded first would, after a failed or interrupted deletion, let
    * every later run skip the subtree, and the deletion would never be retried.
    */
-  void deferMemo(TargetPath component, ComponentRecord record, boolean stamped) {
-    deferredMemos.put(component, new DeferredMemo(record, stamped));
+  void deferMemo(TargetPath component, ComponentRecord record) {
+    deferredMemos.put(component, record);
   }
 
-  /** {@code component}'s memo was written stamped; {@code record} holds it unstamped. */
-  void stampedMemo(TargetPath component, ComponentRecord record) {
-    stampedMemos.put(component, record);
+  /** {@code record}, holding {@code component}'s memo, is written (or about to be). */
+  void memoWritten(TargetPath component, ComponentRecord record) {
+    if (MemoStamp.isStamped(record.memoFingerprint())) {
+      stampedMemos.put(component, record);
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.cocoindex.runtime.plan;
 
 import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
@@ -75,7 +76,7 @@ public final class RunSettlement {
       ComponentRecord memo = run.stampedMemos.get(component);
       if (memo != null) {
         // Its states settled here, its memo holds too: written without the run's stamp.
-        settles.add(new StateWrite.PutComponent(memo));
+        settles.add(new StateWrite.PutComponent(MemoStamp.unstamped(memo)));
       }
       writes.add(run.store.write(run.app, settles));
     }
@@ -85,7 +86,7 @@ public final class RunSettlement {
     Set<TargetPath> settled = new HashSet<>(run.settledByRun);
     run.stampedMemos.forEach((component, record) -> {
       if (!settled.contains(component)) {
-        memos.add(new StateWrite.PutComponent(record));
+        memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record)));
       }
     });
     if (!memos.isEmpty()) {

@@ -23,9 +23,16 @@ public final class MemoStamp {
         .put(fingerprint).putLong(runVersion).array();
   }
 
-  /** The fingerprint of a memo {@link #stamped} (for a record written again, settled). */
-  public static byte[] unstamped(byte[] stamped) {
-    return Arrays.copyOf(stamped, Fingerprint.LENGTH);
+  /** Whether {@code memo}, as written, carries a run's stamp. */
+  public static boolean isStamped(byte[] memo) {
+    return memo != null && memo.length == Fingerprint.LENGTH + VERSION_BYTES;
+  }
+
+  /** {@code record} with its memo's stamp removed (written again once its run's states are). */
+  public static ComponentRecord unstamped(ComponentRecord record) {
+    return new ComponentRecord(record.path(),
+        Arrays.copyOf(record.memoFingerprint(), Fingerprint.LENGTH), record.memoDependencies(),
+        record.memoValues(), record.stateCount());
   }
 
   /**
@@ -34,7 +41,7 @@ public final class MemoStamp {
    * run is settled, else null.
    */
   static byte[] resolve(byte[] stored, SettledRuns runs) {
-    if (stored == null || stored.length != Fingerprint.LENGTH + VERSION_BYTES) {
+    if (!isStamped(stored)) {
       return stored;
     }
     long version = ByteBuffer.wrap(stored, Fingerprint.LENGTH, VERSION_BYTES).getLong();
