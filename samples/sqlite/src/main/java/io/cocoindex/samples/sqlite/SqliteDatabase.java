@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 
 /**
  * A SQLite database the connector writes to: one connection (SQLite has a single writer), used
@@ -21,6 +22,12 @@ public final class SqliteDatabase implements AutoCloseable {
   private final AtomicLong statements = new AtomicLong();
   private final AtomicLong transactions = new AtomicLong();
   private Connection connection;
+  /** Tests' fault injection: see {@link #failBefore}; null when none. */
+  private volatile Predicate<String> failBefore;
+  /** Tests' fault injection: see {@link #failAfterCommit}; null when none. */
+  private volatile Predicate<String> failAfterCommit;
+  /** Whether the current transaction ran a statement {@link #failAfterCommit} matches. */
+  private boolean failThisCommit;
 
   private SqliteDatabase(String location) {
     this.location = location;
@@ -63,9 +70,14 @@ public final class SqliteDatabase implements AutoCloseable {
       transactions.incrementAndGet();
       try (Statement s = c.createStatement()) {
         s.execute("BEGIN IMMEDIATE");
+        failThisCommit = false;
         try {
           T result = work.run(c);
           s.execute("COMMIT");
+          if (failThisCommit) {
+            throw new SQLException("injected failure after the commit (as a process killed"
+                + " before the engine learns of it)");
+          }
           return result;
         } catch (SQLException | RuntimeException e) {
           try {
@@ -91,9 +103,38 @@ public final class SqliteDatabase implements AutoCloseable {
     }
   }
 
+  /**
+   * For connector tests: a statement whose SQL {@code p} matches fails before it runs, rolling
+   * its transaction back, as a process killed there would; null stops it.
+   */
+  void failBefore(Predicate<String> p) {
+    failBefore = p;
+  }
+
+  /**
+   * For connector tests: a transaction that ran a statement whose SQL {@code p} matches commits,
+   * then its call fails, as when the process is killed before the engine learns of the commit;
+   * null stops it.
+   */
+  void failAfterCommit(Predicate<String> p) {
+    failAfterCommit = p;
+  }
+
+  private void injectFaults(String sql) throws SQLException {
+    Predicate<String> before = failBefore;
+    if (before != null && before.test(sql)) {
+      throw new SQLException("injected failure before [" + sql + "]");
+    }
+    Predicate<String> after = failAfterCommit;
+    if (after != null && after.test(sql)) {
+      failThisCommit = true;
+    }
+  }
+
   /** Executes one statement of SQL text built from checked identifiers only. */
   void execute(Connection c, String sql) throws SQLException {
     statements.incrementAndGet();
+    injectFaults(sql);
     try (Statement s = c.createStatement()) {
       s.execute(sql);
     } catch (SQLException e) {
@@ -105,6 +146,7 @@ public final class SqliteDatabase implements AutoCloseable {
   /** Prepares a statement, counting its executions as one statement per batch. */
   PreparedStatement prepare(Connection c, String sql) throws SQLException {
     statements.incrementAndGet();
+    injectFaults(sql);
     return c.prepareStatement(sql);
   }
 

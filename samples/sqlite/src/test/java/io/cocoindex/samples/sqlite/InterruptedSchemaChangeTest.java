@@ -1,0 +1,267 @@
+package io.cocoindex.samples.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Schema changes that move things between tables or rebuild a table, each interrupted at one
+ * statement (it fails before it runs, rolling its transaction back, or its transaction commits
+ * and the engine is told it failed, as when the process dies there), then run again: the rerun
+ * ends with exactly the declared schema and rows, and the run after it sends nothing.
+ */
+class InterruptedSchemaChangeTest extends TargetDatabaseTest {
+  record Item(String id, String title) {}
+
+  record Doc(String id, String title, long year) {}
+
+  record DocYearAsText(String id, String title, String year) {}
+
+  record Article(String id, String title, String body) {}
+
+  /** Whether the app declares its changed version. */
+  final boolean[] changed = {false};
+
+  /**
+   * Runs the app, changes it and runs it with {@code fault} ("none", "before:SQL" or
+   * "after:SQL", SQL being the start of the statement to fail at: that update must fail), then
+   * runs it again, which must succeed, and once more, which must send no statement.
+   */
+  void interruptAndConverge(App app, String fault) throws Exception {
+    app.update();
+    changed[0] = true;
+    if (fault.equals("none")) {
+      app.update();
+    } else {
+      String at = fault.substring(fault.indexOf(':') + 1);
+      if (fault.startsWith("before:")) {
+        db().failBefore(sql -> sql.startsWith(at));
+      } else {
+        db().failAfterCommit(sql -> sql.startsWith(at));
+      }
+      try {
+        assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+            .hasMessageContaining("injected failure");
+      } finally {
+        db().failBefore(null);
+        db().failAfterCommit(null);
+      }
+      app.update();
+    }
+    long statements = db().statementsExecuted();
+    app.update();
+    assertThat(db().statementsExecuted()).as("statements of the rerun after").isEqualTo(statements);
+  }
+
+  /** The triggers, "name on table". */
+  List<String> triggers() throws SQLException {
+    return q("SELECT name || ' on ' || tbl_name FROM sqlite_master WHERE type = 'trigger'"
+        + " ORDER BY name");
+  }
+
+  /** The indexes but SQLite's automatic ones, "table name". */
+  List<String> indexes() throws SQLException {
+    return q("SELECT tbl_name || ' ' || name FROM sqlite_master WHERE type = 'index'"
+        + " AND sql IS NOT NULL ORDER BY tbl_name, name");
+  }
+
+  App app2(Consumer<Ctx> main) {
+    return app(main);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:CREATE VIRTUAL TABLE", "after:CREATE VIRTUAL TABLE",
+      "before:INSERT INTO \"foo\"", "after:INSERT INTO \"foo\""})
+  void aFullTextIndexMovedToAnotherTableUnderItsNameEndsOnThatTable(String fault)
+      throws Exception {
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      SqliteTable<Item> b = sqlite.mountTable(ctx, TableSchema.of("b", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "fox in a"));
+      b.declareRow(ctx, new Item("b1", "fox in b"));
+      (changed[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+    });
+    interruptAndConverge(app, fault);
+
+    assertThat(schema()).containsExactly("table a", "table b", "table foo", "table foo_config",
+        "table foo_data", "table foo_docsize", "table foo_idx", "trigger foo_ad",
+        "trigger foo_ai", "trigger foo_au");
+    assertThat(triggers()).containsExactly("foo_ad on b", "foo_ai on b", "foo_au on b");
+    assertThat(q("SELECT b.id FROM foo JOIN b ON b.rowid = foo.rowid WHERE foo MATCH 'fox'"))
+        .containsExactly("b1");
+    assertThat(q("SELECT id, title FROM a")).containsExactly("a1|fox in a");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:CREATE INDEX", "after:CREATE INDEX",
+      "before:DROP INDEX", "after:DROP INDEX"})
+  void anIndexMovedToAnotherTableEndsOnThatTable(String fault) throws Exception {
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      SqliteTable<Item> b = sqlite.mountTable(ctx, TableSchema.of("b", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "in a"));
+      b.declareRow(ctx, new Item("b1", "in b"));
+      (changed[0] ? b : a).declareIndex(ctx, IndexSpec.of("by_title", "title"));
+    });
+    interruptAndConverge(app, fault);
+
+    assertThat(indexes()).containsExactly("b b__by_title");
+    assertThat(q("SELECT id, title FROM a")).containsExactly("a1|in a");
+    assertThat(q("SELECT id, title FROM b")).containsExactly("b1|in b");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:CREATE TABLE IF NOT EXISTS \"b\"",
+      "after:CREATE TABLE IF NOT EXISTS \"b\"", "before:INSERT INTO \"b\"",
+      "after:INSERT INTO \"b\"", "before:CREATE INDEX", "after:CREATE INDEX",
+      "before:CREATE VIRTUAL TABLE", "after:CREATE VIRTUAL TABLE",
+      "before:DROP TABLE IF EXISTS \"a\"", "after:DROP TABLE IF EXISTS \"a\""})
+  void aRenamedTableEndsUnderItsNewNameWithItsRowsAndAttachments(String fault) throws Exception {
+    App app = app(ctx -> {
+      SqliteTable<Item> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.of(changed[0] ? "b" : "a", Item.class, "id"));
+      t.declareRow(ctx, new Item("r1", "red fox"));
+      t.declareRow(ctx, new Item("r2", "blue whale"));
+      t.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      t.declareFullTextIndex(ctx, new FullTextIndex("items_fts", List.of("title")));
+    });
+    interruptAndConverge(app, fault);
+
+    assertThat(schema()).containsExactly("index b__by_title", "table b", "table items_fts",
+        "table items_fts_config", "table items_fts_data", "table items_fts_docsize",
+        "table items_fts_idx", "trigger items_fts_ad", "trigger items_fts_ai",
+        "trigger items_fts_au");
+    assertThat(triggers()).containsExactly(
+        "items_fts_ad on b", "items_fts_ai on b", "items_fts_au on b");
+    assertThat(q("SELECT id, title FROM b ORDER BY id")).containsExactly(
+        "r1|red fox", "r2|blue whale");
+    assertThat(q("SELECT b.id FROM items_fts f JOIN b ON b.rowid = f.rowid"
+        + " WHERE items_fts MATCH 'fox'")).containsExactly("r1");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:CREATE VIEW", "after:CREATE VIEW",
+      "before:DROP TABLE IF EXISTS \"a\"", "after:DROP TABLE IF EXISTS \"a\""})
+  void aRenamedTableKeepsItsSqlCommandUnderItsName(String fault) throws Exception {
+    App app = app(ctx -> {
+      String name = changed[0] ? "b" : "a";
+      SqliteTable<Item> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.of(name, Item.class, "id"));
+      t.declareRow(ctx, new Item("r1", "red fox"));
+      t.declareSqlCommand(ctx, new SqlCommand("titles",
+          "CREATE VIEW titles AS SELECT id, title FROM " + name, "DROP VIEW IF EXISTS titles"));
+    });
+    interruptAndConverge(app, fault);
+
+    assertThat(schema()).containsExactly(
+        "table b", "table cocoindex_sql_commands", "view titles");
+    assertThat(q("SELECT * FROM titles")).containsExactly("r1|red fox");
+    assertThat(q("SELECT table_name, name FROM cocoindex_sql_commands"))
+        .containsExactly("b|titles");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:ALTER TABLE \"cocoindex_rebuild\"",
+      "after:ALTER TABLE \"cocoindex_rebuild\"", "before:INSERT INTO \"docs\"",
+      "after:INSERT INTO \"docs\""})
+  void aRetypedColumnKeepsTheTablesRowsIndexesAndFullTextIndex(String fault) throws Exception {
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<?> t;
+      if (changed[0]) {
+        SqliteTable<DocYearAsText> v2 =
+            sqlite.mountTable(ctx, TableSchema.of("docs", DocYearAsText.class, "id"));
+        v2.declareRow(ctx, new DocYearAsText("a", "red fox", "MMI"));
+        v2.declareRow(ctx, new DocYearAsText("b", "blue whale", "2002"));
+        t = v2;
+      } else {
+        SqliteTable<Doc> v1 = sqlite.mountTable(ctx, TableSchema.of("docs", Doc.class, "id"));
+        v1.declareRow(ctx, new Doc("a", "red fox", 2001));
+        v1.declareRow(ctx, new Doc("b", "blue whale", 2002));
+        t = v1;
+      }
+      t.declareIndex(ctx, IndexSpec.of("by_year", "year"));
+      t.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+    });
+    interruptAndConverge(app, fault);
+
+    assertThat(q("SELECT name || ' ' || type FROM pragma_table_info('docs')"))
+        .containsExactly("id TEXT", "title TEXT", "year TEXT");
+    assertThat(q("SELECT id, title, year, typeof(year) FROM docs ORDER BY id"))
+        .containsExactly("a|red fox|MMI|text", "b|blue whale|2002|text");
+    assertThat(indexes()).containsExactly("docs docs__by_year");
+    assertThat(triggers()).containsExactly(
+        "docs_fts_ad on docs", "docs_fts_ai on docs", "docs_fts_au on docs");
+    assertThat(q("SELECT d.id FROM docs_fts f JOIN docs d ON d.rowid = f.rowid"
+        + " WHERE docs_fts MATCH 'whale'")).containsExactly("b");
+    assertThat(q("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'fox OR whale'"))
+        .containsExactly("2");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:DROP TABLE IF EXISTS \"docs\"",
+      "after:DROP TABLE IF EXISTS \"docs\"", "before:INSERT INTO \"docs\"",
+      "after:INSERT INTO \"docs\"", "before:CREATE INDEX", "after:CREATE INDEX",
+      "before:CREATE VIRTUAL TABLE", "after:CREATE VIRTUAL TABLE"})
+  void aChangedPrimaryKeyRecreatesTheTableWithItsRowsAndAttachments(String fault)
+      throws Exception {
+    App app = app(ctx -> {
+      SqliteTable<Doc> t = Sqlite.register(ctx, DB).mountTable(ctx, changed[0]
+          ? TableSchema.of("docs", Doc.class, "id", "year")
+          : TableSchema.of("docs", Doc.class, "id"));
+      t.declareRow(ctx, new Doc("a", "red fox", 2001));
+      t.declareRow(ctx, new Doc("b", "blue whale", 2002));
+      t.declareIndex(ctx, IndexSpec.of("by_year", "year"));
+      t.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+    });
+    interruptAndConverge(app, fault);
+
+    assertThat(q("SELECT name || ' ' || pk FROM pragma_table_info('docs')"))
+        .containsExactly("id 1", "title 0", "year 2");
+    assertThat(q("SELECT id, title, year FROM docs ORDER BY id"))
+        .containsExactly("a|red fox|2001", "b|blue whale|2002");
+    assertThat(indexes()).containsExactly("docs docs__by_year");
+    assertThat(triggers()).containsExactly(
+        "docs_fts_ad on docs", "docs_fts_ai on docs", "docs_fts_au on docs");
+    assertThat(q("SELECT d.id FROM docs_fts f JOIN docs d ON d.rowid = f.rowid"
+        + " WHERE docs_fts MATCH 'whale'")).containsExactly("b");
+    assertThat(q("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'fox OR whale'"))
+        .containsExactly("2");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:CREATE VIRTUAL TABLE", "after:CREATE VIRTUAL TABLE",
+      "before:CREATE TRIGGER", "before:INSERT INTO \"docs_fts\"",
+      "after:INSERT INTO \"docs_fts\""})
+  void aFullTextIndexWhoseColumnsChangeIndexesTheNewColumns(String fault) throws Exception {
+    App app = app(ctx -> {
+      SqliteTable<Article> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.of("docs", Article.class, "id"));
+      t.declareRow(ctx, new Article("a", "red fox", "jumps"));
+      t.declareRow(ctx, new Article("b", "blue whale", "swims"));
+      t.declareFullTextIndex(ctx, new FullTextIndex("docs_fts",
+          changed[0] ? List.of("title", "body") : List.of("title")));
+    });
+    interruptAndConverge(app, fault);
+
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'")).containsExactly(
+        "CREATE VIRTUAL TABLE \"docs_fts\" USING fts5(\"title\", \"body\", content='docs',"
+            + " content_rowid='rowid')");
+    assertThat(triggers()).containsExactly(
+        "docs_fts_ad on docs", "docs_fts_ai on docs", "docs_fts_au on docs");
+    assertThat(q("SELECT d.id FROM docs_fts f JOIN docs d ON d.rowid = f.rowid"
+        + " WHERE docs_fts MATCH 'swims'")).containsExactly("b");
+    assertThat(q("SELECT id, title, body FROM docs ORDER BY id"))
+        .containsExactly("a|red fox|jumps", "b|blue whale|swims");
+  }
+}
