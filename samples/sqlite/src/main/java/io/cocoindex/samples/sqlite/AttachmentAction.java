@@ -11,8 +11,13 @@ import java.util.List;
  *     user's {@link SqlCommand})
  * @param setup SQL statements to run next
  * @param fullTextIndex for a full-text index, its FTS5 table: dropped between teardown and setup
- *     if it is an index of {@code table}, an error if anything else holds the name and the action
- *     would create it; null for other attachments
+ *     with its triggers if it is an index of {@code table}; when the action creates it, an index
+ *     this connector made on another table is taken from it (the index moved here), and anything
+ *     else holding the name is an error; null for other attachments
+ * @param handOverTable for the removal of a full-text index that another table declares in the
+ *     same run, that table: once the removal leaves the name free (the removed index had taken
+ *     it), {@code handOverSetup} creates the index there again; null otherwise
+ * @param handOverSetup the setup of the index on {@code handOverTable}
  * @param sqlCommand for a SQL command, its name: the teardown recorded for it in the database
  *     ({@link SqlCommandRecords}) runs first if the teardowns do not hold it, and the action is
  *     recorded there; null for other attachments
@@ -28,12 +33,12 @@ import java.util.List;
 public record AttachmentAction(
     String table, List<String> teardown, List<String> setup, String fullTextIndex,
     String sqlCommand, String sqlCommandTeardown, String index, List<String> indexDrops,
-    String indexName) {
+    String indexName, String handOverTable, List<String> handOverSetup) {
 
   /** An action that runs {@code teardown}, then {@code setup}. */
   static AttachmentAction of(String table, List<String> teardown, List<String> setup) {
     return new AttachmentAction(
-        table, teardown, setup, null, null, null, null, List.of(), null);
+        table, teardown, setup, null, null, null, null, List.of(), null, null, List.of());
   }
 
   /**
@@ -43,18 +48,28 @@ public record AttachmentAction(
   static AttachmentAction ofIndex(
       String table, String index, List<String> drops, String name, List<String> setup) {
     return new AttachmentAction(
-        table, List.of(), setup, null, null, null, index, List.copyOf(drops), name);
+        table, List.of(), setup, null, null, null, index, List.copyOf(drops), name, null,
+        List.of());
   }
 
-  /** This action on the full-text index {@code name}. */
-  AttachmentAction withFullTextIndex(String name) {
+  /**
+   * The action on the full-text index {@code name} of {@code table}: drop what exists, then run
+   * {@code setup} (empty for a removal).
+   */
+  static AttachmentAction ofFullTextIndex(String table, String name, List<String> setup) {
     return new AttachmentAction(
-        table, teardown, setup, name, null, null, null, List.of(), null);
+        table, List.of(), setup, name, null, null, null, List.of(), null, null, List.of());
+  }
+
+  /** This removal, then {@code setup} of the index on {@code table} if the name is left free. */
+  AttachmentAction handingOverTo(String table, List<String> setup) {
+    return new AttachmentAction(this.table, teardown, this.setup, fullTextIndex, null, null, null,
+        List.of(), null, table, List.copyOf(setup));
   }
 
   /** This action on the SQL command {@code name}, undone by {@code teardown} once set up. */
   AttachmentAction withSqlCommand(String name, String teardown) {
-    return new AttachmentAction(
-        table, this.teardown, setup, null, name, teardown, null, List.of(), null);
+    return new AttachmentAction(table, this.teardown, setup, null, name, teardown, null,
+        List.of(), null, null, List.of());
   }
 }

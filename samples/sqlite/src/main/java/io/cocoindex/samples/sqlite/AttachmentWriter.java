@@ -38,14 +38,16 @@ final class AttachmentWriter {
     for (String sql : a.teardown()) {
       db.execute(c, sql);
     }
-    if (a.fullTextIndex() != null) {
-      FullTextIndexHandler.dropIndexTable(db, c, a);
-    }
+    boolean droppedFullTextIndex =
+        a.fullTextIndex() != null && FullTextIndexHandler.dropIndex(db, c, a);
     // An index's drops run here, and its setup only when its name is free.
     if (a.index() == null || IndexHandler.dropAndCheckName(db, c, a)) {
       for (String sql : a.setup()) {
         db.execute(c, sql);
       }
+    }
+    if (droppedFullTextIndex && a.handOverTable() != null) {
+      FullTextIndexHandler.handOver(db, c, a);
     }
     if (command != null) {
       if (a.sqlCommandTeardown() != null) {

@@ -5,6 +5,7 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.annotation.TargetValue;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,19 +13,29 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * FTS5 full-text indexes of one table: an external-content FTS5 table plus insert, delete and
  * update triggers that keep it in sync with the table, rebuilt from the table when (re)created.
  *
- * <p>The FTS5 table is dropped only when it is an index of this table: a name that another
- * table, view or index holds (SQLite names are case-insensitive and shared by them) is an error
- * naming both, never a {@code DROP TABLE} of someone else's table.
+ * <p>The FTS5 table's name is the index's, and SQLite names are database-wide: an index is the
+ * database's by its name, whichever table declares it. Declared on another table than before
+ * (moved, or kept by a renamed table), it is created there, taking the FTS5 table this connector
+ * made on the old table; the old table's removal then leaves it alone. Anything else holding the
+ * name (another table, a view, an index, an FTS5 table made otherwise) is an error naming both,
+ * never a {@code DROP TABLE} of someone else's table, and two tables declaring one name in a run
+ * is an error.
  */
 final class FullTextIndexHandler
     implements TargetHandler<FullTextIndex, FullTextIndex, AttachmentAction> {
+  private static final Logger log = LoggerFactory.getLogger(FullTextIndexHandler.class);
   /** Suffixes of the three triggers, appended to the index's name. */
   private static final String[] TRIGGER_SUFFIXES = {"_ai", "_ad", "_au"};
   /** The longest index name whose triggers' names still fit in 64 characters. */
@@ -34,12 +45,34 @@ final class FullTextIndexHandler
   private final TargetActionSink<AttachmentAction> sink;
   /** The names declared in this run, case-folded: see {@link #reconcile}. */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
+  /** The full-text indexes of every table of the database declared in this run, by name. */
+  private final Map<String, Declared> run;
 
-  FullTextIndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink) {
+  /**
+   * A full-text index declared in a run.
+   *
+   * @param name its name
+   * @param table the table declaring it
+   * @param setup the statements creating it there
+   */
+  @TargetValue
+  public record Declared(String name, String table, List<String> setup) {}
+
+  FullTextIndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink,
+      Map<String, Declared> run) {
     this.table = table;
     this.sink = sink;
+    this.run = run;
   }
 
+  /**
+   * An index's name is the database's (it is the FTS5 table's), whichever table declares it: one
+   * declared on another table than last run is created there, taking the index from its old
+   * table (the sink recognizes an index this connector made), and the old table's removal at the
+   * end of the run leaves it alone. Two tables declaring one name in a run is an error. A removal
+   * whose index another table declares in the run creates it there again if the removal drops it
+   * (it had been taken by this table in a run that failed before its end).
+   */
   @Override
   public TargetReconcileOutput<AttachmentAction, FullTextIndex> reconcile(
       StableKey key, FullTextIndex desired, List<FullTextIndex> prev, boolean prevMayBeMissing) {
@@ -50,17 +83,30 @@ final class FullTextIndexHandler
         // keys were folded): dropping it would drop the declared index.
         return null;
       }
-      return TargetReconcileOutput.of(TargetAction.delete(AttachmentAction.of(
-          table.name(), teardown(name), List.of()).withFullTextIndex(name)), sink, null);
+      AttachmentAction removal = AttachmentAction.ofFullTextIndex(table.name(), name, List.of());
+      Declared elsewhere = run.get(SqlIdentifiers.fold(name));
+      if (elsewhere != null) {
+        removal = removal.handingOverTo(elsewhere.table(), elsewhere.setup());
+      }
+      return TargetReconcileOutput.of(TargetAction.delete(removal), sink, null);
     }
     check(table.name(), table.columns(), desired);
+    List<String> setup = setup(desired);
+    Declared other = run.putIfAbsent(
+        SqlIdentifiers.fold(desired.name()), new Declared(desired.name(), table.name(), setup));
+    if (other != null && !other.table().equalsIgnoreCase(table.name())) {
+      throw new IllegalArgumentException("full-text index " + desired.name() + " is declared on"
+          + " table " + other.table() + " and on table " + table.name() + ": its name is one"
+          + " FTS5 table of the database (SQLite names are database-wide and case-insensitive),"
+          + " so only one table can have it; give the other index another name");
+    }
     declared.add(SqlIdentifiers.fold(name));
     if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
       return null;
     }
     // Whatever may exist goes first (an earlier spec, an interrupted setup): then the new one.
-    AttachmentAction action = AttachmentAction.of(table.name(), teardown(desired.name()),
-        setup(desired)).withFullTextIndex(desired.name());
+    AttachmentAction action =
+        AttachmentAction.ofFullTextIndex(table.name(), desired.name(), setup);
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
   }
@@ -126,39 +172,104 @@ final class FullTextIndexHandler
   }
 
   /**
-   * Drops the FTS5 table {@code name} of {@code table} if it exists. Under that name, anything
-   * else fails an action that would create the index, naming both; a removal leaves it alone.
+   * Drops the full-text index {@code a.fullTextIndex()} of table {@code a.table()} with its
+   * triggers, if it exists. When the action creates the index, one this connector made on
+   * another table under that name is dropped too (the index moved: see {@link #reconcile}), and
+   * anything else holding the name fails it, naming both. A removal leaves whatever is not an
+   * index of its table alone, triggers of other tables included.
+   *
+   * @return whether an FTS5 table was dropped
    */
-  static void dropIndexTable(SqliteDatabase db, Connection c, AttachmentAction a)
+  static boolean dropIndex(SqliteDatabase db, Connection c, AttachmentAction a)
       throws SQLException {
     String name = a.fullTextIndex();
     SchemaObjects.SchemaObject existing = SchemaObjects.find(db, c, name);
-    if (existing == null) {
-      return;
-    }
-    if (existing.isVirtualTable() && existing.sql().toLowerCase(Locale.ROOT)
-        .contains(contentOption(a.table()).toLowerCase(Locale.ROOT))) {
-      db.execute(c, "DROP TABLE " + SqlIdentifiers.quote("full-text index", existing.name()));
+    String indexed = existing == null ? null : indexedTable(existing);
+    if (existing == null || (indexed != null && indexed.equalsIgnoreCase(a.table()))) {
+      dropTriggers(db, c, name, a.table());
+    } else if (indexed != null && !a.setup().isEmpty()) {
+      log.info("full-text index {} moves from table {} to table {}", name, indexed, a.table());
+      dropTriggers(db, c, name, indexed);
     } else if (!a.setup().isEmpty()) {
       throw new IllegalStateException("full-text index '" + name + "' of table " + a.table()
           + " cannot be created: " + existing.describe() + " has that name (SQLite names are"
           + " case-insensitive, shared by tables, views and indexes); give the index another"
           + " name");
+    } else {
+      return false; // someone else's: left alone
+    }
+    if (existing == null) {
+      return false;
+    }
+    db.execute(c, "DROP TABLE " + SqlIdentifiers.quote("full-text index", existing.name()));
+    return true;
+  }
+
+  /**
+   * After the removal {@code a} dropped its index, creates it on the table that declares it in
+   * the run ({@link AttachmentAction#handOverTable}) if its name is free.
+   */
+  static void handOver(SqliteDatabase db, Connection c, AttachmentAction a)
+      throws SQLException {
+    handOver(db, c, a.fullTextIndex(), a.handOverTable(), a.handOverSetup());
+  }
+
+  /** Creates index {@code index} on its table if its name is free. */
+  static void handOver(SqliteDatabase db, Connection c, Declared index) throws SQLException {
+    handOver(db, c, index.name(), index.table(), index.setup());
+  }
+
+  private static void handOver(SqliteDatabase db, Connection c, String name, String table,
+      List<String> setup) throws SQLException {
+    if (SchemaObjects.find(db, c, name) != null) {
+      return;
+    }
+    dropTriggers(db, c, name, table);
+    for (String sql : setup) {
+      db.execute(c, sql);
+    }
+    log.info("full-text index {} created again on table {}, which declares it", name, table);
+  }
+
+  /** The table the FTS5 table {@code o} indexes, if this connector made it; null otherwise. */
+  static String indexedTable(SchemaObjects.SchemaObject o) {
+    if (!o.isVirtualTable()) {
+      return null;
+    }
+    Matcher m = MADE_HERE.matcher(o.sql());
+    return m.matches() ? m.group(1) : null;
+  }
+
+  /** The SQL {@link #setup} writes for an FTS5 table; group 1 is its table. */
+  private static final Pattern MADE_HERE = Pattern.compile(
+      "CREATE VIRTUAL TABLE \"[A-Za-z0-9_]+\" USING fts5\\(.*,"
+          + " content='([A-Za-z_][A-Za-z0-9_]*)', content_rowid='rowid'\\)",
+      Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+
+  /** Drops the triggers of index {@code name} that are on {@code table}. */
+  private static void dropTriggers(SqliteDatabase db, Connection c, String name, String table)
+      throws SQLException {
+    List<String> found = new ArrayList<>();
+    try (PreparedStatement ps = db.prepare(c, "SELECT name FROM sqlite_master WHERE type ="
+        + " 'trigger' AND name IN (?, ?, ?) COLLATE NOCASE AND tbl_name = ? COLLATE NOCASE")) {
+      for (int i = 0; i < TRIGGER_SUFFIXES.length; i++) {
+        ps.setString(i + 1, name + TRIGGER_SUFFIXES[i]);
+      }
+      ps.setString(TRIGGER_SUFFIXES.length + 1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          found.add(rs.getString(1));
+        }
+      }
+    }
+    for (String trigger : found) {
+      db.execute(c, "DROP TRIGGER " + SqlIdentifiers.quote("trigger", trigger));
     }
   }
 
   /** The option naming an index's table, as written in its SQL (identifiers hold no quote). */
   private static String contentOption(String table) {
     return "content='" + table + "',";
-  }
-
-  /** Drops the triggers; the FTS5 table itself is dropped by {@link #dropIndexTable}. */
-  private static List<String> teardown(String name) {
-    List<String> sql = new ArrayList<>();
-    for (String suffix : TRIGGER_SUFFIXES) {
-      sql.add("DROP TRIGGER IF EXISTS " + SqlIdentifiers.quote("trigger", name + suffix));
-    }
-    return sql;
   }
 
   private List<String> setup(FullTextIndex index) {

@@ -11,6 +11,7 @@ import io.cocoindex.annotation.Attachment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The rows of one table, tracked by the fingerprint of their values: an unchanged row sends
@@ -26,10 +27,18 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   private final SqlCommandHandler sqlCommands;
   private final FullTextIndexHandler fullTextIndexes;
 
-  /** The sinks of one database: every table's rows and attachments share them. */
+  /**
+   * The sinks of one database in one run: every table's rows and attachments share them, with
+   * what the run declared that is database-wide.
+   */
   static final class Sinks {
     final TargetActionSink<RowAction> rows;
     final TargetActionSink<AttachmentAction> attachments;
+    /**
+     * The full-text indexes declared in this run by name case-folded: their names are the
+     * database's, whichever table declares them ({@link FullTextIndexHandler}).
+     */
+    final Map<String, FullTextIndexHandler.Declared> fullTextIndexes = new ConcurrentHashMap<>();
 
     Sinks(SqliteDatabase db) {
       this.rows = TargetActionSink.of(new RowWriter(db)::apply);
@@ -46,7 +55,8 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
     this.columnsFingerprint = Fingerprint.of(columns).bytes();
     this.indexes = new IndexHandler(table, sinks.attachments);
     this.sqlCommands = new SqlCommandHandler(table, sinks.attachments);
-    this.fullTextIndexes = new FullTextIndexHandler(table, sinks.attachments);
+    this.fullTextIndexes =
+        new FullTextIndexHandler(table, sinks.attachments, sinks.fullTextIndexes);
   }
 
   @Attachment("index")

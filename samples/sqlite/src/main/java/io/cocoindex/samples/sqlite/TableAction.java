@@ -13,8 +13,11 @@ import java.util.List;
  * @param addColumns columns to add in place
  * @param rebuild columns were dropped or changed type: rebuild the table, keeping what converts
  * @param drop drop the table
+ * @param fullTextIndexesElsewhere for a drop, the full-text indexes other tables of the database
+ *     declare in the run: one of them that the drop takes (this table had taken it from the
+ *     other in a run that failed before its end) is created on its table again
  */
 @ActionValue
 public record TableAction(
     TableSpec spec, boolean ensure, boolean recreate, List<ColumnSpec> addColumns, boolean rebuild,
-    boolean drop) {}
+    boolean drop, List<FullTextIndexHandler.Declared> fullTextIndexesElsewhere) {}

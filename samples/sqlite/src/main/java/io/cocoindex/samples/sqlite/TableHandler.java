@@ -135,9 +135,10 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         return null;
       }
       TableSpec last = new TableSpec(database, name, List.of(), List.of(), false);
-      return TargetReconcileOutput.of(
-          TargetAction.delete(new TableAction(last, false, false, List.of(), false, true)), sink,
-          null);
+      List<FullTextIndexHandler.Declared> elsewhere = List.copyOf(
+          database(database, name).sinks().fullTextIndexes.values());
+      return TargetReconcileOutput.of(TargetAction.delete(
+          new TableAction(last, false, false, List.of(), false, true, elsewhere)), sink, null);
     }
     checkSpec(desired);
     declared.add(where(database(desired.database(), desired.name()), desired.name()));
@@ -145,7 +146,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     TableAction action;
     TargetChildInvalidation invalidation = null;
     if (desired.userManaged()) {
-      action = new TableAction(desired, false, false, List.of(), false, false);
+      action = new TableAction(desired, false, false, List.of(), false, false, List.of());
     } else {
       CompositeDiff<String, String> diff = StateDiff.diffComposite(new TrackingRecordTransition<>(
           composite(record), prev.stream().map(TableHandler::composite).toList(),
@@ -177,7 +178,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         invalidation = TargetChildInvalidation.LOSSY;
       }
       boolean ensure = prev.isEmpty() || prevMayBeMissing || recreate || rebuild || !add.isEmpty();
-      action = new TableAction(desired, ensure, recreate, List.copyOf(add), rebuild, false);
+      action = new TableAction(
+          desired, ensure, recreate, List.copyOf(add), rebuild, false, List.of());
     }
     // A container returns an action on every run it is declared: its rows' handler comes from it.
     return new TargetReconcileOutput<>(
@@ -262,10 +264,18 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       // Its children go with it: rows, indexes and triggers by SQLite; SQL commands (a view
       // would outlive it) and full-text indexes here.
       SqlCommandRecords.tearDownAll(db, c, spec.name());
-      for (String fts : FullTextIndexHandler.indexesOf(db, c, spec.name())) {
+      List<String> dropped = FullTextIndexHandler.indexesOf(db, c, spec.name());
+      for (String fts : dropped) {
         db.execute(c, "DROP TABLE IF EXISTS " + SqlIdentifiers.quote("full-text index", fts));
       }
       db.execute(c, "DROP TABLE IF EXISTS " + table);
+      // An index of another table that this one had taken (in a run that failed before its end)
+      // goes back there.
+      for (FullTextIndexHandler.Declared index : a.fullTextIndexesElsewhere()) {
+        if (dropped.stream().anyMatch(index.name()::equalsIgnoreCase)) {
+          FullTextIndexHandler.handOver(db, c, index);
+        }
+      }
       return;
     }
     if (!touchesTheDatabase(a)) {

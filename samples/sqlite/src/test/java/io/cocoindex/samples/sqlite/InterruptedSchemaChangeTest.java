@@ -9,6 +9,7 @@ import io.cocoindex.runtime.UpdateFailedException;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,6 +37,11 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
    * runs it again, which must succeed, and once more, which must send no statement.
    */
   void interruptAndConverge(App app, String fault) throws Exception {
+    interruptAndConverge(app, fault, () -> {});
+  }
+
+  /** As above, changing the app again with {@code then} after the interrupted update. */
+  void interruptAndConverge(App app, String fault, Runnable then) throws Exception {
     app.update();
     changed[0] = true;
     if (fault.equals("none")) {
@@ -54,6 +60,7 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
         db().failBefore(null);
         db().failAfterCommit(null);
       }
+      then.run();
       app.update();
     }
     long statements = db().statementsExecuted();
@@ -99,6 +106,66 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
     assertThat(q("SELECT b.id FROM foo JOIN b ON b.rowid = foo.rowid WHERE foo MATCH 'fox'"))
         .containsExactly("b1");
     assertThat(q("SELECT id, title FROM a")).containsExactly("a1|fox in a");
+  }
+
+  @Test
+  void aFullTextIndexMovedBackAfterAnInterruptedMoveEndsOnItsFirstTable() throws Exception {
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      SqliteTable<Item> b = sqlite.mountTable(ctx, TableSchema.of("b", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "fox in a"));
+      b.declareRow(ctx, new Item("b1", "fox in b"));
+      (changed[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+    });
+    // b takes the index, and the run fails before a's removal at its end.
+    interruptAndConverge(app, "after:CREATE VIRTUAL TABLE", () -> changed[0] = false);
+
+    assertThat(triggers()).containsExactly("foo_ad on a", "foo_ai on a", "foo_au on a");
+    assertThat(q("SELECT a.id FROM foo JOIN a ON a.rowid = foo.rowid WHERE foo MATCH 'fox'"))
+        .containsExactly("a1");
+  }
+
+  @Test
+  void aTableRenamedBackAfterAnInterruptedRenameKeepsItsFullTextIndex() throws Exception {
+    App app = app(ctx -> {
+      SqliteTable<Item> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.of(changed[0] ? "b" : "a", Item.class, "id"));
+      t.declareRow(ctx, new Item("r1", "red fox"));
+      t.declareFullTextIndex(ctx, new FullTextIndex("items_fts", List.of("title")));
+    });
+    // b takes the index, and the run fails before a is dropped at its end; b is dropped instead.
+    interruptAndConverge(app, "after:CREATE VIRTUAL TABLE", () -> changed[0] = false);
+
+    assertThat(q("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('a', 'b')"))
+        .containsExactly("a");
+    assertThat(triggers()).containsExactly(
+        "items_fts_ad on a", "items_fts_ai on a", "items_fts_au on a");
+    assertThat(q("SELECT a.id FROM items_fts f JOIN a ON a.rowid = f.rowid"
+        + " WHERE items_fts MATCH 'fox'")).containsExactly("r1");
+  }
+
+  @Test
+  void oneFullTextIndexNameOnTwoTablesIsAnErrorNamingBoth() throws Exception {
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "fox in a"));
+      a.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+      if (changed[0]) {
+        sqlite.mountTable(ctx, TableSchema.of("b", Item.class, "id"))
+            .declareFullTextIndex(ctx, new FullTextIndex("Foo", List.of("title")));
+      }
+    });
+    app.update();
+    changed[0] = true;
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("full-text index Foo is declared on table a and on table b: its"
+            + " name is one FTS5 table of the database");
+    assertThat(triggers()).containsExactly("foo_ad on a", "foo_ai on a", "foo_au on a");
+    assertThat(q("SELECT a.id FROM foo JOIN a ON a.rowid = foo.rowid WHERE foo MATCH 'fox'"))
+        .containsExactly("a1");
   }
 
   @ParameterizedTest
