@@ -33,12 +33,13 @@ import java.util.List;
 public record AttachmentAction(
     String table, List<String> teardown, List<String> setup, String fullTextIndex,
     String sqlCommand, String sqlCommandTeardown, String index, List<String> indexDrops,
-    String indexName, String handOverTable, List<String> handOverSetup) {
+    String indexName, String handOverTable, List<String> handOverSetup,
+    List<SqlCommandHandler.Declared> sqlCommandsElsewhere) {
 
   /** An action that runs {@code teardown}, then {@code setup}. */
   static AttachmentAction of(String table, List<String> teardown, List<String> setup) {
-    return new AttachmentAction(
-        table, teardown, setup, null, null, null, null, List.of(), null, null, List.of());
+    return new AttachmentAction(table, teardown, setup, null, null, null, null, List.of(), null,
+        null, List.of(), List.of());
   }
 
   /**
@@ -49,7 +50,7 @@ public record AttachmentAction(
       String table, String index, List<String> drops, String name, List<String> setup) {
     return new AttachmentAction(
         table, List.of(), setup, null, null, null, index, List.copyOf(drops), name, null,
-        List.of());
+        List.of(), List.of());
   }
 
   /**
@@ -57,19 +58,23 @@ public record AttachmentAction(
    * {@code setup} (empty for a removal).
    */
   static AttachmentAction ofFullTextIndex(String table, String name, List<String> setup) {
-    return new AttachmentAction(
-        table, List.of(), setup, name, null, null, null, List.of(), null, null, List.of());
+    return new AttachmentAction(table, List.of(), setup, name, null, null, null, List.of(), null,
+        null, List.of(), List.of());
   }
 
   /** This removal, then {@code setup} of the index on {@code table} if the name is left free. */
   AttachmentAction handingOverTo(String table, List<String> setup) {
     return new AttachmentAction(this.table, teardown, this.setup, fullTextIndex, null, null, null,
-        List.of(), null, table, List.copyOf(setup));
+        List.of(), null, table, List.copyOf(setup), List.of());
   }
 
-  /** This action on the SQL command {@code name}, undone by {@code teardown} once set up. */
-  AttachmentAction withSqlCommand(String name, String teardown) {
+  /**
+   * This action on the SQL command {@code name}, undone by {@code teardown} once set up (null for
+   * a removal), with the commands of its name {@code elsewhere}.
+   */
+  AttachmentAction withSqlCommand(
+      String name, String teardown, List<SqlCommandHandler.Declared> elsewhere) {
     return new AttachmentAction(table, this.teardown, setup, null, name, teardown, null,
-        List.of(), null, null, List.of());
+        List.of(), null, null, List.of(), List.copyOf(elsewhere));
   }
 }

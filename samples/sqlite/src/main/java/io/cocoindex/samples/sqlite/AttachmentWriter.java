@@ -26,14 +26,9 @@ final class AttachmentWriter {
   }
 
   private void apply(Connection c, AttachmentAction a) throws SQLException {
-    String command = a.sqlCommand();
-    if (command != null) {
-      // What the database says is set up, when the engine's records do not (reset by the
-      // table's recreate, or kept under another key): its teardown, before the setup.
-      String recorded = SqlCommandRecords.teardownOf(db, c, a.table(), command);
-      if (recorded != null && !a.teardown().contains(recorded)) {
-        db.execute(c, recorded);
-      }
+    if (a.sqlCommand() != null) {
+      applySqlCommand(c, a);
+      return;
     }
     for (String sql : a.teardown()) {
       db.execute(c, sql);
@@ -49,12 +44,30 @@ final class AttachmentWriter {
     if (droppedFullTextIndex && a.handOverTable() != null) {
       FullTextIndexHandler.handOver(db, c, a);
     }
-    if (command != null) {
-      if (a.sqlCommandTeardown() != null) {
-        SqlCommandRecords.recordSetUp(db, c, a.table(), command, a.sqlCommandTeardown());
-      } else {
+  }
+
+  /** A SQL command's setup or removal: see {@link SqlCommandHandler}. */
+  private void applySqlCommand(Connection c, AttachmentAction a) throws SQLException {
+    String command = a.sqlCommand();
+    // What the database says is set up (exactly: recorded in the transaction of each setup and
+    // teardown), whatever the engine's records say (reset by the table's recreate, kept under
+    // another key, or handed over to another table).
+    String recorded = SqlCommandRecords.teardownOf(db, c, a.table(), command);
+    if (a.sqlCommandTeardown() == null) {
+      if (recorded != null) {
+        db.execute(c, recorded);
         SqlCommandRecords.recordTornDown(db, c, a.table(), command);
+        SqlCommandRecords.setUpAgain(db, c, command, a.sqlCommandsElsewhere());
       }
+      return;
     }
+    if (recorded != null && !a.teardown().contains(recorded)) {
+      db.execute(c, recorded);
+    }
+    for (String sql : a.teardown()) {
+      db.execute(c, sql);
+    }
+    SqlCommandRecords.setUp(db, c, a);
+    SqlCommandRecords.recordSetUp(db, c, a.table(), command, a.sqlCommandTeardown());
   }
 }

@@ -11,6 +11,7 @@ import io.cocoindex.annotation.Attachment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -39,6 +40,8 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
      * database's, whichever table declares them ({@link FullTextIndexHandler}).
      */
     final Map<String, FullTextIndexHandler.Declared> fullTextIndexes = new ConcurrentHashMap<>();
+    /** The SQL commands declared in this run by name case-folded ({@link SqlCommandHandler}). */
+    final Map<String, Queue<SqlCommandHandler.Declared>> sqlCommands = new ConcurrentHashMap<>();
 
     Sinks(SqliteDatabase db) {
       this.rows = TargetActionSink.of(new RowWriter(db)::apply);
@@ -54,7 +57,7 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
     this.columns = List.copyOf(names);
     this.columnsFingerprint = Fingerprint.of(columns).bytes();
     this.indexes = new IndexHandler(table, sinks.attachments);
-    this.sqlCommands = new SqlCommandHandler(table, sinks.attachments);
+    this.sqlCommands = new SqlCommandHandler(table, sinks.attachments, sinks.sqlCommands);
     this.fullTextIndexes =
         new FullTextIndexHandler(table, sinks.attachments, sinks.fullTextIndexes);
   }

@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The SQL commands set up in a database, with their teardowns, in the table {@value #TABLE} of
@@ -18,6 +20,7 @@ import java.util.List;
  * recorded here if and only if its setup is in effect. The table exists only while it has rows.
  */
 final class SqlCommandRecords {
+  private static final Logger log = LoggerFactory.getLogger(SqlCommandRecords.class);
   static final String TABLE = SqlIdentifiers.RESERVED_PREFIX + "sql_commands";
   private static final String QUOTED = SqlIdentifiers.quote("table", TABLE);
 
@@ -72,23 +75,28 @@ final class SqlCommandRecords {
   /**
    * Runs the teardowns of every command of {@code table} set up, the last set up first, and
    * records them torn down: before the table is dropped.
+   *
+   * @return the names of the commands torn down
    */
-  static void tearDownAll(SqliteDatabase db, Connection c, String table) throws SQLException {
+  static List<String> tearDownAll(SqliteDatabase db, Connection c, String table)
+      throws SQLException {
     if (!exists(db, c)) {
-      return;
+      return List.of();
     }
+    List<String> names = new ArrayList<>();
     List<String> teardowns = new ArrayList<>();
     try (PreparedStatement ps = db.prepare(c,
-        "SELECT teardown FROM " + QUOTED + " WHERE table_name = ? ORDER BY rowid DESC")) {
+        "SELECT name, teardown FROM " + QUOTED + " WHERE table_name = ? ORDER BY rowid DESC")) {
       ps.setString(1, SqlIdentifiers.fold(table));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          teardowns.add(rs.getString(1));
+          names.add(rs.getString(1));
+          teardowns.add(rs.getString(2));
         }
       }
     }
     if (teardowns.isEmpty()) {
-      return;
+      return names;
     }
     for (String teardown : teardowns) {
       db.execute(c, teardown);
@@ -99,6 +107,86 @@ final class SqlCommandRecords {
       ps.executeUpdate();
     }
     dropIfEmpty(db, c);
+    return names;
+  }
+
+  /**
+   * Runs the setup of {@code a}. If it fails, and commands of its name are recorded on tables
+   * that do not declare one in the run ({@link AttachmentAction#sqlCommandsElsewhere}), the
+   * command moved from there: those are torn down and the setup runs again; if that fails,
+   * nothing of this is kept and its failure is thrown (the first one suppressed in it).
+   */
+  static void setUp(SqliteDatabase db, Connection c, AttachmentAction a) throws SQLException {
+    String setup = a.setup().get(0);
+    db.execute(c, "SAVEPOINT cocoindex_setup");
+    try {
+      db.execute(c, setup);
+    } catch (SQLException failed) {
+      db.execute(c, "ROLLBACK TO cocoindex_setup");
+      List<String[]> others = new ArrayList<>();
+      for (String[] other : recordedElsewhere(db, c, a.table(), a.sqlCommand())) {
+        if (a.sqlCommandsElsewhere().stream()
+            .noneMatch(d -> d.table().equalsIgnoreCase(other[0]))) {
+          others.add(other);
+        }
+      }
+      if (others.isEmpty()) {
+        db.execute(c, "RELEASE cocoindex_setup");
+        throw failed;
+      }
+      try {
+        for (String[] other : others) {
+          db.execute(c, other[1]);
+          recordTornDown(db, c, other[0], a.sqlCommand());
+        }
+        db.execute(c, setup);
+      } catch (SQLException again) {
+        db.execute(c, "ROLLBACK TO cocoindex_setup");
+        db.execute(c, "RELEASE cocoindex_setup");
+        again.addSuppressed(failed);
+        throw again;
+      }
+      log.info("SQL command {} of table {} is taken from table {}, no longer declaring it",
+          a.sqlCommand(), a.table(), others.get(0)[0]);
+    }
+    db.execute(c, "RELEASE cocoindex_setup");
+  }
+
+  /**
+   * After the teardown of command {@code name} of another table, sets up again (teardown, then
+   * setup) each of {@code declared} that is recorded as set up: its setup may have done nothing
+   * over the object the teardown removed ({@code CREATE VIEW IF NOT EXISTS}).
+   */
+  static void setUpAgain(SqliteDatabase db, Connection c, String name,
+      List<SqlCommandHandler.Declared> declared) throws SQLException {
+    for (SqlCommandHandler.Declared d : declared) {
+      String teardown = teardownOf(db, c, d.table(), name);
+      if (teardown != null) {
+        db.execute(c, teardown);
+        db.execute(c, d.command().setup());
+        recordSetUp(db, c, d.table(), name, d.command().teardown());
+      }
+    }
+  }
+
+  /** The commands named {@code name} recorded on other tables than {@code table}. */
+  private static List<String[]> recordedElsewhere(SqliteDatabase db, Connection c, String table,
+      String name) throws SQLException {
+    List<String[]> out = new ArrayList<>();
+    if (!exists(db, c)) {
+      return out;
+    }
+    try (PreparedStatement ps = db.prepare(c, "SELECT table_name, teardown FROM " + QUOTED
+        + " WHERE name = ? AND table_name <> ? ORDER BY rowid")) {
+      ps.setString(1, name);
+      ps.setString(2, SqlIdentifiers.fold(table));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new String[] {rs.getString(1), rs.getString(2)});
+        }
+      }
+    }
+    return out;
   }
 
   private static boolean exists(SqliteDatabase db, Connection c) throws SQLException {

@@ -16,8 +16,12 @@ import java.util.List;
  * @param fullTextIndexesElsewhere for a drop, the full-text indexes other tables of the database
  *     declare in the run: one of them that the drop takes (this table had taken it from the
  *     other in a run that failed before its end) is created on its table again
+ * @param sqlCommandsElsewhere for a drop, the SQL commands other tables of the database declare
+ *     in the run: those named as one the drop tears down are set up again ({@link
+ *     SqlCommandHandler})
  */
 @ActionValue
 public record TableAction(
     TableSpec spec, boolean ensure, boolean recreate, List<ColumnSpec> addColumns, boolean rebuild,
-    boolean drop, List<FullTextIndexHandler.Declared> fullTextIndexesElsewhere) {}
+    boolean drop, List<FullTextIndexHandler.Declared> fullTextIndexesElsewhere,
+    List<SqlCommandHandler.Declared> sqlCommandsElsewhere) {}

@@ -135,10 +135,12 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         return null;
       }
       TableSpec last = new TableSpec(database, name, List.of(), List.of(), false);
-      List<FullTextIndexHandler.Declared> elsewhere = List.copyOf(
-          database(database, name).sinks().fullTextIndexes.values());
-      return TargetReconcileOutput.of(TargetAction.delete(
-          new TableAction(last, false, false, List.of(), false, true, elsewhere)), sink, null);
+      RowHandler.Sinks run = database(database, name).sinks();
+      List<SqlCommandHandler.Declared> commands = new ArrayList<>();
+      run.sqlCommands.values().forEach(commands::addAll);
+      return TargetReconcileOutput.of(TargetAction.delete(new TableAction(last, false, false,
+          List.of(), false, true, List.copyOf(run.fullTextIndexes.values()),
+          List.copyOf(commands))), sink, null);
     }
     checkSpec(desired);
     declared.add(where(database(desired.database(), desired.name()), desired.name()));
@@ -146,7 +148,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     TableAction action;
     TargetChildInvalidation invalidation = null;
     if (desired.userManaged()) {
-      action = new TableAction(desired, false, false, List.of(), false, false, List.of());
+      action = new TableAction(
+          desired, false, false, List.of(), false, false, List.of(), List.of());
     } else {
       CompositeDiff<String, String> diff = StateDiff.diffComposite(new TrackingRecordTransition<>(
           composite(record), prev.stream().map(TableHandler::composite).toList(),
@@ -179,7 +182,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       }
       boolean ensure = prev.isEmpty() || prevMayBeMissing || recreate || rebuild || !add.isEmpty();
       action = new TableAction(
-          desired, ensure, recreate, List.copyOf(add), rebuild, false, List.of());
+          desired, ensure, recreate, List.copyOf(add), rebuild, false, List.of(), List.of());
     }
     // A container returns an action on every run it is declared: its rows' handler comes from it.
     return new TargetReconcileOutput<>(
@@ -263,7 +266,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (a.drop()) {
       // Its children go with it: rows, indexes and triggers by SQLite; SQL commands (a view
       // would outlive it) and full-text indexes here.
-      SqlCommandRecords.tearDownAll(db, c, spec.name());
+      List<String> tornDown = SqlCommandRecords.tearDownAll(db, c, spec.name());
       List<String> dropped = FullTextIndexHandler.indexesOf(db, c, spec.name());
       for (String fts : dropped) {
         db.execute(c, "DROP TABLE IF EXISTS " + SqlIdentifiers.quote("full-text index", fts));
@@ -275,6 +278,11 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         if (dropped.stream().anyMatch(index.name()::equalsIgnoreCase)) {
           FullTextIndexHandler.handOver(db, c, index);
         }
+      }
+      // So may a command of another table whose setup did nothing over this one's object.
+      for (String command : tornDown) {
+        SqlCommandRecords.setUpAgain(db, c, command, a.sqlCommandsElsewhere().stream()
+            .filter(d -> d.command().name().equals(command)).toList());
       }
       return;
     }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -216,25 +217,75 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
         + " WHERE items_fts MATCH 'fox'")).containsExactly("r1");
   }
 
+  /** A view made by a SQL command, with or without IF NOT EXISTS. */
+  static SqlCommand titlesView(String table, boolean ifNotExists) {
+    return new SqlCommand("titles", "CREATE VIEW " + (ifNotExists ? "IF NOT EXISTS " : "")
+        + "titles AS SELECT id, title FROM " + table, "DROP VIEW IF EXISTS titles");
+  }
+
   @ParameterizedTest
-  @ValueSource(strings = {"none", "before:CREATE VIEW", "after:CREATE VIEW",
-      "before:DROP TABLE IF EXISTS \"a\"", "after:DROP TABLE IF EXISTS \"a\""})
-  void aRenamedTableKeepsItsSqlCommandUnderItsName(String fault) throws Exception {
+  @CsvSource({"none,false", "before:CREATE VIEW,false", "after:CREATE VIEW,false",
+      "before:DROP TABLE IF EXISTS \"a\",false", "after:DROP TABLE IF EXISTS \"a\",false",
+      "none,true", "after:CREATE VIEW,true", "before:DROP TABLE IF EXISTS \"a\",true",
+      "after:DROP TABLE IF EXISTS \"a\",true"})
+  void aRenamedTableKeepsItsSqlCommandUnderItsName(String fault, boolean ifNotExists)
+      throws Exception {
     App app = app(ctx -> {
       String name = changed[0] ? "b" : "a";
       SqliteTable<Item> t = Sqlite.register(ctx, DB)
           .mountTable(ctx, TableSchema.of(name, Item.class, "id"));
-      t.declareRow(ctx, new Item("r1", "red fox"));
-      t.declareSqlCommand(ctx, new SqlCommand("titles",
-          "CREATE VIEW titles AS SELECT id, title FROM " + name, "DROP VIEW IF EXISTS titles"));
+      t.declareRow(ctx, new Item("r1", "red fox " + name));
+      t.declareSqlCommand(ctx, titlesView(name, ifNotExists));
     });
     interruptAndConverge(app, fault);
 
     assertThat(schema()).containsExactly(
         "table b", "table cocoindex_sql_commands", "view titles");
-    assertThat(q("SELECT * FROM titles")).containsExactly("r1|red fox");
+    assertThat(q("SELECT * FROM titles")).containsExactly("r1|red fox b");
     assertThat(q("SELECT table_name, name FROM cocoindex_sql_commands"))
         .containsExactly("b|titles");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"none,false", "before:CREATE VIEW,false", "after:CREATE VIEW,false",
+      "before:DROP VIEW,false", "after:DROP VIEW,false", "none,true", "after:CREATE VIEW,true",
+      "before:DROP VIEW,true", "after:DROP VIEW,true"})
+  void aSqlCommandMovedToAnotherTableUnderItsNameEndsThere(String fault, boolean ifNotExists)
+      throws Exception {
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      SqliteTable<Item> b = sqlite.mountTable(ctx, TableSchema.of("b", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "in a"));
+      b.declareRow(ctx, new Item("b1", "in b"));
+      String on = changed[0] ? "b" : "a";
+      (changed[0] ? b : a).declareSqlCommand(ctx, titlesView(on, ifNotExists));
+    });
+    interruptAndConverge(app, fault);
+
+    assertThat(schema()).containsExactly(
+        "table a", "table b", "table cocoindex_sql_commands", "view titles");
+    assertThat(q("SELECT * FROM titles")).containsExactly("b1|in b");
+    assertThat(q("SELECT table_name, name FROM cocoindex_sql_commands"))
+        .containsExactly("b|titles");
+  }
+
+  @Test
+  void aSqlCommandOfOneNameOnTwoTablesKeepsBothWhenOneIsRemoved() throws Exception {
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      for (String name : changed[0] ? List.of("b") : List.of("a", "b")) {
+        SqliteTable<Item> t = sqlite.mountTable(ctx, TableSchema.of(name, Item.class, "id"));
+        t.declareRow(ctx, new Item(name + "1", "in " + name));
+        t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE VIEW " + name
+            + "_titles AS SELECT title FROM " + name, "DROP VIEW IF EXISTS " + name + "_titles"));
+      }
+    });
+    interruptAndConverge(app, "none");
+
+    assertThat(schema()).containsExactly("table b", "table cocoindex_sql_commands",
+        "view b_titles");
+    assertThat(q("SELECT * FROM b_titles")).containsExactly("in b");
   }
 
   @ParameterizedTest
