@@ -1,14 +1,19 @@
 package io.cocoindex.runtime.inspect;
 
 import io.cocoindex.StableKey;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What an app tracks, per provider: readable inspection of the state store ({@code status}).
  *
  * @param app the app name
- * @param providers per provider name, the keys of its tracked target states (in path order)
+ * @param providers per provider name, the keys of its tracked target states (in path order); the
+ *     providers in the order given ({@link StateInspector}'s: by name), so that a listing reads
+ *     the same on every run
  * @param unsettled states left with several possible records (or a possible non-existence) by
  *     an interrupted or failed run; the next update reconciles them against all
  * @param components number of processing components with a stored record
@@ -20,7 +25,11 @@ public record StatusReport(
     long components) {
 
   public StatusReport {
-    providers = Map.copyOf(providers);
+    // Not Map.copyOf: its iteration order changes from one JVM to the next.
+    Map<String, List<StableKey>> copy = new LinkedHashMap<>();
+    Objects.requireNonNull(providers, "providers").forEach((name, keys) -> copy.put(
+        Objects.requireNonNull(name, "provider name"), List.copyOf(keys)));
+    providers = Collections.unmodifiableMap(copy);
     unsettled = List.copyOf(unsettled);
   }
 

@@ -1,0 +1,43 @@
+package io.cocoindex.runtime.inspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.StableKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The report keeps the order it is given (the inspector's: by provider name) and is immutable. */
+class StatusReportTest {
+  @Test
+  void providersKeepTheGivenOrderSoThatAStatusListingIsTheSameOnEveryRun() {
+    Map<String, List<StableKey>> sorted = new TreeMap<>();
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      String name = "provider" + (char) ('a' + i % 26) + i;
+      names.add(name);
+      sorted.put(name, new ArrayList<>(List.of(StableKey.of(i))));
+    }
+    StatusReport report = new StatusReport("app", sorted, List.of(), 1);
+    assertThat(report.providers().keySet()).containsExactlyElementsOf(sorted.keySet());
+    assertThat(report.total()).isEqualTo(40);
+  }
+
+  @Test
+  void reportIsImmutableAndDetachedFromItsSource() {
+    List<StableKey> keys = new ArrayList<>(List.of(StableKey.of("a")));
+    Map<String, List<StableKey>> providers = new TreeMap<>(Map.of("rows", keys));
+    StatusReport report = new StatusReport("app", providers, List.of(), 1);
+    keys.add(StableKey.of("b"));
+    providers.put("other", List.of());
+    assertThat(report.providers()).containsOnlyKeys("rows");
+    assertThat(report.providers().get("rows")).containsExactly(StableKey.of("a"));
+    assertThatThrownBy(() -> report.providers().get("rows").add(StableKey.of("c")))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> report.providers().put("x", List.of()))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
+}
