@@ -5,10 +5,13 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 
 /**
@@ -19,13 +22,17 @@ final class CountingDataSource {
   private final DataSource target;
   private final List<String> executed = Collections.synchronizedList(new ArrayList<>());
   private volatile int connections;
+  /** A statement this matches fails before it runs; null for none. */
+  private volatile Predicate<String> failBefore;
+  /** A transaction that ran a statement this matches commits, then its commit fails; null for none. */
+  private volatile Predicate<String> failAfterCommit;
 
   CountingDataSource(DataSource target) {
     this.target = target;
   }
 
   DataSource dataSource() {
-    return proxy(DataSource.class, target, null);
+    return proxy(DataSource.class, target, null, null);
   }
 
   /** The SQL executed since the last call, in order, and forgets it. */
@@ -37,6 +44,23 @@ final class CountingDataSource {
     }
   }
 
+  /**
+   * Fault injection: a statement {@code p} matches fails before it runs (its transaction is
+   * rolled back by the connector), as a process killed there; null stops it.
+   */
+  void failBefore(Predicate<String> p) {
+    failBefore = p;
+  }
+
+  /**
+   * Fault injection: a connection that ran a statement {@code p} matches commits, then its
+   * {@code commit()} throws, as when the process is killed before the engine learns of the
+   * commit; null stops it.
+   */
+  void failAfterCommit(Predicate<String> p) {
+    failAfterCommit = p;
+  }
+
   /** Connections opened since the last call, and resets the count. */
   int takeConnections() {
     int n = connections;
@@ -45,14 +69,26 @@ final class CountingDataSource {
   }
 
   @SuppressWarnings("unchecked")
-  private <T> T proxy(Class<T> type, Object delegate, String preparedSql) {
+  private <T> T proxy(Class<T> type, Object delegate, String preparedSql, AtomicBoolean failCommit) {
     InvocationHandler h = (p, method, args) -> {
       String name = method.getName();
+      String sql = null;
       if (name.startsWith("execute") && args != null && args.length > 0
-          && args[0] instanceof String sql) {
-        executed.add(sql);
+          && args[0] instanceof String s) {
+        sql = s;
       } else if (name.startsWith("execute") && preparedSql != null) {
-        executed.add(preparedSql);
+        sql = preparedSql;
+      }
+      if (sql != null) {
+        executed.add(sql);
+        Predicate<String> before = failBefore;
+        if (before != null && before.test(sql)) {
+          throw new SQLException("injected failure before [" + sql + "]");
+        }
+        Predicate<String> after = failAfterCommit;
+        if (after != null && after.test(sql)) {
+          failCommit.set(true);
+        }
       }
       Object result;
       try {
@@ -60,15 +96,18 @@ final class CountingDataSource {
       } catch (InvocationTargetException e) {
         throw e.getCause();
       }
+      if (name.equals("commit") && failCommit != null && failCommit.getAndSet(false)) {
+        throw new SQLException("injected failure after the commit");
+      }
       if (result instanceof Connection c) {
         connections++;
-        return proxy(Connection.class, c, null);
+        return proxy(Connection.class, c, null, new AtomicBoolean());
       }
       if (result instanceof PreparedStatement ps) {
-        return proxy(PreparedStatement.class, ps, (String) args[0]);
+        return proxy(PreparedStatement.class, ps, (String) args[0], failCommit);
       }
       if (result instanceof Statement st) {
-        return proxy(Statement.class, st, null);
+        return proxy(Statement.class, st, null, failCommit);
       }
       return result;
     };
