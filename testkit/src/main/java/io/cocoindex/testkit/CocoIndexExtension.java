@@ -5,7 +5,9 @@ import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.UpdateStats;
+import io.cocoindex.runtime.state.SqliteStateStore;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -14,6 +16,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,11 +53,33 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * called with it; {@link UpdateStats} counts it as unchanged ({@link #updateWithStats}), and a
  * preview leaves it out of {@code changes()}. The listener the kit records with is told of
  * applied actions only, not which were refreshes, so this list cannot leave them out.
+ *
+ * <h2>Crash points</h2>
+ *
+ * <p>{@link #updateCrashing} runs an update that dies at a {@link CrashPoint} (after a
+ * precommit, before or after a commit), leaving the store exactly as a {@code kill -9} there
+ * would; {@link #restart} then opens the app anew, as the next process would, and its update
+ * must converge: the external system equals what is declared, and {@link #pending} is empty.
+ *
+ * <pre>{@code
+ * App app = coco.app("kv", main);
+ * coco.update(app);
+ * source.remove("b");                                          // a change, then a crash
+ * assertThat(coco.updateCrashing(app, CrashPoint.beforeCommit(1))).isTrue();
+ * App next = coco.restart(app);                               // a fresh process
+ * coco.update(next);
+ * assertThat(service.keys()).containsExactly("a");
+ * assertThat(coco.pending(next)).isEmpty();                   // converged: nothing left to do
+ * }</pre>
  */
 public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCallback {
   private final Map<ContextKey<?>, Object> context;
   private final List<AppliedAction> applied = Collections.synchronizedList(new ArrayList<>());
   private final List<App> apps = new ArrayList<>();
+  /** The stores the environments of this test opened, closed after it. */
+  private final List<CrashingStateStore> stores = new ArrayList<>();
+  /** How each app of {@link #app} was made, for {@link #restart} and {@link #updateCrashing}. */
+  private final Map<App, Made> made = Collections.synchronizedMap(new IdentityHashMap<>());
   private Path dbPath;
   private int appCount;
 
@@ -78,6 +103,11 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
       app.close();
     }
     apps.clear();
+    made.clear();
+    for (CrashingStateStore store : stores) {
+      store.close();
+    }
+    stores.clear();
     if (dbPath != null) {
       deleteTree(dbPath);
     }
@@ -88,10 +118,27 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
     return dbPath;
   }
 
-  /** A new environment on the current test's store, recording applied actions. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
+  /**
+   * A new environment on the current test's store, recording applied actions. It opens a store
+   * of its own on {@link #dbPath()}, as a process would, closed after the test.
+   */
   public Environment environment() {
-    Environment.Builder b = Environment.builder().dbPath(dbPath)
+    return environment(openStore());
+  }
+
+  private CrashingStateStore openStore() {
+    if (dbPath == null) {
+      throw new IllegalStateException("no test is running: CocoIndexExtension needs"
+          + " @RegisterExtension on an instance field (not a static one)");
+    }
+    CrashingStateStore store = new CrashingStateStore(SqliteStateStore.open(dbPath));
+    stores.add(store);
+    return store;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private Environment environment(CrashingStateStore store) {
+    Environment.Builder b = Environment.builder().stateStore(store)
         .listener((provider, key, action) -> applied.add(new AppliedAction(provider, key, action)));
     context.forEach((k, v) -> b.provide((ContextKey) k, v));
     return b.build();
@@ -104,10 +151,88 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
 
   /** An app on the current test's store; closed after the test. */
   public App app(String name, Consumer<Ctx> main) {
-    App app = App.create(name, environment(), main);
+    Objects.requireNonNull(main, "main");
+    CrashingStateStore store = openStore();
+    App app = App.create(name, environment(store), main);
     apps.add(app);
+    made.put(app, new Made(name, main, store));
     return app;
   }
+
+  /**
+   * The app as the next process opens it after {@code app}'s: a new {@link App} of the same name
+   * and {@code main}, on a newly opened store of the current test, with nothing carried over in
+   * memory. {@code app} is closed (if a crash has not closed it already).
+   *
+   * @param app an app of {@link #app}
+   */
+  public App restart(App app) {
+    Made m = made(app, "restart");
+    app.close();
+    return app(m.name(), m.main());
+  }
+
+  /**
+   * Runs an update of {@code app} that dies at {@code point}: from that moment nothing more is
+   * written to the state store, as if the process had been killed there; {@code app} is then
+   * closed, and the test goes on with {@link #restart}{@code (app)}. The sinks keep what they
+   * applied. Actions of other components whose precommit was already durable may still be
+   * applied while the run winds down, as if the process had died a moment later; their commits
+   * are lost as well. Nothing the dead run does after the crash is recorded by the kit.
+   *
+   * @param app an app of {@link #app}
+   * @return true when the update reached {@code point} and died; false when it completed without
+   *     reaching it (a run with fewer precommits or commits than asked), and then it is a normal
+   *     update, whose actions {@link #takeApplied()} has
+   * @throws UpdateFailedException when the update failed before reaching {@code point}
+   */
+  public boolean updateCrashing(App app, CrashPoint point) {
+    Objects.requireNonNull(point, "point");
+    Made m = made(app, "updateCrashing");
+    applied.clear();
+    m.store().arm(point);
+    try {
+      app.update();
+    } catch (RuntimeException e) {
+      if (!m.store().crashed()) {
+        throw e;
+      }
+    } finally {
+      m.store().disarm();
+    }
+    if (!m.store().crashed()) {
+      return false;
+    }
+    applied.clear();
+    app.close();
+    return true;
+  }
+
+  /**
+   * What an update of {@code app} would still change, as {@code "<provider> <verb> <key>"}
+   * sorted, from a preview (nothing is applied or written; containers' refreshes are left out):
+   * empty once the app has converged. {@code assertThat(coco.pending(app)).isEmpty()} names what
+   * is left when it fails.
+   */
+  public List<String> pending(App app) {
+    List<String> out = new ArrayList<>();
+    for (PlannedAction a : app.preview().changes()) {
+      out.add(a.provider() + " " + a.action().verb() + " " + a.key());
+    }
+    Collections.sort(out);
+    return out;
+  }
+
+  private Made made(App app, String what) {
+    Made m = made.get(Objects.requireNonNull(app, "app"));
+    if (m == null) {
+      throw new IllegalArgumentException(what + " needs an app made by this extension's app(...)"
+          + " in the current test; " + app.name() + " was not");
+    }
+    return m;
+  }
+
+  private record Made(String name, Consumer<Ctx> main, CrashingStateStore store) {}
 
   /**
    * Runs an update and returns the actions it applied, as {@code "<provider> <verb> <key>"}

@@ -52,9 +52,13 @@ public final class RecordingSink<A> {
       Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
   private volatile Predicate<A> failWhen = a -> false;
   private final TargetActionSink<A> sink;
+  /** The real I/O the recorded actions are passed on to, or null. */
+  private final ActionApplier<A> target;
 
-  private RecordingSink(Function<A, String> describe, ChildHandlerFactory<A> children) {
+  private RecordingSink(Function<A, String> describe, ActionApplier<A> target,
+      ChildHandlerFactory<A> children) {
     this.describe = Objects.requireNonNull(describe, "describe");
+    this.target = target;
     this.sink = children == null
         ? TargetActionSink.of(this::apply)
         : TargetActionSink.withChildHandler(this::apply, children);
@@ -62,7 +66,18 @@ public final class RecordingSink<A> {
 
   /** A leaf sink describing each action with {@code describe}. */
   public static <A> RecordingSink<A> create(Function<A, String> describe) {
-    return new RecordingSink<>(describe, null);
+    return new RecordingSink<>(describe, null, null);
+  }
+
+  /**
+   * A sink that passes each call on to {@code target} (the connector's real I/O, or a fake
+   * service of the test) and records its actions once it returned: the test checks both what
+   * was sent and what the service holds, e.g. after a crash ({@link
+   * CocoIndexExtension#updateCrashing}). A scripted failure fails the call before {@code target}
+   * sees it; a call {@code target} fails is not recorded, and its exception is the call's.
+   */
+  public static <A> RecordingSink<A> create(Function<A, String> describe, ActionApplier<A> target) {
+    return new RecordingSink<>(describe, Objects.requireNonNull(target, "target"), null);
   }
 
   /**
@@ -73,7 +88,7 @@ public final class RecordingSink<A> {
    */
   public static <A> RecordingSink<A> container(
       Function<A, String> describe, ChildHandlerFactory<A> children) {
-    return new RecordingSink<>(describe, Objects.requireNonNull(children, "children"));
+    return new RecordingSink<>(describe, null, Objects.requireNonNull(children, "children"));
   }
 
   /** The sink to hand to a handler: one identity, so its actions are batched together. */
@@ -149,7 +164,7 @@ public final class RecordingSink<A> {
     }
   }
 
-  private void apply(List<TargetAction<A>> actions) {
+  private void apply(List<TargetAction<A>> actions) throws Exception {
     int call = calls.incrementAndGet();
     if (call == failOnCall) {
       failedActions.addAll(actions);
@@ -163,6 +178,9 @@ public final class RecordingSink<A> {
       if (failWhen.test(a.value())) {
         throw new ScriptedFailure("scripted failure on " + describe.apply(a.value()));
       }
+    }
+    if (target != null) {
+      target.apply(actions);
     }
     for (TargetAction<A> a : actions) {
       log.add(a.verb() + " " + describe.apply(a.value()));

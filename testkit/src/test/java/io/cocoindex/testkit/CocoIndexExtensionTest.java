@@ -119,4 +119,34 @@ class CocoIndexExtensionTest {
       assertThat(coco.update(app)).hasSize(failed.failures().size());
     }
   }
+
+  @Test
+  void aForwardingSinkRecordsWhatItsTargetAppliedAndNotWhatItRefused() {
+    Map<String, String> service = new TreeMap<>();
+    RecordingSink<Put> forwarding = RecordingSink.create(p -> p.key() + "=" + p.value(), acts -> {
+      for (TargetAction<Put> a : acts) {
+        if (a.value().value().equals("bad")) {
+          throw new IllegalStateException("service refused " + a.value().key());
+        }
+        service.put(a.value().key(), a.value().value());
+      }
+    });
+    App app = coco.app(ctx -> {
+      var p = registerRootTargetStatesProvider(ctx, "kv", new KvHandler(forwarding.sink()));
+      data.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
+    });
+    data.put("c", "bad");
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("service refused c");
+    assertThat(forwarding.take()).containsExactly("update a=1", "update b=1");
+    assertThat(service).isEqualTo(Map.of("a", "1", "b", "1"));
+
+    forwarding.failWhen(p -> p.key().equals("c")); // scripted: the service never sees it
+    data.put("c", "2");
+    assertThatThrownBy(app::update).hasMessageContaining("scripted failure on c=2");
+    assertThat(service).doesNotContainKey("c");
+    forwarding.heal();
+    assertThat(coco.update(app)).containsExactly("kv update \"c\"");
+    assertThat(service).containsEntry("c", "2");
+  }
 }
