@@ -9,7 +9,10 @@ import java.util.Map;
  *
  * <p>Implement it as a class with concrete type arguments ({@code class RowHandler implements
  * TargetHandler<Row, Fingerprint, RowAction>}): the engine reads {@code V}, {@code R} and {@code
- * A} from them to serialize values, tracking records and actions.
+ * A} from them to serialize values, tracking records and actions. A lambda or method reference
+ * compiles (this interface has one abstract method) but cannot be registered: its type arguments
+ * are erased, and registration fails naming the handler's class. An anonymous class ({@code new
+ * TargetHandler<String, String, RowAction>() { ... }}) keeps them and can.
  *
  * <pre>{@code
  * record RowAction(String id, String text) {}          // text null: delete the row
