@@ -8,10 +8,12 @@ package io.cocoindex.testkit;
  * A connector whose actions are idempotent converges on the next run whichever of these windows
  * a crash hits.
  *
- * <p>Occurrences count from the start of the crashing update, 1 being the first. What counts as
- * a commit: a store write that settles some state after its apply, or the record of a completed
- * run as settled (the embedded store settles a run that applied everything in one write at its
- * end, so a run with no failure may have a single commit).
+ * <p>Occurrences count from the start of the crashing update, 1 being the first. A precommit is
+ * a store write that appends possible records; every other write is a commit: a component's
+ * commit after its apply (its record, its memo, the settles of its states), the end-of-run
+ * sweep's, and the record of a completed run as settled. (The embedded store settles the states
+ * of a run that applied everything with that last write, so until it, every state the run
+ * touched still reads as possibly unapplied.)
  *
  * @param kind the window
  * @param occurrence which occurrence of it, from 1
@@ -45,7 +47,7 @@ public record CrashPoint(Kind kind, int occurrence) {
     return new CrashPoint(Kind.AFTER_PRECOMMIT, n);
   }
 
-  /** Dies at the {@code n}th commit of the update, after the apply, before the commit is written. */
+  /** Dies at the {@code n}th commit of the update, before it is written (after its apply). */
   public static CrashPoint beforeCommit(int n) {
     return new CrashPoint(Kind.BEFORE_COMMIT, n);
   }

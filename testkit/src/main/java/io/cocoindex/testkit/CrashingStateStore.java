@@ -50,7 +50,7 @@ final class CrashingStateStore extends ForwardingStateStore {
       }
       if (point != null) {
         boolean precommit = writes.stream().anyMatch(w -> w instanceof StateWrite.Precommit);
-        boolean commit = ForwardingStateStore.isCommit(writes);
+        boolean commit = !precommit; // settles, component records, forgotten states
         if (precommit && point.kind() == CrashPoint.Kind.AFTER_PRECOMMIT
             && ++precommits == point.occurrence()) {
           delegate.write(app, writes).join(); // durable, and then the process dies
