@@ -9,10 +9,10 @@ import java.util.Map;
  *
  * <p>Implement it as a class with concrete type arguments ({@code class RowHandler implements
  * TargetHandler<Row, Fingerprint, RowAction>}): the engine reads {@code V}, {@code R} and {@code
- * A} from them to serialize values, tracking records and actions. A lambda or method reference
- * compiles (this interface has one abstract method) but cannot be registered: its type arguments
- * are erased, and registration fails naming the handler's class. An anonymous class ({@code new
- * TargetHandler<String, String, RowAction>() { ... }}) keeps them and can.
+ * A} from them to serialize values, tracking records and actions with their codecs (generated
+ * ones included). A lambda, a method reference, or a generic class instantiated with type
+ * arguments works too: what the class does not fix is erased, and those values are then written
+ * with their runtime classes, through reflection (slower than a codec chosen by type).
  *
  * <pre>{@code
  * record RowAction(String id, String text) {}          // text null: delete the row

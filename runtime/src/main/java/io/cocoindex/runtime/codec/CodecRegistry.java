@@ -1,6 +1,8 @@
 package io.cocoindex.runtime.codec;
 
 import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
+import java.lang.reflect.WildcardType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,11 +13,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * Finds the codec of a type: first from the registered {@link CodecFactory factories} (generated
  * codecs, found through {@link ServiceLoader} too), then the built-in {@link JacksonCodecFactory}
  * that handles records, enums, strings, boxed primitives, byte[], collections, maps, Optional,
- * Fingerprint and StableKey.
+ * Fingerprint and StableKey. A type that names no class ({@code Object}, or a type variable or
+ * wildcard left unresolved) gets the {@link DynamicCodec}, which writes each value's runtime
+ * class with it.
  */
 public final class CodecRegistry {
   private final List<CodecFactory> factories;
   private final Map<Type, Codec<?>> cache = new ConcurrentHashMap<>();
+  private final DynamicCodec dynamic = new DynamicCodec(this);
 
   private CodecRegistry(List<CodecFactory> factories) {
     this.factories = List.copyOf(factories);
@@ -51,6 +56,23 @@ public final class CodecRegistry {
   /** The codec of {@code type}, created once and cached. */
   @SuppressWarnings("unchecked")
   public <T> Codec<T> codecFor(Type type) {
+    if (isDynamic(type)) {
+      return (Codec<T>) dynamic;
+    }
+    return factoryCodecFor(type);
+  }
+
+  /**
+   * Whether {@code type} names no class whose values a codec could be chosen by: {@code Object},
+   * a type variable or a wildcard.
+   */
+  public static boolean isDynamic(Type type) {
+    return type == Object.class || type instanceof TypeVariable<?> || type instanceof WildcardType;
+  }
+
+  /** The codec of {@code type} from the factories alone (for Object: Jackson's untyped one). */
+  @SuppressWarnings("unchecked")
+  <T> Codec<T> factoryCodecFor(Type type) {
     Codec<?> cached = cache.get(type);
     if (cached != null) {
       return (Codec<T>) cached;

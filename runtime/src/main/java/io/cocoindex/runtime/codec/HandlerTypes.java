@@ -19,33 +19,22 @@ import java.util.Map;
 public record HandlerTypes(Type value, Type trackingRecord, Type action) {
 
   /**
-   * Resolves {@code V}, {@code R} and {@code A} of the handler's class.
-   *
-   * @throws IllegalArgumentException naming the handler class when a type argument is not
-   *     concrete (a lambda, or a generic class instantiated without fixing them)
+   * Resolves {@code V}, {@code R} and {@code A} of the handler's class. An argument the class does
+   * not fix (a lambda's or method reference's, whose class keeps none; a generic handler class's
+   * type variable; anything built from one) resolves to {@code Object}: its values are written
+   * with their runtime classes ({@link DynamicCodec}).
    */
   public static HandlerTypes of(TargetHandler<?, ?, ?> handler) {
-    Class<?> cls = handler.getClass();
-    Type[] args = resolve(cls, new HashMap<>());
-    String[] names = {"value type V", "tracking record type R", "action type A"};
+    Type[] args = resolve(handler.getClass(), new HashMap<>());
     if (args == null) {
-      throw new IllegalArgumentException(unresolved(cls, "its type arguments"));
+      return new HandlerTypes(Object.class, Object.class, Object.class);
     }
     for (int i = 0; i < 3; i++) {
       if (!isConcrete(args[i])) {
-        throw new IllegalArgumentException(unresolved(cls, "the " + names[i]));
+        args[i] = Object.class;
       }
     }
     return new HandlerTypes(args[0], args[1], args[2]);
-  }
-
-  private static String unresolved(Class<?> cls, String what) {
-    return "cannot resolve "
-        + what
-        + " of handler "
-        + cls.getName()
-        + ": implement TargetHandler<V, R, A> in a class with concrete type arguments"
-        + " (not a lambda or a generic class)";
   }
 
   private static Type[] resolve(Type type, Map<TypeVariable<?>, Type> bindings) {

@@ -299,7 +299,8 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     }
     synchronized (declared) {
       if (!declared.add(
-          new DeclaredTarget(provider, dv.key(), statePath, copy, encoded, child))) {
+          new DeclaredTarget(provider, dv.key(), statePath, copy, encoded,
+              encoded == null ? null : dv.value().getClass(), child))) {
         throw new IllegalStateException(
             "key " + dv.key() + " of provider " + provider.name() + " is declared twice in"
                 + " component " + path + " (target state " + statePath + ")");

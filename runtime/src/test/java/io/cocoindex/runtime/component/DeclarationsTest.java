@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class DeclarationsTest {
   private static DeclaredTarget row(String key) {
     TargetPath path = TargetPath.of(List.of(StableKey.symbol("rows"), new StableKey.Str(key)));
-    return new DeclaredTarget(null, new StableKey.Str(key), path, key, null, null);
+    return new DeclaredTarget(null, new StableKey.Str(key), path, key, null);
   }
 
   private static List<String> keys(Declarations d) {
@@ -54,8 +54,7 @@ class DeclarationsTest {
 
   private static DeclaredTarget at(String... keys) {
     List<StableKey> path = Arrays.stream(keys).<StableKey>map(StableKey.Str::new).toList();
-    return new DeclaredTarget(null, path.get(path.size() - 1), TargetPath.of(path), keys, null,
-        null);
+    return new DeclaredTarget(null, path.get(path.size() - 1), TargetPath.of(path), keys, null);
   }
 
   @Test

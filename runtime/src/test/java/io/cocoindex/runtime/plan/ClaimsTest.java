@@ -46,7 +46,7 @@ class ClaimsTest {
     List<DeclaredTarget> out = new ArrayList<>();
     for (long id = from; id < to; id++) {
       StableKey key = StableKey.of(id);
-      out.add(new DeclaredTarget(null, key, TABLE.child(key), null, null, null));
+      out.add(new DeclaredTarget(null, key, TABLE.child(key), null, null));
     }
     return out;
   }
@@ -70,7 +70,7 @@ class ClaimsTest {
     for (int i = 0; i < 40; i++) {
       // Keys from a few bytes to 40 KB: short ones share chunks, long ones get their own.
       StableKey key = StableKey.of("k" + i + "-" + "x".repeat(i % 4 == 0 ? 1_000 * i : i));
-      declared.add(new DeclaredTarget(null, key, TABLE.child(key), null, null, null));
+      declared.add(new DeclaredTarget(null, key, TABLE.child(key), null, null));
     }
     assertThat(acquire(claims, declared, A)).isNull();
 

@@ -1,0 +1,613 @@
+package io.cocoindex.runtime.codec;
+
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The codec of a type the engine cannot see: a handler's {@code V}, {@code R} or {@code A} that
+ * is erased (a lambda's, a generic handler class's type variable) or declared as {@code Object}.
+ * Every value is written with its runtime class, so it reads back as what was written, in any
+ * JVM: records by component name (a component added later reads as its default, one removed is
+ * an error naming it), enums by constant name, lists, sets, maps, optionals and arrays element by
+ * element, scalars by kind ({@code 1} stays an {@code Integer}, {@code 1L} a {@code Long}). Any
+ * other class is written by its own codec from the registry (generated, or Jackson).
+ *
+ * <p>Decoded collections are unmodifiable and keep the written order; a map's or set's entries
+ * are written sorted when their keys are comparable, so equal values encode alike. Bytes written
+ * before this codec existed (Jackson's untyped Smile, for a handler typed {@code Object}) still
+ * read, as Jackson reads them.
+ */
+public final class DynamicCodec implements Codec<Object> {
+  /** The first two bytes of every value: never Smile's ':' header. */
+  private static final int MAGIC = 0xD1;
+
+  private static final int VERSION = 1;
+  /** Deeper than this, a value is taken to be cyclic. */
+  private static final int MAX_DEPTH = 512;
+
+  private static final int NULL = 0;
+  private static final int FALSE = 1;
+  private static final int TRUE = 2;
+  private static final int INT = 3;
+  private static final int LONG = 4;
+  private static final int SHORT = 5;
+  private static final int BYTE = 6;
+  private static final int CHAR = 7;
+  private static final int FLOAT = 8;
+  private static final int DOUBLE = 9;
+  private static final int STRING = 10;
+  private static final int BYTES = 11;
+  private static final int BIG_INTEGER = 12;
+  private static final int BIG_DECIMAL = 13;
+  private static final int UUID_TAG = 14;
+  private static final int FINGERPRINT = 15;
+  private static final int STABLE_KEY = 16;
+  private static final int LIST = 17;
+  private static final int SET = 18;
+  private static final int MAP = 19;
+  private static final int OPTIONAL = 20;
+  private static final int ENUM = 21;
+  private static final int RECORD = 22;
+  private static final int ARRAY = 23;
+  private static final int OTHER = 24;
+
+  private final CodecRegistry registry;
+  private final Map<String, Class<?>> classes = new ConcurrentHashMap<>();
+  private volatile Codec<Object> legacy;
+
+  DynamicCodec(CodecRegistry registry) {
+    this.registry = registry;
+  }
+
+  @Override
+  public byte[] encode(Object value) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+    DataOutputStream out = new DataOutputStream(bytes);
+    try {
+      out.writeByte(MAGIC);
+      out.writeByte(VERSION);
+      write(out, value, 0);
+    } catch (IOException e) {
+      throw new IllegalStateException("writing to memory failed", e); // cannot happen
+    }
+    return bytes.toByteArray();
+  }
+
+  @Override
+  public Object decode(byte[] bytes) {
+    if (bytes.length == 0 || (bytes[0] & 0xFF) != MAGIC) {
+      return legacy().decode(bytes);
+    }
+    if (bytes.length < 2 || bytes[1] != VERSION) {
+      throw new CodecException("cannot deserialize a value of a dynamic type: unknown format "
+          + (bytes.length < 2 ? "(truncated)" : "version " + bytes[1]));
+    }
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, 2, bytes.length - 2));
+    try {
+      Object value = read(in, 0);
+      if (in.available() > 0) {
+        throw new CodecException(
+            "cannot deserialize a value of a dynamic type: trailing data after the value");
+      }
+      return value;
+    } catch (EOFException e) {
+      throw new CodecException("cannot deserialize a value of a dynamic type: truncated", e);
+    } catch (IOException e) {
+      throw new CodecException("cannot deserialize a value of a dynamic type: " + e, e);
+    }
+  }
+
+  /**
+   * Decodes {@code bytes} that {@code type}'s own codec wrote: a value declared before its
+   * handler was known, now that the handler turned out to have a dynamic value type.
+   */
+  public Object decodeAs(Class<?> type, byte[] bytes) {
+    return registry.codecFor(type).decode(bytes);
+  }
+
+  private Codec<Object> legacy() {
+    Codec<Object> c = legacy;
+    if (c == null) {
+      c = registry.factoryCodecFor(Object.class);
+      legacy = c;
+    }
+    return c;
+  }
+
+  // ---- writing ----
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void write(DataOutputStream out, Object v, int depth) throws IOException {
+    if (depth > MAX_DEPTH) {
+      throw new CodecException("cannot serialize a value of a dynamic type: nested deeper than "
+          + MAX_DEPTH + " levels (does it contain itself?)");
+    }
+    if (v == null) {
+      out.writeByte(NULL);
+    } else if (v instanceof Boolean b) {
+      out.writeByte(b ? TRUE : FALSE);
+    } else if (v instanceof Integer i) {
+      out.writeByte(INT);
+      out.writeInt(i);
+    } else if (v instanceof Long l) {
+      out.writeByte(LONG);
+      out.writeLong(l);
+    } else if (v instanceof String s) {
+      out.writeByte(STRING);
+      writeString(out, s);
+    } else if (v instanceof Short s) {
+      out.writeByte(SHORT);
+      out.writeShort(s);
+    } else if (v instanceof Byte b) {
+      out.writeByte(BYTE);
+      out.writeByte(b);
+    } else if (v instanceof Character c) {
+      out.writeByte(CHAR);
+      out.writeChar(c);
+    } else if (v instanceof Float f) {
+      out.writeByte(FLOAT);
+      out.writeInt(Float.floatToRawIntBits(f));
+    } else if (v instanceof Double d) {
+      out.writeByte(DOUBLE);
+      out.writeLong(Double.doubleToRawLongBits(d));
+    } else if (v instanceof byte[] b) {
+      out.writeByte(BYTES);
+      writeBytes(out, b);
+    } else if (v instanceof BigInteger b) {
+      out.writeByte(BIG_INTEGER);
+      writeBytes(out, b.toByteArray());
+    } else if (v instanceof BigDecimal b) {
+      out.writeByte(BIG_DECIMAL);
+      out.writeInt(b.scale());
+      writeBytes(out, b.unscaledValue().toByteArray());
+    } else if (v instanceof UUID u) {
+      out.writeByte(UUID_TAG);
+      out.writeLong(u.getMostSignificantBits());
+      out.writeLong(u.getLeastSignificantBits());
+    } else if (v instanceof Fingerprint f) {
+      out.writeByte(FINGERPRINT);
+      out.write(f.bytes());
+    } else if (v instanceof StableKey k) {
+      out.writeByte(STABLE_KEY);
+      writeBytes(out, KeyEncoding.encode(k));
+    } else if (v instanceof List<?> list) {
+      out.writeByte(LIST);
+      out.writeInt(list.size());
+      for (Object e : list) {
+        write(out, e, depth + 1);
+      }
+    } else if (v instanceof Set<?> set) {
+      out.writeByte(SET);
+      out.writeInt(set.size());
+      for (Object e : inOrder((Collection) set)) {
+        write(out, e, depth + 1);
+      }
+    } else if (v instanceof Map<?, ?> map) {
+      out.writeByte(MAP);
+      out.writeInt(map.size());
+      List<Object> keys = inOrder((Collection) map.keySet());
+      for (Object k : keys) {
+        write(out, k, depth + 1);
+        write(out, map.get(k), depth + 1);
+      }
+    } else if (v instanceof Optional<?> o) {
+      out.writeByte(OPTIONAL);
+      out.writeBoolean(o.isPresent());
+      if (o.isPresent()) {
+        write(out, o.get(), depth + 1);
+      }
+    } else if (v instanceof Enum<?> e) {
+      out.writeByte(ENUM);
+      writeString(out, e.getDeclaringClass().getName());
+      writeString(out, e.name());
+    } else if (v.getClass().isRecord()) {
+      writeRecord(out, v, depth);
+    } else if (v.getClass().isArray()) {
+      out.writeByte(ARRAY);
+      writeString(out, v.getClass().getComponentType().getName());
+      int n = Array.getLength(v);
+      out.writeInt(n);
+      for (int i = 0; i < n; i++) {
+        write(out, Array.get(v, i), depth + 1);
+      }
+    } else {
+      out.writeByte(OTHER);
+      writeString(out, v.getClass().getName());
+      writeBytes(out, registry.codecFor((Class<Object>) v.getClass()).encode(v));
+    }
+  }
+
+  private void writeRecord(DataOutputStream out, Object v, int depth) throws IOException {
+    RecordShape shape = RecordShape.of(v.getClass());
+    out.writeByte(RECORD);
+    writeString(out, v.getClass().getName());
+    out.writeInt(shape.names.length);
+    for (int i = 0; i < shape.names.length; i++) {
+      writeString(out, shape.names[i]);
+      Object component;
+      try {
+        component = shape.accessors[i].invoke(v);
+      } catch (IllegalAccessException | InvocationTargetException e) {
+        throw new CodecException("cannot serialize " + v.getClass().getName() + ": reading its "
+            + "component '" + shape.names[i] + "' failed: " + e, e);
+      }
+      write(out, component, depth + 1);
+    }
+  }
+
+  /** The elements sorted when they are all of one comparable class; else as iterated. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static List<Object> inOrder(Collection<Object> elements) {
+    List<Object> list = new ArrayList<>(elements);
+    if (list.size() < 2) {
+      return list;
+    }
+    Class<?> first = list.get(0) == null ? null : list.get(0).getClass();
+    if (first == null || !Comparable.class.isAssignableFrom(first)) {
+      return list;
+    }
+    for (Object o : list) {
+      if (o == null || o.getClass() != first) {
+        return list;
+      }
+    }
+    list.sort((a, b) -> ((Comparable) a).compareTo(b));
+    return list;
+  }
+
+  /** As UTF-16 code units: any Java string, unpaired surrogates included, reads back as it was. */
+  private static void writeString(DataOutputStream out, String s) throws IOException {
+    out.writeInt(s.length());
+    out.writeChars(s);
+  }
+
+  private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+    out.writeInt(b.length);
+    out.write(b);
+  }
+
+  // ---- reading ----
+
+  private Object read(DataInputStream in, int depth) throws IOException {
+    if (depth > MAX_DEPTH) {
+      throw new CodecException("cannot deserialize a value of a dynamic type: nested deeper than "
+          + MAX_DEPTH + " levels");
+    }
+    int tag = in.readUnsignedByte();
+    switch (tag) {
+      case NULL:
+        return null;
+      case FALSE:
+        return Boolean.FALSE;
+      case TRUE:
+        return Boolean.TRUE;
+      case INT:
+        return in.readInt();
+      case LONG:
+        return in.readLong();
+      case SHORT:
+        return in.readShort();
+      case BYTE:
+        return in.readByte();
+      case CHAR:
+        return in.readChar();
+      case FLOAT:
+        return Float.intBitsToFloat(in.readInt());
+      case DOUBLE:
+        return Double.longBitsToDouble(in.readLong());
+      case STRING:
+        return readString(in);
+      case BYTES:
+        return readBytes(in);
+      case BIG_INTEGER:
+        return new BigInteger(readBytes(in));
+      case BIG_DECIMAL: {
+        int scale = in.readInt();
+        return new BigDecimal(new BigInteger(readBytes(in)), scale);
+      }
+      case UUID_TAG:
+        return new UUID(in.readLong(), in.readLong());
+      case FINGERPRINT: {
+        byte[] b = new byte[Fingerprint.LENGTH];
+        in.readFully(b);
+        return new Fingerprint(b);
+      }
+      case STABLE_KEY:
+        return KeyEncoding.decode(readBytes(in));
+      case LIST: {
+        int n = count(in);
+        List<Object> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          list.add(read(in, depth + 1));
+        }
+        return Collections.unmodifiableList(list);
+      }
+      case SET: {
+        int n = count(in);
+        Set<Object> set = new LinkedHashSet<>(capacity(n));
+        for (int i = 0; i < n; i++) {
+          set.add(read(in, depth + 1));
+        }
+        return Collections.unmodifiableSet(set);
+      }
+      case MAP: {
+        int n = count(in);
+        Map<Object, Object> map = new LinkedHashMap<>(capacity(n));
+        for (int i = 0; i < n; i++) {
+          Object k = read(in, depth + 1);
+          map.put(k, read(in, depth + 1));
+        }
+        return Collections.unmodifiableMap(map);
+      }
+      case OPTIONAL:
+        return in.readBoolean() ? Optional.ofNullable(read(in, depth + 1)) : Optional.empty();
+      case ENUM:
+        return readEnum(in);
+      case RECORD:
+        return readRecord(in, depth);
+      case ARRAY: {
+        Class<?> component = classNamed(readString(in));
+        int n = count(in);
+        Object array = Array.newInstance(component, n);
+        for (int i = 0; i < n; i++) {
+          Object e = read(in, depth + 1);
+          try {
+            Array.set(array, i, e);
+          } catch (IllegalArgumentException ex) {
+            throw new CodecException("stored " + component.getName() + "[] holds "
+                + describe(e) + ", which the array type no longer takes", ex);
+          }
+        }
+        return array;
+      }
+      case OTHER: {
+        Class<?> type = classNamed(readString(in));
+        return registry.codecFor(type).decode(readBytes(in));
+      }
+      default:
+        throw new CodecException(
+            "cannot deserialize a value of a dynamic type: corrupt (tag " + tag + ")");
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private Object readEnum(DataInputStream in) throws IOException {
+    Class<?> type = classNamed(readString(in));
+    String name = readString(in);
+    if (!type.isEnum()) {
+      throw new CodecException("stored enum " + type.getName() + " is no longer an enum");
+    }
+    try {
+      return Enum.valueOf((Class) type, name);
+    } catch (IllegalArgumentException e) {
+      throw new CodecException("stored " + type.getName() + " constant '" + name
+          + "' that the enum no longer has (removed or renamed?)", e);
+    }
+  }
+
+  private Object readRecord(DataInputStream in, int depth) throws IOException {
+    Class<?> type = classNamed(readString(in));
+    if (!type.isRecord()) {
+      throw new CodecException("stored record " + type.getName() + " is no longer a record");
+    }
+    RecordShape shape = RecordShape.of(type);
+    Object[] args = new Object[shape.names.length];
+    boolean[] seen = new boolean[args.length];
+    int n = count(in);
+    for (int i = 0; i < n; i++) {
+      String name = readString(in);
+      Object value = read(in, depth + 1);
+      Integer index = shape.indexes.get(name);
+      if (index == null) {
+        throw new CodecException("stored " + type.getName() + " has field '" + name
+            + "' that the class no longer has (removed or renamed?): keep a component of that"
+            + " name, or drop the app's state");
+      }
+      args[index] = fit(type, name, shape.types[index], value);
+      seen[index] = true;
+    }
+    for (int i = 0; i < args.length; i++) {
+      if (!seen[i] && shape.types[i].isPrimitive()) {
+        args[i] = Array.get(Array.newInstance(shape.types[i], 1), 0); // its default: 0, false
+      }
+    }
+    try {
+      return shape.constructor.newInstance(args);
+    } catch (InvocationTargetException e) {
+      throw new CodecException("cannot deserialize " + type.getName() + ": its constructor"
+          + " rejected the stored components: " + e.getCause(), e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new CodecException("cannot deserialize " + type.getName() + ": " + e, e);
+    }
+  }
+
+  /** {@code value} as component {@code name} of {@code type} takes it: numbers convert. */
+  private static Object fit(Class<?> record, String name, Class<?> type, Object value) {
+    Class<?> boxed = boxed(type);
+    if (value == null) {
+      if (type.isPrimitive()) {
+        throw new CodecException("stored " + record.getName() + " has null for its "
+            + type.getName() + " component '" + name + "'");
+      }
+      return null;
+    }
+    if (boxed.isInstance(value)) {
+      return value;
+    }
+    if (value instanceof Number num && Number.class.isAssignableFrom(boxed)) {
+      if (boxed == Integer.class) {
+        return num.intValue();
+      } else if (boxed == Long.class) {
+        return num.longValue();
+      } else if (boxed == Short.class) {
+        return num.shortValue();
+      } else if (boxed == Byte.class) {
+        return num.byteValue();
+      } else if (boxed == Double.class) {
+        return num.doubleValue();
+      } else if (boxed == Float.class) {
+        return num.floatValue();
+      }
+    }
+    throw new CodecException("stored " + record.getName() + " has " + describe(value)
+        + " for its component '" + name + "' of type " + type.getName()
+        + ": the component's type changed; drop the app's state or keep a compatible type");
+  }
+
+  private static Class<?> boxed(Class<?> type) {
+    if (!type.isPrimitive()) {
+      return type;
+    }
+    return Array.get(Array.newInstance(type, 1), 0).getClass();
+  }
+
+  private static String describe(Object value) {
+    return value == null ? "null" : "a " + value.getClass().getName();
+  }
+
+  private static String readString(DataInputStream in) throws IOException {
+    int n = count(in);
+    char[] chars = new char[n];
+    for (int i = 0; i < n; i++) {
+      chars[i] = in.readChar();
+    }
+    return new String(chars);
+  }
+
+  private static byte[] readBytes(DataInputStream in) throws IOException {
+    byte[] b = new byte[count(in)];
+    in.readFully(b);
+    return b;
+  }
+
+  /** A length or count, checked against what is left so corrupt bytes cannot allocate much. */
+  private static int count(DataInputStream in) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > in.available()) {
+      throw new CodecException(
+          "cannot deserialize a value of a dynamic type: corrupt (a count of " + n + ")");
+    }
+    return n;
+  }
+
+  private static int capacity(int n) {
+    return Math.max(4, (int) (n / 0.75f) + 1);
+  }
+
+  /** The class written as {@code name}, from the context class loader or this library's. */
+  private Class<?> classNamed(String name) {
+    Class<?> c = classes.get(name);
+    if (c != null) {
+      return c;
+    }
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    try {
+      c = primitive(name);
+      if (c == null) {
+        c = Class.forName(name, false,
+            context != null ? context : DynamicCodec.class.getClassLoader());
+      }
+    } catch (ClassNotFoundException e) {
+      try {
+        c = Class.forName(name, false, DynamicCodec.class.getClassLoader());
+      } catch (ClassNotFoundException again) {
+        throw new CodecException("cannot deserialize a stored " + name
+            + ": no such class on the class path (renamed or removed?)", again);
+      }
+    }
+    classes.putIfAbsent(name, c);
+    return c;
+  }
+
+  private static Class<?> primitive(String name) {
+    switch (name) {
+      case "int":
+        return int.class;
+      case "long":
+        return long.class;
+      case "short":
+        return short.class;
+      case "byte":
+        return byte.class;
+      case "char":
+        return char.class;
+      case "boolean":
+        return boolean.class;
+      case "float":
+        return float.class;
+      case "double":
+        return double.class;
+      default:
+        return null;
+    }
+  }
+
+  /** A record class's components, accessors and canonical constructor, found once. */
+  private static final class RecordShape {
+    private static final ClassValue<RecordShape> SHAPES = new ClassValue<>() {
+      @Override
+      protected RecordShape computeValue(Class<?> type) {
+        return new RecordShape(type);
+      }
+    };
+
+    final String[] names;
+    final Class<?>[] types;
+    final Method[] accessors;
+    final Map<String, Integer> indexes = new HashMap<>();
+    final Constructor<?> constructor;
+
+    private RecordShape(Class<?> type) {
+      RecordComponent[] components = type.getRecordComponents();
+      names = new String[components.length];
+      types = new Class<?>[components.length];
+      accessors = new Method[components.length];
+      for (int i = 0; i < components.length; i++) {
+        names[i] = components[i].getName();
+        types[i] = components[i].getType();
+        accessors[i] = components[i].getAccessor();
+        indexes.put(names[i], i);
+      }
+      try {
+        constructor = type.getDeclaredConstructor(types);
+        constructor.setAccessible(true);
+        for (Method m : accessors) {
+          m.setAccessible(true);
+        }
+      } catch (NoSuchMethodException | RuntimeException e) {
+        throw new CodecException("cannot serialize record " + type.getName()
+            + " reflectively: " + e + " (give its handler concrete type arguments, so that its"
+            + " generated or Jackson codec is used)", e);
+      }
+    }
+
+    static RecordShape of(Class<?> type) {
+      return SHAPES.get(type);
+    }
+  }
+}
