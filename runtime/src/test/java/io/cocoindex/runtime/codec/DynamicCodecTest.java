@@ -113,14 +113,101 @@ class DynamicCodecTest {
   @Test
   void equalMapsAndSetsEncodeAlikeWhateverTheirOrder() {
     Map<String, Integer> hashed = new HashMap<>();
-    Map<String, Integer> sorted = new TreeMap<>();
+    Map<String, Integer> reversed = new HashMap<>(64);
     for (int i = 0; i < 50; i++) {
       hashed.put("k" + (49 - i), i);
-      sorted.put("k" + (49 - i), i);
     }
-    assertThat(codec.encode(hashed)).isEqualTo(codec.encode(sorted));
+    for (int i = 49; i >= 0; i--) {
+      reversed.put("k" + (49 - i), i);
+    }
+    assertThat(codec.encode(hashed)).isEqualTo(codec.encode(reversed));
+    assertThat(codec.encode(Map.copyOf(hashed))).isEqualTo(codec.encode(Map.copyOf(reversed)));
     assertThat(codec.encode(new LinkedHashSet<>(List.of("b", "a"))))
-        .isEqualTo(codec.encode(Set.of("a", "b")));
+        .isEqualTo(codec.encode(new LinkedHashSet<>(List.of("a", "b"))));
+    assertThat(codec.encode(Set.of("b", "a"))).isEqualTo(codec.encode(Set.of("a", "b")));
+  }
+
+  public record Bag(ArrayList<String> list, HashMap<String, Integer> map,
+      TreeMap<String, Integer> sorted, java.util.LinkedList<Integer> linked,
+      java.util.SortedSet<String> names) {}
+
+  /**
+   * A list, set or map of a class a handler could be typed with reads back as that class: a
+   * lambda typed {@code ArrayList<String>} casts its value to ArrayList (this failed with a
+   * ClassCastException when every list read back unmodifiable), and so does a record component.
+   */
+  @Test
+  void collectionsOfAConstructibleClassComeBackAsThatClass() {
+    ArrayList<String> list = new ArrayList<>(List.of("b", "a"));
+    assertThat(roundTrip(list)).isInstanceOf(ArrayList.class).isEqualTo(list);
+    assertThat(roundTrip(new java.util.LinkedList<>(List.of(1L))))
+        .isInstanceOf(java.util.LinkedList.class);
+    assertThat(roundTrip(new HashMap<>(Map.of("k", 1)))).isInstanceOf(HashMap.class)
+        .isEqualTo(Map.of("k", 1));
+    assertThat(roundTrip(new TreeMap<>(Map.of("b", 1, "a", 2)))).isInstanceOf(TreeMap.class);
+    assertThat(roundTrip(new java.util.TreeSet<>(Set.of(3, 1)))).isInstanceOf(java.util.TreeSet.class)
+        .isEqualTo(Set.of(1, 3));
+    assertThat(roundTrip(new java.util.HashSet<>(Set.of("x")))).isInstanceOf(java.util.HashSet.class);
+    // unmodifiable ones (no class to make again) stay unmodifiable
+    assertThatThrownBy(() -> ((List<Object>) roundTrip(List.of("a"))).add("b"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> ((List<Object>) roundTrip(Arrays.asList("a"))).add("b"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    // a sorted map in an order of its own keeps that order (not its class: no comparator to make)
+    TreeMap<String, Integer> byLength = new TreeMap<>(java.util.Comparator.reverseOrder());
+    byLength.putAll(Map.of("a", 1, "b", 2, "c", 3));
+    assertThat(List.copyOf(((Map<?, ?>) roundTrip(byLength)).keySet())).isEqualTo(List.of("c", "b", "a"));
+
+    Bag bag = new Bag(list, new HashMap<>(Map.of("k", 1)), new TreeMap<>(Map.of("z", 1)),
+        new java.util.LinkedList<>(List.of(2)), new java.util.TreeSet<>(Set.of("n")));
+    Bag back = (Bag) roundTrip(bag);
+    assertThat(back).isEqualTo(bag);
+    assertThat(back.list()).isInstanceOf(ArrayList.class);
+    assertThat(back.names()).isInstanceOf(java.util.TreeSet.class);
+  }
+
+  public record Listed(List<String> list, Map<String, Integer> map, Set<String> names) {}
+
+  /**
+   * A record component declared as a collection class reads a collection written without its
+   * class (an unmodifiable one, or one stored before classes were kept) as that class.
+   */
+  @Test
+  void aCollectionComponentReadsAsItsDeclaredClass() {
+    byte[] stored = codec.encode(new Listed(List.of("a"), Map.of("k", 2), Set.of("n")));
+    Bag back = (Bag) codec.decode(replace(stored, Listed.class.getName(), Bag.class.getName()));
+    assertThat(back.list()).isInstanceOf(ArrayList.class).containsExactly("a");
+    assertThat(back.map()).isInstanceOf(HashMap.class).isEqualTo(Map.of("k", 2));
+    assertThat(back.names()).isInstanceOf(java.util.TreeSet.class).containsExactly("n");
+  }
+
+  @Test
+  void stringsReadBackExactlyLongOnesQuickly() {
+    String unpaired = "a\uD800b\uDC00";
+    assertThat(roundTrip(unpaired)).isEqualTo(unpaired);
+    assertThat(roundTrip("h\u00e9llo \u2603 \uD834\uDD1E")).isEqualTo("h\u00e9llo \u2603 \uD834\uDD1E");
+    String big = "x".repeat(10_000_000);
+    byte[] encoded = codec.encode(big);
+    assertThat(encoded.length).isLessThan(10_000_100); // UTF-8, not two bytes a char
+    assertThat(codec.decode(encoded)).isEqualTo(big);
+    // the UTF-16 form (how every string was written first) still reads
+    byte[] utf16 = {(byte) 0xD1, 1, 10, 0, 0, 0, 2, 0, 'o', 0, 'k'};
+    assertThat(codec.decode(utf16)).isEqualTo("ok");
+  }
+
+  /** A value whose class could not be made again is refused when written, naming the class. */
+  @Test
+  void anAnonymousClassIsRefusedWhenWrittenNotWhenRead() {
+    Object anonymous = new Object() {
+      public String getX() {
+        return "x";
+      }
+    };
+    assertThatThrownBy(() -> codec.encode(List.of(anonymous)))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining(anonymous.getClass().getName())
+        .hasMessageContaining("anonymous class")
+        .hasMessageContaining("record");
   }
 
   record Before(String id) {}
