@@ -12,9 +12,11 @@ import java.lang.reflect.Array;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -37,8 +39,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * element, scalars by kind ({@code 1} stays an {@code Integer}, {@code 1L} a {@code Long}). Any
  * other class is written by its own codec from the registry (generated, or Jackson).
  *
- * <p>Decoded collections are unmodifiable and keep the written order; a map's or set's entries
- * are written sorted when their keys are comparable, so equal values encode alike. Bytes written
+ * <p>A list, set or map of a public class with a public no-argument constructor ({@code
+ * ArrayList}, {@code HashMap}, {@code TreeSet}, ...) reads back as that class, so that a handler
+ * typed {@code ArrayList<String>} gets one; any other ({@code List.of}'s, {@code Arrays.asList}'s,
+ * an unmodifiable view's) reads back unmodifiable, and a record component declared as a
+ * collection class gets one of that class. Decoded collections keep the written order; a map's
+ * or set's entries are written sorted when their keys are comparable (a sorted one's in its own
+ * order), so equal values of one class encode alike. A string is written as UTF-8 unless it has an unpaired surrogate (then UTF-16, so that
+ * it still reads back as it was). An anonymous, local (not record) or inner class's value is
+ * refused at writing, since it could not be created again on reading. Bytes written
  * before this codec existed (Jackson's untyped Smile, for a handler typed {@code Object}) still
  * read, as Jackson reads them.
  */
@@ -75,6 +84,12 @@ public final class DynamicCodec implements Codec<Object> {
   private static final int RECORD = 22;
   private static final int ARRAY = 23;
   private static final int OTHER = 24;
+  /** A string as UTF-8 (one without unpaired surrogates); {@link #STRING} keeps UTF-16. */
+  private static final int STRING_UTF8 = 25;
+  /** A list, set or map of a class that is rebuilt on reading ({@link #rebuildable}). */
+  private static final int LIST_OF = 26;
+  private static final int SET_OF = 27;
+  private static final int MAP_OF = 28;
 
   private final CodecRegistry registry;
   private final Map<String, Class<?>> classes = new ConcurrentHashMap<>();
@@ -158,8 +173,13 @@ public final class DynamicCodec implements Codec<Object> {
       out.writeByte(LONG);
       out.writeLong(l);
     } else if (v instanceof String s) {
-      out.writeByte(STRING);
-      writeString(out, s);
+      if (isWellFormed(s)) {
+        out.writeByte(STRING_UTF8);
+        writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
+      } else {
+        out.writeByte(STRING);
+        writeString(out, s);
+      }
     } else if (v instanceof Short s) {
       out.writeByte(SHORT);
       out.writeShort(s);
@@ -196,21 +216,23 @@ public final class DynamicCodec implements Codec<Object> {
       out.writeByte(STABLE_KEY);
       writeBytes(out, KeyEncoding.encode(k));
     } else if (v instanceof List<?> list) {
-      out.writeByte(LIST);
+      writeCollectionHeader(out, v, LIST, LIST_OF);
       out.writeInt(list.size());
       for (Object e : list) {
         write(out, e, depth + 1);
       }
     } else if (v instanceof Set<?> set) {
-      out.writeByte(SET);
+      writeCollectionHeader(out, v, SET, SET_OF);
       out.writeInt(set.size());
-      for (Object e : inOrder((Collection) set)) {
+      for (Object e : set instanceof java.util.SortedSet ? set : inOrder((Collection) set)) {
         write(out, e, depth + 1);
       }
     } else if (v instanceof Map<?, ?> map) {
-      out.writeByte(MAP);
+      writeCollectionHeader(out, v, MAP, MAP_OF);
       out.writeInt(map.size());
-      List<Object> keys = inOrder((Collection) map.keySet());
+      List<Object> keys = map instanceof java.util.SortedMap
+          ? new ArrayList<>(map.keySet()) // already in an order of its own: keep it
+          : inOrder((Collection) map.keySet());
       for (Object k : keys) {
         write(out, k, depth + 1);
         write(out, map.get(k), depth + 1);
@@ -236,6 +258,7 @@ public final class DynamicCodec implements Codec<Object> {
         write(out, Array.get(v, i), depth + 1);
       }
     } else {
+      checkRecreatable(v.getClass());
       out.writeByte(OTHER);
       writeString(out, v.getClass().getName());
       writeBytes(out, registry.codecFor((Class<Object>) v.getClass()).encode(v));
@@ -260,6 +283,93 @@ public final class DynamicCodec implements Codec<Object> {
     }
   }
 
+  /**
+   * The tag of a list, set or map: with its class name when the class is {@link #rebuildable},
+   * so that it reads back as that class (an {@code ArrayList} as an {@code ArrayList}: a handler
+   * typed {@code ArrayList<String>} casts to it); else the plain tag, read as unmodifiable.
+   */
+  private static void writeCollectionHeader(DataOutputStream out, Object v, int plain, int of)
+      throws IOException {
+    if (REBUILDABLE.get(v.getClass()) && !hasComparator(v)) {
+      out.writeByte(of);
+      writeString(out, v.getClass().getName());
+    } else {
+      out.writeByte(plain);
+    }
+  }
+
+  /** A sorted collection in an order of its own, which reading could not restore. */
+  private static boolean hasComparator(Object v) {
+    return v instanceof java.util.SortedSet<?> s && s.comparator() != null
+        || v instanceof java.util.SortedMap<?, ?> m && m.comparator() != null;
+  }
+
+  /**
+   * Whether a collection class can be made again from its elements: public, concrete, with a
+   * public no-argument constructor ({@code ArrayList}, {@code HashMap}, {@code TreeSet}, a
+   * user's subclass of one). {@code List.of}'s, {@code Arrays.asList}'s and the unmodifiable
+   * wrappers' classes are not: those read back as unmodifiable collections.
+   */
+  private static final ClassValue<Boolean> REBUILDABLE = new ClassValue<>() {
+    @Override
+    protected Boolean computeValue(Class<?> type) {
+      return rebuildable(type);
+    }
+  };
+
+  private static boolean rebuildable(Class<?> type) {
+    if (!Modifier.isPublic(type.getModifiers()) || Modifier.isAbstract(type.getModifiers())
+        || type.isInterface() || type.isAnonymousClass() || type.isLocalClass()
+        || (type.isMemberClass() && !Modifier.isStatic(type.getModifiers()))) {
+      return false;
+    }
+    for (Class<?> c = type.getDeclaringClass(); c != null; c = c.getDeclaringClass()) {
+      if (!Modifier.isPublic(c.getModifiers())) {
+        return false;
+      }
+    }
+    try {
+      return Modifier.isPublic(type.getConstructor().getModifiers());
+    } catch (NoSuchMethodException | SecurityException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Refuses, at writing, a class whose instances its codec could not create again on reading:
+   * an anonymous or local class (other than a record or enum), an inner class, a lambda's.
+   */
+  private static void checkRecreatable(Class<?> type) {
+    String why = type.isAnonymousClass() ? "an anonymous class"
+        : type.isLocalClass() ? "a local class that is not a record"
+        : type.isHidden() ? "a hidden class (a lambda's?)"
+        : type.isMemberClass() && !Modifier.isStatic(type.getModifiers())
+            ? "an inner (non-static) class"
+            : null;
+    if (why != null) {
+      throw new CodecException("cannot serialize a value of " + type.getName() + ": it is " + why
+          + ", whose instances cannot be created again when the value is read; declare a record"
+          + " (or a static class with a no-argument constructor) instead");
+    }
+  }
+
+  /** Whether {@code s} has no unpaired surrogate, so that UTF-8 keeps it exactly. */
+  private static boolean isWellFormed(String s) {
+    for (int i = 0, n = s.length(); i < n; i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else {
+          return false;
+        }
+      } else if (Character.isLowSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The elements sorted when they are all of one comparable class; else as iterated. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static List<Object> inOrder(Collection<Object> elements) {
@@ -282,8 +392,15 @@ public final class DynamicCodec implements Codec<Object> {
 
   /** As UTF-16 code units: any Java string, unpaired surrogates included, reads back as it was. */
   private static void writeString(DataOutputStream out, String s) throws IOException {
-    out.writeInt(s.length());
-    out.writeChars(s);
+    int n = s.length();
+    byte[] b = new byte[2 * n];
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      b[2 * i] = (byte) (c >>> 8);
+      b[2 * i + 1] = (byte) c;
+    }
+    out.writeInt(n);
+    out.write(b);
   }
 
   private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
@@ -322,6 +439,8 @@ public final class DynamicCodec implements Codec<Object> {
         return Double.longBitsToDouble(in.readLong());
       case STRING:
         return readString(in);
+      case STRING_UTF8:
+        return new String(readBytes(in), StandardCharsets.UTF_8);
       case BYTES:
         return readBytes(in);
       case BIG_INTEGER:
@@ -339,6 +458,31 @@ public final class DynamicCodec implements Codec<Object> {
       }
       case STABLE_KEY:
         return KeyEncoding.decode(readBytes(in));
+      case LIST_OF: {
+        Collection<Object> list = newInstance(Collection.class, readString(in));
+        int n = count(in);
+        for (int i = 0; i < n; i++) {
+          list.add(read(in, depth + 1));
+        }
+        return list;
+      }
+      case SET_OF: {
+        Collection<Object> set = newInstance(Collection.class, readString(in));
+        int n = count(in);
+        for (int i = 0; i < n; i++) {
+          set.add(read(in, depth + 1));
+        }
+        return set;
+      }
+      case MAP_OF: {
+        Map<Object, Object> map = newInstance(Map.class, readString(in));
+        int n = count(in);
+        for (int i = 0; i < n; i++) {
+          Object k = read(in, depth + 1);
+          map.put(k, read(in, depth + 1));
+        }
+        return map;
+      }
       case LIST: {
         int n = count(in);
         List<Object> list = new ArrayList<>(n);
@@ -392,6 +536,24 @@ public final class DynamicCodec implements Codec<Object> {
       default:
         throw new CodecException(
             "cannot deserialize a value of a dynamic type: corrupt (tag " + tag + ")");
+    }
+  }
+
+  /** A new, empty instance of the stored collection class {@code name}. */
+  @SuppressWarnings("unchecked")
+  private <C> C newInstance(Class<?> kind, String name) {
+    Class<?> type = classNamed(name);
+    if (!kind.isAssignableFrom(type)) {
+      throw new CodecException("stored " + name + " is no longer a " + kind.getSimpleName());
+    }
+    try {
+      return (C) type.getConstructor().newInstance();
+    } catch (InvocationTargetException e) {
+      throw new CodecException("cannot deserialize a stored " + name + ": its constructor failed: "
+          + e.getCause(), e.getCause());
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new CodecException("cannot deserialize a stored " + name + ": it has no public"
+          + " no-argument constructor any more: " + e, e);
     }
   }
 
@@ -459,6 +621,10 @@ public final class DynamicCodec implements Codec<Object> {
     if (boxed.isInstance(value)) {
       return value;
     }
+    Object converted = asCollection(boxed, value);
+    if (converted != null) {
+      return converted;
+    }
     if (value instanceof Number num && Number.class.isAssignableFrom(boxed)) {
       if (boxed == Integer.class) {
         return num.intValue();
@@ -479,6 +645,45 @@ public final class DynamicCodec implements Codec<Object> {
         + ": the component's type changed; drop the app's state or keep a compatible type");
   }
 
+  /**
+   * {@code value}, a collection or map read as another class (written before its class was kept,
+   * or by Jackson), as the collection class {@code type} a record component declares; or null.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Object asCollection(Class<?> type, Object value) {
+    try {
+      if (value instanceof Collection<?> c && Collection.class.isAssignableFrom(type)) {
+        Object made = java.util.SortedSet.class.isAssignableFrom(type)
+            && type.isAssignableFrom(java.util.TreeSet.class) ? new java.util.TreeSet<>()
+            : REBUILDABLE.get(type) ? create(type) : null;
+        if (made != null) {
+          ((Collection) made).addAll(c);
+        }
+        return made;
+      }
+      if (value instanceof Map<?, ?> m && Map.class.isAssignableFrom(type)) {
+        Object made = java.util.SortedMap.class.isAssignableFrom(type)
+            && type.isAssignableFrom(java.util.TreeMap.class) ? new java.util.TreeMap<>()
+            : REBUILDABLE.get(type) ? create(type) : null;
+        if (made != null) {
+          ((Map) made).putAll(m);
+        }
+        return made;
+      }
+    } catch (RuntimeException e) { // elements a sorted collection cannot order, say
+      return null;
+    }
+    return null;
+  }
+
+  private static Object create(Class<?> type) {
+    try {
+      return type.getConstructor().newInstance();
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return null;
+    }
+  }
+
   private static Class<?> boxed(Class<?> type) {
     if (!type.isPrimitive()) {
       return type;
@@ -492,9 +697,11 @@ public final class DynamicCodec implements Codec<Object> {
 
   private static String readString(DataInputStream in) throws IOException {
     int n = count(in);
+    byte[] b = new byte[2 * n];
+    in.readFully(b);
     char[] chars = new char[n];
     for (int i = 0; i < n; i++) {
-      chars[i] = in.readChar();
+      chars[i] = (char) (((b[2 * i] & 0xFF) << 8) | (b[2 * i + 1] & 0xFF));
     }
     return new String(chars);
   }

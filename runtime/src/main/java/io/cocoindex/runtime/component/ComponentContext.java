@@ -8,6 +8,7 @@ import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetState;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.codec.Codec;
+import io.cocoindex.runtime.codec.CodecException;
 import io.cocoindex.runtime.plan.ComponentCommit;
 import io.cocoindex.runtime.plan.DeclaredTarget;
 import io.cocoindex.runtime.plan.MemoDependencies;
@@ -292,15 +293,24 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     }
     Object copy = null;
     byte[] encoded = null;
+    Class<?> encodedAs = null;
     if (provider.isResolved()) {
       copy = provider.binding().valueCodec().copy(dv.value());
     } else {
-      encoded = run.codecs.codecFor((Class<V>) dv.value().getClass()).encode(dv.value());
+      // The handler is not known yet: copy by the value's runtime classes (DynamicCodec), which
+      // keep what a codec of the value's own class would not (a Long in a Map<String, Object>,
+      // an ArrayList); a value that copy cannot take is encoded by its class's codec instead.
+      try {
+        copy = run.codecs.codecFor(Object.class).copy(dv.value());
+        encodedAs = Object.class;
+      } catch (CodecException e) {
+        encoded = run.codecs.codecFor((Class<V>) dv.value().getClass()).encode(dv.value());
+        encodedAs = dv.value().getClass();
+      }
     }
     synchronized (declared) {
       if (!declared.add(
-          new DeclaredTarget(provider, dv.key(), statePath, copy, encoded,
-              encoded == null ? null : dv.value().getClass(), child))) {
+          new DeclaredTarget(provider, dv.key(), statePath, copy, encoded, encodedAs, child))) {
         throw new IllegalStateException(
             "key " + dv.key() + " of provider " + provider.name() + " is declared twice in"
                 + " component " + path + " (target state " + statePath + ")");
