@@ -1,0 +1,260 @@
+package io.cocoindex.reliability;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.Environment;
+import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.state.PostgresStateStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * One worker JVM of {@link PostgresCrashTest}: runs one update (or {@code dropState}) of an app
+ * on the shared PostgreSQL state store, whose target is the PostgreSQL table {@code
+ * target_rows(key, value)}.
+ *
+ * <p>The sink is strict where the engine's information allows it: every action carries the
+ * possible records and the "may be missing" flag its handler was given, and the sink checks,
+ * under the row's lock, that the row really is in one of those forms. A row the engine believes
+ * absent but which is there (a create applied twice, a lost possible record) or a row in a form
+ * no possible record names (a lost update) is written to {@code violations}. Each action is a
+ * transaction of its own (a batch is not atomic), and each is logged in {@code sink_log} with the
+ * round and the worker, so a kill leaves a batch half applied.
+ *
+ * <p>Args: jdbcUrl worker round seed generation mode(update|drop) sinkDelayMillis. Prints {@code
+ * START} once the store is open and {@code DONE} after the run.
+ */
+public final class PgCrashWorker {
+  static final String APP = "pgcrash";
+
+  private PgCrashWorker() {}
+
+  /**
+   * A row write: {@code value} null deletes. {@code expected} are the row's possible values the
+   * handler was given, {@code mayBeMissing} whether the row may be absent.
+   */
+  public record Put(String key, String value, List<String> expected, boolean mayBeMissing) {}
+
+  /** The declared world: components, each declaring some keys with values. */
+  record PgWorld(Map<String, Map<String, String>> components, Map<String, Boolean> memoized) {
+    /** key to value over every component. */
+    Map<String, String> rows() {
+      Map<String, String> out = new TreeMap<>();
+      components.values().forEach(out::putAll);
+      return out;
+    }
+
+    /**
+     * A pure function of (seed, generation): about 600 keys over 30-40 components; from one
+     * generation to the next about 10% of the keys disappear or come back, a third of the values
+     * change, and a key moves to another component every fourth generation or so (an ownership
+     * transfer), and components come and go.
+     */
+    static PgWorld of(long seed, int generation, int keys) {
+      int componentCount = 30 + (int) Math.floorMod(mix(seed, generation, -1), 11);
+      Map<String, Map<String, String>> components = new TreeMap<>();
+      Map<String, Boolean> memoized = new TreeMap<>();
+      for (int i = 0; i < keys; i++) {
+        long h = mix(seed, generation, i);
+        if (Math.floorMod(h, 10) == 0) {
+          continue; // absent in this generation
+        }
+        // The owner changes with the generation's quarter and the key: keys move.
+        int owner = (int) Math.floorMod(mix(seed, (generation + i % 4) / 4, i + 1_000_000),
+            componentCount);
+        String value = "v" + Math.floorMod(mix(seed, generation / 2 + i % 2, i + 2_000_000), 3)
+            + "-" + i;
+        String c = "c" + owner;
+        components.computeIfAbsent(c, x -> new TreeMap<>()).put("k" + i, value);
+      }
+      for (String c : components.keySet()) {
+        memoized.put(c, Math.floorMod(c.hashCode() + seed, 2) == 0);
+      }
+      return new PgWorld(components, memoized);
+    }
+
+    static long mix(long seed, long a, long b) {
+      return new SplittableRandom(seed * 0x9E3779B97F4A7C15L + a * 0xC2B2AE3D27D4EB4FL + b)
+          .nextLong();
+    }
+  }
+
+  /** The rows' handler: tracking record = the row's value. */
+  static final class RowHandler implements TargetHandler<String, String, Put> {
+    final TargetActionSink<Put> sink;
+
+    RowHandler(TargetActionSink<Put> sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public TargetReconcileOutput<Put, String> reconcile(
+        StableKey key, String desired, List<String> prev, boolean mbm) {
+      String k = ((StableKey.Str) key).value();
+      if (desired == null) {
+        return prev.isEmpty() && !mbm ? null
+            : TargetReconcileOutput.of(TargetAction.delete(new Put(k, null, prev, mbm)), sink,
+                null);
+      }
+      if (!mbm && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+        return null;
+      }
+      Put put = new Put(k, desired, prev, mbm);
+      return TargetReconcileOutput.of(
+          prev.isEmpty() ? TargetAction.create(put) : TargetAction.update(put), sink, desired);
+    }
+  }
+
+  static Consumer<Ctx> main(PgWorld world, RowHandler handler) {
+    return ctx -> {
+      TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
+      world.components().forEach((name, declared) -> {
+        Consumer<Ctx> body = c -> declared.forEach(
+            (k, v) -> declareTargetState(c, rows.targetState(k, v)));
+        if (world.memoized().get(name)) {
+          ctx.mountMemo(name, new TreeMap<>(declared), body);
+        } else {
+          ctx.mount(name, body);
+        }
+      });
+    };
+  }
+
+  public static void main(String[] args) throws Exception {
+    String url = args[0];
+    String worker = args[1];
+    int round = Integer.parseInt(args[2]);
+    long seed = Long.parseLong(args[3]);
+    int generation = Integer.parseInt(args[4]);
+    String mode = args[5];
+    long delay = Long.parseLong(args[6]);
+    int keys = args.length > 7 ? Integer.parseInt(args[7]) : 600;
+    PgWorld world = PgWorld.of(seed, generation, keys);
+    int code = 0;
+    try (Connection sinkDb = DriverManager.getConnection(url);
+        PostgresStateStore store = PostgresStateStore.open(url)) {
+      TargetActionSink<Put> sink =
+          TargetActionSink.of(actions -> apply(sinkDb, worker, round, actions, delay));
+      try (App app = App.create(APP, Environment.builder().stateStore(store).build(),
+          main(world, new RowHandler(sink)))) {
+        System.out.println("START");
+        System.out.flush();
+        try {
+          if (mode.equals("drop")) {
+            app.dropState();
+          } else {
+            app.update();
+          }
+        } catch (UpdateFailedException e) {
+          System.out.println("FAILED " + e.getMessage().replace('\n', ' '));
+          code = 3;
+        }
+      }
+    }
+    System.out.println("DONE");
+    System.out.flush();
+    System.exit(code);
+  }
+
+  /** Applies each action in a transaction of its own, checking the row against the handler's view. */
+  static void apply(Connection c, String worker, int round, List<TargetAction<Put>> actions,
+      long delay) throws SQLException, InterruptedException {
+    synchronized (c) {
+      if (delay > 0) {
+        Thread.sleep(delay);
+      }
+      c.setAutoCommit(false);
+      try (PreparedStatement read = c.prepareStatement(
+              "SELECT value FROM target_rows WHERE key = ? FOR UPDATE");
+          PreparedStatement lockKey = c.prepareStatement(
+              "SELECT pg_advisory_xact_lock(hashtext(?))");
+          PreparedStatement up = c.prepareStatement("INSERT INTO target_rows(key, value)"
+              + " VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+          PreparedStatement del = c.prepareStatement("DELETE FROM target_rows WHERE key = ?");
+          PreparedStatement violation = c.prepareStatement("INSERT INTO violations(round, worker,"
+              + " key, verb, value, expected, may_be_missing, actual) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+          PreparedStatement log = c.prepareStatement("INSERT INTO sink_log(round, worker, key,"
+              + " verb, value, expected, may_be_missing) VALUES(?, ?, ?, ?, ?, ?, ?)")) {
+        for (TargetAction<Put> a : actions) {
+          Put p = a.value();
+          try {
+            // A row that does not exist has no row lock: serialize on the key too.
+            lockKey.setString(1, p.key());
+            lockKey.execute();
+            read.setString(1, p.key());
+            String actual;
+            try (ResultSet rs = read.executeQuery()) {
+              actual = rs.next() ? rs.getString(1) : null;
+            }
+            boolean ok = actual == null ? p.mayBeMissing() : p.expected().contains(actual);
+            if (!ok) {
+              violation.setInt(1, round);
+              violation.setString(2, worker);
+              violation.setString(3, p.key());
+              violation.setString(4, a.verb());
+              violation.setString(5, p.value());
+              violation.setString(6, String.join(",", p.expected()));
+              violation.setBoolean(7, p.mayBeMissing());
+              violation.setString(8, actual);
+              violation.executeUpdate();
+            }
+            if (p.value() == null) {
+              del.setString(1, p.key());
+              del.executeUpdate();
+            } else {
+              up.setString(1, p.key());
+              up.setString(2, p.value());
+              up.executeUpdate();
+            }
+            log.setInt(1, round);
+            log.setString(2, worker);
+            log.setString(3, p.key());
+            log.setString(4, a.verb());
+            log.setString(5, p.value());
+            log.setString(6, String.join(",", p.expected()));
+            log.setBoolean(7, p.mayBeMissing());
+            log.executeUpdate();
+            c.commit();
+          } catch (SQLException e) {
+            c.rollback();
+            throw e;
+          }
+        }
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  static List<String> args(String url, String worker, int round, long seed, int generation,
+      String mode, long delay, int keys) {
+    List<String> out = new ArrayList<>();
+    out.add(url);
+    out.add(worker);
+    out.add(Integer.toString(round));
+    out.add(Long.toString(seed));
+    out.add(Integer.toString(generation));
+    out.add(mode);
+    out.add(Long.toString(delay));
+    out.add(Integer.toString(keys));
+    return out;
+  }
+}

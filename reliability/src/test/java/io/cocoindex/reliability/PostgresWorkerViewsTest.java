@@ -1,0 +1,205 @@
+package io.cocoindex.reliability;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.Environment;
+import io.cocoindex.runtime.state.PostgresStateStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two workers of the shared PostgreSQL store that read the source at different moments, so that
+ * in one round they declare a state in different components: what {@link PostgresCrashTest}
+ * found when the last worker of a round sees the next world. Whatever the round leaves, the next
+ * round on one consistent source must converge. Here the order is fixed, in one JVM: worker 1
+ * starts its run (reading the old source) and is held; worker 2 runs the new source, in which a
+ * memoized component {@code cB} takes {@code x} over from {@code cA}; then worker 1 goes on,
+ * skips {@code cB} (claimed in this round) and takes {@code x} back into {@code cA}.
+ */
+class PostgresWorkerViewsTest {
+  private String baseUrl;
+  private String schema;
+  private String url;
+  private final List<AutoCloseable> open = new ArrayList<>();
+  private final CountDownLatch release = new CountDownLatch(1);
+  /** The target: key to value. */
+  private final Map<String, String> target = new ConcurrentSkipListMap<>();
+  private final List<String> log = Collections.synchronizedList(new ArrayList<>());
+
+  record Put(String key, String value) {}
+
+  private final TargetActionSink<Put> sink = TargetActionSink.of(actions -> {
+    for (TargetAction<Put> a : actions) {
+      Put p = a.value();
+      log.add(a.verb() + " " + p.key() + (p.value() == null ? "" : "=" + p.value()));
+      if (p.value() == null) {
+        target.remove(p.key());
+      } else {
+        target.put(p.key(), p.value());
+      }
+    }
+  });
+
+  private final TargetHandler<String, String, Put> handler = (key, desired, prev, mbm) -> {
+    String k = ((StableKey.Str) key).value();
+    if (desired == null) {
+      return prev.isEmpty() && !mbm ? null
+          : TargetReconcileOutput.of(TargetAction.delete(new Put(k, null)), sink, null);
+    }
+    if (!mbm && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+      return null;
+    }
+    return TargetReconcileOutput.of(prev.isEmpty() ? TargetAction.create(new Put(k, desired))
+        : TargetAction.update(new Put(k, desired)), sink, desired);
+  };
+
+  @BeforeEach
+  void schema() throws Exception {
+    baseUrl = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
+    if (baseUrl == null) {
+      if ("true".equals(System.getenv("CI"))) {
+        throw new AssertionError("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
+      }
+      Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
+    }
+    schema = "views_" + UUID.randomUUID().toString().replace("-", "");
+    url = baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    PostgresCrashTest.sql(baseUrl, "CREATE SCHEMA " + schema);
+  }
+
+  @AfterEach
+  void drop() throws Exception {
+    release.countDown();
+    Collections.reverse(open);
+    for (AutoCloseable c : open) {
+      c.close();
+    }
+    if (schema != null) {
+      try (Connection c = DriverManager.getConnection(baseUrl);
+          Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA " + schema + " CASCADE");
+      }
+    }
+  }
+
+  /** The old source: cA declares x, the memoized cB only y. */
+  private static final Map<String, Map<String, String>> OLD =
+      Map.of("cA", Map.of("x", "a"), "cB", Map.of("y", "1"));
+  /** The new source: cA is gone, x moved to cB with a new value. */
+  private static final Map<String, Map<String, String>> NEW =
+      Map.of("cB", Map.of("x", "b", "y", "1"));
+
+  /**
+   * The app: cA, if the source has it, plainly mounted; cB memoized on its rows. {@code
+   * beforeMounting} and {@code afterMounting} run in the root component.
+   */
+  private Consumer<Ctx> main(Map<String, Map<String, String>> source, Runnable beforeMounting,
+      Runnable afterMounting) {
+    return ctx -> {
+      TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
+      beforeMounting.run();
+      if (source.containsKey("cA")) {
+        ctx.mount("cA", c -> source.get("cA").forEach(
+            (k, v) -> declareTargetState(c, rows.targetState(k, v))));
+      }
+      Map<String, String> b = new TreeMap<>(source.get("cB"));
+      ctx.mountMemo("cB", b, c -> b.forEach(
+          (k, v) -> declareTargetState(c, rows.targetState(k, v))));
+      afterMounting.run();
+    };
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(60, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("not released in 60 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private App worker(Consumer<Ctx> main) {
+    PostgresStateStore store = PostgresStateStore.open(url);
+    open.add(store);
+    App app = App.create("views", Environment.builder().stateStore(store).build(), main);
+    open.add(app);
+    return app;
+  }
+
+  @Disabled("engine bug, not fixed yet: a memo hit protects only the states its component still"
+      + " owns; x, taken back by cA, is deleted as cA's orphan and never declared again while"
+      + " cB's memo holds (see docs/RELIABILITY.md)")
+  @Test
+  void aStateTakenBackFromAMemoizedComponentByAWorkerOnAnOlderSourceIsDeclaredAgain()
+      throws Exception {
+    worker(main(OLD, () -> {}, () -> {})).update();
+    assertThat(target).isEqualTo(Map.of("x", "a", "y", "1"));
+
+    // Worker 1 starts its run on the old source and is held before mounting anything.
+    CountDownLatch w1Started = new CountDownLatch(1);
+    App w1 = worker(main(OLD, () -> {
+      w1Started.countDown();
+      await(release);
+    }, () -> {}));
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    await(w1Started);
+
+    // Worker 2 runs the new source: cB takes x over (an update); its root then waits, before
+    // its orphan sweep, until worker 1 is done.
+    CountDownLatch w1Done = new CountDownLatch(1);
+    App w2 = worker(main(NEW, () -> {}, () -> await(w1Done)));
+    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!log.contains("update x=b") && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(log).contains("update x=b");
+
+    // Worker 1 goes on: cB was claimed in this round, so it skips it; cA takes x back.
+    release.countDown();
+    w1Run.get(60, TimeUnit.SECONDS);
+    w1Done.countDown();
+    w2Run.get(60, TimeUnit.SECONDS);
+    assertThat(log).containsExactly("create x=a", "create y=1", "update x=b", "update x=a");
+
+    // The source is consistent again (the new one): the next round must converge, and so must
+    // the one after it.
+    App w3 = worker(main(NEW, () -> {}, () -> {}));
+    for (int round = 1; round <= 2; round++) {
+      w3.update();
+      assertThat(target).as("round %d on the new source; sink log %s", round, log)
+          .isEqualTo(Map.of("x", "b", "y", "1"));
+      assertThat(w3.status().providers().get("rows")).as("tracked, round %d", round)
+          .containsExactlyInAnyOrder(StableKey.of("x"), StableKey.of("y"));
+    }
+  }
+}
