@@ -25,4 +25,13 @@ public interface Codec<T> {
   default T copy(T value) {
     return decode(encode(value));
   }
+
+  /**
+   * Whether every value decodes as exactly the classes it was written with, down to the values
+   * inside it: true of generated codecs, whose types fix every field, not of Jackson's, which
+   * reads a number typed {@code Object} as whatever fits it.
+   */
+  default boolean keepsClasses() {
+    return false;
+  }
 }

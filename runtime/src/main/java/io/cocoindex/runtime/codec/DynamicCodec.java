@@ -100,6 +100,11 @@ public final class DynamicCodec implements Codec<Object> {
   }
 
   @Override
+  public boolean keepsClasses() {
+    return true;
+  }
+
+  @Override
   public byte[] encode(Object value) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
     DataOutputStream out = new DataOutputStream(bytes);

@@ -297,14 +297,21 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     if (provider.isResolved()) {
       copy = provider.binding().valueCodec().copy(dv.value());
     } else {
-      // The handler is not known yet: copy by the value's runtime classes (DynamicCodec), which
-      // keep what a codec of the value's own class would not (a Long in a Map<String, Object>,
-      // an ArrayList); a value that copy cannot take is encoded by its class's codec instead.
-      try {
-        copy = run.codecs.codecFor(Object.class).copy(dv.value());
-        encodedAs = Object.class;
-      } catch (CodecException e) {
-        encoded = run.codecs.codecFor((Class<V>) dv.value().getClass()).encode(dv.value());
+      // The handler is not known yet: encoded by the codec of the value's class when that keeps
+      // every class (a generated one: fast), else copied by the value's runtime classes
+      // (DynamicCodec), which keep what Jackson would not (a Long in a Map<String, Object>, an
+      // ArrayList); a value that copy cannot take is encoded by its class's codec after all.
+      Codec<V> own = run.codecs.codecFor((Class<V>) dv.value().getClass());
+      if (!own.keepsClasses()) {
+        try {
+          copy = run.codecs.codecFor(Object.class).copy(dv.value());
+          encodedAs = Object.class;
+        } catch (CodecException e) {
+          // encoded below
+        }
+      }
+      if (copy == null) {
+        encoded = own.encode(dv.value());
         encodedAs = dv.value().getClass();
       }
     }

@@ -55,6 +55,11 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
     }
   }
 
+  @Override
+  public boolean keepsClasses() {
+    return true;
+  }
+
   /**
    * Copies with the codec's own {@code copy()}: fresh where anything could change, what cannot
    * shared, nothing written (a tenth of a warm run went into copying through a tape).
