@@ -291,6 +291,33 @@ public final class ComponentContext implements Ctx, DeclarationScope {
           "cannot declare key " + dv.key() + " on provider " + provider.name() + ": "
               + provider.unresolvedMessage());
     }
+    DeclaredTarget declaration;
+    try {
+      declaration = pastBoundary(provider, dv, statePath, child);
+    } catch (CodecException e) {
+      throw new CodecException("cannot declare key " + dv.key() + " on provider "
+          + provider.name() + ": " + e.getMessage(), e);
+    }
+    synchronized (declared) {
+      if (!declared.add(declaration)) {
+        throw new IllegalStateException(
+            "key " + dv.key() + " of provider " + provider.name() + " is declared twice in"
+                + " component " + path + " (target state " + statePath + ")");
+      }
+      if (withChild) {
+        pendingContainers.add(statePath);
+      }
+    }
+    return child;
+  }
+
+  /**
+   * The declaration of {@code dv}, its value past the serialization boundary (rule 1): copied by
+   * the handler's codec, or, while the handler is not known, kept as {@link DeclaredTarget} says.
+   */
+  @SuppressWarnings("unchecked")
+  private <V> DeclaredTarget pastBoundary(
+      Provider<V> provider, Provider.DeclaredValue<V> dv, TargetPath statePath, Provider<?> child) {
     Object copy = null;
     byte[] encoded = null;
     Class<?> encodedAs = null;
@@ -315,18 +342,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
         encodedAs = dv.value().getClass();
       }
     }
-    synchronized (declared) {
-      if (!declared.add(
-          new DeclaredTarget(provider, dv.key(), statePath, copy, encoded, encodedAs, child))) {
-        throw new IllegalStateException(
-            "key " + dv.key() + " of provider " + provider.name() + " is declared twice in"
-                + " component " + path + " (target state " + statePath + ")");
-      }
-      if (withChild) {
-        pendingContainers.add(statePath);
-      }
-    }
-    return child;
+    return new DeclaredTarget(provider, dv.key(), statePath, copy, encoded, encodedAs, child);
   }
 
   /** Whether this component declared {@code container} with a child provider (under lock). */
