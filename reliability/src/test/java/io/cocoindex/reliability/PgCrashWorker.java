@@ -44,6 +44,8 @@ import java.util.function.Consumer;
  */
 public final class PgCrashWorker {
   static final String APP = "pgcrash";
+  /** System property: whether half the components are memoized (true by default). */
+  static final String MEMO = "reliability.pgMemo";
 
   private PgCrashWorker() {}
 
@@ -85,8 +87,9 @@ public final class PgCrashWorker {
         String c = "c" + owner;
         components.computeIfAbsent(c, x -> new TreeMap<>()).put("k" + i, value);
       }
+      boolean memo = Boolean.parseBoolean(System.getProperty(MEMO, "true"));
       for (String c : components.keySet()) {
-        memoized.put(c, Math.floorMod(c.hashCode() + seed, 2) == 0);
+        memoized.put(c, memo && Math.floorMod(c.hashCode() + seed, 2) == 0);
       }
       return new PgWorld(components, memoized);
     }
