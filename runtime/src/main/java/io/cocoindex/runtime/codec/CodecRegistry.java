@@ -13,14 +13,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * Finds the codec of a type: first from the registered {@link CodecFactory factories} (generated
  * codecs, found through {@link ServiceLoader} too), then the built-in {@link JacksonCodecFactory}
  * that handles records, enums, strings, boxed primitives, byte[], collections, maps, Optional,
- * Fingerprint and StableKey. A type that names no class ({@code Object}, or a type variable or
- * wildcard left unresolved) gets the {@link DynamicCodec}, which writes each value's runtime
- * class with it.
+ * Fingerprint and StableKey. A type that does not fix the classes inside its values ({@code
+ * Object}, a type variable or wildcard left unresolved, {@code Map<String, Object>}, an
+ * interface: see {@link ExactTypes}) gets a {@link DynamicCodec} instead of Jackson's, which
+ * writes each value's runtime class with it.
  */
 public final class CodecRegistry {
   private final List<CodecFactory> factories;
   private final Map<Type, Codec<?>> cache = new ConcurrentHashMap<>();
-  private final DynamicCodec dynamic = new DynamicCodec(this);
+  private final DynamicCodec dynamic = new DynamicCodec(this, Object.class);
 
   private CodecRegistry(List<CodecFactory> factories) {
     this.factories = List.copyOf(factories);
@@ -59,7 +60,22 @@ public final class CodecRegistry {
     if (isDynamic(type)) {
       return (Codec<T>) dynamic;
     }
-    return factoryCodecFor(type);
+    Codec<?> cached = cache.get(type);
+    if (cached != null) {
+      return (Codec<T>) cached;
+    }
+    for (CodecFactory factory : factories) {
+      // Jackson is the fallback: a type that leaves classes open is better served by the codec
+      // that writes them (see ExactTypes).
+      Codec<?> codec = factory instanceof JacksonCodecFactory
+          && !ExactTypes.fixesEveryClass(type)
+          ? new DynamicCodec(this, type) : factory.create(type, this);
+      if (codec != null) {
+        cache.putIfAbsent(type, codec);
+        return (Codec<T>) cache.get(type);
+      }
+    }
+    throw new CodecException("no codec for type " + type.getTypeName());
   }
 
   /**
@@ -70,18 +86,16 @@ public final class CodecRegistry {
     return type == Object.class || type instanceof TypeVariable<?> || type instanceof WildcardType;
   }
 
-  /** The codec of {@code type} from the factories alone (for Object: Jackson's untyped one). */
+  /**
+   * The codec the factories alone give {@code type} (Jackson's for a type that leaves classes
+   * open): what read its values before {@link DynamicCodec} did. Not cached.
+   */
   @SuppressWarnings("unchecked")
   <T> Codec<T> factoryCodecFor(Type type) {
-    Codec<?> cached = cache.get(type);
-    if (cached != null) {
-      return (Codec<T>) cached;
-    }
     for (CodecFactory factory : factories) {
       Codec<?> codec = factory.create(type, this);
       if (codec != null) {
-        cache.putIfAbsent(type, codec);
-        return (Codec<T>) cache.get(type);
+        return (Codec<T>) codec;
       }
     }
     throw new CodecException("no codec for type " + type.getTypeName());

@@ -14,6 +14,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The codec of a type the engine cannot see: a handler's {@code V}, {@code R} or {@code A} that
- * is erased (a lambda's, a generic handler class's type variable) or declared as {@code Object}.
+ * is erased (a lambda's, a generic handler class's type variable) or declared as {@code Object},
+ * or a type that leaves the classes inside its values open ({@code Map<String, Object>}, an
+ * interface: see {@link ExactTypes}).
  * Every value is written with its runtime class, so it reads back as what was written, in any
  * JVM: records by component name (a component added later reads as its default, one removed is
  * an error naming it), enums by constant name, lists, sets, maps, optionals and arrays element by
@@ -45,11 +48,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * an unmodifiable view's) reads back unmodifiable, and a record component declared as a
  * collection class gets one of that class. Decoded collections keep the written order; a map's
  * or set's entries are written sorted when their keys are comparable (a sorted one's in its own
- * order), so equal values of one class encode alike. A string is written as UTF-8 unless it has an unpaired surrogate (then UTF-16, so that
- * it still reads back as it was). An anonymous, local (not record) or inner class's value is
- * refused at writing, since it could not be created again on reading. Bytes written
- * before this codec existed (Jackson's untyped Smile, for a handler typed {@code Object}) still
- * read, as Jackson reads them.
+ * order), so equal values of one class encode alike. A string is written as UTF-8 unless it has
+ * an unpaired surrogate (then UTF-16, so that it still reads back as it was). An anonymous,
+ * local (not record) or inner class's value is refused at writing, since it could not be created
+ * again on reading. Bytes written before this codec existed (Jackson's Smile, for a handler
+ * typed {@code Object} or {@code Map<String, Object>}) still read, as Jackson reads them.
  */
 public final class DynamicCodec implements Codec<Object> {
   /** The first two bytes of every value: never Smile's ':' header. */
@@ -92,11 +95,14 @@ public final class DynamicCodec implements Codec<Object> {
   private static final int MAP_OF = 28;
 
   private final CodecRegistry registry;
+  /** The type it stands for: its values written before this codec read by Jackson's codec. */
+  private final Type type;
   private final Map<String, Class<?>> classes = new ConcurrentHashMap<>();
   private volatile Codec<Object> legacy;
 
-  DynamicCodec(CodecRegistry registry) {
+  DynamicCodec(CodecRegistry registry, Type type) {
     this.registry = registry;
+    this.type = type;
   }
 
   @Override
@@ -153,7 +159,7 @@ public final class DynamicCodec implements Codec<Object> {
   private Codec<Object> legacy() {
     Codec<Object> c = legacy;
     if (c == null) {
-      c = registry.factoryCodecFor(Object.class);
+      c = registry.factoryCodecFor(type);
       legacy = c;
     }
     return c;

@@ -295,4 +295,36 @@ class DynamicCodecTest {
   private static byte[] utf16(String s) {
     return s.getBytes(java.nio.charset.StandardCharsets.UTF_16BE);
   }
+
+  record WithOpenComponent(String id, Map<String, Object> fields) {}
+
+  record Closed(String id, Map<String, List<Long>> counts, Optional<Color> color) {}
+
+  @Test
+  void typesThatLeaveClassesOpenGetADynamicCodecAndClosedOnesJacksons() throws Exception {
+    java.lang.reflect.Type openMap = WithOpenComponent.class.getRecordComponents()[1]
+        .getGenericType();
+    assertThat(registry.<Object>codecFor(openMap)).isInstanceOf(DynamicCodec.class);
+    assertThat(registry.<Object>codecFor(WithOpenComponent.class)).isInstanceOf(DynamicCodec.class);
+    assertThat(registry.<Object>codecFor(CharSequence.class)).isInstanceOf(DynamicCodec.class);
+    assertThat(registry.<Object>codecFor(List.class)).isInstanceOf(DynamicCodec.class);
+    assertThat(registry.<Object>codecFor(Closed.class)).isNotInstanceOf(DynamicCodec.class);
+    assertThat(registry.<Object>codecFor(Closed.class.getRecordComponents()[1].getGenericType()))
+        .isNotInstanceOf(DynamicCodec.class);
+
+    // What Jackson could not keep: a Long that fits an int, a record inside an Object.
+    Codec<Object> c = registry.codecFor(openMap);
+    Map<String, Object> fields = Map.of("n", 5L, "inner", new Inner("i", Optional.empty()));
+    assertThat(c.decode(c.encode(fields))).isEqualTo(fields);
+    Codec<Object> r = registry.codecFor(WithOpenComponent.class);
+    WithOpenComponent v = new WithOpenComponent("x", fields);
+    assertThat(r.decode(r.encode(v))).isEqualTo(v);
+  }
+
+  @Test
+  void aTypeThatLeftClassesOpenStillReadsWhatJacksonWroteForIt() {
+    WithOpenComponent v = new WithOpenComponent("x", Map.of("n", 5, "s", "t"));
+    byte[] before = registry.factoryCodecFor(WithOpenComponent.class).encode(v);
+    assertThat(registry.codecFor(WithOpenComponent.class).decode(before)).isEqualTo(v);
+  }
 }
