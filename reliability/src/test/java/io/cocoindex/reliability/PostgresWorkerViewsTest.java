@@ -42,6 +42,10 @@ import org.junit.jupiter.api.Test;
  * starts its run (reading the old source) and is held; worker 2 runs the new source, in which a
  * memoized component {@code cB} takes {@code x} over from {@code cA}; then worker 1 goes on,
  * skips {@code cB} (claimed in this round) and takes {@code x} back into {@code cA}.
+ *
+ * <p>Disabled until the engine is fixed; run it anyway with {@code
+ * -Djunit.jupiter.conditions.deactivate='org.junit.*DisabledCondition'} (it fails with the sink
+ * log {@code [create x=a, create y=1, update x=b, update x=a, delete x]} and x missing).
  */
 class PostgresWorkerViewsTest {
   private String baseUrl;
