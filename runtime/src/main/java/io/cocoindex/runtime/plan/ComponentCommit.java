@@ -105,6 +105,8 @@ public final class ComponentCommit {
    * matched in path order ({@link #matchByPath}). Its table is allocated at the first put only.
    */
   private final Map<ByteKey, TrackedState> rows;
+  /** The components that owned states this one takes over (see {@link #load}). */
+  private Set<TargetPath> tookFrom = Set.of();
   /**
    * The state each declaration (by its index in {@code in.declared}) found among those the
    * component owned, or null: looked up once, when loading (a second lookup to reconcile was a
@@ -215,7 +217,26 @@ public final class ComponentCommit {
         && !run.store.exclusiveWhileLocked()) {
       leaseTakenOver(takenOver);
     }
+    tookFrom = previousOwners.isEmpty() ? Set.of() : new HashSet<>(previousOwners.values());
     return new Claims.Declarations(in.component, in.declared, acquired, previousOwners);
+  }
+
+  /**
+   * Forgets the memos of the components this one took states from, and of their ancestors: a
+   * memo stands for the states its subtree owns, and a hit would not declare a taken state
+   * again. Two workers that read the source before and after it changed can take a state back
+   * and forth in one round; the memo of the component that lost it then hid it from every later
+   * round, and the state was deleted as the other's orphan. A memo forgotten for nothing only
+   * makes its component run once more.
+   */
+  private void forgetMemosOfPreviousOwners(List<StateWrite> writes) {
+    Set<TargetPath> forgotten = new HashSet<>();
+    for (TargetPath owner : tookFrom) {
+      for (TargetPath p = owner; p != null && !p.equals(in.component) && forgotten.add(p);
+          p = p.depth() == 0 ? null : p.parent()) {
+        writes.add(new StateWrite.ForgetMemo(p.encoded()));
+      }
+    }
   }
 
   /**
@@ -555,6 +576,9 @@ public final class ComponentCommit {
     StateWrite component = componentRecord(settledByRun || in.descendantsUnsettled);
     if (component != null) {
       writes.add(component);
+    }
+    if (!tookFrom.isEmpty()) {
+      forgetMemosOfPreviousOwners(writes);
     }
     boolean leftToRun = settledByRun;
     Runnable committed = () -> {

@@ -65,6 +65,7 @@ public class JdbcStateTables {
   private final String deleteTree;
   private final String putComponent;
   private final String deleteComponent;
+  private final String forgetMemo;
   // The reads made for every component.
   private final String ownedBySql;
   private final String componentSql;
@@ -121,6 +122,7 @@ public class JdbcStateTables {
         + " memo_fp=excluded.memo_fp, memo_deps=excluded.memo_deps,"
         + " memo_values=excluded.memo_values, state_count=excluded.state_count";
     this.deleteComponent = "DELETE FROM " + components + " WHERE app=? AND path=?";
+    this.forgetMemo = "UPDATE " + components + " SET memo_fp=NULL WHERE app=? AND path=?";
     // Not the owner: the caller knows it, and a column read is a native call per row.
     // In path order: the component matches them with its declarations as a merge join.
     this.ownedBySql = "SELECT path, records, " + LINEAGE_SELECT
@@ -555,7 +557,10 @@ public class JdbcStateTables {
     }
   }
 
-  /** Batches a {@link StateWrite.PutComponent} or {@link StateWrite.DeleteComponent}. */
+  /**
+   * Batches a {@link StateWrite.PutComponent}, {@link StateWrite.DeleteComponent} or {@link
+   * StateWrite.ForgetMemo}.
+   */
   final void writeComponent(StatementBatches out, String app, StateWrite w) throws SQLException {
     if (w instanceof StateWrite.PutComponent pc) {
       ComponentRecord r = pc.component();
@@ -572,6 +577,11 @@ public class JdbcStateTables {
       del.setString(1, app);
       del.setBytes(2, dc.path());
       del.addBatch();
+    } else if (w instanceof StateWrite.ForgetMemo fm) {
+      PreparedStatement forget = out.use(forgetMemo);
+      forget.setString(1, app);
+      forget.setBytes(2, fm.path());
+      forget.addBatch();
     } else {
       throw new IllegalArgumentException("not a component write: " + w);
     }

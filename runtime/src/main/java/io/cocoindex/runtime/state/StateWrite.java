@@ -8,7 +8,8 @@ public sealed interface StateWrite
         StateWrite.DeleteState,
         StateWrite.DeleteTree,
         StateWrite.PutComponent,
-        StateWrite.DeleteComponent {
+        StateWrite.DeleteComponent,
+        StateWrite.ForgetMemo {
 
   /** Insert or replace the tracking of one path. */
   record PutState(TrackedState state) implements StateWrite {}
@@ -53,4 +54,10 @@ public sealed interface StateWrite
 
   /** Forget a component's record. */
   record DeleteComponent(byte[] path) implements StateWrite {}
+
+  /**
+   * Forget the memo of the component at {@code path}, if it has a record (its next run is a
+   * memo miss); the rest of its record stays.
+   */
+  record ForgetMemo(byte[] path) implements StateWrite {}
 }
