@@ -995,4 +995,46 @@ public class PinnedApiTest {
     app("pending", Environment.builder().dbPath(dir).build(), main).update();
     assertEquals(List.of(), rows);
   }
+
+  /** A document as a map, as a port of CocoIndex's Python dicts would declare it. */
+  static final class Documents
+      implements TargetHandler<Map<String, Object>, Map<String, Object>, Map<String, Object>> {
+    final List<List<TargetAction<Map<String, Object>>>> log =
+        Collections.synchronizedList(new ArrayList<>());
+    final TargetActionSink<Map<String, Object>> sink =
+        TargetActionSink.of(actions -> log.add(List.copyOf(actions)));
+
+    @Override
+    public TargetReconcileOutput<Map<String, Object>, Map<String, Object>> reconcile(
+        StableKey key, Map<String, Object> desired, List<Map<String, Object>> prev,
+        boolean prevMayBeMissing) {
+      if (desired == null) {
+        return TargetReconcileOutput.of(TargetAction.delete(prev.get(0)), sink, null);
+      }
+      if (!prevMayBeMissing && prev.equals(List.of(desired))) {
+        return null;
+      }
+      return TargetReconcileOutput.of(TargetAction.create(desired), sink, desired);
+    }
+  }
+
+  /**
+   * Values typed {@code Map<String, Object>} come back with the classes declared (a Long that
+   * fits an int stays a Long, a record stays a record), in the sink and in the next run's
+   * records, so an unchanged document is no change.
+   */
+  @Test
+  void mapOfObjectValuesKeepTheirClasses() {
+    Documents handler = new Documents();
+    Map<String, Object> doc = Map.of("count", 5L, "ratio", 0.5f, "row", new Row("r", 1, List.of()),
+        "tags", List.of("a", 2));
+    Consumer<Ctx> main = ctx -> declareTargetState(ctx,
+        registerRootTargetStatesProvider(ctx, "docs", handler).targetState("d", doc));
+    app("docs", Environment.builder().dbPath(dir).build(), main).update();
+    assertEquals(List.of(List.of(TargetAction.create(doc))), handler.log);
+    assertEquals(Long.class, handler.log.get(0).get(0).value().get("count").getClass());
+    handler.log.clear();
+    app("docs", Environment.builder().dbPath(dir).build(), main).update();
+    assertEquals(List.of(), handler.log);
+  }
 }
