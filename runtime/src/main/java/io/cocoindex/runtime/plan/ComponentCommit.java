@@ -501,7 +501,7 @@ public final class ComponentCommit {
     return new StateWrite.PutComponent(s == null
         ? new ComponentRecord(in.component.encoded(), null, null, null, 0)
         : new ComponentRecord(s.path(), null, s.memoDependencies(), s.memoValues(),
-            s.stateCount()));
+            s.stateCount()), run.version);
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
@@ -700,6 +700,7 @@ public final class ComponentCommit {
       return null; // as it was: built only when written (a copy of its path, on every rerun)
     }
     return new StateWrite.PutComponent(new ComponentRecord(
-        in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()));
+        in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()),
+        run.version);
   }
 }

@@ -278,7 +278,7 @@ public final class OrphanSweep {
         // next time would skip recreating them.
         ComponentRecord r = droppedMemos.get(component);
         commit.add(new StateWrite.PutComponent(new ComponentRecord(
-            r.path(), null, r.memoDependencies(), r.memoValues(), r.stateCount())));
+            r.path(), null, r.memoDependencies(), r.memoValues(), r.stateCount()), run.version));
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
@@ -322,7 +322,7 @@ public final class OrphanSweep {
           || anyAtOrBelow(sweptElsewhere, component) || anyAtOrBelow(leftElsewhere, component)) {
         continue;
       }
-      commit.add(new StateWrite.PutComponent(m.getValue()));
+      commit.add(new StateWrite.PutComponent(m.getValue(), run.version));
       added.put(component, m.getValue());
     }
     return added;

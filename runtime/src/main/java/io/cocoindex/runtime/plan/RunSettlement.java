@@ -76,7 +76,7 @@ public final class RunSettlement {
       ComponentRecord memo = run.stampedMemos.get(component);
       if (memo != null) {
         // Its states settled here, its memo holds too: written without the run's stamp.
-        settles.add(new StateWrite.PutComponent(MemoStamp.unstamped(memo)));
+        settles.add(new StateWrite.PutComponent(MemoStamp.unstamped(memo), run.version));
       }
       writes.add(run.store.write(run.app, settles));
     }
@@ -86,7 +86,7 @@ public final class RunSettlement {
     Set<TargetPath> settled = new HashSet<>(run.settledByRun);
     run.stampedMemos.forEach((component, record) -> {
       if (!settled.contains(component)) {
-        memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record)));
+        memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record), run.version));
       }
     });
     if (!memos.isEmpty()) {

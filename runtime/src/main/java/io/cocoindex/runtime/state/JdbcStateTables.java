@@ -66,6 +66,10 @@ public class JdbcStateTables {
   private final String putComponent;
   private final String deleteComponent;
   private final String forgetMemo;
+  /** Whether {@link #forgetMemo} leaves a mark with a version (see {@link StateWrite.ForgetMemo}). */
+  private final boolean marksForgottenMemos;
+  /** A forgotten memo's mark: 0xFF, then a run version, big-endian (never a fingerprint's 16). */
+  static final int FORGOTTEN_MEMO_LENGTH = 1 + Long.BYTES;
   // The reads made for every component.
   private final String ownedBySql;
   private final String componentSql;
@@ -117,12 +121,22 @@ public class JdbcStateTables {
     this.deleteState = "DELETE FROM " + states + " WHERE app=? AND path=?";
     // A state and its descendants in one statement: a sweep's deletions then go out as one batch.
     this.deleteTree = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?";
+    // A memo forgotten by a takeover is a mark (see ForgetMemo) that only a run begun after it
+    // replaces: blobs compare byte by byte, so marks of one length compare as their versions.
     this.putComponent = "INSERT INTO " + components + "(app, " + COMPONENT_COLUMNS
         + ") VALUES(?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
-        + " memo_fp=excluded.memo_fp, memo_deps=excluded.memo_deps,"
+        + " memo_fp=CASE WHEN length(" + components + ".memo_fp)=" + FORGOTTEN_MEMO_LENGTH
+        + " AND " + components + ".memo_fp>=? THEN " + components + ".memo_fp"
+        + " ELSE excluded.memo_fp END, memo_deps=excluded.memo_deps,"
         + " memo_values=excluded.memo_values, state_count=excluded.state_count";
     this.deleteComponent = "DELETE FROM " + components + " WHERE app=? AND path=?";
-    this.forgetMemo = "UPDATE " + components + " SET memo_fp=NULL WHERE app=? AND path=?";
+    // Workers run concurrently only on PostgreSQL (the store that locks rows): there the mark
+    // holds the newest version issued; one writer at a time needs no mark.
+    this.forgetMemo = lockRowsForUpdate
+        ? "UPDATE " + components + " SET memo_fp=decode('ff','hex') || int8send((SELECT"
+            + " next_version FROM " + apps + " WHERE name=?) - 1) WHERE app=? AND path=?"
+        : "UPDATE " + components + " SET memo_fp=NULL WHERE app=? AND path=?";
+    this.marksForgottenMemos = lockRowsForUpdate;
     // Not the owner: the caller knows it, and a column read is a native call per row.
     // In path order: the component matches them with its declarations as a merge join.
     this.ownedBySql = "SELECT path, records, " + LINEAGE_SELECT
@@ -571,6 +585,7 @@ public class JdbcStateTables {
       put.setBytes(4, r.memoDependencies());
       put.setBytes(5, r.memoValues());
       put.setLong(6, r.stateCount());
+      put.setBytes(7, forgottenMemoMark(pc.runVersion()));
       put.addBatch();
     } else if (w instanceof StateWrite.DeleteComponent dc) {
       PreparedStatement del = out.use(deleteComponent);
@@ -579,12 +594,22 @@ public class JdbcStateTables {
       del.addBatch();
     } else if (w instanceof StateWrite.ForgetMemo fm) {
       PreparedStatement forget = out.use(forgetMemo);
-      forget.setString(1, app);
-      forget.setBytes(2, fm.path());
+      int i = 1;
+      if (marksForgottenMemos) {
+        forget.setString(i++, app);
+      }
+      forget.setString(i++, app);
+      forget.setBytes(i, fm.path());
       forget.addBatch();
     } else {
       throw new IllegalArgumentException("not a component write: " + w);
     }
+  }
+
+  /** The mark a memo forgotten at {@code version} holds (see {@link StateWrite.ForgetMemo}). */
+  static byte[] forgottenMemoMark(long version) {
+    return java.nio.ByteBuffer.allocate(FORGOTTEN_MEMO_LENGTH).put((byte) 0xFF).putLong(version)
+        .array();
   }
 
   /**

@@ -49,15 +49,21 @@ public sealed interface StateWrite
   /** Forget one path and every path below it (a deleted container and its children). */
   record DeleteTree(byte[] path) implements StateWrite {}
 
-  /** Insert or replace a component's record. */
-  record PutComponent(ComponentRecord component) implements StateWrite {}
+  /**
+   * Insert or replace a component's record, written by the run of version {@code runVersion}: on
+   * a store shared by workers, a memo that a takeover forgot after that run began ({@link
+   * ForgetMemo}) stays forgotten.
+   */
+  record PutComponent(ComponentRecord component, long runVersion) implements StateWrite {}
 
   /** Forget a component's record. */
   record DeleteComponent(byte[] path) implements StateWrite {}
 
   /**
    * Forget the memo of the component at {@code path}, if it has a record (its next run is a
-   * memo miss); the rest of its record stays.
+   * memo miss); the rest of its record stays. On a store shared by workers the memo is replaced
+   * by a mark of the newest run version issued so far: a run that began before the forgetting
+   * read the component's states before it, and its memo for the component is not stored.
    */
   record ForgetMemo(byte[] path) implements StateWrite {}
 }
