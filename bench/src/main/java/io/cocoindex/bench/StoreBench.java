@@ -98,7 +98,7 @@ final class StoreBench {
     }
     writes.add(new StateWrite.PutComponent(
         new io.cocoindex.runtime.state.ComponentRecord(owner, null, null, null,
-            STATES_PER_COMMIT)));
+            STATES_PER_COMMIT), 1));
     return writes;
   }
 }
