@@ -238,7 +238,8 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
    * Runs an update and returns the actions it applied, as {@code "<provider> <verb> <key>"}
    * sorted (components run concurrently), containers' refreshes included (see above).
    *
-   * @throws UpdateFailedException when a component failed
+   * @throws UpdateFailedException when a component failed; the healthy components' actions were
+   *     applied and committed all the same, and {@link #takeApplied()} has them
    */
   public List<String> update(App app) {
     applied.clear();
