@@ -21,6 +21,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -44,7 +46,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A list, set or map of a public class with a public no-argument constructor ({@code
  * ArrayList}, {@code HashMap}, {@code TreeSet}, ...) reads back as that class, so that a handler
- * typed {@code ArrayList<String>} gets one; any other ({@code List.of}'s, {@code Arrays.asList}'s,
+ * typed {@code ArrayList<String>} gets one, and so does an {@code EnumSet} or a non-empty {@code
+ * EnumMap}; any other ({@code List.of}'s, {@code Arrays.asList}'s,
  * an unmodifiable view's) reads back unmodifiable, and a record component declared as a
  * collection class gets one of that class. Decoded collections keep the written order; a map's
  * or set's entries are written sorted when their keys are comparable (a sorted one's in its own
@@ -93,6 +96,9 @@ public final class DynamicCodec implements Codec<Object> {
   private static final int LIST_OF = 26;
   private static final int SET_OF = 27;
   private static final int MAP_OF = 28;
+  /** An EnumSet or EnumMap, with its enum class: read back as one (a handler may cast to it). */
+  private static final int ENUM_SET = 29;
+  private static final int ENUM_MAP = 30;
 
   private final CodecRegistry registry;
   /** The type it stands for: its values written before this codec read by Jackson's codec. */
@@ -231,6 +237,21 @@ public final class DynamicCodec implements Codec<Object> {
       out.writeInt(list.size());
       for (Object e : list) {
         write(out, e, depth + 1);
+      }
+    } else if (v instanceof EnumSet<?> es && enumOf(es) != null) {
+      out.writeByte(ENUM_SET);
+      writeString(out, enumOf(es).getName());
+      out.writeInt(es.size());
+      for (Object e : es) {
+        write(out, e, depth + 1);
+      }
+    } else if (v instanceof EnumMap<?, ?> em && !em.isEmpty()) {
+      out.writeByte(ENUM_MAP);
+      writeString(out, ((Enum<?>) em.keySet().iterator().next()).getDeclaringClass().getName());
+      out.writeInt(em.size());
+      for (Map.Entry<?, ?> e : em.entrySet()) {
+        write(out, e.getKey(), depth + 1);
+        write(out, e.getValue(), depth + 1);
       }
     } else if (v instanceof Set<?> set) {
       writeCollectionHeader(out, v, SET, SET_OF);
@@ -494,6 +515,25 @@ public final class DynamicCodec implements Codec<Object> {
         }
         return map;
       }
+      case ENUM_SET: {
+        Class<?> type = enumNamed(readString(in));
+        EnumSet set = EnumSet.noneOf((Class) type);
+        int n = count(in);
+        for (int i = 0; i < n; i++) {
+          set.add(type.cast(read(in, depth + 1)));
+        }
+        return set;
+      }
+      case ENUM_MAP: {
+        Class<?> type = enumNamed(readString(in));
+        EnumMap map = new EnumMap((Class) type);
+        int n = count(in);
+        for (int i = 0; i < n; i++) {
+          Object k = type.cast(read(in, depth + 1));
+          map.put(k, read(in, depth + 1));
+        }
+        return map;
+      }
       case LIST: {
         int n = count(in);
         List<Object> list = new ArrayList<>(n);
@@ -566,6 +606,25 @@ public final class DynamicCodec implements Codec<Object> {
       throw new CodecException("cannot deserialize a stored " + name + ": it has no public"
           + " no-argument constructor any more: " + e, e);
     }
+  }
+
+  /**
+   * The enum class of {@code set}: its first element's, or for an empty set its complement's;
+   * null for an enum without constants (then it is written as a plain set).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Class<?> enumOf(EnumSet<?> set) {
+    EnumSet<?> some = set.isEmpty() ? EnumSet.complementOf((EnumSet) set) : set;
+    return some.isEmpty() ? null : ((Enum<?>) some.iterator().next()).getDeclaringClass();
+  }
+
+  /** The stored enum class {@code name}. */
+  private Class<?> enumNamed(String name) {
+    Class<?> type = classNamed(name);
+    if (!type.isEnum()) {
+      throw new CodecException("stored enum " + name + " is no longer an enum");
+    }
+    return type;
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})

@@ -20,6 +20,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** The codec of erased and {@code Object} types: values come back as the classes written. */
+@SuppressWarnings("unchecked")
 class DynamicCodecTest {
   enum Color { RED, GREEN }
 
@@ -326,5 +327,24 @@ class DynamicCodecTest {
     WithOpenComponent v = new WithOpenComponent("x", Map.of("n", 5, "s", "t"));
     byte[] before = registry.factoryCodecFor(WithOpenComponent.class).encode(v);
     assertThat(registry.codecFor(WithOpenComponent.class).decode(before)).isEqualTo(v);
+  }
+
+  enum Empty {}
+
+  @Test
+  void enumSetsAndEnumMapsComeBackAsThemselves() {
+    java.util.EnumSet<Color> some = java.util.EnumSet.of(Color.GREEN);
+    java.util.EnumSet<Color> none = java.util.EnumSet.noneOf(Color.class);
+    java.util.EnumMap<Color, Long> map = new java.util.EnumMap<>(Color.class);
+    map.put(Color.RED, 7L);
+    for (Object v : List.of(some, none, map)) {
+      Object back = roundTrip(v);
+      assertThat(back).isEqualTo(v).hasSameClassAs(v);
+    }
+    java.util.EnumSet<Color> emptyBack = (java.util.EnumSet<Color>) roundTrip(none);
+    emptyBack.add(Color.RED); // an EnumSet of Color, not a view: it takes the enum's constants
+    assertThat(emptyBack).containsExactly(Color.RED);
+    // No constant to name the enum by: read back as an empty set.
+    assertThat(roundTrip(java.util.EnumSet.noneOf(Empty.class))).isEqualTo(Set.of());
   }
 }
