@@ -2,6 +2,7 @@ package io.cocoindex.runtime.codec;
 
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
+import io.cocoindex.codec.Utf8;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -190,7 +191,7 @@ public final class DynamicCodec implements Codec<Object> {
       out.writeByte(LONG);
       out.writeLong(l);
     } else if (v instanceof String s) {
-      if (isWellFormed(s)) {
+      if (Utf8.isWellFormed(s)) { // no unpaired surrogate: UTF-8 keeps it exactly
         out.writeByte(STRING_UTF8);
         writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
       } else {
@@ -383,23 +384,6 @@ public final class DynamicCodec implements Codec<Object> {
           + ", whose instances cannot be created again when the value is read; declare a record"
           + " (or a static class with a no-argument constructor) instead");
     }
-  }
-
-  /** Whether {@code s} has no unpaired surrogate, so that UTF-8 keeps it exactly. */
-  private static boolean isWellFormed(String s) {
-    for (int i = 0, n = s.length(); i < n; i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c)) {
-        if (i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-          i++;
-        } else {
-          return false;
-        }
-      } else if (Character.isLowSurrogate(c)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** The elements sorted when they are all of one comparable class; else as iterated. */
