@@ -1,0 +1,182 @@
+package io.cocoindex.testkit;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Random;
+
+/**
+ * {@code kill -9} at random moments of an update: a series of {@link ChildJvm} runs, each killed
+ * at a random time between the start of its update and 1.2 times the length of a full run (so
+ * some trials complete), from one seed that is printed and can be replayed.
+ *
+ * <p>{@link #calibrate} first runs a child to completion to learn how long an update takes;
+ * each {@link #kill} then runs the next child and kills it at a random moment of that window. A
+ * trial that completes measures the window anew (the world may have grown or shrunk). After each
+ * trial the test runs a clean update in its own JVM and checks convergence; its own random
+ * choices (which generation of its world to declare next, say) come from {@link #random()}, so
+ * the seed replays them too.
+ *
+ * <pre>{@code
+ * @Test
+ * void everyKilledRunConvergesOnTheNextRun() {
+ *   KillTrials trials = KillTrials.fromSystemProperties("kv.kill", 8);  // -Dkv.kill.seed=S replays
+ *   int generation = 0;
+ *   trials.calibrate(ChildJvm.of(KvKillChild.class, state, generation));
+ *   for (int t = 0; t < trials.count(); t++) {
+ *     generation++;
+ *     KillTrials.Trial trial = trials.kill(ChildJvm.of(KvKillChild.class, state, generation));
+ *     int clean = trials.random().nextBoolean() ? generation : ++generation;
+ *     assertThat(convergenceProblems(state, clean))   // a clean update here, then the differences
+ *         .as("%s, %s, clean run on generation %d", trials, trial, clean)
+ *         .isEmpty();
+ *   }
+ *   System.out.println(trials.summary());
+ * }
+ * }</pre>
+ *
+ * <p>One test's: not safe for concurrent use.
+ */
+public final class KillTrials {
+  /**
+   * The shortest window kills are drawn from: a run with little to do must not shrink it to
+   * nothing, which would kill every later trial at its very start.
+   */
+  static final Duration MIN_WINDOW = Duration.ofMillis(50);
+
+  private final String propertyPrefix;
+  private final int count;
+  private final long seed;
+  private final Random random;
+  private Duration fullRun;
+  private int trials;
+  private int killed;
+
+  private KillTrials(String propertyPrefix, int count, long seed) {
+    this.propertyPrefix = Objects.requireNonNull(propertyPrefix, "propertyPrefix");
+    if (count < 0) {
+      throw new IllegalArgumentException("count must not be negative, not " + count);
+    }
+    this.count = count;
+    this.seed = seed;
+    this.random = new Random(seed);
+  }
+
+  /**
+   * Trials whose number and seed come from the system properties {@code <prefix>.trials}
+   * (default {@code defaultCount}) and {@code <prefix>.seed} (default a new one), e.g. {@code
+   * mvn test -Dkv.kill.trials=50} or {@code -Dkv.kill.seed=123} to replay a failure. Prints the
+   * seed to standard output at once, so a test that hangs or crashes still tells it.
+   *
+   * @param propertyPrefix names the properties, e.g. {@code "kv.kill"}
+   */
+  public static KillTrials fromSystemProperties(String propertyPrefix, int defaultCount) {
+    Objects.requireNonNull(propertyPrefix, "propertyPrefix");
+    KillTrials trials = new KillTrials(propertyPrefix,
+        Integer.getInteger(propertyPrefix + ".trials", defaultCount),
+        Long.getLong(propertyPrefix + ".seed", System.nanoTime()));
+    System.out.println(trials + ", " + trials.count + " trials");
+    return trials;
+  }
+
+  /**
+   * Trials with a fixed seed and number, e.g. to keep a seed that once found a bug as a
+   * regression test. Kill times are the seed's fractions of the measured window, so a replay
+   * kills at the same moments only as far as the runs take as long as they did.
+   *
+   * @param propertyPrefix how {@link #toString()} names them (and the property that would replay
+   *     them through {@link #fromSystemProperties})
+   */
+  public static KillTrials seeded(String propertyPrefix, int count, long seed) {
+    return new KillTrials(propertyPrefix, count, seed);
+  }
+
+  /** The seed of the kill times and of {@link #random()}. */
+  public long seed() {
+    return seed;
+  }
+
+  /** How many {@link #kill} trials the test is to run. */
+  public int count() {
+    return count;
+  }
+
+  /**
+   * The generator of the kill times, for the test's own random choices between trials: drawn in
+   * the same order, they replay with the seed.
+   */
+  public Random random() {
+    return random;
+  }
+
+  /**
+   * Runs {@code child} to completion and takes its update's length as the window of the next
+   * kills. Call it before the first {@link #kill}; it may be called again.
+   *
+   * @throws AssertionError as {@link ChildJvm#run()} does
+   */
+  public ChildJvm.Completed calibrate(ChildJvm child) {
+    ChildJvm.Completed completed = Objects.requireNonNull(child, "child").run();
+    measured(completed.update());
+    return completed;
+  }
+
+  /**
+   * The next trial: runs {@code child} and kills it at a random moment between the start of its
+   * update and 1.2 times the last full run's length (at least 50 ms); a trial that completes
+   * becomes the new full run.
+   *
+   * @throws IllegalStateException before {@link #calibrate}
+   * @throws AssertionError as {@link ChildJvm#runAndKill} does
+   */
+  public Trial kill(ChildJvm child) {
+    Objects.requireNonNull(child, "child");
+    if (fullRun == null) {
+      throw new IllegalStateException("calibrate(child) first: kill times are drawn from the"
+          + " length of a full run");
+    }
+    Duration killAfter = Duration.ofNanos((long) (random.nextDouble() * fullRun.toNanos() * 1.2));
+    ChildJvm.Outcome outcome = child.runAndKill(killAfter);
+    trials++;
+    if (outcome instanceof ChildJvm.Completed completed) {
+      measured(completed.update());
+    } else {
+      killed++;
+    }
+    return new Trial(trials, killAfter, outcome);
+  }
+
+  private void measured(Duration update) {
+    fullRun = update.compareTo(MIN_WINDOW) < 0 ? MIN_WINDOW : update;
+  }
+
+  /**
+   * E.g. {@code kv.kill: seed 123, 5/8 trials killed (replay with -Dkv.kill.seed=123)}, once the
+   * trials are over.
+   */
+  public String summary() {
+    return propertyPrefix + ": seed " + seed + ", " + killed + "/" + trials + " trials killed"
+        + " (replay with -D" + propertyPrefix + ".seed=" + seed + ")";
+  }
+
+  /** E.g. {@code kv.kill seed 123 (replay with -Dkv.kill.seed=123)}: for assertion messages. */
+  @Override
+  public String toString() {
+    return propertyPrefix + " seed " + seed + " (replay with -D" + propertyPrefix + ".seed="
+        + seed + ")";
+  }
+
+  /**
+   * One killed (or completed) run.
+   *
+   * @param number from 1
+   * @param killAfter when the kill was due, after the start of the update
+   * @param outcome whether the kill came first, and when
+   */
+  public record Trial(int number, Duration killAfter, ChildJvm.Outcome outcome) {
+    /** E.g. {@code trial 3, kill due at 128 ms: killed 130 ms into its update}. */
+    @Override
+    public String toString() {
+      return "trial " + number + ", kill due at " + killAfter.toMillis() + " ms: " + outcome;
+    }
+  }
+}
