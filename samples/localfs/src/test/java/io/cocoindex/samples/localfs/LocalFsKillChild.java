@@ -2,11 +2,12 @@ package io.cocoindex.samples.localfs;
 
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
+import io.cocoindex.testkit.ChildJvm;
 import java.nio.file.Path;
 
 /**
  * The child JVM of {@link LocalFsKillTest}: one update of {@code KillWorld.of(seed,
- * generation)}, printing {@code START} before it and {@code DONE} after it.
+ * generation)}, whose start and end {@link ChildJvm#update} announces to the test.
  *
  * <p>Args: stateDir outDir seed generation.
  */
@@ -15,11 +16,7 @@ public final class LocalFsKillChild {
     KillWorld world = KillWorld.of(Long.parseLong(args[2]), Integer.parseInt(args[3]));
     try (App app = App.create("kill", Environment.builder().dbPath(Path.of(args[0])).build(),
         world.main(Path.of(args[1])))) {
-      System.out.println("START");
-      System.out.flush();
-      app.update();
+      ChildJvm.update(app);
     }
-    System.out.println("DONE");
-    System.out.flush();
   }
 }

@@ -4,16 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.cocoindex.testkit.ChildJvm;
+import io.cocoindex.testkit.KillTrials;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * files in 12 subdirectories and is killed ({@code destroyForcibly}, SIGKILL) somewhere in its
  * run; a run in this JVM, on the same generation or the next one (files and directories added,
  * changed, removed since), must then converge: the directory holds exactly the declared files
- * with exactly their contents, no temporary sibling, and a preview plans nothing.
+ * with exactly their contents, no temporary sibling, and a preview plans nothing. The child JVM
+ * and the trials are the test kit's ({@link ChildJvm}, {@link KillTrials}).
  *
  * <p>{@code -Dlocalfs.kill.trials=N} for more trials, {@code -Dlocalfs.kill.seed=S} to replay.
  */
@@ -31,33 +28,28 @@ class LocalFsKillTest {
 
   @Test
   void everyKilledRunConvergesOnTheNextRun() throws Exception {
-    int trials = Integer.getInteger("localfs.kill.trials", 8);
-    long seed = Long.getLong("localfs.kill.seed", System.nanoTime());
-    Random rnd = new Random(seed);
+    KillTrials trials = KillTrials.fromSystemProperties("localfs.kill", 8);
     Path state = dir.resolve("state");
     Path out = dir.resolve("out");
     int generation = 0;
-    long runMillis = runChild(state, out, seed, generation, -1);
-    assertThat(runMillis).as("setup run").isNotNegative();
-    assertThat(convergenceProblems(state, out, seed, generation)).isEmpty();
-    int killed = 0;
-    for (int t = 1; t <= trials; t++) {
+    trials.calibrate(child(state, out, trials.seed(), generation));
+    assertThat(convergenceProblems(state, out, trials.seed(), generation)).isEmpty();
+    for (int t = 0; t < trials.count(); t++) {
       generation++;
-      long killAfter = (long) (rnd.nextDouble() * runMillis * 1.2);
-      long took = runChild(state, out, seed, generation, killAfter);
-      boolean done = took >= 0;
-      if (done) {
-        runMillis = Math.max(50, took);
-      } else {
-        killed++;
-      }
-      int clean = rnd.nextBoolean() ? generation : ++generation;
-      assertThat(convergenceProblems(state, out, seed, clean))
-          .as("trial %d (seed %d): generation %d %s after %d ms, clean run on generation %d",
-              t, seed, generation, done ? "completed" : "killed", killAfter, clean)
+      KillTrials.Trial trial = trials.kill(child(state, out, trials.seed(), generation));
+      int clean = trials.random().nextBoolean() ? generation : generation + 1;
+      assertThat(convergenceProblems(state, out, trials.seed(), clean))
+          .as("%s, %s on generation %d, clean run on generation %d", trials, trial, generation,
+              clean)
           .isEmpty();
+      generation = clean;
     }
-    System.out.println("localfs kill: seed " + seed + ", " + killed + "/" + trials + " killed");
+    System.out.println(trials.summary());
+  }
+
+  /** The child JVM's update of {@code generation}. */
+  private static ChildJvm child(Path state, Path out, long seed, int generation) {
+    return ChildJvm.of(LocalFsKillChild.class, state, out, seed, generation);
   }
 
   /** A clean update in this JVM, then what differs from the declared world. */
@@ -85,51 +77,5 @@ class LocalFsKillTest {
       app.preview().changes().forEach(c -> problems.add("still planned: " + c));
     }
     return problems;
-  }
-
-  /**
-   * Runs the child; kills it {@code killAfterMillis} after it started its update (-1: never).
-   * Returns the milliseconds its update took, or -1 when it was killed.
-   */
-  private static long runChild(Path state, Path out, long seed, int generation,
-      long killAfterMillis) throws Exception {
-    Process p = new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            "-cp", System.getProperty("java.class.path"), LocalFsKillChild.class.getName(),
-            state.toString(), out.toString(), Long.toString(seed), Integer.toString(generation))
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
-    CompletableFuture<Void> started = new CompletableFuture<>();
-    boolean[] done = new boolean[1];
-    long[] times = new long[2];
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          if (line.equals("START")) {
-            times[0] = System.nanoTime();
-            started.complete(null);
-          } else if (line.equals("DONE")) {
-            times[1] = System.nanoTime();
-            done[0] = true;
-          }
-        }
-      } catch (Exception e) {
-        // the child died
-      } finally {
-        started.complete(null);
-      }
-    });
-    reader.start();
-    if (killAfterMillis >= 0) {
-      started.get(60, TimeUnit.SECONDS);
-      if (!p.waitFor(killAfterMillis, TimeUnit.MILLISECONDS)) {
-        p.destroyForcibly();
-      }
-    }
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
-    reader.join();
-    return done[0] && p.exitValue() == 0 ? (times[1] - times[0]) / 1_000_000 : -1;
   }
 }

@@ -2,13 +2,14 @@ package io.cocoindex.samples.redis;
 
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
+import io.cocoindex.testkit.ChildJvm;
 import java.nio.file.Path;
 import redis.clients.jedis.RedisClient;
 
 /**
  * The child JVM of {@link RedisKillTest}: one update of {@code RedisKillWorld.of(root, seed,
- * generation)} against {@code COCOINDEX_TEST_REDIS_URL}, printing {@code START} before it and
- * {@code DONE} after it.
+ * generation)} against {@code COCOINDEX_TEST_REDIS_URL}, whose start and end {@link
+ * ChildJvm#update} announces to the test.
  *
  * <p>Args: stateDir root seed generation.
  */
@@ -19,11 +20,7 @@ public final class RedisKillChild {
     try (RedisClient redis = RedisClient.create(java.net.URI.create(System.getenv(RedisServer.URL_VARIABLE)));
         App app = App.create("kill", Environment.builder().dbPath(Path.of(args[0]))
             .provide(RedisKillWorld.REDIS, redis).build(), world.main())) {
-      System.out.println("START");
-      System.out.flush();
-      app.update();
+      ChildJvm.update(app);
     }
-    System.out.println("DONE");
-    System.out.flush();
   }
 }

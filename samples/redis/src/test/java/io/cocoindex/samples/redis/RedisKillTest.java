@@ -4,17 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.cocoindex.testkit.ChildJvm;
+import io.cocoindex.testkit.KillTrials;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +22,8 @@ import redis.clients.jedis.UnifiedJedis;
  * this JVM, on the same generation or the next one (indexes added, removed and replaced,
  * documents added, changed and removed since), must then converge: the root prefix holds
  * exactly the declared keys, each hash exactly the declared fields, and a preview plans nothing.
- * Needs {@code COCOINDEX_TEST_REDIS_URL} (skipped without it, like the other Redis tests).
+ * The child JVM and the trials are the test kit's ({@link ChildJvm}, {@link KillTrials}). Needs
+ * {@code COCOINDEX_TEST_REDIS_URL} (skipped without it, like the other Redis tests).
  *
  * <p>{@code -Dredis.kill.trials=N} for more trials, {@code -Dredis.kill.seed=S} to replay.
  */
@@ -46,35 +43,31 @@ class RedisKillTest {
   }
 
   @Test
-  void everyKilledRunConvergesOnTheNextRun() throws Exception {
+  void everyKilledRunConvergesOnTheNextRun() {
     redis = RedisServer.require();
-    int trials = Integer.getInteger("redis.kill.trials", 8);
-    long seed = Long.getLong("redis.kill.seed", System.nanoTime());
+    KillTrials trials = KillTrials.fromSystemProperties("redis.kill", 8);
+    long seed = trials.seed();
     root = "t:kill:" + Long.toHexString(seed & 0xffffffffL) + ":";
-    Random rnd = new Random(seed);
     Path state = dir.resolve("state");
     int generation = 0;
-    long runMillis = runChild(state, seed, generation, -1);
-    assertThat(runMillis).as("setup run").isNotNegative();
+    trials.calibrate(child(state, seed, generation));
     assertThat(convergenceProblems(state, seed, generation)).isEmpty();
-    int killed = 0;
-    for (int t = 1; t <= trials; t++) {
+    for (int t = 0; t < trials.count(); t++) {
       generation++;
-      long killAfter = (long) (rnd.nextDouble() * runMillis * 1.2);
-      long took = runChild(state, seed, generation, killAfter);
-      boolean done = took >= 0;
-      if (done) {
-        runMillis = Math.max(50, took);
-      } else {
-        killed++;
-      }
-      int clean = rnd.nextBoolean() ? generation : ++generation;
+      KillTrials.Trial trial = trials.kill(child(state, seed, generation));
+      int clean = trials.random().nextBoolean() ? generation : generation + 1;
       assertThat(convergenceProblems(state, seed, clean))
-          .as("trial %d (seed %d): generation %d %s after %d ms, clean run on generation %d",
-              t, seed, generation, done ? "completed" : "killed", killAfter, clean)
+          .as("%s, %s on generation %d, clean run on generation %d", trials, trial, generation,
+              clean)
           .isEmpty();
+      generation = clean;
     }
-    System.out.println("redis kill: seed " + seed + ", " + killed + "/" + trials + " killed");
+    System.out.println(trials.summary());
+  }
+
+  /** The child JVM's update of {@code generation} under {@link #root}. */
+  private ChildJvm child(Path state, long seed, int generation) {
+    return ChildJvm.of(RedisKillChild.class, state, root, seed, generation);
   }
 
   /** A clean update in this JVM, then what differs from the declared world. */
@@ -101,51 +94,5 @@ class RedisKillTest {
       app.preview().changes().forEach(c -> problems.add("still planned: " + c));
     }
     return problems;
-  }
-
-  /**
-   * Runs the child; kills it {@code killAfterMillis} after it started its update (-1: never).
-   * Returns the milliseconds its update took, or -1 when it was killed.
-   */
-  private long runChild(Path state, long seed, int generation, long killAfterMillis)
-      throws Exception {
-    Process p = new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            "-cp", System.getProperty("java.class.path"), RedisKillChild.class.getName(),
-            state.toString(), root, Long.toString(seed), Integer.toString(generation))
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
-    CompletableFuture<Void> started = new CompletableFuture<>();
-    long[] times = new long[2];
-    boolean[] done = new boolean[1];
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          if (line.equals("START")) {
-            times[0] = System.nanoTime();
-            started.complete(null);
-          } else if (line.equals("DONE")) {
-            times[1] = System.nanoTime();
-            done[0] = true;
-          }
-        }
-      } catch (Exception e) {
-        // the child died
-      } finally {
-        started.complete(null);
-      }
-    });
-    reader.start();
-    if (killAfterMillis >= 0) {
-      started.get(60, TimeUnit.SECONDS);
-      if (!p.waitFor(killAfterMillis, TimeUnit.MILLISECONDS)) {
-        p.destroyForcibly();
-      }
-    }
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
-    reader.join();
-    return done[0] && p.exitValue() == 0 ? (times[1] - times[0]) / 1_000_000 : -1;
   }
 }
