@@ -54,7 +54,7 @@ import java.util.concurrent.TimeoutException;
  * {@code java.home} with {@code -XX:TieredStopAtLevel=1} (it starts faster), {@code
  * -Dorg.slf4j.simpleLogger.defaultLogLevel=warn} (the engine's info lines of every run would
  * drown the test's output), then {@link #withJvmOptions}, the test's {@code java.class.path},
- * the class and its arguments. Its standard error goes to the test's; the lines of its standard
+ * the class and its arguments. Its standard error is the test process's; the lines of its standard
  * output other than the announcements are copied to the test's standard output. Every wait is
  * bounded ({@link #withTimeouts}): a child that does not announce its start, or does not exit,
  * fails the test with an {@link AssertionError} naming the class and its arguments, and is
@@ -92,6 +92,7 @@ public final class ChildJvm {
    * @param main a class with a {@code public static void main(String[])} on the test's classpath
    *     that calls {@link #update(App)} (or {@link #announceStart()} and {@link #announceDone()})
    * @param args its arguments, none null
+   * @return the child, not started
    */
   public static ChildJvm of(Class<?> main, Object... args) {
     Objects.requireNonNull(main, "main");
@@ -106,6 +107,9 @@ public final class ChildJvm {
   /**
    * This child with {@code options} added to its JVM's command line after the defaults (a
    * {@code -D} of them wins over a default one), e.g. {@code "-Xmx256m"}.
+   *
+   * @param options JVM options, none null
+   * @return a new child; this one is unchanged
    */
   public ChildJvm withJvmOptions(String... options) {
     List<String> all = new ArrayList<>(jvmOptions);
@@ -120,6 +124,7 @@ public final class ChildJvm {
    *
    * @param toStart from its launch until it announces the start of its update
    * @param toExit from that announcement until the JVM has exited (after a kill, too)
+   * @return a new child; this one is unchanged
    */
   public ChildJvm withTimeouts(Duration toStart, Duration toExit) {
     return new ChildJvm(main, args, jvmOptions, positive(toStart, "toStart"),
@@ -140,6 +145,9 @@ public final class ChildJvm {
    * #announceDone()}, and returns its statistics. When the update throws, the end is not
    * announced and the exception propagates: let it out of {@code main}, and the test fails
    * naming the child (its stack trace is on the test's standard error).
+   *
+   * @param app the child's app, whose update the test may kill
+   * @return the update's statistics
    */
   public static UpdateStats update(App app) {
     Objects.requireNonNull(app, "app");
@@ -186,6 +194,7 @@ public final class ChildJvm {
    * Runs the child and kills it ({@code destroyForcibly}, SIGKILL) {@code afterStart} after it
    * announced the start of its update, unless it announced the end or exited before.
    *
+   * @param afterStart when to kill it, counted from the announcement of its start; not negative
    * @return {@link Killed} when the kill came before the end of the update; {@link Completed}
    *     when the update announced its end first (a kill that lands while the JVM exits does not
    *     undo a completed update)

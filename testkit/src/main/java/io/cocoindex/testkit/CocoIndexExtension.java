@@ -60,6 +60,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * precommit, before or after a commit), leaving the store exactly as a {@code kill -9} there
  * would; {@link #restart} then opens the app anew, as the next process would, and its update
  * must converge: the external system equals what is declared, and {@link #pending} is empty.
+ * A crash inside the sink's own I/O (a torn write) needs a real kill: {@link ChildJvm}.
  *
  * <pre>{@code
  * App app = coco.app("kv", main);

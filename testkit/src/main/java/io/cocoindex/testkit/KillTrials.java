@@ -68,6 +68,8 @@ public final class KillTrials {
    * seed to standard output at once, so a test that hangs or crashes still tells it.
    *
    * @param propertyPrefix names the properties, e.g. {@code "kv.kill"}
+   * @param defaultCount the number of trials without {@code <prefix>.trials}
+   * @return trials not calibrated yet
    */
   public static KillTrials fromSystemProperties(String propertyPrefix, int defaultCount) {
     Objects.requireNonNull(propertyPrefix, "propertyPrefix");
@@ -85,6 +87,9 @@ public final class KillTrials {
    *
    * @param propertyPrefix how {@link #toString()} names them (and the property that would replay
    *     them through {@link #fromSystemProperties})
+   * @param count the number of trials, {@link #count()}
+   * @param seed the seed of the kill times and of {@link #random()}
+   * @return trials not calibrated yet
    */
   public static KillTrials seeded(String propertyPrefix, int count, long seed) {
     return new KillTrials(propertyPrefix, count, seed);
@@ -112,6 +117,8 @@ public final class KillTrials {
    * Runs {@code child} to completion and takes its update's length as the window of the next
    * kills. Call it before the first {@link #kill}; it may be called again.
    *
+   * @param child a child that runs one update
+   * @return how long its update took
    * @throws AssertionError as {@link ChildJvm#run()} does
    */
   public ChildJvm.Completed calibrate(ChildJvm child) {
@@ -125,6 +132,8 @@ public final class KillTrials {
    * update and 1.2 times the last full run's length (at least 50 ms); a trial that completes
    * becomes the new full run.
    *
+   * @param child the child of this trial, e.g. on the next generation of the test's world
+   * @return the trial: its number, when the kill was due, and whether it came first
    * @throws IllegalStateException before {@link #calibrate}
    * @throws AssertionError as {@link ChildJvm#runAndKill} does
    */
