@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.runtime.TestPostgres;
 import io.cocoindex.runtime.state.PostgresStateStore;
+import io.cocoindex.runtime.threads.SharedThreads;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -11,6 +12,8 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -198,6 +201,40 @@ class BatchLeaseTest {
             + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
       rs.next();
       return rs.getLong(1);
+    }
+  }
+
+  /**
+   * A component that waits on the component pool for a state lease another worker holds leaves
+   * the pool to other tasks: the holder may be waiting, on its own pool, for a lease this worker
+   * holds, which the next stage of one of this worker's components (queued on this pool) gives
+   * back. Here one pool of one thread stands for both: the wait for {@code b}'s lease takes the
+   * pool's only thread, and the release of {@code a}'s lease is queued behind it. With a plain
+   * sleep between tries the wait never ended.
+   */
+  @Test
+  void waitingForAStateLeaseLeavesThePoolToTheStageThatGivesItBack() throws Exception {
+    ForkJoinPool pool = SharedThreads.newComponentPool("lease-wait", 1);
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(url)) {
+      AutoCloseable held = a.leaseState("app", path("s"));
+      CountDownLatch waiting = new CountDownLatch(1);
+      CompletableFuture<AutoCloseable> taken = CompletableFuture.supplyAsync(() -> {
+        waiting.countDown();
+        return b.leaseState("app", path("s"));
+      }, pool);
+      assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+      Thread.sleep(100); // its first try has failed: it waits
+      CompletableFuture.runAsync(() -> {
+        try {
+          held.close();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }, pool);
+      taken.get(10, TimeUnit.SECONDS).close();
+    } finally {
+      pool.shutdownNow();
     }
   }
 }
