@@ -552,6 +552,9 @@ public class JdbcStateTables {
           setRecords(out, app, s);
           continue;
         }
+        if (before[0] != null) {
+          forgetMemosOfUnexpectedOwner(out, app, w0, before[0].owner(), s.owner());
+        }
         PreparedStatement put = out.use(putState);
         put.setString(1, app);
         put.setBytes(2, s.path());
@@ -568,6 +571,35 @@ public class JdbcStateTables {
       } else {
         writeComponent(out, app, w);
       }
+    }
+  }
+
+  /**
+   * A precommit or settle that takes a state from an owner the engine did not read it with: on a
+   * store shared by workers that read the source at different moments, another worker's
+   * component took the state over after this one read it as its own (or as nobody's). That
+   * component's commit forgot this one's memo, but nothing forgets the other's: forget the memos
+   * of {@code owner} and its ancestors up to {@code taker}, as the engine does for the owners it
+   * takes states from ({@code ComponentCommit#forgetMemosOfPreviousOwners}). Otherwise a memo hit
+   * of {@code owner} declares nothing, {@code taker} no longer declares the state once the source
+   * is consistent again, and the orphan sweep deletes it for good.
+   */
+  private void forgetMemosOfUnexpectedOwner(StatementBatches out, String app, StateWrite w,
+      byte[] owner, byte[] taker) throws SQLException {
+    TrackedState loaded = w instanceof StateWrite.Precommit p ? p.loaded()
+        : w instanceof StateWrite.Settle st && st.precommit() != null
+            ? st.precommit().loaded() : null;
+    if (!(w instanceof StateWrite.Precommit || w instanceof StateWrite.Settle)
+        || (loaded != null && Arrays.equals(loaded.owner(), owner))) {
+      return; // a takeover the engine knows of: its commit forgets the owner's memos
+    }
+    List<io.cocoindex.StableKey> keys = KeyEncoding.decodePath(owner);
+    for (int depth = keys.size(); depth >= 0; depth--) {
+      byte[] path = depth == keys.size() ? owner : KeyEncoding.encodePath(keys.subList(0, depth));
+      if (Arrays.equals(path, taker)) {
+        break;
+      }
+      writeComponent(out, app, new StateWrite.ForgetMemo(path));
     }
   }
 
