@@ -142,8 +142,9 @@ public final class PgCrashWorker {
   }
 
   public static void main(String[] args) throws Exception {
-    String url = args[0];
     String worker = args[1];
+    // Its sessions carry its name: a hung round's report tells whose sessions hold what.
+    String url = args[0] + (args[0].contains("?") ? "&" : "?") + "ApplicationName=" + worker;
     int round = Integer.parseInt(args[2]);
     long seed = Long.parseLong(args[3]);
     int generation = Integer.parseInt(args[4]);
