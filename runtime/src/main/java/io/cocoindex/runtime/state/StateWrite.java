@@ -32,7 +32,8 @@ public sealed interface StateWrite
    * Commit after a successful apply: if the entry of {@code version} is still among the path's
    * possible records, it becomes the only one (a "none" entry deletes the path, and with {@code
    * dropDescendants} everything below it); otherwise a later writer owns the path and nothing
-   * changes.
+   * changes. Entries precommitted after it (by another worker's component declaring the path
+   * too) stay, with it: their writes may land after this one's.
    *
    * @param state the path, owner and generations to write (records ignored)
    * @param version the run version of the entry that was applied

@@ -43,15 +43,25 @@ public final class StateWrites {
       if (row == null) {
         return null;
       }
-      for (PossibleRecord r : row.records()) {
-        if (r.version() == s.version()) {
-          if (r.isNone()) {
-            return s.dropDescendants()
-                ? new StateWrite.DeleteTree(t.path())
-                : new StateWrite.DeleteState(t.path());
-          }
-          return new StateWrite.PutState(t.withRecords(List.of(r)));
+      List<PossibleRecord> records = row.records();
+      for (int i = 0; i < records.size(); i++) {
+        PossibleRecord r = records.get(i);
+        if (r.version() != s.version()) {
+          continue;
         }
+        if (i < records.size() - 1) {
+          // Another run precommitted the path after this one (a component of another worker,
+          // which read the source at another moment, declares it too): its write may land after
+          // this one's, or may have landed already, so its record stays possible.
+          List<PossibleRecord> kept = new ArrayList<>(records.subList(i, records.size()));
+          return new StateWrite.PutState(t.withRecords(kept));
+        }
+        if (r.isNone()) {
+          return s.dropDescendants()
+              ? new StateWrite.DeleteTree(t.path())
+              : new StateWrite.DeleteState(t.path());
+        }
+        return new StateWrite.PutState(t.withRecords(List.of(r)));
       }
       return null; // a later writer took the path over
     }
