@@ -29,12 +29,10 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   private final FullTextIndexHandler fullTextIndexes;
 
   /**
-   * The sinks of one database in one run: every table's rows and attachments share them, with
-   * what the run declared that is database-wide.
+   * What one run declared that is database-wide, for one database file: shared by every key that
+   * provides that file, since SQLite's names are the file's whichever key a table is under.
    */
-  static final class Sinks {
-    final TargetActionSink<RowAction> rows;
-    final TargetActionSink<AttachmentAction> attachments;
+  static final class DatabaseWide {
     /**
      * The full-text indexes declared in this run by name case-folded: their names are the
      * database's, whichever table declares them ({@link FullTextIndexHandler}).
@@ -42,10 +40,23 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
     final Map<String, FullTextIndexHandler.Declared> fullTextIndexes = new ConcurrentHashMap<>();
     /** The SQL commands declared in this run by name case-folded ({@link SqlCommandHandler}). */
     final Map<String, Queue<SqlCommandHandler.Declared>> sqlCommands = new ConcurrentHashMap<>();
+  }
 
-    Sinks(SqliteDatabase db) {
+  /**
+   * The sinks of one database in one run: every table's rows and attachments share them, with
+   * what the run declared that is database-wide.
+   */
+  static final class Sinks {
+    final TargetActionSink<RowAction> rows;
+    final TargetActionSink<AttachmentAction> attachments;
+    final Map<String, FullTextIndexHandler.Declared> fullTextIndexes;
+    final Map<String, Queue<SqlCommandHandler.Declared>> sqlCommands;
+
+    Sinks(SqliteDatabase db, DatabaseWide declared) {
       this.rows = TargetActionSink.of(new RowWriter(db)::apply);
       this.attachments = TargetActionSink.of(new AttachmentWriter(db)::apply);
+      this.fullTextIndexes = declared.fullTextIndexes;
+      this.sqlCommands = declared.sqlCommands;
     }
   }
 

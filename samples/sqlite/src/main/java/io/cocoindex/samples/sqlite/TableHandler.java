@@ -61,6 +61,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       TargetActionSink.withChildHandler(this::apply, new TableHandler_ChildHandlerFactory(this));
   /** The databases of this run by ContextKey name, each with its row and attachment sinks. */
   private final Map<String, Target> databases = new ConcurrentHashMap<>();
+  /** What the run declared that is database-wide, by database file (one file, several keys). */
+  private final Map<String, RowHandler.DatabaseWide> databaseWide = new ConcurrentHashMap<>();
   /**
    * The tables declared in this run, as {@link #where}: a table no longer declared under one key
    * but declared under another in the same database (its ContextKey renamed) is handed over,
@@ -103,7 +105,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
           + ".provide(ContextKey.of(\"" + name + "\", SqliteDatabase.class), db)), the same"
           + " database if the key was renamed, until its tables are moved or dropped", e);
     }
-    return databases.computeIfAbsent(name, n -> new Target(db, new RowHandler.Sinks(db)));
+    return databases.computeIfAbsent(name, n -> new Target(db, new RowHandler.Sinks(db,
+        databaseWide.computeIfAbsent(db.location(), l -> new RowHandler.DatabaseWide()))));
   }
 
   /** Where a table is: its database's file and its name as SQLite compares it. */

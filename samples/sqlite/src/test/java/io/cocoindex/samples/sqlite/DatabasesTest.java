@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
+import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** Each table lives in the database its key names, several databases in one app. */
@@ -98,5 +101,88 @@ class DatabasesTest extends TargetDatabaseTest {
         .hasMessageContaining("call Sqlite.register once per run and reach other databases"
             + " with sqlite.database(key)");
     assertThat(schema(otherFile())).isEmpty();
+  }
+
+  /** The main database's file opened a second time, under a key of its own. */
+  static final ContextKey<SqliteDatabase> SAME_FILE =
+      ContextKey.of("same_file_db", SqliteDatabase.class);
+
+  App appWithTheMainFileTwice(Consumer<Ctx> main) {
+    SqliteDatabase again = SqliteDatabase.open(dbFile());
+    return app(environment().provide(SAME_FILE, again).build(), main);
+  }
+
+  record Item(String id, String title) {}
+
+  @Test
+  void aFullTextIndexMovedToATableOfTheSameFileUnderAnotherKeyEndsThere() throws Exception {
+    boolean[] moved = {false};
+    App app = appWithTheMainFileTwice(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      SqliteTable<Item> b = sqlite.database(SAME_FILE)
+          .mountTable(ctx, TableSchema.of("b", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "fox in a"));
+      b.declareRow(ctx, new Item("b1", "fox in b"));
+      (moved[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+    });
+    app.update();
+    moved[0] = true;
+    app.update();
+    app.update();
+
+    assertThat(q("SELECT name || ' on ' || tbl_name FROM sqlite_master WHERE type = 'trigger'"
+        + " ORDER BY name")).containsExactly("foo_ad on b", "foo_ai on b", "foo_au on b");
+    assertThat(q("SELECT b.id FROM foo JOIN b ON b.rowid = foo.rowid WHERE foo MATCH 'fox'"))
+        .containsExactly("b1");
+  }
+
+  @Test
+  void oneFullTextIndexNameOnTablesOfTheSameFileUnderTwoKeysIsAnErrorNamingBoth()
+      throws Exception {
+    boolean[] both = {false};
+    App app = appWithTheMainFileTwice(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "fox in a"));
+      a.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+      if (both[0]) {
+        sqlite.database(SAME_FILE).mountTable(ctx, TableSchema.of("b", Item.class, "id"))
+            .declareFullTextIndex(ctx, new FullTextIndex("Foo", List.of("title")));
+      }
+    });
+    app.update();
+    both[0] = true;
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("full-text index Foo is declared on table a and on table b");
+    assertThat(q("SELECT a.id FROM foo JOIN a ON a.rowid = foo.rowid WHERE foo MATCH 'fox'"))
+        .containsExactly("a1");
+  }
+
+  @Test
+  void aSqlCommandMovedToATableOfTheSameFileUnderAnotherKeyEndsThere() throws Exception {
+    boolean[] moved = {false};
+    App app = appWithTheMainFileTwice(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      SqliteTable<Item> b = sqlite.database(SAME_FILE)
+          .mountTable(ctx, TableSchema.of("b", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "in a"));
+      b.declareRow(ctx, new Item("b1", "in b"));
+      String on = moved[0] ? "b" : "a";
+      (moved[0] ? b : a).declareSqlCommand(ctx, new SqlCommand("titles",
+          "CREATE VIEW titles AS SELECT id, title FROM " + on, "DROP VIEW IF EXISTS titles"));
+    });
+    app.update();
+    moved[0] = true;
+    app.update();
+    app.update();
+
+    assertThat(schema()).containsExactly(
+        "table a", "table b", "table cocoindex_sql_commands", "view titles");
+    assertThat(q("SELECT * FROM titles")).containsExactly("b1|in b");
+    assertThat(q("SELECT table_name, name FROM cocoindex_sql_commands"))
+        .containsExactly("b|titles");
   }
 }
