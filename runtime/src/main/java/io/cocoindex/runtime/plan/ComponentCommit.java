@@ -213,11 +213,11 @@ public final class ComponentCommit {
       }
       previousOwners.put(path, TargetPath.decode(s.owner()));
     }
+    tookFrom = previousOwners.isEmpty() ? Set.of() : new HashSet<>(previousOwners.values());
     if (!takenOver.isEmpty() && run.mode != RunMode.PREVIEW
         && !run.store.exclusiveWhileLocked()) {
       leaseTakenOver(takenOver);
     }
-    tookFrom = previousOwners.isEmpty() ? Set.of() : new HashSet<>(previousOwners.values());
     return new Claims.Declarations(in.component, in.declared, acquired, previousOwners);
   }
 
@@ -335,6 +335,12 @@ public final class ComponentCommit {
     }
     for (TrackedState s : run.store.getAll(run.app, paths)) {
       rows.put(ByteKey.of(s.path()), s);
+      // Another worker's component may have taken it over while this one waited for the lease:
+      // its memo is forgotten too (a hit would not declare the state this component takes).
+      TargetPath owner = TargetPath.decode(s.owner());
+      if (!owner.equals(in.component) && !tookFrom.contains(owner)) {
+        tookFrom.add(owner);
+      }
     }
   }
 
