@@ -21,7 +21,9 @@ public sealed interface StateWrite
    *
    * @param state the path, owner and generations to write
    * @param entry the possible record this run is about to apply
-   * @param fresh the stored records are meaningless: start from "may not exist" instead
+   * @param fresh the stored records are meaningless: start from "may not exist" instead (a row
+   *     found where the engine read none, which another worker created meanwhile, keeps its
+   *     records beside it)
    * @param loaded the row as the engine read it in this run (null: there was none); a store
    *     that is the app's only writer may use it instead of reading the row again
    */

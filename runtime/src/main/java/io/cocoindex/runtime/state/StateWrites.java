@@ -24,13 +24,18 @@ public final class StateWrites {
     if (w instanceof StateWrite.Precommit p) {
       TrackedState t = p.state();
       TrackedState row = read.apply(t.path());
-      if (p.fresh() || row == null) {
+      if (row == null || (p.fresh() && p.loaded() != null)) {
         // "May not exist", as of no run: version 0 never matches the entry a Settle looks for.
         return new StateWrite.PutState(t.withRecords(List.of(MAY_NOT_EXIST, p.entry())));
       }
-      List<PossibleRecord> records = new ArrayList<>(row.records().size() + 1);
+      List<PossibleRecord> records = new ArrayList<>(row.records().size() + 2);
+      if (p.fresh()) {
+        // Read as new, but another worker's component created it since (each declaring it on
+        // its own view of the source): its record stays possible, beside "may not exist".
+        records.add(MAY_NOT_EXIST);
+      }
       for (PossibleRecord r : row.records()) {
-        if (!sameBytes(r.record(), p.entry().record())) {
+        if (!sameBytes(r.record(), p.entry().record()) && !(p.fresh() && r.version() == 0)) {
           records.add(r);
         }
       }

@@ -98,4 +98,27 @@ class GroupApplyTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * Two workers' components declaring one new state at once, each on its own view of the source:
+   * each read it as new, so each precommits it fresh. The second precommit keeps the first's
+   * record beside "may not exist" (the first's write may land last); the first's settle, landing
+   * before the second's write, keeps the second's record; the second's settle leaves its own.
+   * The second precommit had dropped the first's record, and the first's settle the second's.
+   */
+  @Test
+  void twoWorkersWritingOneStateAtOnceKeepEachOthersRecords() throws Exception {
+    TrackedState byB = new TrackedState(X, path("component", "b"), List.of(), 0, 0, 0, 0);
+    PossibleRecord a7 = new PossibleRecord(7, bytes("a at 7"));
+    PossibleRecord b8 = new PossibleRecord(8, bytes("b at 8"));
+    StateWrite.Precommit precommitA = new StateWrite.Precommit(state(X), a7, true, null);
+    StateWrite.Precommit precommitB = new StateWrite.Precommit(byB, b8, true, null);
+    store.write(APP, List.of(precommitA)).join();
+    store.write(APP, List.of(precommitB)).join();
+    assertThat(records(X)).containsExactly("0: none", "7: a at 7", "8: b at 8");
+
+    store.write(APP, List.of(new StateWrite.Settle(state(X), 7, false, precommitA))).join();
+    assertThat(records(X)).containsExactly("7: a at 7", "8: b at 8");
+    store.write(APP, List.of(new StateWrite.Settle(byB, 8, false, precommitB))).join();
+    assertThat(records(X)).containsExactly("8: b at 8");
+  }
 }
