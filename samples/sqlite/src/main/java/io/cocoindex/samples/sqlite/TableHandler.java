@@ -303,6 +303,12 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       // The commands are set up anew (their records reset): torn down first, while the table
       // they may name is there.
       SqlCommandRecords.tearDownAll(db, c, spec.name());
+      // So are its full-text indexes dropped: the table's children being new (DESTRUCTIVE), one
+      // it still declares is created again, but no removal is sent for one it no longer declares,
+      // whose FTS5 table would outlive its triggers for good.
+      for (String fts : FullTextIndexHandler.indexesOf(db, c, spec.name())) {
+        db.execute(c, "DROP TABLE IF EXISTS " + SqlIdentifiers.quote("full-text index", fts));
+      }
       db.execute(c, "DROP TABLE IF EXISTS " + table);
     }
     db.execute(c, createTable(table, spec));

@@ -42,6 +42,53 @@ class FullTextIndexTest extends TargetDatabaseTest {
   }
 
   @Test
+  void aPrimaryKeyChangeDropsTheFullTextIndexTheTableNoLongerDeclares() throws Exception {
+    boolean[] changed = {false};
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> items = sqlite.mountTable(ctx, changed[0]
+          ? TableSchema.of("items", Item.class, "id", "title")
+          : TableSchema.of("items", Item.class, "id"));
+      items.declareRow(ctx, new Item("r0", "fox"));
+      if (!changed[0]) {
+        items.declareFullTextIndex(ctx, new FullTextIndex("items_fts", List.of("title")));
+      }
+    });
+    app.update();
+    changed[0] = true; // the table is recreated: its children are new, no removal is sent
+    app.update();
+
+    assertThat(schema()).containsExactly("table items");
+    long statements = db().statementsExecuted();
+    app.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  @Test
+  void aPrimaryKeyChangeKeepsTheFullTextIndexTheTableStillDeclares() throws Exception {
+    boolean[] changed = {false};
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> items = sqlite.mountTable(ctx, changed[0]
+          ? TableSchema.of("items", Item.class, "id", "title")
+          : TableSchema.of("items", Item.class, "id"));
+      items.declareRow(ctx, new Item("r0", changed[0] ? "cat" : "fox"));
+      items.declareFullTextIndex(ctx, new FullTextIndex("items_fts", List.of("title")));
+    });
+    app.update();
+    changed[0] = true;
+    app.update();
+
+    assertThat(schema()).containsExactly("table items", "table items_fts",
+        "table items_fts_config", "table items_fts_data", "table items_fts_docsize",
+        "table items_fts_idx", "trigger items_fts_ad", "trigger items_fts_ai",
+        "trigger items_fts_au");
+    assertThat(q("SELECT rowid FROM items_fts WHERE items_fts MATCH 'cat'"))
+        .containsExactly(q("SELECT rowid FROM items WHERE id = 'r0'").get(0));
+    assertThat(q("SELECT rowid FROM items_fts WHERE items_fts MATCH 'fox'")).isEmpty();
+  }
+
+  @Test
   void anIndexNamedLikeAnotherTableIsAClearErrorThatDropsNothing() throws Exception {
     App app = app(ctx -> {
       Sqlite sqlite = Sqlite.register(ctx, DB);
