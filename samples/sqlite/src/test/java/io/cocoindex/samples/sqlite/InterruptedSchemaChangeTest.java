@@ -9,6 +9,7 @@ import io.cocoindex.runtime.UpdateFailedException;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -121,6 +122,45 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
     });
     // b takes the index, and the run fails before a's removal at its end.
     interruptAndConverge(app, "after:CREATE VIRTUAL TABLE", () -> changed[0] = false);
+
+    assertThat(triggers()).containsExactly("foo_ad on a", "foo_ai on a", "foo_au on a");
+    assertThat(q("SELECT a.id FROM foo JOIN a ON a.rowid = foo.rowid WHERE foo MATCH 'fox'"))
+        .containsExactly("a1");
+  }
+
+  /**
+   * Still open: b takes the index in a run that fails before a's removal (a's record still says
+   * the index is on a), then the next run moves it back to a while b's primary key changes. The
+   * recreate makes b's children new, so b's index gets no removal, the one that would hand it
+   * back to a; a's unchanged record plans nothing; the index is gone (before the recreate dropped
+   * b's FTS5 tables, it stayed on b without triggers). Fixing it needs the run to know, when b is
+   * recreated, which other table declares the index.
+   */
+  @Disabled("open: an index taken in an interrupted run and moved back while its taker is"
+      + " recreated is lost")
+  @Test
+  void anIndexMovedBackWhileTheTableThatTookItIsRecreatedEndsOnItsFirstTable() throws Exception {
+    int[] generation = {0};
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      SqliteTable<Item> b = sqlite.mountTable(ctx, generation[0] == 2
+          ? TableSchema.of("b", Item.class, "id", "title") : TableSchema.of("b", Item.class, "id"));
+      a.declareRow(ctx, new Item("a1", "fox in a"));
+      b.declareRow(ctx, new Item("b1", "fox in b"));
+      (generation[0] == 1 ? b : a)
+          .declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+    });
+    app.update();
+    generation[0] = 1;
+    db().failAfterCommit(sql -> sql.startsWith("CREATE VIRTUAL TABLE"));
+    try {
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+    } finally {
+      db().failAfterCommit(null);
+    }
+    generation[0] = 2;
+    app.update();
 
     assertThat(triggers()).containsExactly("foo_ad on a", "foo_ai on a", "foo_au on a");
     assertThat(q("SELECT a.id FROM foo JOIN a ON a.rowid = foo.rowid WHERE foo MATCH 'fox'"))
