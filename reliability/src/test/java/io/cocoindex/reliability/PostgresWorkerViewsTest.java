@@ -420,8 +420,50 @@ class PostgresWorkerViewsTest {
     };
   }
 
+  /**
+   * A takeover that changes nothing: worker 2's {@code cB} takes {@code x} over from {@code cA}
+   * with the value it has ({@code a}: no action, only the owner moves) and is held before its
+   * commit; meanwhile worker 1's {@code cA}, on another view, updates {@code x} to {@code b} and
+   * commits. Worker 2's commit must keep worker 1's record, so that a round on worker 2's view
+   * writes {@code a} again: found by {@link PostgresCrashTest} (seed 10, five rows whose store
+   * record no longer named what the target held).
+   */
+  @Test
+  void anOwnerMoveWithoutActionKeepsTheRecordAnotherWorkerWroteMeanwhile() throws Exception {
+    Map<String, Map<String, String>> first = Map.of("cA", Map.of("x", "a"));
+    Map<String, Map<String, String>> view1 = Map.of("cA", Map.of("x", "b"));
+    Map<String, Map<String, String>> view2 = Map.of("cB", Map.of("x", "a"));
+    worker(plain(first)).update();
+
+    CountDownLatch w2HoldsX = new CountDownLatch(1);
+    App w2 = worker(plain(view2, handler(k -> {
+      if (k.equals("x") && w2HoldsX.getCount() > 0) {
+        w2HoldsX.countDown();
+        await(release);
+      }
+    })));
+    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update);
+    await(w2HoldsX);
+    worker(plain(view1)).update();
+    release.countDown();
+    w2Run.get(60, TimeUnit.SECONDS);
+    assertThat(log).containsExactly("create x=a", "update x=b");
+
+    App w3 = worker(plain(view2));
+    for (int round = 1; round <= 2; round++) {
+      w3.update();
+      assertThat(target).as("round %d on worker 2's view; sink log %s", round, log)
+          .isEqualTo(Map.of("x", "a"));
+    }
+  }
+
   /** The app of {@code source}, every component plainly mounted. */
   private Consumer<Ctx> plain(Map<String, Map<String, String>> source) {
+    return plain(source, handler);
+  }
+
+  private Consumer<Ctx> plain(
+      Map<String, Map<String, String>> source, TargetHandler<String, String, Put> handler) {
     return ctx -> {
       TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
       source.forEach((name, declared) -> ctx.mount(name, c -> declared.forEach(

@@ -642,8 +642,8 @@ public final class ComponentCommit {
     if (same) {
       return null;
     }
-    return new StateWrite.PutState(new TrackedState(row.path(), owner, row.records(),
-        r.childGeneration, r.childEpoch, row.parentGeneration(), r.provider.epoch()));
+    return new StateWrite.Confirm(new TrackedState(row.path(), owner, row.records(),
+        r.childGeneration, r.childEpoch, row.parentGeneration(), r.provider.epoch()), row);
   }
 
   /**

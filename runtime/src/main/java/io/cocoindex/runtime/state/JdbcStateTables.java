@@ -575,9 +575,9 @@ public class JdbcStateTables {
   }
 
   /**
-   * A precommit or settle that takes a state from an owner the engine did not read it with: on a
-   * store shared by workers that read the source at different moments, another worker's
-   * component took the state over after this one read it as its own (or as nobody's). That
+   * A precommit, settle or confirmation that takes a state from an owner the engine did not read
+   * it with: on a store shared by workers that read the source at different moments, another
+   * worker's component took the state over after this one read it as its own (or as nobody's). That
    * component's commit forgot this one's memo, but nothing forgets the other's: forget the memos
    * of {@code owner} and its ancestors up to {@code taker}, as the engine does for the owners it
    * takes states from ({@code ComponentCommit#forgetMemosOfPreviousOwners}). Otherwise a memo hit
@@ -587,9 +587,11 @@ public class JdbcStateTables {
   private void forgetMemosOfUnexpectedOwner(StatementBatches out, String app, StateWrite w,
       byte[] owner, byte[] taker) throws SQLException {
     TrackedState loaded = w instanceof StateWrite.Precommit p ? p.loaded()
+        : w instanceof StateWrite.Confirm cf ? cf.loaded()
         : w instanceof StateWrite.Settle st && st.precommit() != null
             ? st.precommit().loaded() : null;
-    if (!(w instanceof StateWrite.Precommit || w instanceof StateWrite.Settle)
+    if (!(w instanceof StateWrite.Precommit || w instanceof StateWrite.Settle
+            || w instanceof StateWrite.Confirm)
         || (loaded != null && Arrays.equals(loaded.owner(), owner))) {
       return; // a takeover the engine knows of: its commit forgets the owner's memos
     }
@@ -670,10 +672,10 @@ public class JdbcStateTables {
   }
 
   /**
-   * The current rows of every path that a precommit or settle of the group rewrites, per app,
-   * read (and locked, on PostgreSQL) in a few queries for the whole group, in path order. Each
-   * batch resolves against its app's map, which the batches before it in the group updated:
-   * reading per batch had cost two round trips per batch (a flush, then the read).
+   * The current rows of every path that a precommit, settle or confirmation of the group
+   * rewrites, per app, read (and locked, on PostgreSQL) in a few queries for the whole group, in
+   * path order. Each batch resolves against its app's map, which the batches before it in the
+   * group updated: reading per batch had cost two round trips per batch (a flush, then the read).
    */
   private Map<String, Map<ByteKey, TrackedState>> readForGroup(
       Connection c, List<GroupCommitter.Batch> group) throws SQLException {
@@ -686,6 +688,8 @@ public class JdbcStateTables {
           ofApp.add(p.state().path());
         } else if (w instanceof StateWrite.Settle st) {
           ofApp.add(st.state().path());
+        } else if (w instanceof StateWrite.Confirm cf) {
+          ofApp.add(cf.state().path());
         }
       }
       sorted.merge(b.app(), forgetsDescendants(b.writes()), Boolean::logicalOr);
@@ -734,6 +738,9 @@ public class JdbcStateTables {
     }
     if (w instanceof StateWrite.Precommit p) {
       return p.loaded();
+    }
+    if (w instanceof StateWrite.Confirm c) {
+      return c.loaded();
     }
     if (w instanceof StateWrite.Settle s) {
       StateWrite.Precommit p = s.precommit();

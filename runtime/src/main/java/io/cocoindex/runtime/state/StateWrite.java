@@ -3,6 +3,7 @@ package io.cocoindex.runtime.state;
 /** One change in a store write batch; a batch is applied atomically. */
 public sealed interface StateWrite
     permits StateWrite.PutState,
+        StateWrite.Confirm,
         StateWrite.Precommit,
         StateWrite.Settle,
         StateWrite.DeleteState,
@@ -13,6 +14,18 @@ public sealed interface StateWrite
 
   /** Insert or replace the tracking of one path. */
   record PutState(TrackedState state) implements StateWrite {}
+
+  /**
+   * Confirms a state left as it was: sets the owner and generations from {@code state}, keeping
+   * the records the row has when written (on a store shared by workers, another worker's
+   * component declaring the state too, on its own view of the source, may have written some since
+   * the engine read them); nothing if the row is gone.
+   *
+   * @param state the path, owner and generations to write, with the records as the engine read
+   *     them
+   * @param loaded the row as the engine read it in this run
+   */
+  record Confirm(TrackedState state, TrackedState loaded) implements StateWrite {}
 
   /**
    * Precommit: appends {@code entry} to the path's possible records, read inside the write

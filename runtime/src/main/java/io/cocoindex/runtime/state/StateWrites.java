@@ -42,6 +42,10 @@ public final class StateWrites {
       records.add(p.entry());
       return new StateWrite.PutState(t.withRecords(records));
     }
+    if (w instanceof StateWrite.Confirm c) {
+      TrackedState row = read.apply(c.state().path());
+      return row == null ? null : new StateWrite.PutState(c.state().withRecords(row.records()));
+    }
     if (w instanceof StateWrite.Settle s) {
       TrackedState t = s.state();
       TrackedState row = read.apply(t.path());

@@ -121,4 +121,28 @@ class GroupApplyTest {
     store.write(APP, List.of(new StateWrite.Settle(byB, 8, false, precommitB))).join();
     assertThat(records(X)).containsExactly("8: b at 8");
   }
+
+  /**
+   * A confirmation (the owner move of a state left as it was) keeps the records the row has when
+   * written: another worker's component declaring the state too may have written one since the
+   * engine read the row. A state deleted meanwhile stays deleted.
+   */
+  @Test
+  void aConfirmationKeepsTheRecordsWrittenSinceTheEngineReadTheRow() throws Exception {
+    PossibleRecord a3 = new PossibleRecord(3, bytes("a at 3"));
+    TrackedState read = state(X, a3);
+    store.write(APP, List.of(new StateWrite.PutState(read))).join();
+    // Since the read, another worker wrote x and settled its record 9.
+    store.write(APP, List.of(new StateWrite.PutState(
+        state(X, new PossibleRecord(9, bytes("x at 9")))))).join();
+    byte[] b = path("component", "b");
+    TrackedState confirmed = new TrackedState(X, b, List.of(a3), 0, 0, 0, 0);
+    store.write(APP, List.of(new StateWrite.Confirm(confirmed, read))).join();
+    assertThat(records(X)).containsExactly("9: x at 9");
+    assertThat(store.get(APP, X).orElseThrow().owner()).isEqualTo(b);
+
+    store.write(APP, List.of(new StateWrite.DeleteState(X))).join();
+    store.write(APP, List.of(new StateWrite.Confirm(confirmed, read))).join();
+    assertThat(store.get(APP, X)).isEmpty();
+  }
 }
