@@ -3,6 +3,7 @@ package io.cocoindex.reliability;
 import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
@@ -13,9 +14,12 @@ import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
+import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateStoreException;
+import io.cocoindex.runtime.state.StateWrite;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -400,6 +404,50 @@ class PostgresWorkerViewsTest {
       w3.update();
       assertThat(target).as("round %d on worker 2's view; sink log %s", round, log)
           .isEqualTo(Map.of("x", "b", "y", "1"));
+    }
+  }
+
+  /**
+   * A worker that dies after the precommit of a takeover, which gave the state to the taker: if
+   * the source then goes back, the memo of the component the state was taken from must not hold,
+   * or its hit declares nothing and the state is deleted as the taker's orphan. Found by {@link
+   * PostgresCrashTest} (seed 23: a round whose worker on the next world died after its precommits,
+   * then a round on the world before; 24 rows lost). Here the worker "dies" by failing every store
+   * write after its first precommit.
+   */
+  @Test
+  void aTakeoverThatDiesAfterItsPrecommitForgetsTheMemoOfTheComponentItTookTheStateFrom()
+      throws Exception {
+    Map<String, Map<String, String>> before = Map.of("cB", Map.of("x", "a"));
+    Map<String, Map<String, String>> after = Map.of("cC", Map.of("x", "b"));
+    App app = worker(withMemoizedB(before, handler));
+    app.update();
+
+    PostgresStateStore store2 = PostgresStateStore.open(url);
+    open.add(store2);
+    java.util.concurrent.atomic.AtomicBoolean dead =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    StateStore dying = new ForwardingStateStore(store2) {
+      @Override
+      public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+        if (dead.get()) {
+          return CompletableFuture.failedFuture(new StateStoreException("the worker died"));
+        }
+        boolean precommit = writes.stream().anyMatch(w -> w instanceof StateWrite.Precommit);
+        return super.write(app, writes).whenComplete((v, e) -> dead.set(dead.get() || precommit));
+      }
+    };
+    App next = App.create("views", Environment.builder().stateStore(dying).build(),
+        withMemoizedB(after, handler));
+    open.add(next);
+    assertThatThrownBy(next::update).isInstanceOf(UpdateFailedException.class);
+
+    for (int round = 1; round <= 2; round++) {
+      app.update();
+      assertThat(target).as("round %d on the source as it was; sink log %s", round, log)
+          .isEqualTo(Map.of("x", "a"));
+      assertThat(app.status().providers().get("rows")).as("tracked, round %d", round)
+          .containsExactly(StableKey.of("x"));
     }
   }
 

@@ -486,7 +486,19 @@ public final class ComponentCommit {
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
     boolean first = true;
     for (List<Reconciliation> level : levels.values()) {
-      StateWrite component = first ? precommitComponent() : null;
+      List<StateWrite> component = new ArrayList<>(1);
+      if (first) {
+        StateWrite record = precommitComponent();
+        if (record != null) {
+          component.add(record);
+        }
+        // A precommit gives the states taken over to this component: a run that fails (or
+        // dies) before its commit must not leave their previous owners' memos holding, or a
+        // source that goes back has them hit, declare nothing, and the sweep delete the states.
+        if (!tookFrom.isEmpty()) {
+          forgetMemosOfPreviousOwners(component);
+        }
+      }
       first = false;
       chain = PoolStages.then(chain, v -> precommitAndApply(level, component), stages);
     }
@@ -512,11 +524,9 @@ public final class ComponentCommit {
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private CompletableFuture<Void> precommitAndApply(
-      List<Reconciliation> level, StateWrite component) {
-    List<StateWrite> writes = new ArrayList<>(level.size() + 1);
-    if (component != null) {
-      writes.add(component);
-    }
+      List<Reconciliation> level, List<StateWrite> component) {
+    List<StateWrite> writes = new ArrayList<>(level.size() + component.size());
+    writes.addAll(component);
     for (Reconciliation r : level) {
       // A container refreshed as it was (it returns an action on every run) needs no write:
       // a rerun in which nothing changed leaves the store untouched.
