@@ -1,8 +1,10 @@
 package io.cocoindex.testkit;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Random;
+import java.util.function.IntFunction;
 
 /**
  * {@code kill -9} at random moments of an update: a series of {@link ChildJvm} runs, each killed
@@ -16,23 +18,22 @@ import java.util.Random;
  * choices (which generation of its world to declare next, say) come from {@link #random()}, so
  * the seed replays them too.
  *
+ * <p>{@link #runGenerations} is the usual series, for a world that changes from one generation
+ * to the next (files added and removed, a schema that moves): the child of each generation is
+ * killed, and a clean update on the same or the next generation must converge.
+ *
  * <pre>{@code
  * @Test
- * void everyKilledRunConvergesOnTheNextRun() {
+ * void everyKilledRunConvergesOnTheNextRun() throws Exception {
  *   KillTrials trials = KillTrials.fromSystemProperties("kv.kill", 8);  // -Dkv.kill.seed=S replays
- *   int generation = 0;
- *   trials.calibrate(ChildJvm.of(KvKillChild.class, state, generation));
- *   for (int t = 0; t < trials.count(); t++) {
- *     generation++;
- *     KillTrials.Trial trial = trials.kill(ChildJvm.of(KvKillChild.class, state, generation));
- *     int clean = trials.random().nextBoolean() ? generation : ++generation;
- *     assertThat(convergenceProblems(state, clean))   // a clean update here, then the differences
- *         .as("%s, %s, clean run on generation %d", trials, trial, clean)
- *         .isEmpty();
- *   }
- *   System.out.println(trials.summary());
+ *   trials.runGenerations(
+ *       generation -> ChildJvm.of(KvKillChild.class, state, trials.seed(), generation),
+ *       generation -> convergenceProblems(state, generation));  // a clean update here, then
+ *                                                               // every difference, or none
  * }
  * }</pre>
+ *
+ * <p>{@link #calibrate}, {@link #kill} and {@link #random()} build other series.
  *
  * <p>One test's: not safe for concurrent use.
  */
@@ -152,6 +153,66 @@ public final class KillTrials {
       killed++;
     }
     return new Trial(trials, killAfter, outcome);
+  }
+
+  /**
+   * What differs, after a clean update in the test's JVM, from what a generation of the test's
+   * world declares.
+   */
+  @FunctionalInterface
+  public interface ConvergenceCheck {
+    /**
+     * Runs a clean update of {@code generation} in the test's JVM on the state the killed child
+     * left, then reads the external system.
+     *
+     * @param generation the generation the clean update declares
+     * @return every difference from what it declares (a file left over, a row missing, a
+     *     preview that still plans something), each a line of the failure; empty when converged
+     * @throws Exception when the clean update or the reading fails: the test fails with it
+     */
+    List<String> problems(int generation) throws Exception;
+  }
+
+  /**
+   * The usual series: runs the child of generation 0 to completion ({@link #calibrate}) and
+   * checks it converged; then, {@link #count()} times, kills the child of the next generation
+   * ({@link #kill}) and checks that a clean update on that generation or, as {@link #random()}
+   * picks, the one after it converges, continuing from the generation checked. Each trial is
+   * printed; the {@link #summary()} is printed at the end.
+   *
+   * @param childAt the child JVM that updates the test's world to a generation
+   * @param check the clean update of a generation and its differences
+   * @throws AssertionError at the first check with a difference, naming the seed (how to replay
+   *     it), the trial, the generations and every difference; or as {@link ChildJvm#run()} does
+   * @throws Exception what {@code check} throws
+   */
+  public void runGenerations(IntFunction<ChildJvm> childAt, ConvergenceCheck check)
+      throws Exception {
+    Objects.requireNonNull(childAt, "childAt");
+    Objects.requireNonNull(check, "check");
+    int generation = 0;
+    calibrate(childAt.apply(generation));
+    converged(check, generation, "the first run, on generation 0");
+    for (int t = 0; t < count; t++) {
+      generation++;
+      Trial trial = kill(childAt.apply(generation));
+      int clean = random.nextBoolean() ? generation : generation + 1;
+      String what = trial + ", on generation " + generation + "; clean run on generation "
+          + clean;
+      System.out.println(propertyPrefix + ": " + what);
+      converged(check, clean, what);
+      generation = clean;
+    }
+    System.out.println(summary());
+  }
+
+  private void converged(ConvergenceCheck check, int generation, String what) throws Exception {
+    List<String> problems = check.problems(generation);
+    if (!problems.isEmpty()) {
+      throw new AssertionError(this + ", " + what + ": did not converge, " + problems.size()
+          + (problems.size() == 1 ? " difference:\n  " : " differences:\n  ")
+          + String.join("\n  ", problems));
+    }
   }
 
   private void measured(Duration update) {

@@ -1,7 +1,5 @@
 package io.cocoindex.samples.localfs;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.testkit.ChildJvm;
@@ -31,20 +29,9 @@ class LocalFsKillTest {
     KillTrials trials = KillTrials.fromSystemProperties("localfs.kill", 8);
     Path state = dir.resolve("state");
     Path out = dir.resolve("out");
-    int generation = 0;
-    trials.calibrate(child(state, out, trials.seed(), generation));
-    assertThat(convergenceProblems(state, out, trials.seed(), generation)).isEmpty();
-    for (int t = 0; t < trials.count(); t++) {
-      generation++;
-      KillTrials.Trial trial = trials.kill(child(state, out, trials.seed(), generation));
-      int clean = trials.random().nextBoolean() ? generation : generation + 1;
-      assertThat(convergenceProblems(state, out, trials.seed(), clean))
-          .as("%s, %s on generation %d, clean run on generation %d", trials, trial, generation,
-              clean)
-          .isEmpty();
-      generation = clean;
-    }
-    System.out.println(trials.summary());
+    trials.runGenerations(
+        generation -> child(state, out, trials.seed(), generation),
+        generation -> convergenceProblems(state, out, trials.seed(), generation));
   }
 
   /** The child JVM's update of {@code generation}. */

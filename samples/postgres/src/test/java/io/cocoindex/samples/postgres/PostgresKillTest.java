@@ -1,7 +1,5 @@
 package io.cocoindex.samples.postgres;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.testkit.ChildJvm;
@@ -63,22 +61,12 @@ class PostgresKillTest {
         + Long.toHexString(System.nanoTime() & 0xffff);
     PostgresServer.execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
     Path state = dir.resolve("state");
-    int generation = 0;
-    trials.calibrate(child(state, seed, generation));
-    assertThat(convergenceProblems(state, seed, generation)).isEmpty();
-    for (int t = 0; t < trials.count(); t++) {
-      generation++;
-      KillTrials.Trial trial = trials.kill(child(state, seed, generation));
-      int clean = trials.random().nextBoolean() ? generation : generation + 1;
-      System.out.println(trial + " on generation " + generation + ", clean run on " + clean
-          + ": " + PostgresKillWorld.of(schema, seed, clean));
-      assertThat(convergenceProblems(state, seed, clean))
-          .as("%s, %s on generation %d, clean run on generation %d", trials, trial, generation,
-              clean)
-          .isEmpty();
-      generation = clean;
-    }
-    System.out.println(trials.summary());
+    trials.runGenerations(
+        generation -> child(state, seed, generation),
+        generation -> {
+          System.out.println("clean run: " + PostgresKillWorld.of(schema, seed, generation));
+          return convergenceProblems(state, seed, generation);
+        });
   }
 
   /** The child JVM's update of {@code generation} in {@link #schema}. */

@@ -1,7 +1,5 @@
 package io.cocoindex.samples.redis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.testkit.ChildJvm;
@@ -43,26 +41,15 @@ class RedisKillTest {
   }
 
   @Test
-  void everyKilledRunConvergesOnTheNextRun() {
+  void everyKilledRunConvergesOnTheNextRun() throws Exception {
     redis = RedisServer.require();
     KillTrials trials = KillTrials.fromSystemProperties("redis.kill", 8);
     long seed = trials.seed();
     root = "t:kill:" + Long.toHexString(seed & 0xffffffffL) + ":";
     Path state = dir.resolve("state");
-    int generation = 0;
-    trials.calibrate(child(state, seed, generation));
-    assertThat(convergenceProblems(state, seed, generation)).isEmpty();
-    for (int t = 0; t < trials.count(); t++) {
-      generation++;
-      KillTrials.Trial trial = trials.kill(child(state, seed, generation));
-      int clean = trials.random().nextBoolean() ? generation : generation + 1;
-      assertThat(convergenceProblems(state, seed, clean))
-          .as("%s, %s on generation %d, clean run on generation %d", trials, trial, generation,
-              clean)
-          .isEmpty();
-      generation = clean;
-    }
-    System.out.println(trials.summary());
+    trials.runGenerations(
+        generation -> child(state, seed, generation),
+        generation -> convergenceProblems(state, seed, generation));
   }
 
   /** The child JVM's update of {@code generation} under {@link #root}. */

@@ -1,7 +1,5 @@
 package io.cocoindex.samples.sqlite;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.testkit.ChildJvm;
@@ -48,22 +46,12 @@ class SqliteKillTest {
     Path state = dir.resolve("state");
     Path file = dir.resolve("target.sqlite");
     long seed = trials.seed();
-    int generation = 0;
-    trials.calibrate(child(state, file, seed, generation));
-    assertThat(convergenceProblems(state, file, seed, generation)).isEmpty();
-    for (int t = 0; t < trials.count(); t++) {
-      generation++;
-      KillTrials.Trial trial = trials.kill(child(state, file, seed, generation));
-      int clean = trials.random().nextBoolean() ? generation : generation + 1;
-      System.out.println(trial + " on generation " + generation + ", clean run on " + clean
-          + ": " + SqliteKillWorld.of(seed, clean));
-      assertThat(convergenceProblems(state, file, seed, clean))
-          .as("%s, %s on generation %d, clean run on generation %d", trials, trial, generation,
-              clean)
-          .isEmpty();
-      generation = clean;
-    }
-    System.out.println(trials.summary());
+    trials.runGenerations(
+        generation -> child(state, file, seed, generation),
+        generation -> {
+          System.out.println("clean run: " + SqliteKillWorld.of(seed, generation));
+          return convergenceProblems(state, file, seed, generation);
+        });
   }
 
   /** The child JVM's update of {@code generation}. */
