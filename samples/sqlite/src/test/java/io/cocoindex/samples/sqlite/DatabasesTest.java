@@ -9,6 +9,7 @@ import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -114,18 +115,26 @@ class DatabasesTest extends TargetDatabaseTest {
 
   record Item(String id, String title) {}
 
+  /**
+   * Table {@code a} under {@link #DB} and table {@code b} under {@link #SAME_FILE} (one file),
+   * with a row each titled {@code title + name}, then {@code then} on the two.
+   */
+  static void tablesUnderTwoKeys(Ctx ctx, String title,
+      BiConsumer<SqliteTable<Item>, SqliteTable<Item>> then) {
+    Sqlite sqlite = Sqlite.register(ctx, DB);
+    SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+    SqliteTable<Item> b = sqlite.database(SAME_FILE)
+        .mountTable(ctx, TableSchema.of("b", Item.class, "id"));
+    a.declareRow(ctx, new Item("a1", title + "a"));
+    b.declareRow(ctx, new Item("b1", title + "b"));
+    then.accept(a, b);
+  }
+
   @Test
   void aFullTextIndexMovedToATableOfTheSameFileUnderAnotherKeyEndsThere() throws Exception {
     boolean[] moved = {false};
-    App app = appWithTheMainFileTwice(ctx -> {
-      Sqlite sqlite = Sqlite.register(ctx, DB);
-      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
-      SqliteTable<Item> b = sqlite.database(SAME_FILE)
-          .mountTable(ctx, TableSchema.of("b", Item.class, "id"));
-      a.declareRow(ctx, new Item("a1", "fox in a"));
-      b.declareRow(ctx, new Item("b1", "fox in b"));
-      (moved[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
-    });
+    App app = appWithTheMainFileTwice(ctx -> tablesUnderTwoKeys(ctx, "fox in ", (a, b) ->
+        (moved[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")))));
     app.update();
     moved[0] = true;
     app.update();
@@ -163,17 +172,9 @@ class DatabasesTest extends TargetDatabaseTest {
   @Test
   void aSqlCommandMovedToATableOfTheSameFileUnderAnotherKeyEndsThere() throws Exception {
     boolean[] moved = {false};
-    App app = appWithTheMainFileTwice(ctx -> {
-      Sqlite sqlite = Sqlite.register(ctx, DB);
-      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
-      SqliteTable<Item> b = sqlite.database(SAME_FILE)
-          .mountTable(ctx, TableSchema.of("b", Item.class, "id"));
-      a.declareRow(ctx, new Item("a1", "in a"));
-      b.declareRow(ctx, new Item("b1", "in b"));
-      String on = moved[0] ? "b" : "a";
-      (moved[0] ? b : a).declareSqlCommand(ctx, new SqlCommand("titles",
-          "CREATE VIEW titles AS SELECT id, title FROM " + on, "DROP VIEW IF EXISTS titles"));
-    });
+    App app = appWithTheMainFileTwice(ctx -> tablesUnderTwoKeys(ctx, "in ", (a, b) ->
+        (moved[0] ? b : a).declareSqlCommand(ctx, new SqlCommand("titles", "CREATE VIEW titles AS"
+            + " SELECT id, title FROM " + (moved[0] ? "b" : "a"), "DROP VIEW IF EXISTS titles"))));
     app.update();
     moved[0] = true;
     app.update();
