@@ -14,6 +14,7 @@ import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateWrite;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -392,6 +393,39 @@ class MemoTest extends EngineTestBase {
       app.update();
       assertThat(bodies.get()).as("recorded by a settled run").isZero();
       assertThat(app.status().unsettled()).isEmpty();
+    }
+  }
+
+  @Test
+  void aChangeWhoseCommitWasLostIsUndoneWhenTheInputGoesBackToItsMemoizedValue() {
+    FaultyStateStore store = new FaultyStateStore(store());
+    inputs.put("a", "v1");
+    try (App app = App.create("memo-lost-commit", Environment.builder().stateStore(store).build(),
+        ctx -> {
+          TargetStateProvider<String> docs = docsTable(ctx);
+          inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+            bodies.incrementAndGet();
+            declareTargetState(c, docs.targetState(name, String.valueOf(content)));
+          }));
+        })) {
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create a=v1");
+
+      // The input changes, the sink writes v2, and the commit is lost (the process died there).
+      inputs.put("a", "v2");
+      store.failWrite = w -> w.stream().noneMatch(x -> x instanceof StateWrite.Precommit)
+          && w.stream().anyMatch(x -> x instanceof StateWrite.Settle
+              || x instanceof StateWrite.PutComponent);
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+      assertThat(rows.takeLog()).containsExactly("update a=v2");
+      store.failWrite = w -> false;
+
+      // The source goes back: the target holds v2, so the memo of v1 must not hold.
+      inputs.put("a", "v1");
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("update a=v1");
+      app.update();
+      assertThat(rows.takeLog()).isEmpty();
     }
   }
 
