@@ -338,7 +338,7 @@ public final class ComponentCommit {
       // Another worker's component may have taken it over while this one waited for the lease:
       // its memo is forgotten too (a hit would not declare the state this component takes).
       TargetPath owner = TargetPath.decode(s.owner());
-      if (!owner.equals(in.component) && !tookFrom.contains(owner)) {
+      if (!owner.equals(in.component)) {
         tookFrom.add(owner);
       }
     }

@@ -586,13 +586,17 @@ public class JdbcStateTables {
    */
   private void forgetMemosOfUnexpectedOwner(StatementBatches out, String app, StateWrite w,
       byte[] owner, byte[] taker) throws SQLException {
-    TrackedState loaded = w instanceof StateWrite.Precommit p ? p.loaded()
-        : w instanceof StateWrite.Confirm cf ? cf.loaded()
-        : w instanceof StateWrite.Settle st && st.precommit() != null
-            ? st.precommit().loaded() : null;
-    if (!(w instanceof StateWrite.Precommit || w instanceof StateWrite.Settle
-            || w instanceof StateWrite.Confirm)
-        || (loaded != null && Arrays.equals(loaded.owner(), owner))) {
+    TrackedState loaded;
+    if (w instanceof StateWrite.Precommit p) {
+      loaded = p.loaded();
+    } else if (w instanceof StateWrite.Confirm c) {
+      loaded = c.loaded();
+    } else if (w instanceof StateWrite.Settle st) {
+      loaded = st.precommit() == null ? null : st.precommit().loaded();
+    } else {
+      return; // a row the engine writes as it is: no owner behind its back
+    }
+    if (loaded != null && Arrays.equals(loaded.owner(), owner)) {
       return; // a takeover the engine knows of: its commit forgets the owner's memos
     }
     List<io.cocoindex.StableKey> keys = KeyEncoding.decodePath(owner);
