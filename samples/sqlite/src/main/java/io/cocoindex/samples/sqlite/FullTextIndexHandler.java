@@ -11,6 +11,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,8 +47,8 @@ final class FullTextIndexHandler
   private final TargetActionSink<AttachmentAction> sink;
   /** The names declared in this run, case-folded: see {@link #reconcile}. */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
-  /** The full-text indexes of every table of the database declared in this run, by name. */
-  private final Map<String, Declared> run;
+  /** The full-text indexes of every table of the database in this run. */
+  private final Run run;
 
   /**
    * A full-text index declared in a run.
@@ -58,8 +60,66 @@ final class FullTextIndexHandler
   @TargetValue
   public record Declared(String name, String table, List<String> setup) {}
 
-  FullTextIndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink,
-      Map<String, Declared> run) {
+  /**
+   * The full-text indexes of one database in one run, by name case-folded: those its tables
+   * declare, and those a table's recreate dropped. Both are read and written under one lock, so
+   * that an index declared on one table and dropped by another's recreate is created again by
+   * exactly one of them, whichever comes first ({@link #declare}, {@link #droppedByRecreate}).
+   */
+  static final class Run {
+    private final Map<String, Declared> declared = new HashMap<>();
+    private final Set<String> droppedByRecreate = new HashSet<>();
+
+    /**
+     * Declares {@code index} in the run.
+     *
+     * @return whether a table's recreate dropped its name earlier in the run: the index is gone,
+     *     whatever its table's record says, and must be created again
+     * @throws IllegalArgumentException naming both tables when another table declares the name
+     */
+    synchronized boolean declare(Declared index) {
+      String name = SqlIdentifiers.fold(index.name());
+      Declared other = declared.putIfAbsent(name, index);
+      if (other != null && !other.table().equalsIgnoreCase(index.table())) {
+        throw new IllegalArgumentException("full-text index " + index.name() + " is declared on"
+            + " table " + other.table() + " and on table " + index.table() + ": its name is one"
+            + " FTS5 table of the database (SQLite names are database-wide and case-insensitive),"
+            + " so only one table can have it; give the other index another name");
+      }
+      return droppedByRecreate.contains(name);
+    }
+
+    /** The index declared under {@code name} in the run, or null. */
+    synchronized Declared get(String name) {
+      return declared.get(SqlIdentifiers.fold(name));
+    }
+
+    /** Every index declared in the run so far. */
+    synchronized List<Declared> all() {
+      return List.copyOf(declared.values());
+    }
+
+    /**
+     * Records that the recreate of {@code table} dropped the FTS5 tables {@code names}.
+     *
+     * @return those of them that another table declared earlier in the run: the recreate creates
+     *     them there again (a later declaration sees the drop in {@link #declare})
+     */
+    synchronized List<Declared> droppedByRecreate(String table, List<String> names) {
+      List<Declared> elsewhere = new ArrayList<>();
+      for (String n : names) {
+        String name = SqlIdentifiers.fold(n);
+        droppedByRecreate.add(name);
+        Declared d = declared.get(name);
+        if (d != null && !d.table().equalsIgnoreCase(table)) {
+          elsewhere.add(d);
+        }
+      }
+      return elsewhere;
+    }
+  }
+
+  FullTextIndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink, Run run) {
     this.table = table;
     this.sink = sink;
     this.run = run;
@@ -71,7 +131,9 @@ final class FullTextIndexHandler
    * table (the sink recognizes an index this connector made), and the old table's removal at the
    * end of the run leaves it alone. Two tables declaring one name in a run is an error. A removal
    * whose index another table declares in the run creates it there again if the removal drops it
-   * (it had been taken by this table in a run that failed before its end).
+   * (it had been taken by this table in a run that failed before its end). So does the recreate
+   * of a table that had taken it ({@link Run#droppedByRecreate}): an index whose name a recreate
+   * dropped earlier in the run is created again, even if its record is unchanged.
    */
   @Override
   public TargetReconcileOutput<AttachmentAction, FullTextIndex> reconcile(
@@ -84,7 +146,7 @@ final class FullTextIndexHandler
         return null;
       }
       AttachmentAction removal = AttachmentAction.ofFullTextIndex(table.name(), name, List.of());
-      Declared elsewhere = run.get(SqlIdentifiers.fold(name));
+      Declared elsewhere = run.get(name);
       if (elsewhere != null) {
         removal = removal.handingOverTo(elsewhere.table(), elsewhere.setup());
       }
@@ -92,16 +154,10 @@ final class FullTextIndexHandler
     }
     check(table.name(), table.columns(), desired);
     List<String> setup = setup(desired);
-    Declared other = run.putIfAbsent(
-        SqlIdentifiers.fold(desired.name()), new Declared(desired.name(), table.name(), setup));
-    if (other != null && !other.table().equalsIgnoreCase(table.name())) {
-      throw new IllegalArgumentException("full-text index " + desired.name() + " is declared on"
-          + " table " + other.table() + " and on table " + table.name() + ": its name is one"
-          + " FTS5 table of the database (SQLite names are database-wide and case-insensitive),"
-          + " so only one table can have it; give the other index another name");
-    }
+    boolean dropped = run.declare(new Declared(desired.name(), table.name(), setup));
     declared.add(SqlIdentifiers.fold(name));
-    if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+    if (!dropped && !prevMayBeMissing && !prev.isEmpty()
+        && prev.stream().allMatch(desired::equals)) {
       return null;
     }
     // Whatever may exist goes first (an earlier spec, an interrupted setup): then the new one.

@@ -34,10 +34,10 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
    */
   static final class DatabaseWide {
     /**
-     * The full-text indexes declared in this run by name case-folded: their names are the
-     * database's, whichever table declares them ({@link FullTextIndexHandler}).
+     * The full-text indexes of this run: their names are the database's, whichever table
+     * declares them ({@link FullTextIndexHandler}).
      */
-    final Map<String, FullTextIndexHandler.Declared> fullTextIndexes = new ConcurrentHashMap<>();
+    final FullTextIndexHandler.Run fullTextIndexes = new FullTextIndexHandler.Run();
     /** The SQL commands declared in this run by name case-folded ({@link SqlCommandHandler}). */
     final Map<String, Queue<SqlCommandHandler.Declared>> sqlCommands = new ConcurrentHashMap<>();
   }
@@ -49,7 +49,7 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   static final class Sinks {
     final TargetActionSink<RowAction> rows;
     final TargetActionSink<AttachmentAction> attachments;
-    final Map<String, FullTextIndexHandler.Declared> fullTextIndexes;
+    final FullTextIndexHandler.Run fullTextIndexes;
     final Map<String, Queue<SqlCommandHandler.Declared>> sqlCommands;
 
     Sinks(SqliteDatabase db, DatabaseWide declared) {
