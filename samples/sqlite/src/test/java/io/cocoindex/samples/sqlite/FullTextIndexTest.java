@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
 import java.util.List;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /** FTS5 full-text indexes: what exists in the database around them. */
@@ -184,5 +186,41 @@ class FullTextIndexTest extends TargetDatabaseTest {
         .hasMessageContaining("full-text index docs_fts cannot index table docs: its column"
             + " 'rowid' hides SQLite's rowid");
     assertThat(schema()).containsExactly("table docs");
+  }
+
+  /**
+   * Still open: two apps writing one database each declare full-text index foo, on tables a and
+   * b. The second app's run should fail naming table a, which holds the index, and leave it
+   * there; it takes it instead, and the first app's record, unchanged, never plans it again. Its
+   * sink cannot tell this from the app's own index moving from a table renamed or no longer
+   * declared (dropped only by the orphan sweep at the end of the run): telling them apart needs
+   * an app identity the connector can record beside the index, which the engine does not give.
+   */
+  @Disabled("open: an app takes the full-text index of another app writing the same database")
+  @Test
+  void aFullTextIndexOfAnotherAppWritingTheDatabaseIsAClearErrorThatKeepsIt() throws Exception {
+    Environment env = environment().build();
+    try (App first = App.create("first", env, ctx -> {
+          SqliteTable<Item> a =
+              Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+          a.declareRow(ctx, new Item("a1", "fox in a"));
+          a.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+        });
+        App second = App.create("second", env, ctx -> {
+          SqliteTable<Item> b =
+              Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("b", Item.class, "id"));
+          b.declareRow(ctx, new Item("b1", "fox in b"));
+          b.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+        })) {
+      first.update();
+      assertThatThrownBy(second::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("full-text index foo").hasMessageContaining("table a");
+      first.update();
+
+      assertThat(q("SELECT name || ' on ' || tbl_name FROM sqlite_master WHERE type = 'trigger'"
+          + " ORDER BY name")).containsExactly("foo_ad on a", "foo_ai on a", "foo_au on a");
+      assertThat(q("SELECT a.id FROM foo JOIN a ON a.rowid = foo.rowid WHERE foo MATCH 'fox'"))
+          .containsExactly("a1");
+    }
   }
 }
