@@ -36,6 +36,8 @@ import javax.sql.DataSource;
  * user-managed one is left as it is (the abandon shape). Schema changes: a changed primary key
  * recreates the table (children DESTRUCTIVE); an added column is added in place; a dropped
  * column or a changed type is applied in place and makes the rows LOSSY, so they are rewritten.
+ * A table that may be missing (dropped in a run that failed after the drop) is created if need
+ * be, and its rows and attachments are LOSSY too, so they are written again.
  */
 @ContainerTarget(
     provider = "cocoindex.io/postgres/table",
@@ -146,6 +148,11 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         }
         default -> throw new IllegalStateException("unexpected column action " + column);
       }
+    }
+    if (main == DiffAction.UPSERT) {
+      // The table may be missing (a drop whose run failed after it ran, or a user's table taken
+      // over): its rows, indexes and commands may have gone with it, though their records hold.
+      return TargetChildInvalidation.LOSSY;
     }
     // Only an added column leaves existing rows intact; anything else may have lost values.
     return main == null && lossy ? TargetChildInvalidation.LOSSY : null;

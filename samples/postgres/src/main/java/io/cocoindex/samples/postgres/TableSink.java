@@ -54,13 +54,15 @@ final class TableSink {
           st.execute("CREATE TABLE IF NOT EXISTS " + table + " (" + columnList(t) + ")");
         }
         case RECREATE_TABLE -> {
-          tearDownCommands(conn, t, false); // they are set up again on the new table
+          // The table's own commands are set up again on the new table (its children are new).
+          List<TableCommands.Entry> tornDown = tearDownCommands(conn, t);
           st.execute("DROP TABLE IF EXISTS " + table);
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
+          handOver(conn, t, tornDown);
         }
         case DROP_TABLE -> {
-          tearDownCommands(conn, t, true);
+          handOver(conn, t, tearDownCommands(conn, t));
           st.execute("DROP TABLE IF EXISTS " + table);
         }
         case ADD_COLUMN -> st.execute(
@@ -77,10 +79,9 @@ final class TableSink {
   /**
    * Runs the teardowns of the SQL commands recorded beside the table, latest first, before it is
    * dropped: its commands are not reconciled one by one when it goes (DESIGN rule 8), and what
-   * they made over it (a view) would block {@code DROP TABLE}. A dropped table's command names
-   * are handed over to tables that declare them now.
+   * they made over it (a view) would block {@code DROP TABLE}. Returns the commands torn down.
    */
-  private static void tearDownCommands(Connection conn, TableAction t, boolean handOver)
+  private static List<TableCommands.Entry> tearDownCommands(Connection conn, TableAction t)
       throws SQLException {
     List<TableCommands.Entry> commands = TableCommands.read(conn, t.schema(), t.table());
     for (TableCommands.Entry c : commands) {
@@ -89,10 +90,19 @@ final class TableSink {
             + " of table " + t.schema() + "." + t.table() + ", before the table is dropped");
       }
     }
-    if (handOver) {
-      for (TableCommands.Entry c : commands) {
-        TableCommands.handOver(conn, t.schema(), t.table(), c.name());
-      }
+    return commands;
+  }
+
+  /**
+   * Hands the names of the commands a drop or recreate tore down to the other tables that
+   * record them: a command moved there (or taken by this table in a run that failed before the
+   * other's teardown, then moved back) was set up before, and the teardown undid it. No removal
+   * of this table's commands is sent (they are dropped or recreated with it) to do it otherwise.
+   */
+  private static void handOver(Connection conn, TableAction t, List<TableCommands.Entry> tornDown)
+      throws SQLException {
+    for (TableCommands.Entry c : tornDown) {
+      TableCommands.handOver(conn, t.schema(), t.table(), c.name());
     }
   }
 

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -33,6 +34,9 @@ class PostgresInterruptedSchemaChangeTest {
   record Doc(long id, String title, int views) {}
 
   static final TableSchema<Doc> DOCS = TableSchema.of(Doc.class).primaryKey("id").build();
+  /** The same rows keyed by id and title: a table changed to it is recreated. */
+  static final TableSchema<Doc> BY_TITLE =
+      TableSchema.of(Doc.class).primaryKey("id", "title").build();
 
   @RegisterExtension
   final CocoIndexExtension coco =
@@ -68,6 +72,11 @@ class PostgresInterruptedSchemaChangeTest {
    * runs it again, and once more, which must send no statement.
    */
   void interruptAndConverge(String fault) {
+    interruptAndConverge(fault, () -> {});
+  }
+
+  /** As above, changing the app again with {@code then} after the interrupted update. */
+  void interruptAndConverge(String fault, Runnable then) {
     coco.update(app);
     changed[0] = true;
     if (!fault.equals("none")) {
@@ -83,6 +92,7 @@ class PostgresInterruptedSchemaChangeTest {
         COUNTING.failBefore(null);
         COUNTING.failAfterCommit(null);
       }
+      then.run();
     }
     coco.update(app);
     COUNTING.take();
@@ -99,6 +109,32 @@ class PostgresInterruptedSchemaChangeTest {
     return lines("SELECT c.relname || ' ' || c.relkind::text FROM pg_class c JOIN pg_namespace n"
         + " ON n.oid = c.relnamespace WHERE n.nspname = '" + schema + "' AND c.relkind IN"
         + " ('r', 'v', 'i') AND c.relname NOT LIKE '%_pkey' ORDER BY 1");
+  }
+
+  /** The SQL commands each table of the schema records in its comment, "table command". */
+  List<String> recordedCommands() {
+    return lines("SELECT c.relname || ' ' || e.key FROM pg_class c JOIN pg_namespace n ON n.oid"
+        + " = c.relnamespace, jsonb_each(CAST(obj_description(c.oid, 'pg_class') AS jsonb)"
+        + " -> 'cocoindex_sql_commands') e WHERE n.nspname = '" + schema + "' AND c.relkind = 'r'"
+        + " ORDER BY 1");
+  }
+
+  /** The primary-key columns of a table, in name order. */
+  List<String> primaryKey(String table) {
+    return lines("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid ="
+        + " i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND i.indrelid = '\""
+        + schema + "\".\"" + table + "\"'::regclass ORDER BY 1");
+  }
+
+  /** A command making the view {@code titles} over {@code table}. */
+  SqlCommand titlesOver(String table) {
+    return new SqlCommand("titles", "CREATE OR REPLACE VIEW \"" + schema
+        + "\".titles AS SELECT id, title FROM \"" + schema + "\"." + table,
+        "DROP VIEW IF EXISTS \"" + schema + "\".titles");
+  }
+
+  List<String> titles() {
+    return lines("SELECT * FROM \"" + schema + "\".titles ORDER BY 1");
   }
 
   List<String> rows(String table) {
@@ -145,5 +181,174 @@ class PostgresInterruptedSchemaChangeTest {
     assertThat(rows("b")).containsExactly("1|red fox|1", "2|blue whale|2");
     assertThat(lines("SELECT * FROM \"" + schema + "\".titles ORDER BY 1"))
         .containsExactly("1|red fox", "2|blue whale");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"after:CREATE INDEX", "before:DROP INDEX", "after:DROP INDEX"})
+  void anIndexMovedBackAfterAnInterruptedMoveEndsOnItsFirstTable(String fault) {
+    declare = (ctx, tables) -> {
+      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
+      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
+      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
+      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
+      (changed[0] ? b : a).declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+    };
+    interruptAndConverge(fault, () -> changed[0] = false);
+
+    assertThat(indexes()).containsExactly("a|a__by_title");
+    assertThat(rows("a")).containsExactly("1|in a|1");
+    assertThat(rows("b")).containsExactly("2|in b|2");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:CREATE OR REPLACE VIEW", "after:CREATE OR REPLACE VIEW",
+      "before:DROP VIEW", "after:DROP VIEW"})
+  void aSqlCommandMovedToAnotherTableUnderItsNameEndsThere(String fault) {
+    declare = (ctx, tables) -> {
+      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
+      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
+      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
+      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
+      (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
+    };
+    interruptAndConverge(fault);
+
+    assertThat(relations()).containsExactly("a r", "b r", "titles v");
+    assertThat(titles()).containsExactly("2|in b");
+    assertThat(recordedCommands()).containsExactly("b titles");
+  }
+
+  /**
+   * b takes the command's view in a run that fails before a's teardown at its end (a's record
+   * still says the command is on a), then the next run moves it back to a: b's teardown drops the
+   * view, and a, which records the command, sets it up again.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"after:CREATE OR REPLACE VIEW", "before:DROP VIEW", "after:DROP VIEW"})
+  void aSqlCommandMovedBackAfterAnInterruptedMoveEndsOnItsFirstTable(String fault) {
+    declare = (ctx, tables) -> {
+      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
+      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
+      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
+      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
+      (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
+    };
+    interruptAndConverge(fault, () -> changed[0] = false);
+
+    assertThat(relations()).containsExactly("a r", "b r", "titles v");
+    assertThat(titles()).containsExactly("1|in a");
+    assertThat(recordedCommands()).containsExactly("a titles");
+  }
+
+  /**
+   * As above, but b's primary key changes in the run that moves the command back: b's recreate
+   * tears down the commands b records (the view, taken from a) and sends no removal of b's command
+   * (b's children are new), while a's record is unchanged and plans nothing. The view still ends
+   * on a, whether b is mounted or declared in the component that declares a's command.
+   */
+  @ParameterizedTest
+  @CsvSource({"true,after:CREATE OR REPLACE VIEW", "false,after:CREATE OR REPLACE VIEW",
+      "true,before:DROP VIEW", "false,before:DROP VIEW"})
+  void aSqlCommandMovedBackWhileTheTableThatTookItIsRecreatedEndsOnItsFirstTable(
+      boolean mounted, String fault) {
+    boolean[] recreated = {false};
+    declare = (ctx, tables) -> {
+      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
+      TableSpec specB = (recreated[0] ? BY_TITLE : DOCS).table(DB, schema, "b");
+      TableTarget b =
+          mounted ? tables.mountTable(ctx, specB) : tables.declareTable(ctx, specB);
+      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
+      b.declareRow(ctx, (recreated[0] ? BY_TITLE : DOCS).row(new Doc(2, "in b", 2)));
+      (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
+    };
+    interruptAndConverge(fault, () -> {
+      changed[0] = false;
+      recreated[0] = true;
+    });
+
+    assertThat(relations()).containsExactly("a r", "b r", "titles v");
+    assertThat(titles()).containsExactly("1|in a");
+    assertThat(recordedCommands()).containsExactly("a titles");
+    assertThat(primaryKey("b")).containsExactly("id", "title");
+    assertThat(rows("b")).containsExactly("2|in b|2");
+  }
+
+  /**
+   * As above, but a is the one recreated when the command moves back: a's children being new,
+   * its command is set up again, and b's teardown at the end of the run hands the view back.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"after:CREATE OR REPLACE VIEW", "before:DROP VIEW"})
+  void aSqlCommandMovedBackToItsFirstTableWhileThatTableIsRecreatedEndsThere(String fault) {
+    boolean[] recreated = {false};
+    declare = (ctx, tables) -> {
+      TableSchema<Doc> schemaA = recreated[0] ? BY_TITLE : DOCS;
+      TableTarget a = tables.mountTable(ctx, schemaA.table(DB, schema, "a"));
+      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
+      a.declareRow(ctx, schemaA.row(new Doc(1, "in a", 1)));
+      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
+      (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
+    };
+    interruptAndConverge(fault, () -> {
+      changed[0] = false;
+      recreated[0] = true;
+    });
+
+    assertThat(relations()).containsExactly("a r", "b r", "titles v");
+    assertThat(titles()).containsExactly("1|in a");
+    assertThat(recordedCommands()).containsExactly("a titles");
+    assertThat(primaryKey("a")).containsExactly("id", "title");
+    assertThat(rows("b")).containsExactly("2|in b|2");
+  }
+
+  /**
+   * A primary-key change that also stops declaring the table's index and SQL command leaves
+   * neither: the recreate drops the table's indexes with it and runs the teardowns it records
+   * (the children being new, no removal of either is sent).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "before:DROP TABLE", "after:DROP TABLE",
+      "before:INSERT INTO", "after:INSERT INTO"})
+  void aChangedPrimaryKeyThatAlsoRemovesAnIndexAndASqlCommandLeavesNeither(String fault) {
+    declare = (ctx, tables) -> {
+      TableSchema<Doc> docs = changed[0] ? BY_TITLE : DOCS;
+      TableTarget t = tables.mountTable(ctx, docs.table(DB, schema, "docs"));
+      t.declareRow(ctx, docs.row(new Doc(1, "red fox", 1)));
+      t.declareRow(ctx, docs.row(new Doc(2, "blue whale", 2)));
+      if (!changed[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("by_views", "views"));
+        t.declareSqlCommand(ctx, titlesOver("docs"));
+      }
+    };
+    interruptAndConverge(fault);
+
+    assertThat(relations()).containsExactly("docs r");
+    assertThat(primaryKey("docs")).containsExactly("id", "title");
+    assertThat(rows("docs")).containsExactly("1|red fox|1", "2|blue whale|2");
+    assertThat(recordedCommands()).isEmpty();
+  }
+
+  /**
+   * a is renamed b in a run interrupted before its end (a not yet dropped, or dropped with the
+   * engine told it failed), then renamed back: a ends with its rows, index and view, b is gone.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"after:CREATE TABLE", "after:INSERT INTO", "after:CREATE INDEX",
+      "after:CREATE OR REPLACE VIEW", "before:DROP TABLE", "after:DROP TABLE"})
+  void aTableRenamedBackAfterAnInterruptedRenameKeepsItsRowsIndexAndView(String fault) {
+    declare = (ctx, tables) -> {
+      String name = changed[0] ? "b" : "a";
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, name));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "red fox", 1)));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "blue whale", 2)));
+      t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+      t.declareSqlCommand(ctx, titlesOver(name));
+    };
+    interruptAndConverge(fault, () -> changed[0] = false);
+
+    assertThat(relations()).containsExactly("a r", "a__by_title i", "titles v");
+    assertThat(rows("a")).containsExactly("1|red fox|1", "2|blue whale|2");
+    assertThat(titles()).containsExactly("1|red fox", "2|blue whale");
+    assertThat(recordedCommands()).containsExactly("a titles");
   }
 }
