@@ -158,6 +158,9 @@ public final class ComponentCommit {
         c.offerOrphans(); // a preview takes no leases
         return CompletableFuture.completedFuture(Outcome.NONE);
       }
+      if (!run.store.exclusiveWhileLocked()) {
+        Reconciliation.noteSuperseded(run, c.results);
+      }
       c.reportSize();
       return PoolStages.then(c.applyLevels(), v -> c.commit(), stages)
           .whenComplete((v, e) -> c.releaseStateLeases())

@@ -436,6 +436,11 @@ public final class OrphanSweep {
     if (deletions.isEmpty()) {
       return new Applied(List.of(), List.of(), failed);
     }
+    if (!run.store.exclusiveWhileLocked()) {
+      List<Reconciliation> written = new ArrayList<>(deletions.size());
+      deletions.forEach(d -> written.add(d.r));
+      Reconciliation.noteSuperseded(run, written);
+    }
     List<StateWrite> pre = new ArrayList<>();
     for (Deletion d : deletions) {
       pre.add(d.r.precommit(d.owner));

@@ -11,7 +11,11 @@ import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The outcome of reconciling one target state: the handler's output crossed the serialization
@@ -19,6 +23,8 @@ import java.util.List;
  * the possible-records bookkeeping of precommit and commit.
  */
 final class Reconciliation {
+  private static final Logger log = LoggerFactory.getLogger(Reconciliation.class);
+
   final Provider<?> provider;
   final StableKey key;
   final TargetPath path;
@@ -39,6 +45,8 @@ final class Reconciliation {
   TargetChildInvalidation invalidation;
   /** Whether the handler was told the state may be missing: then an Update is a real write. */
   private boolean toldMayBeMissing;
+  /** On a store shared by workers, what the settle replaces (see {@link #noteSuperseded}). */
+  private long[] superseded;
 
   private Reconciliation(
       Provider<?> provider,
@@ -190,7 +198,58 @@ final class Reconciliation {
 
   /** The commit after a successful apply: only this run's record remains (or none at all). */
   StateWrite commitApplied(TargetPath owner) {
-    return new StateWrite.Settle(target(owner), entry.version(), true, precommit);
+    return new StateWrite.Settle(target(owner), entry.version(), true, precommit, superseded);
+  }
+
+  private static final long[] NONE_SUPERSEDED = new long[0];
+
+  /**
+   * On a store shared by workers, notes for each state about to be written which of the records
+   * read with it its write replaces: those of runs that have ended. Asked before the writes: a
+   * run that ends later may have written after this one. A record of a run still going stays
+   * possible beside this run's: two workers that read the source at different moments may write
+   * one state at once, and whichever write lands last is what the target holds. (The settle of
+   * the first to commit had dropped the other's record, and the store named a value the target
+   * no longer held, for good: {@code PostgresWorkerViewsTest}.) A store that fails to tell keeps
+   * every record, which only costs a rewrite next time.
+   */
+  static void noteSuperseded(Run run, List<Reconciliation> written) {
+    Set<Long> read = new HashSet<>();
+    for (Reconciliation r : written) {
+      if (r.hasAction() && r.row != null) {
+        for (PossibleRecord p : r.row.records()) {
+          if (p.version() != 0) {
+            read.add(p.version());
+          }
+        }
+      }
+    }
+    Set<Long> ended = Set.of();
+    if (!read.isEmpty()) {
+      try {
+        ended = run.store.endedRuns(run.app, read);
+      } catch (RuntimeException e) {
+        log.warn("cannot tell which runs of app '{}' ended: the states written now keep the"
+            + " records read with them", run.app, e);
+      }
+    }
+    for (Reconciliation r : written) {
+      if (!r.hasAction()) {
+        continue;
+      }
+      if (r.row == null || ended.isEmpty()) {
+        r.superseded = NONE_SUPERSEDED;
+        continue;
+      }
+      long[] versions = new long[r.row.records().size()];
+      int n = 0;
+      for (PossibleRecord p : r.row.records()) {
+        if (ended.contains(p.version())) {
+          versions[n++] = p.version();
+        }
+      }
+      r.superseded = n == versions.length ? versions : Arrays.copyOf(versions, n);
+    }
   }
 
   /**

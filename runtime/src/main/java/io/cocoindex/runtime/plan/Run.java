@@ -219,8 +219,14 @@ public final class Run {
     return declarationsHint;
   }
 
-  /** Ends the run: drops what only the run needed (the stats and failures stay readable). */
+  /**
+   * Ends the run: drops what only the run needed (the stats and failures stay readable), and
+   * tells the store, once every action it applied has returned (see {@link StateStore#endedRuns}).
+   */
   public void end() {
+    if (mode != RunMode.PREVIEW) {
+      store.runEnded(app, version);
+    }
     claims.clear();
     if (componentScan != null) {
       // After a read under way (a run that failed before any component asked for it): the

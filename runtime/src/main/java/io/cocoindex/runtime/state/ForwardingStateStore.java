@@ -54,6 +54,16 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public void runEnded(String app, long version) {
+    delegate.runEnded(app, version);
+  }
+
+  @Override
+  public java.util.Set<Long> endedRuns(String app, Collection<Long> versions) {
+    return delegate.endedRuns(app, versions);
+  }
+
+  @Override
   public List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
     return delegate.leaseStates(app, statePaths);
   }

@@ -97,6 +97,12 @@ public final class PostgresStateStore extends JdbcStateStore {
   private final LeaseReleaser releaser;
   private final java.util.Map<String, java.sql.Timestamp> runStarts =
       new java.util.concurrent.ConcurrentHashMap<>();
+  /** The locks of this store's runs still going, by run (see {@link #endedRuns}). */
+  private final Map<RunId, Long> runLocks = new java.util.concurrent.ConcurrentHashMap<>();
+  /** The schema of the store's tables, read once: part of the runs' lock keys. */
+  private String schemaName = "";
+  /** Per app, what the last read of its runs told. */
+  private final Map<String, RunsSeen> runsSeen = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** Opens the store at a JDBC URL ({@code jdbc:postgresql://host:port/db?user=...}). */
   public static PostgresStateStore open(String jdbcUrl) {
@@ -151,6 +157,10 @@ public final class PostgresStateStore extends JdbcStateStore {
       inTransaction(c -> {
         try (Statement s = c.createStatement()) {
           s.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK + ")");
+          try (ResultSet rs = s.executeQuery("SELECT current_schema()")) {
+            rs.next();
+            schemaName = String.valueOf(rs.getString(1));
+          }
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_meta(key TEXT PRIMARY KEY,"
               + " value TEXT NOT NULL)");
           Integer stored = null;
@@ -562,11 +572,37 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
   }
 
-  /** A run starts by taking its version: remember when, in the server's clock, per app. */
+  /**
+   * A run starts by taking its version: remember when, in the server's clock, per app, and take
+   * the run's lock (see {@link #endedRuns}) before the version commits, so whoever sees the
+   * version allocated sees the lock held until the run ends or its worker dies.
+   */
   @Override
   public long nextVersion(String app) {
     releaser.awaitGivenBack();
-    return super.nextVersion(app);
+    long[] version = new long[1];
+    Long[] locked = new Long[1];
+    try {
+      inTransaction(c -> {
+        version[0] = tables.nextVersion(c, app);
+        runStarted(c, app);
+        long key = runLockKey(app, version[0]);
+        takeRunLock(key);
+        locked[0] = key;
+      });
+    } catch (SQLException | RuntimeException e) {
+      if (locked[0] != null) {
+        try {
+          unlockRun(locked[0]); // the version was not allocated: a later run gets it
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e instanceof SQLException sql ? failure("allocate a run version", sql)
+          : (RuntimeException) e;
+    }
+    runLocks.put(new RunId(app, version[0]), locked[0]);
+    return version[0];
   }
 
   @Override
@@ -576,6 +612,122 @@ public final class PostgresStateStore extends JdbcStateStore {
       rs.next();
       runStarts.put(app, rs.getTimestamp(1));
     }
+  }
+
+  /**
+   * A run's lock: shared (two runs whose keys collide do not wait for each other, and both look
+   * alive, which only keeps records longer), on the lease connection of its key.
+   */
+  private void takeRunLock(long key) throws SQLException {
+    Connection connection = leaseConnection(key);
+    synchronized (connection) {
+      try (PreparedStatement ps =
+          connection.prepareStatement("SELECT pg_try_advisory_lock_shared(?)")) {
+        ps.setLong(1, key);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next() || !rs.getBoolean(1)) {
+            throw new SQLException("the lock of a new run is held exclusively by another session");
+          }
+        }
+      }
+    }
+  }
+
+  private void unlockRun(long key) throws SQLException {
+    Connection connection = leaseConnection(key);
+    synchronized (connection) {
+      if (connection.isClosed()) {
+        return;
+      }
+      try (PreparedStatement ps =
+          connection.prepareStatement("SELECT pg_advisory_unlock_shared(?)")) {
+        ps.setLong(1, key);
+        ps.execute();
+      }
+    }
+  }
+
+  @Override
+  public void runEnded(String app, long version) {
+    Long key = runLocks.remove(new RunId(app, version));
+    if (key == null) {
+      return;
+    }
+    try {
+      unlockRun(key);
+    } catch (SQLException e) {
+      // Held until the store closes: the run looks alive meanwhile, which keeps its records.
+      log.warn("giving back the lock of run {} of app '{}' failed", version, app, e);
+    }
+  }
+
+  /**
+   * Tells the runs ended by their locks: a version below the app's next one when read, whose lock
+   * no session holds, has ended (its lock was taken before the version committed, and a lock
+   * given back is not taken again). One query tells it for every version allocated so far, and
+   * is repeated only for a version allocated since, or alive then.
+   */
+  @Override
+  public Set<Long> endedRuns(String app, Collection<Long> versions) {
+    RunsSeen seen = runsSeen.get(app);
+    if (seen == null || !seen.tellsAll(versions)) {
+      seen = read("read which runs are alive", c -> readRunsSeen(c, app));
+      runsSeen.put(app, seen);
+    }
+    Set<Long> ended = new HashSet<>();
+    for (long v : versions) {
+      if (seen.ended(v)) {
+        ended.add(v);
+      }
+    }
+    return ended;
+  }
+
+  private RunsSeen readRunsSeen(Connection c, String app) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT next_version FROM "
+        + tables.appTable() + " WHERE name = ?), ARRAY(SELECT objid::bigint FROM pg_locks"
+        + " WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND classid::bigint = ?"
+        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))")) {
+      ps.setString(1, app);
+      ps.setLong(2, runLockKey(app, 0) >>> 32);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        long below = rs.getLong(1); // the statement's snapshot predates its read of the locks
+        Set<Long> alive = new HashSet<>();
+        for (Long low : (Long[]) rs.getArray(2).getArray()) {
+          alive.add(low);
+        }
+        return new RunsSeen(below, alive);
+      }
+    }
+  }
+
+  /** What one read of the runs told: versions below {@code below} whose locks were held. */
+  private record RunsSeen(long below, Set<Long> aliveLowBits) {
+    boolean ended(long version) {
+      return version < below && !aliveLowBits.contains(version & 0xFFFFFFFFL);
+    }
+
+    /** Whether each of {@code versions} was known ended (a run alive then may have ended since). */
+    boolean tellsAll(Collection<Long> versions) {
+      for (long v : versions) {
+        if (!ended(v)) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  private record RunId(String app, long version) {}
+
+  /**
+   * A run's lock key: 32 bits of the app (and schema: each schema numbers its runs from 1), then
+   * the version's low 32 bits.
+   */
+  private long runLockKey(String app, long version) {
+    byte[] fp = Fingerprint.of(Arrays.asList(schemaName, app, "run")).bytes();
+    return ((long) ByteBuffer.wrap(fp).getInt() << 32) | (version & 0xFFFFFFFFL);
   }
 
   /** Other workers lock the same rows: a deadlock or serialization failure is retried. */

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -159,6 +160,26 @@ public interface StateStore extends AutoCloseable {
    * run, which gets the same number.
    */
   long nextVersion(String app);
+
+  /**
+   * Tells the store that run {@code version} of {@code app} has ended: every action it applied
+   * has returned, so no write of it can land any more (see {@link #endedRuns}).
+   */
+  default void runEnded(String app, long version) {}
+
+  /**
+   * Of {@code versions}, runs of {@code app} whose records the engine read with the states it is
+   * about to write, those that have ended: every write of theirs has landed, so the engine's own
+   * write replaces them, and its settle drops their records ({@link StateWrite.Settle#superseded}).
+   * A record of a run still going stays possible: two workers that read the source at different
+   * moments may write one state at once, and that run's write may land after this one's. A
+   * store shared by workers tells them by a lock each run holds from the moment its version is
+   * allocated until {@link #runEnded} (a worker killed gives it back with its connection); a
+   * store used by one process at a time: all of them, as every other run has ended.
+   */
+  default Set<Long> endedRuns(String app, Collection<Long> versions) {
+    return Set.copyOf(versions);
+  }
 
   Optional<TrackedState> get(String app, byte[] path);
 

@@ -50,14 +50,26 @@ public sealed interface StateWrite
    * changes. Entries precommitted after it (by another worker's component declaring the path
    * too) stay, with it: their writes may land after this one's.
    *
+   * <p>With {@code superseded} (a store shared by workers), only the records of those versions
+   * and "may not exist" go: any other may be the write of a run still going, which can land
+   * after this one's whenever it was precommitted (see {@link StateStore#endedRuns}).
+   *
    * @param state the path, owner and generations to write (records ignored)
    * @param version the run version of the entry that was applied
    * @param dropDescendants whether a deleted path takes its descendants along (a container)
    * @param precommit this run's precommit of the path: with its {@link Precommit#loaded} row it
    *     gives the row as the precommit left it, for a store that is the app's only writer
+   * @param superseded the versions of the records this write replaced: those the engine read
+   *     with the row whose runs had ended before it wrote; null on a store with one writer at a
+   *     time, where every record precommitted before this one is replaced
    */
   record Settle(TrackedState state, long version, boolean dropDescendants,
-      Precommit precommit) implements StateWrite {}
+      Precommit precommit, long[] superseded) implements StateWrite {
+    /** A settle on a store with one writer at a time (no {@code superseded}). */
+    public Settle(TrackedState state, long version, boolean dropDescendants, Precommit precommit) {
+      this(state, version, dropDescendants, precommit, null);
+    }
+  }
 
   /** Forget one path. */
   record DeleteState(byte[] path) implements StateWrite {}

@@ -53,6 +53,9 @@ public final class StateWrites {
         return null;
       }
       List<PossibleRecord> records = row.records();
+      if (s.superseded() != null) {
+        return settleSuperseded(s, row);
+      }
       for (int i = 0; i < records.size(); i++) {
         PossibleRecord r = records.get(i);
         if (r.version() != s.version()) {
@@ -75,6 +78,43 @@ public final class StateWrites {
       return null; // a later writer took the path over
     }
     return w;
+  }
+
+  /**
+   * A settle on a store shared by workers: its own record stays with every record it did not
+   * supersede, in their order; "may not exist" goes (this write made the state exist, or
+   * deleted it, as its own record says).
+   */
+  private static StateWrite settleSuperseded(StateWrite.Settle s, TrackedState row) {
+    List<PossibleRecord> kept = new ArrayList<>(row.records().size());
+    PossibleRecord own = null;
+    for (PossibleRecord r : row.records()) {
+      if (r.version() == s.version()) {
+        own = r;
+        kept.add(r);
+      } else if (r.version() != 0 && !contains(s.superseded(), r.version())) {
+        kept.add(r);
+      }
+    }
+    if (own == null) {
+      return null; // a later writer took the path over
+    }
+    TrackedState t = s.state();
+    if (kept.size() == 1 && own.isNone()) {
+      return s.dropDescendants()
+          ? new StateWrite.DeleteTree(t.path())
+          : new StateWrite.DeleteState(t.path());
+    }
+    return new StateWrite.PutState(t.withRecords(kept));
+  }
+
+  private static boolean contains(long[] versions, long v) {
+    for (long x : versions) {
+      if (x == v) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean sameBytes(byte[] a, byte[] b) {

@@ -101,9 +101,10 @@ class GroupApplyTest {
   /**
    * Two workers' components declaring one new state at once, each on its own view of the source:
    * each read it as new, so each precommits it fresh. The second precommit keeps the first's
-   * record beside "may not exist" (the first's write may land last); the first's settle, landing
-   * before the second's write, keeps the second's record; the second's settle leaves its own.
-   * The second precommit had dropped the first's record, and the first's settle the second's.
+   * record beside "may not exist" (the first's write may land last). Each settle drops only "may
+   * not exist" (neither read a record to supersede): the two writes landed in an order neither
+   * knows, so both records stay possible. The second precommit had dropped the first's record,
+   * and then the second's settle did.
    */
   @Test
   void twoWorkersWritingOneStateAtOnceKeepEachOthersRecords() throws Exception {
@@ -116,10 +117,49 @@ class GroupApplyTest {
     store.write(APP, List.of(precommitB)).join();
     assertThat(records(X)).containsExactly("0: none", "7: a at 7", "8: b at 8");
 
-    store.write(APP, List.of(new StateWrite.Settle(state(X), 7, false, precommitA))).join();
+    store.write(APP, List.of(
+        new StateWrite.Settle(state(X), 7, false, precommitA, new long[0]))).join();
     assertThat(records(X)).containsExactly("7: a at 7", "8: b at 8");
-    store.write(APP, List.of(new StateWrite.Settle(byB, 8, false, precommitB))).join();
-    assertThat(records(X)).containsExactly("8: b at 8");
+    store.write(APP, List.of(
+        new StateWrite.Settle(byB, 8, false, precommitB, new long[0]))).join();
+    assertThat(records(X)).containsExactly("7: a at 7", "8: b at 8");
+  }
+
+  /**
+   * On the shared store a settle drops the records it superseded (those it read of runs that
+   * had ended before it wrote), wherever they are, and keeps every other: here run 7's, which
+   * was going when run 8 read it, and whose write may land after run 8's.
+   */
+  @Test
+  void aSettleDropsOnlyTheRecordsItSuperseded() throws Exception {
+    PossibleRecord a3 = new PossibleRecord(3, bytes("a at 3"));
+    store.write(APP, List.of(new StateWrite.PutState(state(X, a3)))).join();
+    TrackedState read3 = state(X, a3);
+    StateWrite.Precommit precommit7 = new StateWrite.Precommit(
+        state(X), new PossibleRecord(7, bytes("x at 7")), false, read3);
+    store.write(APP, List.of(precommit7)).join();
+    TrackedState read37 = store.get(APP, X).orElseThrow();
+    StateWrite.Precommit precommit8 = new StateWrite.Precommit(
+        state(X), new PossibleRecord(8, bytes("x at 8")), false, read37);
+    store.write(APP, List.of(precommit8)).join();
+    assertThat(records(X)).containsExactly("3: a at 3", "7: x at 7", "8: x at 8");
+
+    store.write(APP, List.of(
+        new StateWrite.Settle(state(X), 8, false, precommit8, new long[] {3}))).join();
+    assertThat(records(X)).containsExactly("7: x at 7", "8: x at 8");
+    store.write(APP, List.of(
+        new StateWrite.Settle(state(X), 7, false, precommit7, new long[] {3}))).join();
+    assertThat(records(X)).containsExactly("7: x at 7", "8: x at 8");
+
+    // A deletion that supersedes every other record deletes the row, descendants included.
+    store.write(APP, List.of(new StateWrite.PutState(state(CY, a3)))).join();
+    StateWrite.Precommit delete9 = new StateWrite.Precommit(
+        state(C), new PossibleRecord(9, null), false, null);
+    store.write(APP, List.of(new StateWrite.PutState(state(C, a3)), delete9)).join();
+    store.write(APP, List.of(
+        new StateWrite.Settle(state(C), 9, true, delete9, new long[] {3}))).join();
+    assertThat(store.get(APP, C)).isEmpty();
+    assertThat(store.get(APP, CY)).isEmpty();
   }
 
   /**

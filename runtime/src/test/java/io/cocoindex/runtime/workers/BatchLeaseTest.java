@@ -194,10 +194,14 @@ class BatchLeaseTest {
     assertThat(advisoryLocksHeld()).isEqualTo(expected);
   }
 
-  /** Advisory locks held in this database (the test's stores are its only users). */
+  /**
+   * Leases held in this database (the test's stores are its only users): exclusive advisory
+   * locks, not the shared lock each run holds from its version on.
+   */
   private long advisoryLocksHeld() throws Exception {
     try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
         var rs = s.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            + " AND mode = 'ExclusiveLock'"
             + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
       rs.next();
       return rs.getLong(1);
