@@ -37,6 +37,7 @@ final class IndexSink {
       creates.add(i.create() == null ? null : createSql(i));
     }
     Transactions.run(dataSource, conn -> {
+      lockNames(conn, actions);
       for (int n = 0; n < actions.size(); n++) {
         IndexAction i = actions.get(n).value();
         for (String name : i.drop()) {
@@ -47,6 +48,31 @@ final class IndexSink {
         }
       }
     });
+  }
+
+  /**
+   * Holds every name of the batch until its commit, so that the look-up of a name and its
+   * creation are one step: another transaction creating the name on another table (a batch of
+   * another database key reaching this database, or of a component finishing at the same time)
+   * committed between them, and {@code IF NOT EXISTS} then kept its index and dropped ours
+   * without a word. Locked in one order, so two batches cannot deadlock on them.
+   */
+  private static void lockNames(Connection conn, List<TargetAction<IndexAction>> actions)
+      throws SQLException {
+    List<String> names = new ArrayList<>();
+    for (TargetAction<IndexAction> a : actions) {
+      IndexAction i = a.value();
+      i.drop().forEach(name -> names.add(i.schema() + "." + name));
+      if (i.create() != null) {
+        names.add(i.schema() + "." + i.name());
+      }
+    }
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT DISTINCT"
+            + " hashtextextended('cocoindex index ' || n, 0) AS k FROM unnest(?) n ORDER BY k) s")) {
+      ps.setArray(1, conn.createArrayOf("text", names.toArray()));
+      ps.executeQuery().close();
+    }
   }
 
   private static String createSql(IndexAction i) {
