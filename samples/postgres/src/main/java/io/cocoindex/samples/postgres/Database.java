@@ -2,6 +2,7 @@ package io.cocoindex.samples.postgres;
 
 import io.cocoindex.ChildHandlerFactory;
 import io.cocoindex.TargetActionSink;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -17,10 +18,17 @@ final class Database {
   final TargetActionSink<IndexAction> indexes;
   final TargetActionSink<SqlCommandAction> commands;
 
-  Database(String name, DataSource dataSource, ChildHandlerFactory<TableAction> rowHandlers) {
+  /**
+   * A database of the connector.
+   *
+   * @param others the data source of another database key of the handler, by its name
+   */
+  Database(String name, DataSource dataSource, ChildHandlerFactory<TableAction> rowHandlers,
+      Function<String, DataSource> others) {
     this.name = name;
     this.dataSource = dataSource;
-    this.tables = TargetActionSink.withChildHandler(new TableSink(dataSource)::apply, rowHandlers);
+    this.tables = TargetActionSink.withChildHandler(
+        new TableSink(dataSource, others)::apply, rowHandlers);
     this.rows = TargetActionSink.of(new RowSink(dataSource)::apply);
     this.indexes = TargetActionSink.of(new IndexSink(dataSource)::apply);
     this.commands = TargetActionSink.of(new SqlCommandSink(dataSource)::apply);

@@ -14,6 +14,9 @@ import java.util.List;
  * @param primaryKey the primary-key column names (empty for a drop)
  * @param changes the DDL steps, in order; empty when the table is as declared
  * @param managedBy who owns the table (null in actions of earlier versions: the system)
+ * @param declaredUnder for a drop: the other database keys under which a table of this schema
+ *     and name is declared in the run; under one reaching this database, it is the same table,
+ *     handed over rather than dropped (empty otherwise)
  */
 @ActionValue
 public record TableAction(
@@ -23,11 +26,18 @@ public record TableAction(
     List<ColumnDef> columns,
     List<String> primaryKey,
     List<SchemaChange> changes,
-    ManagedBy managedBy) {
+    ManagedBy managedBy,
+    List<String> declaredUnder) {
   public TableAction {
     managedBy = managedBy == null ? ManagedBy.SYSTEM : managedBy;
+    declaredUnder = declaredUnder == null ? List.of() : List.copyOf(declaredUnder);
   }
 
+  /** An action declared under no other key. */
+  public TableAction(String database, String schema, String table, List<ColumnDef> columns,
+      List<String> primaryKey, List<SchemaChange> changes, ManagedBy managedBy) {
+    this(database, schema, table, columns, primaryKey, changes, managedBy, List.of());
+  }
 
   String qualifiedName() {
     return schema + "." + table;

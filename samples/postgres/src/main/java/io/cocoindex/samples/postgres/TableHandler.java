@@ -20,6 +20,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
 /**
@@ -38,6 +40,11 @@ import javax.sql.DataSource;
  * column or a changed type is applied in place and makes the rows LOSSY, so they are rewritten.
  * A table that may be missing (dropped in a run that failed after the drop) is created if need
  * be, and its rows and attachments are LOSSY too, so they are written again.
+ *
+ * <p>A handler serves one run: it remembers the tables declared in it, so that a table no longer
+ * declared under one database key but declared under another reaching the same database (one
+ * database under two keys, or a key renamed with the old one still passed) is handed over to it
+ * instead of dropped. {@link #of} in {@code main} makes one per run.
  */
 @ContainerTarget(
     provider = "cocoindex.io/postgres/table",
@@ -46,6 +53,12 @@ import javax.sql.DataSource;
     childValue = Row.class)
 public final class TableHandler implements TargetHandler<TableSpec, TableRecord, TableAction> {
   private final Map<String, Database> databases = new LinkedHashMap<>();
+  /**
+   * The tables declared in this run, as (database key, schema, table): a table no longer
+   * declared under one key but declared under another that reaches the same database (one
+   * database under two keys, or a key renamed) is the same table, handed over, not dropped.
+   */
+  private final Set<List<String>> declared = ConcurrentHashMap.newKeySet();
 
   /**
    * A handler for these databases, by the names of their {@code ContextKey}s.
@@ -56,7 +69,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     TableHandler_ChildHandlerFactory rowHandlers = new TableHandler_ChildHandlerFactory(this);
     dataSources.forEach(
         (name, ds) ->
-            databases.put(name, new Database(name, Objects.requireNonNull(ds, name), rowHandlers)));
+            databases.put(name, new Database(name, Objects.requireNonNull(ds, name), rowHandlers,
+                other -> database(other).dataSource)));
   }
 
   /** A handler for the databases of these keys, resolved from the context of this run. */
@@ -81,6 +95,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       return dropped(key, prev);
     }
     Database db = database(desired.database());
+    declared.add(List.of(desired.database(), desired.schema(), desired.table()));
     TableRecord record = TableRecord.of(desired);
     List<SchemaChange> changes = new ArrayList<>();
     TargetChildInvalidation invalidation = null;
@@ -165,10 +180,16 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     }
     String databaseName = ((StableKey.Str) ((StableKey.Array) key).items().get(0)).value();
     TableRecord p = prev.get(0);
+    // Orphans are reconciled at the end of the run, after every declaration.
+    List<String> declaredUnder = databases.keySet().stream()
+        .filter(other -> !other.equals(databaseName)
+            && declared.contains(List.of(other, p.schema(), p.table())))
+        .toList();
     TableAction drop =
         new TableAction(
             databaseName, p.schema(), p.table(), List.of(), List.of(),
-            List.of(SchemaChange.table(SchemaChange.Kind.DROP_TABLE)), ManagedBy.SYSTEM);
+            List.of(SchemaChange.table(SchemaChange.Kind.DROP_TABLE)), ManagedBy.SYSTEM,
+            declaredUnder);
     return new TargetReconcileOutput<>(
         TargetAction.delete(drop), database(databaseName).tables, null,
         TargetChildInvalidation.DESTRUCTIVE);

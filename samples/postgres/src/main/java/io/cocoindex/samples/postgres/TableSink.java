@@ -2,11 +2,15 @@ package io.cocoindex.samples.postgres;
 
 import io.cocoindex.TargetAction;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,9 +19,12 @@ import org.slf4j.LoggerFactory;
 final class TableSink {
   private static final Logger LOG = LoggerFactory.getLogger(TableSink.class);
   private final DataSource dataSource;
+  /** The data source of another database key of the handler, by its name. */
+  private final Function<String, DataSource> others;
 
-  TableSink(DataSource dataSource) {
+  TableSink(DataSource dataSource, Function<String, DataSource> others) {
     this.dataSource = dataSource;
+    this.others = others;
   }
 
   void apply(List<TargetAction<TableAction>> actions) throws SQLException {
@@ -38,6 +45,14 @@ final class TableSink {
     Transactions.run(dataSource, conn -> {
       for (TableAction t : work) {
         for (SchemaChange change : t.changes()) {
+          if (change.kind() == SchemaChange.Kind.DROP_TABLE) {
+            String under = sameDatabaseKey(conn, t);
+            if (under != null) {
+              LOG.info("table {} is declared under database key {}, which reaches the database of"
+                  + " key {}: handed over, not dropped", t.qualifiedName(), under, t.database());
+              continue;
+            }
+          }
           apply(conn, t, change);
         }
       }
@@ -104,6 +119,39 @@ final class TableSink {
     for (TableCommands.Entry c : tornDown) {
       TableCommands.handOver(conn, t.schema(), t.table(), c.name());
     }
+  }
+
+  /**
+   * The first of the keys the dropped table is declared under in the run that reaches the
+   * database of {@code conn}, or null. Told by a token, not by names or addresses: {@code conn}
+   * holds a random advisory lock until its commit, and a connection of the other key looks for
+   * it among the locks held in its database.
+   */
+  private String sameDatabaseKey(Connection conn, TableAction t) throws SQLException {
+    if (t.declaredUnder().isEmpty()) {
+      return null;
+    }
+    long token = ThreadLocalRandom.current().nextLong() >>> 1;
+    try (PreparedStatement ps = conn.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+      ps.setLong(1, token);
+      ps.executeQuery().close();
+    }
+    for (String key : t.declaredUnder()) {
+      try (Connection other = others.apply(key).getConnection();
+          PreparedStatement ps = other.prepareStatement(
+              "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND database ="
+                  + " (SELECT oid FROM pg_database WHERE datname = current_database())"
+                  + " AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 1)")) {
+        ps.setLong(1, token >>> 32);
+        ps.setLong(2, token & 0xffffffffL);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next() && rs.getBoolean(1)) {
+            return key;
+          }
+        }
+      }
+    }
+    return null;
   }
 
   /**

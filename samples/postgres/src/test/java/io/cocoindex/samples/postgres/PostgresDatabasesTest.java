@@ -10,6 +10,11 @@ import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
 import io.cocoindex.testkit.CocoIndexExtension;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
@@ -21,6 +26,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * One PostgreSQL database reached under two {@code ContextKey}s. The connector keeps no names of
@@ -30,7 +38,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PostgresDatabasesTest {
   static final ContextKey<DataSource> DB = ContextKey.of("main_db", DataSource.class);
   static final ContextKey<DataSource> SAME_DB = ContextKey.of("same_db", DataSource.class);
+  static final ContextKey<DataSource> OTHER_DB = ContextKey.of("other_db", DataSource.class);
   static final CountingDataSource COUNTING = new CountingDataSource(PostgresServer.DATA_SOURCE);
+  /** Another database of the test server, made by {@link #setUp} if need be. */
+  static final PGSimpleDataSource OTHER = new PGSimpleDataSource();
+
+  static {
+    String url = System.getenv(PostgresServer.URL_VARIABLE);
+    if (url != null && !url.isBlank()) {
+      OTHER.setURL(url);
+      OTHER.setDatabaseName("cocoindex_test_other");
+    }
+  }
 
   record Doc(long id, String title, int views) {}
 
@@ -38,7 +57,8 @@ class PostgresDatabasesTest {
 
   @RegisterExtension
   final CocoIndexExtension coco = CocoIndexExtension.builder()
-      .provide(DB, COUNTING.dataSource()).provide(SAME_DB, COUNTING.dataSource()).build();
+      .provide(DB, COUNTING.dataSource()).provide(SAME_DB, COUNTING.dataSource())
+      .provide(OTHER_DB, OTHER).build();
 
   String schema;
   BiConsumer<Ctx, Tables> declare;
@@ -53,8 +73,11 @@ class PostgresDatabasesTest {
     schema = "t_" + method.substring(0, Math.min(40, method.length())) + "_"
         + Long.toHexString(System.nanoTime() & 0xffffff);
     execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
-    app = coco.app(ctx ->
-        declare.accept(ctx, Tables.register(ctx, TableHandler.of(ctx, DB, SAME_DB))));
+    if (lines("SELECT 1 FROM pg_database WHERE datname = 'cocoindex_test_other'").isEmpty()) {
+      execute("CREATE DATABASE cocoindex_test_other");
+    }
+    app = coco.app(ctx -> declare.accept(ctx,
+        Tables.register(ctx, TableHandler.of(ctx, DB, SAME_DB, OTHER_DB))));
   }
 
   @AfterEach
@@ -207,5 +230,117 @@ class PostgresDatabasesTest {
     assertThat(failure).hasMessageContaining(error);
     assertThatThrownBy(() -> coco.update(app)).hasMessageContaining(error);
     assertThat(indexes()).isEqualTo(index);
+  }
+
+  /**
+   * A table declared under the other key of its database (the key renamed, both still provided)
+   * is the same table: the old key's drop at the end of the run leaves it, with its rows, index
+   * and view, to the key that declares it now; moved back, it stays too.
+   */
+  @Test
+  void aTableMovedToTheOtherKeyOfItsDatabaseIsHandedOverNotDropped() {
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(changed[0] ? SAME_DB : DB, schema, "a"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "red fox", 1)));
+      t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+      t.declareSqlCommand(ctx, titlesOver("a"));
+    };
+    runChangedAndConverge();
+
+    assertThat(indexes()).containsExactly("a|a__by_title");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".a")).containsExactly("1|red fox|1");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".titles")).containsExactly("1|red fox");
+    assertThat(recordedCommands()).containsExactly("a titles");
+
+    changed[0] = false;
+    coco.update(app);
+    COUNTING.take();
+    coco.update(app);
+    assertThat(COUNTING.take()).as("statements of the rerun after").isEmpty();
+    assertThat(indexes()).containsExactly("a|a__by_title");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".a")).containsExactly("1|red fox|1");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".titles")).containsExactly("1|red fox");
+  }
+
+  /**
+   * As above, the move interrupted (the table created under the new key, the old key's drop at
+   * the end of the run not reached, or its commit lost) and then moved back: the drop under the
+   * new key is a hand-over too, though the old key's record changed nothing.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"after:CREATE TABLE", "after:INSERT INTO", "after:CREATE INDEX",
+      "after:CREATE OR REPLACE VIEW"})
+  void aTableMovedBackAfterAnInterruptedMoveToTheOtherKeyIsKept(String fault) {
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(changed[0] ? SAME_DB : DB, schema, "a"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "red fox", 1)));
+      t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+      t.declareSqlCommand(ctx, titlesOver("a"));
+    };
+    coco.update(app);
+    changed[0] = true;
+    String at = fault.substring(fault.indexOf(':') + 1);
+    COUNTING.failAfterCommit(sql -> sql.startsWith(at));
+    try {
+      assertThatThrownBy(() -> coco.update(app)).hasMessageContaining("injected failure");
+    } finally {
+      COUNTING.failAfterCommit(null);
+    }
+    changed[0] = false;
+    coco.update(app);
+    COUNTING.take();
+    coco.update(app);
+    assertThat(COUNTING.take()).as("statements of the rerun after").isEmpty();
+
+    assertThat(indexes()).containsExactly("a|a__by_title");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".a")).containsExactly("1|red fox|1");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".titles")).containsExactly("1|red fox");
+    assertThat(recordedCommands()).containsExactly("a titles");
+  }
+
+  /**
+   * A table moved to a key of another database of the same server, under the same schema and
+   * name, is created there and dropped from the first: the keys are told apart by the databases
+   * they reach, not by the table's name.
+   */
+  @Test
+  void aTableMovedToAnotherDatabaseUnderItsNameIsDroppedFromTheFirst() {
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(changed[0] ? OTHER_DB : DB, schema, "a"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "red fox", 1)));
+    };
+    try {
+      runChangedAndConverge();
+
+      assertThat(lines("SELECT count(*) FROM pg_namespace WHERE nspname = '" + schema + "'"))
+          .containsExactly("1");
+      assertThat(lines("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid ="
+          + " c.relnamespace WHERE n.nspname = '" + schema + "'")).containsExactly("0");
+      assertThat(otherLines("SELECT * FROM \"" + schema + "\".a")).containsExactly(
+          "1|red fox|1");
+    } finally {
+      otherLines("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+    }
+  }
+
+  /** A statement on the other database; its rows as "v1|v2|...". */
+  static List<String> otherLines(String sql) {
+    try (Connection c = OTHER.getConnection(); Statement st = c.createStatement()) {
+      List<String> out = new ArrayList<>();
+      if (st.execute(sql)) {
+        try (ResultSet rs = st.getResultSet()) {
+          while (rs.next()) {
+            List<String> cells = new ArrayList<>();
+            for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+              cells.add(String.valueOf(rs.getObject(i)));
+            }
+            out.add(String.join("|", cells));
+          }
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }
