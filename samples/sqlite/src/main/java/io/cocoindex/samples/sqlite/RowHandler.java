@@ -11,8 +11,6 @@ import io.cocoindex.annotation.Attachment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The rows of one table, tracked by the fingerprint of their values: an unchanged row sends
@@ -39,7 +37,7 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
      */
     final FullTextIndexHandler.Run fullTextIndexes = new FullTextIndexHandler.Run();
     /** The SQL commands declared in this run by name case-folded ({@link SqlCommandHandler}). */
-    final Map<String, Queue<SqlCommandHandler.Declared>> sqlCommands = new ConcurrentHashMap<>();
+    final SqlCommandHandler.Run sqlCommands = new SqlCommandHandler.Run();
   }
 
   /**
@@ -50,7 +48,7 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
     final TargetActionSink<RowAction> rows;
     final TargetActionSink<AttachmentAction> attachments;
     final FullTextIndexHandler.Run fullTextIndexes;
-    final Map<String, Queue<SqlCommandHandler.Declared>> sqlCommands;
+    final SqlCommandHandler.Run sqlCommands;
 
     Sinks(SqliteDatabase db, DatabaseWide declared) {
       this.rows = TargetActionSink.of(new RowWriter(db)::apply);

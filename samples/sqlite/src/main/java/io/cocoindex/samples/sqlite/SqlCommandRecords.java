@@ -169,6 +169,22 @@ final class SqlCommandRecords {
     }
   }
 
+  /**
+   * Sets up {@code declared} on its table again after another table's recreate tore its name
+   * down: that table had taken it (in a run that failed before this one's teardown), and this
+   * one's record, unchanged, plans nothing. Its teardown runs first, the recorded one if any.
+   */
+  static void setUpOn(SqliteDatabase db, Connection c, SqlCommandHandler.Declared declared)
+      throws SQLException {
+    String name = declared.command().name();
+    String teardown = teardownOf(db, c, declared.table(), name);
+    db.execute(c, teardown != null ? teardown : declared.command().teardown());
+    db.execute(c, declared.command().setup());
+    recordSetUp(db, c, declared.table(), name, declared.command().teardown());
+    log.info("SQL command {} set up again on table {}, which declares it", name,
+        declared.table());
+  }
+
   /** The commands named {@code name} recorded on other tables than {@code table}. */
   private static List<String[]> recordedElsewhere(SqliteDatabase db, Connection c, String table,
       String name) throws SQLException {

@@ -139,11 +139,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       }
       TableSpec last = new TableSpec(database, name, List.of(), List.of(), false);
       RowHandler.Sinks run = database(database, name).sinks();
-      List<SqlCommandHandler.Declared> commands = new ArrayList<>();
-      run.sqlCommands.values().forEach(commands::addAll);
       return TargetReconcileOutput.of(TargetAction.delete(new TableAction(last, false, false,
           List.of(), false, true, run.fullTextIndexes.all(),
-          List.copyOf(commands))), sink, null);
+          run.sqlCommands.all())), sink, null);
     }
     checkSpec(desired);
     declared.add(where(database(desired.database(), desired.name()), desired.name()));
@@ -302,7 +300,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (a.recreate()) {
       // The commands are set up anew (their records reset): torn down first, while the table
       // they may name is there.
-      SqlCommandRecords.tearDownAll(db, c, spec.name());
+      List<String> tornDown = SqlCommandRecords.tearDownAll(db, c, spec.name());
       // So are its full-text indexes dropped: the table's children being new (DESTRUCTIVE), one
       // it still declares is created again, but no removal is sent for one it no longer declares,
       // whose FTS5 table would outlive its triggers for good.
@@ -319,6 +317,12 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       for (FullTextIndexHandler.Declared index : database(spec.database(), spec.name()).sinks()
           .fullTextIndexes.droppedByRecreate(spec.name(), dropped)) {
         FullTextIndexHandler.handOver(db, c, index);
+      }
+      // So may a command be another table's, set up there again as the index is, the other
+      // table's record being unchanged (the same kill gap).
+      for (SqlCommandHandler.Declared command : database(spec.database(), spec.name()).sinks()
+          .sqlCommands.droppedByRecreate(spec.name(), tornDown)) {
+        SqlCommandRecords.setUpOn(db, c, command);
       }
     }
     db.execute(c, createTable(table, spec));

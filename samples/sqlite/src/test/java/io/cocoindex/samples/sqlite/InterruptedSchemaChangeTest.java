@@ -346,6 +346,44 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
         .containsExactly("b|titles");
   }
 
+  /**
+   * b takes the SQL command in a run that fails after its view is made (a's record still says
+   * the command is set up on a), then the next run moves it back to a while b's primary key
+   * changes. The recreate of b tears down b's commands, and b's children being new, b's command
+   * gets no removal to hand it back: the view still ends over a, whether b is mounted or
+   * declared.
+   */
+  @ParameterizedTest
+  @CsvSource({"true,false", "false,false", "true,true", "false,true"})
+  void aSqlCommandMovedBackWhileTheTableThatTookItIsRecreatedEndsOnItsFirstTable(
+      boolean mounted, boolean ifNotExists) throws Exception {
+    boolean[] recreated = {false};
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
+      TableSchema<Item> schemaB = recreated[0]
+          ? TableSchema.of("b", Item.class, "id", "title") : TableSchema.of("b", Item.class, "id");
+      SqliteTable<Item> b =
+          mounted ? sqlite.mountTable(ctx, schemaB) : sqlite.declareTable(ctx, schemaB);
+      a.declareRow(ctx, new Item("a1", "in a"));
+      b.declareRow(ctx, new Item("b1", "in b"));
+      String on = changed[0] ? "b" : "a";
+      (changed[0] ? b : a).declareSqlCommand(ctx, titlesView(on, ifNotExists));
+    });
+    interruptAndConverge(app, "after:CREATE VIEW", () -> {
+      changed[0] = false;
+      recreated[0] = true;
+    });
+
+    assertThat(schema()).containsExactly(
+        "table a", "table b", "table cocoindex_sql_commands", "view titles");
+    assertThat(q("SELECT * FROM titles")).containsExactly("a1|in a");
+    assertThat(q("SELECT table_name, name FROM cocoindex_sql_commands"))
+        .containsExactly("a|titles");
+    assertThat(q("SELECT name || ' ' || pk FROM pragma_table_info('b')"))
+        .containsExactly("id 1", "title 2");
+  }
+
   @Test
   void aSqlCommandOfOneNameOnTwoTablesKeepsBothWhenOneIsRemoved() throws Exception {
     App app = app(ctx -> {
