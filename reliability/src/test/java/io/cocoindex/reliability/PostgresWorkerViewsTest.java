@@ -399,6 +399,59 @@ class PostgresWorkerViewsTest {
   }
 
   /**
+   * A memoized component whose commit keeps another worker's record beside its own leaves the
+   * state unsettled, and must run again: worker 1's {@code cA} precommits {@code x=b1} and is held
+   * before its sink writes; worker 2's memoized {@code cB} takes {@code x} over, writes {@code b2}
+   * and commits, keeping {@code b1} (worker 1's run is going); then worker 1's write lands and
+   * its worker dies before its commit. A round on worker 2's view must not hit {@code cB}'s memo,
+   * or the target keeps {@code b1} for good. Worker 1 "dies" by failing its store writes once
+   * its precommit is written.
+   */
+  @Test
+  void aMemoizedComponentWhoseCommitKeepsARecordOfAnotherWorkersRunRunsAgain() throws Exception {
+    Map<String, Map<String, String>> first = Map.of("cA", Map.of("x", "a"));
+    Map<String, Map<String, String>> view1 = Map.of("cA", Map.of("x", "b1"));
+    Map<String, Map<String, String>> view2 = Map.of("cB", Map.of("x", "b2"));
+    worker(withMemoizedB(first, handler)).update();
+    CountDownLatch[] hold1 = {new CountDownLatch(1), new CountDownLatch(1)};
+    holds.put("b1", hold1);
+
+    PostgresStateStore store1 = PostgresStateStore.open(url);
+    open.add(store1);
+    java.util.concurrent.atomic.AtomicBoolean dead =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    StateStore dying = new ForwardingStateStore(store1) {
+      @Override
+      public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+        if (dead.get()) {
+          return CompletableFuture.failedFuture(new StateStoreException("the worker died"));
+        }
+        boolean precommit = writes.stream().anyMatch(w -> w instanceof StateWrite.Precommit);
+        return super.write(app, writes).whenComplete((v, e) -> dead.set(dead.get() || precommit));
+      }
+    };
+    App w1 = App.create("views", Environment.builder().stateStore(dying).build(),
+        withMemoizedB(view1, handler));
+    open.add(w1);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    await(hold1[0]);
+    App w2 = worker(withMemoizedB(view2, handler));
+    w2.update();
+    hold1[1].countDown();
+    assertThatThrownBy(() -> w1Run.get(60, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(UpdateFailedException.class);
+    assertThat(log).containsExactly("create x=a", "update x=b2", "update x=b1");
+
+    for (int round = 1; round <= 2; round++) {
+      w2.update();
+      assertThat(target).as("round %d on worker 2's view; sink log %s", round, log)
+          .isEqualTo(Map.of("x", "b2"));
+    }
+    assertThat(log).containsExactly("create x=a", "update x=b2", "update x=b1", "update x=b2");
+    assertThat(w2.status().unsettled()).isEmpty();
+  }
+
+  /**
    * A takeover that waited for the state's lease: worker 2's memoized {@code cB} takes {@code x}
    * over from {@code cA} and is held while it holds the lease; worker 1's {@code cC} reads
    * {@code x} as {@code cA}'s, waits for the lease, reads {@code x} again (now {@code cB}'s) and

@@ -216,7 +216,7 @@ final class Reconciliation {
   static void noteSuperseded(Run run, List<Reconciliation> written) {
     Set<Long> read = new HashSet<>();
     for (Reconciliation r : written) {
-      if (r.hasAction() && r.row != null) {
+      if (r.hasAction() && r.row != null && r.row.records().size() > 1) {
         for (PossibleRecord p : r.row.records()) {
           if (p.version() != 0) {
             read.add(p.version());
@@ -237,13 +237,20 @@ final class Reconciliation {
       if (!r.hasAction()) {
         continue;
       }
-      if (r.row == null || ended.isEmpty()) {
+      if (r.row == null) {
         r.superseded = NONE_SUPERSEDED;
         continue;
       }
-      long[] versions = new long[r.row.records().size()];
+      List<PossibleRecord> records = r.row.records();
+      if (records.size() == 1) {
+        // Settled: its write landed before its settle, so before this one's, whether or not its
+        // run is still going (a precommit never leaves its record alone on this store).
+        r.superseded = new long[] {records.get(0).version()};
+        continue;
+      }
+      long[] versions = new long[records.size()];
       int n = 0;
-      for (PossibleRecord p : r.row.records()) {
+      for (PossibleRecord p : records) {
         if (ended.contains(p.version())) {
           versions[n++] = p.version();
         }

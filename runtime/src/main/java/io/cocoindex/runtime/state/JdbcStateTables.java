@@ -541,13 +541,17 @@ public class JdbcStateTables {
     TrackedState[] before = new TrackedState[1];
     for (StateWrite w0 : writes) {
       before[0] = null;
-      StateWrite w = StateWrites.resolve(w0, path -> before[0] = current(rows, path, w0));
+      StateWrite w = StateWrites.resolve(
+          w0, path -> before[0] = current(rows, path, w0), !trustLoadedRows);
       if (w == null) {
         continue;
       }
       if (w instanceof StateWrite.PutState ps) {
         TrackedState s = ps.state();
         rows.put(ByteKey.of(s.path()), s);
+        if (w0 instanceof StateWrite.Settle && s.records().size() > 1) {
+          forgetMemosOfUnsettled(out, app, s.owner());
+        }
         if (before[0] != null && Arrays.equals(before[0].owner(), s.owner())) {
           setRecords(out, app, s);
           continue;
@@ -605,6 +609,22 @@ public class JdbcStateTables {
       if (Arrays.equals(path, taker)) {
         break;
       }
+      writeComponent(out, app, new StateWrite.ForgetMemo(path));
+    }
+  }
+
+  /**
+   * A settle that keeps other records beside its own (another worker's write of the state may
+   * land after its own) leaves the state unsettled: forget the memos of its owner and of the
+   * owner's ancestors, or a hit would skip the state, and the target keep whichever write landed
+   * last, for good. The mark a forgotten memo holds keeps the component's own record, written
+   * after it in this run, from bringing the memo back (see {@link StateWrite.ForgetMemo}).
+   */
+  private void forgetMemosOfUnsettled(StatementBatches out, String app, byte[] owner)
+      throws SQLException {
+    List<io.cocoindex.StableKey> keys = KeyEncoding.decodePath(owner);
+    for (int depth = keys.size(); depth >= 0; depth--) {
+      byte[] path = depth == keys.size() ? owner : KeyEncoding.encodePath(keys.subList(0, depth));
       writeComponent(out, app, new StateWrite.ForgetMemo(path));
     }
   }

@@ -21,6 +21,18 @@ public final class StateWrites {
    * Puts, deletes and component writes are returned as they are.
    */
   public static StateWrite resolve(StateWrite w, Function<byte[], TrackedState> read) {
+    return resolve(w, read, false);
+  }
+
+  /**
+   * As {@link #resolve(StateWrite, Function)}; {@code shared}: on a store shared by workers, a
+   * precommit never leaves its record alone, so that a state with one possible record is one
+   * whose write has landed (its settle wrote it so), which another worker's write then replaces
+   * whether or not that run is still going (see {@code Reconciliation#noteSuperseded}). A record
+   * of the value it precommits again stays beside it when it would otherwise be dropped.
+   */
+  public static StateWrite resolve(
+      StateWrite w, Function<byte[], TrackedState> read, boolean shared) {
     if (w instanceof StateWrite.Precommit p) {
       TrackedState t = p.state();
       TrackedState row = read.apply(t.path());
@@ -34,10 +46,19 @@ public final class StateWrites {
         // its own view of the source): its record stays possible, beside "may not exist".
         records.add(MAY_NOT_EXIST);
       }
+      PossibleRecord sameValue = null;
       for (PossibleRecord r : row.records()) {
-        if (!sameBytes(r.record(), p.entry().record()) && !(p.fresh() && r.version() == 0)) {
-          records.add(r);
+        if (p.fresh() && r.version() == 0) {
+          continue;
         }
+        if (!sameBytes(r.record(), p.entry().record())) {
+          records.add(r);
+        } else {
+          sameValue = r;
+        }
+      }
+      if (shared && records.isEmpty() && sameValue != null) {
+        records.add(sameValue);
       }
       records.add(p.entry());
       return new StateWrite.PutState(t.withRecords(records));

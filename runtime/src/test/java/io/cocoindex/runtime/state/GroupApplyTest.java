@@ -163,6 +163,25 @@ class GroupApplyTest {
   }
 
   /**
+   * On the shared store a precommit never leaves its record alone: one record of the value it
+   * precommits again stays beside it. A state with one possible record is then one whose write
+   * has landed, which another worker's write replaces even while that worker's run is going.
+   */
+  @Test
+  void aPrecommitOfTheSameValueKeepsTheRecordItRepeats() throws Exception {
+    PossibleRecord a3 = new PossibleRecord(3, bytes("a"));
+    store.write(APP, List.of(new StateWrite.PutState(state(X, a3)))).join();
+    StateWrite.Precommit again = new StateWrite.Precommit(
+        state(X), new PossibleRecord(7, bytes("a")), false, state(X, a3));
+    store.write(APP, List.of(again)).join();
+    assertThat(records(X)).containsExactly("3: a", "7: a");
+
+    store.write(APP, List.of(
+        new StateWrite.Settle(state(X), 7, false, again, new long[] {3}))).join();
+    assertThat(records(X)).containsExactly("7: a");
+  }
+
+  /**
    * A confirmation (the owner move of a state left as it was) keeps the records the row has when
    * written: another worker's component declaring the state too may have written one since the
    * engine read the row. A state deleted meanwhile stays deleted.
