@@ -28,8 +28,9 @@ public final class StateWrites {
    * As {@link #resolve(StateWrite, Function)}; {@code shared}: on a store shared by workers, a
    * precommit never leaves its record alone, so that a state with one possible record is one
    * whose write has landed (its settle wrote it so), which another worker's write then replaces
-   * whether or not that run is still going (see {@code Reconciliation#noteSuperseded}). A record
-   * of the value it precommits again stays beside it when it would otherwise be dropped.
+   * whether or not that run is still going (see {@code Reconciliation#noteSuperseded}). Where
+   * only records of the value it precommits again were there, "may not exist" stays beside it:
+   * a run that fails before its settle then has the next one write the state again.
    */
   public static StateWrite resolve(
       StateWrite w, Function<byte[], TrackedState> read, boolean shared) {
@@ -46,19 +47,13 @@ public final class StateWrites {
         // its own view of the source): its record stays possible, beside "may not exist".
         records.add(MAY_NOT_EXIST);
       }
-      PossibleRecord sameValue = null;
       for (PossibleRecord r : row.records()) {
-        if (p.fresh() && r.version() == 0) {
-          continue;
-        }
-        if (!sameBytes(r.record(), p.entry().record())) {
+        if (!sameBytes(r.record(), p.entry().record()) && !(p.fresh() && r.version() == 0)) {
           records.add(r);
-        } else {
-          sameValue = r;
         }
       }
-      if (shared && records.isEmpty() && sameValue != null) {
-        records.add(sameValue);
+      if (shared && records.isEmpty()) {
+        records.add(MAY_NOT_EXIST);
       }
       records.add(p.entry());
       return new StateWrite.PutState(t.withRecords(records));
@@ -104,21 +99,25 @@ public final class StateWrites {
   /**
    * A settle on a store shared by workers: its own record stays with every record it did not
    * supersede, in their order; "may not exist" goes (this write made the state exist, or
-   * deleted it, as its own record says).
+   * deleted it, as its own record says), and so does a record of the same value as its own (the
+   * same form, whichever write lands last).
    */
   private static StateWrite settleSuperseded(StateWrite.Settle s, TrackedState row) {
-    List<PossibleRecord> kept = new ArrayList<>(row.records().size());
     PossibleRecord own = null;
     for (PossibleRecord r : row.records()) {
       if (r.version() == s.version()) {
         own = r;
-        kept.add(r);
-      } else if (r.version() != 0 && !contains(s.superseded(), r.version())) {
-        kept.add(r);
       }
     }
     if (own == null) {
       return null; // a later writer took the path over
+    }
+    List<PossibleRecord> kept = new ArrayList<>(row.records().size());
+    for (PossibleRecord r : row.records()) {
+      if (r == own || (r.version() != 0 && !contains(s.superseded(), r.version())
+          && !sameBytes(r.record(), own.record()))) {
+        kept.add(r);
+      }
     }
     TrackedState t = s.state();
     if (kept.size() == 1 && own.isNone()) {

@@ -163,22 +163,40 @@ class GroupApplyTest {
   }
 
   /**
-   * On the shared store a precommit never leaves its record alone: one record of the value it
-   * precommits again stays beside it. A state with one possible record is then one whose write
-   * has landed, which another worker's write replaces even while that worker's run is going.
+   * On the shared store a precommit never leaves its record alone: where only a record of the
+   * value it precommits again was there, "may not exist" stays beside it (a run that dies before
+   * its settle has the next one write the state again). A state with one possible record is then
+   * one whose write has landed, which another worker's write replaces even while that worker's
+   * run is going. A settle drops a record of the same value as its own: the same form.
    */
   @Test
-  void aPrecommitOfTheSameValueKeepsTheRecordItRepeats() throws Exception {
+  void aPrecommitOfTheSameValueIsNeverAlone() throws Exception {
     PossibleRecord a3 = new PossibleRecord(3, bytes("a"));
     store.write(APP, List.of(new StateWrite.PutState(state(X, a3)))).join();
-    StateWrite.Precommit again = new StateWrite.Precommit(
+    StateWrite.Precommit again7 = new StateWrite.Precommit(
         state(X), new PossibleRecord(7, bytes("a")), false, state(X, a3));
-    store.write(APP, List.of(again)).join();
-    assertThat(records(X)).containsExactly("3: a", "7: a");
+    store.write(APP, List.of(again7)).join();
+    assertThat(records(X)).containsExactly("0: none", "7: a");
+    StateWrite.Precommit again8 = new StateWrite.Precommit(
+        state(X), new PossibleRecord(8, bytes("b")), false, state(X, a3));
+    store.write(APP, List.of(again8)).join();
+    StateWrite.Precommit again9 = new StateWrite.Precommit(
+        state(X), new PossibleRecord(9, bytes("a")), false, state(X, a3));
+    store.write(APP, List.of(again9)).join();
+    assertThat(records(X)).containsExactly("0: none", "8: b", "9: a");
 
     store.write(APP, List.of(
-        new StateWrite.Settle(state(X), 7, false, again, new long[] {3}))).join();
-    assertThat(records(X)).containsExactly("7: a");
+        new StateWrite.Settle(state(X), 7, false, again7, new long[] {3}))).join();
+    assertThat(records(X)).isEqualTo(List.of("0: none", "8: b", "9: a")); // 7 was replaced
+    store.write(APP, List.of(
+        new StateWrite.Settle(state(X), 9, false, again9, new long[] {3}))).join();
+    assertThat(records(X)).containsExactly("8: b", "9: a");
+    store.write(APP, List.of(new StateWrite.PutState(state(X,
+        new PossibleRecord(8, bytes("b")), new PossibleRecord(9, bytes("a")),
+        new PossibleRecord(10, bytes("a")))))).join();
+    store.write(APP, List.of(
+        new StateWrite.Settle(state(X), 10, false, again9, new long[] {8}))).join();
+    assertThat(records(X)).containsExactly("10: a");
   }
 
   /**
