@@ -81,6 +81,42 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
         + " AND sql IS NOT NULL ORDER BY tbl_name, name");
   }
 
+  /** What the tables of {@link #twoTables} declare besides their rows. */
+  interface OnTwoTables {
+    void declare(Ctx ctx, SqliteTable<Item> a, SqliteTable<Item> b);
+  }
+
+  /** Whether the table {@link #twoTables} recreates has its new primary key. */
+  final boolean[] recreated = {false};
+
+  /**
+   * An app of tables a (mounted) and b (mounted or declared), a row each titled {@code title}
+   * and the table's name, and what {@code then} declares on them; once {@link #recreated}, table
+   * {@code recreating}'s primary key is (id, title), so that run recreates it.
+   */
+  App twoTables(String title, String recreating, boolean mountB, OnTwoTables then) {
+    return app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      SqliteTable<Item> a = sqlite.mountTable(ctx, itemTable("a", recreating));
+      SqliteTable<Item> b = mountB ? sqlite.mountTable(ctx, itemTable("b", recreating))
+          : sqlite.declareTable(ctx, itemTable("b", recreating));
+      a.declareRow(ctx, new Item("a1", title + "a"));
+      b.declareRow(ctx, new Item("b1", title + "b"));
+      then.declare(ctx, a, b);
+    });
+  }
+
+  private TableSchema<Item> itemTable(String name, String recreating) {
+    return recreated[0] && name.equals(recreating)
+        ? TableSchema.of(name, Item.class, "id", "title") : TableSchema.of(name, Item.class, "id");
+  }
+
+  /** After a change interrupted: back to the first declarations, in a run that recreates. */
+  void moveBackAndRecreate() {
+    changed[0] = false;
+    recreated[0] = true;
+  }
+
   App app2(Consumer<Ctx> main) {
     return app(main);
   }
@@ -139,22 +175,9 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
   @ValueSource(booleans = {true, false})
   void anIndexMovedBackWhileTheTableThatTookItIsRecreatedEndsOnItsFirstTable(boolean mounted)
       throws Exception {
-    boolean[] recreated = {false};
-    App app = app(ctx -> {
-      Sqlite sqlite = Sqlite.register(ctx, DB);
-      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
-      TableSchema<Item> schemaB = recreated[0]
-          ? TableSchema.of("b", Item.class, "id", "title") : TableSchema.of("b", Item.class, "id");
-      SqliteTable<Item> b =
-          mounted ? sqlite.mountTable(ctx, schemaB) : sqlite.declareTable(ctx, schemaB);
-      a.declareRow(ctx, new Item("a1", "fox in a"));
-      b.declareRow(ctx, new Item("b1", "fox in b"));
-      (changed[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
-    });
-    interruptAndConverge(app, "after:CREATE VIRTUAL TABLE", () -> {
-      changed[0] = false;
-      recreated[0] = true;
-    });
+    App app = twoTables("fox in ", "b", mounted, (ctx, a, b) ->
+        (changed[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title"))));
+    interruptAndConverge(app, "after:CREATE VIRTUAL TABLE", this::moveBackAndRecreate);
 
     assertThat(schema()).containsExactly("table a", "table b", "table foo", "table foo_config",
         "table foo_data", "table foo_docsize", "table foo_idx", "trigger foo_ad",
@@ -177,20 +200,9 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
    */
   @Test
   void anIndexMovedBackToItsFirstTableWhileThatTableIsRecreatedEndsThere() throws Exception {
-    boolean[] recreated = {false};
-    App app = app(ctx -> {
-      Sqlite sqlite = Sqlite.register(ctx, DB);
-      SqliteTable<Item> a = sqlite.mountTable(ctx, recreated[0]
-          ? TableSchema.of("a", Item.class, "id", "title") : TableSchema.of("a", Item.class, "id"));
-      SqliteTable<Item> b = sqlite.mountTable(ctx, TableSchema.of("b", Item.class, "id"));
-      a.declareRow(ctx, new Item("a1", "fox in a"));
-      b.declareRow(ctx, new Item("b1", "fox in b"));
-      (changed[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
-    });
-    interruptAndConverge(app, "after:CREATE VIRTUAL TABLE", () -> {
-      changed[0] = false;
-      recreated[0] = true;
-    });
+    App app = twoTables("fox in ", "a", true, (ctx, a, b) ->
+        (changed[0] ? b : a).declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title"))));
+    interruptAndConverge(app, "after:CREATE VIRTUAL TABLE", this::moveBackAndRecreate);
 
     assertThat(schema()).containsExactly("table a", "table b", "table foo", "table foo_config",
         "table foo_data", "table foo_docsize", "table foo_idx", "trigger foo_ad",
@@ -357,23 +369,9 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
   @CsvSource({"true,false", "false,false", "true,true", "false,true"})
   void aSqlCommandMovedBackWhileTheTableThatTookItIsRecreatedEndsOnItsFirstTable(
       boolean mounted, boolean ifNotExists) throws Exception {
-    boolean[] recreated = {false};
-    App app = app(ctx -> {
-      Sqlite sqlite = Sqlite.register(ctx, DB);
-      SqliteTable<Item> a = sqlite.mountTable(ctx, TableSchema.of("a", Item.class, "id"));
-      TableSchema<Item> schemaB = recreated[0]
-          ? TableSchema.of("b", Item.class, "id", "title") : TableSchema.of("b", Item.class, "id");
-      SqliteTable<Item> b =
-          mounted ? sqlite.mountTable(ctx, schemaB) : sqlite.declareTable(ctx, schemaB);
-      a.declareRow(ctx, new Item("a1", "in a"));
-      b.declareRow(ctx, new Item("b1", "in b"));
-      String on = changed[0] ? "b" : "a";
-      (changed[0] ? b : a).declareSqlCommand(ctx, titlesView(on, ifNotExists));
-    });
-    interruptAndConverge(app, "after:CREATE VIEW", () -> {
-      changed[0] = false;
-      recreated[0] = true;
-    });
+    App app = twoTables("in ", "b", mounted, (ctx, a, b) -> (changed[0] ? b : a)
+        .declareSqlCommand(ctx, titlesView(changed[0] ? "b" : "a", ifNotExists)));
+    interruptAndConverge(app, "after:CREATE VIEW", this::moveBackAndRecreate);
 
     assertThat(schema()).containsExactly(
         "table a", "table b", "table cocoindex_sql_commands", "view titles");
