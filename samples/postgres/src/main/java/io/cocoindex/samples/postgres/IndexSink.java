@@ -3,7 +3,6 @@ package io.cocoindex.samples.postgres;
 import io.cocoindex.TargetAction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -119,41 +118,11 @@ final class IndexSink {
    * table backing no constraint (this connector's), "" when nothing does, else a description.
    */
   private static String holder(Connection conn, IndexAction i, String name) throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement(
-        "SELECT c.relkind::text, t.relname, con.conname FROM pg_class c"
-            + " JOIN pg_namespace n ON n.oid = c.relnamespace"
-            + " LEFT JOIN pg_index x ON x.indexrelid = c.oid"
-            + " LEFT JOIN pg_class t ON t.oid = x.indrelid"
-            + " LEFT JOIN pg_constraint con ON con.conindid = c.oid"
-            + " AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u', 'x')"
-            + " WHERE n.nspname = ? AND c.relname = ?")) {
-      ps.setString(1, i.schema());
-      ps.setString(2, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return "";
-        }
-        String kind = rs.getString(1);
-        String table = rs.getString(2);
-        String constraint = rs.getString(3);
-        boolean index = kind.equals("i") || kind.equals("I");
-        if (index && i.table().equals(table) && constraint == null) {
-          return null;
-        }
-        if (index && constraint != null) {
-          return "the index of constraint " + constraint + " of table " + i.schema() + "." + table;
-        }
-        if (index) {
-          return "an index of table " + i.schema() + "." + table;
-        }
-        return switch (kind) {
-          case "r", "p" -> "the table " + i.schema() + "." + name;
-          case "v" -> "the view " + i.schema() + "." + name;
-          case "m" -> "the materialized view " + i.schema() + "." + name;
-          case "S" -> "the sequence " + i.schema() + "." + name;
-          default -> "a relation of kind '" + kind + "' named " + i.schema() + "." + name;
-        };
-      }
+    Relations.Relation r = Relations.find(conn, i.schema(), name);
+    if (r == null) {
+      return "";
     }
+    return r.isIndex() && i.table().equals(r.indexedTable()) && r.constraint() == null
+        ? null : r.describe();
   }
 }

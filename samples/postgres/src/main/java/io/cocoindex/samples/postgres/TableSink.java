@@ -66,9 +66,11 @@ final class TableSink {
       switch (change.kind()) {
         case CREATE_TABLE -> {
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
+          checkNameFree(conn, t);
           st.execute("CREATE TABLE IF NOT EXISTS " + table + " (" + columnList(t) + ")");
         }
         case RECREATE_TABLE -> {
+          checkNameFree(conn, t);
           // The table's own commands are set up again on the new table (its children are new).
           List<TableCommands.Entry> tornDown = tearDownCommands(conn, t);
           st.execute("DROP TABLE IF EXISTS " + table);
@@ -88,6 +90,20 @@ final class TableSink {
         case ALTER_COLUMN_TYPE -> alterType(conn, table, change);
         default -> throw new IllegalStateException("unknown schema change " + change.kind());
       }
+    }
+  }
+
+  /**
+   * Refuses a table name that a relation of another kind holds in its schema (an index, a view):
+   * {@code CREATE TABLE IF NOT EXISTS} would keep it, and the next statement fail on it with
+   * PostgreSQL's raw error.
+   */
+  private static void checkNameFree(Connection conn, TableAction t) throws SQLException {
+    Relations.Relation r = Relations.find(conn, t.schema(), t.table());
+    if (r != null && !r.isTable()) {
+      throw new SQLException("table " + t.qualifiedName() + " cannot be created: that name is "
+          + r.describe() + " (relation names are unique in a schema): declare another table"
+          + " name");
     }
   }
 

@@ -497,6 +497,26 @@ class PostgresConnectorTest {
     assertThat(indexes()).isEmpty();
   }
 
+  /**
+   * Relation names are schema-wide: a table named as another table's index ({@code docs} with
+   * index {@code by_title} is {@code docs__by_title}) is an error naming the index, not the raw
+   * error of an {@code ALTER} on an index; the index and its table stay.
+   */
+  @Test
+  void aTableNameAnIndexHoldsIsAnErrorNamingIt() {
+    declare = (ctx, tables) -> tables.mountTable(ctx, DOCS.table(DB, schema, "docs"))
+        .declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+    coco.update(app);
+    declare = declare.andThen((ctx, tables) ->
+        tables.declareTable(ctx, DOCS.table(DB, schema, "docs__by_title")));
+
+    assertThatThrownBy(() -> coco.update(app)).hasMessageContaining(
+        "table " + schema + ".docs__by_title cannot be created: that name is an index of table "
+            + schema + ".docs (relation names are unique in a schema): declare another table name");
+    assertThat(tables()).containsExactly("docs");
+    assertThat(indexes()).containsExactly("docs|docs__by_title");
+  }
+
   @Test
   void aLongIndexNameIsShortenedWithAHashNotTruncated() {
     String table = "t".repeat(60);
