@@ -71,6 +71,43 @@ class PostgresInterruptedSchemaChangeTest {
    * "after:SQL", SQL being the start of the statement to fail at: that update must fail), then
    * runs it again, and once more, which must send no statement.
    */
+  /** What the tables of {@link #twoTables} declare besides their rows. */
+  interface OnTwoTables {
+    void declare(Ctx ctx, TableTarget a, TableTarget b);
+  }
+
+  /** Whether the table {@link #twoTables} recreates has its new primary key. */
+  final boolean[] recreated = {false};
+
+  /**
+   * Declares tables a (mounted) and b (mounted or declared), row 1 "in a" and row 2 "in b", and
+   * what {@code then} declares on them; once {@link #recreated}, table {@code recreating}'s
+   * primary key is (id, title), so that run recreates it.
+   */
+  void twoTables(String recreating, boolean mountB, OnTwoTables then) {
+    declare = (ctx, tables) -> {
+      TableSchema<Doc> schemaA = recreated[0] && recreating.equals("a") ? BY_TITLE : DOCS;
+      TableSchema<Doc> schemaB = recreated[0] && recreating.equals("b") ? BY_TITLE : DOCS;
+      TableTarget a = tables.mountTable(ctx, schemaA.table(DB, schema, "a"));
+      TableSpec specB = schemaB.table(DB, schema, "b");
+      TableTarget b = mountB ? tables.mountTable(ctx, specB) : tables.declareTable(ctx, specB);
+      a.declareRow(ctx, schemaA.row(new Doc(1, "in a", 1)));
+      b.declareRow(ctx, schemaB.row(new Doc(2, "in b", 2)));
+      then.declare(ctx, a, b);
+    };
+  }
+
+  /** The view {@code titles} over a, or over b once {@link #changed}, declared there. */
+  void titlesOnTheChangedTable(Ctx ctx, TableTarget a, TableTarget b) {
+    (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
+  }
+
+  /** After a change interrupted: back to the first declarations, in a run that recreates. */
+  void moveBackAndRecreate() {
+    changed[0] = false;
+    recreated[0] = true;
+  }
+
   void interruptAndConverge(String fault) {
     interruptAndConverge(fault, () -> {});
   }
@@ -145,13 +182,8 @@ class PostgresInterruptedSchemaChangeTest {
   @ValueSource(strings = {"none", "before:CREATE INDEX", "after:CREATE INDEX",
       "before:DROP INDEX", "after:DROP INDEX"})
   void anIndexMovedToAnotherTableEndsOnThatTable(String fault) {
-    declare = (ctx, tables) -> {
-      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
-      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
-      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
-      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
-      (changed[0] ? b : a).declareIndex(ctx, IndexSpec.btree("by_title", "title"));
-    };
+    twoTables("", true, (ctx, a, b) ->
+        (changed[0] ? b : a).declareIndex(ctx, IndexSpec.btree("by_title", "title")));
     interruptAndConverge(fault);
 
     assertThat(indexes()).containsExactly("b|b__by_title");
@@ -186,13 +218,8 @@ class PostgresInterruptedSchemaChangeTest {
   @ParameterizedTest
   @ValueSource(strings = {"after:CREATE INDEX", "before:DROP INDEX", "after:DROP INDEX"})
   void anIndexMovedBackAfterAnInterruptedMoveEndsOnItsFirstTable(String fault) {
-    declare = (ctx, tables) -> {
-      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
-      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
-      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
-      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
-      (changed[0] ? b : a).declareIndex(ctx, IndexSpec.btree("by_title", "title"));
-    };
+    twoTables("", true, (ctx, a, b) ->
+        (changed[0] ? b : a).declareIndex(ctx, IndexSpec.btree("by_title", "title")));
     interruptAndConverge(fault, () -> changed[0] = false);
 
     assertThat(indexes()).containsExactly("a|a__by_title");
@@ -204,13 +231,7 @@ class PostgresInterruptedSchemaChangeTest {
   @ValueSource(strings = {"none", "before:CREATE OR REPLACE VIEW", "after:CREATE OR REPLACE VIEW",
       "before:DROP VIEW", "after:DROP VIEW"})
   void aSqlCommandMovedToAnotherTableUnderItsNameEndsThere(String fault) {
-    declare = (ctx, tables) -> {
-      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
-      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
-      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
-      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
-      (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
-    };
+    twoTables("", true, this::titlesOnTheChangedTable);
     interruptAndConverge(fault);
 
     assertThat(relations()).containsExactly("a r", "b r", "titles v");
@@ -226,13 +247,7 @@ class PostgresInterruptedSchemaChangeTest {
   @ParameterizedTest
   @ValueSource(strings = {"after:CREATE OR REPLACE VIEW", "before:DROP VIEW", "after:DROP VIEW"})
   void aSqlCommandMovedBackAfterAnInterruptedMoveEndsOnItsFirstTable(String fault) {
-    declare = (ctx, tables) -> {
-      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
-      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
-      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
-      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
-      (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
-    };
+    twoTables("", true, this::titlesOnTheChangedTable);
     interruptAndConverge(fault, () -> changed[0] = false);
 
     assertThat(relations()).containsExactly("a r", "b r", "titles v");
@@ -251,20 +266,8 @@ class PostgresInterruptedSchemaChangeTest {
       "true,before:DROP VIEW", "false,before:DROP VIEW"})
   void aSqlCommandMovedBackWhileTheTableThatTookItIsRecreatedEndsOnItsFirstTable(
       boolean mounted, String fault) {
-    boolean[] recreated = {false};
-    declare = (ctx, tables) -> {
-      TableTarget a = tables.mountTable(ctx, DOCS.table(DB, schema, "a"));
-      TableSpec specB = (recreated[0] ? BY_TITLE : DOCS).table(DB, schema, "b");
-      TableTarget b =
-          mounted ? tables.mountTable(ctx, specB) : tables.declareTable(ctx, specB);
-      a.declareRow(ctx, DOCS.row(new Doc(1, "in a", 1)));
-      b.declareRow(ctx, (recreated[0] ? BY_TITLE : DOCS).row(new Doc(2, "in b", 2)));
-      (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
-    };
-    interruptAndConverge(fault, () -> {
-      changed[0] = false;
-      recreated[0] = true;
-    });
+    twoTables("b", mounted, this::titlesOnTheChangedTable);
+    interruptAndConverge(fault, this::moveBackAndRecreate);
 
     assertThat(relations()).containsExactly("a r", "b r", "titles v");
     assertThat(titles()).containsExactly("1|in a");
@@ -280,19 +283,8 @@ class PostgresInterruptedSchemaChangeTest {
   @ParameterizedTest
   @ValueSource(strings = {"after:CREATE OR REPLACE VIEW", "before:DROP VIEW"})
   void aSqlCommandMovedBackToItsFirstTableWhileThatTableIsRecreatedEndsThere(String fault) {
-    boolean[] recreated = {false};
-    declare = (ctx, tables) -> {
-      TableSchema<Doc> schemaA = recreated[0] ? BY_TITLE : DOCS;
-      TableTarget a = tables.mountTable(ctx, schemaA.table(DB, schema, "a"));
-      TableTarget b = tables.mountTable(ctx, DOCS.table(DB, schema, "b"));
-      a.declareRow(ctx, schemaA.row(new Doc(1, "in a", 1)));
-      b.declareRow(ctx, DOCS.row(new Doc(2, "in b", 2)));
-      (changed[0] ? b : a).declareSqlCommand(ctx, titlesOver(changed[0] ? "b" : "a"));
-    };
-    interruptAndConverge(fault, () -> {
-      changed[0] = false;
-      recreated[0] = true;
-    });
+    twoTables("a", true, this::titlesOnTheChangedTable);
+    interruptAndConverge(fault, this::moveBackAndRecreate);
 
     assertThat(relations()).containsExactly("a r", "b r", "titles v");
     assertThat(titles()).containsExactly("1|in a");
