@@ -51,7 +51,10 @@ import org.junit.jupiter.api.io.TempDir;
  * kills land in sinks and commits). {@code -Dreliability.pgMixedPercent=P} lets the last worker
  * of P% of the killed rounds see the next world, as a worker that read the source after it
  * changed (0 by default; the engine bugs it found are fixed, see {@link
- * PostgresWorkerViewsTest}). {@code -Dreliability.pgMemo=false} memoizes no component. A worker
+ * PostgresWorkerViewsTest}). {@code -Dreliability.pgMemo=false} memoizes no component. {@code
+ * -Dreliability.pgFromTrial=T} replays trial T alone (the choices of the trials before it are
+ * drawn, not run; a setup round writes the world the clean round before it left), {@code
+ * -Dreliability.pgRepeat=N} runs the trials N times over. A worker
  * that does not finish in {@code -Dreliability.pgTimeout} seconds (60) fails the test with the
  * thread dumps of every worker still running and the database sessions of the workers.
  */
@@ -266,111 +269,150 @@ class PostgresCrashTest {
   void killedWorkersConvergeOnTheSharedStore() throws Exception {
     int trials = Integer.getInteger("reliability.pgTrials", 8);
     long seed = Long.getLong("reliability.seed", System.nanoTime());
-    Random rnd = new Random(seed);
-    System.out.println("postgres crash test: seed " + seed + ", " + trials + " trials");
+    // Replaying one trial: the choices of the trials before it are drawn, not run; the setup
+    // round runs the world the clean round before it left. Repeated pgRepeat times.
+    int from = Integer.getInteger("reliability.pgFromTrial", 1);
+    int repeat = Integer.getInteger("reliability.pgRepeat", 1);
+    System.out.println("postgres crash test: seed " + seed + ", " + trials + " trials"
+        + (from > 1 ? " from trial " + from : "") + (repeat > 1 ? ", " + repeat + " times" : ""));
     List<String> log = new ArrayList<>();
-    int round = 0;
-    int generation = 0;
     int killed = 0;
-    int stored = 0; // the generation the last clean round left in the table
     try {
-      long runMillis = cleanRound(++round, seed, generation, log, "setup");
-      for (int t = 1; t <= trials; t++) {
-        boolean dropTrial = t % 4 == 0;
-        if (rnd.nextInt(10) < 6) {
-          generation++;
-        }
-        round++;
-        int workers = dropTrial ? 1 + rnd.nextInt(2) : 2 + rnd.nextInt(2);
-        // Sometimes the source changes while the round runs: the last worker sees the next world.
-        boolean mixed = !dropTrial && rnd.nextInt(100) < MIXED_PERCENT;
-        if (mixed) {
-          mixedRounds.add(round);
-          disputed(round, PgWorld.of(seed, generation, KEYS),
-              PgWorld.of(seed, generation + 1, KEYS));
-        }
-        // About how many actions the round applies: what changed since the last clean round.
-        Map<String, String> before = PgWorld.of(seed, stored, KEYS).rows();
-        Map<String, String> now = dropTrial ? Map.of() : PgWorld.of(seed, generation, KEYS).rows();
-        int changes = 0;
-        for (String k : union(before.keySet(), now.keySet())) {
-          if (!java.util.Objects.equals(before.get(k), now.get(k))) {
-            changes++;
-          }
-        }
-        List<Child> children = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-          children.add(new Child("r" + round + "w" + w, round, seed,
-              mixed && w == workers - 1 ? generation + 1 : generation,
-              dropTrial ? "drop" : "update"));
-        }
-        // Kill some of them, at least one, each at a moment of its own.
-        List<String> what = new ArrayList<>();
-        int victims = 0;
-        List<Thread> killers = new ArrayList<>();
-        List<Boolean> died = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int w = 0; w < workers; w++) {
-          boolean victim = w == 0 || rnd.nextInt(3) == 0;
-          if (!victim) {
-            continue;
-          }
-          victims++;
-          Child c = children.get(w);
-          // Half the victims at a random moment, half once their sink applied some actions (a
-          // moment in the apply phase, when batches and commits are in flight).
-          long after = (long) (rnd.nextDouble() * runMillis * 1.3);
-          int afterActions = changes >= workers && rnd.nextBoolean()
-              ? 1 + rnd.nextInt(changes / workers) : 0;
-          what.add(c.name + " killed after " + (afterActions > 0 ? afterActions + " actions"
-              : after + " ms"));
-          Thread k = new Thread(() -> {
-            try {
-              died.add(c.killAfter(after, afterActions));
-            } catch (Exception e) {
-              died.add(false);
-            }
-          });
-          k.start();
-          killers.add(k);
-        }
-        for (Thread k : killers) {
-          k.join();
-        }
-        int diedNow = (int) died.stream().filter(b -> b).count();
-        killed += diedNow;
-        String trial = "trial " + t + " (seed " + seed + ", round " + round + ", generation "
-            + generation + (mixed ? " and " + (generation + 1) : "") + ", "
-            + (dropTrial ? "dropState" : "update") + " by " + workers
-            + " workers, " + String.join(", ", what) + "; died mid-run: " + children.stream()
-                .filter(c -> c.killed && !c.done()).map(c -> c.name).toList() + ")";
-        log.add(trial);
-        for (Child c : children) {
-          if (!c.killed) {
-            c.awaitSuccess(); // survivors
-          } else if (c.done()) {
-            c.process.waitFor(30, TimeUnit.SECONDS); // killed after its run ended: fine
-          }
-        }
-        log.add("  after it: " + crashRoundSummary(round));
-        if (dropTrial) {
-          round++;
-          Child finisher = new Child("r" + round + "drop", round, seed, generation, "drop");
-          finisher.awaitSuccess();
-          List<String> problems = droppedProblems();
-          assertThat(problems).as(trial + ": after the drop was finished").isEmpty();
-          log.add("  drop finished: table and store empty");
-        }
-        if (rnd.nextBoolean()) {
-          generation++;
-        }
-        runMillis = Math.max(300, cleanRound(++round, seed, generation, log, trial));
-        stored = generation;
+      for (int rep = 0; rep < repeat; rep++) {
+        killed += trials(seed, trials, from, rep * 1000, log);
       }
     } finally {
       log.forEach(System.out::println);
     }
-    System.out.println(trials + "/" + trials + " converged (" + killed + " workers died mid-run)");
-    assertThat(killed).as("workers that actually died mid-run").isGreaterThanOrEqualTo(Math.max(1, trials / 6));
+    int run = (trials - from + 1) * repeat;
+    System.out.println(run + "/" + run + " converged (" + killed + " workers died mid-run)");
+    assertThat(killed).as("workers that actually died mid-run")
+        .isGreaterThanOrEqualTo(Math.max(1, run / 6));
+  }
+
+  /** Trials {@code from} to {@code trials} of {@code seed}; the workers that died mid-run. */
+  int trials(long seed, int trials, int from, int roundBase, List<String> log) throws Exception {
+    Random rnd = new Random(seed);
+    int round = roundBase;
+    int generation = 0;
+    int killed = 0;
+    int stored = 0; // the generation the last clean round left in the table
+    long runMillis = 0;
+    if (from <= 1) {
+      runMillis = cleanRound(++round, seed, generation, log, "setup");
+    } else {
+      ++round;
+    }
+    for (int t = 1; t <= trials; t++) {
+      boolean skip = t < from;
+      if (t == from && from > 1) {
+        runMillis = cleanRound(round, seed, generation, log, "setup of trial " + t);
+      }
+      boolean dropTrial = t % 4 == 0;
+      if (rnd.nextInt(10) < 6) {
+        generation++;
+      }
+      round++;
+      int workers = dropTrial ? 1 + rnd.nextInt(2) : 2 + rnd.nextInt(2);
+      // Sometimes the source changes while the round runs: the last worker sees the next world.
+      boolean mixed = !dropTrial && rnd.nextInt(100) < MIXED_PERCENT;
+      if (mixed && !skip) {
+        mixedRounds.add(round);
+        disputed(round, PgWorld.of(seed, generation, KEYS),
+            PgWorld.of(seed, generation + 1, KEYS));
+      }
+      // About how many actions the round applies: what changed since the last clean round.
+      Map<String, String> before = PgWorld.of(seed, stored, KEYS).rows();
+      Map<String, String> now = dropTrial ? Map.of() : PgWorld.of(seed, generation, KEYS).rows();
+      int changes = 0;
+      for (String k : union(before.keySet(), now.keySet())) {
+        if (!java.util.Objects.equals(before.get(k), now.get(k))) {
+          changes++;
+        }
+      }
+      List<Child> children = new ArrayList<>();
+      for (int w = 0; w < workers && !skip; w++) {
+        children.add(new Child("r" + round + "w" + w, round, seed,
+            mixed && w == workers - 1 ? generation + 1 : generation,
+            dropTrial ? "drop" : "update"));
+      }
+      // Kill some of them, at least one, each at a moment of its own.
+      List<String> what = new ArrayList<>();
+      int victims = 0;
+      List<Thread> killers = new ArrayList<>();
+      List<Boolean> died = java.util.Collections.synchronizedList(new ArrayList<>());
+      for (int w = 0; w < workers; w++) {
+        boolean victim = w == 0 || rnd.nextInt(3) == 0;
+        if (!victim) {
+          continue;
+        }
+        victims++;
+        // Half the victims at a random moment, half once their sink applied some actions (a
+        // moment in the apply phase, when batches and commits are in flight).
+        long after = (long) (rnd.nextDouble() * runMillis * 1.3);
+        int afterActions = changes >= workers && rnd.nextBoolean()
+            ? 1 + rnd.nextInt(changes / workers) : 0;
+        if (skip) {
+          continue;
+        }
+        Child c = children.get(w);
+        what.add(c.name + " killed after " + (afterActions > 0 ? afterActions + " actions"
+            : after + " ms"));
+        Thread k = new Thread(() -> {
+          try {
+            died.add(c.killAfter(after, afterActions));
+          } catch (Exception e) {
+            died.add(false);
+          }
+        });
+        k.start();
+        killers.add(k);
+      }
+      if (skip) {
+        if (dropTrial) {
+          round++;
+        }
+        if (rnd.nextBoolean()) {
+          generation++;
+        }
+        ++round;
+        stored = generation;
+        continue;
+      }
+      for (Thread k : killers) {
+        k.join();
+      }
+      int diedNow = (int) died.stream().filter(b -> b).count();
+      killed += diedNow;
+      String trial = "trial " + t + " (seed " + seed + ", round " + round + ", generation "
+          + generation + (mixed ? " and " + (generation + 1) : "") + ", "
+          + (dropTrial ? "dropState" : "update") + " by " + workers
+          + " workers, " + String.join(", ", what) + "; died mid-run: " + children.stream()
+              .filter(c -> c.killed && !c.done()).map(c -> c.name).toList() + ")";
+      log.add(trial);
+      for (Child c : children) {
+        if (!c.killed) {
+          c.awaitSuccess(); // survivors
+        } else if (c.done()) {
+          c.process.waitFor(30, TimeUnit.SECONDS); // killed after its run ended: fine
+        }
+      }
+      log.add("  after it: " + crashRoundSummary(round));
+      if (dropTrial) {
+        round++;
+        Child finisher = new Child("r" + round + "drop", round, seed, generation, "drop");
+        finisher.awaitSuccess();
+        List<String> problems = droppedProblems();
+        assertThat(problems).as(trial + ": after the drop was finished").isEmpty();
+        log.add("  drop finished: table and store empty");
+      }
+      if (rnd.nextBoolean()) {
+        generation++;
+      }
+      runMillis = Math.max(300, cleanRound(++round, seed, generation, log, trial));
+      stored = generation;
+    }
+    return killed;
   }
 
   /** Two workers run the world together, uninterrupted; then everything must have converged. */

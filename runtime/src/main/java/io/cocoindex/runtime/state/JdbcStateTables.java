@@ -60,6 +60,8 @@ public class JdbcStateTables {
   private final String forUpdate;
   // The statements of apply(), built once: StatementBatches looks them up per write.
   private final String putState;
+  /** Creates a row, failing if it exists (see {@link #createdMeanwhile}). */
+  private final String insertState;
   private final String setRecords;
   private final String deleteState;
   private final String deleteTree;
@@ -116,6 +118,8 @@ public class JdbcStateTables {
         + " owner=excluded.owner, records=excluded.records, child_gen=excluded.child_gen,"
         + " child_epoch=excluded.child_epoch, parent_gen=excluded.parent_gen,"
         + " parent_epoch=excluded.parent_epoch";
+    this.insertState = "INSERT INTO " + states + "(app, " + STATE_COLUMNS
+        + ") VALUES(?,?,?,?,?,?,?,?)";
     this.setRecords = "UPDATE " + states + " SET records=?, child_gen=?, child_epoch=?,"
         + " parent_gen=?, parent_epoch=? WHERE app=? AND path=?";
     this.deleteState = "DELETE FROM " + states + " WHERE app=? AND path=?";
@@ -559,7 +563,12 @@ public class JdbcStateTables {
         if (before[0] != null) {
           forgetMemosOfUnexpectedOwner(out, app, w0, before[0].owner(), s.owner());
         }
-        PreparedStatement put = out.use(putState);
+        // A precommit of a row that no write had when this transaction read it, on a store
+        // shared by workers: another worker's transaction may be creating it right now (there
+        // was no row to lock), and an upsert would replace its records once it commits.
+        boolean create = before[0] == null && !trustLoadedRows
+            && w0 instanceof StateWrite.Precommit;
+        PreparedStatement put = out.use(create ? insertState : putState);
         put.setString(1, app);
         put.setBytes(2, s.path());
         put.setBytes(3, s.owner());
@@ -872,7 +881,30 @@ public class JdbcStateTables {
 
   /** The failure of a batch of {@code sql}, said in the store's terms where it can be. */
   SQLException explainFailure(String sql, SQLException e) {
+    if (sql == insertState && createdMeanwhile(e)) {
+      return new SQLException("another worker's transaction created a target state that this"
+          + " group precommits as new: the group is written again, against that row",
+          "40001", e);
+    }
     return e;
+  }
+
+  /**
+   * Whether {@code e} (from a batch of {@link #insertState}) says a row to create exists: another
+   * worker's transaction committed it after this one read the path and found nothing (PostgreSQL
+   * lets an insert wait for that transaction). The group fails as a serialization failure, which
+   * the shared store retries: read again, the row is found, and the precommit keeps its records
+   * beside "may not exist" ({@link StateWrites#resolve}). An upsert had replaced them: the other
+   * worker's settle then found its record gone and wrote nothing, and whichever write landed last,
+   * the store named only this one's value.
+   */
+  private static boolean createdMeanwhile(SQLException e) {
+    for (SQLException x = e; x != null; x = x.getNextException()) {
+      if ("23505".equals(x.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

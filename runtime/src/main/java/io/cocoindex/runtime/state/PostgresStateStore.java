@@ -745,6 +745,8 @@ public final class PostgresStateStore extends JdbcStateStore {
         if (!retryable || attempt >= MAX_ATTEMPTS) {
           throw e;
         }
+        log.debug("a group of {} batches is written again (attempt {}): {}", group.size(),
+            attempt + 1, e.getMessage());
         try {
           Thread.sleep(5L * attempt);
         } catch (InterruptedException ie) {
