@@ -67,6 +67,10 @@ class PostgresWorkerViewsTest {
   /** Value to (entered, release): the sink waits for release before it writes that value. */
   private final Map<String, CountDownLatch[]> holds = new ConcurrentSkipListMap<>();
 
+  /** Values whose write the sink applies, then fails (its batch fails). */
+  private final java.util.Set<String> failAfterWriting =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final TargetActionSink<Put> sink = TargetActionSink.of(actions -> {
     for (TargetAction<Put> a : actions) {
       Put p = a.value();
@@ -80,6 +84,9 @@ class PostgresWorkerViewsTest {
         target.remove(p.key());
       } else {
         target.put(p.key(), p.value());
+      }
+      if (p.value() != null && failAfterWriting.contains(p.value())) {
+        throw new IllegalStateException("the sink fails after writing " + p.key());
       }
     }
   });
@@ -600,6 +607,70 @@ class PostgresWorkerViewsTest {
       assertThat(target).as("round %d on worker 2's view; sink log %s", round, log)
           .isEqualTo(Map.of("x", "a"));
     }
+  }
+
+  /**
+   * Worker 1 commits its memoized {@code cM}, which no longer declares {@code z}: its memo waits
+   * for the orphan sweep ({@code Run#deferMemo}), which is held before deleting {@code z}.
+   * Worker 2, whose run began after worker 1 claimed {@code cM} (so it may process {@code cM}
+   * again in this round), reads the source at another moment: its {@code cM} declares a new
+   * {@code w}, which it precommits and writes, and then fails (a worker killed there leaves the
+   * same). Then worker 1's sweep writes {@code cM}'s memo. On worker 1's view the next round must
+   * still examine {@code cM}: {@code w}, which no component declares, is deleted. The memo hit,
+   * and {@code w} stayed tracked and in the target for good, unsettled (most likely what {@code
+   * PostgresCrashTest} found with every round mixed, seed 104 trial 19: 18 states left unsettled
+   * after a clean round, the worker on the next world killed mid-run after the other had finished).
+   */
+  @org.junit.jupiter.api.Disabled("open: a deferred memo written after another worker's"
+      + " precommit of the component's states hides them from the next round")
+  @Test
+  void aDeferredMemoWrittenAfterAnotherWorkersPrecommitOfTheComponentDoesNotHideIt()
+      throws Exception {
+    Map<String, Map<String, String>> first = Map.of("cM", Map.of("x", "1", "z", "1"));
+    Map<String, Map<String, String>> view1 = Map.of("cM", Map.of("x", "1"));
+    Map<String, Map<String, String>> view2 = Map.of("cM", Map.of("x", "1", "w", "2"));
+    worker(memoized(first, handler)).update();
+
+    CountDownLatch w1Sweeps = new CountDownLatch(1);
+    App w1 = worker(memoized(view1, handler(k -> {
+      if (k.equals("z") && w1Sweeps.getCount() > 0) {
+        w1Sweeps.countDown();
+        await(release);
+      }
+    })));
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    await(w1Sweeps);
+
+    failAfterWriting.add("2");
+    App w2 = worker(memoized(view2, handler));
+    assertThatThrownBy(w2::update).isInstanceOf(UpdateFailedException.class);
+    assertThat(target).containsEntry("w", "2");
+    release.countDown();
+    w1Run.get(60, TimeUnit.SECONDS);
+    failAfterWriting.clear();
+
+    App w3 = worker(memoized(view1, handler));
+    for (int round = 1; round <= 2; round++) {
+      w3.update();
+      assertThat(target).as("round %d on worker 1's view; sink log %s", round, log)
+          .isEqualTo(Map.of("x", "1"));
+      assertThat(w3.status().unsettled()).as("unsettled, round %d", round).isEmpty();
+      assertThat(w3.status().providers().get("rows")).as("tracked, round %d", round)
+          .containsExactly(StableKey.of("x"));
+    }
+  }
+
+  /** The app of {@code source}, every component memoized on what it declares. */
+  private Consumer<Ctx> memoized(
+      Map<String, Map<String, String>> source, TargetHandler<String, String, Put> handler) {
+    return ctx -> {
+      TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
+      source.forEach((name, declared) -> {
+        Map<String, String> input = new TreeMap<>(declared);
+        ctx.mountMemo(name, input, c -> input.forEach(
+            (k, v) -> declareTargetState(c, rows.targetState(k, v))));
+      });
+    };
   }
 
   /** The app of {@code source}, every component plainly mounted. */
