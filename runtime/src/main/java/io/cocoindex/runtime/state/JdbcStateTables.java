@@ -612,14 +612,7 @@ public class JdbcStateTables {
     if (loaded != null && Arrays.equals(loaded.owner(), owner)) {
       return; // a takeover the engine knows of: its commit forgets the owner's memos
     }
-    List<io.cocoindex.StableKey> keys = KeyEncoding.decodePath(owner);
-    for (int depth = keys.size(); depth >= 0; depth--) {
-      byte[] path = depth == keys.size() ? owner : KeyEncoding.encodePath(keys.subList(0, depth));
-      if (Arrays.equals(path, taker)) {
-        break;
-      }
-      writeComponent(out, app, new StateWrite.ForgetMemo(path));
-    }
+    forgetMemosUpFrom(out, app, owner, taker);
   }
 
   /**
@@ -631,9 +624,21 @@ public class JdbcStateTables {
    */
   private void forgetMemosOfUnsettled(StatementBatches out, String app, byte[] owner)
       throws SQLException {
+    forgetMemosUpFrom(out, app, owner, null);
+  }
+
+  /**
+   * Forgets the memos of {@code owner} and of its ancestors up to the root, stopping below
+   * {@code stopAt} (an ancestor whose memo stays: the taker, which holds the state), if given.
+   */
+  private void forgetMemosUpFrom(StatementBatches out, String app, byte[] owner, byte[] stopAt)
+      throws SQLException {
     List<io.cocoindex.StableKey> keys = KeyEncoding.decodePath(owner);
     for (int depth = keys.size(); depth >= 0; depth--) {
       byte[] path = depth == keys.size() ? owner : KeyEncoding.encodePath(keys.subList(0, depth));
+      if (stopAt != null && Arrays.equals(path, stopAt)) {
+        break;
+      }
       writeComponent(out, app, new StateWrite.ForgetMemo(path));
     }
   }
@@ -881,7 +886,7 @@ public class JdbcStateTables {
 
   /** The failure of a batch of {@code sql}, said in the store's terms where it can be. */
   SQLException explainFailure(String sql, SQLException e) {
-    if (sql == insertState && createdMeanwhile(e)) {
+    if (insertState.equals(sql) && createdMeanwhile(e)) {
       return new SQLException("another worker's transaction created a target state that this"
           + " group precommits as new: the group is written again, against that row",
           "40001", e);
