@@ -15,7 +15,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import javax.sql.DataSource;
@@ -47,11 +46,7 @@ class PostgresConnectorTest {
 
   @BeforeEach
   void setUp(TestInfo info) {
-    PostgresServer.require();
-    String method = info.getTestMethod().orElseThrow().getName().toLowerCase(Locale.ROOT);
-    schema = "t_" + method.substring(0, Math.min(40, method.length())) + "_"
-        + Long.toHexString(System.nanoTime() & 0xffffff);
-    execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+    schema = PostgresServer.freshSchema(info);
     app = coco.app(ctx -> declare.accept(ctx, Tables.register(ctx, TableHandler.of(ctx, DB))));
     COUNTING.take();
     COUNTING.takeConnections();

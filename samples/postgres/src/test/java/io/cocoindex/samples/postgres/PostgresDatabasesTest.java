@@ -16,7 +16,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -68,11 +67,7 @@ class PostgresDatabasesTest {
 
   @BeforeEach
   void setUp(TestInfo info) {
-    PostgresServer.require();
-    String method = info.getTestMethod().orElseThrow().getName().toLowerCase(Locale.ROOT);
-    schema = "t_" + method.substring(0, Math.min(40, method.length())) + "_"
-        + Long.toHexString(System.nanoTime() & 0xffffff);
-    execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+    schema = PostgresServer.freshSchema(info);
     if (lines("SELECT 1 FROM pg_database WHERE datname = 'cocoindex_test_other'").isEmpty()) {
       execute("CREATE DATABASE cocoindex_test_other");
     }

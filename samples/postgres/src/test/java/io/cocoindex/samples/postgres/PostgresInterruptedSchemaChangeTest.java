@@ -10,7 +10,6 @@ import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
 import io.cocoindex.testkit.CocoIndexExtension;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.BiConsumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -49,11 +48,7 @@ class PostgresInterruptedSchemaChangeTest {
 
   @BeforeEach
   void setUp(TestInfo info) {
-    PostgresServer.require();
-    String method = info.getTestMethod().orElseThrow().getName().toLowerCase(Locale.ROOT);
-    schema = "t_" + method.substring(0, Math.min(40, method.length())) + "_"
-        + Long.toHexString(System.nanoTime() & 0xffffff);
-    execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+    schema = PostgresServer.freshSchema(info);
     app = coco.app(ctx -> declare.accept(ctx, Tables.register(ctx, TableHandler.of(ctx, DB))));
   }
 

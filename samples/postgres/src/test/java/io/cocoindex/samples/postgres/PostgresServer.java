@@ -9,8 +9,10 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.TestInfo;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -40,6 +42,19 @@ final class PostgresServer {
       }
       Assumptions.abort(URL_VARIABLE + " is not set: PostgreSQL tests skipped");
     }
+  }
+
+  /**
+   * A schema name of the running test's own (its method's name and a random suffix), dropped if
+   * a run before left it; requires the server.
+   */
+  static String freshSchema(TestInfo info) {
+    require();
+    String method = info.getTestMethod().orElseThrow().getName().toLowerCase(Locale.ROOT);
+    String schema = "t_" + method.substring(0, Math.min(40, method.length())) + "_"
+        + Long.toHexString(System.nanoTime() & 0xffffff);
+    execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+    return schema;
   }
 
   static void execute(String... sql) {
