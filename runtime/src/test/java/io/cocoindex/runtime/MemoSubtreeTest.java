@@ -7,9 +7,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.StateWrite;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -201,6 +204,49 @@ class MemoSubtreeTest extends EngineTestBase {
       assertThat(rows.takeLog()).containsExactly("delete r2"); // possibly applied: again
       app.update();
       assertThat(parentRuns.get()).isZero();
+    }
+  }
+
+  /**
+   * A run that dies after a child's commit and before its memoized parent's, then a source as
+   * it was before that run: the parent's old memo must not hit, or the row the child added stays
+   * for good. The child's first precommit forgets the memos above it.
+   */
+  @Test
+  void aMemoOfAParentWhoseCommitWasLostDoesNotHideWhatItsChildChanged() {
+    FaultyStateStore store = new FaultyStateStore(store());
+    children.put("c", Set.of("r1"));
+    App app = App.create("lost", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      ctx.mountMemo("parent", input, parent -> {
+        parentRuns.incrementAndGet();
+        children.forEach((child, keys) -> parent.mount(child,
+            c -> keys.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")))));
+      });
+    });
+    try (app) {
+      settle(app);
+
+      // The parent's commit (its record, with the new memo) is lost, as in a crash after the
+      // child's commit.
+      input = "i2";
+      children.put("c", new TreeSet<>(Set.of("r1", "r2")));
+      byte[] parent = TargetPath.ROOT.child(StableKey.of("parent")).encoded();
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.PutComponent pc
+          && Arrays.equals(pc.component().path(), parent));
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+      assertThat(rows.takeLog()).containsExactly("create r2=v1");
+      parentRuns.set(0);
+
+      store.failWrite = w -> false;
+      input = "i1";
+      children.put("c", Set.of("r1"));
+      app.update();
+      assertThat(parentRuns.getAndSet(0)).isEqualTo(1);
+      assertThat(rows.takeLog()).containsExactly("delete r2");
+      app.update();
+      assertThat(parentRuns.get()).as("a hit again").isZero();
+      assertThat(app.status().total()).isEqualTo(2); // the table and r1
     }
   }
 }

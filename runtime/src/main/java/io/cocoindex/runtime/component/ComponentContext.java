@@ -78,6 +78,20 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     this.declared = new Declarations(Math.max(16, run.declarationsHint()));
   }
 
+  /** The memoized components above this one, nearest first. */
+  List<TargetPath> memoizedAncestors() {
+    List<TargetPath> out = List.of();
+    for (ComponentContext a = parent; a != null; a = a.parent) {
+      if (a.memoFingerprint != null) {
+        if (out.isEmpty()) {
+          out = new ArrayList<>(2);
+        }
+        out.add(a.path);
+      }
+    }
+    return out;
+  }
+
   @Override
   public <T> T get(ContextKey<T> key) {
     return run.contextValue(key);

@@ -228,7 +228,8 @@ public final class ComponentRunner {
           ctx.path, ctx.declarations(), ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
           ctx.declaredInDepthOrder(), ctx.declaredInPathOrder(), ctx.descendantDeps(),
-          ctx.descendantsPending(), ctx.descendantsUnsettled()), stages);
+          ctx.descendantsPending(), ctx.descendantsUnsettled(), ctx.memoizedAncestors()),
+          stages);
     } catch (RuntimeException e) {
       committed = CompletableFuture.failedFuture(e);
     }

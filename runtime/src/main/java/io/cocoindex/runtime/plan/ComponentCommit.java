@@ -62,6 +62,7 @@ public final class ComponentCommit {
    *     Outcome#pending})
    * @param descendantsUnsettled whether a descendant left states to the run's settlement ({@link
    *     Outcome#unsettled})
+   * @param memoizedAncestors the memoized components above this one, nearest first
    */
   public record Input(
       TargetPath component,
@@ -74,7 +75,8 @@ public final class ComponentCommit {
       boolean declaredInPathOrder,
       List<MemoDependencies.Dependency> descendantDeps,
       boolean descendantsPending,
-      boolean descendantsUnsettled) {}
+      boolean descendantsUnsettled,
+      List<TargetPath> memoizedAncestors) {}
 
   /**
    * What a committed component tells its parent.
@@ -488,6 +490,7 @@ public final class ComponentCommit {
     }
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
     boolean first = true;
+    boolean memosInvalidated = false;
     for (List<Reconciliation> level : levels.values()) {
       List<StateWrite> component = new ArrayList<>(1);
       if (first) {
@@ -502,10 +505,24 @@ public final class ComponentCommit {
           forgetMemosOfPreviousOwners(component);
         }
       }
+      if (!memosInvalidated && changesRows(level)) {
+        invalidateMemos(component);
+        memosInvalidated = true;
+      }
       first = false;
       chain = PoolStages.then(chain, v -> precommitAndApply(level, component), stages);
     }
     return chain;
+  }
+
+  /** Whether a precommit of {@code level} changes a row (not only refreshes containers). */
+  private boolean changesRows(List<Reconciliation> level) {
+    for (Reconciliation r : level) {
+      if (!r.leavesRowAsIs(in.component)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -525,6 +542,43 @@ public final class ComponentCommit {
             s.stateCount()), run.version);
   }
 
+  /**
+   * Forgets the memos standing for a subtree in which a row is about to change, in the same
+   * write as the first such precommit:
+   *
+   * <ul>
+   *   <li>the memoized ancestors': each one's new memo is recorded only by its own commit, after
+   *       this one's. A run that died in between, followed by a source as it was before that
+   *       run, had the old memo hit and skip the change for good. Once per ancestor and run,
+   *       once a write of it has committed;
+   *   <li>on a store shared by workers, this component's own too, if memoized (for a store with
+   *       one writer, {@link #precommitComponent} did): a worker that processed it before this
+   *       run may still write the memo it held back for its sweep ({@link Run#deferMemo}), and
+   *       so may one that processed an ancestor. The mark the store keeps for this run's
+   *       version keeps those memos out, and lets this run's own in.
+   * </ul>
+   */
+  private void invalidateMemos(List<StateWrite> writes) {
+    if (in.memoFingerprint != null && !run.store.exclusiveWhileLocked()) {
+      componentPrecommitted = true;
+      writes.add(new StateWrite.InvalidateMemo(in.component.encoded(), run.version));
+    }
+    for (TargetPath a : in.memoizedAncestors) {
+      if (!run.isMemoInvalidated(a)) {
+        writes.add(new StateWrite.InvalidateMemo(a.encoded(), run.version));
+      }
+    }
+  }
+
+  /** Notes the memos the committed {@code writes} forgot (see {@link #invalidateMemos}). */
+  private void notedInvalidated(List<StateWrite> writes) {
+    for (StateWrite w : writes) {
+      if (w instanceof StateWrite.InvalidateMemo im) {
+        run.memoInvalidated(TargetPath.decode(im.path()));
+      }
+    }
+  }
+
   @SuppressWarnings({"unchecked", "rawtypes"})
   private CompletableFuture<Void> precommitAndApply(
       List<Reconciliation> level, List<StateWrite> component) {
@@ -540,6 +594,9 @@ public final class ComponentCommit {
     CompletableFuture<Void> precommitted = writes.isEmpty()
         ? CompletableFuture.completedFuture(null) : run.store.write(run.app, writes);
     return PoolStages.then(precommitted, v -> {
+      if (!component.isEmpty()) {
+        notedInvalidated(component);
+      }
       Map<TargetActionSink<?>, List<TargetAction<?>>> bySink = new IdentityHashMap<>();
       List<TargetActionSink<?>> order = new ArrayList<>();
       for (Reconciliation r : level) {
@@ -712,6 +769,7 @@ public final class ComponentCommit {
     }
     if (prev != null
         && !componentPrecommitted
+        && !run.isMemoInvalidated(in.component)
         && Arrays.equals(prev.memoFingerprint(), memo)
         && Arrays.equals(prev.memoDependencies(), depBytes)
         && Arrays.equals(prev.memoValues(), in.memoValues)

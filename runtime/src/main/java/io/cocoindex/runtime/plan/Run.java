@@ -123,6 +123,22 @@ public final class Run {
     declaredWithoutChildren.add(state);
   }
 
+  /**
+   * The memoized components whose memo this run has forgotten in the store, before changing a
+   * state below them ({@link StateWrite.InvalidateMemo}): noted once the write has committed,
+   * so that the components below them finishing later need not write it again.
+   */
+  private final Set<TargetPath> memosInvalidated = ConcurrentHashMap.newKeySet();
+
+  void memoInvalidated(TargetPath component) {
+    memosInvalidated.add(component);
+  }
+
+  /** Whether this run has forgotten {@code component}'s memo in the store. */
+  boolean isMemoInvalidated(TargetPath component) {
+    return memosInvalidated.contains(component);
+  }
+
 
   /** One planned action; {@code refresh}: a container re-ensured as it was. */
   record Planned(PlannedAction action, boolean refresh) {}

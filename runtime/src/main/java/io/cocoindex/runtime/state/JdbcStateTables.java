@@ -68,6 +68,7 @@ public class JdbcStateTables {
   private final String putComponent;
   private final String deleteComponent;
   private final String forgetMemo;
+  private final String invalidateMemo;
   /** Whether {@link #forgetMemo} leaves a mark with a version (see {@link StateWrite.ForgetMemo}). */
   private final boolean marksForgottenMemos;
   /** A forgotten memo's mark: 0xFF, then a run version, big-endian (never a fingerprint's 16). */
@@ -125,12 +126,14 @@ public class JdbcStateTables {
     this.deleteState = "DELETE FROM " + states + " WHERE app=? AND path=?";
     // A state and its descendants in one statement: a sweep's deletions then go out as one batch.
     this.deleteTree = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?";
-    // A memo forgotten by a takeover is a mark (see ForgetMemo) that only a run begun after it
-    // replaces: blobs compare byte by byte, so marks of one length compare as their versions.
+    // A memo forgotten by a takeover is a mark (see ForgetMemo) that only a memo of a run begun
+    // after it replaces: blobs compare byte by byte, so marks of one length compare as their
+    // versions. No memo leaves the mark too, which keeps out the memos of earlier runs.
     this.putComponent = "INSERT INTO " + components + "(app, " + COMPONENT_COLUMNS
         + ") VALUES(?,?,?,?,?,?) ON CONFLICT(app, path) DO UPDATE SET"
         + " memo_fp=CASE WHEN length(" + components + ".memo_fp)=" + FORGOTTEN_MEMO_LENGTH
-        + " AND " + components + ".memo_fp>=? THEN " + components + ".memo_fp"
+        + " AND (" + components + ".memo_fp>=? OR excluded.memo_fp IS NULL)"
+        + " THEN " + components + ".memo_fp"
         + " ELSE excluded.memo_fp END, memo_deps=excluded.memo_deps,"
         + " memo_values=excluded.memo_values, state_count=excluded.state_count";
     this.deleteComponent = "DELETE FROM " + components + " WHERE app=? AND path=?";
@@ -141,6 +144,16 @@ public class JdbcStateTables {
             + " next_version FROM " + apps + " WHERE name=?) - 1) WHERE app=? AND path=?"
         : "UPDATE " + components + " SET memo_fp=NULL WHERE app=? AND path=?";
     this.marksForgottenMemos = lockRowsForUpdate;
+    // A newer mark stays; a row already holding one as new is left as it is (it is locked all
+    // the same, until the transaction ends).
+    this.invalidateMemo = lockRowsForUpdate
+        ? "INSERT INTO " + components + "(app, " + COMPONENT_COLUMNS
+            + ") VALUES(?,?,?,NULL,NULL,0) ON CONFLICT(app, path) DO UPDATE SET"
+            + " memo_fp=excluded.memo_fp WHERE " + components + ".memo_fp IS NULL"
+            + " OR length(" + components + ".memo_fp)<>" + FORGOTTEN_MEMO_LENGTH
+            + " OR " + components + ".memo_fp<excluded.memo_fp"
+        : "UPDATE " + components + " SET memo_fp=NULL WHERE app=? AND path=?"
+            + " AND memo_fp IS NOT NULL";
     // Not the owner: the caller knows it, and a column read is a native call per row.
     // In path order: the component matches them with its declarations as a merge join.
     this.ownedBySql = "SELECT path, records, " + LINEAGE_SELECT
@@ -644,8 +657,8 @@ public class JdbcStateTables {
   }
 
   /**
-   * Batches a {@link StateWrite.PutComponent}, {@link StateWrite.DeleteComponent} or {@link
-   * StateWrite.ForgetMemo}.
+   * Batches a {@link StateWrite.PutComponent}, {@link StateWrite.DeleteComponent}, {@link
+   * StateWrite.ForgetMemo} or {@link StateWrite.InvalidateMemo}.
    */
   final void writeComponent(StatementBatches out, String app, StateWrite w) throws SQLException {
     if (w instanceof StateWrite.PutComponent pc) {
@@ -673,6 +686,14 @@ public class JdbcStateTables {
       forget.setString(i++, app);
       forget.setBytes(i, fm.path());
       forget.addBatch();
+    } else if (w instanceof StateWrite.InvalidateMemo im) {
+      PreparedStatement invalidate = out.use(invalidateMemo);
+      invalidate.setString(1, app);
+      invalidate.setBytes(2, im.path());
+      if (marksForgottenMemos) {
+        invalidate.setBytes(3, forgottenMemoMark(im.runVersion() - 1));
+      }
+      invalidate.addBatch();
     } else {
       throw new IllegalArgumentException("not a component write: " + w);
     }

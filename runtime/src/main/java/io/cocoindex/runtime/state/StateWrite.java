@@ -10,7 +10,8 @@ public sealed interface StateWrite
         StateWrite.DeleteTree,
         StateWrite.PutComponent,
         StateWrite.DeleteComponent,
-        StateWrite.ForgetMemo {
+        StateWrite.ForgetMemo,
+        StateWrite.InvalidateMemo {
 
   /** Insert or replace the tracking of one path. */
   record PutState(TrackedState state) implements StateWrite {}
@@ -80,7 +81,8 @@ public sealed interface StateWrite
   /**
    * Insert or replace a component's record, written by the run of version {@code runVersion}: on
    * a store shared by workers, a memo that a takeover forgot after that run began ({@link
-   * ForgetMemo}) stays forgotten.
+   * ForgetMemo}, {@link InvalidateMemo}) stays forgotten, and a record without a memo keeps the
+   * mark of any forgetting.
    */
   record PutComponent(ComponentRecord component, long runVersion) implements StateWrite {}
 
@@ -94,4 +96,17 @@ public sealed interface StateWrite
    * read the component's states before it, and its memo for the component is not stored.
    */
   record ForgetMemo(byte[] path) implements StateWrite {}
+
+  /**
+   * The run of version {@code runVersion} is about to change states below the component at
+   * {@code path} (its own, or a descendant's): a memo recorded before no longer stands for the
+   * subtree, which a hit would skip, and is forgotten; the rest of the record stays.
+   *
+   * <p>On a store shared by workers the memo is replaced by the mark of {@code runVersion - 1}
+   * (unless a mark as new holds), and the record is created if there is none: the memo of an
+   * earlier run written after this one (a memo held back for the orphan sweep, of a worker that
+   * processed the component before) then stays forgotten, while this run's own memo may be
+   * recorded (see {@link PutComponent}).
+   */
+  record InvalidateMemo(byte[] path, long runVersion) implements StateWrite {}
 }
