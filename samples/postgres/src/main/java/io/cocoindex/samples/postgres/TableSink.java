@@ -139,13 +139,19 @@ final class TableSink {
 
   /**
    * The first of the keys the dropped table is declared under in the run that reaches the
-   * database of {@code conn}, or null. Told by a token, not by names or addresses: {@code conn}
-   * holds a random advisory lock until its commit, and a connection of the other key looks for
-   * it among the locks held in its database.
+   * database of {@code conn}, or null. A key of this very data source does; otherwise it is told
+   * by a token, not by names or addresses: {@code conn} holds a random advisory lock until its
+   * commit, and a connection of the other key looks for it among the locks held in its database.
    */
   private String sameDatabaseKey(Connection conn, TableAction t) throws SQLException {
     if (t.declaredUnder().isEmpty()) {
       return null;
+    }
+    for (String key : t.declaredUnder()) {
+      // One data source under two keys: no second connection (a pool of one would wait for it).
+      if (others.apply(key) == dataSource) {
+        return key;
+      }
     }
     long token = ThreadLocalRandom.current().nextLong() >>> 1;
     try (PreparedStatement ps = conn.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {

@@ -38,7 +38,12 @@ class PostgresDatabasesTest {
   static final ContextKey<DataSource> DB = ContextKey.of("main_db", DataSource.class);
   static final ContextKey<DataSource> SAME_DB = ContextKey.of("same_db", DataSource.class);
   static final ContextKey<DataSource> OTHER_DB = ContextKey.of("other_db", DataSource.class);
+  /** A key provided with the very data source of {@link #POOLED_DB}: a pool of one connection. */
+  static final ContextKey<DataSource> POOLED_DB = ContextKey.of("pooled_db", DataSource.class);
+  static final ContextKey<DataSource> SAME_POOL = ContextKey.of("same_pool", DataSource.class);
   static final CountingDataSource COUNTING = new CountingDataSource(PostgresServer.DATA_SOURCE);
+  static final DataSource POOL_OF_ONE =
+      BoundedPool.of(COUNTING.dataSource(), 1, java.time.Duration.ofSeconds(2));
   /** Another database of the test server, made by {@link #setUp} if need be. */
   static final PGSimpleDataSource OTHER = new PGSimpleDataSource();
 
@@ -57,7 +62,8 @@ class PostgresDatabasesTest {
   @RegisterExtension
   final CocoIndexExtension coco = CocoIndexExtension.builder()
       .provide(DB, COUNTING.dataSource()).provide(SAME_DB, COUNTING.dataSource())
-      .provide(OTHER_DB, OTHER).build();
+      .provide(OTHER_DB, OTHER).provide(POOLED_DB, POOL_OF_ONE).provide(SAME_POOL, POOL_OF_ONE)
+      .build();
 
   String schema;
   BiConsumer<Ctx, Tables> declare;
@@ -72,7 +78,7 @@ class PostgresDatabasesTest {
       execute("CREATE DATABASE cocoindex_test_other");
     }
     app = coco.app(ctx -> declare.accept(ctx,
-        Tables.register(ctx, TableHandler.of(ctx, DB, SAME_DB, OTHER_DB))));
+        Tables.register(ctx, TableHandler.of(ctx, DB, SAME_DB, OTHER_DB, POOLED_DB, SAME_POOL))));
   }
 
   @AfterEach
@@ -255,6 +261,22 @@ class PostgresDatabasesTest {
     assertThat(indexes()).containsExactly("a|a__by_title");
     assertThat(lines("SELECT * FROM \"" + schema + "\".a")).containsExactly("1|red fox|1");
     assertThat(lines("SELECT * FROM \"" + schema + "\".titles")).containsExactly("1|red fox");
+  }
+
+  /**
+   * As above, with both keys provided one pool of a single connection: the sink, holding it, must
+   * not wait for a second one to tell that the keys reach one database (one data source does).
+   */
+  @Test
+  void aTableMovedToAKeyOfTheSamePoolOfOneConnectionIsHandedOver() {
+    declare = (ctx, tables) -> {
+      TableTarget t =
+          tables.mountTable(ctx, DOCS.table(changed[0] ? SAME_POOL : POOLED_DB, schema, "a"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "red fox", 1)));
+    };
+    runChangedAndConverge();
+
+    assertThat(lines("SELECT * FROM \"" + schema + "\".a")).containsExactly("1|red fox|1");
   }
 
   /**
