@@ -33,6 +33,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -624,38 +625,7 @@ class PostgresWorkerViewsTest {
   @Test
   void aDeferredMemoWrittenAfterAnotherWorkersPrecommitOfTheComponentDoesNotHideIt()
       throws Exception {
-    Map<String, Map<String, String>> first = Map.of("cM", Map.of("x", "1", "z", "1"));
-    Map<String, Map<String, String>> view1 = Map.of("cM", Map.of("x", "1"));
-    Map<String, Map<String, String>> view2 = Map.of("cM", Map.of("x", "1", "w", "2"));
-    worker(memoized(first, handler)).update();
-
-    CountDownLatch w1Sweeps = new CountDownLatch(1);
-    App w1 = worker(memoized(view1, handler(k -> {
-      if (k.equals("z") && w1Sweeps.getCount() > 0) {
-        w1Sweeps.countDown();
-        await(release);
-      }
-    })));
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
-    await(w1Sweeps);
-
-    failAfterWriting.add("2");
-    App w2 = worker(memoized(view2, handler));
-    assertThatThrownBy(w2::update).isInstanceOf(UpdateFailedException.class);
-    assertThat(target).containsEntry("w", "2");
-    release.countDown();
-    w1Run.get(60, TimeUnit.SECONDS);
-    failAfterWriting.clear();
-
-    App w3 = worker(memoized(view1, handler));
-    for (int round = 1; round <= 2; round++) {
-      w3.update();
-      assertThat(target).as("round %d on worker 1's view; sink log %s", round, log)
-          .isEqualTo(Map.of("x", "1"));
-      assertThat(w3.status().unsettled()).as("unsettled, round %d", round).isEmpty();
-      assertThat(w3.status().providers().get("rows")).as("tracked, round %d", round)
-          .containsExactly(StableKey.of("x"));
-    }
+    aDeferredMemoWrittenAfterAnotherWorkersPrecommitDoesNotHideIt("cM", this::memoized);
   }
 
   /**
@@ -666,13 +636,23 @@ class PostgresWorkerViewsTest {
   @Test
   void aDeferredMemoOfAnAncestorWrittenAfterAnotherWorkersPrecommitBelowItDoesNotHideIt()
       throws Exception {
-    Map<String, Map<String, String>> first = Map.of("c", Map.of("x", "1", "z", "1"));
-    Map<String, Map<String, String>> view1 = Map.of("c", Map.of("x", "1"));
-    Map<String, Map<String, String>> view2 = Map.of("c", Map.of("x", "1", "w", "2"));
-    worker(memoizedParent(first, handler)).update();
+    aDeferredMemoWrittenAfterAnotherWorkersPrecommitDoesNotHideIt("c", this::memoizedParent);
+  }
+
+  /**
+   * The two cases above: {@code app} makes the app of a source (its component {@code component}
+   * declaring {@code x} and more), with the handler given.
+   */
+  private void aDeferredMemoWrittenAfterAnotherWorkersPrecommitDoesNotHideIt(String component,
+      BiFunction<Map<String, Map<String, String>>, TargetHandler<String, String, Put>,
+          Consumer<Ctx>> app) throws Exception {
+    Map<String, Map<String, String>> first = Map.of(component, Map.of("x", "1", "z", "1"));
+    Map<String, Map<String, String>> view1 = Map.of(component, Map.of("x", "1"));
+    Map<String, Map<String, String>> view2 = Map.of(component, Map.of("x", "1", "w", "2"));
+    worker(app.apply(first, handler)).update();
 
     CountDownLatch w1Sweeps = new CountDownLatch(1);
-    App w1 = worker(memoizedParent(view1, handler(k -> {
+    App w1 = worker(app.apply(view1, handler(k -> {
       if (k.equals("z") && w1Sweeps.getCount() > 0) {
         w1Sweeps.countDown();
         await(release);
@@ -682,19 +662,21 @@ class PostgresWorkerViewsTest {
     await(w1Sweeps);
 
     failAfterWriting.add("2");
-    App w2 = worker(memoizedParent(view2, handler));
+    App w2 = worker(app.apply(view2, handler));
     assertThatThrownBy(w2::update).isInstanceOf(UpdateFailedException.class);
     assertThat(target).containsEntry("w", "2");
     release.countDown();
     w1Run.get(60, TimeUnit.SECONDS);
     failAfterWriting.clear();
 
-    App w3 = worker(memoizedParent(view1, handler));
+    App w3 = worker(app.apply(view1, handler));
     for (int round = 1; round <= 2; round++) {
       w3.update();
       assertThat(target).as("round %d on worker 1's view; sink log %s", round, log)
           .isEqualTo(Map.of("x", "1"));
       assertThat(w3.status().unsettled()).as("unsettled, round %d", round).isEmpty();
+      assertThat(w3.status().providers().get("rows")).as("tracked, round %d", round)
+          .containsExactly(StableKey.of("x"));
     }
   }
 

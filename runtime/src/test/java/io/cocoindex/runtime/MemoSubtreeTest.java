@@ -11,6 +11,7 @@ import io.cocoindex.StableKey;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.plan.TargetPath;
+import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateWrite;
 import java.util.Arrays;
 import java.util.List;
@@ -45,13 +46,20 @@ class MemoSubtreeTest extends EngineTestBase {
 
   /** A memoized parent whose rows are all declared by its plain child components. */
   App parentApp() {
-    return app(ctx -> {
-      TargetStateProvider<String> docs = docsTable(ctx);
-      ctx.mountMemo("parent", input, parent -> {
-        parentRuns.incrementAndGet();
-        children.forEach((child, keys) -> parent.mount(child,
-            c -> keys.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")))));
-      });
+    return app(this::parentMain);
+  }
+
+  /** {@link #parentApp} on {@code store}, which the caller closes with the app. */
+  App parentApp(StateStore store) {
+    return App.create("lost", Environment.builder().stateStore(store).build(), this::parentMain);
+  }
+
+  void parentMain(Ctx ctx) {
+    TargetStateProvider<String> docs = docsTable(ctx);
+    ctx.mountMemo("parent", input, parent -> {
+      parentRuns.incrementAndGet();
+      children.forEach((child, keys) -> parent.mount(child,
+          c -> keys.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")))));
     });
   }
 
@@ -178,14 +186,7 @@ class MemoSubtreeTest extends EngineTestBase {
     FaultyStateStore store = new FaultyStateStore(store());
     children.put("a", Set.of("r1"));
     children.put("b", Set.of("r2"));
-    App app = App.create("lost", Environment.builder().stateStore(store).build(), ctx -> {
-      TargetStateProvider<String> docs = docsTable(ctx);
-      ctx.mountMemo("parent", input, parent -> {
-        parentRuns.incrementAndGet();
-        children.forEach((child, keys) -> parent.mount(child,
-            c -> keys.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")))));
-      });
-    });
+    App app = parentApp(store);
     try (app) {
       settle(app);
 
@@ -216,14 +217,7 @@ class MemoSubtreeTest extends EngineTestBase {
   void aMemoOfAParentWhoseCommitWasLostDoesNotHideWhatItsChildChanged() {
     FaultyStateStore store = new FaultyStateStore(store());
     children.put("c", Set.of("r1"));
-    App app = App.create("lost", Environment.builder().stateStore(store).build(), ctx -> {
-      TargetStateProvider<String> docs = docsTable(ctx);
-      ctx.mountMemo("parent", input, parent -> {
-        parentRuns.incrementAndGet();
-        children.forEach((child, keys) -> parent.mount(child,
-            c -> keys.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")))));
-      });
-    });
+    App app = parentApp(store);
     try (app) {
       settle(app);
 
