@@ -24,6 +24,8 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /** Memoized components and functions (rule 14). */
 class MemoTest extends EngineTestBase {
@@ -426,6 +428,53 @@ class MemoTest extends EngineTestBase {
       assertThat(rows.takeLog()).containsExactly("update a=v1");
       app.update();
       assertThat(rows.takeLog()).isEmpty();
+    }
+  }
+
+  /**
+   * A memoized component no longer mounted: the sweep deletes its rows, and its record (which
+   * holds the memo) goes only with the sweep's commit. A run that died in between, followed by
+   * the component mounted again on the same input, had the memo hit, and the deleted row stayed
+   * deleted for good.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"commit lost", "delete failed"})
+  void aMemoOfAnUnmountedComponentWhoseSweepDidNotCommitDoesNotHideItsDeletion(String fault) {
+    FaultyStateStore store = new FaultyStateStore(store());
+    inputs.put("a", "v1");
+    inputs.put("b", "v1");
+    try (App app = App.create("memo-unmounted", Environment.builder().stateStore(store).build(),
+        ctx -> {
+          TargetStateProvider<String> docs = docsTable(ctx);
+          inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+            bodies.incrementAndGet();
+            declareTargetState(c, docs.targetState(name, String.valueOf(content)));
+          }));
+        })) {
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create a=v1", "create b=v1");
+
+      inputs.remove("b");
+      if (fault.equals("commit lost")) {
+        store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.DeleteComponent);
+      } else {
+        rows.failWhen = a -> a.key().equals("b");
+      }
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+      store.failWrite = w -> false;
+      rows.failWhen = a -> false;
+      assertThat(rows.takeLog()).isEqualTo(
+          fault.equals("commit lost") ? List.of("delete b") : List.of());
+
+      // Mounted again on its input of before: the row may be gone, so the memo must not hold.
+      inputs.put("b", "v1");
+      bodies.set(0);
+      app.update();
+      assertThat(bodies.get()).isEqualTo(1);
+      assertThat(rows.takeLog()).containsExactly("update b=v1");
+      app.update();
+      assertThat(rows.takeLog()).isEmpty();
+      assertThat(app.status().unsettled()).isEmpty();
     }
   }
 

@@ -54,8 +54,11 @@ public final class OrphanSweep {
   private final TreeSet<byte[]> keptSubtrees = new TreeSet<>(Arrays::compareUnsigned);
   private final Set<String> warnedProviders = new HashSet<>();
   private final List<AutoCloseable> leases = new ArrayList<>();
-  /** A drop's memoized components, with their records. */
-  private final Map<TargetPath, ComponentRecord> droppedMemos = new HashMap<>();
+  /**
+   * The stale components (all of a drop's) whose record holds a memo: it goes with the record at
+   * the sweep's commit, and is forgotten before then if a deletion below it is written.
+   */
+  private final Set<TargetPath> staleMemos = new HashSet<>();
   /** Stale components another worker's sweep holds: whether it succeeds is not known here. */
   private final Set<TargetPath> sweptElsewhere = new HashSet<>();
 
@@ -123,17 +126,21 @@ public final class OrphanSweep {
         TargetPath p = TargetPath.decode(c.path());
         staleComponents.put(p, p);
         if (c.memoFingerprint() != null) {
-          droppedMemos.put(p, c);
+          staleMemos.add(p);
         }
       }
       return;
     }
     List<TargetPath> stale = new ArrayList<>();
+    Set<TargetPath> memoized = new HashSet<>();
     Collection<ComponentRecord> records = run.componentsNotAskedFor();
     for (ComponentRecord c : records != null ? records : run.store.components(run.app)) {
       TargetPath p = TargetPath.decode(c.path());
       if (!run.visited.contains(p) && !run.isProtected(p)) {
         stale.add(p);
+        if (c.memoFingerprint() != null) {
+          memoized.add(p);
+        }
       }
     }
     stale.sort((a, b) -> Arrays.compareUnsigned(a.encodedUnsafe(), b.encodedUnsafe()));
@@ -157,6 +164,9 @@ public final class OrphanSweep {
           leases.add(granted.get(i));
         }
         staleComponents.put(p, p);
+        if (memoized.contains(p)) {
+          staleMemos.add(p);
+        }
         for (TrackedState s : run.store.ownedBy(run.app, p.encodedUnsafe())) {
           candidates.put(TargetPath.decode(s.path()), p);
         }
@@ -273,12 +283,6 @@ public final class OrphanSweep {
       if (!keptOwners.contains(component)) {
         commit.add(new StateWrite.DeleteComponent(component.encoded()));
         concerned.add(component);
-      } else if (droppedMemos.containsKey(component)) {
-        // A drop that keeps some of a memoized component's states deleted others: a memo hit
-        // next time would skip recreating them.
-        ComponentRecord r = droppedMemos.get(component);
-        commit.add(new StateWrite.PutComponent(new ComponentRecord(
-            r.path(), null, r.memoDependencies(), r.memoValues(), r.stateCount()), run.version));
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
@@ -335,6 +339,28 @@ public final class OrphanSweep {
       }
     }
     return false;
+  }
+
+  /**
+   * Forgets, in the deletions' precommit, the memos of the stale components at or above their
+   * owners: each goes with its record at the sweep's commit, and a run that dies before then (or
+   * a deletion that fails, which keeps the record) must not leave it to hit when the component
+   * is mounted again on the same input, skipping the states deleted meanwhile. A drop's too (a
+   * drop that keeps some of a memoized component's states deletes others).
+   */
+  private void invalidateStaleMemos(List<Deletion> deletions, List<StateWrite> pre) {
+    if (staleMemos.isEmpty()) {
+      return;
+    }
+    Set<TargetPath> invalidated = new HashSet<>();
+    for (Deletion d : deletions) {
+      for (TargetPath p = d.owner; p != null && invalidated.add(p);
+          p = p.depth() == 0 ? null : p.parent()) {
+        if (staleMemos.contains(p)) {
+          pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
+        }
+      }
+    }
   }
 
   /**
@@ -445,6 +471,7 @@ public final class OrphanSweep {
     for (Deletion d : deletions) {
       pre.add(d.r.precommit(d.owner));
     }
+    invalidateStaleMemos(deletions, pre);
     try {
       run.store.write(run.app, pre).join();
     } catch (CompletionException e) {
