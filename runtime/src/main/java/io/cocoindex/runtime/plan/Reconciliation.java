@@ -192,6 +192,14 @@ final class Reconciliation {
       t = new TrackedState(t.path(), t.owner(), List.of(), t.childGeneration(), t.childEpoch(),
           t.parentGeneration(), row.parentEpoch());
     }
+    if (row != null && !fresh && row.childGeneration() < t.childGeneration()) {
+      // A DESTRUCTIVE change destroys the children only once its apply succeeds: until the
+      // commit, the old generation stands, its children "may be missing" (the new epoch). A
+      // failed apply followed by a change that is not DESTRUCTIVE must still reconcile them
+      // (delete the undeclared ones), not forget them as destroyed.
+      t = new TrackedState(t.path(), t.owner(), List.of(), row.childGeneration(), t.childEpoch(),
+          t.parentGeneration(), t.parentEpoch());
+    }
     precommit = new StateWrite.Precommit(t, entry, fresh, row);
     return precommit;
   }
