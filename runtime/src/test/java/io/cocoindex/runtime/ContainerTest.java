@@ -16,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /** Container targets, invalidation and container deletion (rules 6, 7, 8, 12, 13). */
 class ContainerTest extends EngineTestBase {
@@ -417,6 +419,59 @@ class ContainerTest extends EngineTestBase {
     declared.put("docs", Map.of("r1", "v1"));
     rows.takeCalls();
     return app;
+  }
+
+  /**
+   * A table no longer declared whose drop fails, its rows declared by a component no longer
+   * mounted either: the component's record must stay while it owns rows, so that the next run
+   * (the table declared again, the component still gone) deletes them. The sweep deleted the
+   * record with the rows still tracked below the failed drop, and no run reached them again:
+   * tracked and in the target for good (found by {@code ModelBasedTest}, its components mounted
+   * only while they declare something).
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void rowsOfAnUnmountedComponentBelowATableWhoseDropFailedAreDeletedLater(boolean memoized) {
+    boolean[] table = {true};
+    boolean[] component = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      if (!table[0]) {
+        return;
+      }
+      TargetStateProvider<String> docs =
+          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      if (component[0]) {
+        java.util.function.Consumer<io.cocoindex.Ctx> body =
+            c -> declareTargetState(c, docs.targetState("r1", "v1"));
+        if (memoized) {
+          ctx.mountMemo("c", "r1=v1", body);
+        } else {
+          ctx.mount("c", body);
+        }
+      }
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    table[0] = false;
+    component[0] = false;
+    tables.failDrop = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure dropping table docs");
+    tables.failDrop = false;
+
+    table[0] = true;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete r1");
+    assertThat(app.status().providers()).isEqualTo(Map.of("tables", List.of(
+        io.cocoindex.StableKey.of("docs"))));
+
+    // The component back, on the input of before: its memo (if any) must not hit.
+    component[0] = true;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
   }
 
   @Test

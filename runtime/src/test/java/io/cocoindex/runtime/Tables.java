@@ -27,6 +27,7 @@ final class Tables {
   final AtomicInteger factoryCalls = new AtomicInteger();
   volatile TargetChildInvalidation invalidation;
   volatile boolean failCreate;
+  volatile boolean failDrop;
   volatile boolean returnNothing;
   /** No longer declared, the handler abandons the table (returns nothing) instead of dropping it. */
   volatile boolean abandonWhenUndeclared;
@@ -48,6 +49,9 @@ final class Tables {
       for (TargetAction<TableAction> a : actions) {
         if (failCreate && !a.value().drop()) {
           throw new IllegalStateException("scripted failure creating table " + a.value().name());
+        }
+        if (failDrop && a.value().drop()) {
+          throw new IllegalStateException("scripted failure dropping table " + a.value().name());
         }
       }
       for (TargetAction<TableAction> a : actions) {

@@ -50,6 +50,11 @@ public final class OrphanSweep {
   private final Map<TargetPath, TargetPath> staleComponents = new LinkedHashMap<>();
   /** Encoded paths deleted (or forgotten) so far: whatever is below them goes with them. */
   private final TreeSet<byte[]> deletedContainers = new TreeSet<>(Arrays::compareUnsigned);
+  /**
+   * The owners of the candidates skipped below each deleted container, by its encoded path:
+   * their tracking goes with the container's only if its deletion commits.
+   */
+  private final Map<ByteKey, Set<TargetPath>> ownersBelowDeleted = new HashMap<>();
   /** Encoded paths kept because no handler could reach them: what is below them is kept too. */
   private final TreeSet<byte[]> keptSubtrees = new TreeSet<>(Arrays::compareUnsigned);
   private final Set<String> warnedProviders = new HashSet<>();
@@ -190,10 +195,23 @@ public final class OrphanSweep {
     List<Map.Entry<TargetPath, TargetPath>> ordered = new ArrayList<>(candidates.entrySet());
     Map<ByteKey, TrackedState> rows = new HashMap<>();
     int readUpTo = 0;
+    byte[] lastContainer = null;
+    TargetPath lastOwner = null;
     for (int i = 0; i < ordered.size(); i++) {
       TargetPath path = ordered.get(i).getKey();
       TargetPath owner = ordered.get(i).getValue();
-      if (run.claims.contains(path) || belowDeletedContainer(path)) {
+      if (run.claims.contains(path)) {
+        continue;
+      }
+      byte[] container = deletedContainerAbove(path);
+      if (container != null) {
+        // In path order, a container's children mostly come together, of one owner.
+        if (container != lastContainer || !owner.equals(lastOwner)) {
+          ownersBelowDeleted.computeIfAbsent(ByteKey.of(container), k -> new HashSet<>())
+              .add(owner);
+          lastContainer = container;
+          lastOwner = owner;
+        }
         continue;
       }
       if (i >= readUpTo) {
@@ -271,6 +289,7 @@ public final class OrphanSweep {
     }
     Applied applied = apply(deletions);
     keptOwners.addAll(applied.failedOwners());
+    keepOwnersBelowFailedDeletions(deletions, applied, keptOwners);
     // One transaction settles the applied deletions and forgets the rest: the states left
     // without an action, and the records of the stale components that are now empty.
     List<StateWrite> commit = new ArrayList<>(applied.settles());
@@ -343,7 +362,7 @@ public final class OrphanSweep {
 
   /**
    * Forgets, in the deletions' precommit, the memos of the stale components at or above their
-   * owners: each goes with its record at the sweep's commit, and a run that dies before then (or
+   * owners (and the owners of the states below a deleted container, which go with it): each goes with its record at the sweep's commit, and a run that dies before then (or
    * a deletion that fails, which keeps the record) must not leave it to hit when the component
    * is mounted again on the same input, skipping the states deleted meanwhile. A drop's too (a
    * drop that keeps some of a memoized component's states deletes others).
@@ -354,11 +373,19 @@ public final class OrphanSweep {
     }
     Set<TargetPath> invalidated = new HashSet<>();
     for (Deletion d : deletions) {
-      for (TargetPath p = d.owner; p != null && invalidated.add(p);
-          p = p.depth() == 0 ? null : p.parent()) {
-        if (staleMemos.contains(p)) {
-          pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
-        }
+      invalidateStaleMemosFrom(d.owner, invalidated, pre);
+      for (TargetPath below : ownersBelow(d)) {
+        invalidateStaleMemosFrom(below, invalidated, pre);
+      }
+    }
+  }
+
+  private void invalidateStaleMemosFrom(
+      TargetPath owner, Set<TargetPath> invalidated, List<StateWrite> pre) {
+    for (TargetPath p = owner; p != null && invalidated.add(p);
+        p = p.depth() == 0 ? null : p.parent()) {
+      if (staleMemos.contains(p)) {
+        pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
       }
     }
   }
@@ -396,6 +423,41 @@ public final class OrphanSweep {
       rows.put(ByteKey.of(s.path()), s);
     }
     return i;
+  }
+
+  /**
+   * The owners of the states below a container whose deletion failed keep their records: those states are still tracked, and a stale owner's record is how the next run
+   * finds them (deleted with the record, they stayed tracked, and in the target, for good).
+   */
+  private void keepOwnersBelowFailedDeletions(
+      List<Deletion> deletions, Applied applied, Set<TargetPath> keptOwners) {
+    if (ownersBelowDeleted.isEmpty() || applied.deletions().size() == deletions.size()) {
+      return;
+    }
+    Set<Deletion> done = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    done.addAll(applied.deletions());
+    for (Deletion d : deletions) {
+      if (!done.contains(d)) {
+        keptOwners.addAll(ownersBelow(d));
+      }
+    }
+  }
+
+  /** The owners of the candidates skipped below {@code d}'s state (a container's children). */
+  private Set<TargetPath> ownersBelow(Deletion d) {
+    return ownersBelowDeleted.getOrDefault(ByteKey.of(d.r.path.encodedUnsafe()), Set.of());
+  }
+
+  /**
+   * The deleted container {@code path} lies strictly below, as its encoded path, or null.
+   * Nothing below a deleted path is ever added, so the deleted paths are disjoint subtrees, and
+   * in byte order an ancestor can only be the greatest of them before {@code path}.
+   */
+  private byte[] deletedContainerAbove(TargetPath path) {
+    byte[] p = path.encodedUnsafe();
+    byte[] c = deletedContainers.lower(p);
+    return c != null && c.length < p.length && Arrays.equals(c, 0, c.length, p, 0, c.length)
+        ? c : null;
   }
 
   /**
