@@ -132,15 +132,14 @@ final class ModelConnectors {
           ext.dropTable(t.table());
           continue;
         }
-        Integer current = ext.tables.get(t.table());
-        if (current == null || a instanceof TargetAction.Create<TableAction>) {
-          ext.dropTable(t.table()); // a created table starts empty
-        } else if (current != t.generation()) {
-          if (t.change().equals("DESTRUCTIVE")) {
-            ext.dropTable(t.table());
-          } else if (t.change().equals("LOSSY")) {
-            ext.rows.replaceAll((k, v) -> k.startsWith(t.table() + "/") ? LOST : v);
-          }
+        // The change is the one the handler's invalidation announced, carried out whatever
+        // generation the table has (a failed run may have left either): a real sink does what
+        // the invalidation it returned says.
+        if (!ext.tables.containsKey(t.table()) || a instanceof TargetAction.Create<TableAction>
+            || t.change().equals("DESTRUCTIVE")) {
+          ext.dropTable(t.table()); // a created or destroyed table starts empty
+        } else if (t.change().equals("LOSSY")) {
+          ext.rows.replaceAll((k, v) -> k.startsWith(t.table() + "/") ? LOST : v);
         }
         ext.tables.put(t.table(), t.generation());
       }
@@ -186,7 +185,8 @@ final class ModelConnectors {
       boolean changed = prev.stream().anyMatch(p -> p.generation() != desired.generation());
       TargetChildInvalidation inv = !changed || desired.change().equals("NONE") ? null
           : TargetChildInvalidation.valueOf(desired.change());
-      TableAction action = new TableAction(name, desired.generation(), desired.change(), false);
+      TableAction action =
+          new TableAction(name, desired.generation(), inv == null ? "NONE" : inv.name(), false);
       return new TargetReconcileOutput<>(
           prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action),
           tableSink, desired, inv);
