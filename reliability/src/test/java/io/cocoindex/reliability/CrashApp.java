@@ -12,12 +12,18 @@ import io.cocoindex.samples.sqlite.SqliteTable;
 import io.cocoindex.samples.sqlite.TableSchema;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
  * The app of the crash harness: two SQLite tables ({@code docs} with an index and an FTS5
  * index, {@code tags} with an index that comes and goes) and one output directory with files and
  * per-component subdirectories, declared by about a hundred components, half of them memoized.
+ * A third of them are mounted by the root; the others by six memoized groups ({@link #groupOf}),
+ * which declare nothing themselves.
  */
 final class CrashApp {
   static final ContextKey<SqliteDatabase> DB = ContextKey.of("crash_db", SqliteDatabase.class);
@@ -40,25 +46,77 @@ final class CrashApp {
         tags.declareIndex(ctx, IndexSpec.of("tags_by_tag", "tag"));
       }
       Directory out = fs.mountDir(ctx, outDir);
+      Map<String, Map<String, World.Comp>> groups = new TreeMap<>();
       w.comps.forEach((name, c) -> {
-        Consumer<Ctx> body = cc -> {
-          c.docs.values().forEach(d -> docs.declareRow(cc, d));
-          c.tags.values().forEach(t -> tags.declareRow(cc, t));
-          c.files.forEach((f, text) -> out.declareFile(cc, f, text));
-          if (c.subdir) {
-            Directory sub = out.declareDir(cc, name);
-            c.subFiles.forEach((f, text) -> sub.declareFile(cc, f, text));
-          }
-        };
-        // Half the components are memoized on what they declare: a kill must not leave a memo
-        // that hides a deletion its run did not finish.
-        if (Math.floorMod(name.hashCode(), 2) == 0) {
-          ctx.mountMemo(name, memoInput(c), body);
+        String group = groupOf(name);
+        if (group == null) {
+          mountComp(ctx, name, c, docs, tags, out);
         } else {
-          ctx.mount(name, body);
+          groups.computeIfAbsent(group, g -> new TreeMap<>()).put(name, c);
         }
       });
+      // Every group is memoized on what its subtree declares: its memo stands for its members'
+      // commits, so a run killed after a member's commit and before the group's must not leave
+      // the group's old memo to hit when the source goes back.
+      groups.forEach((group, members) -> ctx.mountMemo(group, groupMemoInput(members),
+          gc -> members.forEach((name, c) -> mountComp(gc, name, c, docs, tags, out))));
     };
+  }
+
+  /** Mounts one component, memoized or not, under {@code parent} (the root or a group). */
+  private static void mountComp(Ctx parent, String name, World.Comp c,
+      SqliteTable<World.Doc> docs, SqliteTable<World.Tag> tags, Directory out) {
+    Consumer<Ctx> body = cc -> {
+      c.docs.values().forEach(d -> docs.declareRow(cc, d));
+      c.tags.values().forEach(t -> tags.declareRow(cc, t));
+      c.files.forEach((f, text) -> out.declareFile(cc, f, text));
+      if (c.subdir) {
+        Directory sub = out.declareDir(cc, name);
+        c.subFiles.forEach((f, text) -> sub.declareFile(cc, f, text));
+      }
+    };
+    // Half the components are memoized on what they declare: a kill must not leave a memo
+    // that hides a deletion its run did not finish.
+    if (memoized(name)) {
+      parent.mountMemo(name, memoInput(c), body);
+    } else {
+      parent.mount(name, body);
+    }
+  }
+
+  /** Whether component {@code comp} is memoized: half of them, by the low bit of its hash. */
+  static boolean memoized(String comp) {
+    return Math.floorMod(comp.hashCode(), 2) == 0;
+  }
+
+  /**
+   * The group a component is mounted in ({@code g0} to {@code g5}), or null for a component
+   * mounted by the root: about a third at the root, the rest in six groups. A function of the
+   * name alone, so that a component stays where it is from one generation to the next, and
+   * independent of whether it is memoized ({@link #memoized}).
+   */
+  static String groupOf(String comp) {
+    int bucket = Math.floorMod(Integer.rotateLeft(comp.hashCode() * 0x9E3779B1, 13), 9);
+    return bucket < 3 ? null : "g" + (bucket - 3);
+  }
+
+  /** The groups that have members in {@code w}. */
+  static Set<String> groups(World w) {
+    Set<String> out = new TreeSet<>();
+    w.comps.keySet().forEach(name -> {
+      String g = groupOf(name);
+      if (g != null) {
+        out.add(g);
+      }
+    });
+    return out;
+  }
+
+  /** A group's memo input: everything its members declare, by member. */
+  static Map<String, List<Object>> groupMemoInput(Map<String, World.Comp> members) {
+    Map<String, List<Object>> out = new TreeMap<>();
+    members.forEach((name, c) -> out.put(name, memoInput(c)));
+    return out;
   }
 
   /** Everything a component declares, as its memo input. */

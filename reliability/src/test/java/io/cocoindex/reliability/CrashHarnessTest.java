@@ -22,12 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * kill -9 anywhere: a child JVM runs {@link CrashApp} (SQLite tables with index and FTS5
  * attachments, an output directory with subdirectories; ~2,500 target states over ~100
- * components) and dies at a random moment ({@code destroyForcibly}, SIGKILL) or halts at a named
- * crash point. After each death a clean run, in this JVM, must converge: the database and the
- * files equal the declared world exactly, nothing is left over, the store is settled and
- * consistent, and a preview plans nothing. The declared world changes between runs, so crashes
- * hit creates, updates and deletes, and the clean run sometimes declares a newer world than the
- * crashed one (what the crashed run wrote and nobody declares any more must be deleted).
+ * components, two thirds of them mounted by six memoized groups) and dies at a random moment
+ * ({@code destroyForcibly}, SIGKILL) or halts at a named crash point. After each death a clean
+ * run, in this JVM, must converge: the database and the files equal the declared world exactly,
+ * nothing is left over, the store is settled and consistent, and a preview plans nothing. The
+ * declared world changes between runs, so crashes hit creates, updates and deletes; the clean
+ * run declares the crashed run's world, the next one (what the crashed run wrote and nobody
+ * declares any more must be deleted) or the one before it, as the last completed run saw it (a
+ * memo recorded then must not hide what the crashed run changed below it).
  *
  * <p>{@code -Dreliability.trials=200} for a nightly-size run; {@code -Dreliability.seed=N} to
  * replay one.
@@ -76,6 +78,7 @@ class CrashHarnessTest {
     Point[] points = Point.values(); // NONE stands for a SIGKILL at a random moment
     int converged = 0;
     int crashed = 0;
+    int back = 0;
     List<String> failures = new ArrayList<>();
     List<String> log = new ArrayList<>();
     for (int t = 1; t <= trials; t++) {
@@ -109,12 +112,22 @@ class CrashHarnessTest {
         precommits = Math.max(1, o.count("precommit"));
         commits = Math.max(1, o.count("commit"));
       }
+      // The clean run declares the crashed run's world, the next one, or the one before it: the
+      // world the last completed run recorded its memos for, which a memo the crashed run did
+      // not get to replace (a group's, whose members committed) must not hide its changes from.
       int crashedGeneration = generation;
-      int cleanGeneration = rnd.nextBoolean() ? generation : ++generation;
+      int choice = rnd.nextInt(3);
+      if (choice == 1) {
+        generation++;
+      } else if (choice == 2) {
+        generation--;
+      }
+      int cleanGeneration = generation;
+      back += choice == 2 ? 1 : 0;
       String trial = "trial " + t + " (seed " + seed + ", generation " + crashedGeneration + ", "
           + (point == Point.NONE ? "SIGKILL after " + killAfter + " ms" : point.label() + " #" + after)
           + ", " + (died ? "died, exit " + o.exitCode() : "completed") + ", clean run on generation "
-          + cleanGeneration + ")";
+          + cleanGeneration + (choice == 2 ? ", the one before" : "") + ")";
       t0 = System.nanoTime();
       List<String> problems = cleanRunProblems(seed, cleanGeneration, stateDir, targetDb, outDir);
       long cleanMillis = (System.nanoTime() - t0) / 1_000_000;
@@ -129,7 +142,8 @@ class CrashHarnessTest {
       }
     }
     log.forEach(System.out::println);
-    System.out.println(converged + "/" + trials + " converged (" + crashed + " runs died mid-way)");
+    System.out.println(converged + "/" + trials + " converged (" + crashed + " runs died mid-way, "
+        + back + " clean runs on the generation before)");
     assertThat(failures).as("crash trials that did not converge").isEmpty();
     assertThat(converged).isEqualTo(trials);
     // A completed run with a named point never reached it (checked above); most runs reach it.

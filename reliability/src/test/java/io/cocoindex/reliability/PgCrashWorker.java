@@ -44,7 +44,7 @@ import java.util.function.Consumer;
  */
 public final class PgCrashWorker {
   static final String APP = "pgcrash";
-  /** System property: whether half the components are memoized (true by default). */
+  /** System property: whether half the components and the groups are memoized (true by default). */
   static final String MEMO = "reliability.pgMemo";
 
   private PgCrashWorker() {}
@@ -55,13 +55,45 @@ public final class PgCrashWorker {
    */
   public record Put(String key, String value, List<String> expected, boolean mayBeMissing) {}
 
-  /** The declared world: components, each declaring some keys with values. */
-  record PgWorld(Map<String, Map<String, String>> components, Map<String, Boolean> memoized) {
+  /**
+   * The declared world: components, each declaring some keys with values. A third of them are
+   * mounted by the root, the others by groups ({@link #groupOf}), memoized when components may
+   * be, which declare nothing themselves.
+   */
+  record PgWorld(Map<String, Map<String, String>> components, Map<String, Boolean> memoized,
+      boolean memoizedGroups) {
     /** key to value over every component. */
     Map<String, String> rows() {
       Map<String, String> out = new TreeMap<>();
       components.values().forEach(out::putAll);
       return out;
+    }
+
+    /**
+     * The group component {@code c} is mounted in, or null for the root: {@code c0}, {@code
+     * c3}, ... at the root, the others in four groups. A function of the name alone, so that a
+     * component stays where it is while its keys move.
+     */
+    static String groupOf(String c) {
+      int i = Integer.parseInt(c.substring(1));
+      return i % 3 == 0 ? null : "g" + (i / 3) % 4;
+    }
+
+    /** The groups with members, each with its members' declarations. */
+    Map<String, Map<String, Map<String, String>>> groups() {
+      Map<String, Map<String, Map<String, String>>> out = new TreeMap<>();
+      components.forEach((c, declared) -> {
+        String g = groupOf(c);
+        if (g != null) {
+          out.computeIfAbsent(g, x -> new TreeMap<>()).put(c, declared);
+        }
+      });
+      return out;
+    }
+
+    /** How many component records a converged store holds: the root owns nothing and has none. */
+    int componentRecords() {
+      return components.size() + (memoizedGroups ? groups().size() : 0);
     }
 
     /**
@@ -91,7 +123,7 @@ public final class PgCrashWorker {
       for (String c : components.keySet()) {
         memoized.put(c, memo && Math.floorMod(c.hashCode() + seed, 2) == 0);
       }
-      return new PgWorld(components, memoized);
+      return new PgWorld(components, memoized, memo);
     }
 
     static long mix(long seed, long a, long b) {
@@ -130,15 +162,33 @@ public final class PgCrashWorker {
     return ctx -> {
       TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
       world.components().forEach((name, declared) -> {
-        Consumer<Ctx> body = c -> declared.forEach(
-            (k, v) -> declareTargetState(c, rows.targetState(k, v)));
-        if (world.memoized().get(name)) {
-          ctx.mountMemo(name, new TreeMap<>(declared), body);
+        if (PgWorld.groupOf(name) == null) {
+          mountComponent(ctx, world, rows, name, declared);
+        }
+      });
+      // A group's memo input is everything its subtree declares; its memo stands for its
+      // members' commits, which a worker killed before the group's commit leaves behind it.
+      world.groups().forEach((group, members) -> {
+        Consumer<Ctx> body = g -> members.forEach(
+            (name, declared) -> mountComponent(g, world, rows, name, declared));
+        if (world.memoizedGroups()) {
+          ctx.mountMemo(group, new TreeMap<>(members), body);
         } else {
-          ctx.mount(name, body);
+          ctx.mount(group, body);
         }
       });
     };
+  }
+
+  private static void mountComponent(Ctx parent, PgWorld world, TargetStateProvider<String> rows,
+      String name, Map<String, String> declared) {
+    Consumer<Ctx> body = c -> declared.forEach(
+        (k, v) -> declareTargetState(c, rows.targetState(k, v)));
+    if (world.memoized().get(name)) {
+      parent.mountMemo(name, new TreeMap<>(declared), body);
+    } else {
+      parent.mount(name, body);
+    }
   }
 
   public static void main(String[] args) throws Exception {

@@ -25,6 +25,11 @@ final class World {
     boolean subdir; // a subdirectory named after the component, with subFiles
     final TreeMap<String, String> subFiles = new TreeMap<>();
 
+    /** Whether it declares nothing: evolve can take everything away from a component. */
+    boolean declaresNothing() {
+      return docs.isEmpty() && tags.isEmpty() && files.isEmpty() && !subdir;
+    }
+
     Comp copy() {
       Comp c = new Comp();
       c.docs.putAll(docs);
