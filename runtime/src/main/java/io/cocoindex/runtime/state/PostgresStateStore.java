@@ -332,8 +332,13 @@ public final class PostgresStateStore extends JdbcStateStore {
     return leaseConnections[(int) Math.floorMod(key, LEASE_CONNECTIONS)];
   }
 
-  private static long stateLockKey(String app, byte[] statePath) {
-    byte[] fp = Fingerprint.of(Arrays.asList(app, "target state", statePath)).bytes();
+  /**
+   * A state's lease key. Advisory locks are database-wide: the schema is part of the key, so
+   * that stores in two schemas of one database running apps of one name do not share leases.
+   */
+  private long stateLockKey(String app, byte[] statePath) {
+    byte[] fp =
+        Fingerprint.of(Arrays.asList(schemaName, app, "target state", statePath)).bytes();
     return ByteBuffer.wrap(fp).getLong();
   }
 
@@ -529,8 +534,9 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
   }
 
-  private static long lockKey(String app, byte[] componentPath) {
-    byte[] fp = Fingerprint.of(Arrays.asList(app, componentPath)).bytes();
+  /** A component's lease key, schema included (see {@link #stateLockKey}). */
+  private long lockKey(String app, byte[] componentPath) {
+    byte[] fp = Fingerprint.of(Arrays.asList(schemaName, app, componentPath)).bytes();
     return ByteBuffer.wrap(fp).getLong();
   }
 

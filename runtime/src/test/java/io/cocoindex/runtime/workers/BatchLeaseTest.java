@@ -77,6 +77,32 @@ class BatchLeaseTest {
     }
   }
 
+  /**
+   * Two stores in two schemas of one database (two environments, say) running apps of one name:
+   * their leases are their own. The lock keys named only the app and the path, so one store's
+   * worker skipped the components the other's held, as if its own worker had them.
+   */
+  @Test
+  void leasesOfOneAppNameInTwoSchemasOfOneDatabaseAreIndependent() throws Exception {
+    String otherSchema = "l_" + UUID.randomUUID().toString().replace("-", "");
+    MultiWorkerTest.sql(baseUrl, "CREATE SCHEMA " + otherSchema);
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(TestPostgres.inSchema(baseUrl, otherSchema))) {
+      a.nextVersion("app");
+      b.nextVersion("app");
+      assertThat(granted(a.leaseComponents("app", List.of(path("c1"))))).isEqualTo(1);
+      assertThat(granted(b.leaseComponents("app", List.of(path("c1"))))).isEqualTo(1);
+
+      AutoCloseable held = a.leaseState("app", path("s"));
+      CompletableFuture<AutoCloseable> other =
+          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("s")));
+      other.get(5, TimeUnit.SECONDS).close();
+      held.close();
+    } finally {
+      MultiWorkerTest.sql(baseUrl, "DROP SCHEMA " + otherSchema + " CASCADE");
+    }
+  }
+
   @Test
   void aSkippedComponentsLockIsGivenBackAtOnce() throws Exception {
     try (PostgresStateStore b = PostgresStateStore.open(url)) {
