@@ -243,4 +243,38 @@ class MemoSubtreeTest extends EngineTestBase {
       assertThat(app.status().total()).isEqualTo(2); // the table and r1
     }
   }
+
+  /**
+   * A memoized parent that no longer mounts a child holds its memo back for the sweep; the run's
+   * root then fails, which keeps the sweep off everything below it, the child included. The
+   * memo must not be recorded: a hit next time would skip the child's row for good.
+   */
+  @Test
+  void aMemoHeldBackForASweepThatAFailedAncestorKeptOffIsNotRecorded() {
+    children.put("a", Set.of("r1"));
+    children.put("b", Set.of("r2"));
+    boolean[] rootFails = {false};
+    App app = app(ctx -> {
+      parentMain(ctx);
+      if (rootFails[0]) {
+        throw new IllegalStateException("scripted failure of the root");
+      }
+    });
+    settle(app);
+
+    input = "i2";
+    children.remove("b");
+    rootFails[0] = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure of the root");
+    assertThat(rows.takeLog()).isEmpty();
+    parentRuns.set(0);
+
+    rootFails[0] = false;
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).isEqualTo(1);
+    assertThat(rows.takeLog()).containsExactly("delete r2");
+    app.update();
+    assertThat(parentRuns.get()).isZero();
+  }
 }

@@ -329,8 +329,8 @@ public final class OrphanSweep {
 
   /**
    * Adds the memos held back for the sweep ({@link Run#deferMemo}) of the components whose
-   * subtrees it left nothing to: no failure at or below them, no state kept for a handler it
-   * could not reach, no component left to another worker (to process or to sweep). The others
+   * subtrees it left nothing to: no failure at, below or above them, no state kept for a handler
+   * it could not reach, no component left to another worker (to process or to sweep). The others
    * stay unrecorded, so those components run again next time and their sweep is retried.
    * Returns the records added, by component.
    */
@@ -342,13 +342,23 @@ public final class OrphanSweep {
     for (Map.Entry<TargetPath, ComponentRecord> m : run.deferredMemos.entrySet()) {
       TargetPath component = m.getKey();
       if (run.failedAtOrBelow(component) || anyAtOrBelow(keptOwners, component)
-          || anyAtOrBelow(sweptElsewhere, component) || anyAtOrBelow(leftElsewhere, component)) {
+          || anyAtOrBelow(sweptElsewhere, component) || anyAtOrBelow(leftElsewhere, component)
+          || keptOffBySweep(component)) {
         continue;
       }
       commit.add(new StateWrite.PutComponent(m.getValue(), run.version));
       added.put(component, m.getValue());
     }
     return added;
+  }
+
+  /**
+   * Whether an ancestor of {@code component} failed (or was left to another worker), which keeps
+   * the sweep off its whole subtree: the components {@code component} no longer mounts were not
+   * removed, and a memo recorded now would hit over them.
+   */
+  private boolean keptOffBySweep(TargetPath component) {
+    return component.depth() > 0 && run.isProtected(component.parent());
   }
 
   private static boolean anyAtOrBelow(Set<TargetPath> paths, TargetPath ancestor) {
