@@ -11,6 +11,7 @@ import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -372,8 +373,9 @@ public final class OrphanSweep {
 
   /**
    * Forgets, in the deletions' precommit, the memos of the stale components at or above their
-   * owners (and the owners of the states below a deleted container, which go with it): each goes with its record at the sweep's commit, and a run that dies before then (or
-   * a deletion that fails, which keeps the record) must not leave it to hit when the component
+   * owners (and above the owners of the states below a deleted container, which go with it).
+   * Each goes with its record at the sweep's commit, and a run that dies before then (or a
+   * deletion that fails, which keeps the record) must not leave it to hit when the component
    * is mounted again on the same input, skipping the states deleted meanwhile. A drop's too (a
    * drop that keeps some of a memoized component's states deletes others).
    */
@@ -436,15 +438,16 @@ public final class OrphanSweep {
   }
 
   /**
-   * The owners of the states below a container whose deletion failed keep their records: those states are still tracked, and a stale owner's record is how the next run
-   * finds them (deleted with the record, they stayed tracked, and in the target, for good).
+   * The owners of the states below a container whose deletion failed keep their records: those
+   * states are still tracked, and a stale owner's record is how the next run finds them
+   * (deleted with the record, they stayed tracked, and in the target, for good).
    */
   private void keepOwnersBelowFailedDeletions(
       List<Deletion> deletions, Applied applied, Set<TargetPath> keptOwners) {
     if (ownersBelowDeleted.isEmpty() || applied.deletions().size() == deletions.size()) {
       return;
     }
-    Set<Deletion> done = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<Deletion> done = Collections.newSetFromMap(new IdentityHashMap<>());
     done.addAll(applied.deletions());
     for (Deletion d : deletions) {
       if (!done.contains(d)) {
@@ -458,16 +461,9 @@ public final class OrphanSweep {
     return ownersBelowDeleted.getOrDefault(ByteKey.of(d.r.path.encodedUnsafe()), Set.of());
   }
 
-  /**
-   * The deleted container {@code path} lies strictly below, as its encoded path, or null.
-   * Nothing below a deleted path is ever added, so the deleted paths are disjoint subtrees, and
-   * in byte order an ancestor can only be the greatest of them before {@code path}.
-   */
+  /** The deleted container {@code path} lies strictly below, as its encoded path, or null. */
   private byte[] deletedContainerAbove(TargetPath path) {
-    byte[] p = path.encodedUnsafe();
-    byte[] c = deletedContainers.lower(p);
-    return c != null && c.length < p.length && Arrays.equals(c, 0, c.length, p, 0, c.length)
-        ? c : null;
+    return subtreeAbove(deletedContainers, path);
   }
 
   /**
@@ -481,9 +477,15 @@ public final class OrphanSweep {
 
   /** Whether {@code path} lies strictly below one of {@code subtrees}, disjoint subtrees. */
   private static boolean below(TreeSet<byte[]> subtrees, TargetPath path) {
+    return subtreeAbove(subtrees, path) != null;
+  }
+
+  /** The one of {@code subtrees} (disjoint) that {@code path} lies strictly below, or null. */
+  private static byte[] subtreeAbove(TreeSet<byte[]> subtrees, TargetPath path) {
     byte[] p = path.encodedUnsafe();
     byte[] c = subtrees.lower(p);
-    return c != null && c.length < p.length && Arrays.equals(c, 0, c.length, p, 0, c.length);
+    return c != null && c.length < p.length && Arrays.equals(c, 0, c.length, p, 0, c.length)
+        ? c : null;
   }
 
   /**
