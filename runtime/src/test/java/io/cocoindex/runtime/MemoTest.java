@@ -44,13 +44,20 @@ class MemoTest extends EngineTestBase {
   }
 
   App memoApp() {
-    return app(ctx -> {
-      TargetStateProvider<String> docs = docsTable(ctx);
-      inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
-        bodies.incrementAndGet();
-        declareTargetState(c, docs.targetState(name, String.valueOf(content)));
-      }));
-    });
+    return app(this::memoMain);
+  }
+
+  /** {@link #memoApp} on {@code store}, named {@code name}; the caller closes it. */
+  App memoApp(StateStore store, String name) {
+    return App.create(name, Environment.builder().stateStore(store).build(), this::memoMain);
+  }
+
+  void memoMain(Ctx ctx) {
+    TargetStateProvider<String> docs = docsTable(ctx);
+    inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+      bodies.incrementAndGet();
+      declareTargetState(c, docs.targetState(name, String.valueOf(content)));
+    }));
   }
 
   /** Logs how the engine reads component records: "read <path>" alone, or "scan". */
@@ -402,14 +409,7 @@ class MemoTest extends EngineTestBase {
   void aChangeWhoseCommitWasLostIsUndoneWhenTheInputGoesBackToItsMemoizedValue() {
     FaultyStateStore store = new FaultyStateStore(store());
     inputs.put("a", "v1");
-    try (App app = App.create("memo-lost-commit", Environment.builder().stateStore(store).build(),
-        ctx -> {
-          TargetStateProvider<String> docs = docsTable(ctx);
-          inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
-            bodies.incrementAndGet();
-            declareTargetState(c, docs.targetState(name, String.valueOf(content)));
-          }));
-        })) {
+    try (App app = memoApp(store, "memo-lost-commit")) {
       app.update();
       assertThat(rows.takeLog()).containsExactly("create a=v1");
 
@@ -443,14 +443,7 @@ class MemoTest extends EngineTestBase {
     FaultyStateStore store = new FaultyStateStore(store());
     inputs.put("a", "v1");
     inputs.put("b", "v1");
-    try (App app = App.create("memo-unmounted", Environment.builder().stateStore(store).build(),
-        ctx -> {
-          TargetStateProvider<String> docs = docsTable(ctx);
-          inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
-            bodies.incrementAndGet();
-            declareTargetState(c, docs.targetState(name, String.valueOf(content)));
-          }));
-        })) {
+    try (App app = memoApp(store, "memo-unmounted")) {
       app.update();
       assertThat(rows.takeLog()).containsExactly("create a=v1", "create b=v1");
 

@@ -3,14 +3,12 @@ package io.cocoindex.runtime.state;
 import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.runtime.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,18 +26,13 @@ class GroupApplyTest {
   private static final byte[] C = path("t", "c");
   private static final byte[] CY = path("t", "c", "y");
 
-  private String url;
-  private String schema;
+  private FreshSchema schema;
   private PostgresStateStore store;
 
   @BeforeEach
   void open() throws Exception {
-    url = TestPostgres.url();
-    schema = "t_" + UUID.randomUUID().toString().replace("-", "");
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-    store = PostgresStateStore.open(TestPostgres.inSchema(url, schema));
+    schema = FreshSchema.create("t_");
+    store = schema.open();
   }
 
   @AfterEach
@@ -48,9 +41,7 @@ class GroupApplyTest {
       return; // skipped: no PostgreSQL to test against
     }
     store.close();
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA " + schema + " CASCADE");
-    }
+    schema.close();
   }
 
   @Test
@@ -142,7 +133,7 @@ class GroupApplyTest {
     StateWrite.Precommit precommitB =
         new StateWrite.Precommit(byB, new PossibleRecord(8, bytes("b at 8")), true, null);
     JdbcStateTables tablesOfA = new JdbcStateTables("cocoindex_", true, false);
-    try (Connection a = DriverManager.getConnection(TestPostgres.inSchema(url, schema))) {
+    try (Connection a = DriverManager.getConnection(schema.url())) {
       int pidOfA;
       try (Statement s = a.createStatement();
           java.sql.ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
@@ -163,7 +154,7 @@ class GroupApplyTest {
   /** Waits until a session of the server waits for a lock that session {@code pid} holds. */
   private void awaitASessionBlockedBy(int pid) throws Exception {
     long deadline = System.nanoTime() + 10_000_000_000L;
-    try (Connection c = DriverManager.getConnection(url);
+    try (Connection c = DriverManager.getConnection(schema.url());
         java.sql.PreparedStatement blocked = c.prepareStatement(
             "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))")) {
       blocked.setInt(1, pid);

@@ -3,14 +3,9 @@ package io.cocoindex.runtime.state;
 import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.runtime.TestPostgres;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -31,17 +26,12 @@ class MemoInvalidationTest {
 
   @Nested
   class OnTheSharedStore {
-    private String url;
-    private String schema;
+    private FreshSchema schema;
     private PostgresStateStore store;
 
     private PostgresStateStore open() throws Exception {
-      url = TestPostgres.url();
-      schema = "t_" + UUID.randomUUID().toString().replace("-", "");
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-        s.execute("CREATE SCHEMA " + schema);
-      }
-      store = PostgresStateStore.open(TestPostgres.inSchema(url, schema));
+      schema = FreshSchema.create("t_");
+      store = schema.open();
       return store;
     }
 
@@ -51,9 +41,7 @@ class MemoInvalidationTest {
         return; // skipped: no PostgreSQL to test against
       }
       store.close();
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA " + schema + " CASCADE");
-      }
+      schema.close();
     }
 
     @Test

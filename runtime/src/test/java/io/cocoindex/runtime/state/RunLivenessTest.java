@@ -2,12 +2,7 @@ package io.cocoindex.runtime.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.runtime.TestPostgres;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,20 +15,15 @@ import org.junit.jupiter.api.Test;
 class RunLivenessTest {
   private static final String APP = "app";
 
-  private String url;
-  private String schema;
+  private FreshSchema schema;
   private PostgresStateStore a;
   private PostgresStateStore b;
 
   @BeforeEach
   void open() throws Exception {
-    url = TestPostgres.url();
-    schema = "rl_" + UUID.randomUUID().toString().replace("-", "");
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-    a = PostgresStateStore.open(TestPostgres.inSchema(url, schema));
-    b = PostgresStateStore.open(TestPostgres.inSchema(url, schema));
+    schema = FreshSchema.create("rl_");
+    a = schema.open();
+    b = schema.open();
   }
 
   @AfterEach
@@ -43,9 +33,7 @@ class RunLivenessTest {
     }
     a.close();
     b.close();
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA " + schema + " CASCADE");
-    }
+    schema.close();
   }
 
   @Test
@@ -65,7 +53,7 @@ class RunLivenessTest {
     long v1 = a.nextVersion(APP);
     assertThat(b.endedRuns(APP, List.of(v1))).isEmpty();
     a.close(); // its sessions end, as a killed worker's do, without the run ending
-    a = PostgresStateStore.open(TestPostgres.inSchema(url, schema));
+    a = schema.open();
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (b.endedRuns(APP, List.of(v1)).isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(10); // the server ends a closed session asynchronously
@@ -88,18 +76,11 @@ class RunLivenessTest {
   void runsOfAnotherAppOrSchemaDoNotCount() throws Exception {
     long v1 = a.nextVersion(APP);
     a.runEnded(APP, v1);
-    String other = "rl_" + UUID.randomUUID().toString().replace("-", "");
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + other);
-    }
-    try (PostgresStateStore elsewhere = PostgresStateStore.open(TestPostgres.inSchema(url, other))) {
+    try (FreshSchema other = FreshSchema.create("rl_");
+        PostgresStateStore elsewhere = other.open()) {
       assertThat(elsewhere.nextVersion(APP)).isEqualTo(v1);
       assertThat(a.nextVersion("another app")).isEqualTo(v1);
       assertThat(b.endedRuns(APP, List.of(v1))).containsExactly(v1);
-    } finally {
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA " + other + " CASCADE");
-      }
     }
   }
 }
