@@ -125,8 +125,9 @@ public final class Run {
 
   /**
    * The memoized components whose memo this run has forgotten in the store, before changing a
-   * state below them ({@link StateWrite.InvalidateMemo}): noted once the write has committed,
-   * so that the components below them finishing later need not write it again.
+   * state below them ({@link io.cocoindex.runtime.state.StateWrite.InvalidateMemo}): noted once
+   * the write has committed, so that the components below them finishing later need not write
+   * it again.
    */
   private final Set<TargetPath> memosInvalidated = ConcurrentHashMap.newKeySet();
 
