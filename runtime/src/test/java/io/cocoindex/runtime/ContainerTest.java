@@ -399,6 +399,88 @@ class ContainerTest extends EngineTestBase {
   }
 
   /**
+   * A DESTRUCTIVE change whose container action fails, in the run that unmounts the component
+   * owning a row below it: the row was not destroyed, so the sweep keeps it (and its owner's
+   * record) for a run in which the change succeeds. The sweep had judged the row against the
+   * container's new generation and forgot it without a delete: a next change that was not
+   * DESTRUCTIVE left it in the target, untracked.
+   */
+  @Test
+  void rowsOfAnUnmountedComponentOutliveADestructiveChangeThatFailed() {
+    boolean[] mounted = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs;
+      try {
+        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      } catch (RuntimeException tableFailed) {
+        return; // declares nothing more this run
+      }
+      if (mounted[0]) {
+        ctx.mount("b", b -> declareTargetState(b, docs.targetState("r2", "v1")));
+      }
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create r2=v1");
+    tables.takeLog();
+
+    mounted[0] = false;
+    generation = "g2";
+    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    tables.failCreate = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure creating table docs");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers().get("tables/docs"))
+        .containsExactly(io.cocoindex.StableKey.of("r2"));
+
+    tables.failCreate = false;
+    generation = "g3";
+    tables.invalidation = TargetChildInvalidation.LOSSY;
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("delete r2");
+    assertThat(trackedPaths(app)).containsExactly("/@tables/\"docs\"");
+  }
+
+  /**
+   * The same, the change retried as DESTRUCTIVE and succeeding: it destroys the row, which is
+   * forgotten without a delete.
+   */
+  @Test
+  void rowsOfAnUnmountedComponentGoWithADestructiveChangeRetried() {
+    boolean[] mounted = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs;
+      try {
+        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      } catch (RuntimeException tableFailed) {
+        return;
+      }
+      if (mounted[0]) {
+        ctx.mount("b", b -> declareTargetState(b, docs.targetState("r2", "v1")));
+      }
+    });
+    app.update();
+    rows.takeLog();
+
+    mounted[0] = false;
+    generation = "g2";
+    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    tables.failCreate = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+
+    tables.failCreate = false;
+    generation = "g3";
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(trackedPaths(app)).containsExactly("/@tables/\"docs\"");
+  }
+
+  /**
    * Table docs with rows r1 and r2, then a DESTRUCTIVE change (generation g2) whose table action
    * fails; r2 is no longer declared.
    */

@@ -65,6 +65,8 @@ public final class OrphanSweep {
    * the sweep's commit, and is forgotten before then if a deletion below it is written.
    */
   private final Set<TargetPath> staleMemos = new HashSet<>();
+  /** Whether each container's child generation of this run is committed (see below). */
+  private final Map<TargetPath, Boolean> committedGenerations = new HashMap<>();
   /** Stale components another worker's sweep holds: whether it succeeds is not known here. */
   private final Set<TargetPath> sweptElsewhere = new HashSet<>();
 
@@ -182,6 +184,24 @@ public final class OrphanSweep {
 
   private record Deletion(Reconciliation r, TargetPath owner) {}
 
+  /**
+   * Whether {@code provider}'s generation, which this run's reconciliation of its container gave
+   * it, is committed: a DESTRUCTIVE change records its new generation only once its action has
+   * applied and its component has committed. Until then the children it was to destroy are
+   * still in the target. Read from the store once per container, and only for a candidate of an
+   * older generation.
+   */
+  private boolean generationCommitted(Provider<?> provider) {
+    TargetPath container = provider.container();
+    if (container == null) {
+      return true;
+    }
+    return committedGenerations.computeIfAbsent(container, c -> {
+      List<TrackedState> rows = run.store.getAll(run.app, List.of(c.encoded()));
+      return !rows.isEmpty() && rows.get(0).childGeneration() >= provider.generation();
+    });
+  }
+
   private void process() {
     List<Deletion> deletions = new ArrayList<>();
     List<StateWrite> forget = new ArrayList<>();
@@ -254,6 +274,13 @@ public final class OrphanSweep {
         continue;
       }
       if (row.parentGeneration() < provider.generation()) {
+        if (!generationCommitted(provider)) {
+          // Its container's DESTRUCTIVE change failed (or its component did), so it was not
+          // destroyed: kept, with what is below it, for a run in which the change commits.
+          keptOwners.add(owner);
+          keptSubtrees.add(path.encodedUnsafe());
+          continue;
+        }
         forget.add(new StateWrite.DeleteTree(row.path()));
         forgetOwners.add(owner);
         deletedContainers.add(path.encodedUnsafe());
