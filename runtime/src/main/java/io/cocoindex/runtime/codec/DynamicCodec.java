@@ -48,7 +48,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A list, set or map of a public class with a public no-argument constructor ({@code
  * ArrayList}, {@code HashMap}, {@code TreeSet}, ...) reads back as that class, so that a handler
  * typed {@code ArrayList<String>} gets one, and so does an {@code EnumSet} or a non-empty {@code
- * EnumMap}; any other ({@code List.of}'s, {@code Arrays.asList}'s,
+ * EnumMap} (an empty one too where a record component declares it, with its enum); any other ({@code List.of}'s, {@code Arrays.asList}'s,
  * an unmodifiable view's) reads back unmodifiable, and a record component declared as a
  * collection class gets one of that class. Decoded collections keep the written order; a map's
  * or set's entries are written sorted when their keys are comparable (a sorted one's in its own
@@ -644,7 +644,7 @@ public final class DynamicCodec implements Codec<Object> {
             + "' that the class no longer has (removed or renamed?): keep a component of that"
             + " name, or drop the app's state");
       }
-      args[index] = fit(type, name, shape.types[index], value);
+      args[index] = fit(type, name, shape.types[index], shape.genericTypes[index], value);
       seen[index] = true;
     }
     for (int i = 0; i < args.length; i++) {
@@ -662,8 +662,12 @@ public final class DynamicCodec implements Codec<Object> {
     }
   }
 
-  /** {@code value} as component {@code name} of {@code type} takes it: numbers convert. */
-  private static Object fit(Class<?> record, String name, Class<?> type, Object value) {
+  /**
+   * {@code value} as component {@code name} of {@code type} ({@code genericType} with its type
+   * arguments) takes it: numbers convert.
+   */
+  private static Object fit(
+      Class<?> record, String name, Class<?> type, Type genericType, Object value) {
     Class<?> boxed = boxed(type);
     if (value == null) {
       if (type.isPrimitive()) {
@@ -675,7 +679,7 @@ public final class DynamicCodec implements Codec<Object> {
     if (boxed.isInstance(value)) {
       return value;
     }
-    Object converted = asCollection(boxed, value);
+    Object converted = asCollection(boxed, genericType, value);
     if (converted != null) {
       return converted;
     }
@@ -701,11 +705,31 @@ public final class DynamicCodec implements Codec<Object> {
 
   /**
    * {@code value}, a collection or map read as another class (written before its class was kept,
-   * or by Jackson), as the collection class {@code type} a record component declares; or null.
+   * or by Jackson, or an empty {@code EnumMap}, which names no constant of its enum), as the
+   * collection class {@code type} a record component declares ({@code genericType} with its type
+   * arguments); or null.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Object asCollection(Class<?> type, Object value) {
+  private static Object asCollection(Class<?> type, Type genericType, Object value) {
     try {
+      if (type == EnumSet.class && value instanceof Collection<?> c) {
+        Class<? extends Enum> e = enumArgument(genericType, 0);
+        if (e == null) {
+          return null;
+        }
+        EnumSet made = EnumSet.noneOf(e);
+        made.addAll(c);
+        return made;
+      }
+      if (type == EnumMap.class && value instanceof Map<?, ?> m) {
+        Class<? extends Enum> e = enumArgument(genericType, 0);
+        if (e == null) {
+          return null;
+        }
+        EnumMap made = new EnumMap(e);
+        made.putAll(m);
+        return made;
+      }
       if (value instanceof Collection<?> c && Collection.class.isAssignableFrom(type)) {
         Object made = java.util.SortedSet.class.isAssignableFrom(type)
             && type.isAssignableFrom(java.util.TreeSet.class) ? new java.util.TreeSet<>()
@@ -726,6 +750,17 @@ public final class DynamicCodec implements Codec<Object> {
       }
     } catch (RuntimeException e) { // elements a sorted collection cannot order, say
       return null;
+    }
+    return null;
+  }
+
+  /** Type argument {@code i} of {@code type} if it is an enum class, else null. */
+  @SuppressWarnings("rawtypes")
+  private static Class<? extends Enum> enumArgument(Type type, int i) {
+    if (type instanceof java.lang.reflect.ParameterizedType p
+        && p.getActualTypeArguments().length > i
+        && p.getActualTypeArguments()[i] instanceof Class<?> c && c.isEnum()) {
+      return c.asSubclass(Enum.class);
     }
     return null;
   }
@@ -839,6 +874,7 @@ public final class DynamicCodec implements Codec<Object> {
 
     final String[] names;
     final Class<?>[] types;
+    final Type[] genericTypes;
     final Method[] accessors;
     final Map<String, Integer> indexes = new HashMap<>();
     final Constructor<?> constructor;
@@ -847,10 +883,12 @@ public final class DynamicCodec implements Codec<Object> {
       RecordComponent[] components = type.getRecordComponents();
       names = new String[components.length];
       types = new Class<?>[components.length];
+      genericTypes = new Type[components.length];
       accessors = new Method[components.length];
       for (int i = 0; i < components.length; i++) {
         names[i] = components[i].getName();
         types[i] = components[i].getType();
+        genericTypes[i] = components[i].getGenericType();
         accessors[i] = components[i].getAccessor();
         indexes.put(names[i], i);
       }

@@ -347,4 +347,21 @@ class DynamicCodecTest {
     // No constant to name the enum by: read back as an empty set.
     assertThat(roundTrip(java.util.EnumSet.noneOf(Empty.class))).isEqualTo(Set.of());
   }
+
+  record Tallies(java.util.EnumMap<Color, Long> byColor, java.util.EnumSet<Color> seen) {}
+
+  /**
+   * A record component declared as an {@code EnumMap} or {@code EnumSet} reads back as one of its
+   * enum, empty too: an empty one names no constant, so the component's declared type does.
+   */
+  @Test
+  void emptyEnumMapAndEnumSetComponentsComeBackOfTheirDeclaredEnum() {
+    Tallies empty = new Tallies(
+        new java.util.EnumMap<>(Color.class), java.util.EnumSet.noneOf(Color.class));
+    Tallies back = (Tallies) roundTrip(empty);
+    assertThat(back).isEqualTo(empty);
+    back.byColor().put(Color.GREEN, 2L);
+    back.seen().add(Color.RED);
+    assertThat(back.byColor()).containsEntry(Color.GREEN, 2L);
+  }
 }
