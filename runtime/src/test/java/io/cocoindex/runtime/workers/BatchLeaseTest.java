@@ -33,7 +33,8 @@ class BatchLeaseTest {
   void schema() throws Exception {
     baseUrl = TestPostgres.url();
     schema = "l_" + UUID.randomUUID().toString().replace("-", "");
-    url = TestPostgres.inSchema(baseUrl, schema);
+    // The stores' sessions carry the schema's name, so that only their leases are counted.
+    url = TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + schema;
     MultiWorkerTest.sql(baseUrl, "CREATE SCHEMA " + schema);
   }
 
@@ -221,16 +222,20 @@ class BatchLeaseTest {
   }
 
   /**
-   * Leases held in this database (the test's stores are its only users): exclusive advisory
-   * locks, not the shared lock each run holds from its version on.
+   * Leases held by the test's stores (their sessions named after the schema; other suites may
+   * share the server): exclusive advisory locks, not the shared lock each run holds from its
+   * version on.
    */
   private long advisoryLocksHeld() throws Exception {
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
-        var rs = s.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
-            + " AND mode = 'ExclusiveLock'"
-            + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
-      rs.next();
-      return rs.getLong(1);
+    try (Connection c = DriverManager.getConnection(baseUrl);
+        var q = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+            + " AND granted AND mode = 'ExclusiveLock'"
+            + " AND pid IN (SELECT pid FROM pg_stat_activity WHERE application_name = ?)")) {
+      q.setString(1, schema);
+      try (var rs = q.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
     }
   }
 
