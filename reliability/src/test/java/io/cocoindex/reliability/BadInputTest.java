@@ -408,6 +408,28 @@ class BadInputTest {
     assertThat(conn.ext.kv).containsEntry("a", "1");
   }
 
+  /**
+   * A string key with an unpaired surrogate (text cut in the middle of a pair, say) fails its
+   * component, naming the key: it has no UTF-8 form, and stored as '?' it was one state with the
+   * key holding a '?' there. The key with the '?' of its own is a state like any other.
+   */
+  @Test
+  void aKeyWithAnUnpairedSurrogateFailsItsComponentNamingIt() {
+    App app = app(ctx -> {
+      kvMain().accept(ctx);
+      TargetStateProvider<String> p =
+          registerRootTargetStatesProvider(ctx, "other", conn.new KvHandler());
+      ctx.mount("cut", c -> declareTargetState(c, p.targetState("caf\uD83D", "v")));
+      ctx.mount("fine", c -> declareTargetState(c, p.targetState("caf?", "w")));
+    });
+    declared.put("a", "1");
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the key string \"caf?\" holds an unpaired surrogate (\\ud83d at"
+            + " index 3)");
+    assertThat(conn.ext.kv).containsEntry("a", "1").containsEntry("caf?", "w").hasSize(2);
+  }
+
   @Test
   @Timeout(60)
   void secondUpdaterOfTheSameStoreGetsStoreLockedExceptionNamingTheHolder() throws Exception {

@@ -58,7 +58,7 @@ public final class KeyEncoding {
       return out;
     }
     if (key instanceof StableKey.Str s) {
-      byte[] utf8 = s.value().getBytes(StandardCharsets.UTF_8);
+      byte[] utf8 = utf8(s.value(), "key");
       byte[] out = Arrays.copyOf(prefix, at + 1 + escapedLength(utf8));
       out[at] = STR;
       putEscaped(utf8, out, at + 1);
@@ -89,6 +89,38 @@ public final class KeyEncoding {
     return keys;
   }
 
+  /**
+   * The UTF-8 form of a key's string. One with an unpaired surrogate (not valid Unicode) is
+   * refused: UTF-8 has no form for it, and the JDK's {@code '?'} in its place would make it the
+   * same key as the string with a {@code '?'} there, one state for two keys.
+   */
+  private static byte[] utf8(String s, String what) {
+    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+    for (byte b : utf8) {
+      if (b == '?') { // the JDK's replacement, or a '?' of the string's own
+        checkNoUnpairedSurrogate(s, what);
+        break;
+      }
+    }
+    return utf8;
+  }
+
+  private static void checkNoUnpairedSurrogate(String s, String what) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new IllegalArgumentException(String.format(
+            "the %s string %s holds an unpaired surrogate (\\u%04x at index %d), which is not"
+                + " valid Unicode: it has no UTF-8 form, and written as '?' it would be the same"
+                + " %s as the string with a '?' there; repair the text (or key by its bytes)",
+            what, StableKey.of(s.replace(c, '?')), (int) c, i, what));
+      }
+    }
+  }
+
   /** The smallest byte string greater than every descendant of {@code prefix}. */
   public static byte[] descendantsEnd(byte[] prefix) {
     byte[] end = Arrays.copyOf(prefix, prefix.length + 1);
@@ -106,7 +138,7 @@ public final class KeyEncoding {
       writeLong(out, ordered(i.value()));
     } else if (key instanceof StableKey.Str s) {
       out.write(STR);
-      writeEscaped(out, s.value().getBytes(StandardCharsets.UTF_8));
+      writeEscaped(out, utf8(s.value(), "key"));
     } else if (key instanceof StableKey.Bytes b) {
       out.write(BYTES);
       writeEscaped(out, b.value());
@@ -116,7 +148,7 @@ public final class KeyEncoding {
       writeLong(out, ordered(u.value().getLeastSignificantBits()));
     } else if (key instanceof StableKey.Symbol s) {
       out.write(SYMBOL);
-      writeEscaped(out, s.name().getBytes(StandardCharsets.UTF_8));
+      writeEscaped(out, utf8(s.name(), "symbol"));
     } else if (key instanceof StableKey.Array a) {
       out.write(ARRAY);
       for (StableKey item : a.items()) {

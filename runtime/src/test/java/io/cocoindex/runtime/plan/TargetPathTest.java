@@ -48,6 +48,33 @@ class TargetPathTest {
     }
   }
 
+  /**
+   * A string key with an unpaired surrogate has no UTF-8 form: written as the JDK writes it, with
+   * a {@code '?'} in its place, it was the same path as the key with a {@code '?'} there (two
+   * states in one, and the key read back from the store was the other one). It is refused,
+   * naming the key; a '?' of the string's own, or a surrogate pair, is a key like any other.
+   */
+  @Test
+  void aStringKeyWithAnUnpairedSurrogateIsRefusedNamingIt() {
+    for (StableKey key : List.of(new StableKey.Str("a\uD800"), new StableKey.Str("\uDC00b"),
+        new StableKey.Array(List.of(new StableKey.Str("x\uD83D"))))) {
+      assertThatThrownBy(() -> TargetPath.ROOT.child(key))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("unpaired surrogate");
+      assertThatThrownBy(() -> KeyEncoding.encode(key))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThatThrownBy(() -> TargetPath.ROOT.child(new StableKey.Str("ab\uD800")))
+        .hasMessage("the key string \"ab?\" holds an unpaired surrogate (\\ud800 at index 2),"
+            + " which is not valid Unicode: it has no UTF-8 form, and written as '?' it would be"
+            + " the same key as the string with a '?' there; repair the text (or key by its"
+            + " bytes)");
+    for (String fine : List.of("a?", "?", "pair \uD83D\uDE00?")) {
+      TargetPath p = TargetPath.ROOT.child(new StableKey.Str(fine));
+      assertThat(TargetPath.decode(p.encoded()).last()).isEqualTo(new StableKey.Str(fine));
+    }
+  }
+
   @Test
   void appendingAKeyToAnEncodedPathEncodesTheLongerPath() {
     for (StableKey key : EVERY_KIND) {
