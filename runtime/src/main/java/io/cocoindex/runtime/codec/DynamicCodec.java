@@ -51,8 +51,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * EnumMap} (an empty one too where a record component declares it, with its enum); any other ({@code List.of}'s, {@code Arrays.asList}'s,
  * an unmodifiable view's) reads back unmodifiable, and a record component declared as a
  * collection class gets one of that class. Decoded collections keep the written order; a map's
- * or set's entries are written sorted when their keys are comparable (a sorted one's in its own
- * order), so equal values of one class encode alike. A string is written as UTF-8 unless it has
+ * or set's entries are written sorted (a sorted one's in its own order; others by their keys when
+ * those are of one comparable class, else by the keys' encodings), so equal values of one class
+ * encode alike. A string is written as UTF-8 unless it has
  * an unpaired surrogate (then UTF-16, so that it still reads back as it was). An anonymous,
  * local (not record) or inner class's value is refused at writing, since it could not be created
  * again on reading. Bytes written before this codec existed (Jackson's Smile, for a handler
@@ -257,7 +258,7 @@ public final class DynamicCodec implements Codec<Object> {
     } else if (v instanceof Set<?> set) {
       writeCollectionHeader(out, v, SET, SET_OF);
       out.writeInt(set.size());
-      for (Object e : set instanceof java.util.SortedSet ? set : inOrder((Collection) set)) {
+      for (Object e : set instanceof java.util.SortedSet ? set : inOrder((Collection) set, depth)) {
         write(out, e, depth + 1);
       }
     } else if (v instanceof Map<?, ?> map) {
@@ -265,7 +266,7 @@ public final class DynamicCodec implements Codec<Object> {
       out.writeInt(map.size());
       List<Object> keys = map instanceof java.util.SortedMap
           ? new ArrayList<>(map.keySet()) // already in an order of its own: keep it
-          : inOrder((Collection) map.keySet());
+          : inOrder((Collection) map.keySet(), depth);
       for (Object k : keys) {
         write(out, k, depth + 1);
         write(out, map.get(k), depth + 1);
@@ -386,24 +387,50 @@ public final class DynamicCodec implements Codec<Object> {
     }
   }
 
-  /** The elements sorted when they are all of one comparable class; else as iterated. */
+  /**
+   * The elements of a set (or a map's keys) in an order that does not depend on how they were
+   * added: sorted when they are all of one comparable class, else by their encodings (keys of
+   * several classes, records), so that equal sets and maps encode alike. (Written as iterated,
+   * two equal {@code HashMap}s of different capacities could encode differently, and a
+   * container's record, compared as bytes, read as changed.)
+   */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static List<Object> inOrder(Collection<Object> elements) {
+  private List<Object> inOrder(Collection<Object> elements, int depth) throws IOException {
     List<Object> list = new ArrayList<>(elements);
     if (list.size() < 2) {
       return list;
     }
+    if (ofOneComparableClass(list)) {
+      list.sort((a, b) -> ((Comparable) a).compareTo(b));
+      return list;
+    }
+    byte[][] encoded = new byte[list.size()][];
+    Integer[] order = new Integer[list.size()];
+    for (int i = 0; i < encoded.length; i++) {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      write(new DataOutputStream(bytes), list.get(i), depth + 1);
+      encoded[i] = bytes.toByteArray();
+      order[i] = i;
+    }
+    java.util.Arrays.sort(order, (a, b) -> java.util.Arrays.compareUnsigned(encoded[a], encoded[b]));
+    List<Object> sorted = new ArrayList<>(list.size());
+    for (Integer i : order) {
+      sorted.add(list.get(i));
+    }
+    return sorted;
+  }
+
+  private static boolean ofOneComparableClass(List<Object> list) {
     Class<?> first = list.get(0) == null ? null : list.get(0).getClass();
     if (first == null || !Comparable.class.isAssignableFrom(first)) {
-      return list;
+      return false;
     }
     for (Object o : list) {
       if (o == null || o.getClass() != first) {
-        return list;
+        return false;
       }
     }
-    list.sort((a, b) -> ((Comparable) a).compareTo(b));
-    return list;
+    return true;
   }
 
   /** As UTF-16 code units: any Java string, unpaired surrogates included, reads back as it was. */

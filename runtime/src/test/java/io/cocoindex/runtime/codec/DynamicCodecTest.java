@@ -348,6 +348,28 @@ class DynamicCodecTest {
     assertThat(roundTrip(java.util.EnumSet.noneOf(Empty.class))).isEqualTo(Set.of());
   }
 
+  /**
+   * Equal maps and sets encode alike, keys of several classes too (sorted by their encodings):
+   * written as iterated, two equal {@code HashMap}s of different capacities encoded differently,
+   * and a container's record, compared as bytes, read as changed.
+   */
+  @Test
+  void equalMapsAndSetsOfKeysOfSeveralClassesEncodeAlike() {
+    Map<Object, Object> small = new HashMap<>();
+    Map<Object, Object> large = new HashMap<>(1024);
+    List<Object> keys = List.of((byte) -85, '\u0861', 7L, "seven", Color.GREEN, List.of(1, 2));
+    for (Object k : keys) {
+      small.put(k, k.toString());
+    }
+    for (int i = keys.size() - 1; i >= 0; i--) {
+      large.put(keys.get(i), keys.get(i).toString());
+    }
+    assertThat(codec.encode(large)).isEqualTo(codec.encode(small));
+    assertThat(codec.encode(new java.util.HashSet<>(large.keySet())))
+        .isEqualTo(codec.encode(new java.util.HashSet<>(small.keySet())));
+    assertThat(roundTrip(large)).isEqualTo(small);
+  }
+
   record Tallies(java.util.EnumMap<Color, Long> byColor, java.util.EnumSet<Color> seen) {}
 
   /**
