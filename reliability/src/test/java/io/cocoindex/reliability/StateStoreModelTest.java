@@ -44,7 +44,8 @@ import net.jqwik.api.lifecycle.SkipExecutionHook;
  * rules ({@link StateWrites}, which every store shares) to a plain sorted map, and resolves a
  * row's records as a settled run does (its newest record alone, once that run is settled), so
  * what is tested is the store's own storage: states packed in chunks per owner, the owners'
- * ranges of paths, rows resolved from what the engine loaded, settled runs.
+ * ranges of paths, the read ahead of the owners that follow one, rows resolved from what the
+ * engine loaded, settled runs.
  *
  * <p>The writes keep the engine's contract: one write per path in a batch, none inside a tree
  * the batch deletes; one precommit per path in a run; a settle only in the run of its precommit
@@ -424,17 +425,48 @@ class StateStoreModelTest {
       }
       for (int o = 0; o < OWNERS; o++) {
         byte[] owner = owner(o);
-        List<TrackedState> expected = new ArrayList<>();
-        for (byte[] p : rows.keySet()) {
-          if (Arrays.equals(rows.get(p).owner(), owner)) {
-            expected.add(read(p));
-          }
-        }
+        List<TrackedState> expected = ownedInModel(owner);
         List<TrackedState> owned = new ArrayList<>(store.ownedBy(APP, owner));
         owned.sort((a, b) -> Arrays.compareUnsigned(a.path(), b.path()));
         assertThat(owned).as(when + ", ownedBy component" + o).hasSameSizeAs(expected);
         for (int i = 0; i < expected.size(); i++) {
           assertSame(owned.get(i), expected.get(i), when + ", ownedBy component" + o);
+        }
+      }
+      // The read ahead: an owner's states, then those of the owners after it in path order that
+      // own any (before a bound, as many as fit a few chunks), each complete.
+      for (int o = 0; o < OWNERS; o++) {
+        for (int maxChunks : new int[] {1, 3, 64}) {
+          byte[] bound = o + 2 < OWNERS && maxChunks == 64 ? owner(o + 2) : null;
+          Map<ByteKey, io.cocoindex.runtime.state.OwnedStates> ahead =
+              store.ownedByFrom(APP, owner(o), bound, maxChunks);
+          byte[] previous = null;
+          boolean first = true;
+          for (Map.Entry<ByteKey, io.cocoindex.runtime.state.OwnedStates> e : ahead.entrySet()) {
+            byte[] owner = e.getKey().bytes();
+            String where = when + ", read ahead from component" + o + " (" + maxChunks
+                + " chunks), " + show(owner);
+            if (first) {
+              assertThat(owner).as(where + " comes first").isEqualTo(owner(o));
+            } else {
+              assertThat(Arrays.compareUnsigned(owner, previous)).as(where + " in order")
+                  .isPositive();
+              assertThat(bound == null || Arrays.compareUnsigned(owner, bound) < 0)
+                  .as(where + " before the bound").isTrue();
+            }
+            List<TrackedState> expected = ownedInModel(owner);
+            if (!first) {
+              assertThat(expected).as(where + " owns something").isNotEmpty();
+            }
+            List<TrackedState> got = new ArrayList<>(e.getValue().get());
+            got.sort((a, b) -> Arrays.compareUnsigned(a.path(), b.path()));
+            assertThat(got).as(where).hasSameSizeAs(expected);
+            for (int i = 0; i < expected.size(); i++) {
+              assertSame(got.get(i), expected.get(i), where);
+            }
+            previous = owner;
+            first = false;
+          }
         }
       }
       for (byte[] prefix : List.of(new byte[0], PATHS.get(0), PATHS.get(1))) {
@@ -451,6 +483,16 @@ class StateStoreModelTest {
           assertSame(scanned.get(i), expected.get(i), when + ", scan of " + show(prefix));
         }
       }
+    }
+
+    private List<TrackedState> ownedInModel(byte[] owner) {
+      List<TrackedState> out = new ArrayList<>();
+      for (byte[] p : rows.keySet()) {
+        if (Arrays.equals(rows.get(p).owner(), owner)) {
+          out.add(read(p));
+        }
+      }
+      return out;
     }
 
     private static void assertSame(TrackedState actual, TrackedState expected, String what) {
