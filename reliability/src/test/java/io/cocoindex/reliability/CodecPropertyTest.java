@@ -130,12 +130,12 @@ class CodecPropertyTest {
       }
     } else if (expected instanceof Record) {
       for (RecordComponent c : expected.getClass().getRecordComponents()) {
-        Object component = read(c, actual);
+        Object component = RecordComponents.read(c, actual);
         if (component != null && !c.getType().isPrimitive()) {
           // A component declared as a collection class gets one, even an empty one.
           assertThat(component).as(where + "." + c.getName()).isInstanceOf(c.getType());
         }
-        assertSame(read(c, expected), component, where + "." + c.getName());
+        assertSame(RecordComponents.read(c, expected), component, where + "." + c.getName());
       }
     } else if (expected instanceof Set<?> set) {
       assertThat(actual).as(where).isInstanceOf(Set.class);
@@ -186,15 +186,6 @@ class CodecPropertyTest {
         || v instanceof EnumSet<?> || v instanceof EnumMap<?, ?> && !((EnumMap<?, ?>) v).isEmpty()
         || v instanceof ArrayList<?> || v instanceof LinkedList<?> || v instanceof HashSet<?>
         || v instanceof TreeSet<?> || v instanceof HashMap<?, ?> || v instanceof TreeMap<?, ?>;
-  }
-
-  private static Object read(RecordComponent c, Object record) {
-    try {
-      c.getAccessor().setAccessible(true);
-      return c.getAccessor().invoke(record);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   // --- random values -----------------------------------------------------------------------

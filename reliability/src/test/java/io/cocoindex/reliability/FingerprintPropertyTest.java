@@ -131,12 +131,7 @@ class FingerprintPropertyTest {
     if (v instanceof Record r) {
       List<Object> out = new ArrayList<>(List.of("record", r.getClass().getSimpleName()));
       for (var c : r.getClass().getRecordComponents()) {
-        try {
-          c.getAccessor().setAccessible(true);
-          out.add(List.of(c.getName(), canonical(c.getAccessor().invoke(r))));
-        } catch (ReflectiveOperationException e) {
-          throw new IllegalStateException(e);
-        }
+        out.add(List.of(c.getName(), canonical(RecordComponents.read(c, r))));
       }
       return out;
     }

@@ -130,22 +130,13 @@ class GeneratedCodecPropertyTest {
   /** Equal component by component, a {@code byte[]} by its content. */
   private static void assertSameRecord(Record actual, Record expected, String what) {
     for (RecordComponent c : expected.getClass().getRecordComponents()) {
-      Object e = read(c, expected);
-      Object a = read(c, actual);
+      Object e = RecordComponents.read(c, expected);
+      Object a = RecordComponents.read(c, actual);
       if (e instanceof byte[] bytes) {
         assertThat((byte[]) a).as(what + ": " + c.getName()).isEqualTo(bytes);
       } else {
         assertThat(a).as(what + ": " + c.getName()).isEqualTo(e);
       }
-    }
-  }
-
-  private static Object read(RecordComponent c, Object record) {
-    try {
-      c.getAccessor().setAccessible(true);
-      return c.getAccessor().invoke(record);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(e);
     }
   }
 

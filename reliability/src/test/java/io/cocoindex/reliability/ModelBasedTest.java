@@ -81,7 +81,7 @@ class ModelBasedTest {
 
   /** One run: edits, then an update with the given sink faults. */
   record Step(List<Edit> edits, int faultKind, int faultMod, boolean partial) {
-    static final String[] KINDS = {"none", "row", "kv", "index", "table"};
+    static final String[] KINDS = {"none", "row", "kv", "index", "table", "comp"};
 
     @Override
     public String toString() {
@@ -103,7 +103,7 @@ class ModelBasedTest {
         Arbitraries.integers().between(0, KEYS - 1), Arbitraries.integers().between(0, 5),
         Arbitraries.integers().between(0, COMPONENTS - 1)).as(Edit::new);
     Arbitrary<Step> step = Combinators.combine(edit.list().ofMaxSize(8),
-        Arbitraries.integers().between(0, 4).edgeCases(c -> c.includeOnly(0)),
+        Arbitraries.integers().between(0, 5).edgeCases(c -> c.includeOnly(0)),
         Arbitraries.integers().between(0, 2), Arbitraries.of(false, true)).as(Step::new);
     return step.list().ofMinSize(1).ofMaxSize(10);
   }
@@ -118,7 +118,7 @@ class ModelBasedTest {
   @Example
   void eachInvalidationKindWithFailuresConverges() throws Exception {
     for (int change = 0; change < 3; change++) {
-      for (int fault = 0; fault < 5; fault++) {
+      for (int fault = 0; fault < Step.KINDS.length; fault++) {
         new Scenario().run(List.of(
             new Step(List.of(new Edit(6, 0, 0, 0, 0), new Edit(0, 0, 0, 1, 0),
                 new Edit(0, 0, 1, 1, 1), new Edit(9, 0, 0, 1, 0), new Edit(3, 0, 2, 1, 2)),
@@ -295,11 +295,24 @@ class ModelBasedTest {
           ctx.mountMemo("g01", group, g -> {
             mountComp(g, 0, rowProviders, kp, true);
             mountComp(g, 1, rowProviders, kp, false);
+            failIfInjected("g01");
           });
         }
         mountComp(ctx, 2, rowProviders, kp, true);
         mountComp(ctx, 3, rowProviders, kp, false);
+        failIfInjected("root");
       };
+    }
+
+    /**
+     * A component's own failure (fault kind "comp": comp0 and comp3, g01 and comp1, or the root
+     * and comp2): its body throws once it has declared and mounted everything, as application
+     * code failing after its declarations.
+     */
+    private void failIfInjected(String component) {
+      if (conn.faults.failOn.test("comp:" + component)) {
+        throw new IllegalStateException("injected failure of component " + component);
+      }
     }
 
     private void mountComp(Ctx ctx, int comp, Map<String, TargetStateProvider<String>> rowProviders,
@@ -319,6 +332,7 @@ class ModelBasedTest {
             declareTargetState(cc, kp.targetState(k, o.value()));
           }
         });
+        failIfInjected("comp" + comp);
       };
       if (memoized) {
         ctx.mountMemo("comp" + comp, declared, body);

@@ -407,35 +407,10 @@ class ContainerTest extends EngineTestBase {
    */
   @Test
   void rowsOfAnUnmountedComponentOutliveADestructiveChangeThatFailed() {
-    boolean[] mounted = {true};
-    App app = app(ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs;
-      try {
-        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
-      } catch (RuntimeException tableFailed) {
-        return; // declares nothing more this run
-      }
-      if (mounted[0]) {
-        ctx.mount("b", b -> declareTargetState(b, docs.targetState("r2", "v1")));
-      }
-    });
-    app.update();
-    assertThat(rows.takeLog()).containsExactly("create r2=v1");
-    tables.takeLog();
-
-    mounted[0] = false;
-    generation = "g2";
-    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
-    tables.failCreate = true;
-    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("scripted failure creating table docs");
-    assertThat(rows.takeLog()).isEmpty();
+    App app = destructiveChangeFailingAsItsRowsOwnerIsUnmounted();
     assertThat(app.status().providers().get("tables/docs"))
         .containsExactly(io.cocoindex.StableKey.of("r2"));
 
-    tables.failCreate = false;
     generation = "g3";
     tables.invalidation = TargetChildInvalidation.LOSSY;
     app.update();
@@ -450,34 +425,53 @@ class ContainerTest extends EngineTestBase {
    */
   @Test
   void rowsOfAnUnmountedComponentGoWithADestructiveChangeRetried() {
-    boolean[] mounted = {true};
-    App app = app(ctx -> {
+    App app = destructiveChangeFailingAsItsRowsOwnerIsUnmounted();
+    generation = "g3";
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(trackedPaths(app)).containsExactly("/@tables/\"docs\"");
+  }
+
+  /**
+   * Table docs and, while {@code mounted[0]}, component b's row r2 in it. A mount of the table
+   * that fails ends main's declarations, without failing main.
+   */
+  private App tableWithRowOfB(boolean[] mounted) {
+    return app(ctx -> {
       TargetStateProvider<Tables.TableSpec> p =
           registerRootTargetStatesProvider(ctx, "tables", tables.handler);
       TargetStateProvider<String> docs;
       try {
         docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
       } catch (RuntimeException tableFailed) {
-        return;
+        return; // declares nothing more this run
       }
       if (mounted[0]) {
         ctx.mount("b", b -> declareTargetState(b, docs.targetState("r2", "v1")));
       }
     });
+  }
+
+  /**
+   * {@link #tableWithRowOfB}, then a run that unmounts b and makes a DESTRUCTIVE change
+   * (generation g2) whose table action fails.
+   */
+  private App destructiveChangeFailingAsItsRowsOwnerIsUnmounted() {
+    boolean[] mounted = {true};
+    App app = tableWithRowOfB(mounted);
     app.update();
-    rows.takeLog();
+    assertThat(rows.takeLog()).containsExactly("create r2=v1");
+    tables.takeLog();
 
     mounted[0] = false;
     generation = "g2";
     tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
     tables.failCreate = true;
-    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
-
-    tables.failCreate = false;
-    generation = "g3";
-    app.update();
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure creating table docs");
     assertThat(rows.takeLog()).isEmpty();
-    assertThat(trackedPaths(app)).containsExactly("/@tables/\"docs\"");
+    tables.failCreate = false;
+    return app;
   }
 
   /**
@@ -663,26 +657,14 @@ class ContainerTest extends EngineTestBase {
 
   @Test
   void rowsUnderAContainerThatFailedToReconcileAreKeptNotForgotten() {
-    boolean[] second = {false};
-    App app = app(ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs;
-      try {
-        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
-      } catch (RuntimeException tableFailed) {
-        return; // declares nothing more this run
-      }
-      if (!second[0]) {
-        ctx.mount("b", b -> declareTargetState(b, docs.targetState("r2", "v1")));
-      }
-    });
+    boolean[] mounted = {true};
+    App app = tableWithRowOfB(mounted);
     app.update();
     assertThat(rows.takeLog()).containsExactly("create r2=v1");
 
     // The table is claimed but never resolved: the row below it, no longer declared, cannot be
     // deleted through a handler, so it stays tracked for the next run.
-    second[0] = true;
+    mounted[0] = false;
     tables.throwInReconcile = true;
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("scripted failure reconciling table docs");
