@@ -85,6 +85,7 @@ class CodecPropertyTest {
     byte[] encoded = CODEC.encode(value);
     Object back = CODEC.decode(encoded);
     assertSame(value, back, "value");
+    assertSame(back, CODEC.copy(value), "copy");
     // Equal values encode alike, whatever order a set's or a map's entries are iterated in.
     assertThat(CODEC.encode(back)).as("encoding what was read back").isEqualTo(encoded);
   }
