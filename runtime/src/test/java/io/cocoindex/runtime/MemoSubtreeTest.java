@@ -21,6 +21,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A memo stands for its component's whole subtree, which a hit skips (rule 14): it is
@@ -276,5 +278,70 @@ class MemoSubtreeTest extends EngineTestBase {
     assertThat(rows.takeLog()).containsExactly("delete r2");
     app.update();
     assertThat(parentRuns.get()).isZero();
+  }
+
+  /**
+   * A memoized component fails (or its memoized parent does, the row being a plain child's) in
+   * the run whose sweep drops the table its row is in: the row goes with the table (rule 8), its
+   * tracking with it. The memo recorded when the component declared the row must go too:
+   * mounted again on that input, the table declared again (its child generation starting over
+   * at the one the memo recorded), it hit, and the row stayed missing for good. The same with a
+   * table its handler abandons (the sweep forgets it with what is below it).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"its own row", "a child's row", "its own row, the table abandoned"})
+  void aMemoOfAFailedComponentWhoseRowsATableDropTookAlongDoesNotHit(String form) {
+    boolean childOwnsTheRow = form.equals("a child's row");
+    tables.abandonWhenUndeclared = form.endsWith("abandoned");
+    boolean[] tableDeclared = {true};
+    boolean[] fails = {false};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs = tableDeclared[0]
+          ? mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation))) : null;
+      ctx.mountMemo("m", input, m -> {
+        parentRuns.incrementAndGet();
+        if (docs != null && childOwnsTheRow) {
+          m.mount("c", c -> declareTargetState(c, docs.targetState("r1", "v1")));
+        } else if (docs != null) {
+          declareTargetState(m, docs.targetState("r1", "v1"));
+        }
+        if (fails[0]) {
+          throw new IllegalStateException("scripted failure of m");
+        }
+      });
+    });
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+    rows.takeCalls();
+
+    tableDeclared[0] = false;
+    input = "i2";
+    fails[0] = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure of m");
+    assertThat(tables.takeLog())
+        .containsExactlyElementsOf(tables.abandonWhenUndeclared ? List.of() : List.of("drop docs"));
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers().values()).allMatch(List::isEmpty);
+
+    tableDeclared[0] = true;
+    input = "i1";
+    fails[0] = false;
+    parentRuns.set(0);
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).as("m runs: its memo went with the row").isEqualTo(1);
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+    assertThat(app.status().providers()).containsEntry("tables", List.of(StableKey.of("docs")))
+        .containsEntry("tables/docs", List.of(StableKey.of("r1")));
+    assertThat(app.status().unsettled()).isEmpty();
+
+    app.update();
+    assertThat(parentRuns.get()).as("a hit again").isZero();
+    assertThat(rows.takeLog()).isEmpty();
   }
 }

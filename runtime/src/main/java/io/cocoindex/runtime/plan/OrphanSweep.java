@@ -333,6 +333,11 @@ public final class OrphanSweep {
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
+    List<byte[]> forgotten = new ArrayList<>(forget.size());
+    for (StateWrite w : forget) {
+      forgotten.add(((StateWrite.DeleteTree) w).path());
+    }
+    invalidateMemosOfFailedOwnersBelow(forgotten, commit);
     Map<TargetPath, ComponentRecord> memos = addDeferredMemos(commit, keptOwners);
     if (commit.isEmpty()) {
       return;
@@ -425,6 +430,43 @@ public final class OrphanSweep {
         p = p.depth() == 0 ? null : p.parent()) {
       if (staleMemos.contains(p)) {
         pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
+      }
+    }
+  }
+
+  /**
+   * Forgets, in {@code writes} (a deletion's precommit, or the commit that forgets a subtree),
+   * the memos of the components that failed in this run, or lie below one that did, and own
+   * states strictly below one of {@code subtrees}, and those of their memoized ancestors. Such
+   * states are no candidates (a failure keeps its component's tracking), but the container's
+   * Delete (or its forgetting) takes them along, their tracking with it (rule 8). A memo
+   * recorded when the component declared them hit once it was mounted on that input again, the
+   * container declared again (its child generation starting over, at the one the memo recorded),
+   * and they stayed missing for good. (Stale owners' memos are forgotten by {@link
+   * #invalidateStaleMemos}.) Only a run with a failure reads the subtrees for their owners.
+   */
+  private void invalidateMemosOfFailedOwnersBelow(List<byte[]> subtrees, List<StateWrite> writes) {
+    if (subtrees.isEmpty() || run.mode != RunMode.UPDATE || !run.anyFailed()) {
+      return;
+    }
+    Set<TargetPath> owners = new HashSet<>();
+    for (byte[] subtree : subtrees) {
+      run.store.scan(run.app, subtree, s -> {
+        if (s.path().length > subtree.length) {
+          owners.add(TargetPath.decode(s.owner()));
+        }
+      });
+    }
+    Set<TargetPath> seen = new HashSet<>();
+    for (TargetPath owner : owners) {
+      if (staleComponents.containsKey(owner) || !run.failedAtOrAbove(owner)) {
+        continue;
+      }
+      for (TargetPath p = owner; p != null && seen.add(p); p = p.depth() == 0 ? null : p.parent()) {
+        if (run.store.component(run.app, p.encoded())
+            .map(c -> c.memoFingerprint() != null).orElse(false)) {
+          writes.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
+        }
       }
     }
   }
@@ -573,6 +615,13 @@ public final class OrphanSweep {
       pre.add(d.r.precommit(d.owner));
     }
     invalidateStaleMemos(deletions, pre);
+    List<byte[]> containers = new ArrayList<>();
+    for (Deletion d : deletions) {
+      if (d.r.childGeneration > 0) {
+        containers.add(d.r.path.encodedUnsafe());
+      }
+    }
+    invalidateMemosOfFailedOwnersBelow(containers, pre);
     try {
       run.store.write(run.app, pre).join();
     } catch (CompletionException e) {

@@ -343,6 +343,21 @@ public final class Run {
     failures.add(new ComponentFailure(component.toString(), error));
   }
 
+  /** Whether {@link #fail} was called for {@code component} or any of its ancestors. */
+  boolean failedAtOrAbove(TargetPath component) {
+    for (TargetPath f : failed) {
+      if (component.startsWith(f)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@link #fail} was called in this run. */
+  boolean anyFailed() {
+    return !failed.isEmpty();
+  }
+
   /** Whether {@link #fail} was called for {@code component} or any component below it. */
   boolean failedAtOrBelow(TargetPath component) {
     for (TargetPath f : failed) {
