@@ -22,8 +22,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * random runs of tables declared, changed (refreshed, LOSSY or DESTRUCTIVE), dropped and declared
  * again, their rows declared by components (two of them memoized) that come and go, each run
  * previewed and then applied,
- * the preview's actions against the sinks' logs. So {@code preview --detailed-exitcode} tells
- * the truth, and a reviewed plan is the one carried out.
+ * the preview's actions against the sinks' logs; after each update, the tracked states are
+ * exactly those declared. So {@code preview --detailed-exitcode} tells the truth, and a reviewed
+ * plan is the one carried out.
  */
 class PreviewMatchesUpdateTest extends EngineTestBase {
   static final int TABLES = 3;
@@ -97,7 +98,22 @@ class PreviewMatchesUpdateTest extends EngineTestBase {
       Collections.sort(applied);
       assertThat(applied).as(history.toString()).isEqualTo(planned);
       assertThat(app.preview().hasChanges()).as(history + " then previewed again").isFalse();
+      assertThat(app.status().providers()).as(history + " tracked").isEqualTo(tracked());
     }
+  }
+
+  /** What the status must list after a successful update: the tables, and each one's rows. */
+  private Map<String, List<io.cocoindex.StableKey>> tracked() {
+    Map<String, List<io.cocoindex.StableKey>> out = new TreeMap<>();
+    declaredTables.keySet().forEach(t ->
+        out.computeIfAbsent("tables", k -> new ArrayList<>()).add(io.cocoindex.StableKey.of("t" + t)));
+    declaredRows.keySet().forEach(tk -> {
+      if (declaredTables.containsKey(tk.get(0))) {
+        out.computeIfAbsent("tables/t" + tk.get(0), k -> new ArrayList<>())
+            .add(io.cocoindex.StableKey.of("r" + tk.get(1)));
+      }
+    });
+    return out;
   }
 
   /** One random change to what is declared, described for the failure message. */
