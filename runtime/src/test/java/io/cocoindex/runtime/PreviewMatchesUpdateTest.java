@@ -23,8 +23,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * again, their rows declared by components (two of them memoized) that come and go, each run
  * previewed and then applied,
  * the preview's actions against the sinks' logs; after each update, the tracked states are
- * exactly those declared. So {@code preview --detailed-exitcode} tells the truth, and a reviewed
- * plan is the one carried out.
+ * exactly those declared, and a final drop of the app's state drops each table (its rows with it)
+ * and leaves nothing tracked. So {@code preview --detailed-exitcode} tells the truth, and a
+ * reviewed plan is the one carried out.
  */
 class PreviewMatchesUpdateTest extends EngineTestBase {
   static final int TABLES = 3;
@@ -100,6 +101,13 @@ class PreviewMatchesUpdateTest extends EngineTestBase {
       assertThat(app.preview().hasChanges()).as(history + " then previewed again").isFalse();
       assertThat(app.status().providers()).as(history + " tracked").isEqualTo(tracked());
     }
+    // Dropping the app's state drops each table, its rows with it, and leaves nothing tracked.
+    app.dropState();
+    List<String> drops = new ArrayList<>();
+    declaredTables.keySet().forEach(t -> drops.add("drop t" + t));
+    assertThat(tables.takeLog()).as(history + " dropped").containsExactlyInAnyOrderElementsOf(drops);
+    assertThat(rows.takeLog()).as(history + " dropped").isEmpty();
+    assertThat(app.status().providers()).as(history + " dropped").isEmpty();
   }
 
   /** What the status must list after a successful update: the tables, and each one's rows. */
