@@ -88,7 +88,8 @@ class ModelBasedTest {
     @Override
     public String toString() {
       return edits + " then update" + (faultKind == 0 ? "" : " failing " + KINDS[faultKind]
-          + "s with hash%3==" + faultMod + (partial ? " (partly applied)" : ""));
+          + "s with hash%3==" + faultMod + (!partial ? ""
+              : faultKind == 5 ? " (at their start)" : " (partly applied)"));
     }
   }
 
@@ -287,6 +288,7 @@ class ModelBasedTest {
 
     Consumer<Ctx> main() {
       return ctx -> {
+        failIfInjected("root", true);
         TargetStateProvider<TableSpec> tp =
             registerRootTargetStatesProvider(ctx, "tables", conn.new TableHandler());
         TargetStateProvider<String> kp =
@@ -315,24 +317,26 @@ class ModelBasedTest {
         group.addAll(runnable(1, rowProviders) ? declaredBy(1) : List.of());
         if (group.size() > 1) {
           ctx.mountMemo("g01", group, g -> {
+            failIfInjected("g01", true);
             mountComp(g, 0, rowProviders, kp, true);
             mountComp(g, 1, rowProviders, kp, false);
-            failIfInjected("g01");
+            failIfInjected("g01", false);
           });
         }
         mountComp(ctx, 2, rowProviders, kp, true);
         mountComp(ctx, 3, rowProviders, kp, false);
-        failIfInjected("root");
+        failIfInjected("root", false);
       };
     }
 
     /**
      * A component's own failure (fault kind "comp": comp0 and comp3, g01 and comp1, or the root
      * and comp2): its body throws once it has declared and mounted everything, as application
-     * code failing after its declarations.
+     * code failing after its declarations, or, in a step whose faults are "partial", at its
+     * start, before declaring or mounting anything (the root before registering its providers).
      */
-    private void failIfInjected(String component) {
-      if (conn.faults.failOn.test("comp:" + component)) {
+    private void failIfInjected(String component, boolean atStart) {
+      if (conn.faults.partial == atStart && conn.faults.failOn.test("comp:" + component)) {
         throw new IllegalStateException("injected failure of component " + component);
       }
     }
@@ -344,6 +348,7 @@ class ModelBasedTest {
         return;
       }
       Consumer<Ctx> body = cc -> {
+        failIfInjected("comp" + comp, true);
         rows.forEach((t, rs) -> rs.forEach((k, o) -> {
           if (o.comp() == comp) {
             declareTargetState(cc, rowProviders.get(t).targetState(k, o.value()));
@@ -354,7 +359,7 @@ class ModelBasedTest {
             declareTargetState(cc, kp.targetState(k, o.value()));
           }
         });
-        failIfInjected("comp" + comp);
+        failIfInjected("comp" + comp, false);
       };
       if (memoized) {
         ctx.mountMemo("comp" + comp, declared, body);
