@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -169,5 +170,41 @@ class LocalFsTest {
     coco.update(app);
     assertThat(Files.readAllBytes(out().resolve("blob.bin"))).isEqualTo(binary);
     assertThat(new String(binary, StandardCharsets.ISO_8859_1)).hasSize(6);
+  }
+
+  /**
+   * A subdirectory declared as a file instead: the file replaces the directory on disk, and the
+   * tracking of the directory's entries goes with it (no warning, nothing left in the status).
+   * Declared a directory again, it gets its files back. (The README listed the lost tracking as
+   * an engine limitation; the engine forgets the children of a state declared again without
+   * children once that state is committed.)
+   */
+  @Test
+  void aSubdirectoryDeclaredAsAFileIsReplacedAndItsEntriesTrackingGoes() throws IOException {
+    boolean[] asFile = {false};
+    App app = coco.app(ctx -> {
+      Directory out = LocalFs.register(ctx).mountDir(ctx, out());
+      if (asFile[0]) {
+        out.declareFile(ctx, "sub", "now a file");
+      } else {
+        Directory sub = out.mountDir(ctx, "sub");
+        sub.declareFile(ctx, "a.txt", "alpha");
+        sub.declareFile(ctx, "b.txt", "beta");
+      }
+    });
+    coco.update(app);
+    assertThat(tree()).isEqualTo(Map.of("sub/", "", "sub/a.txt", "alpha", "sub/b.txt", "beta"));
+
+    asFile[0] = true;
+    coco.update(app);
+    assertThat(tree()).isEqualTo(Map.of("sub", "now a file"));
+    assertThat(app.status().providers()).isEqualTo(Map.of(
+        "cocoindex/localfs", List.of(io.cocoindex.StableKey.of(out().toString())),
+        "cocoindex/localfs/" + out(), List.of(io.cocoindex.StableKey.of("sub"))));
+    assertThat(coco.update(app)).containsExactly("cocoindex/localfs update \"" + out() + "\"");
+
+    asFile[0] = false;
+    coco.update(app);
+    assertThat(tree()).isEqualTo(Map.of("sub/", "", "sub/a.txt", "alpha", "sub/b.txt", "beta"));
   }
 }
