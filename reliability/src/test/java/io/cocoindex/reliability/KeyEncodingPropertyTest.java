@@ -64,7 +64,8 @@ class KeyEncodingPropertyTest {
     if (a.size() == 1 && b.size() == 1 && a.get(0) instanceof StableKey.Int x
         && b.get(0) instanceof StableKey.Int y) {
       assertThat(Integer.signum(Arrays.compareUnsigned(ea, eb)))
-          .as("%s and %s in order", a, b).isEqualTo(Integer.signum(Long.compare(x.value(), y.value())));
+          .as("%s and %s in order", a, b)
+          .isEqualTo(Integer.signum(Long.compare(x.value(), y.value())));
     }
   }
 

@@ -105,7 +105,8 @@ class PreviewMatchesUpdateTest extends EngineTestBase {
     app.dropState();
     List<String> drops = new ArrayList<>();
     declaredTables.keySet().forEach(t -> drops.add("drop t" + t));
-    assertThat(tables.takeLog()).as(history + " dropped").containsExactlyInAnyOrderElementsOf(drops);
+    assertThat(tables.takeLog()).as(history + " dropped")
+        .containsExactlyInAnyOrderElementsOf(drops);
     assertThat(rows.takeLog()).as(history + " dropped").isEmpty();
     assertThat(app.status().providers()).as(history + " dropped").isEmpty();
   }
@@ -113,8 +114,8 @@ class PreviewMatchesUpdateTest extends EngineTestBase {
   /** What the status must list after a successful update: the tables, and each one's rows. */
   private Map<String, List<io.cocoindex.StableKey>> tracked() {
     Map<String, List<io.cocoindex.StableKey>> out = new TreeMap<>();
-    declaredTables.keySet().forEach(t ->
-        out.computeIfAbsent("tables", k -> new ArrayList<>()).add(io.cocoindex.StableKey.of("t" + t)));
+    declaredTables.keySet().forEach(t -> out.computeIfAbsent("tables", k -> new ArrayList<>())
+        .add(io.cocoindex.StableKey.of("t" + t)));
     declaredRows.keySet().forEach(tk -> {
       if (declaredTables.containsKey(tk.get(0))) {
         out.computeIfAbsent("tables/t" + tk.get(0), k -> new ArrayList<>())

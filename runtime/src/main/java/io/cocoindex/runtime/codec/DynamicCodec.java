@@ -48,16 +48,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A list, set or map of a public class with a public no-argument constructor ({@code
  * ArrayList}, {@code HashMap}, {@code TreeSet}, ...) reads back as that class, so that a handler
  * typed {@code ArrayList<String>} gets one, and so does an {@code EnumSet} or a non-empty {@code
- * EnumMap} (an empty one too where a record component declares it, with its enum); any other ({@code List.of}'s, {@code Arrays.asList}'s,
- * an unmodifiable view's) reads back unmodifiable, and a record component declared as a
- * collection class gets one of that class. Decoded collections keep the written order; a map's
- * or set's entries are written sorted (a sorted one's in its own order; others by their keys when
- * those are of one comparable class, else by the keys' encodings), so equal values of one class
- * encode alike. A string is written as UTF-8 unless it has
- * an unpaired surrogate (then UTF-16, so that it still reads back as it was). An anonymous,
- * local (not record) or inner class's value is refused at writing, since it could not be created
- * again on reading. Bytes written before this codec existed (Jackson's Smile, for a handler
- * typed {@code Object} or {@code Map<String, Object>}) still read, as Jackson reads them.
+ * EnumMap} (an empty one too where a record component declares it, with its enum); any other
+ * ({@code List.of}'s, {@code Arrays.asList}'s, an unmodifiable view's) reads back unmodifiable,
+ * and a record component declared as a collection class gets one of that class. Decoded
+ * collections keep the written order; a map's or set's entries are written sorted (a sorted
+ * one's in its own order; others by their keys when those are of one comparable class, else by
+ * the keys' encodings), so equal values of one class encode alike. A string is written as UTF-8
+ * unless it has an unpaired surrogate (then UTF-16, so that it still reads back as it was). An
+ * anonymous, local (not record) or inner class's value is refused at writing, since it could not
+ * be created again on reading. Bytes written before this codec existed (Jackson's Smile, for a
+ * handler typed {@code Object} or {@code Map<String, Object>}) still read, as Jackson reads them.
  */
 public final class DynamicCodec implements Codec<Object> {
   /** The first two bytes of every value: never Smile's ':' header. */
@@ -412,7 +412,8 @@ public final class DynamicCodec implements Codec<Object> {
       encoded[i] = bytes.toByteArray();
       order[i] = i;
     }
-    java.util.Arrays.sort(order, (a, b) -> java.util.Arrays.compareUnsigned(encoded[a], encoded[b]));
+    java.util.Arrays.sort(
+        order, (a, b) -> java.util.Arrays.compareUnsigned(encoded[a], encoded[b]));
     List<Object> sorted = new ArrayList<>(list.size());
     for (Integer i : order) {
       sorted.add(list.get(i));
