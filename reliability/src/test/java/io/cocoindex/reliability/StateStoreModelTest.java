@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cocoindex.StableKey;
 import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.ByteKey;
+import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.runtime.state.SqliteStateStore;
@@ -117,7 +118,9 @@ class StateStoreModelTest {
         Arbitraries.frequency(
             net.jqwik.api.Tuple.of(6, 0), net.jqwik.api.Tuple.of(4, 1),
             net.jqwik.api.Tuple.of(2, 2), net.jqwik.api.Tuple.of(1, 3),
-            net.jqwik.api.Tuple.of(1, 4)),
+            net.jqwik.api.Tuple.of(1, 4), net.jqwik.api.Tuple.of(3, 5),
+            net.jqwik.api.Tuple.of(1, 6), net.jqwik.api.Tuple.of(1, 7),
+            net.jqwik.api.Tuple.of(1, 8)),
         Arbitraries.integers().between(0, 10_000), Arbitraries.integers().between(0, OWNERS - 1),
         Arbitraries.integers().between(0, 3), Arbitraries.integers().between(0, 9))
         .as(Op::new);
@@ -155,6 +158,19 @@ class StateStoreModelTest {
     return TargetPath.ROOT.child(StableKey.of("component" + i)).encoded();
   }
 
+  /** The components whose records are written: the owners, and a child of each. */
+  static final List<byte[]> COMPONENTS = components();
+
+  private static List<byte[]> components() {
+    List<byte[]> out = new ArrayList<>();
+    for (int o = 0; o < OWNERS; o++) {
+      out.add(owner(o));
+      out.add(TargetPath.decode(owner(o)).child(StableKey.of("part")).encoded());
+    }
+    out.sort(Arrays::compareUnsigned);
+    return out;
+  }
+
   static final boolean TRACE = Boolean.getBoolean("trace");
 
   static String describeWrite(StateWrite w) {
@@ -187,6 +203,11 @@ class StateStoreModelTest {
     private final Map<ByteKey, StateWrite.Precommit> pending = new HashMap<>();
     /** The paths precommitted in this run: once each, as a run version's records are one. */
     private final Set<ByteKey> precommittedInRun = new HashSet<>();
+    /** The model's component records, with their memos as written (marks and stamps too). */
+    private final TreeMap<byte[], ComponentRecord> componentRecords =
+        new TreeMap<>(Arrays::compareUnsigned);
+    /** The version of the run going on. */
+    private long version;
 
     Scenario(boolean shared) {
       this.shared = shared;
@@ -208,7 +229,7 @@ class StateStoreModelTest {
       }
       try {
         for (Run run : runs) {
-          long version = store.nextVersion(APP);
+          version = store.nextVersion(APP);
           boolean wrote = false;
           // A run settles only what it precommitted itself.
           pending.clear();
@@ -281,7 +302,15 @@ class StateStoreModelTest {
       List<StateWrite> out = new ArrayList<>();
       List<byte[]> written = new ArrayList<>();
       List<byte[]> treesDeleted = new ArrayList<>();
+      Set<ByteKey> componentsWritten = new HashSet<>();
       for (Op op : ops) {
+        if (op.kind() >= 5) {
+          byte[] component = COMPONENTS.get(op.path() % COMPONENTS.size());
+          if (componentsWritten.add(ByteKey.of(component))) {
+            out.add(componentWrite(op, component, version));
+          }
+          continue;
+        }
         byte[] path = PATHS.get(op.path() % PATHS.size());
         if (touches(written, treesDeleted, path)) {
           continue;
@@ -326,6 +355,96 @@ class StateStoreModelTest {
         }
       }
       return false;
+    }
+
+    /**
+     * A write of a component record: put (a memo of a fingerprint, stamped with the run on the
+     * embedded store as the engine stamps one its run settles, or none), delete, or a memo
+     * forgotten or invalidated.
+     */
+    private StateWrite componentWrite(Op op, byte[] component, long version) {
+      switch (op.kind()) {
+        case 5: {
+          byte[] memo = null;
+          if (op.flag() > 0) {
+            memo = new byte[16];
+            Arrays.fill(memo, (byte) (op.flag() * 7 + op.size()));
+            if (op.flag() > 6 && !shared) {
+              memo = io.cocoindex.runtime.state.MemoStamp.stamped(memo, version);
+            }
+          }
+          byte[] deps = op.size() == 0 ? null : new byte[] {(byte) op.size(), (byte) version};
+          byte[] values = op.flag() % 2 == 0 ? null : new byte[] {(byte) op.flag()};
+          return new StateWrite.PutComponent(
+              new ComponentRecord(component, memo, deps, values, op.size() * 10L), version);
+        }
+        case 6:
+          return new StateWrite.DeleteComponent(component);
+        case 7:
+          return new StateWrite.ForgetMemo(component);
+        default:
+          return new StateWrite.InvalidateMemo(component, version);
+      }
+    }
+
+    /** A component write applied to the model, as each store's SQL does. */
+    private void applyComponentToModel(StateWrite w) {
+      if (w instanceof StateWrite.PutComponent pc) {
+        ComponentRecord r = pc.component();
+        ComponentRecord old = componentRecords.get(r.path());
+        byte[] memo = r.memoFingerprint();
+        if (old != null && isMark(old.memoFingerprint())
+            && (Arrays.compareUnsigned(old.memoFingerprint(), mark(pc.runVersion())) >= 0
+                || memo == null)) {
+          memo = old.memoFingerprint(); // a mark keeps out an earlier run's memo
+        }
+        componentRecords.put(r.path(), new ComponentRecord(r.path(), memo, r.memoDependencies(),
+            r.memoValues(), r.stateCount()));
+      } else if (w instanceof StateWrite.DeleteComponent dc) {
+        componentRecords.remove(dc.path());
+      } else if (w instanceof StateWrite.ForgetMemo fm) {
+        ComponentRecord old = componentRecords.get(fm.path());
+        if (old != null) {
+          componentRecords.put(fm.path(), withMemo(old, shared ? mark(version) : null));
+        }
+      } else if (w instanceof StateWrite.InvalidateMemo im) {
+        ComponentRecord old = componentRecords.get(im.path());
+        byte[] mark = mark(im.runVersion() - 1);
+        if (!shared) {
+          if (old != null && old.memoFingerprint() != null) {
+            componentRecords.put(im.path(), withMemo(old, null));
+          }
+        } else if (old == null) {
+          componentRecords.put(im.path(), new ComponentRecord(im.path(), mark, null, null, 0));
+        } else if (old.memoFingerprint() == null || !isMark(old.memoFingerprint())
+            || Arrays.compareUnsigned(old.memoFingerprint(), mark) < 0) {
+          componentRecords.put(im.path(), withMemo(old, mark));
+        }
+      }
+    }
+
+    private static ComponentRecord withMemo(ComponentRecord r, byte[] memo) {
+      return new ComponentRecord(r.path(), memo, r.memoDependencies(), r.memoValues(),
+          r.stateCount());
+    }
+
+    /** The mark of a memo forgotten at {@code version}: 0xFF and the version, big-endian. */
+    private static byte[] mark(long version) {
+      return java.nio.ByteBuffer.allocate(9).put((byte) 0xFF).putLong(version).array();
+    }
+
+    private static boolean isMark(byte[] memo) {
+      return memo != null && memo.length == 9;
+    }
+
+    /** A component record as read: a stamped memo stands once its run is settled. */
+    private ComponentRecord readComponent(ComponentRecord r) {
+      byte[] memo = r.memoFingerprint();
+      if (io.cocoindex.runtime.state.MemoStamp.isStamped(memo)) {
+        long stamp = java.nio.ByteBuffer.wrap(memo, 16, 8).getLong();
+        memo = settled.contains(stamp) ? Arrays.copyOf(memo, 16) : null;
+      }
+      return withMemo(r, memo);
     }
 
     private StateWrite precommit(Op op, byte[] path, TrackedState row, long version) {
@@ -375,6 +494,11 @@ class StateStoreModelTest {
     }
 
     private void applyToModel(StateWrite w) {
+      if (w instanceof StateWrite.PutComponent || w instanceof StateWrite.DeleteComponent
+          || w instanceof StateWrite.ForgetMemo || w instanceof StateWrite.InvalidateMemo) {
+        applyComponentToModel(w);
+        return;
+      }
       byte[] path = pathOf(w);
       StateWrite plain = StateWrites.resolve(w, this::read, shared);
       pending.remove(ByteKey.of(path));
@@ -415,6 +539,18 @@ class StateStoreModelTest {
     }
 
     private void check(String when) {
+      List<String> expectedComponents = new ArrayList<>();
+      componentRecords.values().forEach(r -> expectedComponents.add(describe(readComponent(r))));
+      List<String> storedComponents = new ArrayList<>();
+      store.componentsInOrder(APP, r -> storedComponents.add(describe(r)));
+      assertThat(storedComponents).as(when + ", component records")
+          .isEqualTo(expectedComponents);
+      for (byte[] c : COMPONENTS) {
+        ComponentRecord r = componentRecords.get(c);
+        assertThat(store.component(APP, c).map(Scenario::describe).orElse("absent"))
+            .as(when + ", component " + show(c))
+            .isEqualTo(r == null ? "absent" : describe(readComponent(r)));
+      }
       for (byte[] path : PATHS) {
         assertSame(store.get(APP, path).orElse(null), read(path), when + ", get " + show(path));
       }
@@ -497,6 +633,12 @@ class StateStoreModelTest {
 
     private static void assertSame(TrackedState actual, TrackedState expected, String what) {
       assertThat(describe(actual)).as(what).isEqualTo(describe(expected));
+    }
+
+    private static String describe(ComponentRecord r) {
+      return show(r.path()) + " memo " + Arrays.toString(r.memoFingerprint()) + " deps "
+          + Arrays.toString(r.memoDependencies()) + " values " + Arrays.toString(r.memoValues())
+          + " states " + r.stateCount();
     }
 
     private static String describe(TrackedState t) {
