@@ -76,6 +76,7 @@ class ModelBasedTest {
         case 10: return "drop index " + t + "@i" + (key % 2);
         case 12: return "the root carries on past a table it cannot set up";
         case 13: return "the next update is a full reprocess";
+        case 14: return "the next run is a dropState";
         default: return "back to the model of the run before";
       }
     }
@@ -101,7 +102,8 @@ class ModelBasedTest {
         Tuple.of(3, Arbitraries.just(6)), Tuple.of(1, Arbitraries.just(7)),
         Tuple.of(3, Arbitraries.just(8)), Tuple.of(2, Arbitraries.just(9)),
         Tuple.of(1, Arbitraries.just(10)), Tuple.of(2, Arbitraries.just(11)),
-        Tuple.of(1, Arbitraries.just(12)), Tuple.of(1, Arbitraries.just(13)));
+        Tuple.of(1, Arbitraries.just(12)), Tuple.of(1, Arbitraries.just(13)),
+        Tuple.of(1, Arbitraries.just(14)));
     Arbitrary<Edit> edit = Combinators.combine(op, Arbitraries.integers().between(0, TABLES - 1),
         Arbitraries.integers().between(0, KEYS - 1), Arbitraries.integers().between(0, 5),
         Arbitraries.integers().between(0, COMPONENTS - 1)).as(Edit::new);
@@ -243,6 +245,8 @@ class ModelBasedTest {
     boolean carryOn;
     /** Whether the next update is a full reprocess (op 13; once). */
     boolean fullReprocessNext;
+    /** Whether the next run is a {@code dropState} (op 14; once), the model kept for later. */
+    boolean dropNext;
 
     /** A copy of the declared model. */
     record Model(TreeMap<String, TableSpec> tables, TreeMap<String, TreeMap<String, Owned>> rows,
@@ -424,6 +428,9 @@ class ModelBasedTest {
         case 13:
           fullReprocessNext = true;
           break;
+        case 14:
+          dropNext = true;
+          break;
         default:
           restore(beforeLast);
       }
@@ -445,20 +452,29 @@ class ModelBasedTest {
           conn.faults.failOn = id -> step.faultKind() != 0 && id.startsWith(kind + ":")
               && Math.floorMod(id.hashCode(), 3) == step.faultMod();
           boolean ok;
+          boolean drop = dropNext;
           try {
-            app.update(
-                fullReprocessNext ? UpdateOptions.fullReprocess() : UpdateOptions.defaults());
+            if (drop) {
+              app.dropState();
+            } else {
+              app.update(
+                  fullReprocessNext ? UpdateOptions.fullReprocess() : UpdateOptions.defaults());
+            }
             fullReprocessNext = false;
+            dropNext = false;
             ok = true;
           } catch (UpdateFailedException e) {
             fullReprocessNext = false;
+            dropNext = false;
             ok = false;
             if (step.faultKind() == 0) {
               throw new AssertionError("step " + n + " failed without an injected fault", e);
             }
           }
           checkNothingUntracked(app, "after step " + n + " (" + (ok ? "succeeded" : "failed") + ")");
-          if (ok) {
+          if (ok && drop) {
+            checkDropped(app, "after step " + n + " (a drop)");
+          } else if (ok) {
             checkConverged(app, "after step " + n);
           }
         }
@@ -541,6 +557,20 @@ class ModelBasedTest {
       if (!lost.isEmpty()) {
         throw new AssertionError(when + ": external objects neither declared nor tracked (lost"
             + " for good): " + lost + "; tracked " + tracked);
+      }
+    }
+
+    /** A drop deleted everything external and cleared the store (rule 13). */
+    void checkDropped(App app, String when) {
+      synchronized (conn.ext) {
+        if (!conn.ext.tables.isEmpty() || !conn.ext.rows.isEmpty() || !conn.ext.indexes.isEmpty()
+            || !conn.ext.kv.isEmpty()) {
+          throw new AssertionError(when + ": left external " + externalAsText());
+        }
+      }
+      StatusReport status = app.status();
+      if (status.total() != 0 || status.components() != 0 || !status.unsettled().isEmpty()) {
+        throw new AssertionError(when + ": the store still holds " + status);
       }
     }
 
