@@ -67,6 +67,8 @@ public final class OrphanSweep {
   private final Set<TargetPath> staleMemos = new HashSet<>();
   /** Whether each container's child generation of this run is committed (see below). */
   private final Map<TargetPath, Boolean> committedGenerations = new HashMap<>();
+  /** The containers forgotten with what is below them, without an action (see forgetTree). */
+  private final List<byte[]> forgottenContainers = new ArrayList<>();
   /** Stale components another worker's sweep holds: whether it succeeds is not known here. */
   private final Set<TargetPath> sweptElsewhere = new HashSet<>();
 
@@ -185,6 +187,17 @@ public final class OrphanSweep {
   private record Deletion(Reconciliation r, TargetPath owner) {}
 
   /**
+   * Forgets {@code row} with what is below it, noting it among {@link #forgottenContainers} if it
+   * is a container.
+   */
+  private void forgetTree(List<StateWrite> forget, TrackedState row) {
+    forget.add(new StateWrite.DeleteTree(row.path()));
+    if (row.childGeneration() > 0) {
+      forgottenContainers.add(row.path());
+    }
+  }
+
+  /**
    * Whether {@code provider}'s generation, which this run's reconciliation of its container gave
    * it, is committed: a DESTRUCTIVE change records its new generation only once its action has
    * applied and its component has committed. Until then the children it was to destroy are
@@ -249,7 +262,7 @@ public final class OrphanSweep {
       if (provider == null && run.declaredWithoutChildren.contains(path.parent())) {
         // Its parent is declared in this run as a state without children (a directory that is
         // now a file): what was below it went with the parent's own action, as below a Delete.
-        forget.add(new StateWrite.DeleteTree(row.path()));
+        forgetTree(forget, row);
         forgetOwners.add(owner);
         deletedContainers.add(path.encodedUnsafe());
         continue;
@@ -261,7 +274,7 @@ public final class OrphanSweep {
           // A drop resolves no container's children: they go with their container's Delete.
           // One whose container is not tracked at all was left by a container abandoned before
           // abandoning took its children along (see process' no-action case): forgotten too.
-          forget.add(new StateWrite.DeleteTree(row.path()));
+          forgetTree(forget, row);
           forgetOwners.add(owner);
           deletedContainers.add(path.encodedUnsafe());
           continue;
@@ -281,7 +294,7 @@ public final class OrphanSweep {
           keptSubtrees.add(path.encodedUnsafe());
           continue;
         }
-        forget.add(new StateWrite.DeleteTree(row.path()));
+        forgetTree(forget, row);
         forgetOwners.add(owner);
         deletedContainers.add(path.encodedUnsafe());
         continue;
@@ -302,7 +315,7 @@ public final class OrphanSweep {
       } else {
         // The handler wants nothing done (it abandons the state): its tracking goes, and a
         // container's children's with it, as after a Delete (rule 8).
-        forget.add(new StateWrite.DeleteTree(row.path()));
+        forgetTree(forget, row);
         forgetOwners.add(owner);
       }
       // Whatever the handler did for the container covers its children.
@@ -333,11 +346,7 @@ public final class OrphanSweep {
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
-    List<byte[]> forgotten = new ArrayList<>(forget.size());
-    for (StateWrite w : forget) {
-      forgotten.add(((StateWrite.DeleteTree) w).path());
-    }
-    invalidateMemosOfFailedOwnersBelow(forgotten, commit);
+    invalidateMemosOfFailedOwnersBelow(forgottenContainers, commit);
     Map<TargetPath, ComponentRecord> memos = addDeferredMemos(commit, keptOwners);
     if (commit.isEmpty()) {
       return;
