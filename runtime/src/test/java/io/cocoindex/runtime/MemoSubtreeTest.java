@@ -6,6 +6,7 @@ import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cocoindex.ChildTargetDef;
 import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetChildInvalidation;
@@ -343,5 +344,63 @@ class MemoSubtreeTest extends EngineTestBase {
     app.update();
     assertThat(parentRuns.get()).as("a hit again").isZero();
     assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /**
+   * The same one level down, where the sweep forgets what it takes along: a DESTRUCTIVE change
+   * of table t destroys its partition p1, which is no longer declared, in the run in which the
+   * memoized component owning a row of p1 fails. p1 declared again starts over at the child
+   * generation the memo recorded, and the memo hit.
+   */
+  @Test
+  void aMemoOfAFailedComponentWhoseRowsADestroyedPartitionTookAlongDoesNotHit() {
+    Tables partitions = new Tables(rows);
+    Tables table = new Tables(rows, () -> ChildTargetDef.of(partitions.handler));
+    boolean[] partitionDeclared = {true};
+    boolean[] fails = {false};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", table.handler);
+      TargetStateProvider<Tables.TableSpec> parts =
+          mountTarget(ctx, p.targetState("t", new Tables.TableSpec(generation)));
+      TargetStateProvider<String> p1 = partitionDeclared[0]
+          ? mountTarget(ctx, parts.targetState("p1", new Tables.TableSpec("p"))) : null;
+      ctx.mountMemo("m", input, m -> {
+        parentRuns.incrementAndGet();
+        if (p1 != null) {
+          declareTargetState(m, p1.targetState("r1", "v1"));
+        }
+        if (fails[0]) {
+          throw new IllegalStateException("scripted failure of m");
+        }
+      });
+    });
+    app.update();
+    assertThat(table.takeLog()).containsExactly("ensure t");
+    assertThat(partitions.takeLog()).containsExactly("ensure p1");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+    rows.takeCalls();
+
+    table.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    generation = "g2";
+    partitionDeclared[0] = false;
+    input = "i2";
+    fails[0] = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure of m");
+    assertThat(table.takeLog()).containsExactly("ensure t");
+    assertThat(partitions.takeLog()).as("destroyed with t, not dropped").isEmpty();
+    assertThat(rows.takeLog()).isEmpty();
+
+    partitionDeclared[0] = true;
+    input = "i1";
+    fails[0] = false;
+    parentRuns.set(0);
+    app.update();
+    assertThat(parentRuns.get()).as("m runs: its memo went with the row").isEqualTo(1);
+    assertThat(partitions.takeLog()).containsExactly("ensure p1");
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+    assertThat(app.status().unsettled()).isEmpty();
   }
 }
