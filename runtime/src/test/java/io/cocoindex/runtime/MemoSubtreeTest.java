@@ -403,4 +403,48 @@ class MemoSubtreeTest extends EngineTestBase {
     assertThat(rows.takeLog()).containsExactly("create r1=v1");
     assertThat(app.status().unsettled()).isEmpty();
   }
+
+  /**
+   * A memoized component whose input does not change hits in the run that no longer declares the
+   * table its row is in (the memo's container is still tracked then), and the sweep drops the
+   * table, taking the row along. The memo must not hold over the row the drop took: once the
+   * table is declared again (starting over at the child generation the memo recorded), it hit,
+   * and the row was never created again.
+   */
+  @Test
+  void aMemoThatHitOverARowOfATableNoLongerDeclaredDoesNotHoldOnceTheTableIsDropped() {
+    boolean[] tableDeclared = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs = tableDeclared[0]
+          ? mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation))) : null;
+      ctx.mountMemo("m", input, m -> {
+        parentRuns.incrementAndGet();
+        if (docs != null) {
+          declareTargetState(m, docs.targetState("r1", "v1"));
+        }
+      });
+    });
+    settle(app);
+    tables.takeLog();
+
+    tableDeclared[0] = false;
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).as("a hit: the table is still tracked").isZero();
+    assertThat(tables.takeLog()).containsExactly("drop docs");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers().values()).allMatch(List::isEmpty);
+
+    tableDeclared[0] = true;
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).as("m runs: its memo went with the row").isEqualTo(1);
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    app.update();
+    assertThat(parentRuns.get()).as("a hit again").isZero();
+    assertThat(rows.takeLog()).isEmpty();
+  }
 }

@@ -346,7 +346,7 @@ public final class OrphanSweep {
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
-    invalidateMemosOfFailedOwnersBelow(forgottenContainers, commit);
+    invalidateMemosOfOwnersKeptBelow(forgottenContainers, commit);
     Map<TargetPath, ComponentRecord> memos = addDeferredMemos(commit, keptOwners);
     if (commit.isEmpty()) {
       return;
@@ -445,17 +445,20 @@ public final class OrphanSweep {
 
   /**
    * Forgets, in {@code writes} (a deletion's precommit, or the commit that forgets a subtree),
-   * the memos of the components that failed in this run, or lie below one that did, and own
-   * states strictly below one of {@code subtrees}, and those of their memoized ancestors. Such
-   * states are no candidates (a failure keeps its component's tracking), but the container's
-   * Delete (or its forgetting) takes them along, their tracking with it (rule 8). A memo
-   * recorded when the component declared them hit once it was mounted on that input again, the
-   * container declared again (its child generation starting over, at the one the memo recorded),
-   * and they stayed missing for good. (Stale owners' memos are forgotten by {@link
-   * #invalidateStaleMemos}.) Only a run with a failure reads the subtrees for their owners.
+   * the memos of the components that own states strictly below one of {@code subtrees} and whose
+   * tracking this run keeps as it was: those that failed or lie below one that did, memo hits
+   * and what lies below them, components left to another worker; and those of their memoized
+   * ancestors. Such states are no candidates, but the container's Delete (or its forgetting)
+   * takes them along, their tracking with it (rule 8). A memo recorded when the component
+   * declared them hit once it was mounted on that input again, the container declared again (its
+   * child generation starting over, at the one the memo recorded), and they stayed missing for
+   * good. (Stale owners' memos are forgotten by {@link #invalidateStaleMemos}; a component that
+   * committed in this run recorded what it declares now.) Only a run with a failure or a
+   * protected subtree reads the subtrees for their owners.
    */
-  private void invalidateMemosOfFailedOwnersBelow(List<byte[]> subtrees, List<StateWrite> writes) {
-    if (subtrees.isEmpty() || run.mode != RunMode.UPDATE || !run.anyFailed()) {
+  private void invalidateMemosOfOwnersKeptBelow(List<byte[]> subtrees, List<StateWrite> writes) {
+    if (subtrees.isEmpty() || run.mode != RunMode.UPDATE
+        || (!run.anyFailed() && !run.anyProtected())) {
       return;
     }
     Set<TargetPath> owners = new HashSet<>();
@@ -468,7 +471,8 @@ public final class OrphanSweep {
     }
     Set<TargetPath> seen = new HashSet<>();
     for (TargetPath owner : owners) {
-      if (staleComponents.containsKey(owner) || !run.failedAtOrAbove(owner)) {
+      if (staleComponents.containsKey(owner)
+          || !(run.failedAtOrAbove(owner) || run.isProtected(owner))) {
         continue;
       }
       for (TargetPath p = owner; p != null && seen.add(p); p = p.depth() == 0 ? null : p.parent()) {
@@ -630,7 +634,7 @@ public final class OrphanSweep {
         containers.add(d.r.path.encodedUnsafe());
       }
     }
-    invalidateMemosOfFailedOwnersBelow(containers, pre);
+    invalidateMemosOfOwnersKeptBelow(containers, pre);
     try {
       run.store.write(run.app, pre).join();
     } catch (CompletionException e) {

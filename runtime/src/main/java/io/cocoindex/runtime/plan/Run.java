@@ -358,6 +358,11 @@ public final class Run {
     return !failed.isEmpty();
   }
 
+  /** Whether any subtree is protected in this run (see {@link #isProtected}). */
+  boolean anyProtected() {
+    return !protectedSubtrees.isEmpty();
+  }
+
   /** Whether {@link #fail} was called for {@code component} or any component below it. */
   boolean failedAtOrBelow(TargetPath component) {
     for (TargetPath f : failed) {
