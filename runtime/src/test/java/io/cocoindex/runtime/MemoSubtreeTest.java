@@ -301,17 +301,7 @@ class MemoSubtreeTest extends EngineTestBase {
           registerRootTargetStatesProvider(ctx, "tables", tables.handler);
       TargetStateProvider<String> docs = tableDeclared[0]
           ? mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation))) : null;
-      ctx.mountMemo("m", input, m -> {
-        parentRuns.incrementAndGet();
-        if (docs != null && childOwnsTheRow) {
-          m.mount("c", c -> declareTargetState(c, docs.targetState("r1", "v1")));
-        } else if (docs != null) {
-          declareTargetState(m, docs.targetState("r1", "v1"));
-        }
-        if (fails[0]) {
-          throw new IllegalStateException("scripted failure of m");
-        }
-      });
+      mountM(ctx, docs, childOwnsTheRow, fails);
     });
     app.update();
     assertThat(tables.takeLog()).containsExactly("ensure docs");
@@ -365,15 +355,7 @@ class MemoSubtreeTest extends EngineTestBase {
           mountTarget(ctx, p.targetState("t", new Tables.TableSpec(generation)));
       TargetStateProvider<String> p1 = partitionDeclared[0]
           ? mountTarget(ctx, parts.targetState("p1", new Tables.TableSpec("p"))) : null;
-      ctx.mountMemo("m", input, m -> {
-        parentRuns.incrementAndGet();
-        if (p1 != null) {
-          declareTargetState(m, p1.targetState("r1", "v1"));
-        }
-        if (fails[0]) {
-          throw new IllegalStateException("scripted failure of m");
-        }
-      });
+      mountM(ctx, p1, false, fails);
     });
     app.update();
     assertThat(table.takeLog()).containsExactly("ensure t");
@@ -446,5 +428,25 @@ class MemoSubtreeTest extends EngineTestBase {
     app.update();
     assertThat(parentRuns.get()).as("a hit again").isZero();
     assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /**
+   * Memoized component m on {@code input} (its runs counted in {@code parentRuns}): declares row
+   * r1 into {@code rowsOf} when given, itself or through its plain child c, and fails at its end
+   * while {@code fails[0]}.
+   */
+  private void mountM(
+      Ctx ctx, TargetStateProvider<String> rowsOf, boolean throughChild, boolean[] fails) {
+    ctx.mountMemo("m", input, m -> {
+      parentRuns.incrementAndGet();
+      if (rowsOf != null && throughChild) {
+        m.mount("c", c -> declareTargetState(c, rowsOf.targetState("r1", "v1")));
+      } else if (rowsOf != null) {
+        declareTargetState(m, rowsOf.targetState("r1", "v1"));
+      }
+      if (fails[0]) {
+        throw new IllegalStateException("scripted failure of m");
+      }
+    });
   }
 }
