@@ -11,8 +11,9 @@ import java.util.function.Function;
  * <p>A processing component is the unit of commit: its declared target states are reconciled,
  * applied and remembered together when its body (and its mounted children) finish.
  *
- * <p>{@link #get}, {@link #mount} and {@link #useMount} are the contract; the memo methods and
- * {@link #path} have defaults that refuse, so that a context written for a test needs no more.
+ * <p>{@link #get}, {@link #mount} and {@link #useMount} are the contract; the memo methods,
+ * {@link #path} and {@link #appName} have defaults that refuse, so that a context written for a
+ * test needs no more.
  */
 public interface Ctx {
 
@@ -74,5 +75,15 @@ public interface Ctx {
    */
   default List<StableKey> path() {
     throw new UnsupportedOperationException(getClass().getName() + " has no component path");
+  }
+
+  /**
+   * The name of the app this component runs in ({@code App.create}'s). Connectors record it
+   * beside what they create in a target that several apps may write (a database's schema
+   * objects), so that one app never takes another's: two apps writing one target need distinct
+   * names. The runtime's contexts know it; this default, for contexts made elsewhere, knows none.
+   */
+  default String appName() {
+    throw new UnsupportedOperationException(getClass().getName() + " belongs to no app");
   }
 }

@@ -41,5 +41,7 @@ class CtxDefaultsTest {
         .isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(ctx::path).isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("has no component path");
+    assertThatThrownBy(ctx::appName).isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining(TestCtx.class.getName() + " belongs to no app");
   }
 }

@@ -257,6 +257,11 @@ final class Interposer {
     }
 
     @Override
+    public String appName() {
+      return real.appName();
+    }
+
+    @Override
     public List<StableKey> path() {
       return real.path();
     }

@@ -66,6 +66,18 @@ class ComponentTest extends EngineTestBase {
   }
 
   @Test
+  void everyComponentKnowsItsAppsName() {
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    App app = app("indexer", ctx -> {
+      seen.add(ctx.appName());
+      ctx.mount("c", c -> seen.add(c.appName()));
+      ctx.useMount("f", f -> seen.add(f.appName()));
+    });
+    app.update();
+    assertThat(seen).containsExactly("indexer", "indexer", "indexer");
+  }
+
+  @Test
   void unmountedComponentsStatesAreDeletedAndOnlyThose() {
     App app = componentsApp();
     components.put("x", Map.of("x", "1"));

@@ -98,6 +98,11 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   }
 
   @Override
+  public String appName() {
+    return run.app;
+  }
+
+  @Override
   public List<StableKey> path() {
     return path.keys();
   }

@@ -35,9 +35,14 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
      * The full-text indexes of this run: their names are the database's, whichever table
      * declares them ({@link FullTextIndexHandler}).
      */
-    final FullTextIndexHandler.Run fullTextIndexes = new FullTextIndexHandler.Run();
+    final FullTextIndexHandler.Run fullTextIndexes;
     /** The SQL commands declared in this run by name case-folded ({@link SqlCommandHandler}). */
     final SqlCommandHandler.Run sqlCommands = new SqlCommandHandler.Run();
+
+    /** What app {@code app} declares in one database in a run. */
+    DatabaseWide(String app) {
+      this.fullTextIndexes = new FullTextIndexHandler.Run(app);
+    }
   }
 
   /**

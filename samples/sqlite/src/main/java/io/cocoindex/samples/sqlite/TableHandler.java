@@ -69,17 +69,24 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    * not dropped under the new key's rows.
    */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
+  /** The app's name. */
+  private final String app;
 
   /**
    * A handler for one run, finding each table's database in {@code ctx}'s environment by the
    * ContextKey name in the table's key ({@code ContextKey.of(name, SqliteDatabase.class)}).
    */
   public TableHandler(Ctx ctx) {
-    this(name -> ctx.get(ContextKey.of(name, SqliteDatabase.class)));
+    this(name -> ctx.get(ContextKey.of(name, SqliteDatabase.class)), ctx.appName());
   }
 
-  TableHandler(Function<String, SqliteDatabase> provided) {
+  /**
+   * @param provided the database of each ContextKey name
+   * @param app the app's name, recorded in what is database-wide ({@link FullTextIndexHandler})
+   */
+  TableHandler(Function<String, SqliteDatabase> provided, String app) {
     this.provided = provided;
+    this.app = app;
   }
 
   /** A database of the run with its sinks: one row sink and one attachment sink per database. */
@@ -106,7 +113,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
           + " database if the key was renamed, until its tables are moved or dropped", e);
     }
     return databases.computeIfAbsent(name, n -> new Target(db, new RowHandler.Sinks(db,
-        databaseWide.computeIfAbsent(db.location(), l -> new RowHandler.DatabaseWide()))));
+        databaseWide.computeIfAbsent(db.location(), l -> new RowHandler.DatabaseWide(app)))));
   }
 
   /** Where a table is: its database's file and its name as SQLite compares it. */

@@ -485,8 +485,8 @@ class InterruptedSchemaChangeTest extends TargetDatabaseTest {
     interruptAndConverge(app, fault);
 
     assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'")).containsExactly(
-        "CREATE VIRTUAL TABLE \"docs_fts\" USING fts5(\"title\", \"body\", content='docs',"
-            + " content_rowid='rowid')");
+        "CREATE VIRTUAL TABLE \"docs_fts\" /* cocoindex app: test */ USING fts5(\"title\","
+            + " \"body\", content='docs', content_rowid='rowid')");
     assertThat(triggers()).containsExactly(
         "docs_fts_ad on docs", "docs_fts_ai on docs", "docs_fts_au on docs");
     assertThat(q("SELECT d.id FROM docs_fts f JOIN docs d ON d.rowid = f.rowid"
