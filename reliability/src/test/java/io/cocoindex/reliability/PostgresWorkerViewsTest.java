@@ -12,9 +12,11 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.TargetStates;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.UpdateStats;
 import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.runtime.state.StateStore;
@@ -719,6 +721,74 @@ class PostgresWorkerViewsTest {
       TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
       source.forEach((name, declared) -> ctx.mount(name, c -> declared.forEach(
           (k, v) -> declareTargetState(c, rows.targetState(k, v)))));
+    };
+  }
+
+  /**
+   * A table deleted by one worker while another processes a memoized component that writes a
+   * row in it: worker 2, on its view (table {@code t} declared, {@code m} writing {@code r=2}),
+   * takes {@code m} in the round worker 1 has started, updates the row and records the memo;
+   * worker 1, on its view (no table), leaves {@code m} to worker 2 and its sweep deletes the
+   * table, taking the row along. {@code m}'s tracking is kept as worker 2 left it, but its memo
+   * must go: on worker 2's view again, the table is created anew and {@code m}, on the same
+   * input, must run and write the row into it (its memo hit there, and the row stayed missing for
+   * good, without the part of {@code OrphanSweep#invalidateMemosOfOwnersKeptBelow} for components
+   * left to another worker).
+   */
+  @Test
+  void aTableDeletedWhileAnotherWorkerProcessesAMemoizedComponentWritingInItForgetsItsMemo()
+      throws Exception {
+    ModelConnectors conn = new ModelConnectors();
+    worker(tableAndMemo(conn, true, "1", () -> {})).update();
+    assertThat(conn.ext.rows).isEqualTo(Map.of("t/r", "1"));
+
+    // Worker 1, without the table, starts its round and is held before mounting anything.
+    CountDownLatch w1Started = new CountDownLatch(1);
+    App w1 = worker(tableAndMemo(conn, false, "1", () -> {
+      w1Started.countDown();
+      await(release);
+    }));
+    CompletableFuture<UpdateStats> w1Run = CompletableFuture.supplyAsync(w1::update);
+    await(w1Started);
+    // Worker 2 takes m in this round (its memo misses), writes r=2 and ends.
+    UpdateStats w2 = worker(tableAndMemo(conn, true, "2", () -> {})).update();
+    assertThat(w2.componentsMemoized()).isZero();
+    assertThat(conn.ext.rows).isEqualTo(Map.of("t/r", "2"));
+    // Worker 1 goes on: m is left to worker 2 (neither run nor a memo hit), and the table is
+    // deleted with its row.
+    release.countDown();
+    UpdateStats w1Stats = w1Run.get(60, TimeUnit.SECONDS);
+    assertThat(w1Stats.componentsRun()).as("the root alone").isEqualTo(1);
+    assertThat(w1Stats.componentsMemoized()).isZero();
+    assertThat(conn.ext.tables).isEmpty();
+    assertThat(conn.ext.rows).isEmpty();
+
+    App w3 = worker(tableAndMemo(conn, true, "2", () -> {}));
+    for (int round = 1; round <= 2; round++) {
+      w3.update();
+      assertThat(conn.ext.tables).as("round %d", round).containsOnlyKeys("t");
+      assertThat(conn.ext.rows).as("round %d", round).isEqualTo(Map.of("t/r", "2"));
+    }
+  }
+
+  /**
+   * The app of {@link ModelConnectors}: table {@code t}, if declared, mounted by the root; the
+   * component {@code m}, memoized on {@code value}, writing row {@code r=value} into it (or
+   * nothing without the table). {@code beforeMounting} runs in the root component.
+   */
+  private static Consumer<Ctx> tableAndMemo(
+      ModelConnectors conn, boolean table, String value, Runnable beforeMounting) {
+    return ctx -> {
+      TargetStateProvider<ModelConnectors.TableSpec> tables =
+          registerRootTargetStatesProvider(ctx, "tables", conn.new TableHandler());
+      beforeMounting.run();
+      TargetStateProvider<String> rows = table ? TargetStates.mountTarget(
+          ctx, tables.targetState("t", new ModelConnectors.TableSpec(0, "NONE"))) : null;
+      ctx.mountMemo("m", value, c -> {
+        if (rows != null) {
+          declareTargetState(c, rows.targetState("r", value));
+        }
+      });
     };
   }
 }
