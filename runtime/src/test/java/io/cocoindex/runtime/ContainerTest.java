@@ -7,7 +7,11 @@ import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetChildInvalidation;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.StateStore;
@@ -15,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -604,6 +609,54 @@ class ContainerTest extends EngineTestBase {
     app.update();
     assertThat(tables.takeLog()).containsExactly("ensure docs");
     assertThat(rows.takeLog()).containsExactly("create r1=v1");
+  }
+
+  @Test
+  void aContainerWhoseSinkHasNoChildHandlerFactoryIsAClearErrorAndWritesNoChild() {
+    TargetActionSink<Tables.TableAction> plain = TargetActionSink.of(actions -> { });
+    App app = app(singleTable(withSink(plain)));
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the sink returned for container /@tables/\"docs\" (provider"
+            + " tables) has no child-handler factory: build it with"
+            + " TargetActionSink.withChildHandler");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers()).doesNotContainKey("tables/docs");
+  }
+
+  @Test
+  void aChildHandlerFactoryReturningNullIsAClearErrorAndWritesNoChild() {
+    TargetActionSink<Tables.TableAction> nullFactory =
+        TargetActionSink.withChildHandler(actions -> { }, action -> null);
+    App app = app(singleTable(withSink(nullFactory)));
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the child-handler factory of container /@tables/\"docs\""
+            + " (provider tables) returned null: it must return the children's handler,"
+            + " ChildTargetDef.of(handler)");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers()).doesNotContainKey("tables/docs");
+  }
+
+  /** The tables' handler, its every action sent to {@code sink} instead of the tables' own. */
+  private TargetHandler<Tables.TableSpec, Tables.TableSpec, Tables.TableAction> withSink(
+      TargetActionSink<Tables.TableAction> sink) {
+    return (key, desired, prev, mayBeMissing) -> {
+      TargetReconcileOutput<Tables.TableAction, Tables.TableSpec> out =
+          tables.handler.reconcile(key, desired, prev, mayBeMissing);
+      return out == null ? null : new TargetReconcileOutput<>(
+          out.action(), sink, out.trackingRecord(), out.childInvalidation());
+    };
+  }
+
+  /** An app declaring table docs, through {@code handler}, with one row r1. */
+  private static Consumer<Ctx> singleTable(
+      TargetHandler<Tables.TableSpec, Tables.TableSpec, Tables.TableAction> handler) {
+    return ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", handler);
+      TargetStateProvider<String> docs =
+          declareTargetStateWithChild(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      declareTargetState(ctx, docs.targetState("r1", "v1"));
+    };
   }
 
   @Test

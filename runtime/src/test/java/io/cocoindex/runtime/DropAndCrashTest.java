@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.StateStoreException;
 import io.cocoindex.runtime.state.StateWrite;
 import java.util.ArrayList;
 import java.util.List;
@@ -209,5 +210,82 @@ class DropAndCrashTest extends EngineTestBase {
       app.update();
       assertThat(rows.takeLog()).isEmpty();
     }
+  }
+
+  @Test
+  void aSweepWhosePrecommitFailsDeletesNothingFailsItsOwnersAndARerunDeletes() {
+    FaultyStateStore store = new FaultyStateStore(store());
+    try (App app = App.create("sweep", Environment.builder().stateStore(store).build(), main())) {
+      declared.put("a", "1");
+      declared.put("b", "1");
+      declared.put("c", "1");
+      app.update();
+      rows.takeLog();
+
+      // Nothing else precommits in this run: a is unchanged.
+      declared.remove("b");
+      declared.remove("c");
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.Precommit);
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("/\"b\": precommitting the deletion of target states no longer"
+              + " declared by /\"b\" failed: " + StateStoreException.class.getName()
+              + ": injected write failure")
+          .hasMessageContaining("/\"c\": precommitting the deletion of target states no longer"
+              + " declared by /\"c\" failed");
+      assertThat(rows.takeLog()).as("no delete without its precommit").isEmpty();
+
+      store.failWrite = w -> false;
+      rows.takeCalls();
+      app.update();
+      // Their tracking is as it was: b and c exist, and are deleted now.
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "1", List.of("1"), false),
+          new Rows.Call("b", null, List.of("1"), false),
+          new Rows.Call("c", null, List.of("1"), false));
+      assertThat(rows.takeLog()).containsExactly("delete b", "delete c");
+      app.update();
+      assertThat(rows.takeLog()).isEmpty();
+    }
+  }
+
+  @Test
+  void aHandlerFailingOnAnOrphanFailsItsOwnerAloneKeepsItAndARerunDeletesIt() {
+    boolean[] failing = {true};
+    Rows.Handler inner = rows.handler;
+    io.cocoindex.TargetHandler<String, String, Rows.RowAction> handler =
+        (key, desired, prev, mayBeMissing) -> {
+          if (desired == null && failing[0] && Rows.keyText(key).equals("b")) {
+            throw new IllegalStateException("the handler cannot delete b");
+          }
+          return inner.reconcile(key, desired, prev, mayBeMissing);
+        };
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", handler);
+      declared.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
+    });
+    declared.put("a", "1");
+    declared.put("b", "1");
+    declared.put("c", "1");
+    app.update();
+    rows.takeLog();
+
+    declared.remove("b");
+    declared.remove("c");
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("of provider rows failed to reconcile key \"b\": "
+            + "java.lang.IllegalStateException: the handler cannot delete b")
+        .satisfies(e -> assertThat(((UpdateFailedException) e).failures()).hasSize(1));
+    assertThat(rows.takeLog()).as("c, whose owner did not fail, is deleted").containsExactly(
+        "delete c");
+    assertThat(app.status().providers().get("rows"))
+        .containsExactlyInAnyOrder(io.cocoindex.StableKey.of("a"), io.cocoindex.StableKey.of("b"));
+
+    failing[0] = false;
+    rows.takeCalls();
+    app.update();
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "1", List.of("1"), false),
+        new Rows.Call("b", null, List.of("1"), false));
+    assertThat(rows.takeLog()).containsExactly("delete b");
+    assertThat(app.status().providers().get("rows"))
+        .containsExactly(io.cocoindex.StableKey.of("a"));
   }
 }

@@ -450,8 +450,9 @@ public final class ComponentCommit {
               + d.provider().name() + ") failed: " + e, e);
     }
     if (def == null) {
-      throw new IllegalStateException(
-          "the child-handler factory of container " + d.path() + " returned null");
+      throw new IllegalStateException("the child-handler factory of container " + d.path()
+          + " (provider " + d.provider().name() + ") returned null: it must return the"
+          + " children's handler, ChildTargetDef.of(handler)");
     }
     child.resolve(def.handler(), r.childGeneration, r.childEpoch, run.codecs);
   }
