@@ -190,7 +190,7 @@ final class ComponentStateTables extends JdbcStateTables {
     return List.of(CHUNKS, OwnerRanges.TABLE); // the first has rows iff the app has states
   }
 
-  @Override
+  /** The states {@code owner} owns, in path order. */
   public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     byte[] shared = owner.clone(); // one copy for all its states; nobody modifies them
@@ -266,8 +266,10 @@ final class ComponentStateTables extends JdbcStateTables {
     return getAll(c, app, List.of(path)).stream().findFirst();
   }
 
-  /** Each path's candidate owner from its range, then the state from that owner's chunk. */
-  @Override
+  /**
+   * The states of {@code paths} that exist: each path's candidate owner from its range, then the
+   * state from that owner's chunk.
+   */
   public List<TrackedState> getAll(Connection c, String app, Collection<byte[]> paths)
       throws SQLException {
     return inSnapshot(c, () -> {

@@ -2,7 +2,6 @@ package io.cocoindex.runtime.state;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -132,19 +131,6 @@ abstract class JdbcStateStore implements StateStore {
   @Override
   public Optional<TrackedState> get(String app, byte[] path) {
     return read("read a target state", c -> tables.get(c, app, path));
-  }
-
-  @Override
-  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
-    if (paths.isEmpty()) {
-      return List.of();
-    }
-    return read("read target states", c -> tables.getAll(c, app, paths));
-  }
-
-  @Override
-  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
-    return read("read a component's target states", c -> tables.ownedBy(c, app, componentPath));
   }
 
   @Override

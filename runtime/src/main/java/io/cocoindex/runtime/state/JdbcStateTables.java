@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -74,7 +73,6 @@ public class JdbcStateTables {
   /** A forgotten memo's mark: 0xFF, then a run version, big-endian (never a fingerprint's 16). */
   static final int FORGOTTEN_MEMO_LENGTH = 1 + Long.BYTES;
   // The reads made for every component.
-  private final String ownedBySql;
   private final String componentSql;
 
   /** Whether precommits and settles are resolved against the rows the engine loaded. */
@@ -154,10 +152,6 @@ public class JdbcStateTables {
             + " OR " + components + ".memo_fp<excluded.memo_fp"
         : "UPDATE " + components + " SET memo_fp=NULL WHERE app=? AND path=?"
             + " AND memo_fp IS NOT NULL";
-    // Not the owner: the caller knows it, and a column read is a native call per row.
-    // In path order: the component matches them with its declarations as a merge join.
-    this.ownedBySql = "SELECT path, records, " + LINEAGE_SELECT
-        + " FROM " + states + " WHERE app=? AND owner=? ORDER BY path";
     this.componentSql =
         "SELECT " + COMPONENT_COLUMNS + " FROM " + components + " WHERE app=? AND path=?";
   }
@@ -331,12 +325,6 @@ public class JdbcStateTables {
     }
   }
 
-  /** The rows of {@code paths} that exist, read in one query per chunk of paths. */
-  public List<TrackedState> getAll(Connection c, String app, Collection<byte[]> paths)
-      throws SQLException {
-    return new ArrayList<>(readMany(c, app, new ArrayList<>(paths), "").values());
-  }
-
   public boolean hasStates(Connection c, String app) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("SELECT 1 FROM " + stateTables().get(0) + " WHERE app=? LIMIT 1")) {
@@ -345,23 +333,6 @@ public class JdbcStateTables {
         return rs.next();
       }
     }
-  }
-
-  public List<TrackedState> ownedBy(Connection c, String app, byte[] owner) throws SQLException {
-    SettledRuns runs = settledRuns(c, app);
-    List<TrackedState> out = new ArrayList<>();
-    try (StatementCache.Prepared p = prepare(c, ownedBySql)) {
-      PreparedStatement ps = p.statement();
-      ps.setString(1, app);
-      ps.setBytes(2, owner);
-      byte[] shared = owner.clone(); // one copy for all its states; nobody modifies them
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(state(rs, runs, shared));
-        }
-      }
-    }
-    return out;
   }
 
   public void scan(Connection c, String app, byte[] path, Consumer<TrackedState> visitor)

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -273,6 +274,19 @@ public final class SqliteStateStore extends JdbcStateStore {
   }
 
   /** Several components' chunks in one range read of the chunks' index. */
+  @Override
+  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
+    if (paths.isEmpty()) {
+      return List.of();
+    }
+    return read("read target states", c -> chunks.getAll(c, app, paths));
+  }
+
+  @Override
+  public List<TrackedState> ownedBy(String app, byte[] componentPath) {
+    return read("read a component's target states", c -> chunks.ownedBy(c, app, componentPath));
+  }
+
   @Override
   public Map<ByteKey, OwnedStates> ownedByFrom(String app, byte[] componentPath,
       byte[] before, int maxChunks) {
