@@ -78,6 +78,29 @@ class BatchLeaseTest {
     }
   }
 
+  /** One component leased without waiting (the interface's per-component form) skips alike. */
+  @Test
+  void aComponentLeasedAloneWithoutWaitingIsSkippedWhileHeldOrClaimedByAnotherWorker()
+      throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(url)) {
+      a.nextVersion("app");
+      b.nextVersion("app");
+      AutoCloseable taken = a.leaseComponent("app", path("c1"), false);
+      assertThat(taken).isNotNull();
+      assertThat(b.leaseComponent("app", path("c1"), false)).as("held by a").isNull();
+
+      taken.close();
+      awaitLocksHeld(0);
+      assertThat(b.leaseComponent("app", path("c1"), false))
+          .as("given back, but claimed in the round b's run began before").isNull();
+      b.nextVersion("app");
+      AutoCloseable later = b.leaseComponent("app", path("c1"), false);
+      assertThat(later).as("a later run of b").isNotNull();
+      later.close();
+    }
+  }
+
   /**
    * Two stores in two schemas of one database (two environments, say) running apps of one name:
    * their leases are their own. The lock keys named only the app and the path, so one store's
