@@ -97,17 +97,29 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
     return new ArrayList<>(names.values());
   }
 
-  private String createSql(IndexSpec spec, String name) {
+  /**
+   * Checks index {@code spec} of table {@code table} with {@code columns} when declared, before
+   * anything runs.
+   *
+   * @throws IllegalArgumentException naming the index and what is wrong with it
+   */
+  static void check(String table, List<ColumnSpec> columns, IndexSpec spec) {
     if (spec.columns().isEmpty()) {
-      throw new IllegalArgumentException("index " + spec.name() + " has no columns");
+      throw new IllegalArgumentException(
+          "index " + spec.name() + " of table " + table + " has no columns");
     }
+    for (String col : spec.columns()) {
+      if (columns.stream().noneMatch(c -> c.name().equalsIgnoreCase(col))) {
+        throw new IllegalArgumentException("index " + spec.name() + " names column '" + col
+            + "', which table " + table + " does not have");
+      }
+    }
+  }
+
+  private String createSql(IndexSpec spec, String name) {
+    check(table.name(), table.columns(), spec);
     StringBuilder cols = new StringBuilder();
     for (String col : spec.columns()) {
-      if (table.columns().stream().noneMatch(c -> c.name().equalsIgnoreCase(col))) {
-        throw new IllegalArgumentException(
-            "index " + spec.name() + " names column '" + col + "', which table " + table.name()
-                + " does not have");
-      }
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlIdentifiers.quote("column", col));
     }
     return "CREATE " + (spec.unique() ? "UNIQUE " : "") + "INDEX "

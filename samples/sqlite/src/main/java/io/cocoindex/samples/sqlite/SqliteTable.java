@@ -32,9 +32,12 @@ public final class SqliteTable<T extends Record> {
    * with the table's name and {@code _} ({@code docs_by_title} on {@code docs}); see {@link
    * IndexSpec}. It is keyed by that name case-folded, as SQLite compares names: renamed by case
    * only, it is recreated, never dropped.
+   *
+   * @throws IllegalArgumentException when the index has no columns or names one the table lacks
    */
   public void declareIndex(Ctx ctx, IndexSpec index) {
     SqlIdentifiers.checkObject("index", index.name());
+    IndexHandler.check(schema.name(), schema.columns(), index);
     TargetStates.declareTargetState(ctx, target.children().<IndexSpec>attachment(ctx, "index")
         .targetState(SqlIdentifiers.fold(IndexNames.of(schema.name(), index.name())), index));
   }

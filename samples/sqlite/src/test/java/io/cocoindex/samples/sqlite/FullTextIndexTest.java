@@ -170,6 +170,28 @@ class FullTextIndexTest extends TargetDatabaseTest {
             + " at most 61, as its triggers are named " + longest + "x_ai, _ad and _au");
   }
 
+  record Ranked(String id, String rank) {}
+
+  @Test
+  void aFullTextIndexWithoutColumnsOrOverAColumnItCannotIndexIsRejectedWhenDeclared() {
+    SqliteTable<Item> docs = new SqliteTable<>(TableSchema.of("docs", Item.class, "id"), null);
+    assertThatThrownBy(() -> docs.declareFullTextIndex(null,
+        new FullTextIndex("docs_fts", List.of())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("full-text index docs_fts has no columns");
+    assertThatThrownBy(() -> docs.declareFullTextIndex(null,
+        new FullTextIndex("docs_fts", List.of("title", "body"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("full-text index docs_fts names column 'body', which table docs does not have");
+    SqliteTable<Ranked> ranked =
+        new SqliteTable<>(TableSchema.of("ranked", Ranked.class, "id"), null);
+    assertThatThrownBy(() -> ranked.declareFullTextIndex(null,
+        new FullTextIndex("ranked_fts", List.of("rank"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("full-text index ranked_fts cannot index column 'rank' of table ranked: FTS5"
+            + " reserves the name rank");
+  }
+
   record WithRowid(String rowid, String text) {}
 
   @Test

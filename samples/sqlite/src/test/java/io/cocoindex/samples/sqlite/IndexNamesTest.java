@@ -150,6 +150,17 @@ class IndexNamesTest extends TargetDatabaseTest {
   }
 
   @Test
+  void anIndexWithoutColumnsOrNamingOneTheTableLacksIsRejectedWhenDeclared() {
+    SqliteTable<Doc> docs = new SqliteTable<>(TableSchema.of("docs", Doc.class, "id"), null);
+    assertThatThrownBy(() -> docs.declareIndex(null, IndexSpec.of("docs_by_nothing")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("index docs_by_nothing of table docs has no columns");
+    assertThatThrownBy(() -> docs.declareIndex(null, IndexSpec.of("docs_by_author", "author")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("index docs_by_author names column 'author', which table docs does not have");
+  }
+
+  @Test
   void anIndexNamedLikeAnAutomaticIndexIsRejectedWhenDeclared() {
     SqliteTable<Doc> docs = new SqliteTable<>(TableSchema.of("docs", Doc.class, "id"), null);
     assertThatThrownBy(() -> docs.declareIndex(null, IndexSpec.of("sqlite_autoindex_docs_1", "id")))

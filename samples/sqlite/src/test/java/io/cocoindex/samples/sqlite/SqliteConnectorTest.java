@@ -319,6 +319,42 @@ class SqliteConnectorTest {
     assertThat(query("SELECT name FROM sqlite_master WHERE name LIKE 'docs%'")).isEmpty();
   }
 
+  record Blob(byte[] key, byte[] data, boolean flag, double score) {}
+
+  @Test
+  void blobKeysAndValuesAreWrittenExactlyAndARerunOfEqualArraysSendsNothing()
+      throws SQLException {
+    Map<String, Blob> blobs = new LinkedHashMap<>();
+    blobs.put("k1", new Blob(new byte[] {0, 1}, new byte[] {(byte) 0xca, (byte) 0xfe}, true, 0.5));
+    blobs.put("k2", new Blob(new byte[] {(byte) 0xff}, new byte[0], false, -2.0));
+    App app = coco.app(ctx -> {
+      SqliteTable<Blob> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.of("blobs", Blob.class, "key"));
+      blobs.forEach((name, b) -> ctx.mount(name, c -> t.declareRow(c, b)));
+    });
+    coco.update(app);
+    assertThat(columns("blobs"))
+        .containsExactly("key BLOB", "data BLOB", "flag INTEGER", "score REAL");
+    String read = "SELECT hex(key), hex(data), flag, score FROM blobs ORDER BY key";
+    assertThat(query(read)).containsExactly("0001|CAFE|1|0.5", "FF||0|-2.0");
+
+    // Equal arrays, other instances: nothing to do.
+    blobs.replaceAll((name, b) ->
+        new Blob(b.key().clone(), b.data().clone(), b.flag(), b.score()));
+    long statements = db.statementsExecuted();
+    coco.update(app);
+    assertThat(db.statementsExecuted()).isEqualTo(statements);
+
+    // One byte changes in one row, and the other row goes: deleted by its blob key.
+    blobs.put("k1", new Blob(new byte[] {0, 1}, new byte[] {(byte) 0xca, (byte) 0xff}, true, 0.5));
+    blobs.remove("k2");
+    assertThat(coco.update(app)).containsExactlyInAnyOrder(
+        "cocoindex/sqlite/table update [\"test_db\", \"blobs\"]",
+        "cocoindex/sqlite/table/[\"test_db\", \"blobs\"] update b'0001'",
+        "cocoindex/sqlite/table/[\"test_db\", \"blobs\"] delete b'ff'");
+    assertThat(query(read)).containsExactly("0001|CAFF|1|0.5");
+  }
+
   @Test
   void nullPrimaryKeyIsAClearErrorAndChangesNothing() throws SQLException {
     App app = coco.app(ctx -> Sqlite.register(ctx, DB)
