@@ -71,6 +71,21 @@ class LocalFsNamesTest {
   }
 
   @Test
+  void aNameOfCharactersBeyondTheBasicPlaneCountsFourBytesEachUpTo255() throws IOException {
+    String emoji = "\uD83D\uDCC4"; // U+1F4C4, a surrogate pair: 4 bytes in UTF-8
+    String longest = emoji.repeat(63) + "abc"; // 255 bytes
+    App app = filesApp();
+    files.put(longest, "fits");
+    coco.update(app);
+    assertThat(DiskTree.of(out())).isEqualTo(Map.of(longest, "fits"));
+
+    files.put(emoji.repeat(64), "x"); // 64 characters twice over in UTF-16, 256 bytes
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("is 256 bytes long in UTF-8, and file names are limited to 255");
+    assertThat(DiskTree.of(out())).isEqualTo(Map.of(longest, "fits"));
+  }
+
+  @Test
   void aNameLongerThan255BytesIsRejectedAtDeclarationWithItsLength() throws IOException {
     String name = "日".repeat(100); // only 100 characters, but 300 bytes in UTF-8
     App app = filesApp();

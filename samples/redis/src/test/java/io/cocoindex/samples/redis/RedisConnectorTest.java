@@ -135,6 +135,33 @@ class RedisConnectorTest {
     assertThat(redis.hgetAll(notes + "1")).isEqualTo(Map.of("text", "kept"));
   }
 
+  /**
+   * A prefix holding SCAN's glob characters ({@code * ? [ ] \ ^}) is matched as written: the
+   * purge of each leaves alone the keys its unescaped pattern would match ({@code gx:1} for
+   * {@code g*:}, {@code a^z:1} for the other).
+   */
+  @Test
+  void aPrefixWithGlobCharactersIsPurgedAsWrittenAndItsLookAlikesKept() {
+    List<String> globs = List.of(root + "g*:", root + "[ab]\\^?:");
+    List<String> lookAlikes = List.of(root + "gx:1", root + "a^z:1");
+    declare = (ctx, indexes) -> globs.forEach(prefix -> indexes
+        .declareIndex(ctx, IndexSpec.of(REDIS, prefix, "title"))
+        .declareDocument(ctx, new Document("1", Map.of("title", "under " + prefix))));
+    coco.update(app);
+    lookAlikes.forEach(k -> redis.hset(k, Map.of("title", "someone else's")));
+    assertThat(redis.exists(globs.get(0) + "1")).isTrue();
+    assertThat(redis.exists(globs.get(1) + "1")).isTrue();
+
+    declare = (ctx, indexes) -> {};
+    assertThat(coco.update(app)).containsExactlyInAnyOrder(
+        INDEX + " delete [\"cache\", \"" + globs.get(0) + "\"]",
+        INDEX + " delete [\"cache\", \"" + globs.get(1).replace("\\", "\\\\") + "\"]");
+    assertThat(redis.exists(globs.get(0) + "1")).isFalse();
+    assertThat(redis.exists(globs.get(1) + "1")).isFalse();
+    assertThat(lookAlikes).allSatisfy(k ->
+        assertThat(redis.hgetAll(k)).isEqualTo(Map.of("title", "someone else's")));
+  }
+
   @Test
   void schemaChangePurgesThePrefixAndRecreatesTheDocuments() {
     String prefix = root + "doc:";
