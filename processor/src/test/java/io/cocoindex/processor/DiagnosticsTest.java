@@ -67,6 +67,19 @@ class DiagnosticsTest {
   @Nested
   class WrongElementKind {
     @Test
+    void containerTargetOnAnInterface() {
+      JavaFileObject f = source("Dirs", "package test;", HANDLER_IMPORTS,
+          "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+              + " childValue = String.class)",
+          "interface Dirs extends TargetHandler<String, String, Long> {}");
+      assertSingleError(compile(f), f,
+          "[COCO-001] @ContainerTarget applies to handler classes implementing"
+              + " TargetHandler<V, R, A>, but test.Dirs is an interface: annotate the class"
+              + " implementing it",
+          "@ContainerTarget");
+    }
+
+    @Test
     void targetValueOnAnInterface() {
       JavaFileObject f =
           source("Spec", "package test;", "@io.cocoindex.annotation.TargetValue", "interface Spec {}");
@@ -178,6 +191,25 @@ class DiagnosticsTest {
 
   @Nested
   class UnserializableComponent {
+    @Test
+    void rawListAndRawMap() {
+      JavaFileObject f = source("Bag", "package test;", "import java.util.*;",
+          "@io.cocoindex.annotation.TargetValue",
+          "@SuppressWarnings(\"rawtypes\") record Bag(",
+          "    List items) {}",
+          "@io.cocoindex.annotation.TargetValue",
+          "@SuppressWarnings(\"rawtypes\") record Index(",
+          "    Map entries) {}");
+      Compilation c = compile(f);
+      assertThat(c).hadErrorCount(2);
+      assertThat(c).hadErrorContaining("[COCO-003] component 'items' of test.Bag has type"
+          + " java.util.List, which cannot be serialized: the raw java.util.List has no element"
+          + " type; write its type argument").inFile(f).onLineContaining("List items");
+      assertThat(c).hadErrorContaining("[COCO-003] component 'entries' of test.Index has type"
+          + " java.util.Map, which cannot be serialized: the raw java.util.Map has no key and"
+          + " value types; write them").inFile(f).onLineContaining("Map entries");
+    }
+
     @Test
     void objectInsideAList() {
       JavaFileObject f =
@@ -1071,6 +1103,87 @@ class DiagnosticsTest {
             + " one): it must be an instance method taking the container's action"
             + " (java.lang.Long) and returning a TargetHandler of the children",
         "@ChildHandler");
+  }
+
+  /** Each way a {@code @ChildHandler} or {@code @Attachment} method can have the wrong shape. */
+  @Nested
+  class MethodShapes {
+    private static final String CHILD_HANDLER_RULE = ": it must be an instance method taking the"
+        + " container's action (java.lang.Long) and returning a TargetHandler of the children";
+
+    @Test
+    void staticChildHandler() {
+      JavaFileObject f = dirsContainer("Dirs", "  static Files files(Long dir) { return null; }");
+      assertSingleError(compile(f), f,
+          "[COCO-011] @ChildHandler test.Dirs.files() is static" + CHILD_HANDLER_RULE,
+          "@ChildHandler");
+    }
+
+    @Test
+    void childHandlerOfTwoParameters() {
+      JavaFileObject f =
+          dirsContainer("Dirs", "  Files files(Long dir, Long other) { return new Files(); }");
+      assertSingleError(compile(f), f,
+          "[COCO-011] @ChildHandler test.Dirs.files() takes 2 parameters" + CHILD_HANDLER_RULE,
+          "@ChildHandler");
+    }
+
+    @Test
+    void childHandlerReturningNoHandler() {
+      JavaFileObject f = dirsContainer("Dirs", "  String files(Long dir) { return \"\"; }");
+      assertSingleError(compile(f), f,
+          "[COCO-011] @ChildHandler test.Dirs.files() returns java.lang.String, which is not a"
+              + " TargetHandler" + CHILD_HANDLER_RULE,
+          "@ChildHandler");
+    }
+
+    @Test
+    void childHandlerReturningAHandlerOfAWildcardValueType() {
+      JavaFileObject f = dirsContainer("Dirs",
+          "  TargetHandler<?, String, String> files(Long dir) { return new Files(); }");
+      assertSingleError(compile(f), f,
+          "[COCO-011] @ChildHandler test.Dirs.files() returns"
+              + " io.cocoindex.TargetHandler<?,java.lang.String,java.lang.String>, whose value type"
+              + " V is not concrete" + CHILD_HANDLER_RULE,
+          "@ChildHandler");
+    }
+
+    @Test
+    void privateChildHandler() {
+      JavaFileObject f = dirsContainer("Dirs", "  private Files files(Long dir) { return null; }");
+      assertSingleError(compile(f), f,
+          "[COCO-014] test.Dirs.files() is private or inside a private class: the code generated"
+              + " beside it cannot reach it; make it package-private or public",
+          "private Files files");
+    }
+
+    @Test
+    void privateAttachment() {
+      JavaFileObject f = source("Rows", "package test;", HANDLER_IMPORTS,
+          "class Rows implements TargetHandler<String, String, String> {",
+          "  @Attachment(\"index\") private Rows index() { return this; }",
+          reconcile("String", "String", "String"),
+          "}");
+      assertSingleError(compile(f), f,
+          "[COCO-014] test.Rows.index() is private or inside a private class: the code generated"
+              + " beside it cannot reach it; make it package-private or public",
+          "@Attachment(\"index\")");
+    }
+
+    @Test
+    void attachmentReturningNoHandler() {
+      JavaFileObject f = source("Rows", "package test;", HANDLER_IMPORTS,
+          "class Rows implements TargetHandler<String, String, String> {",
+          "  @Attachment(\"index\") String index() { return \"\"; }",
+          reconcile("String", "String", "String"),
+          "}");
+      assertSingleError(compile(f), f,
+          "[COCO-012] @Attachment test.Rows.index() returns java.lang.String, which is not a"
+              + " TargetHandler: it must be an instance method with no parameters returning a"
+              + " TargetHandler with concrete type arguments",
+          "@Attachment(\"index\")");
+    }
+
   }
 
   @Test
