@@ -53,6 +53,15 @@ class DiagnosticsTest {
     return source(handler, lines.toArray(String[]::new));
   }
 
+  /** A handler class {@code Rows} whose one attachment method is {@code method}. */
+  private static JavaFileObject rowsWithAttachment(String method) {
+    return source("Rows", "package test;", HANDLER_IMPORTS,
+        "class Rows implements TargetHandler<String, String, String> {",
+        "  @Attachment(\"index\") " + method,
+        reconcile("String", "String", "String"),
+        "}");
+  }
+
   private static String reconcile(String v, String r, String a) {
     return "  public TargetReconcileOutput<" + a + ", " + r + "> reconcile(StableKey key, " + v
         + " desired, List<" + r + "> prev, boolean mbm) { return null; }";
@@ -1159,11 +1168,7 @@ class DiagnosticsTest {
 
     @Test
     void privateAttachment() {
-      JavaFileObject f = source("Rows", "package test;", HANDLER_IMPORTS,
-          "class Rows implements TargetHandler<String, String, String> {",
-          "  @Attachment(\"index\") private Rows index() { return this; }",
-          reconcile("String", "String", "String"),
-          "}");
+      JavaFileObject f = rowsWithAttachment("private Rows index() { return this; }");
       assertSingleError(compile(f), f,
           "[COCO-014] test.Rows.index() is private or inside a private class: the code generated"
               + " beside it cannot reach it; make it package-private or public",
@@ -1172,11 +1177,7 @@ class DiagnosticsTest {
 
     @Test
     void attachmentReturningNoHandler() {
-      JavaFileObject f = source("Rows", "package test;", HANDLER_IMPORTS,
-          "class Rows implements TargetHandler<String, String, String> {",
-          "  @Attachment(\"index\") String index() { return \"\"; }",
-          reconcile("String", "String", "String"),
-          "}");
+      JavaFileObject f = rowsWithAttachment("String index() { return \"\"; }");
       assertSingleError(compile(f), f,
           "[COCO-012] @Attachment test.Rows.index() returns java.lang.String, which is not a"
               + " TargetHandler: it must be an instance method with no parameters returning a"
@@ -1222,15 +1223,7 @@ class DiagnosticsTest {
 
   @Test
   void attachmentMethodWithParameters() {
-    JavaFileObject f =
-        source(
-            "Rows",
-            "package test;",
-            HANDLER_IMPORTS,
-            "class Rows implements TargetHandler<String, String, String> {",
-            "  @Attachment(\"index\") Rows index(String name) { return this; }",
-            reconcile("String", "String", "String"),
-            "}");
+    JavaFileObject f = rowsWithAttachment("Rows index(String name) { return this; }");
     assertSingleError(
         compile(f),
         f,

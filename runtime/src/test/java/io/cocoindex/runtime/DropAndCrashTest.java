@@ -22,10 +22,26 @@ class DropAndCrashTest extends EngineTestBase {
   final Map<String, String> declared = new TreeMap<>();
 
   Consumer<Ctx> main() {
+    return main(rows.handler);
+  }
+
+  /** A component per declared key, declaring it through {@code handler}. */
+  Consumer<Ctx> main(io.cocoindex.TargetHandler<String, String, Rows.RowAction> handler) {
     return ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", handler);
       declared.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
     };
+  }
+
+  /** Runs {@code app} on a, b and c, then declares a alone for its next run. */
+  void declareABAndCThenAAlone(App app) {
+    declared.put("a", "1");
+    declared.put("b", "1");
+    declared.put("c", "1");
+    app.update();
+    rows.takeLog();
+    declared.remove("b");
+    declared.remove("c");
   }
 
   @Test
@@ -216,15 +232,8 @@ class DropAndCrashTest extends EngineTestBase {
   void aSweepWhosePrecommitFailsDeletesNothingFailsItsOwnersAndARerunDeletes() {
     FaultyStateStore store = new FaultyStateStore(store());
     try (App app = App.create("sweep", Environment.builder().stateStore(store).build(), main())) {
-      declared.put("a", "1");
-      declared.put("b", "1");
-      declared.put("c", "1");
-      app.update();
-      rows.takeLog();
-
+      declareABAndCThenAAlone(app);
       // Nothing else precommits in this run: a is unchanged.
-      declared.remove("b");
-      declared.remove("c");
       store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.Precommit);
       assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
           .hasMessageContaining("/\"b\": precommitting the deletion of target states no longer"
@@ -258,18 +267,8 @@ class DropAndCrashTest extends EngineTestBase {
           }
           return inner.reconcile(key, desired, prev, mayBeMissing);
         };
-    App app = app(ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", handler);
-      declared.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
-    });
-    declared.put("a", "1");
-    declared.put("b", "1");
-    declared.put("c", "1");
-    app.update();
-    rows.takeLog();
-
-    declared.remove("b");
-    declared.remove("c");
+    App app = app(main(handler));
+    declareABAndCThenAAlone(app);
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("of provider rows failed to reconcile key \"b\": "
             + "java.lang.IllegalStateException: the handler cannot delete b")

@@ -3,10 +3,13 @@ package io.cocoindex.samples.sqlite;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** FTS5 full-text indexes: what exists in the database around them. */
@@ -218,18 +221,8 @@ class FullTextIndexTest extends TargetDatabaseTest {
   @Test
   void aFullTextIndexOfAnotherAppWritingTheDatabaseIsAClearErrorThatKeepsIt() throws Exception {
     Environment env = environment().build();
-    try (App first = App.create("first", env, ctx -> {
-          SqliteTable<Item> a =
-              Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("a", Item.class, "id"));
-          a.declareRow(ctx, new Item("a1", "fox in a"));
-          a.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
-        });
-        App second = App.create("second", env, ctx -> {
-          SqliteTable<Item> b =
-              Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("b", Item.class, "id"));
-          b.declareRow(ctx, new Item("b1", "fox in b"));
-          b.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
-        })) {
+    try (App first = App.create("first", env, tableWithIndexFoo(() -> "a"));
+        App second = App.create("second", env, tableWithIndexFoo(() -> "b"))) {
       first.update();
       assertThatThrownBy(second::update).isInstanceOf(UpdateFailedException.class)
           .hasMessageContaining("full-text index foo of table b cannot be created: app 'first'"
@@ -249,25 +242,14 @@ class FullTextIndexTest extends TargetDatabaseTest {
   void anAppWhoseNameCouldEndTheCommentMovesItsOwnIndexAndIsNamedInAnotherAppsError()
       throws Exception {
     Environment env = environment().build();
-    boolean[] onB = {false};
-    try (App first = App.create("idx */ 100%", env, ctx -> {
-          Sqlite sqlite = Sqlite.register(ctx, DB);
-          SqliteTable<Item> t = sqlite.mountTable(ctx,
-              TableSchema.of(onB[0] ? "b" : "a", Item.class, "id"));
-          t.declareRow(ctx, new Item("r1", "fox"));
-          t.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
-        });
-        App second = App.create("second", env, ctx -> {
-          SqliteTable<Item> c =
-              Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("c", Item.class, "id"));
-          c.declareRow(ctx, new Item("c1", "fox in c"));
-          c.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
-        })) {
+    String[] table = {"a"};
+    try (App first = App.create("idx */ 100%", env, tableWithIndexFoo(() -> table[0]));
+        App second = App.create("second", env, tableWithIndexFoo(() -> "c"))) {
       first.update();
       assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'foo'")).containsExactly(
           "CREATE VIRTUAL TABLE \"foo\" /* cocoindex app: idx %2A%2F 100%25 */ USING"
               + " fts5(\"title\", content='a', content_rowid='rowid')");
-      onB[0] = true;
+      table[0] = "b";
       first.update();
       assertThat(schema()).containsExactly("table b", "table foo", "table foo_config",
           "table foo_data", "table foo_docsize", "table foo_idx", "trigger foo_ad",
@@ -277,8 +259,22 @@ class FullTextIndexTest extends TargetDatabaseTest {
           .hasMessageContaining("full-text index foo of table c cannot be created: app"
               + " 'idx */ 100%' made an index of that name on table b");
       assertThat(q("SELECT b.id FROM foo JOIN b ON b.rowid = foo.rowid WHERE foo MATCH 'fox'"))
-          .containsExactly("r1");
+          .containsExactly("b1");
     }
+  }
+
+  /**
+   * An app's body: the table {@code table} names with the row {@code <table>1}, "fox in
+   * <table>", and full-text index foo over its title.
+   */
+  private static Consumer<Ctx> tableWithIndexFoo(Supplier<String> table) {
+    return ctx -> {
+      String name = table.get();
+      SqliteTable<Item> t =
+          Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of(name, Item.class, "id"));
+      t.declareRow(ctx, new Item(name + "1", "fox in " + name));
+      t.declareFullTextIndex(ctx, new FullTextIndex("foo", List.of("title")));
+    };
   }
 
   /**
