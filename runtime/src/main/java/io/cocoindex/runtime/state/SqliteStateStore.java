@@ -273,7 +273,6 @@ public final class SqliteStateStore extends JdbcStateStore {
     storing.forEach((app, version) -> unstoredVersions.remove(app, version));
   }
 
-  /** Several components' chunks in one range read of the chunks' index. */
   @Override
   public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
     if (paths.isEmpty()) {
@@ -287,6 +286,7 @@ public final class SqliteStateStore extends JdbcStateStore {
     return read("read a component's target states", c -> chunks.ownedBy(c, app, componentPath));
   }
 
+  /** Several components' chunks in one range read of the chunks' index. */
   @Override
   public Map<ByteKey, OwnedStates> ownedByFrom(String app, byte[] componentPath,
       byte[] before, int maxChunks) {

@@ -399,8 +399,7 @@ final class FullTextIndexHandler
     String oldValues = "old." + String.join(", old.", cols);
     List<String> sql = new ArrayList<>();
     sql.add("CREATE VIRTUAL TABLE " + fts + " " + ownerComment(run.app) + " USING fts5(" + list
-        + ", "
-        + contentOption(table.name()) + " content_rowid='rowid')");
+        + ", " + contentOption(table.name()) + " content_rowid='rowid')");
     sql.add("CREATE TRIGGER " + SqlIdentifiers.quote("trigger", index.name() + "_ai")
         + " AFTER INSERT ON " + t + " BEGIN INSERT INTO " + fts + " (rowid, " + list
         + ") VALUES (new.rowid, " + newValues + "); END");
