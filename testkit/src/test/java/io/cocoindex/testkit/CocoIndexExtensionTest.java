@@ -149,4 +149,62 @@ class CocoIndexExtensionTest {
     assertThat(coco.update(app)).containsExactly("kv update \"c\"");
     assertThat(service).containsEntry("c", "2");
   }
+
+  /** A folder: a container whose children are the {@link KvHandler}'s entries. */
+  record Folder(String name, boolean drop) {}
+
+  /** Folders: an action on every run a folder is declared, as a container's handler must. */
+  static final class FolderHandler implements TargetHandler<String, String, Folder> {
+    final TargetActionSink<Folder> sink;
+
+    FolderHandler(TargetActionSink<Folder> sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public TargetReconcileOutput<Folder, String> reconcile(
+        StableKey key, String desired, List<String> prev, boolean mbm) {
+      String name = ((StableKey.Str) key).value();
+      return desired == null
+          ? TargetReconcileOutput.of(TargetAction.delete(new Folder(name, true)), sink, null)
+          : TargetReconcileOutput.of(prev.isEmpty() ? TargetAction.create(new Folder(name, false))
+              : TargetAction.update(new Folder(name, false)), sink, desired);
+    }
+  }
+
+  @Test
+  void aContainerSinkRecordsItsActionsAndHandsItsChildrenTheHandlerOfItsFactory() {
+    RecordingSink<Folder> folders = RecordingSink.container(Folder::name,
+        folder -> io.cocoindex.ChildTargetDef.of(new KvHandler(puts.sink())));
+    boolean[] declared = {true};
+    App app = coco.app(ctx -> {
+      var p = registerRootTargetStatesProvider(ctx, "folders", new FolderHandler(folders.sink()));
+      if (declared[0]) {
+        var entries = io.cocoindex.TargetStates.<String, String>mountTarget(
+            ctx, p.targetState("docs", "v1"));
+        data.forEach((k, v) -> declareTargetState(ctx, entries.targetState(k, v)));
+      }
+    });
+    coco.update(app);
+    assertThat(folders.take()).containsExactly("create docs");
+    assertThat(puts.take()).containsExactly("update a=1", "update b=1");
+
+    folders.failOnCall(1);
+    data.put("a", "2");
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure of failOnCall(1): the 1st call after it was set");
+    assertThat(puts.take()).as("nothing below a container whose action failed").isEmpty();
+    folders.heal();
+    coco.update(app);
+    assertThat(folders.take()).containsExactly("update docs");
+    assertThat(puts.take()).containsExactly("update a=2");
+
+    declared[0] = false;
+    coco.update(app);
+    assertThat(folders.take()).as("its entries go with it").containsExactly("delete docs");
+    assertThat(puts.take()).isEmpty();
+
+    assertThatThrownBy(() -> folders.failOnCall(0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("n must be at least 1 (the next call), not 0");
+  }
 }
