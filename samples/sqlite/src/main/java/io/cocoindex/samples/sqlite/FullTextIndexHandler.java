@@ -6,8 +6,6 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.annotation.TargetValue;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,10 +35,10 @@ import org.slf4j.LoggerFactory;
  * never a {@code DROP TABLE} of someone else's table, and two tables declaring one name in a run
  * is an error.
  *
- * <p>Several apps may write one database, so the FTS5 table's SQL names the app that made it, in
- * a comment after the table's name ({@code cocoindex app: indexer}): an index is taken from
- * another table only if the declaring app made it (or it predates these comments). Another app's
- * index of that name is an error naming its table and app, and stays.
+ * <p>Several apps may write one database, so the FTS5 table's SQL names the app that made it
+ * ({@link MadeBy}): an index is taken from another table only if the declaring app made it (or it
+ * predates these comments). Another app's index of that name is an error naming its table and
+ * app, and stays.
  */
 final class FullTextIndexHandler
     implements TargetHandler<FullTextIndex, FullTextIndex, AttachmentAction> {
@@ -257,8 +255,8 @@ final class FullTextIndexHandler
     if (existing == null || (indexed != null && indexed.equalsIgnoreCase(a.table()))) {
       dropTriggers(db, c, name, a.table());
     } else if (indexed != null && !a.setup().isEmpty()) {
-      String owner = ownerOf(existing.sql());
-      String app = ownerOf(a.setup().get(0));
+      String owner = MadeBy.appIn(existing.sql());
+      String app = MadeBy.appIn(a.setup().get(0));
       if (owner != null && !owner.equals(app)) {
         throw new IllegalStateException("full-text index " + name + " of table " + a.table()
             + " cannot be created: app '" + owner + "' made an index of that name on table "
@@ -318,47 +316,12 @@ final class FullTextIndexHandler
   }
 
   /**
-   * The app named in the SQL of an FTS5 table this connector made ({@link #setup}), or null for
-   * one made before apps were recorded.
-   */
-  static String ownerOf(String sql) {
-    Matcher m = MADE_HERE.matcher(sql);
-    String app = m.matches() ? m.group("app") : null;
-    try {
-      return app == null ? null : URLDecoder.decode(app, StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      return app; // edited by hand: compared as written
-    }
-  }
-
-  /**
-   * The comment naming app {@code app} in the FTS5 table's SQL. The name is percent-encoded
-   * where it could end the comment or the pattern reading it back ({@code %}, {@code *}, and
-   * anything but letters, digits, spaces and {@code -_.:}).
-   */
-  private static String ownerComment(String app) {
-    StringBuilder out = new StringBuilder("/* cocoindex app: ");
-    for (byte b : app.getBytes(StandardCharsets.UTF_8)) {
-      char ch = (char) (b & 0xff);
-      if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
-          || ch == ' ' || ch == '-' || ch == '_' || ch == '.' || ch == ':') {
-        out.append(ch);
-      } else {
-        out.append('%').append(Character.toUpperCase(Character.forDigit(ch >> 4, 16)))
-            .append(Character.toUpperCase(Character.forDigit(ch & 0xf, 16)));
-      }
-    }
-    return out.append(" */").toString();
-  }
-
-  /**
-   * The SQL {@link #setup} writes for an FTS5 table: group {@code table} is its table, group
-   * {@code app} the app that made it (absent before apps were recorded).
+   * The SQL {@link #setup} writes for an FTS5 table, naming the app that made it ({@link MadeBy},
+   * absent before apps were recorded): group {@code table} is its table.
    */
   private static final Pattern MADE_HERE = Pattern.compile(
-      "CREATE VIRTUAL TABLE \"[A-Za-z0-9_]+\"(?: /\\* cocoindex app: (?<app>[A-Za-z0-9 %_.:-]*)"
-          + " \\*/)? USING fts5\\(.*, content='(?<table>[A-Za-z_][A-Za-z0-9_]*)',"
-          + " content_rowid='rowid'\\)",
+      "CREATE VIRTUAL TABLE \"[A-Za-z0-9_]+\"(?: " + MadeBy.PATTERN + ")? USING fts5\\(.*,"
+          + " content='(?<table>[A-Za-z_][A-Za-z0-9_]*)', content_rowid='rowid'\\)",
       Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 
   /** Drops the triggers of index {@code name} that are on {@code table}. */
@@ -398,7 +361,7 @@ final class FullTextIndexHandler
     String newValues = "new." + String.join(", new.", cols);
     String oldValues = "old." + String.join(", old.", cols);
     List<String> sql = new ArrayList<>();
-    sql.add("CREATE VIRTUAL TABLE " + fts + " " + ownerComment(run.app) + " USING fts5(" + list
+    sql.add("CREATE VIRTUAL TABLE " + fts + " " + MadeBy.comment(run.app) + " USING fts5(" + list
         + ", " + contentOption(table.name()) + " content_rowid='rowid')");
     sql.add("CREATE TRIGGER " + SqlIdentifiers.quote("trigger", index.name() + "_ai")
         + " AFTER INSERT ON " + t + " BEGIN INSERT INTO " + fts + " (rowid, " + list

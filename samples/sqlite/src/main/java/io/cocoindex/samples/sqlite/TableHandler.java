@@ -272,6 +272,13 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     TableSpec spec = a.spec();
     String table = SqlIdentifiers.quote("table", spec.name());
     if (a.drop()) {
+      String owner = madeBy(SchemaObjects.find(db, c, spec.name()));
+      if (owner != null && !owner.equals(app)) {
+        // Adopted by this app before tables named their app, and made anew by another since.
+        log.warn("table {} is not dropped: app '{}' made it, and app '{}' no longer declares it",
+            spec.name(), owner, app);
+        return;
+      }
       // Its children go with it: rows, indexes and triggers by SQLite; SQL commands (a view
       // would outlive it) and full-text indexes here.
       List<String> tornDown = SqlCommandRecords.tearDownAll(db, c, spec.name());
@@ -304,6 +311,13 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
           + holder.describe() + " has that name (SQLite names are case-insensitive, shared by"
           + " tables, views and indexes)");
     }
+    String owner = madeBy(holder);
+    if (owner != null && !owner.equals(app)) {
+      throw new IllegalStateException("table " + spec.name() + " cannot be managed by app '"
+          + app + "': app '" + owner + "' made it, and two apps cannot both create, change and"
+          + " drop one table (SQLite names are the database's); give this app's table another"
+          + " name, or declare it with TableSchema.userManaged to write rows into it");
+    }
     if (a.recreate()) {
       // The commands are set up anew (their records reset): torn down first, while the table
       // they may name is there.
@@ -332,7 +346,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         SqlCommandRecords.setUpOn(db, c, command);
       }
     }
-    db.execute(c, createTable(table, spec));
+    db.execute(c, createTable(table, spec, app));
     Set<String> existing = TableColumns.folded(db, c, spec.name());
     for (ColumnSpec col : a.addColumns()) {
       if (!existing.contains(SqlIdentifiers.fold(col.name()))) {
@@ -341,7 +355,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       }
     }
     if (a.rebuild()) {
-      rebuild(db, c, spec, table);
+      rebuild(db, c, spec, table, app);
     }
   }
 
@@ -350,8 +364,15 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     return a.drop() || (!a.spec().userManaged() && a.ensure());
   }
 
-  private static String createTable(String table, TableSpec spec) {
-    StringBuilder sql = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(table).append(" (");
+  /** The app named in a table's SQL ({@link MadeBy}), or null: none, or no table. */
+  private static String madeBy(SchemaObjects.SchemaObject holder) {
+    return holder == null || !holder.isTable() ? null : MadeBy.appIn(holder.sql());
+  }
+
+  /** Creates the table unless it exists, naming {@code app}, which made it ({@link MadeBy}). */
+  private static String createTable(String table, TableSpec spec, String app) {
+    StringBuilder sql = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(table)
+        .append(' ').append(MadeBy.comment(app)).append(" (");
     for (ColumnSpec col : spec.columns()) {
       sql.append(SqlIdentifiers.quote("column", col.name())).append(' ')
           .append(ColumnTypes.normalize(col.type())).append(", ");
@@ -374,12 +395,12 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    * SQLite's documented procedure for other table changes does (in one transaction: a failure
    * leaves the table as it was).
    */
-  private static void rebuild(SqliteDatabase db, Connection c, TableSpec spec, String table)
-      throws SQLException {
+  private static void rebuild(SqliteDatabase db, Connection c, TableSpec spec, String table,
+      String app) throws SQLException {
     Set<String> existing = TableColumns.folded(db, c, spec.name());
     String tmp = SqlIdentifiers.quote("table", REBUILD_TABLE);
     db.execute(c, "DROP TABLE IF EXISTS " + tmp);
-    db.execute(c, createTable(tmp, spec));
+    db.execute(c, createTable(tmp, spec, app));
     StringBuilder cols = new StringBuilder();
     StringBuilder select = new StringBuilder();
     for (ColumnSpec col : spec.columns()) {

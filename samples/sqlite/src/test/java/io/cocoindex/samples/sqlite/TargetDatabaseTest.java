@@ -65,7 +65,12 @@ abstract class TargetDatabaseTest {
   }
 
   App app(Environment env, Consumer<Ctx> main) {
-    App app = App.create("test", env, main);
+    return app("test", env, main);
+  }
+
+  /** App {@code name} on {@code env}, closed after the test. */
+  App app(String name, Environment env, Consumer<Ctx> main) {
+    App app = App.create(name, env, main);
     open.add(0, app); // closed before the databases
     return app;
   }

@@ -1,0 +1,133 @@
+package io.cocoindex.samples.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.Environment;
+import io.cocoindex.runtime.UpdateFailedException;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several apps writing one database: each table's SQL names the app that made it ({@link
+ * MadeBy}), so that no app takes, changes or drops a table another app made. (Full-text indexes
+ * likewise: {@link FullTextIndexTest}.)
+ */
+class SharedDatabaseTest extends TargetDatabaseTest {
+  record Doc(String id, String title) {}
+
+  record DocWithViews(String id, String title, long views) {}
+
+  /** An app's body: table docs, managed or written into as a user's, with {@code rows}. */
+  private static Consumer<Ctx> docs(TableSchema<Doc> schema, Map<String, String> rows) {
+    return ctx -> {
+      SqliteTable<Doc> t = Sqlite.register(ctx, DB).mountTable(ctx, schema);
+      rows.forEach((id, title) -> t.declareRow(ctx, new Doc(id, title)));
+    };
+  }
+
+  @Test
+  void aTableAnotherAppMadeIsAClearErrorAndKeepsItsRows() throws Exception {
+    Environment env = environment().build();
+    App first = app("first", env, docs(TableSchema.of("docs", Doc.class, "id"), Map.of("a", "A")));
+    App second =
+        app("second", env, docs(TableSchema.of("docs", Doc.class, "id"), Map.of("b", "B")));
+    first.update();
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs'")).containsExactly(
+        "CREATE TABLE \"docs\" /* cocoindex app: first */ (\"id\" TEXT, \"title\" TEXT,"
+            + " PRIMARY KEY (\"id\"))");
+
+    assertThatThrownBy(second::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("table docs cannot be managed by app 'second': app 'first' made"
+            + " it, and two apps cannot both create, change and drop one table");
+    assertThat(q("SELECT id, title FROM docs")).containsExactly("a|A");
+
+    second.dropState(); // nothing of the second app's was written
+    assertThat(q("SELECT id, title FROM docs")).containsExactly("a|A");
+    long statements = db().statementsExecuted();
+    first.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  @Test
+  void anAppWritesItsRowsIntoAnotherAppsTableDeclaredAsAUsersTable() throws Exception {
+    Environment env = environment().build();
+    App first = app("first", env, docs(TableSchema.of("docs", Doc.class, "id"), Map.of("a", "A")));
+    App second = app("second", env,
+        docs(TableSchema.userManaged("docs", Doc.class, "id"), Map.of("b", "B")));
+    first.update();
+    second.update();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A", "b|B");
+
+    // Dropped, a user's table is abandoned, its rows with it (what the table's own app or its
+    // user makes of them): nothing is deleted, and nothing of the second app's is tracked.
+    second.dropState();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A", "b|B");
+    assertThat(second.status().providers()).isEmpty();
+  }
+
+  @Test
+  void theTableNamesItsAppThroughAColumnAddedAndARebuild() throws Exception {
+    boolean[] views = {false};
+    App app = app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (views[0]) {
+        sqlite.mountTable(ctx, TableSchema.of("docs", DocWithViews.class, "id"))
+            .declareRow(ctx, new DocWithViews("a", "A", 3));
+      } else {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Doc.class, "id"))
+            .declareRow(ctx, new Doc("a", "A"));
+      }
+    });
+    app.update();
+    views[0] = true; // a column added
+    app.update();
+    views[0] = false; // and dropped: a rebuild
+    app.update();
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs'")).containsExactly(
+        "CREATE TABLE \"docs\" /* cocoindex app: test */ (\"id\" TEXT, \"title\" TEXT,"
+            + " PRIMARY KEY (\"id\"))");
+    assertThat(q("SELECT id, title FROM docs")).containsExactly("a|A");
+  }
+
+  /** A table whose SQL names no app (made by hand, or before apps were recorded) is taken. */
+  @Test
+  void aTableMadeBeforeAppsWereRecordedIsTakenOverAsBefore() throws Exception {
+    exec("CREATE TABLE docs (id TEXT, title TEXT, PRIMARY KEY (id))");
+    exec("INSERT INTO docs VALUES ('z', 'kept')");
+    App app = app(docs(TableSchema.of("docs", Doc.class, "id"), Map.of("a", "A")));
+    app.update();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A", "z|kept");
+  }
+
+  /**
+   * An app that took over a table made by hand (before tables named their app) no longer
+   * declares it, after another app made it anew: the table, now the other app's, is not dropped.
+   */
+  @Test
+  void aTableAnotherAppMadeIsNotDroppedByAnAppThatNoLongerDeclaresIt() throws Exception {
+    exec("CREATE TABLE docs (id TEXT, title TEXT, PRIMARY KEY (id))");
+    Environment env = environment().build();
+    Map<String, String> olderRows = new TreeMap<>(Map.of("a", "A"));
+    boolean[] declared = {true};
+    App older = app("older", env, ctx -> {
+      if (declared[0]) {
+        docs(TableSchema.of("docs", Doc.class, "id"), olderRows).accept(ctx);
+      } else {
+        Sqlite.register(ctx, DB);
+      }
+    });
+    older.update();
+    exec("DROP TABLE docs");
+    App newer = app("newer", env, docs(TableSchema.of("docs", Doc.class, "id"), Map.of("n", "N")));
+    newer.update();
+
+    declared[0] = false;
+    older.update();
+    assertThat(q("SELECT id, title FROM docs")).containsExactly("n|N");
+  }
+}
