@@ -22,13 +22,14 @@ final class Database {
    * A database of the connector.
    *
    * @param others the data source of another database key of the handler, by its name
+   * @param app the app's name, recorded beside the tables it makes; null records none
    */
   Database(String name, DataSource dataSource, ChildHandlerFactory<TableAction> rowHandlers,
-      Function<String, DataSource> others) {
+      Function<String, DataSource> others, String app) {
     this.name = name;
     this.dataSource = dataSource;
     this.tables = TargetActionSink.withChildHandler(
-        new TableSink(dataSource, others)::apply, rowHandlers);
+        new TableSink(dataSource, others, app)::apply, rowHandlers);
     this.rows = TargetActionSink.of(new RowSink(dataSource)::apply);
     this.indexes = TargetActionSink.of(new IndexSink(dataSource)::apply);
     this.commands = TargetActionSink.of(new SqlCommandSink(dataSource)::apply);

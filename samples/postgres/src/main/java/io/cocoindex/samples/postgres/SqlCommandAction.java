@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Run the teardowns of the previous versions of a command, then its new setup, and keep the
- * table's record of its commands ({@link TableCommands}) up to date.
+ * table's record of its commands ({@link TableComment}) up to date.
  *
  * @param schema the table's schema
  * @param table the table the command is declared on

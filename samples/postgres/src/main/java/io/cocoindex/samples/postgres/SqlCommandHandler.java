@@ -14,7 +14,7 @@ import java.util.List;
 /**
  * SQL-command attachments; the tracking record is the full command, so the teardown of what
  * ran last is known when it changes or goes away. A system-managed table also records its
- * commands in its comment ({@link TableCommands}), for its own drop or recreate.
+ * commands in its comment ({@link TableComment}), for its own drop or recreate.
  */
 final class SqlCommandHandler implements TargetHandler<SqlCommand, SqlCommand, SqlCommandAction> {
   private final Database db;

@@ -7,7 +7,7 @@ import javax.sql.DataSource;
 
 /**
  * Runs teardowns then setups of a batch of SQL commands in one transaction, recording each
- * command beside its system-managed table ({@link TableCommands}) in the same transaction.
+ * command beside its system-managed table ({@link TableComment}) in the same transaction.
  */
 final class SqlCommandSink {
   private final DataSource dataSource;
@@ -22,17 +22,17 @@ final class SqlCommandSink {
         SqlCommandAction c = a.value();
         String of = " of SQL command " + c.name() + " of table " + c.schema() + "." + c.table();
         for (String teardown : c.teardowns()) {
-          TableCommands.run(conn, teardown, "the teardown" + of);
+          TableComment.run(conn, teardown, "the teardown" + of);
         }
         if (c.setup() == null) {
           if (c.recorded()) {
-            TableCommands.remove(conn, c.schema(), c.table(), c.name());
+            TableComment.remove(conn, c.schema(), c.table(), c.name());
           }
-          TableCommands.handOver(conn, c.schema(), c.table(), c.name());
+          TableComment.handOver(conn, c.schema(), c.table(), c.name());
         } else {
-          TableCommands.run(conn, c.setup(), "the setup" + of);
+          TableComment.run(conn, c.setup(), "the setup" + of);
           if (c.recorded()) {
-            TableCommands.put(conn, c.schema(), c.table(), c.name(), c.setup(), c.teardown());
+            TableComment.put(conn, c.schema(), c.table(), c.name(), c.setup(), c.teardown());
           }
         }
       }

@@ -61,16 +61,28 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
   private final Set<List<String>> declared = ConcurrentHashMap.newKeySet();
 
   /**
-   * A handler for these databases, by the names of their {@code ContextKey}s.
+   * A handler for these databases, by the names of their {@code ContextKey}s, that records no
+   * app beside its tables (prefer {@link #of}, which records the run's).
    *
    * @param dataSources the data source of each database name
    */
   public TableHandler(Map<String, DataSource> dataSources) {
+    this(dataSources, null);
+  }
+
+  /**
+   * A handler for these databases, by the names of their {@code ContextKey}s.
+   *
+   * @param dataSources the data source of each database name
+   * @param app the app's name, recorded beside each table it makes so that another app never
+   *     takes the table over ({@link Ctx#appName()}); null records none and checks none
+   */
+  public TableHandler(Map<String, DataSource> dataSources, String app) {
     TableHandler_ChildHandlerFactory rowHandlers = new TableHandler_ChildHandlerFactory(this);
     dataSources.forEach(
         (name, ds) ->
             databases.put(name, new Database(name, Objects.requireNonNull(ds, name), rowHandlers,
-                other -> database(other).dataSource)));
+                other -> database(other).dataSource, app)));
   }
 
   /** A handler for the databases of these keys, resolved from the context of this run. */
@@ -80,7 +92,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     for (ContextKey<DataSource> key : keys) {
       sources.put(key.name(), ctx.get(key));
     }
-    return new TableHandler(sources);
+    return new TableHandler(sources, ctx.appName());
   }
 
   @ChildHandler

@@ -21,10 +21,13 @@ final class TableSink {
   private final DataSource dataSource;
   /** The data source of another database key of the handler, by its name. */
   private final Function<String, DataSource> others;
+  /** The app's name, recorded beside the tables it makes ({@link TableComment}); or null. */
+  private final String app;
 
-  TableSink(DataSource dataSource, Function<String, DataSource> others) {
+  TableSink(DataSource dataSource, Function<String, DataSource> others, String app) {
     this.dataSource = dataSource;
     this.others = others;
+    this.app = app;
   }
 
   void apply(List<TargetAction<TableAction>> actions) throws SQLException {
@@ -44,6 +47,21 @@ final class TableSink {
     }
     Transactions.run(dataSource, conn -> {
       for (TableAction t : work) {
+        boolean drop = t.changes().stream().anyMatch(c -> c.kind() == SchemaChange.Kind.DROP_TABLE);
+        String owner = app == null ? null : TableComment.owner(conn, t.schema(), t.table());
+        if (owner != null && !owner.equals(app)) {
+          if (drop) {
+            // Taken over by this app before tables recorded their app, and made by another since.
+            LOG.warn("table {} is not dropped: app '{}' made it, and app '{}' no longer declares"
+                + " it", t.qualifiedName(), owner, app);
+            continue;
+          }
+          throw new SQLException("table " + t.qualifiedName() + " cannot be managed by app '"
+              + app + "': app '" + owner + "' made it (its COMMENT records so), and two apps"
+              + " cannot both create, change and drop one table; give this app's table another"
+              + " name, or declare it with userTable to write rows into it");
+        }
+        boolean recreated = false;
         for (SchemaChange change : t.changes()) {
           if (change.kind() == SchemaChange.Kind.DROP_TABLE) {
             String under = sameDatabaseKey(conn, t);
@@ -54,6 +72,10 @@ final class TableSink {
             }
           }
           apply(conn, t, change);
+          recreated |= change.kind() == SchemaChange.Kind.RECREATE_TABLE;
+        }
+        if (app != null && !drop && (owner == null || recreated)) {
+          TableComment.claim(conn, t.schema(), t.table(), app);
         }
       }
     });
@@ -72,7 +94,7 @@ final class TableSink {
         case RECREATE_TABLE -> {
           checkNameFree(conn, t);
           // The table's own commands are set up again on the new table (its children are new).
-          List<TableCommands.Entry> tornDown = tearDownCommands(conn, t);
+          List<TableComment.Entry> tornDown = tearDownCommands(conn, t);
           st.execute("DROP TABLE IF EXISTS " + table);
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
@@ -112,12 +134,12 @@ final class TableSink {
    * dropped: its commands are not reconciled one by one when it goes (DESIGN rule 8), and what
    * they made over it (a view) would block {@code DROP TABLE}. Returns the commands torn down.
    */
-  private static List<TableCommands.Entry> tearDownCommands(Connection conn, TableAction t)
+  private static List<TableComment.Entry> tearDownCommands(Connection conn, TableAction t)
       throws SQLException {
-    List<TableCommands.Entry> commands = TableCommands.read(conn, t.schema(), t.table());
-    for (TableCommands.Entry c : commands) {
+    List<TableComment.Entry> commands = TableComment.read(conn, t.schema(), t.table());
+    for (TableComment.Entry c : commands) {
       if (c.teardown() != null) {
-        TableCommands.run(conn, c.teardown(), "the teardown of SQL command " + c.name()
+        TableComment.run(conn, c.teardown(), "the teardown of SQL command " + c.name()
             + " of table " + t.schema() + "." + t.table() + ", before the table is dropped");
       }
     }
@@ -130,10 +152,10 @@ final class TableSink {
    * other's teardown, then moved back) was set up before, and the teardown undid it. No removal
    * of this table's commands is sent (they are dropped or recreated with it) to do it otherwise.
    */
-  private static void handOver(Connection conn, TableAction t, List<TableCommands.Entry> tornDown)
+  private static void handOver(Connection conn, TableAction t, List<TableComment.Entry> tornDown)
       throws SQLException {
-    for (TableCommands.Entry c : tornDown) {
-      TableCommands.handOver(conn, t.schema(), t.table(), c.name());
+    for (TableComment.Entry c : tornDown) {
+      TableComment.handOver(conn, t.schema(), t.table(), c.name());
     }
   }
 

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.testkit.CocoIndexExtension;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -167,6 +168,88 @@ class PostgresConnectorTest {
     assertThat(coco.update(app)).filteredOn(a -> !a.startsWith(TABLE + " ")).hasSize(1);
     assertThat(lines("SELECT encode(blob, 'hex') FROM \"" + schema + "\".every ORDER BY id"))
         .containsExactly("", "0001fe");
+  }
+
+  /** An app declaring table docs, as its own or as a user's, with these rows. */
+  App docsApp(String name, boolean userTable, Doc... rows) {
+    return coco.app(name, ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB)).declareTable(ctx,
+          userTable ? DOCS.userTable(DB, schema, "docs") : DOCS.table(DB, schema, "docs"));
+      for (Doc d : rows) {
+        t.declareRow(ctx, DOCS.row(d));
+      }
+    });
+  }
+
+  String comment(String table) {
+    return lines("SELECT obj_description('\"" + schema + "\"." + table + "'::regclass,"
+        + " 'pg_class')").get(0);
+  }
+
+  @Test
+  void aTableAnotherAppMadeIsAClearErrorAndKeepsItsRows() {
+    App first = docsApp("first", false, new Doc(1, "alpha", 10));
+    App second = docsApp("second", false, new Doc(2, "beta", 20));
+    coco.update(first);
+    assertThat(comment("docs")).isEqualTo("{\"cocoindex_app\": \"first\"}");
+
+    assertThatThrownBy(() -> coco.update(second)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("table " + schema + ".docs cannot be managed by app 'second': app"
+            + " 'first' made it (its COMMENT records so), and two apps cannot both create, change"
+            + " and drop one table");
+    assertThat(rows("docs")).containsExactly("1|alpha|10");
+    second.dropState();
+    assertThat(rows("docs")).containsExactly("1|alpha|10");
+
+    // Declared as a user's table, the second app writes its rows there, and leaves the table.
+    App writer = docsApp("writer", true, new Doc(2, "beta", 20));
+    coco.update(writer);
+    assertThat(rows("docs")).containsExactly("1|alpha|10", "2|beta|20");
+    assertThat(comment("docs")).isEqualTo("{\"cocoindex_app\": \"first\"}");
+  }
+
+  @Test
+  void aTableMadeByHandIsTakenOverAndThenRecordsItsAppUnlessItHasAUsersComment() {
+    execute("CREATE SCHEMA \"" + schema + "\"",
+        "CREATE TABLE \"" + schema + "\".docs (id bigint PRIMARY KEY, title text, views integer)",
+        "CREATE TABLE \"" + schema + "\".notes (id bigint PRIMARY KEY, title text, views integer)",
+        "COMMENT ON TABLE \"" + schema + "\".notes IS 'the team''s notes'");
+    App app = coco.app("taker", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      for (String table : List.of("docs", "notes")) {
+        tables.declareTable(ctx, DOCS.table(DB, schema, table))
+            .declareRow(ctx, DOCS.row(new Doc(1, table, 1)));
+      }
+    });
+    coco.update(app);
+    assertThat(rows("docs")).containsExactly("1|docs|1");
+    assertThat(comment("docs")).isEqualTo("{\"cocoindex_app\": \"taker\"}");
+    assertThat(comment("notes")).isEqualTo("the team's notes");
+  }
+
+  /**
+   * An app that took over a table before it recorded its app (here: a table whose record a
+   * by-hand drop took away) no longer declares it, after another app made it anew: the table,
+   * now the other app's, is not dropped.
+   */
+  @Test
+  void aTableAnotherAppMadeIsNotDroppedByAnAppThatNoLongerDeclaresIt() {
+    boolean[] declared = {true};
+    App older = coco.app("older", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (declared[0]) {
+        tables.declareTable(ctx, DOCS.table(DB, schema, "docs"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "old", 1)));
+      }
+    });
+    coco.update(older);
+    execute("DROP TABLE \"" + schema + "\".docs");
+    coco.update(docsApp("newer", false, new Doc(9, "new", 9)));
+
+    declared[0] = false;
+    coco.update(older);
+    assertThat(rows("docs")).containsExactly("9|new|9");
+    assertThat(comment("docs")).isEqualTo("{\"cocoindex_app\": \"newer\"}");
   }
 
   @Test
@@ -651,9 +734,11 @@ class PostgresConnectorTest {
     };
     coco.update(app);
     assertThat(lines("SELECT * FROM \"" + schema + "\".v")).containsExactly("1|alpha");
-    // The table's comment records its commands: its Delete alone runs when it goes.
+    // The table's comment records the app that made it and its commands: its Delete alone
+    // runs when it goes.
     assertThat(lines("SELECT obj_description('\"" + schema + "\".docs'::regclass, 'pg_class')"))
-        .containsExactly("{\"cocoindex_sql_commands\": {\"v\": {\"seq\": 1, \"setup\": \""
+        .containsExactly("{\"cocoindex_app\": \"" + app.name() + "\", \"cocoindex_sql_commands\":"
+            + " {\"v\": {\"seq\": 1, \"setup\": \""
             + viewOver("docs").setup().replace("\"", "\\\"") + "\", \"teardown\": \""
             + viewOver("docs").teardown().replace("\"", "\\\"") + "\"}}}");
 

@@ -9,8 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The SQL commands set up beside a system-managed table, recorded in the table's {@code COMMENT}
- * as {@code {"cocoindex_sql_commands": {"<name>": {"setup": ..., "teardown": ..., "seq": n}}}}.
+ * What a system-managed table records in its {@code COMMENT}: the app that made it, and the SQL
+ * commands set up beside it, as {@code {"cocoindex_app": "<app>", "cocoindex_sql_commands":
+ * {"<name>": {"setup": ..., "teardown": ..., "seq": n}}}} (either key may be absent).
+ *
+ * <p>The app: several apps may write one database, and a table one app made is never adopted,
+ * changed or dropped by another ({@link #owner}, {@link #claim}).
  *
  * <p>Why the database and not a tracking record: a table is reconciled before the commands
  * declared into it, and when it is no longer declared only its Delete runs (its commands are not
@@ -23,11 +27,11 @@ import java.util.List;
  * <p>JSON is built and read by the server ({@code jsonb}); the comment of a user-managed table is
  * never touched, and a comment that is not this record is replaced by it.
  */
-final class TableCommands {
-  /** How a comment written here starts ({@code jsonb} renders it so). */
-  private static final String PREFIX = "{\"cocoindex_sql_commands\":";
+final class TableComment {
+  /** How a comment written here starts ({@code jsonb} renders it so, whichever keys it has). */
+  private static final String PREFIX = "{\"cocoindex_";
 
-  private TableCommands() {}
+  private TableComment() {}
 
   /**
    * A command as recorded beside a table.
@@ -77,12 +81,13 @@ final class TableCommands {
     String record = record(conn, schema, table);
     String literal;
     try (PreparedStatement ps = conn.prepareStatement(
-        "SELECT quote_literal(jsonb_build_object('cocoindex_sql_commands', c || jsonb_build_object("
-            + "CAST(? AS text), jsonb_build_object('setup', CAST(? AS text), 'teardown',"
-            + " CAST(? AS text), 'seq', (SELECT coalesce(max((e.value ->> 'seq')::bigint), 0) + 1"
-            + " FROM jsonb_each(c) e))))::text)"
-            + " FROM (SELECT coalesce(CAST(? AS jsonb) -> 'cocoindex_sql_commands', '{}') AS c)"
-            + " s")) {
+        "SELECT quote_literal((o || jsonb_build_object('cocoindex_sql_commands', c"
+            + " || jsonb_build_object(CAST(? AS text), jsonb_build_object('setup',"
+            + " CAST(? AS text), 'teardown', CAST(? AS text), 'seq',"
+            + " (SELECT coalesce(max((e.value ->> 'seq')::bigint), 0) + 1"
+            + " FROM jsonb_each(c) e)))))::text)"
+            + " FROM (SELECT coalesce(CAST(? AS jsonb), '{}') AS o) r,"
+            + " LATERAL (SELECT coalesce(o -> 'cocoindex_sql_commands', '{}') AS c) s")) {
       ps.setString(1, name);
       ps.setString(2, setup);
       ps.setString(3, teardown);
@@ -104,12 +109,54 @@ final class TableCommands {
     }
     String literal;
     try (PreparedStatement ps = conn.prepareStatement(
-        "SELECT CASE WHEN c - CAST(? AS text) = '{}' THEN NULL ELSE quote_literal("
-            + "jsonb_build_object('cocoindex_sql_commands', c - CAST(? AS text))::text) END"
-            + " FROM (SELECT CAST(? AS jsonb) -> 'cocoindex_sql_commands' AS c) s")) {
+        "SELECT CASE WHEN n = '{}' THEN NULL ELSE quote_literal(n::text) END FROM ("
+            + "SELECT CASE WHEN c - CAST(? AS text) = '{}' THEN o - 'cocoindex_sql_commands'"
+            + " ELSE o || jsonb_build_object('cocoindex_sql_commands', c - CAST(? AS text))"
+            + " END AS n"
+            + " FROM (SELECT o, coalesce(o -> 'cocoindex_sql_commands', '{}') AS c"
+            + " FROM (SELECT CAST(? AS jsonb) AS o) r) s) t")) {
       ps.setString(1, name);
       ps.setString(2, name);
       ps.setString(3, record);
+      literal = single(ps);
+    }
+    comment(conn, schema, table, literal);
+  }
+
+  /**
+   * The app that made the table, as its comment records it; null when none is recorded (a table
+   * made by hand, or before tables recorded their app) or the table does not exist.
+   */
+  static String owner(Connection conn, String schema, String table) throws SQLException {
+    String record = record(conn, schema, table);
+    if (record == null) {
+      return null;
+    }
+    try (PreparedStatement ps =
+        conn.prepareStatement("SELECT CAST(? AS jsonb) ->> 'cocoindex_app'")) {
+      ps.setString(1, record);
+      return single(ps);
+    }
+  }
+
+  /**
+   * Records {@code app} as the table's maker, keeping its commands. A comment that is not this
+   * record (a user's, on a table taken over) is left as it is, recording no app.
+   */
+  static void claim(Connection conn, String schema, String table, String app)
+      throws SQLException {
+    if (!lock(conn, schema, table)) {
+      return;
+    }
+    String record = record(conn, schema, table);
+    if (record == null && description(conn, schema, table) != null) {
+      return;
+    }
+    String literal;
+    try (PreparedStatement ps = conn.prepareStatement("SELECT quote_literal((coalesce(CAST(? AS"
+        + " jsonb), '{}') || jsonb_build_object('cocoindex_app', CAST(? AS text)))::text)")) {
+      ps.setString(1, record);
+      ps.setString(2, app);
       literal = single(ps);
     }
     comment(conn, schema, table, literal);
@@ -188,11 +235,17 @@ final class TableCommands {
   /** The table's comment when it is this record, else null. */
   private static String record(Connection conn, String schema, String table)
       throws SQLException {
+    String comment = description(conn, schema, table);
+    return comment != null && comment.startsWith(PREFIX) ? comment : null;
+  }
+
+  /** The table's comment, whatever it is, or null. */
+  private static String description(Connection conn, String schema, String table)
+      throws SQLException {
     try (PreparedStatement ps =
         conn.prepareStatement("SELECT obj_description(to_regclass(?), 'pg_class')")) {
       ps.setString(1, SqlNames.qualified(schema, table));
-      String comment = single(ps);
-      return comment != null && comment.startsWith(PREFIX) ? comment : null;
+      return single(ps);
     }
   }
 
