@@ -10,6 +10,9 @@ import java.util.List;
  * @param prefix the key prefix
  * @param fields the declared fields (empty when removed)
  * @param purge delete every key under the prefix
+ * @param system the index is system-managed: its app is recorded when it is created or replaced,
+ *     and another app's is not taken (false in actions of an earlier version: nothing recorded)
  */
 @ActionValue
-public record IndexAction(String database, String prefix, List<String> fields, boolean purge) {}
+public record IndexAction(
+    String database, String prefix, List<String> fields, boolean purge, boolean system) {}

@@ -42,11 +42,24 @@ import redis.clients.jedis.UnifiedJedis;
 public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord, IndexAction> {
   private final Map<String, RedisDatabase> databases = new LinkedHashMap<>();
 
-  /** A handler for these clients, by the names of their {@code ContextKey}s. */
+  /**
+   * A handler for these clients, by the names of their {@code ContextKey}s, that records no app
+   * beside its indexes (prefer {@link #of}, which records the run's).
+   */
   public IndexHandler(Map<String, UnifiedJedis> clients) {
+    this(clients, null);
+  }
+
+  /**
+   * A handler for these clients, by the names of their {@code ContextKey}s.
+   *
+   * @param app the app's name, recorded beside each index it makes so that another app never
+   *     replaces or purges it ({@link Ctx#appName()}); null records none and checks none
+   */
+  public IndexHandler(Map<String, UnifiedJedis> clients, String app) {
     IndexHandler_ChildHandlerFactory documents = new IndexHandler_ChildHandlerFactory(this);
     clients.forEach((name, client) -> databases.put(
-        name, new RedisDatabase(name, Objects.requireNonNull(client, name), documents)));
+        name, new RedisDatabase(name, Objects.requireNonNull(client, name), documents, app)));
   }
 
   /** A handler for the databases of these keys, resolved from the context of this run. */
@@ -56,7 +69,7 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
     for (ContextKey<UnifiedJedis> key : keys) {
       clients.put(key.name(), ctx.get(key));
     }
-    return new IndexHandler(clients);
+    return new IndexHandler(clients, ctx.appName());
   }
 
   @ChildHandler
@@ -86,13 +99,15 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
       if (diff != DiffAction.DELETE) {
         return null; // nothing known, or the user's index: abandon it untouched
       }
-      IndexAction purge = new IndexAction(databaseName, prev.get(0).prefix(), List.of(), true);
+      IndexAction purge =
+          new IndexAction(databaseName, prev.get(0).prefix(), List.of(), true, true);
       return new TargetReconcileOutput<>(
           TargetAction.delete(purge), db.indexes, null, TargetChildInvalidation.DESTRUCTIVE);
     }
     // Only a changed schema of a system-managed index is replaced; creating needs no command.
     boolean replace = diff == DiffAction.REPLACE && desired.managedBy() == ManagedBy.SYSTEM;
-    IndexAction action = new IndexAction(databaseName, desired.prefix(), desired.fields(), replace);
+    IndexAction action = new IndexAction(databaseName, desired.prefix(), desired.fields(), replace,
+        desired.managedBy() == ManagedBy.SYSTEM);
     return new TargetReconcileOutput<>(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action),
         db.indexes,

@@ -5,6 +5,8 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
@@ -15,25 +17,68 @@ import redis.clients.jedis.resps.ScanResult;
  * batch of a database's documents is one {@code MULTI/EXEC} transaction.
  */
 final class RedisDatabase {
+  private static final Logger log = LoggerFactory.getLogger(RedisDatabase.class);
   /** Keys a purge asks for per {@code SCAN} and deletes per {@code UNLINK}: bounded work per call. */
   static final int PURGE_BATCH = 500;
+  /**
+   * The hash of the apps that made the system-managed indexes of the database, by prefix.
+   * Several apps may write one database; one app's index is never taken over, replaced or
+   * purged by another. No document key can be it: a document's key holds its prefix's
+   * {@value RedisNames#SEPARATOR}, and this one none.
+   */
+  static final String MAKERS = "cocoindex-index-makers";
 
   final String name;
   final UnifiedJedis redis;
+  /** The app's name, recorded in {@link #MAKERS}; null records and checks none. */
+  private final String app;
   final TargetActionSink<IndexAction> indexes;
   final TargetActionSink<DocumentAction> documents;
 
-  RedisDatabase(String name, UnifiedJedis redis, ChildHandlerFactory<IndexAction> documentHandlers) {
+  RedisDatabase(String name, UnifiedJedis redis, ChildHandlerFactory<IndexAction> documentHandlers,
+      String app) {
     this.name = name;
     this.redis = redis;
+    this.app = app;
     this.indexes = TargetActionSink.withChildHandler(this::applyIndexes, documentHandlers);
     this.documents = TargetActionSink.of(this::applyDocuments);
   }
 
+  /**
+   * Purges what a replace or removal purges, and records the app of an index it creates or
+   * replaces. An index another app made is an error when created or replaced, and left alone
+   * when removed. Refreshing an unchanged index sends no command.
+   */
   private void applyIndexes(List<TargetAction<IndexAction>> actions) {
     for (TargetAction<IndexAction> a : actions) {
+      String prefix = a.value().prefix();
+      boolean removal = a instanceof TargetAction.Delete<IndexAction>;
+      boolean made = a instanceof TargetAction.Create<IndexAction> || a.value().purge();
+      if (app == null || !made || !a.value().system()) {
+        if (a.value().purge()) {
+          purge(prefix);
+        }
+        continue;
+      }
+      String maker = redis.hget(MAKERS, prefix);
+      if (maker != null && !maker.equals(app)) {
+        if (removal) {
+          log.warn("index {} of Redis database '{}' is not purged: app '{}' made it, and app '{}'"
+              + " no longer declares it", prefix, name, maker, app);
+          continue;
+        }
+        throw new IllegalStateException("index " + prefix + " of Redis database '" + name
+            + "' cannot be managed by app '" + app + "': app '" + maker + "' made it, and two"
+            + " apps cannot both replace and purge one prefix; give this app's index another"
+            + " prefix, or declare it with IndexSpec.userManaged to write documents there");
+      }
       if (a.value().purge()) {
-        purge(a.value().prefix());
+        purge(prefix);
+      }
+      if (removal) {
+        redis.hdel(MAKERS, prefix);
+      } else if (maker == null) {
+        redis.hset(MAKERS, prefix, app);
       }
     }
   }

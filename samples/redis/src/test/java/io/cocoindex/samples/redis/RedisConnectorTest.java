@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.testkit.CocoIndexExtension;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -133,6 +134,42 @@ class RedisConnectorTest {
     assertThat(keys(redis, docs)).isEmpty();
     assertThat(keys(redis, notes)).containsExactly(notes + "1");
     assertThat(redis.hgetAll(notes + "1")).isEqualTo(Map.of("text", "kept"));
+  }
+
+  /** App {@code name}, its handler recording that name, declaring one index of one document. */
+  App indexApp(String name, IndexSpec spec, String id, String title) {
+    return coco.app(name, ctx -> Indexes.register(ctx,
+            new IndexHandler(Map.of(REDIS.name(), redis), name))
+        .declareIndex(ctx, spec)
+        .declareDocument(ctx, new Document(id, Map.of("title", title))));
+  }
+
+  @Test
+  void anIndexAnotherAppMadeIsAClearErrorAndKeepsItsDocuments() {
+    String prefix = root + "doc:";
+    App first = indexApp("first", IndexSpec.of(REDIS, prefix, "title"), "1", "alpha");
+    App second = indexApp("second", IndexSpec.of(REDIS, prefix, "title", "body"), "2", "beta");
+    coco.update(first);
+    assertThat(redis.hget(RedisDatabase.MAKERS, prefix)).isEqualTo("first");
+
+    assertThatThrownBy(() -> coco.update(second)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("index " + prefix + " of Redis database 'cache' cannot be managed"
+            + " by app 'second': app 'first' made it, and two apps cannot both replace and purge"
+            + " one prefix");
+    second.dropState();
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1");
+
+    // Declared as a user's index, another app writes its documents there, and purges nothing.
+    App writer = indexApp("writer",
+        IndexSpec.userManaged(REDIS, prefix, "title"), "3", "gamma");
+    coco.update(writer);
+    writer.dropState();
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "3");
+
+    // Its maker's removal purges it, and forgets the maker.
+    first.dropState();
+    assertThat(keys(redis, prefix)).isEmpty();
+    assertThat(redis.hget(RedisDatabase.MAKERS, prefix)).isNull();
   }
 
   /**
