@@ -140,17 +140,25 @@ final class TableComment {
   }
 
   /**
-   * Records {@code app} as the table's maker, keeping its commands. A comment that is not this
-   * record (a user's, on a table taken over) is left as it is, recording no app.
+   * Records {@code app} as the table's maker, keeping its commands, unless the record names
+   * another app (one that made the table at the same time, whose transaction committed first).
+   * A comment that is not this record (a user's, on a table taken over) is left as it is,
+   * recording no app.
+   *
+   * @return the app the record names after this call: {@code app}, another app, or null
    */
-  static void claim(Connection conn, String schema, String table, String app)
+  static String claim(Connection conn, String schema, String table, String app)
       throws SQLException {
     if (!lock(conn, schema, table)) {
-      return;
+      return null;
     }
     String record = record(conn, schema, table);
     if (record == null && description(conn, schema, table) != null) {
-      return;
+      return null;
+    }
+    String maker = owner(conn, schema, table);
+    if (maker != null && !maker.equals(app)) {
+      return maker;
     }
     String literal;
     try (PreparedStatement ps = conn.prepareStatement("SELECT quote_literal((coalesce(CAST(? AS"
@@ -160,6 +168,7 @@ final class TableComment {
       literal = single(ps);
     }
     comment(conn, schema, table, literal);
+    return app;
   }
 
   /**

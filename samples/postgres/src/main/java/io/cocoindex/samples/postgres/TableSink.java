@@ -56,10 +56,7 @@ final class TableSink {
                 + " it", t.qualifiedName(), owner, app);
             continue;
           }
-          throw new SQLException("table " + t.qualifiedName() + " cannot be managed by app '"
-              + app + "': app '" + owner + "' made it (its COMMENT records so), and two apps"
-              + " cannot both create, change and drop one table; give this app's table another"
-              + " name, or declare it with userTable to write rows into it");
+          throw madeByAnother(t, owner);
         }
         boolean recreated = false;
         for (SchemaChange change : t.changes()) {
@@ -75,10 +72,20 @@ final class TableSink {
           recreated |= change.kind() == SchemaChange.Kind.RECREATE_TABLE;
         }
         if (app != null && !drop && (owner == null || recreated)) {
-          TableComment.claim(conn, t.schema(), t.table(), app);
+          String maker = TableComment.claim(conn, t.schema(), t.table(), app);
+          if (maker != null && !maker.equals(app)) {
+            throw madeByAnother(t, maker); // made meanwhile: this transaction changes nothing
+          }
         }
       }
     });
+  }
+
+  private SQLException madeByAnother(TableAction t, String maker) {
+    return new SQLException("table " + t.qualifiedName() + " cannot be managed by app '" + app
+        + "': app '" + maker + "' made it (its COMMENT records so), and two apps cannot both"
+        + " create, change and drop one table; give this app's table another name, or declare"
+        + " it with userTable to write rows into it");
   }
 
   private static void apply(Connection conn, TableAction t, SchemaChange change)

@@ -61,6 +61,10 @@ final class RedisDatabase {
         continue;
       }
       String maker = redis.hget(MAKERS, prefix);
+      if (maker == null && !removal) {
+        // Recorded before anything is purged; of two apps making one index at once, one wins.
+        maker = redis.hsetnx(MAKERS, prefix, app) == 1 ? app : redis.hget(MAKERS, prefix);
+      }
       if (maker != null && !maker.equals(app)) {
         if (removal) {
           log.warn("index {} of Redis database '{}' is not purged: app '{}' made it, and app '{}'"
@@ -77,8 +81,6 @@ final class RedisDatabase {
       }
       if (removal) {
         redis.hdel(MAKERS, prefix);
-      } else if (maker == null) {
-        redis.hset(MAKERS, prefix, app);
       }
     }
   }
