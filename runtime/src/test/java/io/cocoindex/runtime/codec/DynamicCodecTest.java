@@ -386,4 +386,45 @@ class DynamicCodecTest {
     back.seen().add(Color.RED);
     assertThat(back.byColor()).containsEntry(Color.GREEN, 2L);
   }
+
+  /** A record component holding constants reads back as its declared {@code EnumSet} too. */
+  @Test
+  void aFilledEnumSetComponentComesBackAsAnEnumSet() {
+    Tallies filled = new Tallies(new java.util.EnumMap<>(java.util.Map.of(Color.RED, 1L)),
+        java.util.EnumSet.of(Color.GREEN, Color.RED));
+    Tallies back = (Tallies) roundTrip(filled);
+    assertThat(back).isEqualTo(filled);
+    assertThat(back.seen()).isInstanceOf(java.util.EnumSet.class);
+    back.seen().remove(Color.RED);
+    assertThat(back.seen()).containsExactly(Color.GREEN);
+  }
+
+  record Counted(String id, int n) {}
+
+  record Counting(String id, long n) {}
+
+  record Measured(String id, double n) {}
+
+  record Named(String id, String n) {}
+
+  /**
+   * A stored record whose numeric component changed type reads the number converted (int to long,
+   * long to int, int to double); one that changed to a text is an error naming the component.
+   */
+  @Test
+  void aNumericComponentWhoseTypeChangedReadsConverted() {
+    byte[] asInt = codec.encode(new Counted("x", 7));
+    assertThat(codec.decode(replace(asInt, Counted.class.getName(), Counting.class.getName())))
+        .isEqualTo(new Counting("x", 7L));
+    assertThat(codec.decode(replace(asInt, Counted.class.getName(), Measured.class.getName())))
+        .isEqualTo(new Measured("x", 7.0));
+    byte[] asLong = codec.encode(new Counting("y", 42L));
+    assertThat(codec.decode(replace(asLong, Counting.class.getName(), Counted.class.getName())))
+        .isEqualTo(new Counted("y", 42));
+    assertThatThrownBy(() ->
+        codec.decode(replace(asInt, Counted.class.getName(), Named.class.getName())))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("stored " + Named.class.getName() + " has a java.lang.Integer for"
+            + " its component 'n' of type java.lang.String: the component's type changed");
+  }
 }
