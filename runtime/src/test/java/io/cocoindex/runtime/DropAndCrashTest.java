@@ -287,4 +287,47 @@ class DropAndCrashTest extends EngineTestBase {
     assertThat(app.status().providers().get("rows"))
         .containsExactly(io.cocoindex.StableKey.of("a"));
   }
+
+  /**
+   * On a store shared by workers, a component whose lease the store cannot take (its connection
+   * lost, say) fails, naming the store's error, and keeps its tracking; the run goes on and
+   * commits the rest (here the root's own state), and the next run processes it.
+   */
+  @Test
+  void aComponentWhoseLeaseTheStoreCannotTakeFailsAndRunsNextTime() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(ON_POSTGRES, "only a shared store leases");
+    boolean[] failing = {false};
+    io.cocoindex.runtime.state.StateStore store =
+        new io.cocoindex.runtime.state.ForwardingStateStore(store()) {
+          @Override
+          public List<AutoCloseable> leaseComponents(String app, List<byte[]> paths) {
+            if (failing[0] && paths.stream().anyMatch(p ->
+                new String(p, java.nio.charset.StandardCharsets.ISO_8859_1).contains("child"))) {
+              throw new StateStoreException("the lease connection is lost (scripted)");
+            }
+            return super.leaseComponents(app, paths);
+          }
+        };
+    String[] value = {"1"};
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      declareTargetState(ctx, p.targetState("root", value[0]));
+      ctx.mount("child", c -> declareTargetState(c, p.targetState("x", value[0])));
+    };
+    try (App app = App.create("leases", Environment.builder().stateStore(store).build(), main)) {
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create root=1", "create x=1");
+
+      value[0] = "2";
+      failing[0] = true;
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("/\"child\": the lease connection is lost (scripted)")
+          .satisfies(e -> assertThat(((UpdateFailedException) e).failures()).hasSize(1));
+      assertThat(rows.takeLog()).containsExactly("update root=2");
+
+      failing[0] = false;
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("update x=2");
+    }
+  }
 }
