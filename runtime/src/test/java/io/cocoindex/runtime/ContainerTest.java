@@ -780,4 +780,55 @@ class ContainerTest extends EngineTestBase {
     assertThat(left).isEmpty();
     assertThat(store.components("test")).isEmpty();
   }
+
+  /**
+   * A table deleted in a run in which the component owning a row of it fails (its tracking is
+   * kept), then declared again: the new table is empty, so the row, declared as before, must be
+   * created in it, not read as current from the old table's tracking.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aRowOfAFailedComponentBelowADeletedTableIsCreatedWhenTheTableComesBack(boolean memoized) {
+    boolean[] table = {true};
+    boolean[] failing = {false};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs = table[0]
+          ? mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation))) : null;
+      java.util.function.Consumer<io.cocoindex.Ctx> body = c -> {
+        if (failing[0]) {
+          throw new IllegalStateException("component c fails");
+        }
+        if (docs != null) {
+          declareTargetState(c, docs.targetState("r1", "v1"));
+        }
+      };
+      if (memoized) {
+        ctx.mountMemo("c", "input", body);
+      } else {
+        ctx.mount("c", body);
+      }
+    });
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    table[0] = false;
+    if (memoized) {
+      app.update(); // c's memo hits: its tracking is kept as it was
+    } else {
+      failing[0] = true; // c fails: its tracking is kept as it was
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("component c fails");
+    }
+    assertThat(tables.takeLog()).containsExactly("drop docs");
+    assertThat(rows.takeLog()).isEmpty();
+
+    table[0] = true;
+    failing[0] = false;
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).as("the new table is empty").containsExactly("create r1=v1");
+  }
 }
