@@ -218,4 +218,27 @@ class LocalFsUserDataTest {
     coco.update(app);
     assertThat(DiskTree.of(out)).isEqualTo(Map.of("x", "file x"));
   }
+
+  /**
+   * Two apps writing files into one directory: each owns the directory it declares (the destroy
+   * shape, as CocoIndex's {@code rmtree}), so one app's removal takes the other's files along;
+   * the other app's next run finds its directory missing and writes its files again.
+   */
+  @Test
+  void twoAppsWritingOneDirectoryConvergeAfterOneRemovesIt() throws IOException {
+    Path out = tmp.resolve("out");
+    App first = coco.app("first", ctx -> LocalFs.register(ctx).mountDir(ctx, out)
+        .declareFile(ctx, "a.txt", "from first"));
+    App second = coco.app("second", ctx -> LocalFs.register(ctx).mountDir(ctx, out)
+        .declareFile(ctx, "b.txt", "from second"));
+    coco.update(first);
+    coco.update(second);
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("a.txt", "from first", "b.txt", "from second"));
+
+    first.dropState();
+    assertThat(Files.exists(out)).isFalse();
+    assertThat(coco.update(second)).containsExactly("cocoindex/localfs update \"" + out + "\"",
+        "cocoindex/localfs/" + out + " create \"b.txt\"");
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("b.txt", "from second"));
+  }
 }
