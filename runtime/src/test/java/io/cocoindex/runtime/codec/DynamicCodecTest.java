@@ -427,4 +427,30 @@ class DynamicCodecTest {
         .hasMessageContaining("stored " + Named.class.getName() + " has a java.lang.Integer for"
             + " its component 'n' of type java.lang.String: the component's type changed");
   }
+
+  enum Shade { DARK, GREEN }
+
+  /**
+   * A stored constant the enum no longer has, and a stored enum or record whose class changed
+   * kind, are errors naming them.
+   */
+  @Test
+  void aStoredConstantOrKindTheClassNoLongerHasIsAnErrorNamingIt() {
+    byte[] red = codec.encode(Color.RED);
+    assertThatThrownBy(() ->
+        codec.decode(replace(red, Color.class.getName(), Shade.class.getName())))
+        .isInstanceOf(CodecException.class)
+        .hasMessage("stored " + Shade.class.getName() + " constant 'RED' that the enum no longer"
+            + " has (removed or renamed?)");
+    assertThat(codec.decode(replace(codec.encode(Color.GREEN), Color.class.getName(),
+        Shade.class.getName()))).isEqualTo(Shade.GREEN);
+    assertThatThrownBy(() -> codec.decode(replace(red, Color.class.getName(),
+        Before.class.getName())))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("stored enum " + Before.class.getName() + " is no longer an enum");
+    assertThatThrownBy(() -> codec.decode(replace(codec.encode(new Before("x")),
+        Before.class.getName(), Shade.class.getName())))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("stored record " + Shade.class.getName() + " is no longer a record");
+  }
 }
