@@ -582,6 +582,7 @@ final class ComponentStateTables extends JdbcStateTables {
      */
     void writeChunks(StatementBatches out) throws SQLException {
       for (OwnerChunks owned : chunks.read.values()) {
+        Chunk emptiedFirst = null;
         for (Chunk chunk : List.copyOf(owned.loaded.values())) {
           if (!chunk.changed) {
             continue;
@@ -592,8 +593,12 @@ final class ComponentStateTables extends JdbcStateTables {
                 new EncodedChunk(chunk.first, replaced));
             continue;
           }
-          if (chunk.isEmpty() && chunk.first.length > 0) {
-            deleteChunk(out, owned, chunk);
+          if (chunk.isEmpty()) {
+            if (chunk.first.length > 0) {
+              deleteChunk(out, owned, chunk);
+            } else {
+              emptiedFirst = chunk; // written below only if other chunks remain
+            }
             continue;
           }
           for (EncodedChunk part : encodeSplitting(chunk.first, chunk.states().inPathOrder())) {
@@ -601,10 +606,16 @@ final class ComponentStateTables extends JdbcStateTables {
           }
         }
         if (owned.firsts.size() == 1) {
+          // An owner's only chunk, emptied: deleted if stored, and never written if the group
+          // began it (put then deleted in the group, a tree's deletion taking its states say:
+          // written empty, it listed an owner of nothing among the owners read ahead).
           Chunk only = owned.chunkFor(NO_PATH);
           if (only.isEmpty()) {
             deleteChunk(out, owned, only);
           }
+        } else if (emptiedFirst != null) {
+          bindChunk(out.use(PUT_CHUNK), app, owned.owner,
+              encodeSplitting(NO_PATH, emptiedFirst.states().inPathOrder()).get(0));
         }
       }
     }

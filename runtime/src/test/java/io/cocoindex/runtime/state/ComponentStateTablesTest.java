@@ -293,6 +293,27 @@ class ComponentStateTablesTest {
   }
 
   @Test
+  void aComponentsFirstStatesPutAndDeletedInOneGroupLeaveNoChunk() throws Exception {
+    byte[] container = path("table");
+    put(state(container, A, "table"));
+
+    // One group: B's first state, below the container, then the container's deletion with
+    // everything below it (as a settle of its removal that drops its descendants does).
+    store.write(APP, List.of(new StateWrite.PutState(state(row(1), B, "one")),
+        new StateWrite.DeleteTree(container))).join();
+    // One group: the first state of another component, then its deletion.
+    store.write(APP, List.of(new StateWrite.PutState(state(row(2), component(1), "two")),
+        new StateWrite.DeleteState(row(2)))).join();
+
+    assertThat(query("SELECT count(*) FROM component_states"))
+        .as("no chunk, not even an empty one").containsExactly("0");
+    assertThat(query("SELECT count(*) FROM owner_range")).containsExactly("0");
+    assertThat(ownedFrom(A, 8)).as("no owner after A owns anything")
+        .containsExactly(Map.entry(hex(A), List.of()));
+    assertThat(store.hasStates(APP)).isFalse();
+  }
+
+  @Test
   void aScanVisitsStatesInPathOrderAcrossOwners() {
     put(state(row(3), A, "c"), state(row(1), B, "a"), state(row(2), A, "b"),
         state(path("other"), B, "o"));
