@@ -235,6 +235,35 @@ class ComponentTest extends EngineTestBase {
   }
 
   @Test
+  void aStateTakenOverByAComponentThatFailedIsStillReachedFromItsUnmountedOwner() {
+    App app = componentsApp();
+    components.put("c1", Map.of("x", "1"));
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create x=1");
+
+    // c2 takes x over as it is (no action, its new owner is written at c2's commit) and fails
+    // on another row; c1 is no longer mounted.
+    components.clear();
+    components.put("c2", Map.of("x", "1", "y", "1"));
+    rows.failWhen = r -> r.key().equals("y");
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers()).as("x still tracked, y possibly created")
+        .isEqualTo(Map.of("rows",
+            List.of(io.cocoindex.StableKey.of("x"), io.cocoindex.StableKey.of("y"))));
+
+    // Nobody declares x any more: it is deleted (its owner is still c1, whose record says so).
+    rows.failWhen = r -> false;
+    components.put("c2", Map.of("y", "1"));
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete x", "update y=1");
+    assertThat(app.status().providers())
+        .isEqualTo(Map.of("rows", List.of(io.cocoindex.StableKey.of("y"))));
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
   void failingComponentInAMergedBatchFailsAloneAndIsRetriedAlone() {
     rows.sinkDelayMillis = 5;
     App app = componentsApp();

@@ -215,6 +215,13 @@ final class Claims {
     return segmentOf(path).find(path) >= 0;
   }
 
+  /** The component that acquired {@code path} in this run, or null if none did. */
+  synchronized TargetPath acquiredBy(TargetPath path) {
+    Segment segment = segmentOf(path);
+    int slot = segment.find(path);
+    return slot >= 0 ? owners[segment.ownerAt(slot)] : null;
+  }
+
   /**
    * Empties the table at the end of its run. Arrays that reached the old generation are scanned
    * by the collector for references into the young one until it reclaims them, whether or not
@@ -318,6 +325,11 @@ final class Claims {
       slots[at + OWNER] = owner;
       size++;
       return -1;
+    }
+
+    /** The component index that claimed the path in {@code slot} (as {@link #find} gives it). */
+    int ownerAt(int slot) {
+      return slots[slot * STRIDE + OWNER];
     }
 
     /** The slot holding {@code path}, or {@code ~slot} of the free slot where it would go. */

@@ -234,7 +234,15 @@ public final class OrphanSweep {
     for (int i = 0; i < ordered.size(); i++) {
       TargetPath path = ordered.get(i).getKey();
       TargetPath owner = ordered.get(i).getValue();
-      if (run.claims.contains(path)) {
+      TargetPath taker = run.claims.acquiredBy(path);
+      if (taker != null) {
+        if (run.failedAtOrAbove(taker)) {
+          // The takeover may not have been written (a state taken over as it was moves at the
+          // taker's commit): the state may still be the owner's, whose record is how a later
+          // run reaches it (deleted with the sweep, it stayed tracked, and in the target, for
+          // good). A takeover whose precommit landed forgot the owner's memo there.
+          keptOwners.add(owner);
+        }
         continue;
       }
       byte[] container = deletedContainerAbove(path);
