@@ -511,6 +511,40 @@ class MemoTest extends EngineTestBase {
   }
 
   @Test
+  void aMemoizedComponentThatCarriesOnPastAFailedMountOfATableRecordsNoMemo() {
+    AtomicInteger runs = new AtomicInteger();
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      ctx.mountMemo("m", "v1", c -> {
+        runs.incrementAndGet();
+        TargetStateProvider<String> docs;
+        try {
+          docs = mountTarget(c, p.targetState("docs", new Tables.TableSpec("g1")));
+        } catch (RuntimeException tableFailed) {
+          return; // the app skips what it cannot set up
+        }
+        declareTargetState(c, docs.targetState("d", "v1"));
+      });
+    });
+    tables.failCreate = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure creating table docs");
+    assertThat(tables.takeLog()).isEmpty();
+
+    // Its table's mount failed: the run that follows runs it again, and the table is created.
+    tables.failCreate = false;
+    app.update();
+    assertThat(runs.get()).isEqualTo(2);
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create d=v1");
+    assertThat(app.status().unsettled()).isEmpty();
+    app.update();
+    assertThat(runs.get()).as("then it hits").isEqualTo(2);
+    assertThat(tables.takeLog()).isEmpty();
+  }
+
+  @Test
   void aParentsMemoWaitsForTheSettlementOfItsChildrensStates() {
     assumeTrue(!ON_POSTGRES, "the shared store settles state by state, in each commit");
     boolean[] dies = {false};

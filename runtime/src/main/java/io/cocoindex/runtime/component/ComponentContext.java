@@ -61,6 +61,12 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   volatile boolean withinGate;
   /** A thread waits for this component alone: a foreground mount ({@link #useMount}). */
   private boolean waitedFor;
+  /**
+   * A foreground child ({@link #useMount}, a {@code mountTarget}) failed: this component's
+   * subtree is not healthy though its body, catching the failure, went on (see {@link
+   * #foregroundChildFailed}).
+   */
+  private volatile boolean foregroundChildFailed;
 
   ComponentContext(Run run, ComponentContext parent, TargetPath path, byte[] memoFingerprint,
       ComponentRecord stored, boolean storedLoaded) {
@@ -124,7 +130,23 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     Objects.requireNonNull(component, "component");
     ComponentContext child = newChild(subpath, null, null, false);
     child.waitedFor = true;
-    return ComponentRunner.runForeground(child, component);
+    try {
+      return ComponentRunner.runForeground(child, component);
+    } catch (RuntimeException | Error e) {
+      foregroundChildFailed = true;
+      throw e;
+    }
+  }
+
+  /**
+   * Whether a foreground child of this component failed in this run. A mounted child's failure
+   * reaches its parent through the child's future; a foreground one's only as the exception its
+   * parent's body may catch and go on from (an app skipping a table it cannot set up), and the
+   * parent (or a memoized ancestor) then recorded its memo as if its subtree were healthy: the
+   * next run on its input hit it and the failed child never ran again.
+   */
+  boolean foregroundChildFailed() {
+    return foregroundChildFailed;
   }
 
   @Override

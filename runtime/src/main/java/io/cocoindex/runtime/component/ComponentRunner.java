@@ -210,7 +210,8 @@ public final class ComponentRunner {
   private static CompletableFuture<Boolean> finishAfterChildren(ComponentContext ctx,
       Throwable bodyError, List<CompletableFuture<Boolean>> children, Executor stages) {
     Run run = ctx.run;
-    boolean childrenHealthy = children.stream().allMatch(CompletableFuture::join);
+    boolean childrenHealthy = children.stream().allMatch(CompletableFuture::join)
+        && !ctx.foregroundChildFailed();
     if (bodyError != null) {
       run.protect(ctx.path);
       if (run.mode == RunMode.DROP) {
