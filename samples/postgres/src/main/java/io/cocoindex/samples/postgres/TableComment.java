@@ -128,7 +128,11 @@ final class TableComment {
    * made by hand, or before tables recorded their app) or the table does not exist.
    */
   static String owner(Connection conn, String schema, String table) throws SQLException {
-    String record = record(conn, schema, table);
+    return appOf(conn, record(conn, schema, table));
+  }
+
+  /** The app {@code record} names, or null (no record, or one without an app). */
+  private static String appOf(Connection conn, String record) throws SQLException {
     if (record == null) {
       return null;
     }
@@ -152,11 +156,12 @@ final class TableComment {
     if (!lock(conn, schema, table)) {
       return null;
     }
-    String record = record(conn, schema, table);
-    if (record == null && description(conn, schema, table) != null) {
+    String comment = description(conn, schema, table);
+    String record = isRecord(comment) ? comment : null;
+    if (record == null && comment != null) {
       return null;
     }
-    String maker = owner(conn, schema, table);
+    String maker = appOf(conn, record);
     if (maker != null && !maker.equals(app)) {
       return maker;
     }
@@ -245,7 +250,12 @@ final class TableComment {
   private static String record(Connection conn, String schema, String table)
       throws SQLException {
     String comment = description(conn, schema, table);
-    return comment != null && comment.startsWith(PREFIX) ? comment : null;
+    return isRecord(comment) ? comment : null;
+  }
+
+  /** Whether a table's comment is this record (one a user wrote is not). */
+  private static boolean isRecord(String comment) {
+    return comment != null && comment.startsWith(PREFIX);
   }
 
   /** The table's comment, whatever it is, or null. */
