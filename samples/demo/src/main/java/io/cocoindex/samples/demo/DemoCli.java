@@ -56,6 +56,12 @@ public final class DemoCli {
       + " URL (jdbc:postgresql://host/db?user=...) instead of the SQLite index.")
   String target;
 
+  @Option(names = "--app", defaultValue = Indexer.DEFAULT_APP,
+      description = "The app's name (default: ${DEFAULT-VALUE}): it keys the tracking in the"
+          + " state store and is recorded on the chunk table as its maker. Workspaces sharing a"
+          + " --state or --target database each need a name of their own.")
+  String app;
+
   PrintStream out = System.out;
   PrintStream err = System.err;
   boolean terminal = System.console() != null;
@@ -118,15 +124,33 @@ public final class DemoCli {
 
   /** Opens the app on the workspace, the chosen state store and the chosen chunk target. */
   Session open(Path source) {
+    if (app.isBlank()) {
+      throw new IllegalArgumentException("--app must name the app, not be blank");
+    }
     Workspace ws = workspace();
-    Indexer indexer = new Indexer(ws, source, state != null ? state : ws.state().toString());
+    Indexer indexer = new Indexer(ws, source, state != null ? state : ws.state().toString(), app);
     if (target != null) {
       org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
       ds.setURL(target);
-      return new Session(indexer, indexer.app(ds), () -> {});
+      try {
+        return new Session(indexer, indexer.app(ds), () -> {});
+      } catch (RuntimeException e) {
+        indexer.closeStore();
+        throw e;
+      }
     }
     SqliteDatabase db = SqliteDatabase.open(ws.index());
-    return new Session(indexer, indexer.app(db), db);
+    try {
+      return new Session(indexer, indexer.app(db), db);
+    } catch (RuntimeException e) { // the store could not be opened: close what was
+      indexer.closeStore();
+      try {
+        db.close();
+      } catch (java.sql.SQLException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
   }
 
   /** Options of the commands that read the source folder. */

@@ -28,7 +28,8 @@ import javax.sql.DataSource;
  * summary in the output folder. Unchanged files are not even re-chunked on a rerun.
  */
 final class Indexer {
-  static final String APP = "doc-indexer";
+  /** The app's name unless {@code --app} gives another. */
+  static final String DEFAULT_APP = "doc-indexer";
   /** Bumped when chunking or summaries change, so every file is reprocessed once. */
   static final int PIPELINE_VERSION = 2;
 
@@ -56,25 +57,29 @@ final class Indexer {
   private PostgresStateStore sharedStore;
 
   private final String state;
+  private final String appName;
 
   /**
    * @param state the state store: a folder (embedded) or a JDBC URL (shared PostgreSQL)
+   * @param appName the app's name: its tracking in the store, and the maker the connectors
+   *     record on the tables they create
    */
-  Indexer(Workspace workspace, Path source, String state) {
+  Indexer(Workspace workspace, Path source, String state, String appName) {
     this.workspace = workspace;
     this.source = source;
     this.state = state;
+    this.appName = appName;
   }
 
   /** The app on the SQLite target (the default). */
   App app(SqliteDatabase db) {
-    return App.create(APP, stateEnvironment().provide(ChunkTarget.SQLITE, db).build(),
+    return App.create(appName, stateEnvironment().provide(ChunkTarget.SQLITE, db).build(),
         ctx -> main(ctx, ChunkTarget.sqlite(ctx)));
   }
 
   /** The app writing its chunks to PostgreSQL. */
   App app(DataSource postgres) {
-    return App.create(APP, stateEnvironment().provide(ChunkTarget.POSTGRES, postgres).build(),
+    return App.create(appName, stateEnvironment().provide(ChunkTarget.POSTGRES, postgres).build(),
         ctx -> main(ctx, ChunkTarget.postgres(ctx)));
   }
 

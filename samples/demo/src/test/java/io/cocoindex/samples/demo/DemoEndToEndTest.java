@@ -50,9 +50,14 @@ class DemoEndToEndTest {
   }
 
   Result cli(String... args) {
+    return cliIn(List.of("--home", home.toString()), args);
+  }
+
+  /** A run of the CLI with the given options before the command (a workspace of its own). */
+  Result cliIn(List<String> options, String... args) {
     ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
     ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-    List<String> all = new ArrayList<>(List.of("--home", home.toString()));
+    List<String> all = new ArrayList<>(options);
     all.addAll(List.of(args));
     int exit;
     try (PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
@@ -212,6 +217,69 @@ class DemoEndToEndTest {
         s.execute("DROP TABLE IF EXISTS public.chunks");
       }
     }
+  }
+
+  /**
+   * Two workspaces writing chunks to one PostgreSQL database under different {@code --app} names:
+   * the second's update fails on the chunk table, naming the app that made it, and neither its
+   * run nor its drop touches the first's rows.
+   */
+  @Test
+  void twoAppsSharingAChunkTableAreToldApart() throws Exception {
+    String url = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
+    if (url == null) {
+      if ("true".equals(System.getenv("CI"))) {
+        org.junit.jupiter.api.Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
+      }
+      org.junit.jupiter.api.Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
+    }
+    Path otherHome = tmp.resolve("other-home");
+    try {
+      Result first = cli("--app", "notes", "--target", url, "update", "--source",
+          source.toString());
+      assertThat(first.exit()).as(first.all()).isZero();
+      long rows = chunkRows(url);
+      assertThat(rows).isPositive();
+
+      List<String> other = List.of("--home", otherHome.toString(), "--app", "papers",
+          "--target", url);
+      Result second = cliIn(other, "update", "--source", source.toString());
+      assertThat(second.exit()).isEqualTo(1);
+      assertThat(second.out()).startsWith("Update of " + source + " did not complete");
+      assertThat(second.err()).contains("table public.chunks cannot be managed by app 'papers':"
+          + " app 'notes' made it");
+      Result drop = cliIn(other, "drop", "--source", source.toString());
+      assertThat(drop.exit()).as(drop.all()).isZero();
+      assertThat(chunkRows(url)).isEqualTo(rows);
+
+      Result again = cli("--app", "notes", "--target", url, "update", "--source",
+          source.toString());
+      assertThat(row(again.out(), "postgres rows (chunks)")).isEqualTo("0 0 0 " + rows);
+      assertThat(cli("--app", "notes", "--target", url, "drop").exit()).isZero();
+    } finally {
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+          Statement s = c.createStatement()) {
+        s.execute("DROP TABLE IF EXISTS public.chunks");
+      }
+    }
+  }
+
+  static long chunkRows(String url) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM public.chunks")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  @Test
+  void aBlankAppNameIsAClearErrorAndCreatesNothing() {
+    Result run = cli("--app", " ", "update", "--source", source.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.err()).isEqualTo("error: --app must name the app, not be blank\n");
+    assertThat(home.resolve("index.sqlite")).doesNotExist();
+    assertThat(home.resolve("state")).doesNotExist();
   }
 
   @Test
