@@ -9,5 +9,6 @@ package io.cocoindex;
  */
 @FunctionalInterface
 public interface ChildHandlerFactory<A> {
+  /** The handler of the children of the container that {@code action} creates or updates. */
   ChildTargetDef<?> childHandler(A action);
 }

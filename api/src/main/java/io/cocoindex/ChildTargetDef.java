@@ -15,10 +15,12 @@ public final class ChildTargetDef<V> {
     this.handler = Objects.requireNonNull(handler, "handler");
   }
 
+  /** Wraps the handler of the children. */
   public static <V> ChildTargetDef<V> of(TargetHandler<V, ?, ?> handler) {
     return new ChildTargetDef<>(handler);
   }
 
+  /** The handler of the children. */
   public TargetHandler<V, ?, ?> handler() {
     return handler;
   }

@@ -18,14 +18,17 @@ public final class ContextKey<T> {
     this.type = Objects.requireNonNull(type, "type");
   }
 
+  /** A key of the given logical name for values of {@code type}. */
   public static <T> ContextKey<T> of(String name, Class<T> type) {
     return new ContextKey<>(name, type);
   }
 
+  /** The stable logical name. */
   public String name() {
     return name;
   }
 
+  /** The type of the value provided under this key. */
   public Class<T> type() {
     return type;
   }

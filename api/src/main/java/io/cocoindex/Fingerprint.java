@@ -38,6 +38,7 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     bytes = bytes.clone();
   }
 
+  /** A copy of the 16 digest bytes. */
   @Override
   public byte[] bytes() {
     return bytes.clone();

@@ -35,14 +35,17 @@ public sealed interface TargetAction<A>
     }
   }
 
+  /** A {@link Create} of {@code a}. */
   static <A> TargetAction<A> create(A a) {
     return new Create<>(a);
   }
 
+  /** An {@link Update} to {@code a}. */
   static <A> TargetAction<A> update(A a) {
     return new Update<>(a);
   }
 
+  /** A {@link Delete} described by {@code a}. */
   static <A> TargetAction<A> delete(A a) {
     return new Delete<>(a);
   }

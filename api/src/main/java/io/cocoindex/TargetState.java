@@ -7,7 +7,9 @@ package io.cocoindex;
  * @param <V> the value type
  */
 public interface TargetState<V> {
+  /** The key under its provider: stable across runs, it is what tracking is matched on. */
   StableKey key();
 
+  /** The desired value, handed to the handler's {@code reconcile}. */
   V value();
 }

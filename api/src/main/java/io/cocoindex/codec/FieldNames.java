@@ -80,6 +80,7 @@ public final class FieldNames {
     return type;
   }
 
+  /** The number of fields. */
   public int size() {
     return names.length;
   }

@@ -53,23 +53,33 @@ public interface ValueReader {
   /** Consumes the next value, whatever its shape. */
   void skipValue();
 
+  /** Consumes a boolean. */
   boolean readBoolean();
 
+  /** Consumes an int. */
   int readInt();
 
+  /** Consumes a long. */
   long readLong();
 
+  /** Consumes a float. */
   float readFloat();
 
+  /** Consumes a double. */
   double readDouble();
 
+  /** Consumes a string. */
   String readString();
 
+  /** Consumes a byte string. */
   byte[] readBytes();
 
+  /** Consumes a UUID. */
   UUID readUuid();
 
+  /** Consumes a fingerprint. */
   Fingerprint readFingerprint();
 
+  /** Consumes a stable key. */
   StableKey readStableKey();
 }

@@ -101,6 +101,7 @@ public final class App implements AutoCloseable {
     return new App(name, env, main);
   }
 
+  /** The app's name, which keys its tracking in the store. */
   public String name() {
     return name;
   }

@@ -48,6 +48,7 @@ public final class Environment {
     }
   }
 
+  /** A builder; give it a store ({@code dbPath} or {@code stateStore}) before {@code build}. */
   public static Builder builder() {
     return new Builder();
   }
@@ -146,6 +147,11 @@ public final class Environment {
       return this;
     }
 
+    /**
+     * The environment.
+     *
+     * @throws IllegalStateException when neither a store folder nor a store was given
+     */
     public Environment build() {
       if (dbPath == null && store == null) {
         throw new IllegalStateException(

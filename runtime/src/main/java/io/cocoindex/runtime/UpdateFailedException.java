@@ -10,6 +10,11 @@ public final class UpdateFailedException extends RuntimeException {
   private final List<ComponentFailure> failures;
   private final UpdateStats stats;
 
+  /**
+   * @param what the run that failed, for the message ({@code "update of app 'docs'"})
+   * @param failures the components that failed, in the order met
+   * @param stats what the run did for the healthy components
+   */
   public UpdateFailedException(String what, List<ComponentFailure> failures, UpdateStats stats) {
     super(message(what, failures), failures.isEmpty() ? null : failures.get(0).error());
     this.failures = List.copyOf(failures);
@@ -33,6 +38,7 @@ public final class UpdateFailedException extends RuntimeException {
     return sb.toString();
   }
 
+  /** The components that failed, each with its error. */
   public List<ComponentFailure> failures() {
     return failures;
   }

@@ -25,6 +25,7 @@ public final class UpdateOptions {
     return FULL;
   }
 
+  /** Whether every component runs and every state is reconciled as possibly missing. */
   public boolean isFullReprocess() {
     return fullReprocess;
   }

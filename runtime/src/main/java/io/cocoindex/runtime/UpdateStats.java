@@ -24,6 +24,7 @@ public record UpdateStats(
 
   /** Counts of one provider's target states. */
   public record ProviderStats(long created, long updated, long deleted, long unchanged) {
+    /** The states created, updated or deleted. */
     public long changed() {
       return created + updated + deleted;
     }

@@ -7,6 +7,7 @@ package io.cocoindex.runtime.codec;
  * @param <T> the value type
  */
 public interface Codec<T> {
+  /** Encodes {@code value}. */
   byte[] encode(T value);
 
   /**

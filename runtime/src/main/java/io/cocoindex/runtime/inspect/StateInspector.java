@@ -13,6 +13,7 @@ import java.util.TreeMap;
 public final class StateInspector {
   private StateInspector() {}
 
+  /** What {@code store} tracks for {@code app}, per provider, with its unsettled states. */
   public static StatusReport inspect(StateStore store, String app) {
     Map<String, List<StableKey>> providers = new TreeMap<>();
     List<StatusReport.UnsettledState> unsettled = new ArrayList<>();

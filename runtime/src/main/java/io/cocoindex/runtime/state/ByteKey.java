@@ -24,6 +24,7 @@ public final class ByteKey {
     this.hash = hash;
   }
 
+  /** A key over {@code bytes}, which it keeps without copying: they must not change after. */
   public static ByteKey of(byte[] bytes) {
     return new ByteKey(bytes, hashOf(bytes));
   }

@@ -7,6 +7,7 @@ package io.cocoindex.runtime.state;
  * @param record the encoded tracking record, or {@code null} for "the state may not exist"
  */
 public record PossibleRecord(long version, byte[] record) {
+  /** Whether this record says that the state may not exist. */
   public boolean isNone() {
     return record == null;
   }

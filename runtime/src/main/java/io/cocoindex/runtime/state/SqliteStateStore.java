@@ -58,6 +58,10 @@ public final class SqliteStateStore extends JdbcStateStore {
     return open(dir, Durability.FULL);
   }
 
+  /**
+   * Opens (creating if needed) the store in directory {@code dir}, syncing its commits as
+   * {@code durability} says.
+   */
   public static SqliteStateStore open(Path dir, Durability durability) {
     return new SqliteStateStore(dir, durability);
   }

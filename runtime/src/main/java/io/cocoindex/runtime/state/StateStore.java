@@ -181,6 +181,7 @@ public interface StateStore extends AutoCloseable {
     return Set.copyOf(versions);
   }
 
+  /** The tracking of {@code path}, if it has any. */
   Optional<TrackedState> get(String app, byte[] path);
 
   /** The tracking of each path that has any, in any order. */
@@ -212,6 +213,7 @@ public interface StateStore extends AutoCloseable {
   /** Every state at or below {@code path}, in path order; an empty path scans the whole app. */
   void scan(String app, byte[] path, Consumer<TrackedState> visitor);
 
+  /** The record of the component at {@code path} (its memo, its children), if any. */
   Optional<ComponentRecord> component(String app, byte[] path);
 
   /** Every component record of the app. */

@@ -39,6 +39,7 @@ public record TrackedState(
     return false;
   }
 
+  /** This state with {@code newRecords} as its possible records. */
   public TrackedState withRecords(List<PossibleRecord> newRecords) {
     return new TrackedState(
         path, owner, newRecords, childGeneration, childEpoch, parentGeneration, parentEpoch);
