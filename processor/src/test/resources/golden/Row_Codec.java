@@ -15,6 +15,9 @@ import javax.annotation.processing.Generated;
 public final class Row_Codec implements GeneratedCodec<Row> {
   private static final FieldNames FIELDS = new FieldNames("test.Row", "id", "text");
 
+  /**
+   * The codec; it holds no state.
+   */
   public static final Row_Codec INSTANCE = new Row_Codec();
 
   private Row_Codec() {

@@ -13,6 +13,9 @@ import javax.annotation.processing.Generated;
 public final class TableHandler_ChildHandlerFactory implements ChildHandlerFactory<TableAction> {
   private final TableHandler handler;
 
+  /**
+   * A factory asking {@code handler} for the children's handler.
+   */
   public TableHandler_ChildHandlerFactory(TableHandler handler) {
     this.handler = Objects.requireNonNull(handler, "handler");
   }

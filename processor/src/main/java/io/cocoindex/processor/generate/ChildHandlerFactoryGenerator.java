@@ -35,6 +35,7 @@ public final class ChildHandlerFactoryGenerator {
             .addField(model.handler(), "handler", Modifier.PRIVATE, Modifier.FINAL)
             .addMethod(
                 MethodSpec.constructorBuilder()
+                    .addJavadoc("A factory asking {@code handler} for the children's handler.\n")
                     .addModifiers(Modifier.PUBLIC)
                     .addParameter(model.handler(), "handler")
                     .addStatement(

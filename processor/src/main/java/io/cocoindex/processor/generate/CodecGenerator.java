@@ -41,6 +41,7 @@ public final class CodecGenerator {
             .addField(
                 FieldSpec.builder(
                         model.codec(), "INSTANCE", Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
+                    .addJavadoc("The codec; it holds no state.\n")
                     .initializer("new $T()", model.codec())
                     .build())
             .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE).build())

@@ -14,10 +14,12 @@ import io.cocoindex.annotation.TargetValue;
 @TargetValue
 public record Entry(@Key String name, boolean directory, byte[] content) {
 
+  /** A file {@code name} holding {@code content}. */
   public static Entry file(String name, byte[] content) {
     return new Entry(name, false, content);
   }
 
+  /** An empty directory {@code name}. */
   public static Entry dir(String name) {
     return new Entry(name, true, new byte[0]);
   }

@@ -39,22 +39,27 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
     }
   }
 
+  /** A text value (U+0000 removed); NULL for {@code null}. */
   public static SqlValue ofText(String s) {
     return s == null ? NULL : new SqlValue(s, null, null, null, null);
   }
 
+  /** An integral number. */
   public static SqlValue ofLong(long n) {
     return new SqlValue(null, n, null, null, null);
   }
 
+  /** A floating-point number. */
   public static SqlValue ofDouble(double d) {
     return new SqlValue(null, null, d, null, null);
   }
 
+  /** A boolean. */
   public static SqlValue ofBool(boolean b) {
     return new SqlValue(null, null, null, b, null);
   }
 
+  /** A byte string (copied); NULL for {@code null}. */
   public static SqlValue ofBytes(byte[] b) {
     return b == null ? NULL : new SqlValue(null, null, null, null, b.clone());
   }

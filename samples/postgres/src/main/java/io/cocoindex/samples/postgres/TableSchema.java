@@ -57,10 +57,12 @@ public final class TableSchema<T extends Record> {
     return new Builder<>(type);
   }
 
+  /** The columns, in the record's order. */
   public List<ColumnDef> columns() {
     return columns;
   }
 
+  /** The primary key's columns, in order. */
   public List<String> primaryKey() {
     return primaryKey;
   }
@@ -119,6 +121,7 @@ public final class TableSchema<T extends Record> {
       return this;
     }
 
+    /** The schema; the record's components become its columns. */
     public TableSchema<T> build() {
       List<ColumnDef> columns = new ArrayList<>();
       List<Method> accessors = new ArrayList<>();

@@ -19,6 +19,7 @@ import java.util.List;
 @TargetValue
 @TrackingRecord
 public record IndexSpec(@Key String name, List<String> columns, boolean unique) {
+  /** A non-unique index {@code name} on {@code columns}, in that order. */
   public static IndexSpec of(String name, String... columns) {
     return new IndexSpec(name, List.of(columns), false);
   }

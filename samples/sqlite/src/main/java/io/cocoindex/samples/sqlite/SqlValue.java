@@ -20,9 +20,19 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
 
   /** SQLite's storage classes. */
   public enum Kind {
-    NULL, INTEGER, REAL, TEXT, BLOB
+    /** SQL NULL. */
+    NULL,
+    /** A signed integer of up to 8 bytes. */
+    INTEGER,
+    /** An 8-byte floating-point number. */
+    REAL,
+    /** A text string. */
+    TEXT,
+    /** A byte string, stored as given. */
+    BLOB
   }
 
+  /** SQL NULL. */
   public static final SqlValue NULL = new SqlValue(Kind.NULL, null, 0, 0, null);
 
   /** An INTEGER. */
@@ -65,6 +75,7 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
             + ": use String, Long/Integer/Short/Byte, Boolean, Double/Float, byte[] or null");
   }
 
+  /** Whether this is SQL NULL. */
   public boolean isNull() {
     return kind == Kind.NULL;
   }

@@ -50,6 +50,7 @@ public final class SqliteDatabase implements AutoCloseable {
   /** Work done in one transaction. */
   @FunctionalInterface
   public interface Work<T> {
+    /** Does the work on {@code c}, inside the transaction. */
     T run(Connection c) throws SQLException;
   }
 

@@ -63,6 +63,7 @@ public final class SqliteTable<T extends Record> {
         .targetState(SqlIdentifiers.fold(index.name()), index));
   }
 
+  /** The schema the table was declared with. */
   public TableSchema<T> schema() {
     return schema;
   }

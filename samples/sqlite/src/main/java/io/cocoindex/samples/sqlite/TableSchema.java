@@ -180,10 +180,12 @@ public final class TableSchema<T extends Record> {
     return out;
   }
 
+  /** The table's name. */
   public String name() {
     return name;
   }
 
+  /** The columns, in the record's order. */
   public List<ColumnSpec> columns() {
     return columns;
   }
