@@ -198,6 +198,37 @@ class DiagnosticsTest {
     assertThat(processor.created).isEmpty();
   }
 
+  /**
+   * A handler whose tracking record is a class annotated @TrackingRecord, and a record holding
+   * one: the class's COCO-002 is the only error, not also a COCO-021 on the handler or a COCO-003
+   * on the record (one mistake, one error, where the fix is).
+   */
+  @Test
+  void aTrackingRecordThatIsAClassIsReportedOnceOnItself() {
+    JavaFileObject f =
+        source(
+            "FileHandler",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@TrackingRecord // on a class",
+            "final class FileRecord {",
+            "  final String path = \"\";",
+            "}",
+            "@TrackingRecord",
+            "record Listing(List<FileRecord> files) {}",
+            "@RootTarget(provider = \"p\", name = \"File\")",
+            "class FileHandler implements TargetHandler<String, FileRecord, String> {",
+            reconcile("String", "FileRecord", "String"),
+            "}");
+    RecordingProcessor processor = new RecordingProcessor();
+    Compilation c = javac().withProcessors(processor).compile(f);
+    assertSingleError(
+        c,
+        f,
+        "[COCO-002] @TrackingRecord test.FileRecord is a class, not a record:",
+        "@TrackingRecord // on a class");
+  }
+
   @Nested
   class UnserializableComponent {
     @Test

@@ -79,6 +79,7 @@ public final class RecordValidator {
       reporter.error(type, mirror, Message.GENERIC_RECORD, simple, type.getQualifiedName());
     }
     List<ComponentModel> components = new ArrayList<>();
+    boolean unusable = false;
     for (RecordComponentElement c : type.getRecordComponents()) {
       Optional<AnnotationMirror> key = Mirrors.find(c, AnnotationNames.KEY);
       if (key.isPresent() && !KeyModels.isKeyType(c.asType())) {
@@ -92,7 +93,9 @@ public final class RecordValidator {
         continue;
       }
       ValueTypeClassifier.Classified classified = classifier.classify(c.asType());
-      if (!classified.ok()) {
+      if (classified.reportedOnItself()) {
+        unusable = true; // the class's own error (COCO-002) says what to fix
+      } else if (!classified.ok()) {
         reporter.error(
             TypeInspector.positionOf(c),
             Message.UNSERIALIZABLE_COMPONENT,
@@ -104,7 +107,7 @@ public final class RecordValidator {
         components.add(new ComponentModel(c.getSimpleName().toString(), classified.type()));
       }
     }
-    if (reporter.hasErrors()) {
+    if (reporter.hasErrors() || unusable) {
       return Optional.empty();
     }
     return Optional.of(

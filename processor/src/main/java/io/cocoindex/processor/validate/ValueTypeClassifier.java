@@ -41,25 +41,40 @@ public final class ValueTypeClassifier {
    * @param problem why it cannot be serialized, null when it can
    * @param unresolved whether the problem is a type javac has not resolved yet (wait for it)
    */
-  public record Classified(ValueType type, String problem, boolean unresolved) {
+  public record Classified(
+      ValueType type, String problem, boolean unresolved, boolean reportedOnItself) {
     static Classified of(ValueType type) {
-      return new Classified(type, null, false);
+      return new Classified(type, null, false, false);
     }
 
     static Classified reflective() {
-      return new Classified(null, null, false);
+      return new Classified(null, null, false, false);
     }
 
     static Classified problem(String problem) {
-      return new Classified(null, problem, false);
+      return new Classified(null, problem, false, false);
     }
 
     static Classified unresolved(TypeMirror type) {
-      return new Classified(null, type + " is not resolved yet", true);
+      return new Classified(null, type + " is not resolved yet", true, false);
+    }
+
+    /**
+     * A class annotated for a generated codec that is not a record: the annotation's check
+     * reports it on the class (COCO-002), so a type using it is not reported again, and one
+     * mistake gives one error.
+     */
+    static Classified reportedOnItself(String name) {
+      return new Classified(null, name + " is not a record", false, true);
     }
 
     public boolean ok() {
       return problem == null;
+    }
+
+    /** This problem as met inside {@code where}, keeping whether it is reported on itself. */
+    Classified within(String where) {
+      return new Classified(null, where + problem, unresolved, reportedOnItself);
     }
 
     /** This classification, or a container of it whose shape {@code wrap} gives. */
@@ -153,7 +168,7 @@ public final class ValueTypeClassifier {
         continue;
       }
       Classified c = classifyHandlerType(vra.get(i));
-      if (c.ok() || c.unresolved()) {
+      if (c.ok() || c.unresolved() || c.reportedOnItself()) {
         continue;
       }
       List<String> roles = new ArrayList<>(List.of(HANDLER_ROLES[i]));
@@ -276,6 +291,9 @@ public final class ValueTypeClassifier {
           new ValueType.RecordRef(
               ClassName.get(element), TypeInspector.sibling(element, "Codec")));
     }
+    if (AnnotationNames.CODEC_ANNOTATIONS.stream().anyMatch(a -> Mirrors.has(element, a))) {
+      return Classified.reportedOnItself(name);
+    }
     return Classified.problem(name + " is not a supported type; " + supported);
   }
 
@@ -297,7 +315,7 @@ public final class ValueTypeClassifier {
         return classified;
       }
       if (!classified.ok()) {
-        return Classified.problem(
+        return classified.within(
             "the record "
                 + element.getQualifiedName()
                 + ", without @TargetValue, @ActionValue or @TrackingRecord, is serialized"
@@ -305,8 +323,7 @@ public final class ValueTypeClassifier {
                 + c.getSimpleName()
                 + "' has type "
                 + component
-                + ": "
-                + classified.problem());
+                + ": ");
       }
     }
     return Classified.reflective();
