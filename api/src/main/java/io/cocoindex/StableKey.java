@@ -61,9 +61,32 @@ public sealed interface StableKey
       Objects.requireNonNull(value, "value");
     }
 
+    /**
+     * The value in double quotes, as a Java string literal writes it: {@code "} and the backslash
+     * escaped by a backslash, control characters as {@code \n}, {@code \r}, {@code \t} or a
+     * backslash-u escape, so that a key always prints on one line and reads back unambiguously.
+     */
     @Override
     public String toString() {
-      return '"' + value.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+      StringBuilder sb = new StringBuilder(value.length() + 2).append('"');
+      for (int i = 0; i < value.length(); i++) {
+        char c = value.charAt(i);
+        switch (c) {
+          case '"' -> sb.append("\\\"");
+          case '\\' -> sb.append("\\\\");
+          case '\n' -> sb.append("\\n");
+          case '\r' -> sb.append("\\r");
+          case '\t' -> sb.append("\\t");
+          default -> {
+            if (c < 0x20 || c == 0x7F) {
+              sb.append(String.format("\\u%04X", (int) c));
+            } else {
+              sb.append(c);
+            }
+          }
+        }
+      }
+      return sb.append('"').toString();
     }
   }
 

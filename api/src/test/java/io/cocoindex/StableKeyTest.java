@@ -62,6 +62,14 @@ class StableKeyTest {
   }
 
   @Test
+  void aStringKeyPrintsQuotedOnOneLineWithItsControlCharactersEscaped() {
+    assertThat(new StableKey.Str("a \"b\" c:\\d").toString()).isEqualTo("\"a \\\"b\\\" c:\\\\d\"");
+    assertThat(new StableKey.Str("line 1\nline 2\r\tend\u0000\u001b\u007f").toString())
+        .isEqualTo("\"line 1\\nline 2\\r\\tend\\u0000\\u001B\\u007F\"");
+    assertThat(new StableKey.Str("é/ü 日本").toString()).isEqualTo("\"é/ü 日本\"");
+  }
+
+  @Test
   void fingerprintBecomesFp() {
     Fingerprint fp = Fingerprint.ofString("x");
 
