@@ -233,4 +233,73 @@ public sealed interface StableKey
   static StableKey symbol(String name) {
     return new Symbol(name);
   }
+
+  /**
+   * The text of this string key: what a handler whose values have a {@code String} {@code @Key}
+   * reads back from the key it is given ({@code key.asString()}, not a cast to {@link Str}).
+   *
+   * @throws IllegalStateException naming this key and its kind when it is not a {@link Str}
+   */
+  default String asString() {
+    if (this instanceof Str s) {
+      return s.value();
+    }
+    throw notA("a string key");
+  }
+
+  /**
+   * The number of this integer key (any integral {@code @Key} component).
+   *
+   * @throws IllegalStateException naming this key and its kind when it is not an {@link Int}
+   */
+  default long asLong() {
+    if (this instanceof Int i) {
+      return i.value();
+    }
+    throw notA("an integer key");
+  }
+
+  /**
+   * Part {@code index} of this composite key: {@code key.part(0).asString()} is the first
+   * component of a value with several {@code @Key} components, or the context key's name of a
+   * connector whose keys start with it.
+   *
+   * @throws IllegalStateException naming this key when it is not an {@link Array}, or has no
+   *     part {@code index}
+   */
+  default StableKey part(int index) {
+    if (!(this instanceof Array a)) {
+      throw notA("a composite key");
+    }
+    if (index < 0 || index >= a.items().size()) {
+      throw new IllegalStateException("key " + this + " has " + a.items().size()
+          + (a.items().size() == 1 ? " part" : " parts") + ", not a part " + index);
+    }
+    return a.items().get(index);
+  }
+
+  private IllegalStateException notA(String expected) {
+    return new IllegalStateException("key " + this + " is " + kindOf(this) + ", not " + expected);
+  }
+
+  private static String kindOf(StableKey key) {
+    if (key instanceof Null) {
+      return "the null key";
+    } else if (key instanceof Bool) {
+      return "a boolean key";
+    } else if (key instanceof Int) {
+      return "an integer key";
+    } else if (key instanceof Str) {
+      return "a string key";
+    } else if (key instanceof Bytes) {
+      return "a byte-string key";
+    } else if (key instanceof Uuid) {
+      return "a UUID key";
+    } else if (key instanceof Symbol) {
+      return "a symbol";
+    } else if (key instanceof Array) {
+      return "a composite key";
+    }
+    return "a fingerprint key";
+  }
 }

@@ -70,6 +70,30 @@ class StableKeyTest {
   }
 
   @Test
+  void typedAccessorsReadAKeyBackWithoutACast() {
+    assertThat(StableKey.of("docs").asString()).isEqualTo("docs");
+    assertThat(StableKey.of(42).asLong()).isEqualTo(42L);
+    StableKey table = StableKey.of(List.of("my_pg", List.of(1, "public")));
+    assertThat(table.part(0).asString()).isEqualTo("my_pg");
+    assertThat(table.part(1).part(0).asLong()).isEqualTo(1L);
+  }
+
+  @Test
+  void typedAccessorsOfTheWrongKindNameTheKeyAndWhatItIs() {
+    assertThatThrownBy(() -> StableKey.of(7).asString())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("key 7 is an integer key, not a string key");
+    assertThatThrownBy(() -> StableKey.of("7").asLong())
+        .hasMessage("key \"7\" is a string key, not an integer key");
+    assertThatThrownBy(() -> StableKey.of("docs").part(0))
+        .hasMessage("key \"docs\" is a string key, not a composite key");
+    assertThatThrownBy(() -> StableKey.of(List.of("a")).part(1))
+        .hasMessage("key [\"a\"] has 1 part, not a part 1");
+    assertThatThrownBy(() -> StableKey.symbol("index").asString())
+        .hasMessage("key @index is a symbol, not a string key");
+  }
+
+  @Test
   void fingerprintBecomesFp() {
     Fingerprint fp = Fingerprint.ofString("x");
 

@@ -35,7 +35,7 @@ class CocoIndexExtensionTest {
     @Override
     public TargetReconcileOutput<Put, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mbm) {
-      String k = ((StableKey.Str) key).value();
+      String k = key.asString();
       if (desired == null) {
         return TargetReconcileOutput.of(TargetAction.delete(new Put(k, null)), sink, null);
       }
@@ -164,7 +164,7 @@ class CocoIndexExtensionTest {
     @Override
     public TargetReconcileOutput<Folder, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mbm) {
-      String name = ((StableKey.Str) key).value();
+      String name = key.asString();
       return desired == null
           ? TargetReconcileOutput.of(TargetAction.delete(new Folder(name, true)), sink, null)
           : TargetReconcileOutput.of(prev.isEmpty() ? TargetAction.create(new Folder(name, false))

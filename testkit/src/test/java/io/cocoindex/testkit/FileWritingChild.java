@@ -125,7 +125,7 @@ public final class FileWritingChild {
     @Override
     public TargetReconcileOutput<FileWrite, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean prevMayBeMissing) {
-      String name = ((StableKey.Str) key).value();
+      String name = key.asString();
       if (desired == null) {
         return TargetReconcileOutput.of(TargetAction.delete(new FileWrite(name, null)), sink, null);
       }

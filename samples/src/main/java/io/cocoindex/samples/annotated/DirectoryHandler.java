@@ -53,7 +53,7 @@ public final class DirectoryHandler
       if (prev.isEmpty() && !prevMayBeMissing) {
         return null;
       }
-      String path = prev.isEmpty() ? ((StableKey.Str) key).value() : prev.get(0).path();
+      String path = prev.isEmpty() ? key.asString() : prev.get(0).path();
       return TargetReconcileOutput.of(
           TargetAction.delete(new DirectoryAction(path, true)), sink, null);
     }

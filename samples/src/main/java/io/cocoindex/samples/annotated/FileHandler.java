@@ -41,7 +41,7 @@ final class FileHandler implements TargetHandler<FileEntry, FileRecord, FileActi
   @Override
   public TargetReconcileOutput<FileAction, FileRecord> reconcile(
       StableKey key, FileEntry desired, List<FileRecord> prev, boolean prevMayBeMissing) {
-    String name = ((StableKey.Str) key).value();
+    String name = key.asString();
     if (desired == null) {
       return prev.isEmpty() && !prevMayBeMissing
           ? null

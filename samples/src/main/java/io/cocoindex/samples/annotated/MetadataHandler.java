@@ -27,7 +27,7 @@ final class MetadataHandler implements TargetHandler<Metadata, Metadata, Metadat
   @Override
   public TargetReconcileOutput<MetadataAction, Metadata> reconcile(
       StableKey key, Metadata desired, List<Metadata> prev, boolean prevMayBeMissing) {
-    String name = ((StableKey.Str) key).value();
+    String name = key.asString();
     if (desired == null) {
       return prev.isEmpty() && !prevMayBeMissing
           ? null

@@ -37,7 +37,7 @@ public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirActi
   public TargetReconcileOutput<DirAction, DirSpec> reconcile(
       StableKey key, DirSpec desired, List<DirSpec> prev, boolean prevMayBeMissing) {
     if (desired == null) {
-      String path = ((StableKey.Str) key).value();
+      String path = key.asString();
       return TargetReconcileOutput.of(TargetAction.delete(new DirAction(path, true)), sink, null);
     }
     DirAction ensure = new DirAction(desired.path(), false);

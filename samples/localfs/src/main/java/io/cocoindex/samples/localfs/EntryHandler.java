@@ -58,7 +58,7 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
       StableKey key, Entry desired, List<EntryRecord> prev, boolean prevMayBeMissing) {
     // Declared names were checked in full at declaration; a tracked one, declared under older
     // rules, need only stay in its directory to be deleted.
-    String name = Names.checkSegment(((StableKey.Str) key).value());
+    String name = Names.checkSegment(key.asString());
     String path;
     try {
       path = dir.resolve(name).toString();

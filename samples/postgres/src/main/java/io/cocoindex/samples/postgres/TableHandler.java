@@ -190,7 +190,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (prev.isEmpty() || prev.stream().anyMatch(p -> p.managedBy() == ManagedBy.USER)) {
       return null; // nothing known to exist, or the user's table: abandon it untouched
     }
-    String databaseName = ((StableKey.Str) ((StableKey.Array) key).items().get(0)).value();
+    String databaseName = key.part(0).asString();
     TableRecord p = prev.get(0);
     // Orphans are reconciled at the end of the run, after every declaration.
     List<String> declaredUnder = databases.keySet().stream()

@@ -24,7 +24,7 @@ final class DocumentHandler implements TargetHandler<Document, DocumentRecord, D
   @Override
   public TargetReconcileOutput<DocumentAction, DocumentRecord> reconcile(
       StableKey key, Document desired, List<DocumentRecord> prev, boolean prevMayBeMissing) {
-    String id = ((StableKey.Str) key).value();
+    String id = key.asString();
     String redisKey = index.prefix() + id;
     if (desired == null) {
       if (prev.isEmpty() && !prevMayBeMissing) {

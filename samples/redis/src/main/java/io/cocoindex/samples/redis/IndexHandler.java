@@ -80,7 +80,7 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
   @Override
   public TargetReconcileOutput<IndexAction, IndexRecord> reconcile(
       StableKey key, IndexSpec desired, List<IndexRecord> prev, boolean prevMayBeMissing) {
-    String databaseName = ((StableKey.Str) ((StableKey.Array) key).items().get(0)).value();
+    String databaseName = key.part(0).asString();
     RedisDatabase db = database(databaseName);
     IndexRecord record = desired == null ? null
         : IndexRecord.of(desired.prefix(), desired.fields(), desired.managedBy());

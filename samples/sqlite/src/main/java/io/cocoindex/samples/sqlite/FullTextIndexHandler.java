@@ -149,7 +149,7 @@ final class FullTextIndexHandler
   @Override
   public TargetReconcileOutput<AttachmentAction, FullTextIndex> reconcile(
       StableKey key, FullTextIndex desired, List<FullTextIndex> prev, boolean prevMayBeMissing) {
-    String name = ((StableKey.Str) key).value();
+    String name = key.asString();
     if (desired == null) {
       if ((prev.isEmpty() && !prevMayBeMissing) || declared.contains(SqlIdentifiers.fold(name))) {
         // Nothing to drop, or the index is declared under its case-folded name (its key before

@@ -42,7 +42,7 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
   @Override
   public TargetReconcileOutput<AttachmentAction, IndexSpec> reconcile(
       StableKey key, IndexSpec desired, List<IndexSpec> prev, boolean prevMayBeMissing) {
-    String keyName = ((StableKey.Str) key).value();
+    String keyName = key.asString();
     if (desired == null) {
       if (prev.isEmpty() && !prevMayBeMissing) {
         return null;

@@ -123,7 +123,7 @@ final class SqlCommandHandler
       if (prev.isEmpty()) {
         return null;
       }
-      String name = ((StableKey.Str) key).value();
+      String name = key.asString();
       return TargetReconcileOutput.of(TargetAction.delete(AttachmentAction.of(
           table.name(), teardowns, List.of()).withSqlCommand(name, null, elsewhere(name))), sink,
           null);

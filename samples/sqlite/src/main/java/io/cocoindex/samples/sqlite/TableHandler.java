@@ -134,9 +134,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       if (prev.isEmpty() || prev.stream().anyMatch(TableRecord::userManaged)) {
         return null; // nothing known to exist, or the user's table: abandon it
       }
-      List<StableKey> parts = ((StableKey.Array) key).items();
-      String database = ((StableKey.Str) parts.get(0)).value();
-      String name = ((StableKey.Str) parts.get(1)).value();
+      String database = key.part(0).asString();
+      String name = key.part(1).asString();
       if (declared.contains(where(database(database, name), name))) {
         // Declared under another key in the same database file (its ContextKey renamed): that
         // key owns the table now, rows included; dropping it would take them all.
