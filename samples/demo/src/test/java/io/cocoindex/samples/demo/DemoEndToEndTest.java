@@ -178,13 +178,7 @@ class DemoEndToEndTest {
 
   @Test
   void chunksGoToPostgresAndStateToTheSharedStoreWhenAsked() throws Exception {
-    String url = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
-    if (url == null) {
-      if ("true".equals(System.getenv("CI"))) {
-        org.junit.jupiter.api.Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
-      }
-      org.junit.jupiter.api.Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
-    }
+    String url = postgresUrl();
     String schema = "demo_" + java.util.UUID.randomUUID().toString().replace("-", "");
     try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
         Statement s = c.createStatement()) {
@@ -226,13 +220,7 @@ class DemoEndToEndTest {
    */
   @Test
   void twoAppsSharingAChunkTableAreToldApart() throws Exception {
-    String url = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
-    if (url == null) {
-      if ("true".equals(System.getenv("CI"))) {
-        org.junit.jupiter.api.Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
-      }
-      org.junit.jupiter.api.Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
-    }
+    String url = postgresUrl();
     Path otherHome = tmp.resolve("other-home");
     try {
       Result first = cli("--app", "notes", "--target", url, "update", "--source",
@@ -262,6 +250,18 @@ class DemoEndToEndTest {
         s.execute("DROP TABLE IF EXISTS public.chunks");
       }
     }
+  }
+
+  /** The test server's JDBC URL; the test is skipped without one, and fails under CI. */
+  static String postgresUrl() {
+    String url = System.getenv("COCOINDEX_TEST_POSTGRES_URL");
+    if (url == null) {
+      if ("true".equals(System.getenv("CI"))) {
+        org.junit.jupiter.api.Assertions.fail("COCOINDEX_TEST_POSTGRES_URL is not set but CI=true");
+      }
+      org.junit.jupiter.api.Assumptions.abort("COCOINDEX_TEST_POSTGRES_URL is not set");
+    }
+    return url;
   }
 
   static long chunkRows(String url) throws Exception {
