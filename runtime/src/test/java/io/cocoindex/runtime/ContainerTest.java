@@ -816,7 +816,7 @@ class ContainerTest extends EngineTestBase {
 
     table[0] = false;
     if (memoized) {
-      app.update(); // c's memo hits: its tracking is kept as it was
+      app.update(); // c runs (its table is not declared: its memo does not hold), declaring nothing
     } else {
       failing[0] = true; // c fails: its tracking is kept as it was
       assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)

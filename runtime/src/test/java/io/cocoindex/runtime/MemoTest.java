@@ -230,6 +230,159 @@ class MemoTest extends EngineTestBase {
     assertThat(bodies.get()).isZero();
   }
 
+  /**
+   * The table the memoized components declare into is renamed: their inputs are unchanged, but
+   * what they declared into is no longer declared, so their memos do not hold and they declare
+   * their rows into the new table in the same run (the memos had carried the rows forward under
+   * the dropped table, leaving the new one empty for a run).
+   */
+  @Test
+  void memoizedComponentsFollowTheirTableToANewNameInTheSameRun() {
+    inputs.put("a", "v1");
+    inputs.put("b", "v1");
+    String[] table = {"docs"};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> rowsOf =
+          mountTarget(ctx, p.targetState(table[0], new Tables.TableSpec(generation)));
+      inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+        bodies.incrementAndGet();
+        declareTargetState(c, rowsOf.targetState(name, String.valueOf(content)));
+      }));
+    });
+    app.update();
+    bodies.set(0);
+    rows.takeLog();
+    tables.takeLog();
+
+    table[0] = "articles";
+    UpdateStats stats = app.update();
+    assertThat(bodies.getAndSet(0)).isEqualTo(2);
+    assertThat(tables.takeLog()).containsExactly("ensure articles", "drop docs");
+    assertThat(rows.takeLog()).containsExactly("create a=v1", "create b=v1");
+    assertThat(stats.of("tables/articles")).isEqualTo(new UpdateStats.ProviderStats(2, 0, 0, 0));
+    assertThat(stats.componentsMemoized()).isZero();
+
+    app.update();
+    assertThat(bodies.getAndSet(0)).isZero();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(tables.takeLog()).containsExactly("ensure articles"); // its refresh
+
+    table[0] = "docs"; // back: the memos were recorded without docs, so they do not hold
+    app.update();
+    assertThat(bodies.getAndSet(0)).isEqualTo(2);
+    assertThat(tables.takeLog()).containsExactly("ensure docs", "drop articles");
+    assertThat(rows.takeLog()).containsExactly("create a=v1", "create b=v1");
+    app.update();
+    assertThat(bodies.get()).isZero();
+  }
+
+  /**
+   * A memoized component whose table another component mounts itself (a partition, declared
+   * inside the memoized subtree) still hits: only containers declared outside its subtree must
+   * be declared again before its memo holds.
+   */
+  @Test
+  void aMemoizedComponentMountingItsOwnTableStillHits() {
+    inputs.put("a", "v1");
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      inputs.forEach((name, content) -> ctx.mountMemo(name, content, c -> {
+        bodies.incrementAndGet();
+        TargetStateProvider<String> own =
+            mountTarget(c, p.targetState("part-" + name, new Tables.TableSpec(generation)));
+        declareTargetState(c, own.targetState(name, String.valueOf(content)));
+      }));
+    });
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure part-a");
+    assertThat(rows.takeLog()).containsExactly("create a=v1");
+    bodies.set(0);
+
+    UpdateStats stats = app.update();
+    assertThat(bodies.get()).isZero();
+    assertThat(stats.componentsMemoized()).isEqualTo(1);
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(tables.takeLog()).isEmpty();
+  }
+
+  /**
+   * A component declares a key that an unchanged, memoized component owns: both declare it (the
+   * memo stands for the same declarations), which is an error, not a move. As a move, the key
+   * went back and forth between the two on every run, each run forgetting the memo of the one
+   * it took the key from, and no run saw a duplicate.
+   */
+  @Test
+  void aKeyAlsoDeclaredByAMemoizedComponentIsAnErrorNotAMove() {
+    Map<String, List<String>> declares = new TreeMap<>();
+    declares.put("a", List.of("k1"));
+    declares.put("b", List.of("k2"));
+    java.util.concurrent.atomic.AtomicReference<App> self =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    App app = app(ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      declares.forEach((name, keys) -> ctx.mountMemo(name, List.copyOf(keys), c -> {
+        // b's claim comes after a's memo check: b waits for it.
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (name.equals("b") && keys.size() > 1 && self.get().progress().memoized() < 1
+            && System.nanoTime() < until) {
+          Thread.onSpinWait();
+        }
+        keys.forEach(k -> declareTargetState(c, docs.targetState(k, name)));
+      }));
+    });
+    self.set(app);
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create k1=a", "create k2=b");
+
+    declares.put("b", List.of("k2", "k1"));
+    for (int run = 0; run < 3; run++) {
+      assertThatThrownBy(app::update)
+          .isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("(key \"k1\" of provider tables/docs) is declared by two"
+              + " components in one run: /\"a\" and /\"b\"");
+      assertThat(rows.takeLog()).as("run %d", run).isEmpty();
+    }
+  }
+
+  /**
+   * The same duplicate, the memoized owner's memo checked after the other component took the
+   * key over (that one runs first, in the foreground): the memoized component fails, and so does
+   * every later run, until one of them stops declaring the key.
+   */
+  @Test
+  void aKeyTakenFromAMemoizedComponentBeforeItsMemoCheckFailsThatComponent() {
+    Map<String, List<String>> declares = new TreeMap<>();
+    declares.put("a", List.of("k1"));
+    List<String> taker = new ArrayList<>(List.of("k2"));
+    App app = app(ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      ctx.useMount("b", c -> {
+        taker.forEach(k -> declareTargetState(c, docs.targetState(k, "b")));
+        return null;
+      });
+      declares.forEach((name, keys) -> ctx.mountMemo(name, List.copyOf(keys), c ->
+          keys.forEach(k -> declareTargetState(c, docs.targetState(k, name)))));
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create k1=a", "create k2=b");
+
+    taker.add("k1");
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("(key \"k1\" of provider tables/docs) is declared by two"
+            + " components in one run: /\"b\" and /\"a\"");
+    assertThat(rows.takeLog()).containsExactly("update k1=b");
+    for (int run = 0; run < 2; run++) {
+      assertThatThrownBy(app::update)
+          .isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("is declared by two components in one run: /\"b\" and /\"a\"");
+      assertThat(rows.takeLog()).as("run %d", run).isEmpty();
+    }
+  }
+
   @Test
   void removedMemoizedComponentsStatesAreDeleted() {
     inputs.put("a", "v1");

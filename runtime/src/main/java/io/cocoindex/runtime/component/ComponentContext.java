@@ -225,6 +225,17 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     }
   }
 
+  /**
+   * Containers from outside its subtree that this memoized component's memo missed for, as they
+   * are no longer declared: its memo is recorded without them ({@link
+   * MemoDependencies.Dependency#isAbsent}).
+   */
+  void recordedWithout(List<MemoDependencies.Dependency> absent) {
+    if (!absent.isEmpty()) {
+      descendantDeps.add(absent);
+    }
+  }
+
   /** What the descendants declared on, when gathered; else null. */
   List<MemoDependencies.Dependency> descendantDeps() {
     return descendantDeps == null ? null : descendantDeps.list();

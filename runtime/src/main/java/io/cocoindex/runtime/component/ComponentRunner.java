@@ -284,12 +284,14 @@ public final class ComponentRunner {
     byte[] fingerprint;
     ComponentRecord rec;
     List<MemoDependencies.Dependency> deps = null;
+    List<MemoDependencies.Dependency> absent = List.of();
     try {
       fingerprint = Fingerprint.of(input).bytes();
       rec = run.storedComponent(path).orElse(null);
       if (memoMatches(run, rec, fingerprint)) {
         deps = MemoDependencies.decode(rec.memoDependencies());
-        if (!MemoDependencies.stillValid(deps, run)) {
+        if (!MemoDependencies.stillValid(deps, run, path)) {
+          absent = MemoDependencies.absentNow(deps, run, path);
           deps = null;
         }
       }
@@ -304,13 +306,22 @@ public final class ComponentRunner {
       return CompletableFuture.completedFuture(false);
     }
     if (deps != null) { // a hit
+      RuntimeException conflict = run.memoHit(path);
       run.visit(path);
       run.protect(path);
+      if (conflict != null) { // fails it, as a body declaring the state again would have
+        run.stats.componentMounted();
+        run.fail(path, conflict);
+        run.stats.componentFinished();
+        return CompletableFuture.completedFuture(false);
+      }
       parent.childMemoHit(deps);
       countMemoized(run, deps);
       return CompletableFuture.completedFuture(true);
     }
-    return start(parent.memoChild(path, fingerprint, rec), c -> {
+    ComponentContext child = parent.memoChild(path, fingerprint, rec);
+    child.recordedWithout(absent);
+    return start(child, c -> {
       body.accept(c);
       return null;
     });
@@ -332,6 +343,9 @@ public final class ComponentRunner {
     run.stats.componentMemoized();
     run.stats.componentFinished();
     for (MemoDependencies.Dependency d : deps) {
+      if (d.isAbsent()) {
+        continue;
+      }
       run.stats.unchanged(d.provider(), d.states());
     }
   }

@@ -61,6 +61,11 @@ final class Claims {
   private Map<TargetPath, DeclaredPaths> keptIndex;
   /** Takeovers from components that had not claimed yet, by the component taken from. */
   private final Map<TargetPath, List<Takeover>> takenFrom = new HashMap<>();
+  /**
+   * The memoized components whose memos hit in this run: each declares again, by its memo, every
+   * state its subtree owns, without claiming them.
+   */
+  private final Set<TargetPath> memoHits = new HashSet<>();
 
   Claims() {
     for (int i = 0; i < SEGMENTS; i++) {
@@ -69,7 +74,15 @@ final class Claims {
   }
 
   /** A path claimed by another component before this one. */
-  record Conflict(DeclaredTarget declared, TargetPath other) {}
+  record Conflict(DeclaredTarget declared, TargetPath other) {
+    /** The error that fails {@code component}, which declared the path after {@code other}. */
+    IllegalStateException error(TargetPath component) {
+      return new IllegalStateException(
+          "target state " + declared.path() + " (key " + declared.key() + " of provider "
+              + declared.provider().name() + ") is declared by two components in one run: "
+              + other + " and " + component);
+    }
+  }
 
   /** {@code by} declared {@code declared}, which another component owned. */
   private record Takeover(DeclaredTarget declared, TargetPath by) {}
@@ -116,6 +129,9 @@ final class Claims {
         TargetPath from = d.previousOwners().isEmpty() ? null
             : d.previousOwners().get(path.key());
         if (from != null && !from.equals(component)) {
+          if (memoHitCovers(from)) {
+            return new Conflict(declared, from); // its owner's memo declares it again
+          }
           DeclaredPaths ownerDeclared = declaredBy(from);
           if (ownerDeclared != null && ownerDeclared.holds(path)) {
             return new Conflict(declared, from); // its owner claimed it again before
@@ -186,6 +202,39 @@ final class Claims {
     }
   }
 
+  /**
+   * Notes that {@code component}'s memo hit: by its memo it declares again every state its
+   * subtree owns. A state another component took over from that subtree earlier in the run is
+   * then declared by both (the memo stands for the same declarations, so it is not a move): the
+   * conflict, which fails the memoized component, is returned; null when there is none. A
+   * takeover that comes after this is the taker's conflict ({@link #claim}).
+   */
+  synchronized Conflict memoHit(TargetPath component) {
+    memoHits.add(component);
+    for (Map.Entry<TargetPath, List<Takeover>> e : takenFrom.entrySet()) {
+      if (e.getKey().startsWith(component) && !e.getValue().isEmpty()) {
+        Takeover t = e.getValue().get(0);
+        return new Conflict(t.declared(), t.by());
+      }
+    }
+    return null;
+  }
+
+  /** Whether {@code owner} is a component whose memo hit in this run, or lies below one. */
+  private boolean memoHitCovers(TargetPath owner) {
+    if (memoHits.isEmpty()) {
+      return false;
+    }
+    for (TargetPath p = owner; ; p = p.parent()) {
+      if (memoHits.contains(p)) {
+        return true;
+      }
+      if (p.depth() == 0) {
+        return false;
+      }
+    }
+  }
+
   /** What {@code component} declared, if it claimed and kept paths it owned; else null. */
   private DeclaredPaths declaredBy(TargetPath component) {
     if (keptIndex == null) {
@@ -240,6 +289,7 @@ final class Claims {
     keptPaths.trimToSize();
     keptIndex = null;
     takenFrom.clear();
+    memoHits.clear();
   }
 
   private Segment segmentOf(TargetPath path) {

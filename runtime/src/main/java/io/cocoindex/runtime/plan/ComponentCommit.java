@@ -176,11 +176,7 @@ public final class ComponentCommit {
   private void claim(Claims.Declarations declarations) {
     Claims.Conflict c = run.claims.claim(declarations);
     if (c != null) {
-      DeclaredTarget d = c.declared();
-      throw new IllegalStateException(
-          "target state " + d.path() + " (key " + d.key() + " of provider "
-              + d.provider().name() + ") is declared by two components in one run: "
-              + c.other() + " and " + in.component);
+      throw c.error(in.component);
     }
   }
 

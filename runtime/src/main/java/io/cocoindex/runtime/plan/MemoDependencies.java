@@ -31,7 +31,26 @@ public final class MemoDependencies {
    * @param states how many states the component declared on it
    */
   public record Dependency(
-      String provider, byte[] container, long generation, long epoch, long states) {}
+      String provider, byte[] container, long generation, long epoch, long states) {
+
+    /**
+     * A container from outside the memoized subtree that the memo was last recorded without:
+     * it was not declared when the memo missed for it, and the memo holds only while it stays
+     * so (a body that declares into it when it exists would otherwise be skipped when it comes
+     * back).
+     */
+    static Dependency absent(String provider, byte[] container) {
+      return new Dependency(provider, container, ABSENT, ABSENT, 0);
+    }
+
+    /** Whether this is an {@link #absent} container. */
+    public boolean isAbsent() {
+      return generation == ABSENT && epoch == ABSENT;
+    }
+  }
+
+  /** The generation and epoch of an {@link Dependency#absent} container. */
+  static final long ABSENT = -1;
 
   /**
    * The layout {@link java.io.DataOutputStream} writes, which {@link #decode} reads: the count as
@@ -146,13 +165,58 @@ public final class MemoDependencies {
     }
   }
 
-  /** Whether no container a memoized component declared on was invalidated since. */
-  public static boolean stillValid(List<Dependency> deps, Run run) {
+  /**
+   * The containers a memo that missed is to be recorded without, once its body has run (see
+   * {@link Dependency#absent}): those from outside {@code component}'s subtree it declared on
+   * that are not declared in this run, and those it was recorded without that still are not.
+   */
+  public static List<Dependency> absentNow(
+      List<Dependency> deps, Run run, TargetPath component) {
+    List<Dependency> out = new ArrayList<>();
     for (Dependency d : deps) {
       if (d.container().length == 0) {
         continue;
       }
       TargetPath container = run.memoContainer(d.container());
+      if (run.providers.lookup(container) != null
+          || run.providers.unresolved(container) != null) {
+        continue;
+      }
+      if (d.isAbsent()) {
+        out.add(d);
+        continue;
+      }
+      Optional<TrackedState> row = run.store.get(run.app, d.container());
+      if (row.isEmpty() || !TargetPath.decode(row.get().owner()).startsWith(component)) {
+        out.add(Dependency.absent(d.provider(), d.container()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether every container the memoized {@code component} (or a descendant) declared on is
+   * still there as it was: not invalidated since, and, when declared outside the component's
+   * subtree, declared again in this run before the memo is checked. The body of a memoized
+   * component can only declare into containers resolved when it runs (its parent mounts them
+   * first), so a container from outside that is not resolved now is one the body would no longer
+   * declare into: renamed or removed (its rows would otherwise be carried forward under a
+   * container the run drops, and the new one left empty for a run). A container the subtree
+   * itself declares (a partition it mounts) is resolved only once its body runs: its tracking
+   * decides.
+   */
+  public static boolean stillValid(List<Dependency> deps, Run run, TargetPath component) {
+    for (Dependency d : deps) {
+      if (d.container().length == 0) {
+        continue;
+      }
+      TargetPath container = run.memoContainer(d.container());
+      if (d.isAbsent()) {
+        if (run.providers.lookup(container) != null) {
+          return false; // declared again
+        }
+        continue;
+      }
       long gen;
       long epoch;
       Provider<?> resolved = run.providers.lookup(container);
@@ -163,6 +227,10 @@ public final class MemoDependencies {
         Optional<TrackedState> row = run.store.get(run.app, d.container());
         if (row.isEmpty()) {
           return false;
+        }
+        if (run.providers.unresolved(container) == null
+            && !TargetPath.decode(row.get().owner()).startsWith(component)) {
+          return false; // declared outside the subtree, and not (yet) in this run
         }
         gen = row.get().childGeneration();
         epoch = row.get().childEpoch();

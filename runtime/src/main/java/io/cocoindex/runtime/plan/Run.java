@@ -324,6 +324,16 @@ public final class Run {
     return memoContainers.computeIfAbsent(ByteKey.of(encoded), k -> TargetPath.decode(encoded));
   }
 
+  /**
+   * Notes that {@code component}'s memo hit (see {@link Claims#memoHit}); returns the error that
+   * fails it when a state its memo declares again was taken over by another component earlier in
+   * the run, else null.
+   */
+  public RuntimeException memoHit(TargetPath component) {
+    Claims.Conflict c = claims.memoHit(component);
+    return c == null ? null : c.error(component);
+  }
+
   public void visit(TargetPath component) {
     visited.add(component);
   }
