@@ -44,8 +44,13 @@ public interface Ctx {
    * Fingerprint#of}) equals the one of its last successful run, the body is not run and every
    * target state it and its descendants declared is carried forward with no handler call. The
    * memo is invalidated by a changed input, by a DESTRUCTIVE or LOSSY invalidation of a provider
-   * it or a descendant declared on, and by a full reprocess. The body must depend on nothing but
-   * {@code input} and what it declares into. A {@code dropState} runs the body (its
+   * it or a descendant declared on, by a container it declared into from outside its subtree
+   * that is no longer declared when the memo is checked (a table renamed or removed: mount the
+   * containers before the components that declare into them), and by a full reprocess. The body
+   * must depend on nothing but {@code input} and what it declares into: put in {@code input}
+   * whatever else decides what it declares, the version of your own processing included. A
+   * state it declares again by its memo is declared: another component declaring it too is an
+   * error, as for two bodies. A {@code dropState} runs the body (its
    * declarations discarded) for the providers it may register, so keep expensive work in
    * memoized functions ({@link #memo}), whose recorded results a drop reuses.
    *

@@ -65,6 +65,25 @@ class ComponentTest extends EngineTestBase {
         .allMatch(t -> t instanceof java.util.concurrent.ForkJoinWorkerThread);
   }
 
+  /**
+   * A body declaring through the Ctx of a component whose body has returned (captured from
+   * outside its lambda) fails that component, and the error says which Ctx to use.
+   */
+  @Test
+  void declaringThroughACapturedCtxOfAFinishedComponentNamesTheCtxToUse() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      io.cocoindex.Ctx finished = ctx.useMount("f", f -> f); // returns once f has committed
+      ctx.mount("c", c -> declareTargetState(finished, p.targetState("k", "v")));
+    });
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("/\"c\": cannot declare a target state in component /\"f\" after its"
+            + " body returned: inside a mounted component, use the Ctx its lambda was given, not"
+            + " one captured from outside it");
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
   @Test
   void everyComponentKnowsItsAppsName() {
     List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();

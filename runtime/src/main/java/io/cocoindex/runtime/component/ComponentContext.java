@@ -462,7 +462,9 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   private void checkOpen(String what) {
     if (closed) {
       throw new IllegalStateException(
-          "cannot " + what + " in component " + path + " after its body returned");
+          "cannot " + what + " in component " + path + " after its body returned: inside a"
+              + " mounted component, use the Ctx its lambda was given, not one captured from"
+              + " outside it");
     }
   }
 
