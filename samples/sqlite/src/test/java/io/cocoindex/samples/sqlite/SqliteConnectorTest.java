@@ -83,6 +83,30 @@ class SqliteConnectorTest {
     });
   }
 
+  /**
+   * A table dropped by hand is not noticed by a run that changes nothing (nothing is read back),
+   * and a full reprocess creates it again with every row, as the README says.
+   */
+  @Test
+  void aTableDroppedByHandComesBackWithAFullReprocess() throws SQLException {
+    App app = docsApp((ctx, t) -> {});
+    docs.put("a", "Alpha");
+    docs.put("b", "Beta");
+    coco.update(app);
+    db.inTransaction(c -> {
+      try (Statement s = c.createStatement()) {
+        s.execute("DROP TABLE docs");
+      }
+      return null;
+    });
+
+    coco.update(app);
+    assertThat(tables()).doesNotContain("docs");
+
+    app.update(io.cocoindex.runtime.UpdateOptions.fullReprocess());
+    assertThat(query("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|Alpha", "b|Beta");
+  }
+
   @Test
   void createsTheTableAndRowsUpdatesAndDeletesRows() throws SQLException {
     App app = docsApp((ctx, t) -> {});
