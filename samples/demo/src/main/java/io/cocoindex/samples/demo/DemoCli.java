@@ -196,8 +196,10 @@ public final class DemoCli {
           (indexer.fileOf(f.component()) != null ? files : others).add(f);
         }
         if (others.isEmpty()) {
-          cli.out.printf("Indexed %s: %d files (%d unchanged, skipped) in %.2f s%n", source,
-              indexer.totalFiles(), stats.componentsMemoized(), took.toNanos() / 1e9);
+          cli.out.printf("Indexed %s: %d files (%d unchanged, skipped%s) in %.2f s%n", source,
+              indexer.totalFiles() - files.size(), stats.componentsMemoized(),
+              files.isEmpty() ? "" : "; " + files.size() + " could not be, below",
+              took.toNanos() / 1e9);
         } else {
           cli.out.printf("Update of %s did not complete (%.2f s); what it did:%n", source,
               took.toNanos() / 1e9);

@@ -161,7 +161,8 @@ class DemoEndToEndTest {
         "caf\u00e9 au lait".getBytes(StandardCharsets.ISO_8859_1));
     Result run = cli("update", "--source", source.toString());
     assertThat(run.exit()).isEqualTo(1);
-    assertThat(run.out()).startsWith("Indexed ");
+    assertThat(run.out()).startsWith("Indexed " + source + ": 248 files (0 unchanged, skipped;"
+        + " 2 could not be, below) in ");
     assertThat(run.err())
         .contains("2 files could not be indexed")
         .contains("! reference/zz-binary.md: looks binary")
