@@ -8,10 +8,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What a memoized component declared on, as stored in its component record: per provider, the
@@ -157,10 +159,31 @@ public final class MemoDependencies {
       }
     }
 
+    /**
+     * The dependencies gathered; an {@link Dependency#absent} container that the subtree did
+     * declare on after all (declared in the run after its memo was checked) is left out.
+     */
     public synchronized List<Dependency> list() {
       List<Dependency> out = new ArrayList<>(states.size());
-      states.forEach((k, n) -> out.add(new Dependency(
-          k.provider(), k.container().bytes(), k.generation(), k.epoch(), n[0])));
+      Set<ByteKey> declaredOn = null;
+      for (Map.Entry<Key, long[]> e : states.entrySet()) {
+        Key k = e.getKey();
+        if (k.generation() == ABSENT && k.epoch() == ABSENT) {
+          if (declaredOn == null) {
+            declaredOn = new HashSet<>();
+            for (Key other : states.keySet()) {
+              if (other.generation() != ABSENT || other.epoch() != ABSENT) {
+                declaredOn.add(other.container());
+              }
+            }
+          }
+          if (declaredOn.contains(k.container())) {
+            continue;
+          }
+        }
+        out.add(new Dependency(
+            k.provider(), k.container().bytes(), k.generation(), k.epoch(), e.getValue()[0]));
+      }
       return out;
     }
   }

@@ -64,4 +64,18 @@ class MemoDependenciesTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("provider name of 40000 chars is too long");
   }
+
+  @Test
+  void anAbsentContainerTheSubtreeDeclaredOnAfterAllIsLeftOut() {
+    byte[] docs = {1};
+    byte[] articles = {2};
+    List<Dependency> merged = MemoDependencies.merge(
+        List.of(new Dependency("tables/docs", docs, 3, 0, 2)),
+        List.of(Dependency.absent("tables/docs", docs), Dependency.absent("tables/x", articles)));
+    assertThat(merged).hasSize(2);
+    assertThat(merged.get(0).isAbsent()).isFalse();
+    assertThat(merged.get(0).states()).isEqualTo(2);
+    assertThat(merged.get(1).isAbsent()).isTrue();
+    assertThat(merged.get(1).container()).isEqualTo(articles);
+  }
 }
