@@ -342,7 +342,9 @@ class MemoTest extends EngineTestBase {
       assertThatThrownBy(app::update)
           .isInstanceOf(UpdateFailedException.class)
           .hasMessageContaining("(key \"k1\" of provider tables/docs) is declared by two"
-              + " components in one run: /\"a\" and /\"b\"");
+              + " components in one run: /\"a\" and /\"b\" (/\"a\" by its memo, its input"
+              + " unchanged; if it no longer declares it, the memo is stale: put what changed in"
+              + " its input, or run a full reprocess)");
       assertThat(rows.takeLog()).as("run %d", run).isEmpty();
     }
   }
@@ -373,7 +375,7 @@ class MemoTest extends EngineTestBase {
     assertThatThrownBy(app::update)
         .isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("(key \"k1\" of provider tables/docs) is declared by two"
-            + " components in one run: /\"b\" and /\"a\"");
+            + " components in one run: /\"b\" and /\"a\" (/\"a\" by its memo");
     assertThat(rows.takeLog()).containsExactly("update k1=b");
     for (int run = 0; run < 2; run++) {
       assertThatThrownBy(app::update)

@@ -74,13 +74,19 @@ final class Claims {
   }
 
   /** A path claimed by another component before this one. */
-  record Conflict(DeclaredTarget declared, TargetPath other) {
+  record Conflict(DeclaredTarget declared, TargetPath other, TargetPath memoized) {
+    Conflict(DeclaredTarget declared, TargetPath other) {
+      this(declared, other, null);
+    }
+
     /** The error that fails {@code component}, which declared the path after {@code other}. */
     IllegalStateException error(TargetPath component) {
       return new IllegalStateException(
           "target state " + declared.path() + " (key " + declared.key() + " of provider "
               + declared.provider().name() + ") is declared by two components in one run: "
-              + other + " and " + component);
+              + other + " and " + component + (memoized == null ? "" : " (" + memoized
+              + " by its memo, its input unchanged; if it no longer declares it, the memo is"
+              + " stale: put what changed in its input, or run a full reprocess)"));
     }
   }
 
@@ -130,7 +136,7 @@ final class Claims {
             : d.previousOwners().get(path.key());
         if (from != null && !from.equals(component)) {
           if (memoHitCovers(from)) {
-            return new Conflict(declared, from); // its owner's memo declares it again
+            return new Conflict(declared, from, from); // its owner's memo declares it again
           }
           DeclaredPaths ownerDeclared = declaredBy(from);
           if (ownerDeclared != null && ownerDeclared.holds(path)) {
@@ -214,7 +220,7 @@ final class Claims {
     for (Map.Entry<TargetPath, List<Takeover>> e : takenFrom.entrySet()) {
       if (e.getKey().startsWith(component) && !e.getValue().isEmpty()) {
         Takeover t = e.getValue().get(0);
-        return new Conflict(t.declared(), t.by());
+        return new Conflict(t.declared(), t.by(), e.getKey());
       }
     }
     return null;
