@@ -39,6 +39,34 @@ public record StatusReport(
   }
 
   /**
+   * A table with one line per provider and the count of its tracked states, then the count of
+   * components and of unsettled states, each of those on a line of its own:
+   *
+   * <pre>
+   * provider        states
+   * tables/docs        120
+   * 121 target states, 13 components, all settled
+   * </pre>
+   */
+  public String toTable() {
+    int width = 8;
+    for (String name : providers.keySet()) {
+      width = Math.max(width, name.length());
+    }
+    String fmt = "%-" + width + "s %8s%n";
+    StringBuilder sb = new StringBuilder(String.format(fmt, "provider", "states"));
+    providers.forEach((name, keys) -> sb.append(String.format(fmt, name, keys.size())));
+    sb.append(String.format("%d target states, %d components, %s%n", total(), components,
+        unsettled.isEmpty() ? "all settled"
+            : unsettled.size() + " unsettled (left by an interrupted or failed run)"));
+    for (UnsettledState u : unsettled) {
+      sb.append(String.format("  unsettled %s: %d possible records%s%n", u.path(),
+          u.possibleRecords(), u.mayBeMissing() ? ", may be missing" : ""));
+    }
+    return sb.toString();
+  }
+
+  /**
    * A target state whose current form is not known for sure.
    *
    * @param provider its provider name

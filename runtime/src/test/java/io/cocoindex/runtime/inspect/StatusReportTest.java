@@ -40,4 +40,23 @@ class StatusReportTest {
     assertThatThrownBy(() -> report.providers().put("x", List.of()))
         .isInstanceOf(UnsupportedOperationException.class);
   }
+
+  @Test
+  void aTableListsEachProvidersStatesThenTheTotalsAndTheUnsettledStates() {
+    Map<String, List<StableKey>> providers = new java.util.LinkedHashMap<>();
+    providers.put("tables", List.of(StableKey.of("docs")));
+    providers.put("tables/docs", List.of(StableKey.of("a"), StableKey.of("b")));
+    StatusReport settled = new StatusReport("app", providers, List.of(), 3);
+    assertThat(settled.toTable()).isEqualTo(String.format(
+        "provider      states%n"
+            + "tables             1%n"
+            + "tables/docs        2%n"
+            + "3 target states, 3 components, all settled%n"));
+
+    StatusReport unsettled = new StatusReport("app", providers, List.of(
+        new StatusReport.UnsettledState("tables/docs", "/@tables/\"docs\"/\"b\"", 2, true)), 3);
+    assertThat(unsettled.toTable()).endsWith(String.format(
+        "3 target states, 3 components, 1 unsettled (left by an interrupted or failed run)%n"
+            + "  unsettled /@tables/\"docs\"/\"b\": 2 possible records, may be missing%n"));
+  }
 }
