@@ -130,6 +130,22 @@ class ModelBasedTest {
     new Scenario().run(scenario);
   }
 
+  /**
+   * A partition's row deleted in a run where comp4 (memoized, above the partition) fails at its
+   * end, then declared again: comp4 kept its record, memo included, over the deleted row, and its
+   * memo hit once its input was back, so the row was never created again (the soak of the nested
+   * model found it, seed 53, thirty-seventh session; fixed by the sweep forgetting the memos of
+   * failed components above a live owner whose state it deletes).
+   */
+  @Example
+  void aRowDeletedBelowAMemoizedComponentThatFailedComesBack() throws Exception {
+    new Scenario().run(List.of(
+        new Step(List.of(new Edit(16, 1, 0, 0, 0)), 0, 0, false),
+        new Step(List.of(), 0, 0, false),
+        new Step(List.of(new Edit(17, 1, 0, 0, 0)), 5, 1, false),
+        new Step(List.of(new Edit(11, 0, 0, 0, 0)), 3, 2, false)));
+  }
+
   /** Fixed scenarios for each invalidation kind, so they are covered whatever the seed. */
   @Example
   void eachInvalidationKindWithFailuresConverges() throws Exception {

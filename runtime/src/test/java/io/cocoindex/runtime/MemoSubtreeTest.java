@@ -451,4 +451,46 @@ class MemoSubtreeTest extends EngineTestBase {
       }
     });
   }
+
+  /**
+   * A memoized partition p below the memoized c4 (below the plain c3) mounts its own table and
+   * declares its rows into it. A run removes p's row and c4 fails at its end: the row's deletion
+   * is a change below c4, so c4's memo must not hold when the row comes back.
+   */
+  @Test
+  void aRowDeletedBelowAMemoizedComponentThatFailedIsCreatedWhenItComesBack() {
+    Map<String, String> partRows = new TreeMap<>(Map.of("k0", "v0"));
+    boolean[] c4Fails = {false};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> tp =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      Map<String, String> input = new TreeMap<>(partRows);
+      ctx.mount("c3", c3 -> c3.mountMemo("c4", input, c4 -> {
+        c4.mountMemo("p1", input, p -> {
+          TargetStateProvider<String> rp =
+              mountTarget(p, tp.targetState("p1", new Tables.TableSpec(generation)));
+          input.forEach((k, v) -> declareTargetState(p, rp.targetState(k, v)));
+        });
+        if (c4Fails[0]) {
+          throw new IllegalStateException("c4 fails at its end");
+        }
+      }));
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create k0=v0");
+    app.update();
+
+    partRows.remove("k0");
+    c4Fails[0] = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("c4 fails at its end");
+    List<String> deleted = rows.takeLog();
+
+    partRows.put("k0", "v0");
+    c4Fails[0] = false;
+    app.update();
+    List<String> after = rows.takeLog();
+    assertThat(deleted).containsExactly("delete k0");
+    assertThat(after).containsExactly("create k0=v0");
+  }
 }

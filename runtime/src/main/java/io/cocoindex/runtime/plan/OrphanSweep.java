@@ -441,6 +441,35 @@ public final class OrphanSweep {
     }
   }
 
+  /**
+   * Forgets, in the deletions' precommit, the memos of the memoized components above a live
+   * owner that failed in this run. A failed component keeps its record as it was, memo included,
+   * so a state its healthy descendant stopped declaring (deleted here) was still covered by that
+   * memo: once the input came back to what it was, the memo hit and the state was never
+   * declared again. (A component that committed recorded what its subtree declares now.)
+   */
+  private void invalidateMemosOfFailedAncestors(List<Deletion> deletions, List<StateWrite> pre) {
+    if (!run.anyFailed()) {
+      return;
+    }
+    Set<TargetPath> seen = new HashSet<>();
+    for (Deletion d : deletions) {
+      if (staleComponents.containsKey(d.owner) || d.owner.depth() == 0) {
+        continue; // a stale owner's memos are invalidateStaleMemos's
+      }
+      for (TargetPath p = d.owner.parent(); seen.add(p); p = p.parent()) {
+        if (run.failedAtOrAbove(p) && !staleMemos.contains(p)
+            && run.store.component(run.app, p.encoded())
+                .map(c -> c.memoFingerprint() != null).orElse(false)) {
+          pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
+        }
+        if (p.depth() == 0) {
+          break;
+        }
+      }
+    }
+  }
+
   private void invalidateStaleMemosFrom(
       TargetPath owner, Set<TargetPath> invalidated, List<StateWrite> pre) {
     for (TargetPath p = owner; p != null && invalidated.add(p);
@@ -636,6 +665,7 @@ public final class OrphanSweep {
       pre.add(d.r.precommit(d.owner));
     }
     invalidateStaleMemos(deletions, pre);
+    invalidateMemosOfFailedAncestors(deletions, pre);
     List<byte[]> containers = new ArrayList<>();
     for (Deletion d : deletions) {
       if (d.r.childGeneration > 0) {
