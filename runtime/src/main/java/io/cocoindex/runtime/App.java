@@ -150,7 +150,7 @@ public final class App implements AutoCloseable {
   private UpdateStats dropOpen() {
     long start = System.nanoTime();
     Run run;
-    try (AutoCloseable lock = store.lockForUpdate(name)) {
+    try (AutoCloseable lock = lockForUpdate()) {
       run = newRun(RunMode.DROP, false);
       ComponentRunner.runRoot(run, main);
       try {
@@ -205,7 +205,7 @@ public final class App implements AutoCloseable {
   }
 
   private Run executeOpen(RunMode mode, boolean fullReprocess) {
-    try (AutoCloseable lock = store.lockForUpdate(name)) {
+    try (AutoCloseable lock = lockForUpdate()) {
       Run run = newRun(mode, fullReprocess);
       run.startNanos = System.nanoTime();
       run.startComponentScan();
@@ -228,6 +228,43 @@ public final class App implements AutoCloseable {
       throw e;
     } catch (Exception e) {
       throw new IllegalStateException("cannot release the update lock of app " + name, e);
+    }
+  }
+
+  /**
+   * The store's update lock of this app, waited for as long as the environment says (polling,
+   * from 10 ms up to 1 s apart): the holder may be another process, whose end the OS signals to
+   * no one.
+   */
+  private AutoCloseable lockForUpdate() {
+    java.time.Duration wait = env.lockWait();
+    long deadline = System.nanoTime() + wait.toNanos();
+    long pause = 10;
+    boolean logged = false;
+    while (true) {
+      try {
+        return store.lockForUpdate(name);
+      } catch (io.cocoindex.runtime.state.StoreLockedException e) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          if (wait.isZero()) {
+            throw e;
+          }
+          throw new io.cocoindex.runtime.state.StoreLockedException(
+              e.getMessage() + " (waited " + wait + " for it)");
+        }
+        if (!logged) {
+          log.info("app '{}' waits up to {} for the update lock: {}", name, wait, e.getMessage());
+          logged = true;
+        }
+        try {
+          Thread.sleep(Math.min(pause, left / 1_000_000 + 1));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        pause = Math.min(1000, pause * 2);
+      }
     }
   }
 

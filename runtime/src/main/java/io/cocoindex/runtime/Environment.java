@@ -28,6 +28,7 @@ public final class Environment {
   private final CodecRegistry codecs;
   private final int parallelism;
   private final java.util.List<ActionListener> listeners;
+  private final java.time.Duration lockWait;
   private StateStore store;
   private int users;
 
@@ -36,6 +37,7 @@ public final class Environment {
     this.codecs = b.codecs != null ? b.codecs : CodecRegistry.standard();
     this.parallelism = b.parallelism;
     this.listeners = java.util.List.copyOf(b.listeners);
+    this.lockWait = b.lockWait;
     if (b.store != null) {
       StateStore given = b.store;
       this.storeFactory = () -> given;
@@ -59,6 +61,11 @@ public final class Environment {
 
   CodecRegistry codecs() {
     return codecs;
+  }
+
+  /** How long an update waits for another process's to end; zero: it does not wait. */
+  java.time.Duration lockWait() {
+    return lockWait;
   }
 
   int parallelism() {
@@ -94,6 +101,7 @@ public final class Environment {
     private CodecRegistry codecs;
     private int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
     private final java.util.List<ActionListener> listeners = new java.util.ArrayList<>();
+    private java.time.Duration lockWait = java.time.Duration.ZERO;
 
     private Builder() {}
 
@@ -138,6 +146,21 @@ public final class Environment {
         throw new IllegalArgumentException("parallelism must be at least 1");
       }
       this.parallelism = parallelism;
+      return this;
+    }
+
+    /**
+     * How long an update, preview or drop waits for one of the same app running in another
+     * process (or another {@code App} of this JVM) to end before it gives up with a {@link
+     * io.cocoindex.runtime.state.StoreLockedException}; it does not wait by default. For runs
+     * started on a schedule that may overlap: the later one runs once the earlier is done.
+     */
+    public Builder waitForLock(java.time.Duration wait) {
+      Objects.requireNonNull(wait, "wait");
+      if (wait.isNegative()) {
+        throw new IllegalArgumentException("the wait for the update lock is negative: " + wait);
+      }
+      this.lockWait = wait;
       return this;
     }
 
