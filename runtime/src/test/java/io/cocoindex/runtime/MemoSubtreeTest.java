@@ -493,4 +493,51 @@ class MemoSubtreeTest extends EngineTestBase {
     assertThat(deleted).containsExactly("delete k0");
     assertThat(after).containsExactly("create k0=v0");
   }
+
+  /**
+   * A state moved as it was (no action) from c0 to c5, the plain child of the memoized p, in a
+   * run in which p fails at its end; then p's input goes back to what it was, and nobody
+   * declares the state. p kept its record, and its old memo carried the state c5 now owned
+   * forward: it was never deleted (the soak of the nested model, seed 103, once memo hits
+   * counted as declarations, reported it as declared twice).
+   */
+  @Test
+  void aStateTakenOverBelowAMemoizedComponentThatFailedIsNotCarriedForwardByItsOldMemo() {
+    String[] pInput = {"i1"};
+    boolean[] pFails = {false};
+    Map<String, String> c0Rows = new TreeMap<>(Map.of("k0", "v0"));
+    Map<String, String> c5Rows = new TreeMap<>();
+    App app = app(ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      if (!c0Rows.isEmpty()) {
+        ctx.mountMemo("c0", Map.copyOf(c0Rows), c ->
+            c0Rows.forEach((k, v) -> declareTargetState(c, docs.targetState(k, v))));
+      }
+      ctx.mountMemo("p", pInput[0], pc -> {
+        if (!c5Rows.isEmpty()) {
+          pc.mount("c5", c -> c5Rows.forEach((k, v) -> declareTargetState(c, docs.targetState(k, v))));
+        }
+        if (pFails[0]) {
+          throw new IllegalStateException("p fails at its end");
+        }
+      });
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create k0=v0");
+
+    c0Rows.clear();
+    c5Rows.put("k0", "v0");
+    pInput[0] = "i2";
+    pFails[0] = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("p fails at its end");
+    assertThat(rows.takeLog()).isEmpty(); // moved as it was
+
+    c5Rows.clear();
+    pInput[0] = "i1";
+    pFails[0] = false;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete k0");
+    assertThat(app.status().total()).isEqualTo(1); // the table alone
+  }
 }

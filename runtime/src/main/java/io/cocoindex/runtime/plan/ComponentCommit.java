@@ -652,6 +652,14 @@ public final class ComponentCommit {
     }
     if (!tookFrom.isEmpty()) {
       forgetMemosOfPreviousOwners(writes);
+      // The states taken over as they were move here at this commit, with no precommit: the
+      // memos of the memoized ancestors no longer stand for what their subtrees own (one that
+      // fails keeps its record, and its memo would carry the taken states forward).
+      for (TargetPath a : in.memoizedAncestors) {
+        if (!run.isMemoInvalidated(a)) {
+          writes.add(new StateWrite.InvalidateMemo(a.encoded(), run.version));
+        }
+      }
     }
     boolean leftToRun = settledByRun;
     Runnable committed = () -> {
