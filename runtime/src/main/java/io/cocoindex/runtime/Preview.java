@@ -66,8 +66,25 @@ public final class Preview {
     return Objects.hash(actions, changes);
   }
 
+  /**
+   * The changes (each as {@link PlannedAction#toString} writes it), then how many container
+   * refreshes were left out of them: {@code Preview[<change>, <change>; 1 container refresh]},
+   * or {@code Preview[no change; 2 container refreshes]}.
+   */
   @Override
   public String toString() {
-    return "Preview" + actions;
+    int refreshes = actions.size() - changes.size();
+    StringBuilder sb = new StringBuilder("Preview[");
+    if (changes.isEmpty()) {
+      sb.append("no change");
+    }
+    for (int i = 0; i < changes.size(); i++) {
+      sb.append(i == 0 ? "" : ", ").append(changes.get(i));
+    }
+    if (refreshes > 0) {
+      sb.append("; ").append(refreshes)
+          .append(refreshes == 1 ? " container refresh" : " container refreshes");
+    }
+    return sb.append(']').toString();
   }
 }

@@ -68,11 +68,15 @@ class ContainerTest extends EngineTestBase {
     assertThat(preview.actions()).extracting(PlannedAction::provider).containsExactly("tables");
     assertThat(preview.changes()).isEmpty();
     assertThat(preview.hasChanges()).isFalse();
+    assertThat(preview).hasToString("Preview[no change; 1 container refresh]");
     assertThat(app.update().of("tables")).isEqualTo(new UpdateStats.ProviderStats(0, 0, 0, 1));
     assertThat(tables.takeLog()).containsExactly("ensure docs", "ensure docs");
 
     generation = "g2";
     assertThat(app.preview().hasChanges()).isTrue();
+    declared.put("docs", Map.of("r1", "v2"));
+    assertThat(app.preview().toString()).startsWith("Preview[tables update \"docs\" ")
+        .contains(", tables/docs update \"r1\" ").endsWith("]").doesNotContain("refresh");
   }
 
   @Test
