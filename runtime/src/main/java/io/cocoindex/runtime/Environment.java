@@ -5,6 +5,7 @@ import io.cocoindex.runtime.codec.CodecRegistry;
 import io.cocoindex.runtime.state.SqliteStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -28,7 +29,7 @@ public final class Environment {
   private final CodecRegistry codecs;
   private final int parallelism;
   private final java.util.List<ActionListener> listeners;
-  private final java.time.Duration lockWait;
+  private final Duration lockWait;
   private StateStore store;
   private int users;
 
@@ -64,7 +65,7 @@ public final class Environment {
   }
 
   /** How long an update waits for another process's to end; zero: it does not wait. */
-  java.time.Duration lockWait() {
+  Duration lockWait() {
     return lockWait;
   }
 
@@ -101,7 +102,7 @@ public final class Environment {
     private CodecRegistry codecs;
     private int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
     private final java.util.List<ActionListener> listeners = new java.util.ArrayList<>();
-    private java.time.Duration lockWait = java.time.Duration.ZERO;
+    private Duration lockWait = Duration.ZERO;
 
     private Builder() {}
 
@@ -155,7 +156,7 @@ public final class Environment {
      * io.cocoindex.runtime.state.StoreLockedException}; it does not wait by default. For runs
      * started on a schedule that may overlap: the later one runs once the earlier is done.
      */
-    public Builder waitForLock(java.time.Duration wait) {
+    public Builder waitForLock(Duration wait) {
       Objects.requireNonNull(wait, "wait");
       if (wait.isNegative()) {
         throw new IllegalArgumentException("the wait for the update lock is negative: " + wait);

@@ -290,8 +290,9 @@ public final class ComponentRunner {
       rec = run.storedComponent(path).orElse(null);
       if (memoMatches(run, rec, fingerprint)) {
         deps = MemoDependencies.decode(rec.memoDependencies());
-        if (!MemoDependencies.stillValid(deps, run, path)) {
-          absent = MemoDependencies.absentNow(deps, run, path);
+        List<MemoDependencies.Dependency> missedFor = MemoDependencies.missedFor(deps, run, path);
+        if (missedFor != null) {
+          absent = missedFor;
           deps = null;
         }
       }
@@ -329,7 +330,7 @@ public final class ComponentRunner {
 
   /**
    * Whether the memo recorded for {@code rec} is for this {@code fingerprint}; whether it still
-   * holds then depends on its containers ({@link MemoDependencies#stillValid}).
+   * holds then depends on its containers ({@link MemoDependencies#missedFor}).
    */
   static boolean memoMatches(Run run, ComponentRecord rec, byte[] fingerprint) {
     return !run.fullReprocess

@@ -560,6 +560,11 @@ public final class ComponentCommit {
       componentPrecommitted = true;
       writes.add(new StateWrite.InvalidateMemo(in.component.encoded(), run.version));
     }
+    invalidateAncestorMemos(writes);
+  }
+
+  /** Forgets the memos of the memoized ancestors not forgotten in this run yet. */
+  private void invalidateAncestorMemos(List<StateWrite> writes) {
     for (TargetPath a : in.memoizedAncestors) {
       if (!run.isMemoInvalidated(a)) {
         writes.add(new StateWrite.InvalidateMemo(a.encoded(), run.version));
@@ -655,11 +660,7 @@ public final class ComponentCommit {
       // The states taken over as they were move here at this commit, with no precommit: the
       // memos of the memoized ancestors no longer stand for what their subtrees own (one that
       // fails keeps its record, and its memo would carry the taken states forward).
-      for (TargetPath a : in.memoizedAncestors) {
-        if (!run.isMemoInvalidated(a)) {
-          writes.add(new StateWrite.InvalidateMemo(a.encoded(), run.version));
-        }
-      }
+      invalidateAncestorMemos(writes);
     }
     boolean leftToRun = settledByRun;
     Runnable committed = () -> {

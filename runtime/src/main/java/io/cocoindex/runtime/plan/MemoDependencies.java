@@ -189,79 +189,51 @@ public final class MemoDependencies {
   }
 
   /**
-   * The containers a memo that missed is to be recorded without, once its body has run (see
-   * {@link Dependency#absent}): those from outside {@code component}'s subtree it declared on
-   * that are not declared in this run, and those it was recorded without that still are not.
+   * Checks the memo of {@code component} against its dependencies: null when every container
+   * the component (or a descendant) declared on is still there as it was, not invalidated since
+   * and, when declared outside the component's subtree, declared again in this run before the
+   * memo is checked; otherwise the containers the memo that replaces it is to be recorded
+   * without ({@link Dependency#absent}: those from outside the subtree that are not declared
+   * now, and those it was recorded without that still are not).
+   *
+   * <p>The body of a memoized component can only declare into containers resolved when it runs
+   * (its parent mounts them first), so a container from outside that is not resolved now is one
+   * the body would no longer declare into: renamed or removed (its rows would otherwise be
+   * carried forward under a container the run drops, and the new one left empty for a run). A
+   * container the subtree itself declares (a partition it mounts) is resolved only once its body
+   * runs: its tracking decides.
    */
-  public static List<Dependency> absentNow(
-      List<Dependency> deps, Run run, TargetPath component) {
-    List<Dependency> out = new ArrayList<>();
+  public static List<Dependency> missedFor(List<Dependency> deps, Run run, TargetPath component) {
+    boolean holds = true;
+    List<Dependency> absent = new ArrayList<>();
     for (Dependency d : deps) {
       if (d.container().length == 0) {
         continue;
       }
       TargetPath container = run.memoContainer(d.container());
-      if (run.providers.lookup(container) != null
-          || run.providers.unresolved(container) != null) {
+      Provider<?> resolved = run.providers.lookup(container);
+      if (d.isAbsent()) {
+        if (resolved != null) {
+          holds = false; // declared again
+        } else {
+          absent.add(d);
+        }
         continue;
       }
-      if (d.isAbsent()) {
-        out.add(d);
+      if (resolved != null) {
+        holds &= resolved.generation() == d.generation() && resolved.epoch() == d.epoch();
         continue;
       }
       Optional<TrackedState> row = run.store.get(run.app, d.container());
-      if (row.isEmpty() || !TargetPath.decode(row.get().owner()).startsWith(component)) {
-        out.add(Dependency.absent(d.provider(), d.container()));
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Whether every container the memoized {@code component} (or a descendant) declared on is
-   * still there as it was: not invalidated since, and, when declared outside the component's
-   * subtree, declared again in this run before the memo is checked. The body of a memoized
-   * component can only declare into containers resolved when it runs (its parent mounts them
-   * first), so a container from outside that is not resolved now is one the body would no longer
-   * declare into: renamed or removed (its rows would otherwise be carried forward under a
-   * container the run drops, and the new one left empty for a run). A container the subtree
-   * itself declares (a partition it mounts) is resolved only once its body runs: its tracking
-   * decides.
-   */
-  public static boolean stillValid(List<Dependency> deps, Run run, TargetPath component) {
-    for (Dependency d : deps) {
-      if (d.container().length == 0) {
+      if (run.providers.unresolved(container) == null
+          && (row.isEmpty() || !TargetPath.decode(row.get().owner()).startsWith(component))) {
+        holds = false; // declared outside the subtree, and not (yet) in this run
+        absent.add(Dependency.absent(d.provider(), d.container()));
         continue;
       }
-      TargetPath container = run.memoContainer(d.container());
-      if (d.isAbsent()) {
-        if (run.providers.lookup(container) != null) {
-          return false; // declared again
-        }
-        continue;
-      }
-      long gen;
-      long epoch;
-      Provider<?> resolved = run.providers.lookup(container);
-      if (resolved != null) {
-        gen = resolved.generation();
-        epoch = resolved.epoch();
-      } else {
-        Optional<TrackedState> row = run.store.get(run.app, d.container());
-        if (row.isEmpty()) {
-          return false;
-        }
-        if (run.providers.unresolved(container) == null
-            && !TargetPath.decode(row.get().owner()).startsWith(component)) {
-          return false; // declared outside the subtree, and not (yet) in this run
-        }
-        gen = row.get().childGeneration();
-        epoch = row.get().childEpoch();
-      }
-      if (gen != d.generation() || epoch != d.epoch()) {
-        return false;
-      }
+      holds &= row.isPresent() && row.get().childGeneration() == d.generation()
+          && row.get().childEpoch() == d.epoch();
     }
-    return true;
+    return holds ? null : absent;
   }
 }
