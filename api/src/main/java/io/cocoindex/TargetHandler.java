@@ -71,6 +71,25 @@ public interface TargetHandler<V, R, A> {
       throws Exception;
 
   /**
+   * For the handler of a container's children, as its child-handler factory builds it: how it
+   * found the container's children, which {@link #reconcile} (no I/O) cannot see. {@link
+   * TargetChildInvalidation#DESTRUCTIVE} when the container was not there (removed by hand
+   * since the last run, its children with it), {@link TargetChildInvalidation#LOSSY} when some
+   * children may be missing, {@code null} (the default) when nothing was found amiss.
+   *
+   * <p>The engine takes it as the container handler's own {@link
+   * TargetReconcileOutput#childInvalidation()} (the stronger of the two counts) before any
+   * component below is run or its memo checked: the children are declared again and written in
+   * the run that creates the container again, memoized components included. A factory that
+   * looks, say with one {@code stat}, makes a container removed by hand come back whole without
+   * a full reprocess. Asked once per container per run, right after the factory built the
+   * handler; ignored on root and attachment handlers.
+   */
+  default TargetChildInvalidation childInvalidationFound() {
+    return null;
+  }
+
+  /**
    * The attachment handlers of this handler, keyed by attachment type name. Registered eagerly,
    * so an attachment that is no longer declared is deleted.
    */

@@ -835,4 +835,67 @@ class ContainerTest extends EngineTestBase {
     assertThat(tables.takeLog()).containsExactly("ensure docs");
     assertThat(rows.takeLog()).as("the new table is empty").containsExactly("create r1=v1");
   }
+  /**
+   * What the children's handler found when the factory built it (a container removed by hand,
+   * which no reconcile can see) invalidates the children as the container handler's own answer
+   * would: DESTRUCTIVE makes every declared child new, memoized components' included (their
+   * memos miss), and sends no delete for the rest; LOSSY upserts each declared child once.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"DESTRUCTIVE", "LOSSY"})
+  void whatTheChildrensHandlerFoundInvalidatesThemAndTheMemosOverThem(String found) {
+    TargetChildInvalidation[] finding = {null};
+    TargetHandler<String, String, Rows.RowAction> finder = new TargetHandler<>() {
+      @Override
+      public TargetReconcileOutput<Rows.RowAction, String> reconcile(
+          io.cocoindex.StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
+        return rows.handler.reconcile(key, desired, prev, mayBeMissing);
+      }
+
+      @Override
+      public TargetChildInvalidation childInvalidationFound() {
+        return finding[0];
+      }
+    };
+    Tables findingTables = new Tables(rows, () -> io.cocoindex.ChildTargetDef.of(finder));
+    boolean[] withR2 = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<String> docs = mountTarget(ctx,
+          registerRootTargetStatesProvider(ctx, "tables", findingTables.handler)
+              .targetState("docs", new Tables.TableSpec(generation)));
+      declareTargetState(ctx, docs.targetState("r1", "v1"));
+      if (withR2[0]) {
+        declareTargetState(ctx, docs.targetState("r2", "v1"));
+      }
+      ctx.mountMemo("m", "input", c -> declareTargetState(c, docs.targetState("m1", "v1")));
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactlyInAnyOrder("create r1=v1", "create r2=v1",
+        "create m1=v1");
+    assertThat(app.update().componentsMemoized()).isEqualTo(1);
+    assertThat(rows.takeLog()).isEmpty();
+    rows.takeCalls();
+
+    finding[0] = TargetChildInvalidation.valueOf(found);
+    withR2[0] = false;
+    UpdateStats stats = app.update();
+    assertThat(stats.componentsMemoized()).as("the memo over the children misses").isZero();
+    if (found.equals("DESTRUCTIVE")) {
+      assertThat(rows.takeCalls()).containsExactlyInAnyOrder(
+          new Rows.Call("r1", "v1", List.of(), true), new Rows.Call("m1", "v1", List.of(), true));
+      assertThat(rows.takeLog()).as("no delete for r2: it went with its table")
+          .containsExactlyInAnyOrder("create r1=v1", "create m1=v1");
+    } else {
+      assertThat(rows.takeCalls()).containsExactlyInAnyOrder(
+          new Rows.Call("r1", "v1", List.of("v1"), true),
+          new Rows.Call("m1", "v1", List.of("v1"), true),
+          new Rows.Call("r2", null, List.of("v1"), true));
+      assertThat(rows.takeLog())
+          .containsExactlyInAnyOrder("update r1=v1", "update m1=v1", "delete r2");
+    }
+
+    finding[0] = null;
+    assertThat(app.update().componentsMemoized()).as("recorded again, the memo holds").isEqualTo(1);
+    assertThat(rows.takeLog()).isEmpty();
+  }
 }

@@ -427,16 +427,6 @@ public final class ComponentCommit {
               + ") has no child-handler factory: build it with TargetActionSink.withChildHandler");
       return;
     }
-    // Only the handler's DESTRUCTIVE discards the children's records: a container handler may
-    // return a Create for a container that exists (an "ensure", or whenever prev may be missing),
-    // and its children must still be reconciled against what they were, undeclared ones deleted.
-    boolean destroyed = fresh || r.invalidation == TargetChildInvalidation.DESTRUCTIVE;
-    if (destroyed) {
-      r.childGeneration++;
-      r.childEpoch++;
-    } else if (r.invalidation == TargetChildInvalidation.LOSSY || lossyFromParent) {
-      r.childEpoch++;
-    }
     ChildTargetDef<?> def;
     try {
       def = ((ChildHandlerFactory) factory.get()).childHandler(r.action.value());
@@ -449,6 +439,22 @@ public final class ComponentCommit {
       throw new IllegalStateException("the child-handler factory of container " + d.path()
           + " (provider " + d.provider().name() + ") returned null: it must return the"
           + " children's handler, ChildTargetDef.of(handler)");
+    }
+    // What the children's handler found when it was built (a container removed by hand) counts
+    // as the container handler's own invalidation: bumped before any memo over the children is
+    // checked against the generation and epoch resolved here, so those memos miss.
+    TargetChildInvalidation found = def.handler().childInvalidationFound();
+    // Only a DESTRUCTIVE discards the children's records: a container handler may return a
+    // Create for a container that exists (an "ensure", or whenever prev may be missing), and its
+    // children must still be reconciled against what they were, undeclared ones deleted.
+    boolean destroyed = fresh || r.invalidation == TargetChildInvalidation.DESTRUCTIVE
+        || found == TargetChildInvalidation.DESTRUCTIVE;
+    if (destroyed) {
+      r.childGeneration++;
+      r.childEpoch++;
+    } else if (r.invalidation == TargetChildInvalidation.LOSSY
+        || found == TargetChildInvalidation.LOSSY || lossyFromParent) {
+      r.childEpoch++;
     }
     child.resolve(def.handler(), r.childGeneration, r.childEpoch, run.codecs);
   }

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
@@ -152,6 +153,32 @@ class DemoEndToEndTest {
     assertThat(searchAfterDrop.exit()).isEqualTo(1);
     assertThat(searchAfterDrop.err()).isEqualTo(
         "Nothing is indexed in " + home + ": run update first." + System.lineSeparator());
+  }
+
+  /** Every file is a memoized component: a memo hit must not hide summaries deleted by hand. */
+  @Test
+  void aSummaryFolderDeletedByHandIsWrittenAgainByTheNextUpdate() throws Exception {
+    cli("update", "--source", source.toString());
+    long chunks = Long.parseLong(sql("SELECT count(*) FROM chunks").get(0));
+    try (Stream<Path> walk = Files.walk(home.resolve("summaries"))) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+
+    assertThat(cli("preview", "--source", source.toString(), "--detailed-exitcode").exit())
+        .isEqualTo(2);
+    Result again = cli("update", "--source", source.toString());
+    assertThat(again.exit()).as(again.all()).isZero();
+    assertThat(row(again.out(), "summary files")).isEqualTo("248 0 0 0");
+    assertThat(row(again.out(), "sqlite rows (chunks)")).isEqualTo("0 0 0 " + chunks);
+    try (Stream<Path> files = Files.list(home.resolve("summaries"))) {
+      assertThat(files.count()).isEqualTo(248);
+    }
+
+    Result rerun = cli("update", "--source", source.toString());
+    assertThat(rerun.out()).contains("(248 unchanged, skipped)");
+    assertThat(row(rerun.out(), "summary files")).isEqualTo("0 0 0 248");
   }
 
   @Test

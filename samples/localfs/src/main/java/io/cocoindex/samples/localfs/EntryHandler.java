@@ -24,7 +24,7 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
 
   /**
    * @param dirMissing the directory was not there when its handler was built (before its
-   *     ensure ran): removed since the last run, so every declared file is written again
+   *     ensure ran): removed since the last run, its entries with it
    */
   EntryHandler(Path dir, EntrySink entries, boolean dirMissing) {
     this.dir = dir;
@@ -37,10 +37,20 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
    * read, the only one the connector makes outside its sinks. It is made when the directory's
    * Create or Update resolves its children, before that action is applied (and in a preview
    * instead of it), so a directory removed since the last run is seen missing, and its files
-   * are rewritten in the run that recreates it rather than only by a full reprocess.
+   * are written again in the run that recreates it rather than only by a full reprocess.
    */
   static EntryHandler of(Path dir, EntrySink entries) {
     return new EntryHandler(dir, entries, !Files.isDirectory(dir));
+  }
+
+  /**
+   * A directory found missing lost every entry: the engine reconciles each declared one as new
+   * (so it is written), sends no removal for the others, and lets no memo of a component that
+   * declared into it hold (its files would otherwise stay tracked, and missing, for good).
+   */
+  @Override
+  public TargetChildInvalidation childInvalidationFound() {
+    return dirMissing ? TargetChildInvalidation.DESTRUCTIVE : null;
   }
 
   /**
@@ -81,7 +91,6 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
           entries.sink, null);
     }
     boolean kindChanged = prev.stream().anyMatch(r -> r.directory() != desired.directory());
-    boolean mayBeMissing = prevMayBeMissing || dirMissing;
     if (desired.directory()) {
       // A container: an action on every run, so its entries get their handler.
       EntryAction ensure = new EntryAction(path, true, null, false, kindChanged);
@@ -89,15 +98,15 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
           prev.isEmpty() ? TargetAction.create(ensure) : TargetAction.update(ensure),
           entries.sink, new EntryRecord(true, null),
           kindChanged ? TargetChildInvalidation.DESTRUCTIVE
-              : childInvalidation(mayBeMissing, prev));
+              : childInvalidation(prevMayBeMissing, prev));
     }
     EntryRecord record = new EntryRecord(false, Fingerprint.ofBytes(desired.content()));
-    if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(record::equals)) {
+    if (!prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(record::equals)) {
       return null;
     }
     EntryAction write = new EntryAction(path, false, desired.content(), false, kindChanged);
     return TargetReconcileOutput.of(
-        prev.isEmpty() || dirMissing ? TargetAction.create(write) : TargetAction.update(write),
+        prev.isEmpty() ? TargetAction.create(write) : TargetAction.update(write),
         entries.sink, record);
   }
 }

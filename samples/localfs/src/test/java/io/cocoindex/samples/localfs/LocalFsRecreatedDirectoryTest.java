@@ -3,12 +3,15 @@ package io.cocoindex.samples.localfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateStats;
 import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.testkit.CocoIndexExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -60,9 +63,9 @@ class LocalFsRecreatedDirectoryTest {
     assertThat(coco.update(app)).containsExactly(
         "cocoindex/localfs update \"" + out() + "\"",
         "cocoindex/localfs/" + out() + " create \"a.txt\"",
-        "cocoindex/localfs/" + out() + " update \"sub\"",
+        "cocoindex/localfs/" + out() + " create \"sub\"",
+        "cocoindex/localfs/" + out() + "/sub create \"deep\"",
         "cocoindex/localfs/" + out() + "/sub create \"inner.txt\"",
-        "cocoindex/localfs/" + out() + "/sub update \"deep\"",
         "cocoindex/localfs/" + out() + "/sub/deep create \"d.txt\"");
     assertThat(DiskTree.of(out())).isEqualTo(DECLARED);
 
@@ -80,6 +83,68 @@ class LocalFsRecreatedDirectoryTest {
     deleteTree(out().resolve("sub"));
     coco.update(app);
     assertThat(DiskTree.of(out())).isEqualTo(DECLARED);
+  }
+
+  /** Two memoized components, each writing a file into the root and one into {@code sub}. */
+  App memoizedApp() {
+    return coco.app(ctx -> {
+      Directory out = LocalFs.register(ctx).mountDir(ctx, out());
+      Directory sub = out.mountDir(ctx, "sub");
+      for (String name : List.of("x", "y")) {
+        ctx.mountMemo(name, Fingerprint.ofString(name), c -> {
+          out.declareFile(c, name + ".txt", name);
+          sub.declareFile(c, name + ".txt", name);
+        });
+      }
+    });
+  }
+
+  static final Map<String, String> MEMOIZED_DECLARED =
+      Map.of("x.txt", "x", "y.txt", "y", "sub/", "", "sub/x.txt", "x", "sub/y.txt", "y");
+
+  @Test
+  void aRootRemovedBetweenRunsGetsBackTheFilesOfMemoizedComponents() throws IOException {
+    App app = memoizedApp();
+    coco.update(app);
+    assertThat(coco.updateWithStats(app).componentsMemoized()).isEqualTo(2);
+    deleteTree(out());
+
+    // The memos held over files that are gone: they miss, and the files are written again.
+    assertThat(coco.update(app)).containsExactlyInAnyOrder(
+        "cocoindex/localfs update \"" + out() + "\"",
+        "cocoindex/localfs/" + out() + " create \"sub\"",
+        "cocoindex/localfs/" + out() + " create \"x.txt\"",
+        "cocoindex/localfs/" + out() + " create \"y.txt\"",
+        "cocoindex/localfs/" + out() + "/sub create \"x.txt\"",
+        "cocoindex/localfs/" + out() + "/sub create \"y.txt\"");
+    assertThat(DiskTree.of(out())).isEqualTo(MEMOIZED_DECLARED);
+
+    // Recorded again: the next run is all memo hits, and writes no file.
+    UpdateStats rerun = coco.updateWithStats(app);
+    assertThat(rerun.componentsMemoized()).isEqualTo(2);
+    assertThat(coco.takeApplied()).containsExactly(
+        "cocoindex/localfs update \"" + out() + "\"",
+        "cocoindex/localfs/" + out() + " update \"sub\"");
+    assertThat(DiskTree.of(out())).isEqualTo(MEMOIZED_DECLARED);
+  }
+
+  @Test
+  void aSubdirectoryRemovedBetweenRunsGetsBackTheFilesOfMemoizedComponents()
+      throws IOException {
+    App app = memoizedApp();
+    coco.update(app);
+    deleteTree(out().resolve("sub"));
+
+    assertThat(app.preview().changes()).extracting(Object::toString)
+        .anyMatch(s -> s.contains("create \"x.txt\"") && s.contains("/sub"))
+        .noneMatch(s -> s.contains("create \"x.txt\"") && !s.contains("/sub"));
+    // Only the components' files in sub are written: those in the root are still there.
+    assertThat(coco.update(app)).containsExactlyInAnyOrder(
+        "cocoindex/localfs update \"" + out() + "\"",
+        "cocoindex/localfs/" + out() + " update \"sub\"",
+        "cocoindex/localfs/" + out() + "/sub create \"x.txt\"",
+        "cocoindex/localfs/" + out() + "/sub create \"y.txt\"");
+    assertThat(DiskTree.of(out())).isEqualTo(MEMOIZED_DECLARED);
   }
 
   @Test
