@@ -437,12 +437,16 @@ class StateStoreModelTest {
       return memo != null && memo.length == 9;
     }
 
-    /** A component record as read: a stamped memo stands once its run is settled. */
+    /**
+     * A component record as read: a stamped memo reads as its fingerprint once its run is
+     * settled, and as it was written before.
+     */
     private ComponentRecord readComponent(ComponentRecord r) {
       byte[] memo = r.memoFingerprint();
       if (io.cocoindex.runtime.state.MemoStamp.isStamped(memo)) {
         long stamp = java.nio.ByteBuffer.wrap(memo, 16, 8).getLong();
-        memo = settled.contains(stamp) ? Arrays.copyOf(memo, 16) : null;
+        // Unsettled, it reads stamped: a memo check takes it up (KilledRunMemos), nothing else.
+        memo = settled.contains(stamp) ? Arrays.copyOf(memo, 16) : memo;
       }
       return withMemo(r, memo);
     }

@@ -118,13 +118,18 @@ public final class App implements AutoCloseable {
    * @throws io.cocoindex.runtime.state.StoreLockedException when another process is updating
    */
   public UpdateStats update(UpdateOptions options) {
-    Run run = execute(RunMode.UPDATE, options.isFullReprocess());
-    return finish(run, "update of app '" + name + "'");
+    Run run = execute(RunMode.UPDATE, options);
+    UpdateStats stats = finish(run, "update of app '" + name + "'");
+    if (log.isInfoEnabled()) {
+      log.info("updated app '{}'{}: {}", name,
+          options.isFullReprocess() ? " (full reprocess)" : "", stats.summary());
+    }
+    return stats;
   }
 
   /** Plans what {@link #update()} would do, container targets included; applies nothing. */
   public Preview preview() {
-    Run run = execute(RunMode.PREVIEW, false);
+    Run run = execute(RunMode.PREVIEW, UpdateOptions.defaults());
     List<ComponentFailure> failures = run.failures();
     if (!failures.isEmpty()) {
       throw new UpdateFailedException("preview of app '" + name + "'", failures,
@@ -195,18 +200,19 @@ public final class App implements AutoCloseable {
     }
   }
 
-  private Run execute(RunMode mode, boolean fullReprocess) {
+  private Run execute(RunMode mode, UpdateOptions options) {
     begin();
     try {
-      return executeOpen(mode, fullReprocess);
+      return executeOpen(mode, options);
     } finally {
       end();
     }
   }
 
-  private Run executeOpen(RunMode mode, boolean fullReprocess) {
+  private Run executeOpen(RunMode mode, UpdateOptions options) {
     try (AutoCloseable lock = lockForUpdate()) {
-      Run run = newRun(mode, fullReprocess);
+      Run run = newRun(mode, options.isFullReprocess());
+      run.limitDeletions(options.deletionLimit());
       run.startNanos = System.nanoTime();
       run.startComponentScan();
       current = run;

@@ -1,14 +1,19 @@
 package io.cocoindex.runtime;
 
-/** Options of one {@link App#update(UpdateOptions) update}. */
+/**
+ * Options of one {@link App#update(UpdateOptions) update}. Immutable: each {@code with...}
+ * returns a copy.
+ */
 public final class UpdateOptions {
-  private static final UpdateOptions DEFAULTS = new UpdateOptions(false);
-  private static final UpdateOptions FULL = new UpdateOptions(true);
+  private static final UpdateOptions DEFAULTS = new UpdateOptions(false, Long.MAX_VALUE);
+  private static final UpdateOptions FULL = new UpdateOptions(true, Long.MAX_VALUE);
 
   private final boolean fullReprocess;
+  private final long deletionLimit;
 
-  private UpdateOptions(boolean fullReprocess) {
+  private UpdateOptions(boolean fullReprocess, long deletionLimit) {
     this.fullReprocess = fullReprocess;
+    this.deletionLimit = deletionLimit;
   }
 
   /** An ordinary incremental update. */
@@ -25,13 +30,37 @@ public final class UpdateOptions {
     return FULL;
   }
 
+  /**
+   * These options, with the end-of-run deletions capped: when the states no longer declared
+   * (those deleted through their handlers, and those that would go with their deleted
+   * containers) number more than {@code limit}, none is deleted and their tracking is kept; the
+   * update applies its creates and updates as usual, then throws {@link UpdateFailedException}
+   * with a {@link DeletionLimitExceededException}. A guard for a nightly job whose source may
+   * come up empty, which would otherwise delete everything the app made.
+   *
+   * @param limit the most states one update may delete, 0 or more
+   */
+  public UpdateOptions withDeletionLimit(long limit) {
+    if (limit < 0) {
+      throw new IllegalArgumentException("a deletion limit cannot be negative: " + limit);
+    }
+    return new UpdateOptions(fullReprocess, limit);
+  }
+
   /** Whether every component runs and every state is reconciled as possibly missing. */
   public boolean isFullReprocess() {
     return fullReprocess;
   }
 
+  /** The most states the update may delete ({@code Long.MAX_VALUE}: no limit, the default). */
+  public long deletionLimit() {
+    return deletionLimit;
+  }
+
   @Override
   public String toString() {
-    return fullReprocess ? "UpdateOptions[fullReprocess]" : "UpdateOptions[defaults]";
+    String kind = fullReprocess ? "fullReprocess" : "defaults";
+    return deletionLimit == Long.MAX_VALUE ? "UpdateOptions[" + kind + "]"
+        : "UpdateOptions[" + kind + ", deletionLimit=" + deletionLimit + "]";
   }
 }

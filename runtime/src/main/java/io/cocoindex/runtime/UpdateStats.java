@@ -47,6 +47,17 @@ public record UpdateStats(
     return new ProviderStats(c, u, d, n);
   }
 
+  /**
+   * One line for a log: the totals over all providers, the components and the time, e.g. {@code
+   * "3 created, 1 updated, 0 deleted, 120 unchanged; 13 components run, 10 memoized; 42 ms"}.
+   */
+  public String summary() {
+    ProviderStats t = total();
+    return String.format("%d created, %d updated, %d deleted, %d unchanged; %d components run,"
+        + " %d memoized; %d ms", t.created, t.updated, t.deleted, t.unchanged, componentsRun,
+        componentsMemoized, duration.toMillis());
+  }
+
   /** A table with one line per provider: created / updated / deleted / unchanged. */
   public String toTable() {
     StringBuilder sb = new StringBuilder();

@@ -58,10 +58,20 @@ class SettledRunTest extends EngineTestBase {
     }
   }
 
+  /** Whether each component is memoized on its value. */
+  boolean memoized;
+
   Consumer<Ctx> main() {
     return ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      declared.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, p.targetState(k, v))));
+      declared.forEach((k, v) -> {
+        Consumer<Ctx> body = c -> declareTargetState(c, p.targetState(k, v));
+        if (memoized) {
+          ctx.mountMemo(k, v, body);
+        } else {
+          ctx.mount(k, body);
+        }
+      });
     };
   }
 
@@ -153,6 +163,68 @@ class SettledRunTest extends EngineTestBase {
           new Rows.Call("b", "1", List.of("1"), true));
       assertThat(rows.takeLog()).containsExactly("update b=1");
       assertThat(recordCounts()).containsExactly(1, 1);
+    }
+  }
+  /**
+   * A memoized component's commit comes after every action below it was applied, so the memo it
+   * wrote holds even if the run then dies: the next run takes it up (settling the states that run
+   * wrote) rather than running the component again, which after a kill at 99% had meant running
+   * every finished component again, paid work and all.
+   */
+  @Test
+  void memosOfARunThatDiedAreTakenUpAndTheirStatesSettled() {
+    memoized = true;
+    try (App app = open()) {
+      declared.put("a", "1");
+      declared.put("b", "1");
+      store.dieBeforeRecordingTheRun = true;
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create a=1", "create b=1");
+      assertThat(recordCounts()).as("both possibly applied").containsExactly(2, 2);
+      store.dieBeforeRecordingTheRun = false;
+
+      declared.put("b", "2");
+      assertThat(app.preview().changes()).extracting(c -> c.key().toString())
+          .containsExactly("\"b\"");
+      assertThat(store.settles).as("a preview writes nothing").isEmpty();
+      rows.takeCalls();
+      UpdateStats stats = app.update();
+      assertThat(stats.componentsMemoized()).as("a's memo taken up").isEqualTo(1);
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("b", "2", List.of("1"), true));
+      assertThat(rows.takeLog()).containsExactly("update b=2");
+      assertThat(store.settles).as("a's state, settled as its memo was taken up").hasSize(1);
+      assertThat(recordCounts()).containsExactly(1, 1);
+      assertThat(states().get(0).mayBeMissing()).isFalse();
+
+      assertThat(app.update().componentsMemoized()).isEqualTo(2);
+      assertThat(rows.takeCalls()).isEmpty();
+
+      // a's state reads settled to what the dead run applied: going back is a write.
+      declared.put("a", "0");
+      app.update();
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "0", List.of("1"), false));
+      assertThat(rows.takeLog()).containsExactly("update a=0");
+    }
+  }
+
+  /** A memo from a run that died is for its input then: another input runs the component. */
+  @Test
+  void aMemoOfARunThatDiedIsNotTakenUpForAnotherInput() {
+    memoized = true;
+    try (App app = open()) {
+      declared.put("a", "1");
+      store.dieBeforeRecordingTheRun = true;
+      app.update();
+      store.dieBeforeRecordingTheRun = false;
+      rows.takeLog();
+      rows.takeCalls();
+
+      declared.put("a", "2");
+      assertThat(app.update().componentsMemoized()).isZero();
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "2", List.of("1"), true));
+      assertThat(rows.takeLog()).containsExactly("update a=2");
+      assertThat(app.update().componentsMemoized()).isEqualTo(1);
+      assertThat(recordCounts()).containsExactly(1);
     }
   }
 }

@@ -4,6 +4,7 @@ import io.cocoindex.Ctx;
 import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.plan.CallerRuns;
 import io.cocoindex.runtime.plan.ComponentCommit;
+import io.cocoindex.runtime.plan.KilledRunMemos;
 import io.cocoindex.runtime.plan.LeaseGate;
 import io.cocoindex.runtime.plan.MemoDependencies;
 import io.cocoindex.runtime.plan.PoolStages;
@@ -238,7 +239,9 @@ public final class ComponentRunner {
       if (err != null) {
         Throwable cause = err instanceof CompletionException && err.getCause() != null
             ? err.getCause() : err;
-        run.protect(ctx.path);
+        // Unlike a body that threw, its body mounted every child it has now: the children it
+        // no longer mounts are swept as after a success, not protected (their deletion may be
+        // what its failed apply waits for).
         run.fail(ctx.path, cause);
         return false;
       }
@@ -288,11 +291,15 @@ public final class ComponentRunner {
     try {
       fingerprint = Fingerprint.of(input).bytes();
       rec = run.storedComponent(path).orElse(null);
-      if (memoMatches(run, rec, fingerprint)) {
-        deps = MemoDependencies.decode(rec.memoDependencies());
+      // A memo a killed run recorded reads as it would have once that run settled.
+      ComponentRecord memo = KilledRunMemos.unsettledMemo(run, rec, fingerprint);
+      if (memoMatches(run, memo, fingerprint)) {
+        deps = MemoDependencies.decode(memo.memoDependencies());
         List<MemoDependencies.Dependency> missedFor = MemoDependencies.missedFor(deps, run, path);
         if (missedFor != null) {
           absent = missedFor;
+          deps = null;
+        } else if (memo != rec && !KilledRunMemos.takeUp(run, path, rec)) {
           deps = null;
         }
       }

@@ -38,9 +38,13 @@ public record StatusReport(
     return providers.values().stream().mapToLong(List::size).sum();
   }
 
+  /** How many unsettled states {@link #toTable} lists before it only counts the rest. */
+  static final int UNSETTLED_LISTED = 20;
+
   /**
    * A table with one line per provider and the count of its tracked states, then the count of
-   * components and of unsettled states, each of those on a line of its own:
+   * components and of unsettled states, the first {@value #UNSETTLED_LISTED} of those on a line
+   * of their own (a run killed half-way leaves thousands; {@link #unsettled()} has them all):
    *
    * <pre>
    * provider        states
@@ -59,9 +63,13 @@ public record StatusReport(
     sb.append(String.format("%d target states, %d components, %s%n", total(), components,
         unsettled.isEmpty() ? "all settled"
             : unsettled.size() + " unsettled (left by an interrupted or failed run)"));
-    for (UnsettledState u : unsettled) {
+    for (UnsettledState u : unsettled.subList(0, Math.min(UNSETTLED_LISTED, unsettled.size()))) {
       sb.append(String.format("  unsettled %s: %d possible records%s%n", u.path(),
           u.possibleRecords(), u.mayBeMissing() ? ", may be missing" : ""));
+    }
+    if (unsettled.size() > UNSETTLED_LISTED) {
+      sb.append(String.format("  ... and %d more unsettled; the next update reconciles them%n",
+          unsettled.size() - UNSETTLED_LISTED));
     }
     return sb.toString();
   }

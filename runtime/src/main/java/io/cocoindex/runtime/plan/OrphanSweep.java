@@ -3,6 +3,7 @@ package io.cocoindex.runtime.plan;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
+import io.cocoindex.runtime.DeletionLimitExceededException;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
@@ -231,6 +232,7 @@ public final class OrphanSweep {
     int readUpTo = 0;
     byte[] lastContainer = null;
     TargetPath lastOwner = null;
+    long withContainers = 0; // states that go with a container this sweep deletes
     for (int i = 0; i < ordered.size(); i++) {
       TargetPath path = ordered.get(i).getKey();
       TargetPath owner = ordered.get(i).getValue();
@@ -247,6 +249,7 @@ public final class OrphanSweep {
       }
       byte[] container = deletedContainerAbove(path);
       if (container != null) {
+        withContainers++;
         // In path order, a container's children mostly come together, of one owner.
         if (container != lastContainer || !owner.equals(lastOwner)) {
           ownersBelowDeleted.computeIfAbsent(ByteKey.of(container), k -> new HashSet<>())
@@ -328,6 +331,14 @@ public final class OrphanSweep {
       }
       // Whatever the handler did for the container covers its children.
       deletedContainers.add(path.encodedUnsafe());
+    }
+    long toDelete = deletions.size() + withContainers;
+    if (run.mode == RunMode.UPDATE && toDelete > run.deletionLimit) {
+      // Nothing is written: every candidate stays tracked (and its owner's memo unrecorded), and
+      // the next update weighs them again.
+      run.refuseSweep(
+          new DeletionLimitExceededException(toDelete, withContainers, run.deletionLimit));
+      return;
     }
     if (run.mode == RunMode.PREVIEW) {
       for (Deletion d : deletions) {

@@ -141,6 +141,23 @@ public final class Run {
   }
 
 
+  /** The most states the orphan sweep may delete ({@code UpdateOptions.withDeletionLimit}). */
+  long deletionLimit = Long.MAX_VALUE;
+
+  /** Caps the orphan sweep's deletions; set before the run starts. */
+  public void limitDeletions(long limit) {
+    deletionLimit = limit;
+  }
+
+  /**
+   * Records that the sweep refused to delete what it found ({@code error}), as the root's
+   * failure: the update fails, and settles its healthy components as a failed run does, without
+   * marking any component failed (no memo is forgotten for it; the sweep wrote nothing).
+   */
+  void refuseSweep(RuntimeException error) {
+    failures.add(new ComponentFailure("/", error));
+  }
+
   /** One planned action; {@code refresh}: a container re-ensured as it was. */
   record Planned(PlannedAction action, boolean refresh) {}
 

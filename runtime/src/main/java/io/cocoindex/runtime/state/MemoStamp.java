@@ -8,9 +8,12 @@ import java.util.Arrays;
  * A memo as a store that records settled runs keeps it: the input fingerprint followed by the
  * version of the run that recorded it. Such a store leaves the states a run applied unsettled
  * until the run is recorded as settled, at its very end; a memo recorded by a component's
- * commit before then must not hold if the run dies first, or the next run would skip the
- * component and leave its states unsettled for good. So a stamped memo reads as recorded only
- * once its run is settled ({@link #resolve}), and as absent otherwise: the component runs again.
+ * commit before then must not hold as it is if the run dies first, or the next run would skip
+ * the component and leave its states unsettled for good. So a stamped memo reads as the bare
+ * fingerprint once its run is settled ({@link #resolve}), and stays stamped otherwise: it then
+ * matches no input, and a memo check that finds it settles the subtree's states first (the
+ * commit that wrote it came after every action below had been applied) and records it again
+ * without the stamp ({@code io.cocoindex.runtime.plan.KilledRunMemos}).
  */
 public final class MemoStamp {
   private static final int VERSION_BYTES = Long.BYTES;
@@ -35,16 +38,26 @@ public final class MemoStamp {
         record.memoValues(), record.stateCount());
   }
 
+  /** The version of the run that stamped {@code memo}, which {@link #isStamped} must be. */
+  public static long runOf(byte[] memo) {
+    return ByteBuffer.wrap(memo, Fingerprint.LENGTH, VERSION_BYTES).getLong();
+  }
+
+  /** The input fingerprint of a stamped {@code memo}. */
+  public static byte[] fingerprintOf(byte[] memo) {
+    return Arrays.copyOf(memo, Fingerprint.LENGTH);
+  }
+
   /**
-   * The memo fingerprint {@code stored} stands for: itself when it carries no stamp (a store
-   * that settles state by state, or a record written before stamps), its fingerprint when its
-   * run is settled, else null.
+   * The memo {@code stored} stands for: itself when it carries no stamp (a store that settles
+   * state by state, or a record written before stamps), its fingerprint when its run is
+   * settled, else itself, stamped: a run that never settled (killed, or failed and not settled
+   * state by state), whose memo no input matches until its states are settled.
    */
   static byte[] resolve(byte[] stored, SettledRuns runs) {
     if (!isStamped(stored)) {
       return stored;
     }
-    long version = ByteBuffer.wrap(stored, Fingerprint.LENGTH, VERSION_BYTES).getLong();
-    return runs.contains(version) ? Arrays.copyOf(stored, Fingerprint.LENGTH) : null;
+    return runs.contains(runOf(stored)) ? fingerprintOf(stored) : stored;
   }
 }

@@ -59,4 +59,17 @@ class StatusReportTest {
         "3 target states, 3 components, 1 unsettled (left by an interrupted or failed run)%n"
             + "  unsettled /@tables/\"docs\"/\"b\": 2 possible records, may be missing%n"));
   }
+
+  @Test
+  void aTableListsTheFirstTwentyUnsettledStatesAndCountsTheRest() {
+    List<StatusReport.UnsettledState> unsettled = new ArrayList<>();
+    for (int i = 0; i < 2576; i++) {
+      unsettled.add(new StatusReport.UnsettledState("rows", "/@rows/" + i, 2, false));
+    }
+    String table = new StatusReport("app", Map.of("rows", List.of()), unsettled, 1).toTable();
+    assertThat(table.lines().filter(l -> l.startsWith("  unsettled "))).hasSize(20);
+    assertThat(table).contains("  unsettled /@rows/19: 2 possible records")
+        .doesNotContain("/@rows/20:")
+        .endsWith(String.format("  ... and 2556 more unsettled; the next update reconciles them%n"));
+  }
 }

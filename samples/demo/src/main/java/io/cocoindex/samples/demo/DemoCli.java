@@ -7,6 +7,7 @@ import io.cocoindex.runtime.ComponentFailure;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.runtime.UpdateStats;
 import io.cocoindex.runtime.inspect.StatusReport;
 import io.cocoindex.samples.sqlite.SqliteDatabase;
@@ -40,9 +41,22 @@ import picocli.CommandLine.Parameters;
     subcommands = {
       DemoCli.Update.class, DemoCli.PreviewCommand.class, DemoCli.Search.class,
       DemoCli.Status.class, DemoCli.Drop.class, CommandLine.HelpCommand.class
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      " 0:done (preview --detailed-exitcode: nothing to do)",
+      " 1:failed, or some files could not be indexed (said on stderr)",
+      " 2:preview --detailed-exitcode: changes pending",
+      "64:the command line is wrong (an unknown option, a missing argument)"
     })
 public final class DemoCli {
   static final String DEFAULT_SOURCE = "samples/demo/corpus";
+
+  /**
+   * The exit code of a wrong command line: sysexits' EX_USAGE, not picocli's default 2, which a
+   * script reads as "changes pending" from {@code preview --detailed-exitcode}.
+   */
+  static final int USAGE_ERROR = 64;
 
   @Option(names = "--home", defaultValue = ".cocoindex-demo",
       description = "Workspace folder: state, SQLite index, summaries (default: ${DEFAULT-VALUE}).")
@@ -82,6 +96,9 @@ public final class DemoCli {
       err.println("error: " + ex.getMessage());
       return 1;
     });
+    cmd.getCommandSpec().exitCodeOnInvalidInput(USAGE_ERROR);
+    cmd.getSubcommands().values()
+        .forEach(sub -> sub.getCommandSpec().exitCodeOnInvalidInput(USAGE_ERROR));
     return cmd.execute(args);
   }
 
@@ -160,10 +177,26 @@ public final class DemoCli {
     Path source;
   }
 
-  @Command(name = "update", description = "Index the source folder incrementally.")
+  @Command(name = "update", mixinStandardHelpOptions = true,
+      description = "Index the source folder incrementally.")
   static final class Update implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
     @CommandLine.Mixin SourceOption options = new SourceOption();
+
+    @Option(names = "--max-deletions", paramLabel = "N",
+        description = "Delete nothing, and fail, when more than N chunks, summaries and other"
+            + " outputs would be deleted (a source folder that came up empty).")
+    Long maxDeletions;
+
+    @Option(names = "--full",
+        description = "Index every file again, ignoring what is unchanged, and rewrite every"
+            + " output (repairs outputs changed or deleted by hand).")
+    boolean full;
+
+    UpdateOptions updateOptions() {
+      UpdateOptions o = full ? UpdateOptions.fullReprocess() : UpdateOptions.defaults();
+      return maxDeletions == null ? o : o.withDeletionLimit(maxDeletions);
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -182,7 +215,7 @@ public final class DemoCli {
         try (ProgressDisplay progress =
             new ProgressDisplay(app, indexer::totalFiles, cli.out, cli.terminal)) {
           try {
-            stats = app.update();
+            stats = app.update(updateOptions());
           } catch (UpdateFailedException e) {
             stats = e.stats();
             failures = e.failures();
@@ -241,7 +274,8 @@ public final class DemoCli {
     return sb.toString();
   }
 
-  @Command(name = "preview", description = "Show what update would do; change nothing.")
+  @Command(name = "preview", mixinStandardHelpOptions = true,
+      description = "Show what update would do; change nothing.")
   static final class PreviewCommand implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
     @CommandLine.Mixin SourceOption options = new SourceOption();
@@ -306,7 +340,8 @@ public final class DemoCli {
     return key.toString();
   }
 
-  @Command(name = "search", description = "Full-text search over the indexed chunks.")
+  @Command(name = "search", mixinStandardHelpOptions = true,
+      description = "Full-text search over the indexed chunks.")
   static final class Search implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
 
@@ -406,7 +441,8 @@ public final class DemoCli {
     }
   }
 
-  @Command(name = "status", aliases = "show", description = "Show what is tracked, per target.")
+  @Command(name = "status", aliases = "show", mixinStandardHelpOptions = true,
+      description = "Show what is tracked, per target.")
   static final class Status implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
 
@@ -447,7 +483,8 @@ public final class DemoCli {
     }
   }
 
-  @Command(name = "drop", description = "Remove everything the indexer created; forget its state.")
+  @Command(name = "drop", mixinStandardHelpOptions = true,
+      description = "Remove everything the indexer created; forget its state.")
   static final class Drop implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
     @CommandLine.Mixin SourceOption options = new SourceOption();

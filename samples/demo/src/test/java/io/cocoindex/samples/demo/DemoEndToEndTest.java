@@ -155,6 +155,27 @@ class DemoEndToEndTest {
         "Nothing is indexed in " + home + ": run update first." + System.lineSeparator());
   }
 
+  @Test
+  void aSourceThatCameUpEmptyDeletesNothingUnderADeletionLimit() throws Exception {
+    cli("update", "--source", source.toString());
+    long chunks = Long.parseLong(sql("SELECT count(*) FROM chunks").get(0));
+    Path empty = Files.createDirectories(tmp.resolve("empty"));
+
+    Result guarded = cli("update", "--source", empty.toString(), "--max-deletions", "10");
+    assertThat(guarded.exit()).isEqualTo(1);
+    assertThat(guarded.err()).contains("the update would delete")
+        .contains("more than its deletion limit of 10: none was deleted");
+    assertThat(sql("SELECT count(*) FROM chunks")).containsExactly(Long.toString(chunks));
+    try (Stream<Path> files = Files.list(home.resolve("summaries"))) {
+      assertThat(files.count()).isEqualTo(248);
+    }
+
+    // The source back, a full reprocess writes every output again and deletes nothing.
+    Result full = cli("update", "--source", source.toString(), "--full", "--max-deletions", "0");
+    assertThat(full.exit()).as(full.all()).isZero();
+    assertThat(row(full.out(), "summary files")).isEqualTo("0 248 0 0");
+  }
+
   /** Every file is a memoized component: a memo hit must not hide summaries deleted by hand. */
   @Test
   void aSummaryFolderDeletedByHandIsWrittenAgainByTheNextUpdate() throws Exception {
@@ -362,7 +383,21 @@ class DemoEndToEndTest {
     Result help = cli("help");
     assertThat(help.exit()).isZero();
     assertThat(help.out()).contains("update").contains("preview").contains("search")
-        .contains("status").contains("drop");
+        .contains("status").contains("drop").contains("Exit codes:")
+        .contains("64   the command line is wrong");
+    Result updateHelp = cli("update", "--help");
+    assertThat(updateHelp.exit()).as(updateHelp.all()).isZero();
+    assertThat(updateHelp.out()).contains("Usage: cocoindex-demo update").contains("--source");
+  }
+
+  /** A typo must not read as "changes pending" (2) to a script checking the preview. */
+  @Test
+  void aWrongCommandLineExits64NotTheExitCodeOfPendingChanges() {
+    Result typo = cli("preview", "--detailed-exitcod");
+    assertThat(typo.exit()).isEqualTo(64);
+    assertThat(typo.err()).contains("Unknown option: '--detailed-exitcod'");
+    assertThat(cli("no-such-command").exit()).isEqualTo(64);
+    assertThat(home).doesNotExist();
   }
 
   @Test

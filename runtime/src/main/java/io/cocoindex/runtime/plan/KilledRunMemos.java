@@ -1,0 +1,85 @@
+package io.cocoindex.runtime.plan;
+
+import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.MemoStamp;
+import io.cocoindex.runtime.state.PossibleRecord;
+import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Memos that a run killed (or failed without settling) left stamped ({@link MemoStamp}), taken up
+ * by a later run instead of lost. Without this, a run killed at 99% made the next one run every
+ * memoized component it had already finished again, each body's paid work included.
+ *
+ * <p>Why a stamped memo can be trusted once its states are settled: a memoized component's commit
+ * writes its memo only after its own actions and every descendant's were applied and committed
+ * (its subtree was healthy), and only when its subtree left nothing for the sweep to delete (a
+ * memo with deletions pending is held back for the sweep, never stamped at a commit). So every
+ * state of the subtree whose newest possible record is of the stamping run holds that record,
+ * exactly as {@link RunSettlement} would have settled it had the run lived.
+ */
+public final class KilledRunMemos {
+  private static final Logger log = LoggerFactory.getLogger(KilledRunMemos.class);
+
+  private KilledRunMemos() {}
+
+  /**
+   * {@code rec} as its memo would read had the run that stamped it settled, when that is an
+   * earlier run that did not, and the memo is for {@code fingerprint}; otherwise {@code rec}
+   * itself. Reads nothing: whether the memo holds is for its dependencies to say, and only then
+   * is it {@link #takeUp taken up}.
+   */
+  public static ComponentRecord unsettledMemo(Run run, ComponentRecord rec, byte[] fingerprint) {
+    if (rec == null || !MemoStamp.isStamped(rec.memoFingerprint())
+        || MemoStamp.runOf(rec.memoFingerprint()) >= run.version
+        || !Arrays.equals(MemoStamp.fingerprintOf(rec.memoFingerprint()), fingerprint)) {
+      return rec;
+    }
+    return MemoStamp.unstamped(rec);
+  }
+
+  /**
+   * Settles the states of {@code component}'s subtree that the run which stamped {@code stamped}
+   * wrote, and records the memo without its stamp, in one write; a preview writes nothing.
+   * Returns whether the memo can be taken as a hit: false when the write failed (the component
+   * then runs, and its commit settles what it changes), and in a drop.
+   */
+  public static boolean takeUp(Run run, TargetPath component, ComponentRecord stamped) {
+    if (run.mode != RunMode.UPDATE) {
+      return run.mode == RunMode.PREVIEW; // a drop runs the component for its registrations
+    }
+    long stamping = MemoStamp.runOf(stamped.memoFingerprint());
+    List<StateWrite> writes = new ArrayList<>();
+    List<byte[]> subtree = new ArrayList<>();
+    subtree.add(component.encoded());
+    subtree.addAll(run.store.componentPathsBelow(run.app, component.encodedUnsafe()));
+    for (byte[] owner : subtree) {
+      for (TrackedState row : run.store.ownedBy(run.app, owner)) {
+        List<PossibleRecord> records = row.records();
+        PossibleRecord newest = records.isEmpty() ? null : records.get(records.size() - 1);
+        if (newest != null && newest.version() == stamping && !newest.isNone()) {
+          // As RunSettlement settles a state: against the precommit that wrote it as it stands.
+          StateWrite.Precommit written = new StateWrite.Precommit(row, newest, false, row);
+          writes.add(new StateWrite.Settle(row, stamping, false, written));
+        }
+      }
+    }
+    writes.add(new StateWrite.PutComponent(MemoStamp.unstamped(stamped), run.version));
+    try {
+      run.store.write(run.app, writes).join();
+    } catch (CompletionException e) {
+      log.warn("app '{}': cannot take up the memo of component {}, recorded by run {}, which did"
+          + " not end: the component runs again", run.app, component, stamping, e);
+      return false;
+    }
+    log.debug("app '{}': took up the memo of component {} from run {}, which did not end ({}"
+        + " states settled)", run.app, component, stamping, writes.size() - 1);
+    return true;
+  }
+}

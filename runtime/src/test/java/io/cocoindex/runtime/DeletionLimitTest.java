@@ -1,0 +1,110 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.TargetStateProvider;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link UpdateOptions#withDeletionLimit}: an update that would delete more than its limit
+ * deletes nothing, keeps the tracking, applies the rest, and fails saying how many and why.
+ */
+class DeletionLimitTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  final Tables tables = new Tables(rows);
+  /** Rows declared one per component, at the root provider. */
+  final Map<String, String> source = new TreeMap<>();
+  /** Rows declared into table "docs", when it is declared. */
+  Map<String, String> docs;
+
+  App app() {
+    return app(ctx -> {
+      TargetStateProvider<String> flat =
+          registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      source.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, flat.targetState(k, v))));
+      if (docs != null) {
+        TargetStateProvider<String> table =
+            mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+        docs.forEach((k, v) -> declareTargetState(ctx, table.targetState(k, v)));
+      }
+    });
+  }
+
+  @Test
+  void aSourceThatCameUpEmptyDeletesNothingWhileTheRestOfTheUpdateApplies() {
+    App app = app();
+    for (String k : new String[] {"a", "b", "c", "d", "e"}) {
+      source.put(k, "1");
+    }
+    app.update();
+    rows.takeLog();
+
+    source.clear();
+    source.put("f", "1"); // a new row in the same run is created all the same
+    UpdateOptions guarded = UpdateOptions.defaults().withDeletionLimit(2);
+    assertThatThrownBy(() -> app.update(guarded))
+        .isInstanceOfSatisfying(UpdateFailedException.class, e -> {
+          assertThat(e.failures()).hasSize(1);
+          assertThat(e.failures().get(0).component()).isEqualTo("/");
+          assertThat(e.failures().get(0).error())
+              .isInstanceOfSatisfying(DeletionLimitExceededException.class, d -> {
+                assertThat(d.deletions()).isEqualTo(5);
+                assertThat(d.limit()).isEqualTo(2);
+              })
+              .hasMessageStartingWith("the update would delete 5 target states (5 through their"
+                  + " handlers, 0 with their containers), more than its deletion limit of 2:"
+                  + " none was deleted");
+          assertThat(e.stats().of("rows").created()).isEqualTo(1);
+        });
+    assertThat(rows.takeLog()).containsExactly("create f=1");
+    assertThat(app.status().providers().get("rows")).hasSize(6);
+    assertThat(app.preview().changes()).extracting(c -> c.action().verb())
+        .containsExactly("delete", "delete", "delete", "delete", "delete");
+
+    // Within the limit (or without one), the next update deletes them.
+    UpdateStats stats = app.update(UpdateOptions.defaults().withDeletionLimit(5));
+    assertThat(stats.of("rows").deleted()).isEqualTo(5);
+    assertThat(rows.takeLog()).containsExactlyInAnyOrder(
+        "delete a", "delete b", "delete c", "delete d", "delete e");
+    assertThat(app.status().providers().get("rows")).hasSize(1);
+  }
+
+  @Test
+  void statesThatWouldGoWithTheirContainerCountTowardsTheLimit() {
+    App app = app();
+    docs = Map.of("r1", "1", "r2", "1", "r3", "1");
+    app.update();
+    tables.takeLog();
+    rows.takeLog();
+
+    docs = null;
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(3)))
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("would delete 4 target states (1 through their handlers,"
+            + " 3 with their containers), more than its deletion limit of 3");
+    assertThat(tables.takeLog()).as("the table is not dropped").isEmpty();
+
+    app.update(UpdateOptions.defaults().withDeletionLimit(4));
+    assertThat(tables.takeLog()).containsExactly("drop docs");
+    assertThat(app.status().total()).isZero();
+  }
+
+  @Test
+  void aLimitIsNeverNegativeAndShowsInTheOptions() {
+    assertThatThrownBy(() -> UpdateOptions.defaults().withDeletionLimit(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("a deletion limit cannot be negative: -1");
+    assertThat(UpdateOptions.fullReprocess().withDeletionLimit(0))
+        .hasToString("UpdateOptions[fullReprocess, deletionLimit=0]")
+        .matches(UpdateOptions::isFullReprocess);
+    assertThat(UpdateOptions.defaults()).hasToString("UpdateOptions[defaults]");
+  }
+}
