@@ -430,6 +430,33 @@ class MemoTest extends EngineTestBase {
     assertThat(rows.takeLog()).isEmpty();
   }
 
+  /** A memoized function is a cache: a changed result type, or an unreadable value, computes. */
+  @Test
+  void aMemoizedFunctionWhoseResultTypeChangedComputesAnew() {
+    boolean[] asInt = {false};
+    AtomicInteger computed = new AtomicInteger();
+    App app = app(ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      ctx.mount("x", c -> {
+        Object r = asInt[0]
+            ? c.memo("parse", "42", Integer.class, s -> {
+              computed.incrementAndGet();
+              return Integer.valueOf(s);
+            })
+            : c.memo("parse", "42", String.class, s -> "v" + s);
+        declareTargetState(c, docs.targetState("a", String.valueOf(r)));
+      });
+    });
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create a=v42");
+    asInt[0] = true;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("update a=42");
+    app.update();
+    assertThat(computed.get()).as("then cached as an Integer").isEqualTo(1);
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
   @Test
   void memoizedFunctionReturnsTheCachedResultForTheSameInput() {
     AtomicInteger computed = new AtomicInteger();
@@ -520,7 +547,7 @@ class MemoTest extends EngineTestBase {
   }
 
   @Test
-  void aMemoRecordedByARunThatDiedBeforeItWasSettledDoesNotHold() {
+  void aMemoRecordedByARunThatDiedBeforeItWasSettledIsTakenUpWithItsStatesSettled() {
     assumeTrue(!ON_POSTGRES, "the shared store settles state by state, in each commit");
     inputs.put("a", "v1");
     boolean[] dies = {false};
@@ -548,17 +575,22 @@ class MemoTest extends EngineTestBase {
       assertThat(rows.takeLog()).containsExactly("create a=v1", "update a=v2");
       bodies.set(0);
 
-      // Its states are unsettled, so its memo does not hold: the component runs again, and
-      // settles them (the handler sees both possible records).
+      // Its memo was written by its commit, after its row was applied: the next run takes it
+      // up, settling the row to v2, rather than running the component again.
+      assertThat(app.status().unsettled()).hasSize(1);
       dies[0] = false;
       rows.takeCalls();
+      assertThat(app.update().componentsMemoized()).isEqualTo(1);
+      assertThat(bodies.get()).isZero();
+      assertThat(rows.takeCalls()).isEmpty();
+      assertThat(app.status().unsettled()).isEmpty();
+
+      // Settled to what the dead run applied: going back to v1 is a write against v2 alone.
+      inputs.put("a", "v1");
       app.update();
       assertThat(bodies.getAndSet(0)).isEqualTo(1);
-      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "v2", List.of("v1", "v2"),
-          false));
-      app.update();
-      assertThat(bodies.get()).as("recorded by a settled run").isZero();
-      assertThat(app.status().unsettled()).isEmpty();
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "v1", List.of("v2"), false));
+      assertThat(rows.takeLog()).containsExactly("update a=v1");
     }
   }
 
@@ -702,7 +734,7 @@ class MemoTest extends EngineTestBase {
   }
 
   @Test
-  void aParentsMemoWaitsForTheSettlementOfItsChildrensStates() {
+  void aParentsMemoOfARunThatDiedSettlesItsChildrensStatesWhenTakenUp() {
     assumeTrue(!ON_POSTGRES, "the shared store settles state by state, in each commit");
     boolean[] dies = {false};
     String[] value = {"v1"};
@@ -730,11 +762,15 @@ class MemoTest extends EngineTestBase {
       bodies.set(0);
 
       dies[0] = false;
+      rows.takeCalls();
       app.update();
-      assertThat(bodies.getAndSet(0)).as("the parent's memo did not hold").isEqualTo(1);
+      assertThat(bodies.get()).as("the parent's memo taken up").isZero();
+      assertThat(app.status().unsettled()).as("the child's row settled with it").isEmpty();
+
+      value[0] = "v1";
       app.update();
-      assertThat(bodies.get()).isZero();
-      assertThat(app.status().unsettled()).isEmpty();
+      assertThat(bodies.get()).isEqualTo(1);
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", "v1", List.of("v2"), false));
     }
   }
 }

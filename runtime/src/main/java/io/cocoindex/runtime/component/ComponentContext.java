@@ -26,12 +26,16 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The engine's {@link Ctx}: collects one processing component's declarations (serialized on the
  * spot), mounts its children, and serves memoized functions.
  */
 public final class ComponentContext implements Ctx, DeclarationScope {
+  private static final Logger log = LoggerFactory.getLogger(ComponentContext.class);
+
   final Run run;
   final TargetPath path;
   final byte[] memoFingerprint;
@@ -254,12 +258,21 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   @Override
   public <I, T> T memo(String function, I input, Class<T> resultType, Function<I, T> compute) {
     checkOpen("call a memoized function");
-    Fingerprint key = Fingerprint.of(java.util.Arrays.asList(function, input));
+    // The result type is part of the key: a function whose result type changed computes anew
+    // rather than decoding a value of the old type.
+    Fingerprint key =
+        Fingerprint.of(java.util.Arrays.asList(function, input, resultType.getName()));
     Codec<T> codec = run.codecs.codecFor(resultType);
     MemoValues values = memoValues();
     byte[] cached = run.fullReprocess ? null : values.lookup(key);
     if (cached != null) {
-      return codec.decode(cached);
+      try {
+        return codec.decode(cached);
+      } catch (CodecException e) {
+        // A cache: a value stored before its type changed shape is computed again.
+        log.debug("memoized function '{}' of component {}: its stored result cannot be read as"
+            + " {} ({}); computing it again", function, path, resultType.getName(), e.getMessage());
+      }
     }
     T result = compute.apply(input);
     byte[] bytes = codec.encode(result);

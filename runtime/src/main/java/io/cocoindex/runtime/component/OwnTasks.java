@@ -9,9 +9,18 @@ import java.util.concurrent.ForkJoinWorkerThread;
  * stage chained with an executor onto a future that is already complete is queued on the
  * worker that chained it. Waiting with {@code join()} alone then leaves progress to the pool
  * starting another worker to take that stage, which three test runs saw it not do (the run
- * never ended). So the worker first runs what it queued on itself, then waits.
+ * never ended). So the worker first runs the stages it queued on itself, then waits.
  *
- * <p>A subclass of {@link ForkJoinTask} only to reach its {@code pollTask}; never instantiated.
+ * <p>Only completion stages: a component body's parallel stream forks its tasks into the pool
+ * the body runs on, this one, and a stream task run here may wait on a sibling that another
+ * worker, itself waiting here, holds (forty {@code useMount}s from a parallel stream hung the
+ * update for good). Such a task is left for the pool; so is whatever lies below it.
+ *
+ * <p>A completion stage's task is run as the {@link Runnable} it is: as a fork-join task it never
+ * reports itself done, so invoking it would wait forever.
+ *
+ * <p>A subclass of {@link ForkJoinTask} only to reach its {@code peekNextLocalTask} and {@code
+ * pollNextLocalTask}; never instantiated.
  */
 final class OwnTasks extends ForkJoinTask<Void> {
   private static final long serialVersionUID = 1L;
@@ -24,29 +33,20 @@ final class OwnTasks extends ForkJoinTask<Void> {
       // Only this thread adds to its own queue, so once it is empty nothing lands there while
       // the thread waits: every later stage is queued by whichever thread completes the one
       // before, and that is not this one.
-      while (!f.isDone() && getQueuedTaskCount() > 0) {
-        ForkJoinTask<?> next = pollTask();
+      while (!f.isDone()
+          && peekNextLocalTask() instanceof CompletableFuture.AsynchronousCompletionTask) {
+        ForkJoinTask<?> next = pollNextLocalTask();
         if (next == null) {
           break;
         }
-        run(next);
+        if (!(next instanceof CompletableFuture.AsynchronousCompletionTask)) {
+          next.fork(); // the peeked stage was stolen meanwhile: this one goes back, for the pool
+          break;
+        }
+        ((Runnable) next).run();
       }
     }
     return f.join();
-  }
-
-  /**
-   * Runs a task taken off the queue. A completion stage's task is run as the {@link Runnable} it
-   * is: as a fork-join task it never reports itself done, so invoking it would wait forever.
-   * The engine queues nothing else but tasks that wrap a {@code Runnable} given to {@code
-   * execute}, which report themselves done.
-   */
-  private static void run(ForkJoinTask<?> task) {
-    if (task instanceof Runnable r) {
-      r.run();
-    } else {
-      task.quietlyInvoke();
-    }
   }
 
   @Override

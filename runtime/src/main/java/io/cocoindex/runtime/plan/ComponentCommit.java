@@ -165,7 +165,16 @@ public final class ComponentCommit {
       }
       c.reportSize();
       return PoolStages.then(c.applyLevels(), v -> c.commit(), stages)
-          .whenComplete((v, e) -> c.releaseStateLeases())
+          .whenComplete((v, e) -> {
+            c.releaseStateLeases();
+            if (e != null) {
+              // Its body completed, so what it no longer declares is known: deleted by the sweep
+              // as after a success. Kept, a deletion the failed apply waits for (a duplicate row
+              // under a new UNIQUE index) would fail every run again (a success offers them in
+              // its commit).
+              c.offerOrphans();
+            }
+          })
           .thenApply(v -> c.outcome);
     } catch (RuntimeException | Error e) {
       c.releaseStateLeases();

@@ -106,12 +106,28 @@ final class FileUpdateLocks implements AutoCloseable {
     return "pid " + ProcessHandle.current().pid() + " on " + host + " since " + Instant.now();
   }
 
+  /** How much of an app's name its lock file shows (a name may be longer than a file's). */
+  private static final int NAME_SHOWN = 64;
+
+  /**
+   * The lock file of {@code app}: at most {@value #NAME_SHOWN} characters of its name, for a
+   * reader (others replaced by {@code _}), then 16 hex digits of the SHA-256 of the whole name,
+   * which tells apart names that read the same ({@code x!@} and {@code x"!}); a name's length
+   * never makes the file's too long to create.
+   */
   static String fileName(String app) {
     StringBuilder sb = new StringBuilder();
-    for (char ch : app.toCharArray()) {
-      sb.append(Character.isLetterOrDigit(ch) || ch == '-' || ch == '_' ? ch : '_');
+    for (char ch : app.substring(0, Math.min(app.length(), NAME_SHOWN)).toCharArray()) {
+      sb.append(ch < 128 && (Character.isLetterOrDigit(ch) || ch == '-' || ch == '_') ? ch : '_');
     }
-    return sb + "-" + Integer.toHexString(app.hashCode()) + ".lock";
+    byte[] digest;
+    try {
+      digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(app.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+    return sb + "-" + java.util.HexFormat.of().formatHex(digest, 0, 8) + ".lock";
   }
 
   @Override

@@ -35,6 +35,30 @@ class UpdateLockTest {
     }
   }
 
+  /** Names that read the same in a file name, and share a String.hashCode, are two locks. */
+  @Test
+  void appsWhoseNamesReadTheSameInAFileNameHoldLocksOfTheirOwn() throws Exception {
+    assertThat("x!@".hashCode()).isEqualTo("x\"!".hashCode());
+    try (SqliteStateStore store = SqliteStateStore.open(dir);
+        AutoCloseable first = store.lockForUpdate("x!@");
+        AutoCloseable second = store.lockForUpdate("x\"!")) {
+      assertThat(FileUpdateLocks.fileName("x!@")).isNotEqualTo(FileUpdateLocks.fileName("x\"!"))
+          .startsWith("x__-").endsWith(".lock");
+    }
+  }
+
+  /** A name longer than a file name can be still gets a lock, its file name cut to fit. */
+  @Test
+  void anAppNameOfAnyLengthGetsALock() throws Exception {
+    String name = "app-".repeat(100);
+    try (SqliteStateStore store = SqliteStateStore.open(dir);
+        AutoCloseable held = store.lockForUpdate(name)) {
+      assertThat(FileUpdateLocks.fileName(name)).hasSize(64 + 1 + 16 + ".lock".length());
+      assertThatThrownBy(() -> store.lockForUpdate(name))
+          .isInstanceOf(StoreLockedException.class);
+    }
+  }
+
   @Test
   void lockOfAnotherProcessIsReportedAndTakenOverOnceThatProcessIsKilled() throws Exception {
     Process holder = new ProcessBuilder(

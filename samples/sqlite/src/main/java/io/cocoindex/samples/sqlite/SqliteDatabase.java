@@ -1,5 +1,7 @@
 package io.cocoindex.samples.sqlite;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -36,12 +38,34 @@ public final class SqliteDatabase implements AutoCloseable {
 
   /** A database file (created on first use). */
   public static SqliteDatabase open(Path file) {
-    return new SqliteDatabase(file.toAbsolutePath().normalize().toString());
+    return new SqliteDatabase(realLocation(file));
   }
 
   /**
-   * The database file's absolute path: what two {@code SqliteDatabase}s share when they are the
-   * same database (provided under two names, or opened twice).
+   * Where {@code file} really is, symbolic links resolved (in its folder when it does not exist
+   * yet): two paths to one file, one through a link (a deploy's {@code current -> releases/N}),
+   * must read as the same database, or a table moved between their keys would be dropped as
+   * if it had moved to another file.
+   */
+  private static String realLocation(Path file) {
+    Path absolute = file.toAbsolutePath().normalize();
+    try {
+      if (Files.exists(absolute)) {
+        return absolute.toRealPath().toString();
+      }
+      Path folder = absolute.getParent();
+      if (folder != null && Files.isDirectory(folder)) {
+        return folder.toRealPath().resolve(absolute.getFileName()).toString();
+      }
+    } catch (IOException e) {
+      // Unreadable on the way: the path as given, which opening the database then reports.
+    }
+    return absolute.toString();
+  }
+
+  /**
+   * The database file's real path: what two {@code SqliteDatabase}s share when they are the same
+   * database (provided under two names, opened twice, or reached through a link).
    */
   String location() {
     return location;

@@ -8,6 +8,7 @@ import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -68,6 +69,32 @@ class DatabasesTest extends TargetDatabaseTest {
 
     assertThat(schema()).containsExactly("table docs");
     assertThat(q("SELECT id, title FROM docs")).containsExactly("a|Alpha");
+  }
+
+  /**
+   * The renamed key's database is the same file reached through a link to its folder (a deploy's
+   * {@code current -> releases/N}): the table is handed over, not dropped as if it had moved to
+   * another file (found by an adversarial review: it was dropped, rows and all, for good).
+   */
+  @Test
+  void aDatabaseProvidedUnderARenamedKeyThroughALinkKeepsItsTables() throws Exception {
+    Path link = java.nio.file.Files.createSymbolicLink(dir.resolve("link"), dir);
+    ContextKey<SqliteDatabase> renamed = ContextKey.of("renamed_db", SqliteDatabase.class);
+    SqliteDatabase throughLink = SqliteDatabase.open(link.resolve(dbFile().getFileName()));
+    boolean[] isRenamed = {false};
+    try (throughLink) {
+      App app = app(environment().provide(renamed, throughLink).build(), ctx ->
+          Sqlite.register(ctx, isRenamed[0] ? renamed : DB).mountTable(ctx, DOCS)
+              .declareRow(ctx, new Doc("a", "Alpha")));
+      app.update();
+      isRenamed[0] = true;
+      app.update();
+      app.update();
+
+      assertThat(schema()).containsExactly("table docs");
+      assertThat(q("SELECT id, title FROM docs")).containsExactly("a|Alpha");
+      app.close();
+    }
   }
 
   @Test
