@@ -31,6 +31,12 @@ public final class SqliteDatabase implements AutoCloseable {
   /** Whether the current transaction ran a statement {@link #failAfterCommit} matches. */
   private boolean failThisCommit;
 
+  /** How long a statement waits for another connection's lock before failing with BUSY. */
+  static final int BUSY_TIMEOUT_MS = 10_000;
+
+  /** SQLite's primary result code for a lock another connection holds. */
+  private static final int SQLITE_BUSY = 5;
+
   private SqliteDatabase(String location) {
     this.location = location;
     this.url = "jdbc:sqlite:" + location;
@@ -89,6 +95,18 @@ public final class SqliteDatabase implements AutoCloseable {
    * mode: the driver's commit would begin the next transaction at once, waiting for the lock.
    */
   public <T> T inTransaction(Work<T> work) throws SQLException {
+    try {
+      return transaction(work);
+    } catch (SQLException e) {
+      // Named, since an app may write several databases (and keeps its state in another).
+      boolean busy = (e.getErrorCode() & 0xff) == SQLITE_BUSY;
+      throw new SQLException("database " + location + ": " + e.getMessage()
+          + (busy ? " (another connection held its write lock for the " + BUSY_TIMEOUT_MS / 1000
+              + " s this connection waits)" : ""), e.getSQLState(), e.getErrorCode(), e);
+    }
+  }
+
+  private <T> T transaction(Work<T> work) throws SQLException {
     lock.lock();
     try {
       Connection c = connection();
@@ -190,7 +208,7 @@ public final class SqliteDatabase implements AutoCloseable {
       connection = DriverManager.getConnection(url);
       try (Statement s = connection.createStatement()) {
         s.execute("PRAGMA journal_mode=WAL");
-        s.execute("PRAGMA busy_timeout=10000");
+        s.execute("PRAGMA busy_timeout=" + BUSY_TIMEOUT_MS);
       }
     }
     return connection;

@@ -62,4 +62,19 @@ class SqliteDatabaseTest {
       assertThat(values).isEqualTo("another writer, the connector");
     }
   }
+
+  /** An app may write several databases and keep its state in another: an error names its file. */
+  @Test
+  void aFailedTransactionNamesItsDatabaseFile() throws Exception {
+    try (SqliteDatabase db = SqliteDatabase.open(dir.resolve("named.sqlite"))) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> db.inTransaction(c -> {
+        try (Statement s = c.createStatement()) {
+          s.execute("INSERT INTO missing VALUES (1)");
+        }
+        return null;
+      })).isInstanceOf(java.sql.SQLException.class)
+          .hasMessageStartingWith("database " + dir.toRealPath().resolve("named.sqlite") + ": ")
+          .hasMessageContaining("no such table: missing");
+    }
+  }
 }
