@@ -47,8 +47,13 @@ class SweepAfterFailedApplyTest extends EngineTestBase {
       }
     }
   });
+  /** A key whose reconcile throws (before anything of its component is precommitted). */
+  volatile String failReconcileOf;
   final TargetHandler<String, String, Put> handler = (key, desired, prev, mayBeMissing) -> {
     String k = key.asString();
+    if (k.equals(failReconcileOf) && desired != null) {
+      throw new IllegalStateException("scripted failure reconciling " + k);
+    }
     if (desired == null) {
       return TargetReconcileOutput.of(TargetAction.delete(new Put(k, null)), sink, null);
     }
@@ -115,5 +120,37 @@ class SweepAfterFailedApplyTest extends EngineTestBase {
     fails[0] = true;
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
     assertThat(external).isEqualTo(Map.of("a", "1", "b", "2"));
+  }
+
+  /**
+   * A memoized component that failed before its first precommit keeps its record, memo included:
+   * a child it no longer mounts is swept all the same (its body completed), so that memo must go
+   * with it, or the input coming back hit it and the child's state stayed deleted for good.
+   */
+  @Test
+  void aFailedMemoizedComponentWhoseStaleChildIsSweptLosesItsMemo() {
+    String[] input = {"x"};
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "kv", handler);
+      ctx.mountMemo("m", input[0], m -> {
+        declareTargetState(m, p.targetState("a", input[0]));
+        if (input[0].equals("x")) {
+          m.mount("child", c -> declareTargetState(c, p.targetState("c", "1")));
+        }
+      });
+    });
+    app.update();
+    assertThat(external).isEqualTo(Map.of("a", "x", "c", "1"));
+
+    input[0] = "y";
+    failReconcileOf = "a";
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure reconciling a");
+    assertThat(external).as("the child no longer mounted is swept").isEqualTo(Map.of("a", "x"));
+
+    failReconcileOf = null;
+    input[0] = "x";
+    assertThat(app.update().componentsMemoized()).as("the old memo does not hit").isZero();
+    assertThat(external).isEqualTo(Map.of("a", "x", "c", "1"));
   }
 }

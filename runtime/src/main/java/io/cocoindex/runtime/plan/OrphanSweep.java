@@ -453,11 +453,14 @@ public final class OrphanSweep {
   }
 
   /**
-   * Forgets, in the deletions' precommit, the memos of the memoized components above a live
-   * owner that failed in this run. A failed component keeps its record as it was, memo included,
-   * so a state its healthy descendant stopped declaring (deleted here) was still covered by that
-   * memo: once the input came back to what it was, the memo hit and the state was never
-   * declared again. (A component that committed recorded what its subtree declares now.)
+   * Forgets, in the deletions' precommit, the memos of the memoized components at or above an
+   * owner that failed in this run, or lie below one that did. A failed component keeps its
+   * record as it was, memo included (when it failed before its first precommit), so a state it
+   * or a descendant stopped declaring (deleted here: a healthy descendant's, its own once its
+   * body completed, a child's it no longer mounts) was still covered by that memo: once the
+   * input came back to what it was, the memo hit and the state was never declared again. (A
+   * component that committed recorded what its subtree declares now; stale components' own
+   * memos are {@link #invalidateStaleMemos}'s.)
    */
   private void invalidateMemosOfFailedAncestors(List<Deletion> deletions, List<StateWrite> pre) {
     if (!run.anyFailed()) {
@@ -465,11 +468,11 @@ public final class OrphanSweep {
     }
     Set<TargetPath> seen = new HashSet<>();
     for (Deletion d : deletions) {
-      if (staleComponents.containsKey(d.owner) || d.owner.depth() == 0) {
-        continue; // a stale owner's memos are invalidateStaleMemos's
+      if (d.owner.depth() == 0) {
+        continue; // the root is never memoized
       }
-      for (TargetPath p = d.owner.parent(); seen.add(p); p = p.parent()) {
-        if (run.failedAtOrAbove(p) && !staleMemos.contains(p)
+      for (TargetPath p = d.owner; seen.add(p); p = p.parent()) {
+        if (!staleComponents.containsKey(p) && run.failedAtOrAbove(p) && !staleMemos.contains(p)
             && run.store.component(run.app, p.encoded())
                 .map(c -> c.memoFingerprint() != null).orElse(false)) {
           pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
