@@ -26,7 +26,9 @@ import java.util.List;
 public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirAction> {
   private final TargetActionSink<DirAction> sink =
       TargetActionSink.withChildHandler(this::apply, new DirHandler_ChildHandlerFactory(this));
-  private final EntrySink entries = new EntrySink();
+  /** What this run (this handler's) ensured and wrote, which no removal in it may take. */
+  private final DeclaredThisRun declared = new DeclaredThisRun();
+  private final EntrySink entries = new EntrySink(declared);
 
   @ChildHandler
   EntryHandler entries(DirAction dir) {
@@ -50,9 +52,10 @@ public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirActi
     for (TargetAction<DirAction> a : actions) {
       Path dir = Path.of(a.value().path());
       if (a.value().remove()) {
-        ManagedPaths.removeDirectory(dir);
+        ManagedPaths.removeDirectory(dir, declared);
       } else {
         ManagedPaths.ensureDirectory(dir);
+        declared.ensured(dir);
       }
     }
   }

@@ -15,6 +15,11 @@ import java.util.List;
 final class EntrySink {
   final TargetActionSink<EntryAction> sink = TargetActionSink.withChildHandler(
       this::apply, action -> ChildTargetDef.of(EntryHandler.of(Path.of(action.path()), this)));
+  private final DeclaredThisRun declared;
+
+  EntrySink(DeclaredThisRun declared) {
+    this.declared = declared;
+  }
 
   private void apply(List<TargetAction<EntryAction>> actions) throws IOException {
     for (TargetAction<EntryAction> a : actions) {
@@ -28,14 +33,16 @@ final class EntrySink {
       }
       if (e.remove()) {
         if (e.directory()) {
-          ManagedPaths.removeDirectory(path);
+          ManagedPaths.removeDirectory(path, declared);
         } else {
-          ManagedPaths.removeFile(path);
+          ManagedPaths.removeFile(path, declared);
         }
       } else if (e.directory()) {
         ManagedPaths.ensureDirectory(path);
+        declared.ensured(path);
       } else {
         ManagedPaths.writeFile(path, e.content());
+        declared.wrote(path);
       }
     }
   }

@@ -96,7 +96,7 @@ final class ManagedPaths {
    * Removes the file {@code file} (and the temporary sibling a killed write may have left); a
    * missing file is fine, anything else in its place is left alone with a warning.
    */
-  static void removeFile(Path file) throws IOException {
+  static void removeFile(Path file, DeclaredThisRun declared) throws IOException {
     Files.deleteIfExists(AtomicFiles.tempSibling(file));
     BasicFileAttributes a = attributes(file);
     if (a == null) {
@@ -106,16 +106,20 @@ final class ManagedPaths {
       leftAlone(file, "file", a);
       return;
     }
+    if (declared.isFile(file.toRealPath())) {
+      return; // written in this run under another path (a directory reached by two)
+    }
     Files.deleteIfExists(file);
   }
 
   /**
    * Removes the directory {@code dir} with everything in it; a missing path is fine, a file in
-   * its place is left alone with a warning.
+   * its place is left alone with a warning. What {@code declared} holds (the same directory, or
+   * entries below it, declared in this run under other paths) stays.
    *
    * @throws FileSystemException when {@code dir} is a symbolic link: nothing is deleted
    */
-  static void removeDirectory(Path dir) throws IOException {
+  static void removeDirectory(Path dir, DeclaredThisRun declared) throws IOException {
     BasicFileAttributes a = attributes(dir);
     if (a == null) {
       return;
@@ -127,7 +131,39 @@ final class ManagedPaths {
       leftAlone(dir, "directory", a);
       return;
     }
+    Path real = dir.toRealPath();
+    if (declared.isDirectory(real)) {
+      log.info("left {} in place: the app no longer declares it under this path, but declared"
+          + " it again in this run under another ({})", dir, real);
+      return;
+    }
+    if (declared.anyBelow(real)) {
+      deleteTreeExcept(real, declared);
+      return;
+    }
     deleteTree(dir);
+  }
+
+  /**
+   * Deletes what is below the real directory {@code dir} except what this run declared (and the
+   * directories leading to it), which stays with {@code dir} itself.
+   */
+  private static void deleteTreeExcept(Path dir, DeclaredThisRun declared) throws IOException {
+    try (java.util.stream.Stream<Path> children = Files.list(dir)) {
+      for (Path child : (Iterable<Path>) children::iterator) {
+        BasicFileAttributes a = attributes(child);
+        if (a == null || declared.isDirectory(child) || declared.isFile(child)) {
+          continue;
+        }
+        if (a.isDirectory() && declared.anyBelow(child)) {
+          deleteTreeExcept(child, declared);
+        } else if (a.isDirectory()) {
+          deleteTree(child);
+        } else {
+          Files.deleteIfExists(child);
+        }
+      }
+    }
   }
 
   /**
