@@ -41,7 +41,8 @@ public interface Ctx {
 
   /**
    * Mounts a memoized child component: when the fingerprint of {@code input} ({@link
-   * Fingerprint#of}) equals the one of its last successful run, the body is not run and every
+   * Fingerprint#of}) equals the one its last commit recorded (a killed run's commit included: the
+   * next run takes it up), the body is not run and every
    * target state it and its descendants declared is carried forward with no handler call. The
    * memo is invalidated by a changed input, by a DESTRUCTIVE or LOSSY invalidation of a provider
    * it or a descendant declared on, by a container it declared into from outside its subtree
@@ -66,8 +67,9 @@ public interface Ctx {
 
   /**
    * A memoized function inside this component: returns the cached result of an earlier run for
-   * the same {@code function} name and fingerprint of {@code input}, or computes, caches and
-   * returns it. Invalidated by a full reprocess.
+   * the same {@code function} name, fingerprint of {@code input} and {@code resultType}, or
+   * computes, caches and returns it; a stored result that can no longer be read (its type
+   * changed shape) is computed again. Invalidated by a full reprocess.
    */
   default <I, T> T memo(String function, I input, Class<T> resultType, Function<I, T> compute) {
     throw new UnsupportedOperationException(

@@ -1,7 +1,8 @@
 package io.cocoindex.runtime;
 
 /**
- * One processing component that failed in a run.
+ * One processing component that failed in a run, or, as {@code /}, the run's end-of-run
+ * deletions refused ({@link DeletionLimitExceededException}).
  *
  * @param component the component path, e.g. {@code /"files"/"a.md"}
  * @param error what went wrong

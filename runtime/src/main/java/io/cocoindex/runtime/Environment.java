@@ -141,7 +141,7 @@ public final class Environment {
       return this;
     }
 
-    /** How many component bodies run at once; the number of cores by default. */
+    /** How many component bodies run at once; the number of cores, at least 2, by default. */
     public Builder parallelism(int parallelism) {
       if (parallelism < 1) {
         throw new IllegalArgumentException("parallelism must be at least 1");

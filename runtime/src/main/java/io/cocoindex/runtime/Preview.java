@@ -24,7 +24,8 @@ public final class Preview {
   }
 
   /**
-   * @param actions the planned actions, grouped by provider in first-seen order
+   * @param actions the planned actions, in the order the run planned them (the end-of-run
+   *     deletions last); {@link #byProvider()} groups them
    * @param changes those of them that are more than a container's refresh, in the same order
    */
   public Preview(List<PlannedAction> actions, List<PlannedAction> changes) {

@@ -3,8 +3,11 @@ package io.cocoindex.runtime;
 import java.util.List;
 
 /**
- * Some components failed in a run. The healthy components were committed; the failed ones kept
- * every possible tracking record, so the next run retries them.
+ * Some components failed in a run, or its end-of-run deletions were refused ({@link
+ * DeletionLimitExceededException}, as the failure of {@code /}). The healthy components were
+ * committed; a failed one keeps the possible records of what it declared, so the next run
+ * retries it (what it no longer declares is deleted all the same when only its apply or commit
+ * failed).
  */
 public final class UpdateFailedException extends RuntimeException {
   private final List<ComponentFailure> failures;
