@@ -121,8 +121,11 @@ public final class App implements AutoCloseable {
     Run run = execute(RunMode.UPDATE, options);
     UpdateStats stats = finish(run, "update of app '" + name + "'");
     if (log.isInfoEnabled()) {
-      log.info("updated app '{}'{}: {}", name,
-          options.isFullReprocess() ? " (full reprocess)" : "", stats.summary());
+      int leftToOthers = run.componentsLeftToOtherWorkers();
+      log.info("updated app '{}'{}: {}{}", name,
+          options.isFullReprocess() ? " (full reprocess)" : "", stats.summary(),
+          leftToOthers == 0 ? "" : "; " + leftToOthers + " components left to other workers"
+              + " (any a dead worker claimed are finished by the next run)");
     }
     return stats;
   }

@@ -359,6 +359,14 @@ public final class Run {
     protectedSubtrees.add(subtree);
   }
 
+  /**
+   * How many components this run left to other workers (on a shared store): held by one, or
+   * claimed by one in this round (a worker that died after claiming leaves them to the next run).
+   */
+  public int componentsLeftToOtherWorkers() {
+    return leasedElsewhere.size();
+  }
+
   /** {@code component} was left to the worker that holds or claimed it; its tracking is kept. */
   public void leftToAnotherWorker(TargetPath component) {
     protect(component);
