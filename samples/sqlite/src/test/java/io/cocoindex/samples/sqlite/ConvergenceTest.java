@@ -1,7 +1,6 @@
 package io.cocoindex.samples.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
@@ -9,8 +8,6 @@ import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
 import java.nio.file.Path;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,20 +50,7 @@ class ConvergenceTest {
   }
 
   List<String> query(String sql) throws Exception {
-    return db.read(c -> {
-      List<String> out = new ArrayList<>();
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-        int n = rs.getMetaData().getColumnCount();
-        while (rs.next()) {
-          StringBuilder sb = new StringBuilder();
-          for (int i = 1; i <= n; i++) {
-            sb.append(i > 1 ? "|" : "").append(rs.getString(i));
-          }
-          out.add(sb.toString());
-        }
-      }
-      return out;
-    });
+    return SqlRows.of(db, sql);
   }
 
   /**
