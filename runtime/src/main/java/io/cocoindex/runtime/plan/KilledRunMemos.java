@@ -2,9 +2,7 @@ package io.cocoindex.runtime.plan;
 
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.MemoStamp;
-import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateWrite;
-import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -60,15 +58,7 @@ public final class KilledRunMemos {
     subtree.add(component.encoded());
     subtree.addAll(run.store.componentPathsBelow(run.app, component.encodedUnsafe()));
     for (byte[] owner : subtree) {
-      for (TrackedState row : run.store.ownedBy(run.app, owner)) {
-        List<PossibleRecord> records = row.records();
-        PossibleRecord newest = records.isEmpty() ? null : records.get(records.size() - 1);
-        if (newest != null && newest.version() == stamping && !newest.isNone()) {
-          // As RunSettlement settles a state: against the precommit that wrote it as it stands.
-          StateWrite.Precommit written = new StateWrite.Precommit(row, newest, false, row);
-          writes.add(new StateWrite.Settle(row, stamping, false, written));
-        }
-      }
+      RunSettlement.addSettles(run, owner, stamping, writes);
     }
     writes.add(new StateWrite.PutComponent(MemoStamp.unstamped(stamped), run.version));
     try {

@@ -64,15 +64,7 @@ public final class RunSettlement {
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     for (TargetPath component : run.settledByRun) {
       List<StateWrite> settles = new ArrayList<>();
-      for (TrackedState row : run.store.ownedBy(run.app, component.encoded())) {
-        List<PossibleRecord> records = row.records();
-        PossibleRecord newest = records.isEmpty() ? null : records.get(records.size() - 1);
-        if (newest != null && newest.version() == run.version && !newest.isNone()) {
-          // The precommit that wrote the row as it stands, so the settle resolves against it.
-          StateWrite.Precommit written = new StateWrite.Precommit(row, newest, false, row);
-          settles.add(new StateWrite.Settle(row, run.version, false, written));
-        }
-      }
+      addSettles(run, component.encoded(), run.version, settles);
       ComponentRecord memo = run.stampedMemos.get(component);
       if (memo != null) {
         // Its states settled here, its memo holds too: written without the run's stamp.
@@ -91,6 +83,22 @@ public final class RunSettlement {
     });
     if (!memos.isEmpty()) {
       run.store.write(run.app, memos).join();
+    }
+  }
+
+  /**
+   * Adds to {@code settles} the settle of each state {@code owner} owns whose newest possible
+   * record run {@code version} wrote (not a deletion): that record becomes its only one.
+   */
+  static void addSettles(Run run, byte[] owner, long version, List<StateWrite> settles) {
+    for (TrackedState row : run.store.ownedBy(run.app, owner)) {
+      List<PossibleRecord> records = row.records();
+      PossibleRecord newest = records.isEmpty() ? null : records.get(records.size() - 1);
+      if (newest != null && newest.version() == version && !newest.isNone()) {
+        // The precommit that wrote the row as it stands, so the settle resolves against it.
+        StateWrite.Precommit written = new StateWrite.Precommit(row, newest, false, row);
+        settles.add(new StateWrite.Settle(row, version, false, written));
+      }
     }
   }
 }

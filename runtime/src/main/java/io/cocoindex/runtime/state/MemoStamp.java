@@ -33,9 +33,8 @@ public final class MemoStamp {
 
   /** {@code record} with its memo's stamp removed (written again once its run's states are). */
   public static ComponentRecord unstamped(ComponentRecord record) {
-    return new ComponentRecord(record.path(),
-        Arrays.copyOf(record.memoFingerprint(), Fingerprint.LENGTH), record.memoDependencies(),
-        record.memoValues(), record.stateCount());
+    return new ComponentRecord(record.path(), fingerprintOf(record.memoFingerprint()),
+        record.memoDependencies(), record.memoValues(), record.stateCount());
   }
 
   /** The version of the run that stamped {@code memo}, which {@link #isStamped} must be. */

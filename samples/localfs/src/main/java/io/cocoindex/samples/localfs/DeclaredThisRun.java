@@ -3,8 +3,10 @@ package io.cocoindex.samples.localfs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 
 /**
  * The directories one run ensured and the files it wrote, by real path: what a removal in the
@@ -21,19 +23,24 @@ final class DeclaredThisRun {
   private final Map<Path, Path> dirs = new ConcurrentHashMap<>();
   private final Set<Path> realDirs = ConcurrentHashMap.newKeySet();
   private final Set<Path> files = ConcurrentHashMap.newKeySet();
+  /** Every real path above, as text in order: what lies below a path is one range of it. */
+  private final NavigableSet<String> all = new ConcurrentSkipListSet<>();
 
   /** {@code dir}, as declared, now exists. */
   void ensured(Path dir) throws IOException {
     Path real = dir.toRealPath();
     dirs.put(dir, real);
     realDirs.add(real);
+    all.add(real.toString());
   }
 
   /** {@code file}, as declared, was written. */
   void wrote(Path file) throws IOException {
     Path parent = file.getParent();
     Path realParent = dirs.get(parent);
-    files.add((realParent != null ? realParent : parent.toRealPath()).resolve(file.getFileName()));
+    Path real = (realParent != null ? realParent : parent.toRealPath()).resolve(file.getFileName());
+    files.add(real);
+    all.add(real.toString());
   }
 
   /** Whether the real path {@code real} is a directory ensured in this run. */
@@ -48,16 +55,8 @@ final class DeclaredThisRun {
 
   /** Whether a directory ensured or a file written in this run lies strictly below {@code real}. */
   boolean anyBelow(Path real) {
-    for (Path d : realDirs) {
-      if (d.startsWith(real) && !d.equals(real)) {
-        return true;
-      }
-    }
-    for (Path f : files) {
-      if (f.startsWith(real)) {
-        return true;
-      }
-    }
-    return false;
+    String prefix = real.toString() + real.getFileSystem().getSeparator();
+    String next = all.ceiling(prefix);
+    return next != null && next.startsWith(prefix);
   }
 }
