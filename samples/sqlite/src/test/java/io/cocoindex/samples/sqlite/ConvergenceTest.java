@@ -49,6 +49,20 @@ class ConvergenceTest {
     }
   }
 
+  /** Updates until a run succeeds, three at most; returns the failures before it. */
+  static List<Throwable> updateUntilClean(App app) {
+    List<Throwable> failures = new ArrayList<>();
+    for (int run = 0; run < 3; run++) {
+      try {
+        app.update();
+        break;
+      } catch (UpdateFailedException e) {
+        failures.add(e);
+      }
+    }
+    return failures;
+  }
+
   List<String> query(String sql) throws Exception {
     return SqlRows.of(db, sql);
   }
@@ -77,15 +91,7 @@ class ConvergenceTest {
 
     people.remove("b");
     unique[0] = true;
-    List<Throwable> failures = new ArrayList<>();
-    for (int run = 0; run < 3; run++) {
-      try {
-        app.update();
-        break;
-      } catch (UpdateFailedException e) {
-        failures.add(e);
-      }
-    }
+    List<Throwable> failures = updateUntilClean(app);
     assertThat(query("SELECT id, email FROM people ORDER BY id"))
         .as("after %s failed runs: %s", failures.size(), failures)
         .containsExactly("a|x@example.com");
@@ -146,15 +152,7 @@ class ConvergenceTest {
 
     unique[0] = false;
     people.put("b", "x@example.com");
-    List<Throwable> failures = new ArrayList<>();
-    for (int run = 0; run < 3; run++) {
-      try {
-        app.update();
-        break;
-      } catch (UpdateFailedException e) {
-        failures.add(e);
-      }
-    }
+    List<Throwable> failures = updateUntilClean(app);
     assertThat(query("SELECT name FROM sqlite_master WHERE type='index' AND name='people_email'"))
         .as("after %s failed runs: %s", failures.size(), failures).isEmpty();
     assertThat(query("SELECT id, email FROM people ORDER BY id"))
