@@ -5,6 +5,7 @@ import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.annotation.Attachment;
@@ -25,6 +26,8 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   private final IndexHandler indexes;
   private final SqlCommandHandler sqlCommands;
   private final FullTextIndexHandler fullTextIndexes;
+  /** The table was not there when this handler was built: see {@link #childInvalidationFound}. */
+  private final boolean tableMissing;
 
   /**
    * What one run declared that is database-wide, for one database file: shared by every key that
@@ -64,8 +67,17 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   }
 
   RowHandler(TableSpec table, Sinks sinks) {
+    this(table, sinks, false);
+  }
+
+  /**
+   * @param tableMissing the table was looked for and not found (dropped by hand since the last
+   *     run, its rows with it)
+   */
+  RowHandler(TableSpec table, Sinks sinks, boolean tableMissing) {
     this.table = table;
     this.sinks = sinks;
+    this.tableMissing = tableMissing;
     List<String> names = new ArrayList<>();
     table.columns().forEach(c -> names.add(c.name()));
     this.columns = List.copyOf(names);
@@ -94,6 +106,16 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   @Override
   public Map<String, ChildTargetDef<?>> attachments() {
     return RowHandler_Attachments.of(this);
+  }
+
+  /**
+   * A table found missing lost every row: the engine reconciles each declared row as new (so it
+   * is written), sends no deletion for the others, and lets no memo of a component that declared
+   * rows into it hold.
+   */
+  @Override
+  public TargetChildInvalidation childInvalidationFound() {
+    return tableMissing ? TargetChildInvalidation.DESTRUCTIVE : null;
   }
 
   @Override

@@ -14,15 +14,32 @@ import java.util.Locale;
 final class SchemaObjects {
   private SchemaObjects() {}
 
+  private static final String FIND_SQL = "SELECT type, name, tbl_name, sql FROM sqlite_master"
+      + " WHERE type IN ('table', 'view', 'index') AND name = ? COLLATE NOCASE";
+
   /** The object named {@code name}, or null when the name is free. */
   static SchemaObject find(SqliteDatabase db, Connection c, String name) throws SQLException {
-    try (PreparedStatement ps = db.prepare(c, "SELECT type, name, tbl_name, sql FROM sqlite_master"
-        + " WHERE type IN ('table', 'view', 'index') AND name = ? COLLATE NOCASE")) {
-      ps.setString(1, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new SchemaObject(
-            rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)) : null;
-      }
+    try (PreparedStatement ps = db.prepare(c, FIND_SQL)) {
+      return find(ps, name);
+    }
+  }
+
+  /**
+   * As {@link #find(SqliteDatabase, Connection, String)}, for a look that is not one of the
+   * connector's statements ({@link SqliteDatabase#statementsExecuted} does not count it): the
+   * check a run makes of the tables it would otherwise trust its tracking about.
+   */
+  static SchemaObject lookUp(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(FIND_SQL)) {
+      return find(ps, name);
+    }
+  }
+
+  private static SchemaObject find(PreparedStatement ps, String name) throws SQLException {
+    ps.setString(1, name);
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? new SchemaObject(
+          rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)) : null;
     }
   }
 

@@ -193,7 +193,10 @@ public final class SqliteDatabase implements AutoCloseable {
     return c.prepareStatement(sql);
   }
 
-  /** Statements (or statement batches) sent so far: an unchanged rerun sends none. */
+  /**
+   * Statements (or statement batches) sent so far: an unchanged rerun sends none. The look a run
+   * takes for each table it would not otherwise touch (dropped by hand?) is not counted.
+   */
   public long statementsExecuted() {
     return statements.get();
   }

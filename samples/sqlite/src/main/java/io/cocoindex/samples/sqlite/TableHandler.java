@@ -15,6 +15,8 @@ import io.cocoindex.statediff.CompositeTrackingRecord;
 import io.cocoindex.statediff.DiffAction;
 import io.cocoindex.statediff.StateDiff;
 import io.cocoindex.statediff.TrackingRecordTransition;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -69,6 +71,12 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    * not dropped under the new key's rows.
    */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
+  /**
+   * The tables of this run that were not there when their rows' handler was built (dropped by
+   * hand since the last run), as {@link #where}: created again by their action whatever it
+   * says, as a recreate is.
+   */
+  private final Set<String> foundMissing = ConcurrentHashMap.newKeySet();
   /** The app's name. */
   private final String app;
 
@@ -121,10 +129,42 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     return t.db().location() + "\u0000" + SqlIdentifiers.fold(table);
   }
 
+  /**
+   * The rows' handler of a table, built when the table's action resolves its children (before the
+   * action is applied, and in a preview instead of it). A table this app manages that its action
+   * does not create is looked for (one read of the schema): one dropped by hand since the last
+   * run has lost its rows, which are then written again whole ({@link
+   * RowHandler#childInvalidationFound}), memoized components' rows included, and the table is
+   * created again with its indexes, SQL commands and full-text indexes.
+   */
   @ChildHandler
   RowHandler rows(TableAction table) {
     TableSpec spec = table.spec();
-    return new RowHandler(spec, database(spec.database(), spec.name()).sinks());
+    Target target = database(spec.database(), spec.name());
+    boolean missing = !spec.userManaged() && !table.ensure() && !exists(target.db(), spec.name());
+    if (missing) {
+      log.warn("table {} of database {} is gone (dropped by hand?): it is created again and its"
+          + " rows written again", spec.name(), target.db().location());
+      foundMissing.add(where(target, spec.name()));
+    }
+    return new RowHandler(spec, target.sinks(), missing);
+  }
+
+  /**
+   * Whether table {@code name} is in {@code db}: a database file that is gone holds no table
+   * (and is not created by looking, which a preview must not do).
+   */
+  private static boolean exists(SqliteDatabase db, String name) {
+    if (!Files.exists(Path.of(db.location()))) {
+      return false;
+    }
+    try {
+      SchemaObjects.SchemaObject holder = db.read(c -> SchemaObjects.lookUp(c, name));
+      return holder != null && holder.isTable();
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not look for table " + name + " in database "
+          + db.location() + ": " + e.getMessage(), e);
+    }
   }
 
   @Override
@@ -250,7 +290,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     // One transaction per database, in the order the actions came.
     Map<String, List<TableAction>> byDatabase = new LinkedHashMap<>();
     for (TargetAction<TableAction> a : actions) {
-      if (touchesTheDatabase(a.value())) {
+      TableSpec spec = a.value().spec();
+      if (touchesTheDatabase(a.value())
+          || foundMissing.contains(where(database(spec.database(), spec.name()), spec.name()))) {
         byDatabase.computeIfAbsent(a.value().spec().database(), d -> new ArrayList<>())
             .add(a.value());
       }
@@ -300,7 +342,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       }
       return;
     }
-    if (!touchesTheDatabase(a)) {
+    boolean missing =
+        foundMissing.contains(where(database(spec.database(), spec.name()), spec.name()));
+    if (!touchesTheDatabase(a) && !missing) {
       return;
     }
     SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, spec.name());
@@ -317,7 +361,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
           + " drop one table (SQLite names are the database's); give this app's table another"
           + " name, or declare it with TableSchema.userManaged to write rows into it");
     }
-    if (a.recreate()) {
+    if (a.recreate() || missing) {
+      // Dropped by hand, the table took its indexes and its full-text indexes' triggers with it,
+      // and its children are new (DESTRUCTIVE): it is made again as a recreate makes it.
       // The commands are set up anew (their records reset): torn down first, while the table
       // they may name is there.
       List<String> tornDown = SqlCommandRecords.tearDownAll(db, c, spec.name());

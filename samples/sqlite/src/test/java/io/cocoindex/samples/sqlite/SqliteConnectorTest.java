@@ -84,11 +84,11 @@ class SqliteConnectorTest {
   }
 
   /**
-   * A table dropped by hand is not noticed by a run that changes nothing (nothing is read back),
-   * and a full reprocess creates it again with every row, as the README says.
+   * A table dropped by hand is noticed by the next run, which looks for each table it would not
+   * otherwise touch, and created again with every row (see {@link DroppedTableTest}).
    */
   @Test
-  void aTableDroppedByHandComesBackWithAFullReprocess() throws SQLException {
+  void aTableDroppedByHandComesBackInTheNextRun() throws SQLException {
     App app = docsApp((ctx, t) -> {});
     docs.put("a", "Alpha");
     docs.put("b", "Beta");
@@ -100,10 +100,10 @@ class SqliteConnectorTest {
       return null;
     });
 
-    coco.update(app);
-    assertThat(tables()).doesNotContain("docs");
-
-    app.update(io.cocoindex.runtime.UpdateOptions.fullReprocess());
+    assertThat(coco.update(app)).containsExactly(
+        "cocoindex/sqlite/table update [\"test_db\", \"docs\"]",
+        "cocoindex/sqlite/table/[\"test_db\", \"docs\"] create \"a\"",
+        "cocoindex/sqlite/table/[\"test_db\", \"docs\"] create \"b\"");
     assertThat(query("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|Alpha", "b|Beta");
   }
 
