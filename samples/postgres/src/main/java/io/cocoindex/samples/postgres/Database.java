@@ -3,6 +3,7 @@ package io.cocoindex.samples.postgres;
 import io.cocoindex.ChildHandlerFactory;
 import io.cocoindex.TargetActionSink;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 
 /**
@@ -23,13 +24,14 @@ final class Database {
    *
    * @param others the data source of another database key of the handler, by its name
    * @param app the app's name, recorded beside the tables it makes; null records none
+   * @param foundMissing the tables of the run found missing when their rows' handler was built
    */
   Database(String name, DataSource dataSource, ChildHandlerFactory<TableAction> rowHandlers,
-      Function<String, DataSource> others, String app) {
+      Function<String, DataSource> others, String app, Predicate<TableAction> foundMissing) {
     this.name = name;
     this.dataSource = dataSource;
     this.tables = TargetActionSink.withChildHandler(
-        new TableSink(dataSource, others, app)::apply, rowHandlers);
+        new TableSink(dataSource, others, app, foundMissing)::apply, rowHandlers);
     this.rows = TargetActionSink.of(new RowSink(dataSource)::apply);
     this.indexes = TargetActionSink.of(new IndexSink(dataSource)::apply);
     this.commands = TargetActionSink.of(new SqlCommandSink(dataSource)::apply);

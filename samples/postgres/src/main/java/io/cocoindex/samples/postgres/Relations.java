@@ -49,6 +49,22 @@ final class Relations {
     }
   }
 
+  /** Whether a plain or partitioned table named {@code name} is in {@code schema}. */
+  static final String TABLE_THERE_SQL = "SELECT EXISTS (SELECT 1 FROM pg_class c"
+      + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+      + " WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p'))";
+
+  /** Whether table {@code name} is in {@code schema} (a view or an index of that name is not). */
+  static boolean isTable(Connection conn, String schema, String name) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement(TABLE_THERE_SQL)) {
+      ps.setString(1, schema);
+      ps.setString(2, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
   /** The relation named {@code name} in {@code schema}, or null. */
   static Relation find(Connection conn, String schema, String name) throws SQLException {
     try (PreparedStatement ps = conn.prepareStatement(

@@ -4,6 +4,7 @@ import io.cocoindex.ChildTargetDef;
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
+import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.annotation.Attachment;
@@ -23,10 +24,17 @@ final class RowHandler implements TargetHandler<Row, RowRecord, RowAction> {
   private final TableAction table;
   private final IndexHandler indexes;
   private final SqlCommandHandler commands;
+  /** The table was not there when this handler was built: see {@link #childInvalidationFound}. */
+  private final boolean tableMissing;
 
-  RowHandler(Database db, TableAction table) {
+  /**
+   * @param tableMissing the table was looked up and not found (dropped by hand since the last
+   *     run, its rows, indexes and views with it)
+   */
+  RowHandler(Database db, TableAction table, boolean tableMissing) {
     this.db = db;
     this.table = table;
+    this.tableMissing = tableMissing;
     this.indexes = new IndexHandler(db, table.schema(), table.table());
     this.commands = new SqlCommandHandler(db, table);
   }
@@ -44,6 +52,16 @@ final class RowHandler implements TargetHandler<Row, RowRecord, RowAction> {
   @Override
   public Map<String, ChildTargetDef<?>> attachments() {
     return RowHandler_Attachments.of(this);
+  }
+
+  /**
+   * A table found missing lost every row, index and command: the engine reconciles each declared
+   * one as new (so it is written), sends no removal for the others, and lets no memo of a
+   * component that declared into the table hold.
+   */
+  @Override
+  public TargetChildInvalidation childInvalidationFound() {
+    return tableMissing ? TargetChildInvalidation.DESTRUCTIVE : null;
   }
 
   @Override

@@ -15,6 +15,8 @@ import io.cocoindex.statediff.DiffAction;
 import io.cocoindex.statediff.ManagedBy;
 import io.cocoindex.statediff.StateDiff;
 import io.cocoindex.statediff.TrackingRecordTransition;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +25,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL tables (containers) of rows (children), with index and SQL-command attachments.
@@ -52,6 +56,7 @@ import javax.sql.DataSource;
     child = "Row",
     childValue = Row.class)
 public final class TableHandler implements TargetHandler<TableSpec, TableRecord, TableAction> {
+  private static final Logger LOG = LoggerFactory.getLogger(TableHandler.class);
   private final Map<String, Database> databases = new LinkedHashMap<>();
   /**
    * The tables declared in this run, as (database key, schema, table): a table no longer
@@ -59,6 +64,12 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    * database under two keys, or a key renamed) is the same table, handed over, not dropped.
    */
   private final Set<List<String>> declared = ConcurrentHashMap.newKeySet();
+  /**
+   * The tables of this run, as (database key, schema, table), that were not there when their
+   * rows' handler was built (dropped by hand since the last run): the table sink creates them
+   * whatever their action says.
+   */
+  private final Set<List<String>> foundMissing = ConcurrentHashMap.newKeySet();
 
   /**
    * A handler for these databases, by the names of their {@code ContextKey}s, that records no
@@ -82,7 +93,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     dataSources.forEach(
         (name, ds) ->
             databases.put(name, new Database(name, Objects.requireNonNull(ds, name), rowHandlers,
-                other -> database(other).dataSource, app)));
+                other -> database(other).dataSource, app,
+                t -> foundMissing.contains(List.of(t.database(), t.schema(), t.table())))));
   }
 
   /** A handler for the databases of these keys, resolved from the context of this run. */
@@ -95,9 +107,34 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     return new TableHandler(sources, ctx.appName());
   }
 
+  /**
+   * The rows' handler of a table, built when the table's action resolves its children (before the
+   * action is applied, and in a preview instead of it). A system-managed table whose action
+   * changes nothing is looked up (one query): one dropped by hand since the last run has lost its
+   * rows, indexes and commands, which are then written again whole ({@link
+   * RowHandler#childInvalidationFound}), memoized components' rows included, and the table sink
+   * creates it again.
+   */
   @ChildHandler
   RowHandler rows(TableAction table) {
-    return new RowHandler(database(table.database()), table);
+    Database db = database(table.database());
+    boolean missing = table.managedBy() == ManagedBy.SYSTEM && table.changes().isEmpty()
+        && !exists(db, table);
+    if (missing) {
+      LOG.warn("table {} of database {} is gone (dropped by hand?): it is created again and its"
+          + " rows written again", table.qualifiedName(), table.database());
+      foundMissing.add(List.of(table.database(), table.schema(), table.table()));
+    }
+    return new RowHandler(db, table, missing);
+  }
+
+  private static boolean exists(Database db, TableAction table) {
+    try (Connection conn = db.dataSource.getConnection()) {
+      return Relations.isTable(conn, table.schema(), table.table());
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not look for table " + table.qualifiedName()
+          + " in database " + table.database() + ": " + e.getMessage(), e);
+    }
   }
 
   @Override

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,18 +24,27 @@ final class TableSink {
   private final Function<String, DataSource> others;
   /** The app's name, recorded beside the tables it makes ({@link TableComment}); or null. */
   private final String app;
+  /** The tables of the run found missing (dropped by hand), created whatever their action says. */
+  private final Predicate<TableAction> foundMissing;
 
-  TableSink(DataSource dataSource, Function<String, DataSource> others, String app) {
+  TableSink(DataSource dataSource, Function<String, DataSource> others, String app,
+      Predicate<TableAction> foundMissing) {
     this.dataSource = dataSource;
     this.others = others;
     this.app = app;
+    this.foundMissing = foundMissing;
   }
 
   void apply(List<TargetAction<TableAction>> actions) throws SQLException {
     List<TableAction> work = new ArrayList<>();
     for (TargetAction<TableAction> a : actions) {
-      if (!a.value().changes().isEmpty()) {
-        work.add(a.value());
+      TableAction t = a.value();
+      if (!t.changes().isEmpty()) {
+        work.add(t);
+      } else if (foundMissing.test(t)) {
+        work.add(new TableAction(t.database(), t.schema(), t.table(), t.columns(),
+            t.primaryKey(), List.of(SchemaChange.table(SchemaChange.Kind.CREATE_TABLE)),
+            t.managedBy(), t.declaredUnder()));
       }
     }
     if (work.isEmpty()) {

@@ -16,12 +16,14 @@ import javax.sql.DataSource;
 
 /**
  * A DataSource that records every statement the connector executes (and every connection it
- * opens), so a test can assert that a no-op run sends nothing.
+ * opens), so a test can assert that a no-op run sends nothing but its look-ups of the tables it
+ * would not otherwise touch (dropped by hand?), which are counted apart ({@link #takeLookUps}).
  */
 final class CountingDataSource {
   private final DataSource target;
   private final List<String> executed = Collections.synchronizedList(new ArrayList<>());
   private volatile int connections;
+  private volatile int lookUps;
   /** A statement this matches fails before it runs; null for none. */
   private volatile Predicate<String> failBefore;
   /** A transaction that ran a statement this matches commits, then its commit fails; null for none. */
@@ -62,6 +64,13 @@ final class CountingDataSource {
   }
 
   /** Connections opened since the last call, and resets the count. */
+  /** How many tables were looked up since the last call ({@link Relations#TABLE_THERE_SQL}). */
+  int takeLookUps() {
+    int n = lookUps;
+    lookUps = 0;
+    return n;
+  }
+
   int takeConnections() {
     int n = connections;
     connections = 0;
@@ -79,7 +88,9 @@ final class CountingDataSource {
       } else if (name.startsWith("execute") && preparedSql != null) {
         sql = preparedSql;
       }
-      if (sql != null) {
+      if (sql != null && sql.equals(Relations.TABLE_THERE_SQL)) {
+        lookUps++;
+      } else if (sql != null) {
         executed.add(sql);
         Predicate<String> before = failBefore;
         if (before != null && before.test(sql)) {

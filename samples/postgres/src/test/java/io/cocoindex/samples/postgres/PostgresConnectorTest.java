@@ -7,8 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
+import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.UpdateStats;
 import io.cocoindex.testkit.CocoIndexExtension;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -55,6 +57,7 @@ class PostgresConnectorTest {
     app = coco.app(ctx -> declare.accept(ctx, Tables.register(ctx, TableHandler.of(ctx, DB))));
     COUNTING.take();
     COUNTING.takeConnections();
+    COUNTING.takeLookUps();
   }
 
   @AfterEach
@@ -279,12 +282,63 @@ class PostgresConnectorTest {
     assertThat(COUNTING.take()).isNotEmpty();
     COUNTING.takeConnections();
 
-    // Only the container's own (empty) update runs: it is what resolves the rows' handler.
+    // Only the container's own (empty) update runs: it is what resolves the rows' handler,
+    // which looks the table up (dropped by hand?) on a connection of its own.
     assertThat(coco.update(app)).containsExactly(TABLE + " update [\"main_db\", \"" + schema
         + "\", \"docs\"]");
     assertThat(COUNTING.take()).isEmpty();
-    assertThat(COUNTING.takeConnections()).isZero();
+    assertThat(COUNTING.takeLookUps()).isOne();
+    assertThat(COUNTING.takeConnections()).isOne();
     assertThat(rows("docs")).containsExactly("1|alpha|10", "2|beta|20");
+  }
+
+  /**
+   * A table dropped by hand (with its index and, by CASCADE, its view) comes back whole in the
+   * next run: every row, memoized components' included, its index and its view; a preview before
+   * shows them and creates nothing.
+   */
+  @Test
+  void aTableDroppedByHandComesBackWholeInTheNextRun() {
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+      t.declareSqlCommand(ctx, viewOver("docs"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "alpha", 10)));
+      for (long id : new long[] {2, 3}) {
+        ctx.mountMemo(id, Fingerprint.ofString("source of " + id),
+            c -> t.declareRow(c, DOCS.row(new Doc(id, "doc " + id, (int) id))));
+      }
+    };
+    coco.update(app);
+    execute("DROP TABLE \"" + schema + "\".docs CASCADE");
+
+    assertThat(app.preview().changes()).hasSize(5);
+    assertThat(tables()).isEmpty();
+
+    UpdateStats stats = app.update();
+    assertThat(rows("docs")).containsExactly("1|alpha|10", "2|doc 2|2", "3|doc 3|3");
+    assertThat(indexes()).containsExactly("docs|docs__by_title");
+    assertThat(views()).containsExactly("v");
+    assertThat(comment("docs")).startsWith("{\"cocoindex_app\": \"" + app.name() + "\", ");
+    assertThat(stats.componentsMemoized()).isZero();
+
+    assertThat(app.update().componentsMemoized()).isEqualTo(2);
+  }
+
+  /** A user's table dropped by hand is the user's to create again: the connector does not. */
+  @Test
+  void aUsersTableDroppedByHandIsNotCreatedAgain() {
+    execute("CREATE SCHEMA \"" + schema + "\"");
+    execute("CREATE TABLE \"" + schema + "\".docs (id bigint PRIMARY KEY, title text, views int)");
+    declare = (ctx, tables) -> tables.declareTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareRow(ctx, DOCS.row(new Doc(1, "alpha", 10)));
+    coco.update(app);
+    execute("DROP TABLE \"" + schema + "\".docs");
+    COUNTING.takeLookUps();
+
+    coco.update(app);
+    assertThat(tables()).isEmpty();
+    assertThat(COUNTING.takeLookUps()).isZero();
   }
 
   @Test
