@@ -33,7 +33,8 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
 
   public Fingerprint {
     if (bytes == null || bytes.length != LENGTH) {
-      throw new IllegalArgumentException("a fingerprint has exactly 16 bytes");
+      throw new IllegalArgumentException("a fingerprint has exactly 16 bytes, not "
+          + (bytes == null ? "null" : bytes.length));
     }
     bytes = bytes.clone();
   }

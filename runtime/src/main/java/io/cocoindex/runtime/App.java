@@ -9,6 +9,7 @@ import io.cocoindex.runtime.plan.OrphanSweep;
 import io.cocoindex.runtime.plan.Run;
 import io.cocoindex.runtime.plan.RunSettlement;
 import io.cocoindex.runtime.plan.RunMode;
+import io.cocoindex.runtime.state.SqliteStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.threads.SharedThreads;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,8 +51,10 @@ public final class App implements AutoCloseable {
   private final Consumer<Ctx> main;
   private final StateStore store;
   private final ForkJoinPool componentPool;
-  /** Whether {@link #componentPool} is shared with the other apps of this name. */
+  /** Whether {@link #componentPool} is shared with the other apps of this name and store. */
   private final boolean sharesPool;
+  /** The store as the shared pools tell stores apart ({@link #poolStoreOf}). */
+  private final String poolStore;
   private final Executor sinkExecutor;
   /** Guards {@code closed}, {@code running} and the release's flags. */
   private final Object lifecycle = new Object();
@@ -78,8 +82,9 @@ public final class App implements AutoCloseable {
     // store shared by workers, several apps of one name may run at once (a worker each): each
     // has its own pool.
     this.sharesPool = store.exclusiveWhileLocked();
+    this.poolStore = poolStoreOf(store);
     this.componentPool = sharesPool
-        ? SharedThreads.acquireComponentPool(name, env.parallelism())
+        ? SharedThreads.acquireComponentPool(name, poolStore, env.parallelism())
         : SharedThreads.newComponentPool(name, env.parallelism());
     this.sinkExecutor = sinkThreads("cocoindex-" + name + "-sink");
   }
@@ -157,23 +162,21 @@ public final class App implements AutoCloseable {
 
   private UpdateStats dropOpen() {
     long start = System.nanoTime();
-    Run run;
-    try (AutoCloseable lock = lockForUpdate()) {
-      run = newRun(RunMode.DROP, false);
-      ComponentRunner.runRoot(run, main);
+    Run run = locked(() -> {
+      Run drop = newRun(RunMode.DROP, false);
+      current = drop;
       try {
-        OrphanSweep.sweep(run);
+        ComponentRunner.runRoot(drop, main);
+        OrphanSweep.sweep(drop);
       } finally {
-        run.end();
+        current = null;
+        drop.end();
       }
-      if (run.failures().isEmpty()) {
+      if (drop.failures().isEmpty()) {
         store.clear(name);
       }
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot release the update lock of app " + name, e);
-    }
+      return drop;
+    });
     UpdateStats stats = run.stats.snapshot(Duration.ofNanos(System.nanoTime() - start));
     if (!run.failures().isEmpty()) {
       throw new UpdateFailedException("drop of app '" + name + "'", run.failures(), stats);
@@ -213,7 +216,7 @@ public final class App implements AutoCloseable {
   }
 
   private Run executeOpen(RunMode mode, UpdateOptions options) {
-    try (AutoCloseable lock = lockForUpdate()) {
+    return locked(() -> {
       Run run = newRun(mode, options.isFullReprocess());
       run.limitDeletions(options.deletionLimit());
       run.startNanos = System.nanoTime();
@@ -233,6 +236,13 @@ public final class App implements AutoCloseable {
         }
       }
       return run;
+    });
+  }
+
+  /** Runs {@code work} holding the store's update lock of this app ({@link #lockForUpdate}). */
+  private Run locked(Supplier<Run> work) {
+    try (AutoCloseable lock = lockForUpdate()) {
+      return work.get();
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {
@@ -319,7 +329,8 @@ public final class App implements AutoCloseable {
   }
 
   /**
-   * Releases the store (when no other app of the environment uses it). The threads the app ran on
+   * Releases the store (when no other app of the environment uses it; a store given to {@link
+   * Environment.Builder#stateStore} is the caller's, and stays open). The threads the app ran on
    * outlive it, idle, for the next app ({@link SharedThreads}): its component workers for the next
    * app of its name on the embedded store (on a store shared by workers they are its own, and end),
    * its sink calls' and the store writer's for any. An update, preview, drop or status read that
@@ -358,6 +369,15 @@ public final class App implements AutoCloseable {
     release();
   }
 
+  /**
+   * The store as the shared component pools tell stores apart: the embedded store by its file (an
+   * app reopened on it finds its pool), any other by its identity.
+   */
+  private static String poolStoreOf(StateStore store) {
+    return store instanceof SqliteStateStore s ? s.file().toAbsolutePath().normalize().toString()
+        : store.getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(store));
+  }
+
   private void release() {
     try {
       releaseThreadsAndStore();
@@ -389,7 +409,7 @@ public final class App implements AutoCloseable {
       }
     }
     if (sharesPool) {
-      SharedThreads.releaseComponentPool(name, env.parallelism());
+      SharedThreads.releaseComponentPool(name, poolStore, env.parallelism());
     }
     env.releaseStore();
   }

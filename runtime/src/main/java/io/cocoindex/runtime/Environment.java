@@ -112,7 +112,10 @@ public final class Environment {
       return this;
     }
 
-    /** A state store to use instead of the embedded one (e.g. a shared PostgreSQL store). */
+    /**
+     * A state store to use instead of the embedded one (e.g. a shared PostgreSQL store). The
+     * caller keeps it: closing an app does not close it; close it after the apps that use it.
+     */
     public Builder stateStore(StateStore store) {
       this.store = Objects.requireNonNull(store, "store");
       return this;

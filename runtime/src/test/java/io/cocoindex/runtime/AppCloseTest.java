@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -213,4 +214,49 @@ class AppCloseTest extends EngineTestBase {
     }
   }
 
+
+  /** {@link App#progress} reports a drop as it reports an update (its Javadoc says so). */
+  @Test
+  void progressIsReportedWhileADropRuns() {
+    AtomicReference<App> self = new AtomicReference<>();
+    List<RunProgress> seen = new java.util.ArrayList<>();
+    App app = app(ctx -> {
+      main("v").accept(ctx);
+      seen.add(self.get().progress());
+    });
+    self.set(app);
+    app.update();
+    app.dropState();
+
+    assertThat(seen).hasSize(2).doesNotContainNull();
+    assertThat(app.progress()).isNull();
+  }
+
+  /**
+   * Two apps of one name on two embedded stores (two tenants' state, updated at the same time)
+   * do not share a component pool: neither takes the other's workers, nor waits for the other's
+   * update to close.
+   */
+  @Test
+  void appsOfOneNameOnTwoEmbeddedStoresRunOnPoolsOfTheirOwn(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path otherStore) {
+    org.junit.jupiter.api.Assumptions.assumeFalse(ON_POSTGRES, "embedded stores only");
+    Set<ForkJoinPool> first = ConcurrentHashMap.newKeySet();
+    Set<ForkJoinPool> second = ConcurrentHashMap.newKeySet();
+    App one = app("tenant", ctx -> {
+      main("v").accept(ctx);
+      ctx.mount("where", c -> first.add(ForkJoinTask.getPool()));
+    });
+    try (App other = App.create("tenant", Environment.builder().dbPath(otherStore).build(),
+        ctx -> {
+          main("v").accept(ctx);
+          ctx.mount("where", c -> second.add(ForkJoinTask.getPool()));
+        })) {
+      one.update();
+      other.update();
+    }
+
+    assertThat(first).hasSize(1).doesNotContainNull();
+    assertThat(second).hasSize(1).doesNotContainAnyElementsOf(first);
+  }
 }

@@ -465,4 +465,31 @@ class ComponentTest extends EngineTestBase {
     app.update();
     assertThat(rows.takeLog()).containsExactly("create row=1", "create schema=v1");
   }
+
+  /**
+   * A foreground mount whose subtree failed names that failure, not a sibling's whose path merely
+   * begins with the same text (component 12 is not below component 1).
+   */
+  @Test
+  void aFailedForegroundMountNamesItsOwnSubtreesFailureNotASiblingsOfLongerKey() {
+    List<String> messages = new java.util.ArrayList<>();
+    App app = app(ctx -> {
+      for (int key : new int[] {12, 1}) {
+        try {
+          ctx.useMount(key, c -> {
+            c.mount("child", cc -> {
+              throw new IllegalStateException("child of " + key + " broke");
+            });
+            return null;
+          });
+        } catch (RuntimeException e) {
+          messages.add(e.getMessage());
+        }
+      }
+    });
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+    assertThat(messages).hasSize(2);
+    assertThat(messages.get(1)).contains("child of 1 broke").doesNotContain("child of 12");
+  }
 }

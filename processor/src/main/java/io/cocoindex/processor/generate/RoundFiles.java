@@ -71,7 +71,8 @@ public final class RoundFiles {
    */
   public void writeAll(Filer filer, Failure failed) {
     try {
-      for (Pending p : pending) {
+      for (int i = 0; i < pending.size(); i++) {
+        Pending p = pending.get(i);
         String name = null;
         try {
           Rendered r = p.rendered().get();
@@ -84,8 +85,12 @@ public final class RoundFiles {
         } catch (RuntimeException | LinkageError | AssertionError e) {
           failed.failed(p.origin(), name, e);
         } catch (InterruptedException e) {
+          // Each file not written is reported, this one and the rest: a file left out silently
+          // would surface only as "cannot find symbol" wherever it is used.
           Thread.currentThread().interrupt();
-          failed.failed(p.origin(), name, e);
+          for (Pending rest : pending.subList(i, pending.size())) {
+            failed.failed(rest.origin(), rest == p ? name : null, e);
+          }
           return;
         }
       }

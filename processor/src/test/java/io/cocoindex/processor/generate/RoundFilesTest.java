@@ -72,4 +72,45 @@ class RoundFilesTest {
     assertThat(processor.failures.get(1))
         .startsWith("test.Item / test.Item_Third / Attempt to recreate");
   }
+
+  /** Queues three files whose building waits, and writes them from an interrupted thread. */
+  static final class Interrupted extends FirstRoundProcessor {
+    final List<String> failures = new ArrayList<>();
+
+    @Override
+    protected void firstRound(RoundEnvironment round) {
+      java.util.concurrent.CountDownLatch built = new java.util.concurrent.CountDownLatch(1);
+      RoundFiles files = new RoundFiles();
+      for (Element root : round.getRootElements()) {
+        for (String suffix : List.of("_First", "_Second", "_Third")) {
+          files.add(root, () -> {
+            try {
+              built.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return ThreeFiles.file(root.getSimpleName() + suffix);
+          });
+        }
+      }
+      Thread.currentThread().interrupt();
+      try {
+        files.writeAll(processingEnv.getFiler(), (origin, generated, cause) ->
+            failures.add(origin + " / " + generated + " / " + cause.getClass().getSimpleName()));
+      } finally {
+        Thread.interrupted(); // javac's thread goes on as it was
+        built.countDown();
+      }
+    }
+  }
+
+  @Test
+  void anInterruptedWriteReportsEveryFileItDidNotWrite() {
+    Interrupted processor = new Interrupted();
+    javac().withProcessors(processor).compile(
+        JavaFileObjects.forSourceLines("test.Item", "package test;", "class Item {}"));
+    assertThat(processor.failures).containsExactly(
+        "test.Item / null / InterruptedException", "test.Item / null / InterruptedException",
+        "test.Item / null / InterruptedException");
+  }
 }

@@ -2,6 +2,7 @@ package io.cocoindex.runtime.apply;
 
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
+import io.cocoindex.runtime.threads.DrainingQueue;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -53,37 +54,16 @@ public final class SinkBatcher {
 
   private final class SinkQueue {
     private final TargetActionSink<?> sink;
-    private final List<Submission> pending = new ArrayList<>();
-    private boolean draining;
+    /** No bound on a batch: one sink call takes every submission that queued meanwhile. */
+    private final DrainingQueue<Submission> pending = new DrainingQueue<>(executor,
+        Integer.MAX_VALUE, this::applySplitting, (s, e) -> s.done.completeExceptionally(e));
 
     SinkQueue(TargetActionSink<?> sink) {
       this.sink = sink;
     }
 
     void add(Submission s) {
-      synchronized (this) {
-        pending.add(s);
-        if (draining) {
-          return;
-        }
-        draining = true;
-      }
-      executor.execute(this::drain);
-    }
-
-    private void drain() {
-      while (true) {
-        List<Submission> batch;
-        synchronized (this) {
-          if (pending.isEmpty()) {
-            draining = false;
-            return;
-          }
-          batch = new ArrayList<>(pending);
-          pending.clear();
-        }
-        applySplitting(batch);
-      }
+      pending.add(s);
     }
 
     private void applySplitting(List<Submission> batch) {

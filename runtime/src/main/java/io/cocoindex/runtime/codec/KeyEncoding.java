@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
@@ -87,6 +88,30 @@ public final class KeyEncoding {
       keys.add(r.read());
     }
     return keys;
+  }
+
+  /**
+   * A path rendered like {@code /@provider/"docs"/"r1"}; the root is {@code /}. The one rendering
+   * of paths in messages, the inspector's report and {@code TargetPath.toString}.
+   */
+  public static String render(Iterable<StableKey> path) {
+    StringBuilder sb = new StringBuilder();
+    for (StableKey k : path) {
+      sb.append('/').append(k);
+    }
+    return sb.length() == 0 ? "/" : sb.toString();
+  }
+
+  /**
+   * The encoded path {@code bytes} rendered as {@link #render} does, for an error about what is
+   * stored under it; bytes that do not decode are shown in hex (the error is about them).
+   */
+  public static String describePath(byte[] bytes) {
+    try {
+      return render(decodePath(bytes));
+    } catch (RuntimeException e) {
+      return "(undecodable path " + HexFormat.of().formatHex(bytes) + ")";
+    }
   }
 
   /**

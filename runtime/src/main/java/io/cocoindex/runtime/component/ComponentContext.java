@@ -83,6 +83,8 @@ public final class ComponentContext implements Ctx, DeclarationScope {
         ? new MemoDependencies.Collector() : null;
     this.stored = stored;
     this.storedLoaded = storedLoaded;
+    // Below a component holding a slot of the run's gate, a child runs within it.
+    this.withinGate = parent != null && parent.withinGate;
     // Sized like the components finished before it: growing a table of a hundred declarations
     // step by step was 3% of a warm run.
     this.declared = new Declarations(Math.max(16, run.declarationsHint()));
@@ -122,7 +124,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   @Override
   public void mount(Object subpath, Consumer<Ctx> component) {
     Objects.requireNonNull(component, "component");
-    ComponentContext child = newChild(subpath, null, null, false);
+    ComponentContext child = newChild(subpath);
     addChild(ComponentRunner.start(child, c -> {
       component.accept(c);
       return null;
@@ -132,7 +134,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   @Override
   public <T> T useMount(Object subpath, Function<Ctx, T> component) {
     Objects.requireNonNull(component, "component");
-    ComponentContext child = newChild(subpath, null, null, false);
+    ComponentContext child = newChild(subpath);
     child.waitedFor = true;
     try {
       return ComponentRunner.runForeground(child, component);
@@ -164,7 +166,6 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       // registered in a memoized body must be reachable too (its memoized functions keep their
       // recorded results).
       ComponentContext child = new ComponentContext(run, this, childPath, null, null, false);
-      child.withinGate = withinGate;
       addChild(ComponentRunner.start(child, c -> {
         component.accept(c);
         return null;
@@ -176,20 +177,15 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   /** A memoized child of this component whose memo missed: {@code stored} is its record. */
   ComponentContext memoChild(TargetPath childPath, byte[] fingerprint, ComponentRecord stored) {
-    ComponentContext child = new ComponentContext(run, this, childPath, fingerprint, stored, true);
-    child.withinGate = withinGate;
-    return child;
+    return new ComponentContext(run, this, childPath, fingerprint, stored, true);
   }
 
-  private ComponentContext newChild(
-      Object subpath, byte[] memo, ComponentRecord rec, boolean loaded) {
-    checkOpen("mount a component");
+  /** A plain (not memoized) child at {@code subpath}, reserved for this run. */
+  private ComponentContext newChild(Object subpath) {
     StableKey key = StableKey.of(subpath);
     TargetPath childPath = path.child(key);
     reserve(key, childPath);
-    ComponentContext child = new ComponentContext(run, this, childPath, memo, rec, loaded);
-    child.withinGate = withinGate;
-    return child;
+    return new ComponentContext(run, this, childPath, null, null, false);
   }
 
   private void reserve(StableKey key, TargetPath childPath) {

@@ -183,13 +183,14 @@ public final class ComponentRunner {
     return result;
   }
 
+  /** What failed in {@code ctx}'s subtree (by path, not by its text: /1 is not above /12). */
   private static String firstFailure(ComponentContext ctx) {
-    for (var f : ctx.run.failures()) {
-      if (f.component().startsWith(ctx.path.toString())) {
-        return f.error().getMessage();
-      }
+    var f = ctx.run.failureAtOrBelow(ctx.path);
+    if (f == null) {
+      return "see the run's failures";
     }
-    return "see the run's failures";
+    return f.getKey().equals(ctx.path) ? String.valueOf(f.getValue().getMessage())
+        : f.getKey() + ": " + f.getValue().getMessage();
   }
 
   private static CompletableFuture<Boolean> finish(
@@ -237,8 +238,7 @@ public final class ComponentRunner {
     }
     return committed.handle((outcome, err) -> {
       if (err != null) {
-        Throwable cause = err instanceof CompletionException && err.getCause() != null
-            ? err.getCause() : err;
+        Throwable cause = unwrap(err);
         // Unlike a body that threw, its body mounted every child it has now: the children it
         // no longer mounts are swept as after a success, not protected (their deletion may be
         // what its failed apply waits for).

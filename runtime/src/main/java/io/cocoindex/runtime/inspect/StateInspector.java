@@ -24,17 +24,10 @@ public final class StateInspector {
       boolean none = s.records().stream().anyMatch(PossibleRecord::isNone);
       if (s.records().size() > 1 || none) {
         unsettled.add(new StatusReport.UnsettledState(
-            provider, render(path), s.records().size(), none));
+            provider, KeyEncoding.render(path), s.records().size(), none));
       }
     });
     return new StatusReport(app, providers, unsettled, store.components(app).size());
   }
 
-  private static String render(List<StableKey> path) {
-    StringBuilder sb = new StringBuilder();
-    for (StableKey k : path) {
-      sb.append('/').append(k);
-    }
-    return sb.toString();
-  }
 }

@@ -2,6 +2,7 @@ package io.cocoindex.runtime.plan;
 
 import io.cocoindex.runtime.state.ManagedBlocking;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.threads.DrainingQueue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,16 +20,15 @@ public final class LeaseBatcher {
 
   private final StateStore store;
   private final String app;
-  private final Executor executor;
-  private final List<Request> pending = new ArrayList<>();
-  private boolean draining;
+  private final DrainingQueue<Request> requests;
 
   private record Request(byte[] path, CompletableFuture<AutoCloseable> lease) {}
 
   public LeaseBatcher(StateStore store, String app, Executor executor) {
     this.store = store;
     this.app = app;
-    this.executor = executor;
+    this.requests = new DrainingQueue<>(executor, MAX_BATCH, this::leaseBatch,
+        (r, e) -> r.lease.completeExceptionally(e));
   }
 
   /**
@@ -39,31 +39,8 @@ public final class LeaseBatcher {
    */
   public CompletableFuture<AutoCloseable> lease(byte[] componentPath) {
     Request r = new Request(componentPath, new CompletableFuture<>());
-    synchronized (this) {
-      pending.add(r);
-      if (draining) {
-        return r.lease;
-      }
-      draining = true;
-    }
-    executor.execute(this::drain);
+    requests.add(r);
     return r.lease;
-  }
-
-  private void drain() {
-    while (true) {
-      List<Request> batch;
-      synchronized (this) {
-        if (pending.isEmpty()) {
-          draining = false;
-          return;
-        }
-        int n = Math.min(pending.size(), MAX_BATCH);
-        batch = new ArrayList<>(pending.subList(0, n));
-        pending.subList(0, n).clear();
-      }
-      leaseBatch(batch);
-    }
   }
 
   private void leaseBatch(List<Request> batch) {

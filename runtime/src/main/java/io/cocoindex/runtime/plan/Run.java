@@ -100,7 +100,8 @@ public final class Run {
   final List<Planned> planned = Collections.synchronizedList(new ArrayList<>());
   final List<ComponentFailure> failures = Collections.synchronizedList(new ArrayList<>());
   /** The components {@link #fail} was called for. */
-  private final Set<TargetPath> failed = ConcurrentHashMap.newKeySet();
+  /** The components {@link #fail} was called for, each with the first error noted for it. */
+  private final Map<TargetPath, Throwable> failed = new ConcurrentHashMap<>();
   /**
    * Memos held back from their components' commits until the sweep has deleted what their
    * subtrees no longer declare or mount (see {@link #deferMemo}), by component.
@@ -374,13 +375,13 @@ public final class Run {
   }
 
   public void fail(TargetPath component, Throwable error) {
-    failed.add(component);
+    failed.putIfAbsent(component, error);
     failures.add(new ComponentFailure(component.toString(), error));
   }
 
   /** Whether {@link #fail} was called for {@code component} or any of its ancestors. */
   boolean failedAtOrAbove(TargetPath component) {
-    for (TargetPath f : failed) {
+    for (TargetPath f : failed.keySet()) {
       if (component.startsWith(f)) {
         return true;
       }
@@ -398,9 +399,26 @@ public final class Run {
     return !protectedSubtrees.isEmpty();
   }
 
+  /**
+   * A component at or below {@code component} that {@link #fail} was called for (itself first),
+   * or null: what a failed foreground mount reports.
+   */
+  public Map.Entry<TargetPath, Throwable> failureAtOrBelow(TargetPath component) {
+    Throwable own = failed.get(component);
+    if (own != null) {
+      return Map.entry(component, own);
+    }
+    for (Map.Entry<TargetPath, Throwable> f : failed.entrySet()) {
+      if (f.getKey().startsWith(component)) {
+        return f;
+      }
+    }
+    return null;
+  }
+
   /** Whether {@link #fail} was called for {@code component} or any component below it. */
   boolean failedAtOrBelow(TargetPath component) {
-    for (TargetPath f : failed) {
+    for (TargetPath f : failed.keySet()) {
       if (f.startsWith(component)) {
         return true;
       }

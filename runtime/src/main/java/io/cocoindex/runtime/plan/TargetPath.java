@@ -155,13 +155,6 @@ public final class TargetPath implements Comparable<TargetPath> {
   /** Rendered like {@code /@provider/"docs"/"r1"}; the root is {@code /}. */
   @Override
   public String toString() {
-    if (depth == 0) {
-      return "/";
-    }
-    StringBuilder sb = new StringBuilder();
-    for (StableKey k : keyArray()) {
-      sb.append('/').append(k);
-    }
-    return sb.toString();
+    return KeyEncoding.render(Arrays.asList(keyArray()));
   }
 }

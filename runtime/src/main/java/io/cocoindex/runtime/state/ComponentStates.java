@@ -3,6 +3,7 @@ package io.cocoindex.runtime.state;
 import static io.cocoindex.runtime.state.RecordListEncoding.readVarLong;
 import static io.cocoindex.runtime.state.RecordListEncoding.writeVarLong;
 
+import io.cocoindex.runtime.codec.KeyEncoding;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -66,6 +67,17 @@ final class ComponentStates {
    * @throws StateStoreException when the value is not one {@link #encode} wrote
    */
   static List<TrackedState> decode(byte[] bytes, byte[] owner, SettledRuns settledRuns) {
+    try {
+      return decodeOf(bytes, owner, settledRuns);
+    } catch (StateStoreException e) {
+      // Named by its component, so an operator can find the damaged row.
+      throw new StateStoreException(e.getMessage() + ", in the tracking of component "
+          + KeyEncoding.describePath(owner), e);
+    }
+  }
+
+  private static List<TrackedState> decodeOf(
+      byte[] bytes, byte[] owner, SettledRuns settledRuns) {
     checkFormat(bytes);
     int[] pos = {1};
     long count = readVarLong(bytes, pos);

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +58,7 @@ final class FileUpdateLocks implements AutoCloseable {
         open.put(file, held);
       }
       return () -> release(file, held, lock);
-    } catch (IOException e) {
+    } catch (IOException | OverlappingFileLockException e) {
       heldInThisJvm.remove(file);
       if (channel != null) {
         try {
@@ -76,12 +77,16 @@ final class FileUpdateLocks implements AutoCloseable {
         return;
       }
     }
+    // Closing the channel releases its lock: done whatever the truncate does, or the lock would
+    // stay with a leaked channel and every later update of the app in this JVM be refused.
     try {
       channel.truncate(0);
-      lock.release();
-      channel.close();
     } finally {
-      heldInThisJvm.remove(file);
+      try {
+        channel.close();
+      } finally {
+        heldInThisJvm.remove(file);
+      }
     }
   }
 
@@ -96,14 +101,24 @@ final class FileUpdateLocks implements AutoCloseable {
             + "; wait for it to finish (a lock left by a dead process is released by the OS)");
   }
 
-  private static String describeSelf() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (IOException e) {
-      host = "unknown-host";
+  /**
+   * This process as a lock file names it, but the time: "pid N on host". Looked up once: a host
+   * whose name does not resolve takes seconds, which every update would pay.
+   */
+  private static final class Self {
+    static final String PROCESS = "pid " + ProcessHandle.current().pid() + " on " + host();
+
+    private static String host() {
+      try {
+        return InetAddress.getLocalHost().getHostName();
+      } catch (IOException e) {
+        return "unknown-host";
+      }
     }
-    return "pid " + ProcessHandle.current().pid() + " on " + host + " since " + Instant.now();
+  }
+
+  private static String describeSelf() {
+    return Self.PROCESS + " since " + Instant.now();
   }
 
   /** How much of an app's name its lock file shows (a name may be longer than a file's). */

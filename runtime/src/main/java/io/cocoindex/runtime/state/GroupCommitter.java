@@ -60,8 +60,14 @@ final class GroupCommitter implements AutoCloseable {
     } else if (writes.isEmpty()) {
       done.complete(null);
     } else {
-      queue.add(new Batch(app, List.copyOf(writes), done));
+      Batch batch = new Batch(app, List.copyOf(writes), done);
+      queue.add(batch);
       startWriter();
+      // A close that began meanwhile may have stopped the writer before it took the batch:
+      // still queued, it is this caller's to fail (taken, the writer completes it).
+      if (closed && queue.remove(batch)) {
+        done.completeExceptionally(new StateStoreException("the state store is closed"));
+      }
     }
     return done;
   }
@@ -184,5 +190,7 @@ final class GroupCommitter implements AutoCloseable {
       // The writer failed what it held (its thread reported why) or is stuck in a commit: the
       // store closes its connection either way.
     }
+    // What was queued after the writer's last take (a submit racing the close) waits no more.
+    failPending(new StateStoreException("the state store is closed"));
   }
 }

@@ -66,11 +66,31 @@ abstract class JdbcStateStore implements StateStore {
         work.run(c);
         c.commit();
       } catch (SQLException | RuntimeException e) {
-        c.rollback();
+        // The work's failure is the one reported: a rollback failing too (a connection lost)
+        // goes with it, not in its place, so a caller sees the cause (and its SQLState).
+        try {
+          c.rollback();
+        } catch (SQLException rollback) {
+          e.addSuppressed(rollback);
+        }
         throw e;
       } finally {
-        c.setAutoCommit(true);
+        restoreAutoCommit(c);
       }
+    }
+  }
+
+  /**
+   * Puts the write connection back in auto-commit mode, never failing the transaction that ended:
+   * one that committed must not be reported as failed (and retried), and one that failed is
+   * reported by its own error. A connection that cannot is broken; its next use says so.
+   */
+  private void restoreAutoCommit(Connection c) {
+    try {
+      c.setAutoCommit(true);
+    } catch (SQLException e) {
+      log.warn("state store {}: the write connection did not return to auto-commit after a"
+          + " transaction: {}", description(), e.getMessage());
     }
   }
 
@@ -114,7 +134,7 @@ abstract class JdbcStateStore implements StateStore {
   @Override
   public void runSettled(String app, long version) {
     if (!recordsSettledRuns()) { // its SQL would name no table
-      StateStore.super.runSettled(app, version);
+      throw new UnsupportedOperationException(description() + " does not record settled runs");
     }
     SettledRuns[] runs = new SettledRuns[1];
     try {

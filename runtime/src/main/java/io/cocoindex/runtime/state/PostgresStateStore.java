@@ -57,14 +57,17 @@ public final class PostgresStateStore extends JdbcStateStore {
       + " | objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"
       + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
 
-  /**
-   * Parameters: paths (bytea[]), their lock keys (bigint[]), app, this run's start. Returns one
-   * row per lock taken: (path, granted). The CTEs are materialized so each lock is tried once.
-   */
   /** Tries one advisory lock per array element; a row per element, in order. */
   private static final String TRY_LOCKS_SQL = "SELECT pg_try_advisory_lock(k) FROM"
       + " unnest(?::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i";
 
+  /**
+   * Leases background components in one round trip. Parameters: their paths (bytea[]), their
+   * lock keys (bigint[]), the app, this worker's run start. Returns one row per lock taken:
+   * (path, claimed for this run, and null, or the unlock's result where another worker claimed
+   * it in this round, whose lock is given back at once). The CTEs are materialized so that each
+   * lock is tried once.
+   */
   private static final String BATCH_LEASE_SQL =
       "WITH req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
           + " AS r(path, key)),"

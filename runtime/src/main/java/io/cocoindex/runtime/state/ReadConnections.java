@@ -39,9 +39,10 @@ final class ReadConnections implements AutoCloseable {
   }
 
   /**
-   * Runs {@code op} on an idle connection. The engine calls this from its fork-join pool: the
-   * wait is a managed block, so the pool adds a thread meanwhile (up to its bound of spares) and a
-   * few slow round trips do not stall every component.
+   * Runs {@code op} on an idle connection. The engine calls this from its fork-join pool: on a
+   * store read over the network (built with {@code managedBlocking}) the wait is a managed block,
+   * so the pool adds a thread meanwhile (up to its bound of spares) and a few slow round trips do
+   * not stall every component; an embedded store's read, short and local, waits plainly.
    */
   <T> T read(Read<T> op) throws SQLException {
     if (!managedBlocking || !(Thread.currentThread() instanceof ForkJoinWorkerThread)) {

@@ -47,14 +47,15 @@ public final class SharedThreads {
   public static final int IDLE_POOLS_KEPT = 16;
 
   /**
-   * Component pools by app name and parallelism, least recently used first; guarded by itself.
+   * Component pools by app name, store and parallelism, least recently used first; guarded by
+   * itself.
    * A process that opens apps of ever new names keeps only {@link #IDLE_POOLS_KEPT} of those no
    * app uses.
    */
   private static final Map<PoolKey, SharedPool> COMPONENT_POOLS =
       new LinkedHashMap<>(16, 0.75f, true);
 
-  private record PoolKey(String app, int parallelism) {}
+  private record PoolKey(String app, String store, int parallelism) {}
 
   /** A shared component pool and how many open apps use it. */
   private static final class SharedPool {
@@ -69,15 +70,19 @@ public final class SharedThreads {
   private SharedThreads() {}
 
   /**
-   * The component pool of the apps named {@code app} with {@code parallelism} workers, for apps
-   * that take turns (each on a store it is the only writer of while it updates): one pool, which
-   * an app of that name opened for each update finds with its workers started, and which apps of
-   * other names never share. Once it is idle, a worker ends every {@value #KEEP_ALIVE_SECONDS}
-   * seconds. Each call must be matched by {@link #releaseComponentPool} when the app is done.
+   * The component pool of the apps named {@code app} on {@code store} with {@code parallelism}
+   * workers, for apps that take turns (each on a store it is the only writer of while it
+   * updates): one pool, which an app of that name opened for each update finds with its workers
+   * started, and which apps of other names, or of that name on another store (another tenant's,
+   * updating meanwhile), never share. Once it is idle, a worker ends every {@value
+   * #KEEP_ALIVE_SECONDS} seconds. Each call must be matched by {@link #releaseComponentPool} when
+   * the app is done.
+   *
+   * @param store what tells the store apart from others (its file, for the embedded one)
    */
-  public static ForkJoinPool acquireComponentPool(String app, int parallelism) {
+  public static ForkJoinPool acquireComponentPool(String app, String store, int parallelism) {
     synchronized (COMPONENT_POOLS) {
-      SharedPool shared = COMPONENT_POOLS.computeIfAbsent(new PoolKey(app, parallelism),
+      SharedPool shared = COMPONENT_POOLS.computeIfAbsent(new PoolKey(app, store, parallelism),
           k -> new SharedPool(newComponentPool(app, parallelism)));
       shared.users++;
       return shared.pool;
@@ -89,11 +94,12 @@ public final class SharedThreads {
    * next app of its name, unless more than {@link #IDLE_POOLS_KEPT} pools are unused: then the
    * least recently used of them are shut down (their idle workers end) and forgotten.
    */
-  public static void releaseComponentPool(String app, int parallelism) {
+  public static void releaseComponentPool(String app, String store, int parallelism) {
     synchronized (COMPONENT_POOLS) {
-      SharedPool shared = COMPONENT_POOLS.get(new PoolKey(app, parallelism));
+      SharedPool shared = COMPONENT_POOLS.get(new PoolKey(app, store, parallelism));
       if (shared == null || shared.users == 0) {
-        throw new IllegalStateException("no app named '" + app + "' holds a component pool");
+        throw new IllegalStateException("no app named '" + app + "' on store " + store
+            + " holds a component pool");
       }
       shared.users--;
       int idle = 0;

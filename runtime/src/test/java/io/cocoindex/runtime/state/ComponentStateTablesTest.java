@@ -250,7 +250,8 @@ class ComponentStateTablesTest {
     assertThat(paths(read.get(ByteKey.of(component(2))).get())).containsExactly(hex(row(2)));
     assertThatThrownBy(() -> read.get(ByteKey.of(component(1))).get())
         .isInstanceOf(StateStoreException.class)
-        .hasMessageContaining("corrupt tracking of component states");
+        .hasMessageContaining("corrupt tracking of component states")
+        .hasMessageEndingWith("in the tracking of component /\"component\"/\"c-001\"");
   }
 
   @Test

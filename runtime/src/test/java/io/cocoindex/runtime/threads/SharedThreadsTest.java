@@ -52,33 +52,36 @@ class SharedThreadsTest {
 
   @Test
   void anAppNameTakesBackItsPoolAndOnlySoManyUnusedPoolsAreKept() throws Exception {
-    ForkJoinPool held = SharedThreads.acquireComponentPool("pools-test-held", 2);
-    ForkJoinPool first = SharedThreads.acquireComponentPool("pools-test-0", 2);
-    SharedThreads.releaseComponentPool("pools-test-0", 2);
+    ForkJoinPool held = SharedThreads.acquireComponentPool("pools-test-held", "store", 2);
+    ForkJoinPool first = SharedThreads.acquireComponentPool("pools-test-0", "store", 2);
+    SharedThreads.releaseComponentPool("pools-test-0", "store", 2);
 
-    assertThat(SharedThreads.acquireComponentPool("pools-test-0", 2)).isSameAs(first);
-    SharedThreads.releaseComponentPool("pools-test-0", 2);
-    assertThat(SharedThreads.acquireComponentPool("pools-test-0", 4))
+    assertThat(SharedThreads.acquireComponentPool("pools-test-0", "store", 2)).isSameAs(first);
+    SharedThreads.releaseComponentPool("pools-test-0", "store", 2);
+    assertThat(SharedThreads.acquireComponentPool("pools-test-0", "store", 4))
         .as("another parallelism, another pool").isNotSameAs(first);
-    SharedThreads.releaseComponentPool("pools-test-0", 4);
+    SharedThreads.releaseComponentPool("pools-test-0", "store", 4);
+    assertThat(SharedThreads.acquireComponentPool("pools-test-0", "other store", 2))
+        .as("another store (another tenant's), another pool").isNotSameAs(first);
+    SharedThreads.releaseComponentPool("pools-test-0", "other store", 2);
 
     ForkJoinPool last = null;
     for (int i = 1; i <= 3 * SharedThreads.IDLE_POOLS_KEPT; i++) {
-      last = SharedThreads.acquireComponentPool("pools-test-" + i, 2);
-      SharedThreads.releaseComponentPool("pools-test-" + i, 2);
+      last = SharedThreads.acquireComponentPool("pools-test-" + i, "store", 2);
+      SharedThreads.releaseComponentPool("pools-test-" + i, "store", 2);
     }
 
     assertThat(first.isShutdown()).as("the least recently used unused pool").isTrue();
     String lastName = "pools-test-" + 3 * SharedThreads.IDLE_POOLS_KEPT;
-    assertThat(SharedThreads.acquireComponentPool(lastName, 2)).as("the last one released")
-        .isSameAs(last);
-    SharedThreads.releaseComponentPool(lastName, 2);
+    assertThat(SharedThreads.acquireComponentPool(lastName, "store", 2))
+        .as("the last one released").isSameAs(last);
+    SharedThreads.releaseComponentPool(lastName, "store", 2);
     assertThat(held.isShutdown()).as("a pool an app holds").isFalse();
     assertThat(held.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
-    SharedThreads.releaseComponentPool("pools-test-held", 2);
-    assertThatThrownBy(() -> SharedThreads.releaseComponentPool("pools-test-held", 2))
+    SharedThreads.releaseComponentPool("pools-test-held", "store", 2);
+    assertThatThrownBy(() -> SharedThreads.releaseComponentPool("pools-test-held", "store", 2))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("no app named 'pools-test-held' holds a component pool");
+        .hasMessage("no app named 'pools-test-held' on store store holds a component pool");
   }
 
   @Test
