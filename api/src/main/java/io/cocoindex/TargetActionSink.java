@@ -55,11 +55,6 @@ public final class TargetActionSink<A> {
         Objects.requireNonNull(childHandler, "childHandler"));
   }
 
-  /** Whether {@link #applyAsync} returns at once; a synchronous sink blocks the caller. */
-  public boolean isAsync() {
-    return asyncApply != null;
-  }
-
   /**
    * Applies one batch. For a synchronous sink this runs on the calling thread and returns a
    * completed stage. Engine entry point: connector code does not call it.

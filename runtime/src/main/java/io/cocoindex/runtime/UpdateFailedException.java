@@ -28,8 +28,16 @@ public final class UpdateFailedException extends RuntimeException {
   }
 
   private static String message(String what, List<ComponentFailure> failures) {
-    StringBuilder sb = new StringBuilder(what).append(": ").append(failures.size())
-        .append(failures.size() == 1 ? " component failed" : " components failed");
+    long refused = failures.stream()
+        .filter(f -> f.error() instanceof DeletionLimitExceededException).count();
+    long failed = failures.size() - refused;
+    StringBuilder sb = new StringBuilder(what).append(": ");
+    if (failed > 0) {
+      sb.append(failed).append(failed == 1 ? " component failed" : " components failed");
+    }
+    if (refused > 0) {
+      sb.append(failed > 0 ? "; " : "").append("its end-of-run deletions were refused");
+    }
     int shown = 0;
     for (ComponentFailure f : failures) {
       if (shown++ == 5) {

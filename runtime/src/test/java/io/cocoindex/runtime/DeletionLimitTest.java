@@ -51,6 +51,8 @@ class DeletionLimitTest extends EngineTestBase {
     source.put("f", "1"); // a new row in the same run is created all the same
     UpdateOptions guarded = UpdateOptions.defaults().withDeletionLimit(2);
     assertThatThrownBy(() -> app.update(guarded))
+        .hasMessageStartingWith("update of app 'test': its end-of-run deletions were refused\n"
+            + "  /: the update would delete 5 target states")
         .isInstanceOfSatisfying(UpdateFailedException.class, e -> {
           assertThat(e.failures()).hasSize(1);
           assertThat(e.failures().get(0).component()).isEqualTo("/");
