@@ -8,8 +8,11 @@ import javax.tools.Diagnostic;
  * and says how to fix it; ids are never reused, so build logs and docs can refer to them.
  */
 public enum Message {
-  /** An annotation on an element of a kind it does not apply to. */
-  WRONG_ELEMENT_KIND(1, "%s"),
+  /**
+   * An annotation on an element of a kind it does not apply to: the annotation, what it applies
+   * to, the element, what the element is, and the fix.
+   */
+  WRONG_ELEMENT_KIND(1, "%s applies to %s, but %s %s: %s"),
   /** A tracking record that is not an immutable record. */
   MUTABLE_TRACKING_RECORD(
       2,

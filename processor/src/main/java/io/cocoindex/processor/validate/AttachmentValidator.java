@@ -71,11 +71,11 @@ public final class AttachmentValidator {
             m,
             a.mirror(),
             Message.WRONG_ELEMENT_KIND,
-            "@Attachment applies to methods of TargetHandler classes, but "
-                + type.getQualifiedName()
-                + " does not implement TargetHandler: move "
-                + m.getSimpleName()
-                + "() into the handler whose attachments it builds");
+            "@Attachment",
+            "methods of TargetHandler classes",
+            type.getQualifiedName(),
+            "does not implement TargetHandler",
+            "move " + m.getSimpleName() + "() into the handler whose attachments it builds");
         continue;
       }
       if (!Identifiers.isIdentifier(a.name())) {

@@ -30,6 +30,10 @@ import javax.lang.model.util.Elements;
 
 /** Validates a {@code @RootTarget} or {@code @ContainerTarget} handler into its models. */
 public final class HandlerValidator {
+  /** What a target annotation applies to, in {@link Message#WRONG_ELEMENT_KIND}. */
+  private static final String HANDLER_CLASSES =
+      "handler classes implementing TargetHandler<V, R, A>";
+
   private static final String[] TYPE_PARAMETERS = {"value type V", "tracking record type R", "action type A"};
 
   private final Elements elements;
@@ -94,12 +98,11 @@ public final class HandlerValidator {
           type,
           target.mirror(),
           Message.WRONG_ELEMENT_KIND,
-          at
-              + " applies to handler classes implementing TargetHandler<V, R, A>, but "
-              + type.getQualifiedName()
-              + " is "
-              + RecordValidator.article(type.getKind())
-              + ": annotate the class implementing it");
+          at,
+          HANDLER_CLASSES,
+          type.getQualifiedName(),
+          "is " + RecordValidator.article(type.getKind()),
+          "annotate the class implementing it");
       return Optional.empty();
     }
     Optional<List<TypeMirror>> args = inspector.handlerTypeArguments(type.asType());
@@ -108,11 +111,11 @@ public final class HandlerValidator {
           type,
           target.mirror(),
           Message.WRONG_ELEMENT_KIND,
-          at
-              + " applies to handler classes implementing TargetHandler<V, R, A>, but "
-              + type.getQualifiedName()
-              + " does not implement TargetHandler: implement it, or remove "
-              + at);
+          at,
+          HANDLER_CLASSES,
+          type.getQualifiedName(),
+          "does not implement TargetHandler",
+          "implement it, or remove " + at);
       return Optional.empty();
     }
     if (args.get().isEmpty()) {

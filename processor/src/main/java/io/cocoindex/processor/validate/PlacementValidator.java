@@ -25,9 +25,11 @@ public final class PlacementValidator {
         reporter.error(
             TypeInspector.positionOf(member),
             Message.WRONG_ELEMENT_KIND,
-            "@Key applies to components of @TargetValue records, but "
-                + type
-                + " is not annotated @TargetValue: annotate it, or remove @Key");
+            "@Key",
+            "components of @TargetValue records",
+            type,
+            "is not annotated @TargetValue",
+            "annotate it, or remove @Key");
       }
       if (member.getKind() == ElementKind.METHOD
           && Mirrors.has(member, AnnotationNames.CHILD_HANDLER)
@@ -36,9 +38,11 @@ public final class PlacementValidator {
             member,
             Mirrors.find(member, AnnotationNames.CHILD_HANDLER).orElseThrow(),
             Message.WRONG_ELEMENT_KIND,
-            "@ChildHandler applies to methods of @ContainerTarget handlers, but "
-                + type
-                + " is not annotated @ContainerTarget: annotate it, or remove @ChildHandler");
+            "@ChildHandler",
+            "methods of @ContainerTarget handlers",
+            type,
+            "is not annotated @ContainerTarget",
+            "annotate it, or remove @ChildHandler");
       }
     }
   }

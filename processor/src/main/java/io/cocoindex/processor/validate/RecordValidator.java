@@ -62,13 +62,11 @@ public final class RecordValidator {
             type,
             mirror,
             Message.WRONG_ELEMENT_KIND,
-            "@"
-                + simple
-                + " applies to records, but "
-                + type.getQualifiedName()
-                + " is "
-                + article(type.getKind())
-                + ": declare it as a record");
+            "@" + simple,
+            "records",
+            type.getQualifiedName(),
+            "is " + article(type.getKind()),
+            "declare it as a record");
       }
       return Optional.empty();
     }

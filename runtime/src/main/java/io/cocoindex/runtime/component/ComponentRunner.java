@@ -228,7 +228,7 @@ public final class ComponentRunner {
     CompletableFuture<ComponentCommit.Outcome> committed;
     try {
       committed = ComponentCommit.run(run, new ComponentCommit.Input(
-          ctx.path, ctx.declarations(), ctx.memoFingerprint,
+          ctx.path, ctx.takeDeclarationsForCommit(), ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
           ctx.declaredInDepthOrder(), ctx.declaredInPathOrder(), ctx.descendantDeps(),
           ctx.descendantsPending(), ctx.descendantsUnsettled(), ctx.memoizedAncestors()),

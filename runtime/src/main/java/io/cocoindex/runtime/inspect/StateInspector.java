@@ -2,6 +2,7 @@ package io.cocoindex.runtime.inspect;
 
 import io.cocoindex.StableKey;
 import io.cocoindex.runtime.codec.KeyEncoding;
+import io.cocoindex.runtime.plan.ProviderNames;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateStore;
 import java.util.ArrayList;

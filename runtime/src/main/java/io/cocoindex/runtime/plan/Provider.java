@@ -68,8 +68,7 @@ public final class Provider<V> implements TargetStateProvider<V> {
       synchronized (this) {
         if (binding == null) {
           return (Provider<W>) pendingAttachments.computeIfAbsent(type, t -> {
-            Provider<W> att = new Provider<>(
-                registry, path.child(StableKey.symbol(t)), name + "@" + t, container);
+            Provider<W> att = newAttachment(t);
             if (unresolvedReason != null) {
               att.markUnresolved(unresolvedReason); // it will not resolve in this run either
             }
@@ -147,6 +146,12 @@ public final class Provider<V> implements TargetStateProvider<V> {
     pendingAttachments.values().forEach(p -> p.markUnresolved(reason));
   }
 
+  /** The provider of this provider's attachments of {@code type}, unresolved. */
+  private <W> Provider<W> newAttachment(String type) {
+    return new Provider<>(registry, path.child(StableKey.symbol(type)),
+        ProviderNames.attachment(name, type), container);
+  }
+
   /** Binds the handler and registers its attachment types eagerly. */
   synchronized void resolve(
       TargetHandler<?, ?, ?> handler, long generation, long epoch, CodecRegistry codecs) {
@@ -156,9 +161,7 @@ public final class Provider<V> implements TargetStateProvider<V> {
     for (Map.Entry<String, ChildTargetDef<?>> e : defs.entrySet()) {
       Provider<?> att = pendingAttachments.remove(e.getKey());
       if (att == null) {
-        att = new Provider<>(
-            registry, path.child(StableKey.symbol(e.getKey())), name + "@" + e.getKey(),
-            container);
+        att = newAttachment(e.getKey());
       }
       att.resolve(e.getValue().handler(), generation, epoch, codecs);
       atts.put(e.getKey(), att);

@@ -46,9 +46,8 @@ public final class ProviderRegistry {
 
   /** A new, unresolved child provider for the container state at {@code containerPath}. */
   public <C> Provider<C> newChildProvider(Provider<?> parent, TargetPath containerPath) {
-    StableKey key = containerPath.last();
-    String keyText = key instanceof StableKey.Str s ? s.value() : key.toString();
-    return new Provider<>(this, containerPath, parent.name() + "/" + keyText, containerPath);
+    return new Provider<>(this, containerPath,
+        ProviderNames.children(parent.name(), containerPath.last()), containerPath);
   }
 
   void registerResolved(Provider<?> p) {
