@@ -960,6 +960,8 @@ public class JdbcStateTables {
       SQLException failure = null;
       try {
         flush();
+      } catch (SQLException e) {
+        failure = e;
       } finally {
         for (StatementCache.Prepared p : prepared.values()) {
           try {
@@ -967,7 +969,13 @@ public class JdbcStateTables {
             p.statement().clearBatch();
             p.close();
           } catch (SQLException e) {
-            failure = e;
+            // The first failure is the one reported (the flush's, if it failed); any other
+            // goes with it.
+            if (failure == null) {
+              failure = e;
+            } else {
+              failure.addSuppressed(e);
+            }
           }
         }
       }
