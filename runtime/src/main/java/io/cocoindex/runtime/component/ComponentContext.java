@@ -424,13 +424,9 @@ public final class ComponentContext implements Ctx, DeclarationScope {
             + " use provider.targetState(key, value)");
   }
 
-  /**
-   * The component's declarations, taken once by its commit, which also tells the run how many
-   * there were (the size of the next components' tables, {@link Run#declarationsHint}).
-   */
-  List<DeclaredTarget> takeDeclarationsForCommit() {
+  /** The component's declarations so far. */
+  List<DeclaredTarget> declarations() {
     synchronized (declared) {
-      run.declared(declared.size());
       return declared.snapshot();
     }
   }
@@ -442,7 +438,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     }
   }
 
-  /** Whether no declaration came after a deeper one: {@link #takeDeclarationsForCommit} is in depth order. */
+  /** Whether no declaration came after a deeper one: {@link #declarations} is in depth order. */
   boolean declaredInDepthOrder() {
     synchronized (declared) {
       return declared.inDepthOrder();

@@ -4,6 +4,7 @@ import io.cocoindex.Ctx;
 import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.plan.CallerRuns;
 import io.cocoindex.runtime.plan.ComponentCommit;
+import io.cocoindex.runtime.plan.DeclaredTarget;
 import io.cocoindex.runtime.plan.KilledRunMemos;
 import io.cocoindex.runtime.plan.LeaseGate;
 import io.cocoindex.runtime.plan.MemoDependencies;
@@ -227,8 +228,11 @@ public final class ComponentRunner {
     run.stats.componentRun();
     CompletableFuture<ComponentCommit.Outcome> committed;
     try {
+      List<DeclaredTarget> declared = ctx.declarations();
+      // The next components' tables are sized like this one's (Run#declarationsHint).
+      run.declared(declared.size());
       committed = ComponentCommit.run(run, new ComponentCommit.Input(
-          ctx.path, ctx.takeDeclarationsForCommit(), ctx.memoFingerprint,
+          ctx.path, declared, ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
           ctx.declaredInDepthOrder(), ctx.declaredInPathOrder(), ctx.descendantDeps(),
           ctx.descendantsPending(), ctx.descendantsUnsettled(), ctx.memoizedAncestors()),

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -35,13 +36,16 @@ final class AtomicFiles {
 
   /**
    * Writes to a temporary sibling, syncs it, and renames it over {@code target}, whose directory
-   * must exist.
+   * must exist. Whatever is found at the sibling's name (one a killed write left, or a link
+   * planted there to a file elsewhere) is removed, not opened: the sibling is always created new,
+   * so the write never goes through a link to outside the directory.
    */
   static void write(Path target, byte[] content) throws IOException {
     Path tmp = tempSibling(target);
     try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
-          StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      Files.deleteIfExists(tmp); // a link itself, not what it leads to
+      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
         java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(content);
         while (buf.hasRemaining()) {
           ch.write(buf);

@@ -241,4 +241,23 @@ class LocalFsUserDataTest {
         "cocoindex/localfs/" + out + " create \"b.txt\"");
     assertThat(DiskTree.of(out)).isEqualTo(Map.of("b.txt", "from second"));
   }
+
+  /**
+   * A link planted where a write's temporary sibling goes ({@code .a.cocoindex-tmp}, in a folder
+   * others can write) is removed, not written through: the file it leads to, outside the output,
+   * keeps its content, and the declared file is a regular file.
+   */
+  @Test
+  void aLinkPlantedWhereTheTemporarySiblingGoesIsNotWrittenThrough() throws IOException {
+    Path out = Files.createDirectories(tmp.resolve("out"));
+    Path victim = Files.writeString(tmp.resolve("victim.txt"), "precious");
+    Files.createSymbolicLink(out.resolve(".a.cocoindex-tmp"), victim);
+    App app = coco.app(ctx -> LocalFs.register(ctx).mountDir(ctx, out)
+        .declareFile(ctx, "a", "the app's"));
+
+    coco.update(app);
+
+    assertThat(Files.readString(victim)).isEqualTo("precious");
+    assertThat(DiskTree.of(out)).isEqualTo(Map.of("a", "the app's"));
+  }
 }

@@ -224,6 +224,13 @@ final class RowSink {
 
   private static boolean casts(Connection conn, List<String> types, List<List<SqlValue>> rows)
       throws SQLException {
+    for (List<SqlValue> row : rows) {
+      for (int c = 0; c < types.size(); c++) {
+        if (tooLong(types.get(c), row.get(c))) {
+          return false; // refused by the column's conversion, which a cast does not make
+        }
+      }
+    }
     StringBuilder sql = new StringBuilder("VALUES ");
     String tuple = tuple(types);
     for (int i = 0; i < rows.size(); i++) {
@@ -244,13 +251,49 @@ final class RowSink {
     }
   }
 
-  /** {@code (CAST(? AS t1), CAST(? AS t2))}: values are bound, then converted by the server. */
+  /**
+   * {@code (CAST(? AS t1), CAST(? AS t2))}: values are bound, then converted by the server. A
+   * length-bounded character type is cast to its unbounded form ({@link #unbounded}): an explicit
+   * cast to {@code varchar(3)} cuts {@code 'abcdef'} to {@code 'abc'} without a word, where the
+   * column's own (assignment) conversion refuses it, and a key cut alike would match another
+   * row's.
+   */
   private static String tuple(List<String> types) {
     StringBuilder sb = new StringBuilder("(");
     for (int i = 0; i < types.size(); i++) {
-      sb.append(i > 0 ? ", " : "").append("CAST(? AS ").append(types.get(i)).append(')');
+      sb.append(i > 0 ? ", " : "").append("CAST(? AS ").append(unbounded(types.get(i)))
+          .append(')');
     }
     return sb.append(')').toString();
+  }
+
+  /**
+   * Whether a text {@code v} is longer than the bounded character type {@code type} holds, as
+   * PostgreSQL's assignment counts: characters, trailing spaces past the bound excepted.
+   */
+  private static boolean tooLong(String type, SqlValue v) {
+    boolean bounded = type.startsWith("varchar(") || type.startsWith("char(");
+    if (!bounded || !type.endsWith(")") || v.text() == null) {
+      return false;
+    }
+    int n = Integer.parseInt(type.substring(type.indexOf('(') + 1, type.length() - 1));
+    String text = v.text();
+    int end = text.length();
+    while (end > 0 && text.charAt(end - 1) == ' ') {
+      end--;
+    }
+    return text.codePointCount(0, end) > n;
+  }
+
+  /** {@code varchar(n)} as {@code varchar}, {@code char(n)} as {@code bpchar}, arrays alike. */
+  static String unbounded(String type) {
+    if (type.startsWith("varchar(")) {
+      return "varchar" + type.substring(type.indexOf(')') + 1);
+    }
+    if (type.startsWith("char(")) {
+      return "bpchar" + type.substring(type.indexOf(')') + 1);
+    }
+    return type;
   }
 
   private static String typeOf(RowAction shape, String column) {

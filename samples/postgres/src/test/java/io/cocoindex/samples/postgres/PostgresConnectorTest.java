@@ -1123,4 +1123,35 @@ class PostgresConnectorTest {
     app.dropState();
     assertThat(tables()).isEmpty();
   }
+
+  record Code(String code, String title) {}
+
+  /**
+   * A value too long for a {@code varchar(n)} column fails its batch naming the table, the row's
+   * key and the column, as any value the server refuses; an explicit cast would have cut it to
+   * fit without a word. A key cut alike would have been one row for two keys: the row declared
+   * under the new key would then be deleted with the old one.
+   */
+  @Test
+  void aValueTooLongForAVarcharColumnFailsNamingItsRowAndIsNotCut() {
+    TableSchema<Code> codes = TableSchema.of(Code.class).primaryKey("code")
+        .columnType("code", "varchar(3)").columnType("title", "varchar(3)").build();
+    String[] row = {"abc", "abcdef"};
+    declare = (ctx, tables) -> tables.declareTable(ctx, codes.table(DB, schema, "codes"))
+        .declareRow(ctx, codes.row(new Code(row[0], row[1])));
+
+    assertThatThrownBy(() -> app.update()).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("rows of table " + schema + ".codes failed at the row of key"
+            + " ['abc'], column 'title'")
+        .hasMessageContaining("value too long for type character varying(3)");
+    assertThat(rows("codes")).isEmpty();
+
+    row[0] = "abcd"; // a key too long is refused too, never cut to the key abc
+    row[1] = "t";
+    assertThatThrownBy(() -> app.update()).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("column 'code'");
+    row[0] = "abc";
+    app.update();
+    assertThat(rows("codes")).containsExactly("abc|t");
+  }
 }

@@ -129,6 +129,9 @@ final class SqlCommandHandler
           null);
     }
     SqlIdentifiers.check("SQL command", desired.name());
+    String of = " of SQL command " + desired.name() + " of table " + table.name();
+    SqlStatements.checkOne("the setup" + of, desired.setup());
+    SqlStatements.checkOne("the teardown" + of, desired.teardown());
     boolean tornDown = run.declare(new Declared(table.name(), desired));
     if (!tornDown && !prevMayBeMissing && !prev.isEmpty()
         && prev.stream().allMatch(desired::equals)) {

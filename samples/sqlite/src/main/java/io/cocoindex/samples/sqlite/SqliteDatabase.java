@@ -3,14 +3,18 @@ package io.cocoindex.samples.sqlite;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A SQLite database the connector writes to: one connection (SQLite has a single writer), used
@@ -18,12 +22,15 @@ import java.util.function.Predicate;
  * key's name identifies the database in target-state keys.
  */
 public final class SqliteDatabase implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SqliteDatabase.class);
   private final String location;
   private final String url;
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicLong statements = new AtomicLong();
   private final AtomicLong transactions = new AtomicLong();
   private Connection connection;
+  /** The identity of the file {@link #connection} was opened on ({@link #fileKey}). */
+  private Object openedFile;
   /** Tests' fault injection: see {@link #failBefore}; null when none. */
   private volatile Predicate<String> failBefore;
   /** Tests' fault injection: see {@link #failAfterCommit}; null when none. */
@@ -206,15 +213,36 @@ public final class SqliteDatabase implements AutoCloseable {
     return transactions.get();
   }
 
+  /**
+   * The open connection, opened again when the file it was opened on is no longer the one at
+   * {@link #location} (deleted or replaced by hand, a backup restored by a move): a connection
+   * keeps writing to the file it opened, which nobody would see again. One {@code stat} per use.
+   */
   private Connection connection() throws SQLException {
+    if (connection != null && !Objects.equals(openedFile, fileKey())) {
+      log.warn("database file {} was deleted or replaced since it was opened: opening it again",
+          location);
+      connection.close();
+      connection = null;
+    }
     if (connection == null) {
       connection = DriverManager.getConnection(url);
       try (Statement s = connection.createStatement()) {
         s.execute("PRAGMA journal_mode=WAL");
         s.execute("PRAGMA busy_timeout=" + BUSY_TIMEOUT_MS);
       }
+      openedFile = fileKey();
     }
     return connection;
+  }
+
+  /** The identity of the file at {@link #location} (device and inode), or null when none is. */
+  private Object fileKey() {
+    try {
+      return Files.readAttributes(Path.of(location), BasicFileAttributes.class).fileKey();
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   @Override

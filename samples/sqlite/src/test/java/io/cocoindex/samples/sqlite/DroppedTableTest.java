@@ -132,4 +132,24 @@ class DroppedTableTest extends TargetDatabaseTest {
 
     assertThat(schema()).isEmpty();
   }
+
+  /**
+   * The database file deleted by hand while the app (and its database) stays open, as a service
+   * keeps them: the connection, still on the deleted file, is opened again on the new one, and
+   * the next update writes the table and its rows there, not into a file nobody sees.
+   */
+  @Test
+  void aDatabaseFileDeletedWhileTheAppStaysOpenComesBackInTheNextRun() throws Exception {
+    App app = app(docs());
+    app.update();
+    Files.delete(dbFile());
+    Files.deleteIfExists(dir.resolve("main.sqlite-wal"));
+    Files.deleteIfExists(dir.resolve("main.sqlite-shm"));
+
+    app.update();
+
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("a|alpha fox", "b|b cat", "c|c cat");
+    assertThat(schema()).isEqualTo(SCHEMA);
+  }
 }
