@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  * <p>Each canonical form is what the server computes from the value the sink binds: the same
  * rounding (fractions of a second parsed as a double and rounded to microseconds, then to the
  * column's precision away from 2000-01-01; {@code numeric(p,s)} half away from zero; a {@code
- * real} through single precision). Values of other types, or text a type does not parse here, are
+ * real} through single precision), a {@code jsonb} by its value ({@link JsonbCanonical}), an ASCII
+ * {@code citext} lower-cased. Values of other types, or text a type does not parse here, are
  * keyed as given.
  */
 final class CanonicalKeys {
@@ -103,13 +104,15 @@ final class CanonicalKeys {
         case "text", "varchar" -> text(v);
         case "char" -> v.text() != null ? SqlValue.ofText(v.text().replaceAll(" +$", "")) : text(v);
         case "uuid" -> uuid(v);
+        case "jsonb" -> v.text() != null ? SqlValue.ofText(JsonbCanonical.of(v.text())) : v;
+        case "citext" -> citext(v);
         case "date" -> date(v);
         case "timestamptz" -> timestamptz(v, precision);
         case "timestamp" -> timestamp(v, precision);
         case "time" -> time(v, precision);
         default -> v;
       };
-    } catch (DateTimeException | NumberFormatException | ArithmeticException e) {
+    } catch (DateTimeException | IllegalArgumentException | ArithmeticException e) {
       return v; // not a form parsed here: keyed as given (the server may still reject it)
     }
   }
@@ -202,6 +205,18 @@ final class CanonicalKeys {
       case "f", "false", "n", "no", "off", "0" -> SqlValue.ofBool(false);
       default -> v;
     };
+  }
+
+  /**
+   * A {@code citext} key lower-cased, as the type compares: ASCII text only, whose lower case
+   * does not depend on the database's locale (any other is keyed as given).
+   */
+  private static SqlValue citext(SqlValue v) {
+    String t = text(v).text();
+    if (t == null || !t.chars().allMatch(c -> c < 0x80)) {
+      return v;
+    }
+    return SqlValue.ofText(t.toLowerCase(Locale.ROOT));
   }
 
   private static SqlValue text(SqlValue v) {

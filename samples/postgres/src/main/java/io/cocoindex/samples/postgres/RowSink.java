@@ -186,8 +186,8 @@ final class RowSink {
       }
     } else if ("21000".equals(e.getSQLState())) {
       message.append(" failed: two rows of the batch are one row to PostgreSQL (their primary"
-          + " keys compare equal in a form this connector does not key as one, e.g. jsonb or"
-          + " citext); declare the row once");
+          + " keys compare equal in a form this connector does not key as one, e.g. an array, or"
+          + " citext beyond ASCII); declare the row once");
     }
     if (at != null && at[0] < rows.size()) {
       message.append(" failed at the row of key ").append(keyOf(shape, columns, rows.get(at[0])))

@@ -157,4 +157,24 @@ class CanonicalKeysTest {
             SqlValue.of(utc.withOffsetSameInstant(ZoneOffset.ofHours(2)))).toKey())
         .hasToString("\"2024-03-01T10:00:00Z\"");
   }
+
+  @Test
+  void jsonbOneKeyWhateverTheSpacingKeyOrderEscapesOrNumberForm() throws SQLException {
+    assertThat(disagreements("jsonb", t("{\"a\": 1}"), t("{\"a\":1}"), t(" {\"a\" : 1.0} "),
+        t("{\"a\": 1, \"b\": [1, 2]}"), t("{\"b\":[1,2],\"a\":1}"), t("{\"b\":[2,1],\"a\":1}"),
+        t("{\"a\": 2, \"a\": 1}"), t("{\"a\": \"A\"}"), t("{\"a\": \"\\u0041\"}"),
+        t("[1e2, -0, 0.50]"), t("[100, 0, 0.5]"), t("\"x\""), t("true"), t("null"),
+        t("{\"aa\": 1, \"b\": 2}"), t("{\"b\": 2, \"aa\": 1}"), t("{}"), t("[]")))
+        .isEmpty();
+  }
+
+  @Test
+  void citextOneKeyForAsciiTextInAnyCase() throws SQLException {
+    try (Connection c = PostgresServer.DATA_SOURCE.getConnection();
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("CREATE EXTENSION IF NOT EXISTS citext SCHEMA public");
+    }
+    assertThat(disagreements("citext", t("Alice"), t("alice"), t("ALICE"), t("Bob"), t("bob "),
+        t("bob"))).isEmpty();
+  }
 }
