@@ -12,7 +12,21 @@ import java.util.List;
  * @param purge delete every key under the prefix
  * @param system the index is system-managed: its app is recorded when it is created or replaced,
  *     and another app's is not taken (false in actions of an earlier version: nothing recorded)
+ * @param declaredUnder for a removal: the other database keys under which the prefix is declared
+ *     in the run; under one reaching this database, it is the same index, handed over rather than
+ *     purged (empty otherwise)
  */
 @ActionValue
 public record IndexAction(
-    String database, String prefix, List<String> fields, boolean purge, boolean system) {}
+    String database, String prefix, List<String> fields, boolean purge, boolean system,
+    List<String> declaredUnder) {
+  public IndexAction {
+    declaredUnder = declaredUnder == null ? List.of() : List.copyOf(declaredUnder);
+  }
+
+  /** An action declared under no other key. */
+  public IndexAction(
+      String database, String prefix, List<String> fields, boolean purge, boolean system) {
+    this(database, prefix, fields, purge, system, List.of());
+  }
+}

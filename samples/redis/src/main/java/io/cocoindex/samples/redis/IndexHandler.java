@@ -18,6 +18,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -32,6 +36,11 @@ import redis.clients.jedis.UnifiedJedis;
  * <p>A system-managed index whose fields change is replaced: its prefix is purged and its
  * documents are written anew (DESTRUCTIVE). One no longer declared is purged (the destroy
  * shape); a user-managed one is never purged (the abandon shape).
+ *
+ * <p>A handler serves one run: it remembers the indexes declared in it, so that an index no
+ * longer declared under one database key but declared under another reaching the same database
+ * (a key renamed, the old one still passed) is handed over to it instead of purged. {@link #of}
+ * in {@code main} makes one per run.
  */
 @ContainerTarget(
     provider = "cocoindex.io/redis/index",
@@ -40,7 +49,14 @@ import redis.clients.jedis.UnifiedJedis;
     childValue = Document.class,
     api = "Indexes")
 public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord, IndexAction> {
+  private static final Logger log = LoggerFactory.getLogger(IndexHandler.class);
   private final Map<String, RedisDatabase> databases = new LinkedHashMap<>();
+  /**
+   * The indexes declared in this run, as (database key, prefix): an index no longer declared
+   * under one key but declared under another reaching the same database (a key renamed, the old
+   * one still passed) is the same index, handed over, not purged under the new key's documents.
+   */
+  private final Set<List<String>> declared = ConcurrentHashMap.newKeySet();
 
   /**
    * A handler for these clients, by the names of their {@code ContextKey}s, that records no app
@@ -59,7 +75,8 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
   public IndexHandler(Map<String, UnifiedJedis> clients, String app) {
     IndexHandler_ChildHandlerFactory documents = new IndexHandler_ChildHandlerFactory(this);
     clients.forEach((name, client) -> databases.put(
-        name, new RedisDatabase(name, Objects.requireNonNull(client, name), documents, app)));
+        name, new RedisDatabase(name, Objects.requireNonNull(client, name), documents, app,
+            other -> databases.get(other).redis)));
   }
 
   /** A handler for the databases of these keys, resolved from the context of this run. */
@@ -99,11 +116,26 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
       if (diff != DiffAction.DELETE) {
         return null; // nothing known, or the user's index: abandon it untouched
       }
+      String prefix = prev.get(0).prefix();
+      // Orphans are reconciled at the end of the run, after every declaration.
+      List<String> declaredUnder = databases.keySet().stream()
+          .filter(other -> !other.equals(databaseName)
+              && declared.contains(List.of(other, prefix)))
+          .toList();
+      for (String other : declaredUnder) {
+        if (databases.get(other).redis == db.redis) {
+          // One client under two keys: the same index, which the other key now owns.
+          log.info("index {} is declared under database key {}, the same client as key {}:"
+              + " handed over, not purged", prefix, other, databaseName);
+          return null;
+        }
+      }
       IndexAction purge =
-          new IndexAction(databaseName, prev.get(0).prefix(), List.of(), true, true);
+          new IndexAction(databaseName, prefix, List.of(), true, true, declaredUnder);
       return new TargetReconcileOutput<>(
           TargetAction.delete(purge), db.indexes, null, TargetChildInvalidation.DESTRUCTIVE);
     }
+    declared.add(List.of(databaseName, desired.prefix()));
     // Only a changed schema of a system-managed index is replaced; creating needs no command.
     boolean replace = diff == DiffAction.REPLACE && desired.managedBy() == ManagedBy.SYSTEM;
     IndexAction action = new IndexAction(databaseName, desired.prefix(), desired.fields(), replace,

@@ -5,6 +5,8 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractTransaction;
@@ -35,11 +37,15 @@ final class RedisDatabase {
   final TargetActionSink<IndexAction> indexes;
   final TargetActionSink<DocumentAction> documents;
 
+  /** The client of another database key of the handler, by its name. */
+  private final Function<String, UnifiedJedis> others;
+
   RedisDatabase(String name, UnifiedJedis redis, ChildHandlerFactory<IndexAction> documentHandlers,
-      String app) {
+      String app, Function<String, UnifiedJedis> others) {
     this.name = name;
     this.redis = redis;
     this.app = app;
+    this.others = others;
     this.indexes = TargetActionSink.withChildHandler(this::applyIndexes, documentHandlers);
     this.documents = TargetActionSink.of(this::applyDocuments);
   }
@@ -53,6 +59,14 @@ final class RedisDatabase {
     for (TargetAction<IndexAction> a : actions) {
       String prefix = a.value().prefix();
       boolean removal = a instanceof TargetAction.Delete<IndexAction>;
+      if (removal) {
+        String under = sameDatabaseKey(a.value().declaredUnder());
+        if (under != null) {
+          log.info("index {} is declared under database key {}, which reaches the database of"
+              + " key {}: handed over, not purged", prefix, under, name);
+          continue;
+        }
+      }
       boolean made = a instanceof TargetAction.Create<IndexAction> || a.value().purge();
       if (app == null || !made || !a.value().system()) {
         if (a.value().purge()) {
@@ -82,6 +96,29 @@ final class RedisDatabase {
       if (removal) {
         redis.hdel(MAKERS, prefix);
       }
+    }
+  }
+
+  /**
+   * The first of {@code keys} whose client reaches this database, or null. Told by a token, not
+   * by addresses (a proxy, a replica's name): a short-lived key set through this client, looked
+   * for through the other's.
+   */
+  private String sameDatabaseKey(List<String> keys) {
+    if (keys.isEmpty()) {
+      return null;
+    }
+    String token = "cocoindex-probe:" + UUID.randomUUID();
+    redis.psetex(token, 60_000, "1");
+    try {
+      for (String key : keys) {
+        if (others.apply(key).exists(token)) {
+          return key;
+        }
+      }
+      return null;
+    } finally {
+      redis.del(token);
     }
   }
 

@@ -414,4 +414,41 @@ class RedisConnectorTest {
     app.dropState();
     assertThat(keys(redis, prefix)).isEmpty();
   }
+
+  static final ContextKey<UnifiedJedis> RENAMED = ContextKey.of("cache2", UnifiedJedis.class);
+
+  /**
+   * An index whose ContextKey is renamed in the app's code, both keys passed and reaching one
+   * server, is the same index: handed over to the new key, not purged at the end of the run
+   * under the documents the new key just wrote. Both a client shared by the two keys and two
+   * clients of one server (told apart by a probe key) are one database.
+   */
+  @Test
+  void anIndexMovedToARenamedKeyOfTheSameServerKeepsItsDocuments() {
+    for (boolean oneClient : new boolean[] {true, false}) {
+      String prefix = root + (oneClient ? "shared:" : "two:");
+      try (UnifiedJedis second = oneClient ? null
+          : new UnifiedJedis(java.net.URI.create(System.getenv("COCOINDEX_TEST_REDIS_URL")))) {
+        UnifiedJedis other = oneClient ? redis : second;
+        boolean[] renamed = {false};
+        App moved = coco.app(ctx -> {
+          Indexes indexes = Indexes.register(ctx, new IndexHandler(
+              Map.of(REDIS.name(), redis, RENAMED.name(), other)));
+          IndexTarget docs = indexes.mountIndex(ctx,
+              IndexSpec.of(renamed[0] ? RENAMED : REDIS, prefix, "title"));
+          docs.declareDocument(ctx, new Document("1", Map.of("title", "one")));
+          docs.declareDocument(ctx, new Document("2", Map.of("title", "two")));
+        });
+        coco.update(moved);
+
+        renamed[0] = true;
+        coco.update(moved);
+
+        assertThat(keys(redis, prefix)).as("one client: %s", oneClient)
+            .containsExactly(prefix + "1", prefix + "2");
+        assertThat(keys(redis, "cocoindex-probe:")).isEmpty();
+        assertThat(moved.preview().changes()).isEmpty();
+      }
+    }
+  }
 }
