@@ -11,9 +11,12 @@ import java.util.List;
  */
 final class AttachmentWriter {
   private final SqliteDatabase db;
+  /** The app's name: an index another app made is neither dropped nor taken. */
+  private final String app;
 
-  AttachmentWriter(SqliteDatabase db) {
+  AttachmentWriter(SqliteDatabase db, String app) {
     this.db = db;
+    this.app = app;
   }
 
   void apply(List<TargetAction<AttachmentAction>> actions) throws SQLException {
@@ -36,7 +39,7 @@ final class AttachmentWriter {
     boolean droppedFullTextIndex =
         a.fullTextIndex() != null && FullTextIndexHandler.dropIndex(db, c, a);
     // An index's drops run here, and its setup only when its name is free.
-    if (a.index() == null || IndexHandler.dropAndCheckName(db, c, a)) {
+    if (a.index() == null || IndexHandler.dropAndCheckName(db, c, a, app)) {
       for (String sql : a.setup()) {
         db.execute(c, sql);
       }

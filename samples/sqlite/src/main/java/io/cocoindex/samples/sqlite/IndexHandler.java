@@ -31,12 +31,15 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
 
   private final TableSpec table;
   private final TargetActionSink<AttachmentAction> sink;
+  /** The app's name, written in each index it creates ({@link MadeBy}). */
+  private final String app;
   /** The names in the database of the indexes declared in this run, case-folded. */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
 
-  IndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink) {
+  IndexHandler(TableSpec table, TargetActionSink<AttachmentAction> sink, String app) {
     this.table = table;
     this.sink = sink;
+    this.app = app;
   }
 
   @Override
@@ -123,7 +126,7 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlIdentifiers.quote("column", col));
     }
     return "CREATE " + (spec.unique() ? "UNIQUE " : "") + "INDEX "
-        + SqlIdentifiers.quote("index", name) + " ON "
+        + SqlIdentifiers.quote("index", name) + " " + MadeBy.comment(app) + " ON "
         + SqlIdentifiers.quote("table", table.name()) + " (" + cols + ")";
   }
 
@@ -135,11 +138,16 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
    *
    * @throws IllegalStateException naming what holds the name, when it is anything else
    */
-  static boolean dropAndCheckName(SqliteDatabase db, Connection c, AttachmentAction a)
-      throws SQLException {
+  static boolean dropAndCheckName(SqliteDatabase db, Connection c, AttachmentAction a,
+      String app) throws SQLException {
     for (String name : a.indexDrops()) {
       SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, name);
-      if (holder != null && holder.isIndexOf(a.table())) {
+      String maker = holder == null ? null : MadeBy.appIn(holder.sql());
+      if (holder != null && holder.isIndexOf(a.table()) && maker != null && !maker.equals(app)) {
+        // Another app's index on a table both write (this app's as a user's table).
+        log.warn("index {} of table {} is not dropped: app '{}' made it, and app '{}' no longer"
+            + " declares it", holder.name(), a.table(), maker, app);
+      } else if (holder != null && holder.isIndexOf(a.table())) {
         db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", holder.name()));
       } else if (holder != null) {
         log.info("index {} of table {} is not dropped under the name {}: {} has it, left alone",
@@ -152,6 +160,14 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
     SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, a.indexName());
     if (holder == null) {
       return true;
+    }
+    String maker = MadeBy.appIn(holder.sql());
+    if (holder.isIndexOf(a.table()) && maker != null && !maker.equals(app)) {
+      throw new IllegalStateException("index " + a.index() + " of table " + a.table()
+          + " cannot be created" + (a.indexName().equals(a.index()) ? "" : " as "
+          + a.indexName()) + ": app '" + maker + "' made an index of that name on the table, and"
+          + " two apps cannot both create and drop one index (SQLite names are the database's):"
+          + " declare another index name");
     }
     if (holder.isIndexOf(a.table())) {
       return false;

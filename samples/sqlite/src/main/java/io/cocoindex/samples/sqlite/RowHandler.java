@@ -42,8 +42,12 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
     /** The SQL commands declared in this run by name case-folded ({@link SqlCommandHandler}). */
     final SqlCommandHandler.Run sqlCommands = new SqlCommandHandler.Run();
 
+    /** The app's name, recorded in what it makes ({@link MadeBy}). */
+    final String app;
+
     /** What app {@code app} declares in one database in a run. */
     DatabaseWide(String app) {
+      this.app = app;
       this.fullTextIndexes = new FullTextIndexHandler.Run(app);
     }
   }
@@ -57,10 +61,13 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
     final TargetActionSink<AttachmentAction> attachments;
     final FullTextIndexHandler.Run fullTextIndexes;
     final SqlCommandHandler.Run sqlCommands;
+    /** The app's name ({@link DatabaseWide#app}). */
+    final String app;
 
     Sinks(SqliteDatabase db, DatabaseWide declared) {
+      this.app = declared.app;
       this.rows = TargetActionSink.of(new RowWriter(db)::apply);
-      this.attachments = TargetActionSink.of(new AttachmentWriter(db)::apply);
+      this.attachments = TargetActionSink.of(new AttachmentWriter(db, declared.app)::apply);
       this.fullTextIndexes = declared.fullTextIndexes;
       this.sqlCommands = declared.sqlCommands;
     }
@@ -82,7 +89,7 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
     table.columns().forEach(c -> names.add(c.name()));
     this.columns = List.copyOf(names);
     this.columnsFingerprint = Fingerprint.of(columns).bytes();
-    this.indexes = new IndexHandler(table, sinks.attachments);
+    this.indexes = new IndexHandler(table, sinks.attachments, sinks.app);
     this.sqlCommands = new SqlCommandHandler(table, sinks.attachments, sinks.sqlCommands);
     this.fullTextIndexes =
         new FullTextIndexHandler(table, sinks.attachments, sinks.fullTextIndexes);

@@ -15,7 +15,7 @@ class IndexHandlerTest {
       List.of(new ColumnSpec("id", "TEXT"), new ColumnSpec("title", "TEXT")), List.of("id"),
       false);
 
-  final IndexHandler indexes = new IndexHandler(DOCS, TargetActionSink.of(actions -> {}));
+  final IndexHandler indexes = new IndexHandler(DOCS, TargetActionSink.of(actions -> {}), "indexer");
 
   @Test
   void aNameIsScopedByItsTableUnlessItStartsWithTheTablesNameAndOneUnderscore() {
@@ -69,7 +69,8 @@ class IndexHandlerTest {
         indexes.reconcile(StableKey.of("docs__by_title"), byTitle, List.of(), true);
     assertThat(created.action()).isEqualTo(TargetAction.create(AttachmentAction.ofIndex("docs",
         "by_title", List.of(), "docs__by_title",
-        List.of("CREATE INDEX \"docs__by_title\" ON \"docs\" (\"title\")"))));
+        List.of("CREATE INDEX \"docs__by_title\" /* cocoindex app: indexer */ ON \"docs\""
+            + " (\"title\")"))));
 
     // The earlier version's record: its index under the declared name goes, the new one stays.
     TargetReconcileOutput<AttachmentAction, IndexSpec> old =
@@ -86,7 +87,8 @@ class IndexHandlerTest {
 
     assertThat(out.action()).isEqualTo(TargetAction.update(AttachmentAction.ofIndex("docs",
         "by_title", List.of("docs__by_title"), "docs__by_title",
-        List.of("CREATE UNIQUE INDEX \"docs__by_title\" ON \"docs\" (\"title\", \"id\")"))));
+        List.of("CREATE UNIQUE INDEX \"docs__by_title\" /* cocoindex app: indexer */ ON"
+            + " \"docs\" (\"title\", \"id\")"))));
     assertThat(out.trackingRecord()).isEqualTo(unique);
   }
 }

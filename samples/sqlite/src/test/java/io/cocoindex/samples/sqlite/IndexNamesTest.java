@@ -196,8 +196,10 @@ class IndexNamesTest extends TargetDatabaseTest {
     app.update();
     assertThat(q("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
         + " ORDER BY name")).containsExactly(
-        "docs__by_title|CREATE INDEX \"docs__by_title\" ON \"docs\" (\"title\")",
-        "docs_by_views|CREATE INDEX \"docs_by_views\" ON \"docs\" (\"views\")");
+        "docs__by_title|CREATE INDEX \"docs__by_title\" /* cocoindex app: test */ ON \"docs\""
+            + " (\"title\")",
+        "docs_by_views|CREATE INDEX \"docs_by_views\" /* cocoindex app: test */ ON \"docs\""
+            + " (\"views\")");
     long statements = db().statementsExecuted();
     app.update();
     assertThat(db().statementsExecuted()).isEqualTo(statements);

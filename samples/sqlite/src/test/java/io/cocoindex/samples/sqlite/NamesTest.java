@@ -105,7 +105,8 @@ class NamesTest extends TargetDatabaseTest {
     app.update();
 
     assertThat(q("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))
-        .containsExactly("docs_by_title|CREATE INDEX \"docs_by_title\" ON \"docs\" (\"title\")");
+        .containsExactly("docs_by_title|CREATE INDEX \"docs_by_title\" /* cocoindex app: test */"
+            + " ON \"docs\" (\"title\")");
   }
 
   record Twice(String id, String title, String Title) {}

@@ -130,4 +130,39 @@ class SharedDatabaseTest extends TargetDatabaseTest {
     older.update();
     assertThat(q("SELECT id, title FROM docs")).containsExactly("n|N");
   }
+
+  /**
+   * A guest app writing rows into the owner's table (as a user's table) and declaring an index
+   * of the owner's index's name is refused, naming the owner; once it no longer declares it,
+   * the owner's index stays.
+   */
+  @Test
+  void aGuestAppCannotTakeOrDropTheOwnersIndexOfTheSameName() throws Exception {
+    App owner = app("owner", environment().build(), ctx -> {
+      SqliteTable<Doc> t =
+          Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("docs", Doc.class, "id"));
+      t.declareRow(ctx, new Doc("a", "A"));
+      t.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+    });
+    owner.update();
+    boolean[] withIndex = {true};
+    App guest = app("guest", environment().build(), ctx -> {
+      SqliteTable<Doc> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      t.declareRow(ctx, new Doc("g", "G"));
+      if (withIndex[0]) {
+        t.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      }
+    });
+
+    assertThatThrownBy(guest::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("index by_title of table docs cannot be created as docs__by_title:"
+            + " app 'owner' made an index of that name on the table");
+    withIndex[0] = false;
+    guest.update();
+
+    assertThat(q("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))
+        .containsExactly("docs__by_title");
+    assertThat(q("SELECT id FROM docs ORDER BY id")).containsExactly("a", "g");
+  }
 }

@@ -282,7 +282,8 @@ class SqliteConnectorTest {
     docs.put("a", "Alpha");
     coco.update(app);
     assertThat(query("SELECT sql FROM sqlite_master WHERE name='docs_by_title'"))
-        .containsExactly("CREATE INDEX \"docs_by_title\" ON \"docs\" (\"title\")");
+        .containsExactly("CREATE INDEX \"docs_by_title\" /* cocoindex app: test-1 */ ON \"docs\""
+            + " (\"title\")");
     long statements = db.statementsExecuted();
     coco.update(app);
     assertThat(db.statementsExecuted()).isEqualTo(statements);
@@ -290,7 +291,8 @@ class SqliteConnectorTest {
     index[0] = new IndexSpec("docs_by_title", List.of("title", "id"), true);
     coco.update(app);
     assertThat(query("SELECT sql FROM sqlite_master WHERE name='docs_by_title'"))
-        .containsExactly("CREATE UNIQUE INDEX \"docs_by_title\" ON \"docs\" (\"title\", \"id\")");
+        .containsExactly("CREATE UNIQUE INDEX \"docs_by_title\" /* cocoindex app: test-1 */ ON"
+            + " \"docs\" (\"title\", \"id\")");
   }
 
   @Test
