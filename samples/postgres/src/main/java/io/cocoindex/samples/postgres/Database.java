@@ -33,7 +33,7 @@ final class Database {
     this.tables = TargetActionSink.withChildHandler(
         new TableSink(dataSource, others, app, foundMissing)::apply, rowHandlers);
     this.rows = TargetActionSink.of(new RowSink(dataSource)::apply);
-    this.indexes = TargetActionSink.of(new IndexSink(dataSource)::apply);
+    this.indexes = TargetActionSink.of(new IndexSink(dataSource, app)::apply);
     this.commands = TargetActionSink.of(new SqlCommandSink(dataSource)::apply);
   }
 }

@@ -21,9 +21,15 @@ final class IndexSink {
   private static final Logger LOG = LoggerFactory.getLogger(IndexSink.class);
 
   private final DataSource dataSource;
+  /**
+   * The app's name, recorded in the comment of each index it creates; an index another app made
+   * (on a table both write) is neither taken nor dropped. Null records and checks none.
+   */
+  private final String app;
 
-  IndexSink(DataSource dataSource) {
+  IndexSink(DataSource dataSource, String app) {
     this.dataSource = dataSource;
+    this.app = app;
   }
 
   void apply(List<TargetAction<IndexAction>> actions) throws SQLException {
@@ -88,9 +94,13 @@ final class IndexSink {
     return sql.append(')').toString();
   }
 
-  private static void drop(Connection conn, IndexAction i, String name) throws SQLException {
+  private void drop(Connection conn, IndexAction i, String name) throws SQLException {
     String holder = holder(conn, i, name);
-    if (holder == null) {
+    String maker = holder == null ? makerOf(conn, i, name) : null;
+    if (maker != null) {
+      LOG.warn("index {} of table {}.{} is not dropped: app '{}' made it, and app '{}' no longer"
+          + " declares it", name, i.schema(), i.table(), maker, app);
+    } else if (holder == null) {
       try (Statement st = conn.createStatement()) {
         st.execute("DROP INDEX IF EXISTS " + SqlNames.quote("schema", i.schema()) + "."
             + SqlNames.quote("index", name));
@@ -101,16 +111,35 @@ final class IndexSink {
     }
   }
 
-  private static void create(Connection conn, IndexAction i, String sql) throws SQLException {
+  private void create(Connection conn, IndexAction i, String sql) throws SQLException {
     String holder = holder(conn, i, i.name());
     if (holder != null && !holder.isEmpty()) {
       throw new SQLException("index " + i.create().name() + " of table " + i.schema() + "."
           + i.table() + " cannot be created as " + i.schema() + "." + i.name() + ": that name is "
           + holder + " (index names are unique in a schema): declare another index name");
     }
+    String maker = holder == null ? makerOf(conn, i, i.name()) : null;
+    if (maker != null) {
+      throw new SQLException("index " + i.create().name() + " of table " + i.schema() + "."
+          + i.table() + " cannot be created as " + i.schema() + "." + i.name() + ": app '"
+          + maker + "' made an index of that name on the table, and two apps cannot both create"
+          + " and drop one index: declare another index name");
+    }
     try (Statement st = conn.createStatement()) {
       st.execute(sql);
     }
+    if (holder != null && app != null) { // made now (the name was free)
+      TableComment.recordIndexMaker(conn, i.schema(), i.name(), app);
+    }
+  }
+
+  /** The app another than this one that made index {@code name} of the table, or null. */
+  private String makerOf(Connection conn, IndexAction i, String name) throws SQLException {
+    if (app == null) {
+      return null;
+    }
+    String maker = TableComment.owner(conn, i.schema(), name);
+    return maker != null && !maker.equals(app) ? maker : null;
   }
 
   /**

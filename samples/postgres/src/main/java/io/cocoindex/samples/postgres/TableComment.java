@@ -144,6 +144,24 @@ final class TableComment {
   }
 
   /**
+   * Records {@code app} as the maker of index {@code index}, which it has just created: the
+   * index's comment is this record, which names nothing else.
+   */
+  static void recordIndexMaker(Connection conn, String schema, String index, String app)
+      throws SQLException {
+    String literal;
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT quote_literal(jsonb_build_object('cocoindex_app', CAST(? AS text))::text)")) {
+      ps.setString(1, app);
+      literal = single(ps);
+    }
+    try (Statement st = conn.createStatement()) {
+      st.execute("COMMENT ON INDEX " + SqlNames.quote("schema", schema) + "."
+          + SqlNames.quote("index", index) + " IS " + literal);
+    }
+  }
+
+  /**
    * Records {@code app} as the table's maker, keeping its commands, unless the record names
    * another app (one that made the table at the same time, whose transaction committed first).
    * A comment that is not this record (a user's, on a table taken over) is left as it is,

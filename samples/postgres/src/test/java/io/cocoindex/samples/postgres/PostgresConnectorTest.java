@@ -594,7 +594,9 @@ class PostgresConnectorTest {
     assertThat(COUNTING.take()).filteredOn(sql -> !sql.startsWith("SELECT")).containsExactly(
         "DROP INDEX IF EXISTS \"" + schema + "\".\"docs__docs_lookup\"",
         "CREATE UNIQUE INDEX IF NOT EXISTS \"docs__docs_lookup\" ON \"" + schema + "\".\"docs\""
-            + " USING btree (\"title\", \"views\")");
+            + " USING btree (\"title\", \"views\")",
+        "COMMENT ON INDEX \"" + schema + "\".\"docs__docs_lookup\" IS '{\"cocoindex_app\":"
+            + " \"" + app.name() + "\"}'");
     assertThat(indexDef("docs__docs_lookup")).contains("UNIQUE INDEX docs__docs_lookup")
         .contains("USING btree (title, views)");
     assertThat(indexOid("docs__docs_lookup")).isNotEqualTo(oid);
@@ -1172,5 +1174,39 @@ class PostgresConnectorTest {
     app.update();
 
     assertThat(rows("codes")).containsExactly("{\"a\": 1, \"b\": 2}|second");
+  }
+
+  /**
+   * Two apps on one table: the owner makes docs with index by_title; a guest writes rows into it
+   * as a user's table and declares an index of the same name: an error naming the owner. Once
+   * the guest no longer declares it, the owner's index stays.
+   */
+  @Test
+  void aGuestAppCannotTakeOrDropTheOwnersIndexOfTheSameName() {
+    App owner = coco.app("owner", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+    });
+    coco.update(owner);
+    boolean[] withIndex = {true};
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 2)));
+      if (withIndex[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+      }
+    });
+
+    assertThatThrownBy(guest::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("cannot be created as " + schema + ".docs__by_title: app 'owner'"
+            + " made an index of that name on the table");
+    withIndex[0] = false;
+    guest.update();
+
+    assertThat(indexes()).containsExactly("docs|docs__by_title");
+    assertThat(rows("docs")).containsExactly("1|owner's|1", "2|guest's|2");
   }
 }
