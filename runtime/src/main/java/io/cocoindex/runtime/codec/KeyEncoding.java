@@ -81,6 +81,21 @@ public final class KeyEncoding {
     return key;
   }
 
+  /** Where each key of the encoded path {@code bytes} ends: its ancestors' encoded lengths. */
+  public static int[] keyEnds(byte[] bytes) {
+    Reader r = new Reader(bytes);
+    int[] ends = new int[8];
+    int n = 0;
+    while (r.pos < bytes.length) {
+      r.read();
+      if (n == ends.length) {
+        ends = Arrays.copyOf(ends, 2 * n);
+      }
+      ends[n++] = r.pos;
+    }
+    return Arrays.copyOf(ends, n);
+  }
+
   public static List<StableKey> decodePath(byte[] bytes) {
     Reader r = new Reader(bytes);
     List<StableKey> keys = new ArrayList<>();

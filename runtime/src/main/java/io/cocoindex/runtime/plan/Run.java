@@ -1,7 +1,6 @@
 package io.cocoindex.runtime.plan;
 
 import io.cocoindex.ContextKey;
-import io.cocoindex.StableKey;
 import io.cocoindex.runtime.ComponentFailure;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
@@ -91,7 +90,7 @@ public final class Run {
   /** Components mounted in this run. */
   final Set<TargetPath> visited = ConcurrentHashMap.newKeySet();
   /** Subtrees whose tracking must be left alone: memo hits, failed bodies. */
-  final Set<TargetPath> protectedSubtrees = ConcurrentHashMap.newKeySet();
+  private final ProtectedSubtrees protectedSubtrees = new ProtectedSubtrees();
   /** Components skipped because another worker held or had claimed them in this round. */
   final ConcurrentLinkedQueue<TargetPath> leasedElsewhere = new ConcurrentLinkedQueue<>();
   /** States a component owned but did not declare, checked by the sweep at the end. */
@@ -485,24 +484,8 @@ public final class Run {
     return new Preview(actions, changes);
   }
 
-  /**
-   * Whether {@code component} lies in a protected subtree: it or one of its ancestors is
-   * protected. Looks each of them up rather than testing every protected subtree: a memoized
-   * rerun protects every memoized component, and the sweep asks for each of their unvisited
-   * descendants (with 8,000 memoized parents of 5 children each, the scan made a rerun about 3 s).
-   */
+  /** Whether {@code component} lies in a protected subtree ({@link #protect}). */
   boolean isProtected(TargetPath component) {
-    if (protectedSubtrees.isEmpty()) {
-      return false;
-    }
-    List<StableKey> keys = component.keys();
-    for (int depth = keys.size(); depth >= 0; depth--) {
-      TargetPath ancestor =
-          depth == keys.size() ? component : TargetPath.of(keys.subList(0, depth));
-      if (protectedSubtrees.contains(ancestor)) {
-        return true;
-      }
-    }
-    return false;
+    return protectedSubtrees.covers(component);
   }
 }

@@ -33,6 +33,8 @@ public final class TargetPath implements Comparable<TargetPath> {
   private final StableKey last;
   /** The keys, never changed; null for a child, whose keys are its parent's and {@link #last}. */
   private final StableKey[] keys;
+  /** A child's keys once asked for ({@link #keyArray}); null until then. */
+  private volatile StableKey[] childKeys;
   /**
    * {@link ByteKey#hashOf} the encoded bytes, made on first use (0 until then, or when it is 0):
    * a warm rerun hashes none of its rows' paths.
@@ -89,14 +91,22 @@ public final class TargetPath implements Comparable<TargetPath> {
     return Collections.unmodifiableList(Arrays.asList(keyArray()));
   }
 
-  /** The keys in an array: this path's own, or a new one for a child (not to be changed). */
+  /**
+   * The keys in an array (not to be changed): this path's own, or for a child, one made from its
+   * parent's once and kept (made anew on every call, each ancestor's in turn, a deep path's
+   * keys cost the square of its depth).
+   */
   private StableKey[] keyArray() {
     if (keys != null) {
       return keys;
     }
-    StableKey[] up = parent.keyArray();
-    StableKey[] k = Arrays.copyOf(up, up.length + 1);
-    k[up.length] = last;
+    StableKey[] k = childKeys;
+    if (k == null) {
+      StableKey[] up = parent.keyArray();
+      k = Arrays.copyOf(up, up.length + 1);
+      k[up.length] = last;
+      childKeys = k;
+    }
     return k;
   }
 
@@ -107,11 +117,9 @@ public final class TargetPath implements Comparable<TargetPath> {
 
   /** Whether this path equals {@code ancestor} or lies below it. */
   public boolean startsWith(TargetPath ancestor) {
-    int n = ancestor.depth;
-    if (ancestor.encoded.length > encoded.length || n > depth) {
-      return false;
-    }
-    return Arrays.equals(keyArray(), 0, n, ancestor.keyArray(), 0, n);
+    // Keys encode self-delimited: a path's encoding begins with an ancestor's, and only theirs.
+    int n = ancestor.encoded.length;
+    return n <= encoded.length && Arrays.equals(encoded, 0, n, ancestor.encoded, 0, n);
   }
 
   public byte[] encoded() {
