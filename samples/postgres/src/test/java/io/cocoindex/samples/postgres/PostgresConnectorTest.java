@@ -1047,6 +1047,10 @@ class PostgresConnectorTest {
         .hasMessageContaining("invalid column of index ok_index name 'title\" DESC; --'");
     assertThatThrownBy(() -> new ColumnDef("a b", "text"))
         .hasMessageContaining("invalid column name 'a b'");
+    record WithCtid(long id, String ctid) {}
+    assertThatThrownBy(() -> TableSchema.of(WithCtid.class).primaryKey("id").build())
+        .hasMessageContaining("invalid column name 'ctid': every PostgreSQL table has a system"
+            + " column of that name");
 
     declare = (ctx, tables) -> {
       IndexSpec index = IndexSpec.btree("x; DROP SCHEMA public", "title"); // fails here
