@@ -12,8 +12,8 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * A table dropped by hand between runs (or its whole database file deleted) comes back in the
- * next run with every declared row, memoized components' rows included, and with its indexes,
+ * A table dropped by hand between runs (or its whole database file deleted, the app staying
+ * open) comes back in the next run with every declared row, memoized components' rows included, and with its indexes,
  * SQL commands and full-text index, without a full reprocess; a preview shows the rows to write
  * and writes nothing.
  */
@@ -72,22 +72,6 @@ class DroppedTableTest extends TargetDatabaseTest {
   }
 
   @Test
-  void aDeletedDatabaseFileComesBackWholeInTheNextRun() throws Exception {
-    App app = app(docs());
-    app.update();
-    db().close(); // the connection reopens on the next use, on the new file
-    Files.delete(dbFile());
-    Files.deleteIfExists(dir.resolve("main.sqlite-wal"));
-    Files.deleteIfExists(dir.resolve("main.sqlite-shm"));
-
-    app.update();
-
-    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
-        .containsExactly("a|alpha fox", "b|b cat", "c|c cat");
-    assertThat(schema()).isEqualTo(SCHEMA);
-  }
-
-  @Test
   void aPreviewShowsTheRowsOfADroppedTableAndWritesNothing() throws Exception {
     App app = app(docs());
     app.update();
@@ -110,10 +94,7 @@ class DroppedTableTest extends TargetDatabaseTest {
   void aPreviewOfADeletedDatabaseFileDoesNotCreateIt() throws Exception {
     App app = app(docs());
     app.update();
-    db().close();
-    Files.delete(dbFile());
-    Files.deleteIfExists(dir.resolve("main.sqlite-wal"));
-    Files.deleteIfExists(dir.resolve("main.sqlite-shm"));
+    deleteDatabaseFile();
 
     assertThat(app.preview().hasChanges()).isTrue();
     assertThat(dbFile()).doesNotExist();
@@ -142,14 +123,19 @@ class DroppedTableTest extends TargetDatabaseTest {
   void aDatabaseFileDeletedWhileTheAppStaysOpenComesBackInTheNextRun() throws Exception {
     App app = app(docs());
     app.update();
-    Files.delete(dbFile());
-    Files.deleteIfExists(dir.resolve("main.sqlite-wal"));
-    Files.deleteIfExists(dir.resolve("main.sqlite-shm"));
+    deleteDatabaseFile();
 
     app.update();
 
     assertThat(q("SELECT id, title FROM docs ORDER BY id"))
         .containsExactly("a|alpha fox", "b|b cat", "c|c cat");
     assertThat(schema()).isEqualTo(SCHEMA);
+  }
+
+  /** Deletes the database file by hand, with its WAL, while the app's database stays open. */
+  private void deleteDatabaseFile() throws java.io.IOException {
+    Files.delete(dbFile());
+    Files.deleteIfExists(dir.resolve("main.sqlite-wal"));
+    Files.deleteIfExists(dir.resolve("main.sqlite-shm"));
   }
 }
