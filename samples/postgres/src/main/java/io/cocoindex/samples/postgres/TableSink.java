@@ -69,7 +69,16 @@ final class TableSink {
           throw madeByAnother(t, owner);
         }
         boolean recreated = false;
+        boolean commandsTornDown = false;
         for (SchemaChange change : t.changes()) {
+          if (!commandsTornDown && (change.kind() == SchemaChange.Kind.ALTER_COLUMN_TYPE
+              || change.kind() == SchemaChange.Kind.DROP_COLUMN)) {
+            // A view a command made over the column blocks its change (and its drop): the
+            // commands are torn down first, and set up again by their own reconciliation, which
+            // the change makes LOSSY.
+            tearDownCommands(conn, t);
+            commandsTornDown = true;
+          }
           if (change.kind() == SchemaChange.Kind.DROP_TABLE) {
             String under = sameDatabaseKey(conn, t);
             if (under != null) {

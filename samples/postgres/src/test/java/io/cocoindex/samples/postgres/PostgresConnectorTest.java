@@ -1213,4 +1213,43 @@ class PostgresConnectorTest {
     assertThat(indexes()).containsExactly("docs|docs__by_title");
     assertThat(rows("docs")).containsExactly("1|owner's|1", "2|guest's|2");
   }
+
+  record Count(long id, int n) {}
+
+  record WideCount(long id, long n) {}
+
+  /**
+   * A column retyped while the app's own command has a view over it: PostgreSQL refuses to alter
+   * (or drop) a column a view uses, so the table's commands are torn down first, and set up
+   * again by their own reconciliation in the same run. Before, every run failed.
+   */
+  @Test
+  void aColumnRetypedUnderTheAppsOwnViewConverges() {
+    TableSchema<Count> narrow = TableSchema.of(Count.class).primaryKey("id").build();
+    TableSchema<WideCount> wide = TableSchema.of(WideCount.class).primaryKey("id").build();
+    SqlCommand view = new SqlCommand("v", "CREATE OR REPLACE VIEW \"" + schema + "\".v AS SELECT n"
+        + " FROM \"" + schema + "\".counts", "DROP VIEW IF EXISTS \"" + schema + "\".v");
+    boolean[] widened = {false};
+    declare = (ctx, tables) -> {
+      if (widened[0]) {
+        TableTarget t = tables.mountTable(ctx, wide.table(DB, schema, "counts"));
+        t.declareRow(ctx, wide.row(new WideCount(1, 1L << 40)));
+        t.declareSqlCommand(ctx, view);
+      } else {
+        TableTarget t = tables.mountTable(ctx, narrow.table(DB, schema, "counts"));
+        t.declareRow(ctx, narrow.row(new Count(1, 7)));
+        t.declareSqlCommand(ctx, view);
+      }
+    };
+    app.update();
+    assertThat(lines("SELECT n FROM \"" + schema + "\".v")).containsExactly("7");
+
+    widened[0] = true;
+    app.update();
+
+    assertThat(lines("SELECT n FROM \"" + schema + "\".v")).containsExactly(
+        String.valueOf(1L << 40));
+    assertThat(columns("counts")).containsExactly("id|bigint", "n|bigint");
+    assertThat(app.preview().changes()).isEmpty();
+  }
 }
