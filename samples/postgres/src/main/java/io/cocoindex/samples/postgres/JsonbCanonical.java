@@ -132,7 +132,10 @@ final class JsonbCanonical {
     }
     try {
       BigDecimal d = new BigDecimal(text.substring(start, pos));
-      out.append(d.signum() == 0 ? "0" : d.stripTrailingZeros().toPlainString());
+      // One text per value: stripped of trailing zeros, a value has one unscaled value and
+      // scale, and toString writes them alike (not toPlainString: 1e999999999 would be a
+      // billion digits).
+      out.append(d.signum() == 0 ? "0" : d.stripTrailingZeros().toString());
     } catch (NumberFormatException e) {
       throw error("a number expected");
     }
