@@ -150,6 +150,11 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     return new RowHandler(spec, target.sinks(), missing);
   }
 
+  /** Whether the table of {@code spec} was found missing in this run ({@link #rows}). */
+  private boolean foundMissing(TableSpec spec) {
+    return foundMissing.contains(where(database(spec.database(), spec.name()), spec.name()));
+  }
+
   /**
    * Whether table {@code name} is in {@code db}: a database file that is gone holds no table
    * (and is not created by looking, which a preview must not do).
@@ -290,9 +295,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     // One transaction per database, in the order the actions came.
     Map<String, List<TableAction>> byDatabase = new LinkedHashMap<>();
     for (TargetAction<TableAction> a : actions) {
-      TableSpec spec = a.value().spec();
-      if (touchesTheDatabase(a.value())
-          || foundMissing.contains(where(database(spec.database(), spec.name()), spec.name()))) {
+      if (touchesTheDatabase(a.value()) || foundMissing(a.value().spec())) {
         byDatabase.computeIfAbsent(a.value().spec().database(), d -> new ArrayList<>())
             .add(a.value());
       }
@@ -342,8 +345,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       }
       return;
     }
-    boolean missing =
-        foundMissing.contains(where(database(spec.database(), spec.name()), spec.name()));
+    boolean missing = foundMissing(spec);
     if (!touchesTheDatabase(a) && !missing) {
       return;
     }
