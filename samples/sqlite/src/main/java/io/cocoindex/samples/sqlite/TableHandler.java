@@ -300,7 +300,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
             .add(a.value());
       }
     }
-    // Tables refreshed as they are: no transaction, the database is not even opened.
+    // Tables refreshed as they are: no transaction (their rows' handler looked them up).
     for (Map.Entry<String, List<TableAction>> e : byDatabase.entrySet()) {
       SqliteDatabase db = database(e.getKey(), e.getValue().get(0).spec().name()).db();
       db.inTransaction(c -> {
