@@ -31,7 +31,7 @@ final class Convergence {
       throws SQLException, IOException {
     List<String> problems = new ArrayList<>();
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + targetDb.toAbsolutePath())) {
-      checkSchema(w, c, problems);
+      checkSchema(w, c, app.name(), problems);
       compare("docs", expectedDocs(w), query(c, "SELECT id, title, body, n FROM docs ORDER BY id"),
           problems);
       compare("tags", expectedTags(w),
@@ -103,7 +103,7 @@ final class Convergence {
     return problems;
   }
 
-  private static void checkSchema(World w, Connection c, List<String> problems)
+  private static void checkSchema(World w, Connection c, String app, List<String> problems)
       throws SQLException {
     Set<String> expected = new TreeSet<>(List.of("table docs", "table tags",
         "index docs_by_title", "table docs_fts", "table docs_fts_data", "table docs_fts_idx",
@@ -122,8 +122,9 @@ final class Convergence {
       problems.add("schema objects: missing " + missing + ", orphan " + extra);
     }
     List<String> titleIndex = query(c, "SELECT sql FROM sqlite_master WHERE name='docs_by_title'");
-    String wantIndex = "CREATE INDEX \"docs_by_title\" ON \"docs\" ("
-        + (w.titleIndexUnique ? "\"title\", \"n\"" : "\"title\"") + ")";
+    // The index names its app (a comment SQLite keeps in the index's SQL).
+    String wantIndex = "CREATE INDEX \"docs_by_title\" /* cocoindex app: " + app + " */ ON"
+        + " \"docs\" (" + (w.titleIndexUnique ? "\"title\", \"n\"" : "\"title\"") + ")";
     if (!titleIndex.equals(List.of(wantIndex))) {
       problems.add("index docs_by_title is " + titleIndex + ", declared " + wantIndex);
     }
