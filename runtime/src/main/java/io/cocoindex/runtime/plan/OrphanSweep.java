@@ -38,56 +38,263 @@ import org.slf4j.LoggerFactory;
  * there and is skipped. Below a container being deleted, nothing is reconciled: the container's
  * Delete removes its children and their tracking goes with it. A child written under a container
  * generation that was destroyed since is forgotten without a delete.
+ *
+ * <p>The sweep goes in chunks, so what it holds (reconciliations, leases on a shared store, the
+ * writes of one transaction) is bounded however much goes: first the candidates of committed
+ * components (a drop's every state), then the stale components a batch at a time, each batch's
+ * candidates in path order. A chunk is precommitted, applied deepest first and committed before
+ * the next is reconciled, and ends only where no candidate after it lies below a container it
+ * deletes, so a chunk knows the owners of everything its Deletes take along. Descendants owned by
+ * a later batch are found in the store, and their memos forgotten before the Delete applies; a
+ * later candidate below a container whose deletion failed is kept, as within a chunk. A stale
+ * component's record goes with its batch's last chunk, unless a state of it was kept. An update
+ * with a deletion limit first counts, in a pass that writes and leases nothing, and deletes
+ * nothing when the count is over the limit.
  */
 public final class OrphanSweep {
   private static final Logger log = LoggerFactory.getLogger(OrphanSweep.class);
 
-  /** Candidates whose rows are read in one query. */
-  private static final int READ_AHEAD = 256;
-  /** Stale components leased in one call. */
-  private static final int LEASE_BATCH = 256;
+  /**
+   * Deletions (with states forgotten) per chunk, and at most this many candidates read in one
+   * query or stale components leased in one call. A system property, so tests can make every
+   * sweep go in many chunks; not a tuning knob.
+   */
+  static final int CHUNK = Math.max(1, Integer.getInteger("cocoindex.sweep.chunk", 2048));
+  /** Candidates whose rows are read (and leased) in one query. */
+  private static final int READ_AHEAD = Math.min(256, CHUNK);
+  /**
+   * State leases a chunk holds before it ends, on a store shared by workers: on PostgreSQL each
+   * is an advisory lock, and the server's lock table (64 per connection by default, shared)
+   * refused a sweep that held one per state of 20,000 removed components.
+   */
+  private static final int MAX_STATE_LEASES = 4 * READ_AHEAD;
+  /** Stale components leased, then swept, together (each lease an advisory lock, as above). */
+  private static final int STALE_BATCH = Math.min(256, CHUNK);
+
+  /** What both passes of a sweep work through, and what they share. */
+  private static final class Work {
+    /** The states committed components no longer declared (a drop's: every state). */
+    final TreeMap<TargetPath, TargetPath> committedCandidates = new TreeMap<>();
+    /** The components this run did not mount, in path order (a drop's: every component). */
+    final List<TargetPath> stale = new ArrayList<>();
+    /**
+     * The stale components whose record holds a memo, by encoded path: it goes with the record,
+     * and is forgotten before then if a deletion below it is written (see invalidateStaleMemos).
+     */
+    final Set<ByteKey> staleMemos = new HashSet<>();
+    final Set<String> warnedProviders = new HashSet<>();
+    boolean awaitedOtherWorkers;
+  }
 
   private final Run run;
-  private final Map<TargetPath, TargetPath> candidates = new TreeMap<>();
-  private final Map<TargetPath, TargetPath> staleComponents = new LinkedHashMap<>();
-  /** Encoded paths deleted (or forgotten) so far: whatever is below them goes with them. */
-  private final TreeSet<byte[]> deletedContainers = new TreeSet<>(Arrays::compareUnsigned);
-  /**
-   * The owners of the candidates skipped below each deleted container, by its encoded path:
-   * their tracking goes with the container's only if its deletion commits.
-   */
-  private final Map<ByteKey, Set<TargetPath>> ownersBelowDeleted = new HashMap<>();
-  /** Encoded paths kept because no handler could reach them: what is below them is kept too. */
-  private final TreeSet<byte[]> keptSubtrees = new TreeSet<>(Arrays::compareUnsigned);
-  private final Set<String> warnedProviders = new HashSet<>();
-  private final List<AutoCloseable> leases = new ArrayList<>();
-  /**
-   * The stale components (all of a drop's) whose record holds a memo: it goes with the record at
-   * the sweep's commit, and is forgotten before then if a deletion below it is written.
-   */
-  private final Set<TargetPath> staleMemos = new HashSet<>();
+  private final Work work;
+  /** A pass that counts what would be deleted, and writes, leases and applies nothing. */
+  private final boolean counting;
+  /** Containers deleted (or forgotten) by an earlier chunk: what is below them went with them. */
+  private final Subtrees deletedSubtrees = new Subtrees();
+  /** Containers whose deletion failed in an earlier chunk: what is below them is kept. */
+  private final Subtrees failedSubtrees = new Subtrees();
+  /** Paths kept because no handler could reach them: what is below them is kept too. */
+  private final Subtrees keptSubtrees = new Subtrees();
+  /** Owners a state of which stays tracked: their records (and memos) stay. */
+  private final Set<TargetPath> keptOwners = new HashSet<>();
   /** Whether each container's child generation of this run is committed (see below). */
   private final Map<TargetPath, Boolean> committedGenerations = new HashMap<>();
-  /** The containers forgotten with what is below them, without an action (see forgetTree). */
-  private final List<byte[]> forgottenContainers = new ArrayList<>();
+  /**
+   * Candidates whose container no handler of this run resolves, in the order met: settled when
+   * every batch is swept ({@link #settleUnresolved}).
+   */
+  private final List<Candidate> unresolved = new ArrayList<>();
+  private final Set<TargetPath> unresolvedOwners = new HashSet<>();
+  /** Stale components whose record waits for {@link #settleUnresolved}: one owns such a state. */
+  private final List<TargetPath> recordsAwaitingUnresolved = new ArrayList<>();
   /** Stale components another worker's sweep holds: whether it succeeds is not known here. */
   private final Set<TargetPath> sweptElsewhere = new HashSet<>();
+  /** The leases of the batch of stale components being swept. */
+  private final List<AutoCloseable> componentLeases = new ArrayList<>();
+  /** The leases of the candidates of the chunk being swept. */
+  private final List<AutoCloseable> stateLeases = new ArrayList<>();
+  /** States the sweep deletes (or would) through their handlers, and with their containers. */
+  private long throughHandlers;
+  private long withContainers;
+  /** A write failed: the sweep stops, and what it did not reach stays tracked for next time. */
+  private boolean stopped;
 
-  private OrphanSweep(Run run) {
+  private OrphanSweep(Run run, Work work, boolean counting) {
     this.run = run;
+    this.work = work;
+    this.counting = counting;
   }
 
   /** Runs the sweep; failures are recorded on the run. */
   public static void sweep(Run run) {
-    OrphanSweep s = new OrphanSweep(run);
-    try {
-      s.collect();
-      if (!s.candidates.isEmpty()) {
-        s.awaitOtherWorkers();
+    Work work = collect(run);
+    if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
+        && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit)) {
+      OrphanSweep count = new OrphanSweep(run, work, true);
+      count.pass();
+      long toDelete = count.throughHandlers + count.withContainers;
+      if (toDelete > run.deletionLimit) {
+        // Nothing is written: every candidate stays tracked (and its owner's memo unrecorded),
+        // and the next update weighs them again.
+        run.refuseSweep(
+            new DeletionLimitExceededException(toDelete, count.withContainers, run.deletionLimit));
+        return;
       }
-      s.process();
+    }
+    OrphanSweep s = new OrphanSweep(run, work, false);
+    try {
+      s.pass();
     } finally {
-      s.releaseLeases();
+      release(s.stateLeases);
+      release(s.componentLeases);
+    }
+  }
+
+  /** Reads what the sweep works through; leases nothing. */
+  private static Work collect(Run run) {
+    Work work = new Work();
+    for (Run.OrphanCandidate c : run.orphanCandidates) {
+      work.committedCandidates.put(c.path(), c.owner());
+    }
+    if (run.mode == RunMode.DROP) {
+      run.store.scan(run.app, new byte[0], s -> work.committedCandidates.put(
+          TargetPath.decode(s.path()), TargetPath.decode(s.owner())));
+    }
+    Collection<ComponentRecord> records = run.mode == RunMode.DROP ? null
+        : run.componentsNotAskedFor();
+    for (ComponentRecord c : records != null ? records : run.store.components(run.app)) {
+      TargetPath p = TargetPath.decode(c.path());
+      if (run.mode == RunMode.DROP || (!run.visited.contains(p) && !run.isProtected(p))) {
+        work.stale.add(p);
+        if (c.memoFingerprint() != null) {
+          work.staleMemos.add(ByteKey.of(c.path()));
+        }
+      }
+    }
+    work.stale.sort((a, b) -> Arrays.compareUnsigned(a.encodedUnsafe(), b.encodedUnsafe()));
+    return work;
+  }
+
+  /**
+   * Sweeps the committed components' candidates, then the stale components' (a drop's: every
+   * state, then every record).
+   */
+  private void pass() {
+    boolean noStale = work.stale.isEmpty();
+    sweepCandidates(work.committedCandidates, List.of(), noStale);
+    if (run.mode == RunMode.DROP) {
+      // Every state was a candidate above: the records go in chunks.
+      for (int from = 0; from < work.stale.size() && !stopped; from += CHUNK) {
+        int to = Math.min(work.stale.size(), from + CHUNK);
+        sweepCandidates(new TreeMap<>(), work.stale.subList(from, to), to == work.stale.size());
+      }
+      return;
+    }
+    for (int from = 0; from < work.stale.size() && !stopped; from += STALE_BATCH) {
+      int to = Math.min(work.stale.size(), from + STALE_BATCH);
+      sweepStale(work.stale.subList(from, to), to == work.stale.size());
+    }
+    if (!stopped) {
+      settleUnresolved();
+    }
+  }
+
+  /**
+   * Settles the candidates whose container no handler resolved, once every batch is swept: one
+   * below a container the sweep deleted went with it; one below a container whose deletion
+   * failed is kept with it; any other cannot be reached, and is kept ({@link #unreachable}).
+   * Then the records of the stale components that waited for them go, with the memos held back
+   * for the sweep, unless the last chunk recorded those.
+   */
+  private void settleUnresolved() {
+    if (unresolved.isEmpty()) {
+      return;
+    }
+    unresolved.sort((a, b) ->
+        Arrays.compareUnsigned(a.path().encodedUnsafe(), b.path().encodedUnsafe()));
+    for (Candidate c : unresolved) {
+      if (failedSubtrees.covers(c.path())) {
+        keptOwners.add(c.owner());
+      } else if (deletedSubtrees.covers(c.path())) {
+        withContainers++;
+      } else {
+        keep(c.path(), c.owner());
+      }
+    }
+    if (counting || run.mode == RunMode.PREVIEW) {
+      return;
+    }
+    List<StateWrite> commit = new ArrayList<>();
+    Set<TargetPath> concerned = new HashSet<>();
+    for (TargetPath component : recordsAwaitingUnresolved) {
+      if (!keptOwners.contains(component)) {
+        commit.add(new StateWrite.DeleteComponent(component.encoded()));
+        concerned.add(component);
+      }
+    }
+    Map<TargetPath, ComponentRecord> memos = addDeferredMemos(commit, keptOwners);
+    if (commit.isEmpty()) {
+      return;
+    }
+    try {
+      run.store.write(run.app, commit).join();
+    } catch (CompletionException e) {
+      failOwners(concerned, "committing", e);
+      if (!memos.isEmpty()) {
+        log.warn("the memos of {} components were not recorded: they run again next time",
+            memos.size());
+      }
+      return;
+    }
+    memos.forEach(run::memoWritten);
+  }
+
+  /**
+   * Keeps a state no handler of this run can reach, with its owner's record, and what is below
+   * it (reported once, for the highest such state).
+   */
+  private void keep(TargetPath path, TargetPath owner) {
+    keptOwners.add(owner);
+    if (!keptSubtrees.covers(path.parent())) { // kept with what is above it otherwise
+      keptSubtrees.add(path);
+      unreachable(path, owner);
+    }
+  }
+
+  /**
+   * Sweeps a batch of stale components: leases them (another worker sweeping one does it; it is
+   * skipped here), reads their states, and sweeps those, each record going at the batch's last
+   * chunk unless a state of it is kept; if {@code last}, that chunk is the sweep's. A preview, or
+   * a counting pass, leases nothing.
+   */
+  private void sweepStale(List<TargetPath> batch, boolean last) {
+    List<AutoCloseable> granted = null;
+    if (run.mode == RunMode.UPDATE && !counting) {
+      List<byte[]> paths = new ArrayList<>(batch.size());
+      batch.forEach(p -> paths.add(p.encoded()));
+      granted = run.store.leaseComponents(run.app, paths);
+    }
+    TreeMap<TargetPath, TargetPath> candidates = new TreeMap<>();
+    List<TargetPath> swept = new ArrayList<>(batch.size());
+    try {
+      for (int i = 0; i < batch.size(); i++) {
+        TargetPath p = batch.get(i);
+        if (granted != null) {
+          if (granted.get(i) == null) {
+            sweptElsewhere.add(p);
+            continue;
+          }
+          componentLeases.add(granted.get(i));
+        }
+        swept.add(p);
+        for (TrackedState s : run.store.ownedBy(run.app, p.encodedUnsafe())) {
+          candidates.put(TargetPath.decode(s.path()), p);
+        }
+      }
+      sweepCandidates(candidates, swept, last);
+    } finally {
+      release(componentLeases); // after the batch's commit: its records are gone or kept
     }
   }
 
@@ -95,14 +302,15 @@ public final class OrphanSweep {
    * With concurrent workers, waits for the components this run left to other workers: one may
    * be taking over a state this worker's components no longer declare, and the sweep must see
    * that move (the new owner) rather than delete the state under it. Only a sweep with candidates
-   * waits. The leases it holds meanwhile are those of stale components, which no worker mounted
-   * in this round, so no worker it waits for waits on them.
+   * waits, once. The leases it holds meanwhile are those of stale components, which no worker
+   * mounted in this round, so no worker it waits for waits on them.
    */
   private void awaitOtherWorkers() {
-    if (run.mode != RunMode.UPDATE || run.store.exclusiveWhileLocked()
-        || run.leasedElsewhere.isEmpty()) {
+    if (work.awaitedOtherWorkers || run.mode != RunMode.UPDATE
+        || run.store.exclusiveWhileLocked() || run.leasedElsewhere.isEmpty()) {
       return;
     }
+    work.awaitedOtherWorkers = true;
     List<byte[]> paths = new ArrayList<>();
     for (TargetPath p : run.leasedElsewhere) {
       paths.add(p.encoded());
@@ -116,7 +324,7 @@ public final class OrphanSweep {
     }
   }
 
-  private void releaseLeases() {
+  private static void release(List<AutoCloseable> leases) {
     for (AutoCloseable lease : leases) {
       try {
         lease.close();
@@ -124,77 +332,43 @@ public final class OrphanSweep {
         log.warn("releasing a lease taken by the orphan sweep failed", e);
       }
     }
-  }
-
-  private void collect() {
-    for (Run.OrphanCandidate c : run.orphanCandidates) {
-      candidates.put(c.path(), c.owner());
-    }
-    if (run.mode == RunMode.DROP) {
-      run.store.scan(run.app, new byte[0], s -> candidates.put(
-          TargetPath.decode(s.path()), TargetPath.decode(s.owner())));
-      for (ComponentRecord c : run.store.components(run.app)) {
-        TargetPath p = TargetPath.decode(c.path());
-        staleComponents.put(p, p);
-        if (c.memoFingerprint() != null) {
-          staleMemos.add(p);
-        }
-      }
-      return;
-    }
-    List<TargetPath> stale = new ArrayList<>();
-    Set<TargetPath> memoized = new HashSet<>();
-    Collection<ComponentRecord> records = run.componentsNotAskedFor();
-    for (ComponentRecord c : records != null ? records : run.store.components(run.app)) {
-      TargetPath p = TargetPath.decode(c.path());
-      if (!run.visited.contains(p) && !run.isProtected(p)) {
-        stale.add(p);
-        if (c.memoFingerprint() != null) {
-          memoized.add(p);
-        }
-      }
-    }
-    stale.sort((a, b) -> Arrays.compareUnsigned(a.encodedUnsafe(), b.encodedUnsafe()));
-    for (int from = 0; from < stale.size(); from += LEASE_BATCH) {
-      List<TargetPath> batch = stale.subList(from, Math.min(stale.size(), from + LEASE_BATCH));
-      // Another worker sweeping the same stale component does it; skip it here. Leased in
-      // batches (a round trip each on a shared store); a preview writes nothing and needs none.
-      List<AutoCloseable> granted = null;
-      if (run.mode == RunMode.UPDATE) {
-        List<byte[]> paths = new ArrayList<>(batch.size());
-        batch.forEach(p -> paths.add(p.encoded()));
-        granted = run.store.leaseComponents(run.app, paths);
-      }
-      for (int i = 0; i < batch.size(); i++) {
-        TargetPath p = batch.get(i);
-        if (granted != null) {
-          if (granted.get(i) == null) {
-            sweptElsewhere.add(p);
-            continue;
-          }
-          leases.add(granted.get(i));
-        }
-        staleComponents.put(p, p);
-        if (memoized.contains(p)) {
-          staleMemos.add(p);
-        }
-        for (TrackedState s : run.store.ownedBy(run.app, p.encodedUnsafe())) {
-          candidates.put(TargetPath.decode(s.path()), p);
-        }
-      }
-    }
+    leases.clear();
   }
 
   private record Deletion(Reconciliation r, TargetPath owner) {}
 
+  private record Candidate(TargetPath path, TargetPath owner) {}
+
+  /** What one chunk of the sweep collects until it is applied and committed. */
+  private static final class Chunk {
+    final List<Deletion> deletions = new ArrayList<>();
+    final List<StateWrite> forget = new ArrayList<>();
+    final Set<TargetPath> forgetOwners = new HashSet<>();
+    /** Encoded paths deleted (or forgotten) in this chunk: whatever is below them goes too. */
+    final TreeSet<byte[]> deleted = new TreeSet<>(Arrays::compareUnsigned);
+    /**
+     * The owners of the candidates skipped below each deleted container, by its encoded path:
+     * their tracking goes with the container's only if its deletion commits.
+     */
+    final Map<ByteKey, Set<TargetPath>> ownersBelowDeleted = new HashMap<>();
+    /** The containers forgotten with what is below them, without an action (see forgetTree). */
+    final List<byte[]> forgottenContainers = new ArrayList<>();
+
+    int size() {
+      return deletions.size() + forget.size();
+    }
+  }
+
   /**
-   * Forgets {@code row} with what is below it, noting it among {@link #forgottenContainers} if it
-   * is a container.
+   * Forgets {@code row} with what is below it, noting it among the chunk's forgotten containers
+   * if it is a container.
    */
-  private void forgetTree(List<StateWrite> forget, TrackedState row) {
-    forget.add(new StateWrite.DeleteTree(row.path()));
+  private static void forgetTree(Chunk chunk, TrackedState row, TargetPath owner) {
+    chunk.forget.add(new StateWrite.DeleteTree(row.path()));
+    chunk.forgetOwners.add(owner);
+    chunk.deleted.add(row.path());
     if (row.childGeneration() > 0) {
-      forgottenContainers.add(row.path());
+      chunk.forgottenContainers.add(row.path());
     }
   }
 
@@ -216,15 +390,21 @@ public final class OrphanSweep {
     });
   }
 
-  private void process() {
-    List<Deletion> deletions = new ArrayList<>();
-    List<StateWrite> forget = new ArrayList<>();
-    Set<TargetPath> forgetOwners = new HashSet<>();
-    Set<TargetPath> keptOwners = new HashSet<>();
+  /**
+   * Sweeps {@code candidates} (paths to their owners) in path order, a chunk at a time; the
+   * records of {@code components} (stale, every state of theirs among the candidates) go with
+   * the last chunk unless a state of theirs is kept; if {@code last}, that chunk is the sweep's.
+   */
+  private void sweepCandidates(
+      TreeMap<TargetPath, TargetPath> candidates, List<TargetPath> components, boolean last) {
+    if (!candidates.isEmpty()) {
+      awaitOtherWorkers();
+    }
     // With concurrent workers, another worker's component may be taking a candidate over right
     // now: hold each candidate's lease from the owner check below until the commit, taken in
     // encoded-path order like a takeover's (see StateStore#leaseState).
-    boolean leaseStates = run.mode != RunMode.PREVIEW && !run.store.exclusiveWhileLocked();
+    boolean leaseStates = run.mode != RunMode.PREVIEW && !counting
+        && !run.store.exclusiveWhileLocked();
     // In path order (a container before its children), which is also the encoded-path order
     // leases are taken in.
     List<Map.Entry<TargetPath, TargetPath>> ordered = new ArrayList<>(candidates.entrySet());
@@ -232,10 +412,25 @@ public final class OrphanSweep {
     int readUpTo = 0;
     byte[] lastContainer = null;
     TargetPath lastOwner = null;
-    long withContainers = 0; // states that go with a container this sweep deletes
+    Chunk chunk = new Chunk();
     for (int i = 0; i < ordered.size(); i++) {
       TargetPath path = ordered.get(i).getKey();
       TargetPath owner = ordered.get(i).getValue();
+      if (i >= readUpTo) {
+        // A chunk ends where nothing read ahead (and leased) is left to reconcile, and nothing
+        // after it lies below a container it deletes (whose Delete takes that along: the chunk
+        // must know its owners).
+        if ((chunk.size() >= CHUNK || stateLeases.size() >= MAX_STATE_LEASES)
+            && subtreeAbove(chunk.deleted, path) == null) {
+          if (!flush(chunk, List.of(), false)) {
+            return;
+          }
+          rows.clear();
+          chunk = new Chunk();
+          lastContainer = null;
+          lastOwner = null;
+        }
+      }
       TargetPath taker = run.claims.acquiredBy(path);
       if (taker != null) {
         if (run.failedAtOrAbove(taker)) {
@@ -247,12 +442,20 @@ public final class OrphanSweep {
         }
         continue;
       }
-      byte[] container = deletedContainerAbove(path);
+      if (failedSubtrees.covers(path)) {
+        keptOwners.add(owner); // below a container an earlier chunk failed to delete
+        continue;
+      }
+      if (deletedSubtrees.covers(path)) {
+        withContainers++; // went with a container an earlier chunk deleted
+        continue;
+      }
+      byte[] container = subtreeAbove(chunk.deleted, path);
       if (container != null) {
         withContainers++;
         // In path order, a container's children mostly come together, of one owner.
         if (container != lastContainer || !owner.equals(lastOwner)) {
-          ownersBelowDeleted.computeIfAbsent(ByteKey.of(container), k -> new HashSet<>())
+          chunk.ownersBelowDeleted.computeIfAbsent(ByteKey.of(container), k -> new HashSet<>())
               .add(owner);
           lastContainer = container;
           lastOwner = owner;
@@ -260,7 +463,7 @@ public final class OrphanSweep {
         continue;
       }
       if (i >= readUpTo) {
-        readUpTo = readAhead(ordered, i, rows, leaseStates);
+        readUpTo = readAhead(ordered, i, rows, leaseStates, chunk);
       }
       TrackedState row = rows.remove(ByteKey.of(path.encodedUnsafe()));
       if (row == null) {
@@ -273,28 +476,27 @@ public final class OrphanSweep {
       if (provider == null && run.declaredWithoutChildren.contains(path.parent())) {
         // Its parent is declared in this run as a state without children (a directory that is
         // now a file): what was below it went with the parent's own action, as below a Delete.
-        forgetTree(forget, row);
-        forgetOwners.add(owner);
-        deletedContainers.add(path.encodedUnsafe());
+        forgetTree(chunk, row, owner);
         continue;
       }
       if (provider == null) {
-        boolean underKept = below(keptSubtrees, path);
-        if (run.mode == RunMode.DROP && !underKept
+        if (run.mode != RunMode.DROP) {
+          // Its container is declared by no one: it may be a candidate of a later batch, whose
+          // Delete takes this state along. Settled once every batch is swept; its owner's record
+          // waits until then.
+          unresolved.add(new Candidate(path, owner));
+          unresolvedOwners.add(owner);
+          continue;
+        }
+        if (!keptSubtrees.covers(path.parent())
             && run.providers.isRootRegistered(rootProvider(path))) {
           // A drop resolves no container's children: they go with their container's Delete.
           // One whose container is not tracked at all was left by a container abandoned before
-          // abandoning took its children along (see process' no-action case): forgotten too.
-          forgetTree(forget, row);
-          forgetOwners.add(owner);
-          deletedContainers.add(path.encodedUnsafe());
+          // abandoning took its children along (see the no-action case below): forgotten too.
+          forgetTree(chunk, row, owner);
           continue;
         }
-        keptOwners.add(owner);
-        if (!underKept) { // kept with what is above it otherwise
-          keptSubtrees.add(path.encodedUnsafe());
-          unreachable(path, owner);
-        }
+        keep(path, owner);
         continue;
       }
       if (row.parentGeneration() < provider.generation()) {
@@ -302,12 +504,10 @@ public final class OrphanSweep {
           // Its container's DESTRUCTIVE change failed (or its component did), so it was not
           // destroyed: kept, with what is below it, for a run in which the change commits.
           keptOwners.add(owner);
-          keptSubtrees.add(path.encodedUnsafe());
+          keptSubtrees.add(path);
           continue;
         }
-        forgetTree(forget, row);
-        forgetOwners.add(owner);
-        deletedContainers.add(path.encodedUnsafe());
+        forgetTree(chunk, row, owner);
         continue;
       }
       boolean mayBeMissing = row.mayBeMissing() || row.parentEpoch() < provider.epoch()
@@ -317,75 +517,116 @@ public final class OrphanSweep {
         r = Reconciliation.reconcile(
             run, provider, path.last(), path, row, false, null, mayBeMissing);
       } catch (RuntimeException ex) {
-        run.fail(owner, ex);
+        if (!counting) {
+          run.fail(owner, ex);
+        }
         keptOwners.add(owner);
         continue;
       }
       if (r.hasAction()) {
-        deletions.add(new Deletion(r, owner));
+        chunk.deletions.add(new Deletion(r, owner));
+        // Whatever the handler does for the container covers its children.
+        chunk.deleted.add(path.encodedUnsafe());
       } else {
         // The handler wants nothing done (it abandons the state): its tracking goes, and a
         // container's children's with it, as after a Delete (rule 8).
-        forgetTree(forget, row);
-        forgetOwners.add(owner);
+        forgetTree(chunk, row, owner);
       }
-      // Whatever the handler did for the container covers its children.
-      deletedContainers.add(path.encodedUnsafe());
     }
-    long toDelete = deletions.size() + withContainers;
-    if (run.mode == RunMode.UPDATE && toDelete > run.deletionLimit) {
-      // Nothing is written: every candidate stays tracked (and its owner's memo unrecorded), and
-      // the next update weighs them again.
-      run.refuseSweep(
-          new DeletionLimitExceededException(toDelete, withContainers, run.deletionLimit));
-      return;
-    }
-    if (run.mode == RunMode.PREVIEW) {
-      for (Deletion d : deletions) {
-        run.planned.add(new Run.Planned(
-            new PlannedAction(d.r.provider.name(), d.r.key, d.r.action), false));
+    flush(chunk, components, last);
+  }
+
+  /**
+   * Applies and commits a chunk: precommits its deletions, applies them deepest level first,
+   * and commits their settles with the states it forgets and the records of {@code components}
+   * that keep no state; the {@code last} chunk of the sweep also records the memos held back for
+   * it. A preview plans the deletions; a counting pass only counts them.
+   *
+   * @return false if the commit failed (its owners failed): the sweep stops there
+   */
+  private boolean flush(Chunk chunk, List<TargetPath> components, boolean last) {
+    throughHandlers += chunk.deletions.size();
+    if (counting || run.mode == RunMode.PREVIEW) {
+      if (run.mode == RunMode.PREVIEW) {
+        for (Deletion d : chunk.deletions) {
+          run.planned.add(new Run.Planned(
+              new PlannedAction(d.r.provider.name(), d.r.key, d.r.action), false));
+        }
       }
-      return;
+      // Later chunks count (or plan nothing for) what is below the containers this one deletes.
+      containers(chunk.deletions).forEach(deletedSubtrees::add);
+      chunk.forgottenContainers.forEach(deletedSubtrees::add);
+      return true;
     }
-    Applied applied = apply(deletions);
+    Applied applied = apply(chunk);
     keptOwners.addAll(applied.failedOwners());
-    keepOwnersBelowFailedDeletions(deletions, applied, keptOwners);
+    keepOwnersBelowFailedDeletions(chunk, applied);
     // One transaction settles the applied deletions and forgets the rest: the states left
     // without an action, and the records of the stale components that are now empty.
     List<StateWrite> commit = new ArrayList<>(applied.settles());
-    commit.addAll(forget);
-    Set<TargetPath> concerned = new HashSet<>(forgetOwners);
+    commit.addAll(chunk.forget);
+    Set<TargetPath> concerned = new HashSet<>(chunk.forgetOwners);
     for (Deletion d : applied.deletions()) {
       concerned.add(d.owner);
     }
-    for (TargetPath component : staleComponents.keySet()) {
-      if (!keptOwners.contains(component)) {
+    List<TargetPath> deletedRecords = new ArrayList<>();
+    for (TargetPath component : components) {
+      if (unresolvedOwners.contains(component)) {
+        recordsAwaitingUnresolved.add(component);
+      } else if (!keptOwners.contains(component)) {
         commit.add(new StateWrite.DeleteComponent(component.encoded()));
         concerned.add(component);
+        deletedRecords.add(component);
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
-    invalidateMemosOfOwnersKeptBelow(forgottenContainers, commit);
-    Map<TargetPath, ComponentRecord> memos = addDeferredMemos(commit, keptOwners);
-    if (commit.isEmpty()) {
-      return;
-    }
+    invalidateMemosBelow(chunk.forgottenContainers, new HashSet<>(), commit);
+    Map<TargetPath, ComponentRecord> memos =
+        last && unresolved.isEmpty() ? addDeferredMemos(commit, keptOwners) : Map.of();
     try {
-      run.store.write(run.app, commit).join();
+      if (!commit.isEmpty()) {
+        run.store.write(run.app, commit).join();
+      }
     } catch (CompletionException e) {
       failOwners(concerned, "committing", e);
       if (!memos.isEmpty()) {
         log.warn("the memos of {} components were not recorded: they run again next time",
             memos.size());
       }
-      return;
+      stopped = true;
+      return false;
+    } finally {
+      release(stateLeases);
     }
     memos.forEach(run::memoWritten);
+    // What is below a container this chunk deleted went with it; below one whose deletion
+    // failed, it stays tracked, and later chunks keep it too.
+    Set<Deletion> done = Collections.newSetFromMap(new IdentityHashMap<>());
+    done.addAll(applied.deletions());
+    for (Deletion d : chunk.deletions) {
+      if (d.r.childGeneration > 0) {
+        (done.contains(d) ? deletedSubtrees : failedSubtrees).add(d.r.path);
+      }
+    }
+    chunk.forgottenContainers.forEach(deletedSubtrees::add);
+    deletedRecords.forEach(c -> work.staleMemos.remove(ByteKey.of(c.encodedUnsafe())));
     List<Reconciliation> deleted = new ArrayList<>(applied.deletions().size());
     for (Deletion d : applied.deletions()) {
       deleted.add(d.r);
     }
     run.applied(deleted);
+    return true;
+  }
+
+  /** The encoded paths of the containers among {@code deletions}. */
+  private static List<byte[]> containers(List<Deletion> deletions) {
+    List<byte[]> containers = new ArrayList<>();
+    for (Deletion d : deletions) {
+      if (d.r.childGeneration > 0) {
+        containers.add(d.r.path.encodedUnsafe());
+      }
+    }
+    return containers;
   }
 
   /**
@@ -434,19 +675,19 @@ public final class OrphanSweep {
   /**
    * Forgets, in the deletions' precommit, the memos of the stale components at or above their
    * owners (and above the owners of the states below a deleted container, which go with it).
-   * Each goes with its record at the sweep's commit, and a run that dies before then (or a
+   * Each goes with its record at its batch's last commit, and a run that dies before then (or a
    * deletion that fails, which keeps the record) must not leave it to hit when the component
    * is mounted again on the same input, skipping the states deleted meanwhile. A drop's too (a
    * drop that keeps some of a memoized component's states deletes others).
    */
-  private void invalidateStaleMemos(List<Deletion> deletions, List<StateWrite> pre) {
-    if (staleMemos.isEmpty()) {
+  private void invalidateStaleMemos(
+      Chunk chunk, Set<TargetPath> invalidated, List<StateWrite> pre) {
+    if (work.staleMemos.isEmpty()) {
       return;
     }
-    Set<TargetPath> invalidated = new HashSet<>();
-    for (Deletion d : deletions) {
+    for (Deletion d : chunk.deletions) {
       invalidateStaleMemosFrom(d.owner, invalidated, pre);
-      for (TargetPath below : ownersBelow(d)) {
+      for (TargetPath below : ownersBelow(chunk, d)) {
         invalidateStaleMemosFrom(below, invalidated, pre);
       }
     }
@@ -472,9 +713,7 @@ public final class OrphanSweep {
         continue; // the root is never memoized
       }
       for (TargetPath p = d.owner; seen.add(p); p = p.parent()) {
-        if (!staleComponents.containsKey(p) && run.failedAtOrAbove(p) && !staleMemos.contains(p)
-            && run.store.component(run.app, p.encoded())
-                .map(c -> c.memoFingerprint() != null).orElse(false)) {
+        if (!isStale(p) && run.failedAtOrAbove(p) && hasMemo(p)) {
           pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
         }
         if (p.depth() == 0) {
@@ -488,28 +727,50 @@ public final class OrphanSweep {
       TargetPath owner, Set<TargetPath> invalidated, List<StateWrite> pre) {
     for (TargetPath p = owner; p != null && invalidated.add(p);
         p = p.depth() == 0 ? null : p.parent()) {
-      if (staleMemos.contains(p)) {
+      if (work.staleMemos.contains(ByteKey.of(p.encodedUnsafe()))) {
         pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
       }
     }
   }
 
+  /** Whether this sweep removes {@code component}'s record (unless a state of it is kept). */
+  private boolean isStale(TargetPath component) {
+    return run.mode == RunMode.DROP
+        || (!run.visited.contains(component) && !run.isProtected(component));
+  }
+
+  private boolean hasMemo(TargetPath component) {
+    return run.store.component(run.app, component.encoded())
+        .map(c -> c.memoFingerprint() != null).orElse(false);
+  }
+
   /**
-   * Forgets, in {@code writes} (a deletion's precommit, or the commit that forgets a subtree),
-   * the memos of the components that own states strictly below one of {@code subtrees} and whose
-   * tracking this run keeps as it was: those that failed or lie below one that did, memo hits
-   * and what lies below them, components left to another worker; and those of their memoized
-   * ancestors. Such states are no candidates, but the container's Delete (or its forgetting)
-   * takes them along, their tracking with it (rule 8). A memo recorded when the component
+   * Forgets, in {@code writes} (a chunk's precommit, or the commit that forgets subtrees), the
+   * memos of the components that own states strictly below one of {@code subtrees} but whose
+   * records this chunk leaves as they were. The container's Delete (or its forgetting) takes
+   * those states along, their tracking with it (rule 8); a memo recorded when the component
    * declared them hit once it was mounted on that input again, the container declared again (its
    * child generation starting over, at the one the memo recorded), and they stayed missing for
-   * good. (Stale owners' memos are forgotten by {@link #invalidateStaleMemos}; a component that
-   * committed in this run recorded what it declares now.) Only a run with a failure or a
-   * protected subtree reads the subtrees for their owners.
+   * good. Those owners are:
+   *
+   * <ul>
+   *   <li>components whose tracking this run keeps as it was: those that failed or lie below one
+   *       that did, memo hits and what lies below them, components left to another worker; with
+   *       their memoized ancestors (a component that committed in this run recorded what it
+   *       declares now);
+   *   <li>stale components of a later batch, whose records (and memos) go only then, and their
+   *       stale memoized ancestors: a run that dies before must not leave those memos standing.
+   *       (Stale owners among this chunk's candidates are {@link #invalidateStaleMemos}'s.)
+   * </ul>
+   *
+   * <p>The subtrees are read for their owners only when there may be such an owner: in a run
+   * with a failure or a protected subtree, or one that has stale memos left.
    */
-  private void invalidateMemosOfOwnersKeptBelow(List<byte[]> subtrees, List<StateWrite> writes) {
-    if (subtrees.isEmpty() || run.mode != RunMode.UPDATE
-        || (!run.anyFailed() && !run.anyProtected())) {
+  private void invalidateMemosBelow(
+      List<byte[]> subtrees, Set<TargetPath> invalidated, List<StateWrite> writes) {
+    boolean keptMayOwn = run.anyFailed() || run.anyProtected();
+    boolean staleMayOwn = !work.staleMemos.isEmpty();
+    if (subtrees.isEmpty() || run.mode != RunMode.UPDATE || (!keptMayOwn && !staleMayOwn)) {
       return;
     }
     Set<TargetPath> owners = new HashSet<>();
@@ -522,13 +783,15 @@ public final class OrphanSweep {
     }
     Set<TargetPath> seen = new HashSet<>();
     for (TargetPath owner : owners) {
-      if (staleComponents.containsKey(owner)
-          || !(run.failedAtOrAbove(owner) || run.isProtected(owner))) {
+      if (isStale(owner)) {
+        invalidateStaleMemosFrom(owner, invalidated, writes);
+        continue;
+      }
+      if (!(run.failedAtOrAbove(owner) || run.isProtected(owner))) {
         continue;
       }
       for (TargetPath p = owner; p != null && seen.add(p); p = p.depth() == 0 ? null : p.parent()) {
-        if (run.store.component(run.app, p.encoded())
-            .map(c -> c.memoFingerprint() != null).orElse(false)) {
+        if (hasMemo(p)) {
           writes.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
         }
       }
@@ -551,18 +814,19 @@ public final class OrphanSweep {
    * @return the index of the first candidate not read
    */
   private int readAhead(List<Map.Entry<TargetPath, TargetPath>> ordered, int from,
-      Map<ByteKey, TrackedState> rows, boolean leaseStates) {
+      Map<ByteKey, TrackedState> rows, boolean leaseStates, Chunk chunk) {
     List<byte[]> paths = new ArrayList<>(READ_AHEAD);
     int i = from;
     for (; i < ordered.size() && paths.size() < READ_AHEAD; i++) {
       TargetPath path = ordered.get(i).getKey();
-      if (run.claims.contains(path) || belowDeletedContainer(path)) {
+      if (run.claims.contains(path) || subtreeAbove(chunk.deleted, path) != null
+          || deletedSubtrees.covers(path) || failedSubtrees.covers(path)) {
         continue;
       }
       paths.add(path.encodedUnsafe()); // only read
     }
     if (leaseStates) {
-      leases.addAll(run.store.leaseStates(run.app, paths)); // in path order, like the loop
+      stateLeases.addAll(run.store.leaseStates(run.app, paths)); // in path order, like the loop
     }
     for (TrackedState s : run.store.getAll(run.app, paths)) {
       rows.put(ByteKey.of(s.path()), s);
@@ -575,45 +839,31 @@ public final class OrphanSweep {
    * states are still tracked, and a stale owner's record is how the next run finds them
    * (deleted with the record, they stayed tracked, and in the target, for good).
    */
-  private void keepOwnersBelowFailedDeletions(
-      List<Deletion> deletions, Applied applied, Set<TargetPath> keptOwners) {
-    if (ownersBelowDeleted.isEmpty() || applied.deletions().size() == deletions.size()) {
+  private void keepOwnersBelowFailedDeletions(Chunk chunk, Applied applied) {
+    if (chunk.ownersBelowDeleted.isEmpty()
+        || applied.deletions().size() == chunk.deletions.size()) {
       return;
     }
     Set<Deletion> done = Collections.newSetFromMap(new IdentityHashMap<>());
     done.addAll(applied.deletions());
-    for (Deletion d : deletions) {
+    for (Deletion d : chunk.deletions) {
       if (!done.contains(d)) {
-        keptOwners.addAll(ownersBelow(d));
+        keptOwners.addAll(ownersBelow(chunk, d));
       }
     }
   }
 
   /** The owners of the candidates skipped below {@code d}'s state (a container's children). */
-  private Set<TargetPath> ownersBelow(Deletion d) {
-    return ownersBelowDeleted.getOrDefault(ByteKey.of(d.r.path.encodedUnsafe()), Set.of());
-  }
-
-  /** The deleted container {@code path} lies strictly below, as its encoded path, or null. */
-  private byte[] deletedContainerAbove(TargetPath path) {
-    return subtreeAbove(deletedContainers, path);
+  private static Set<TargetPath> ownersBelow(Chunk chunk, Deletion d) {
+    return chunk.ownersBelowDeleted.getOrDefault(
+        ByteKey.of(d.r.path.encodedUnsafe()), Set.of());
   }
 
   /**
-   * Whether an ancestor of {@code path} was deleted in this sweep. Nothing below a deleted path
-   * is ever added, so the deleted paths are disjoint subtrees, and in byte order an ancestor can
-   * only be the greatest of them before {@code path}.
+   * The one of {@code subtrees} that {@code path} lies strictly below, as its encoded path, or
+   * null. Nothing below a deleted path is added to a chunk, so its deleted paths are disjoint
+   * subtrees, and in byte order an ancestor can only be the greatest of them before {@code path}.
    */
-  private boolean belowDeletedContainer(TargetPath path) {
-    return below(deletedContainers, path);
-  }
-
-  /** Whether {@code path} lies strictly below one of {@code subtrees}, disjoint subtrees. */
-  private static boolean below(TreeSet<byte[]> subtrees, TargetPath path) {
-    return subtreeAbove(subtrees, path) != null;
-  }
-
-  /** The one of {@code subtrees} (disjoint) that {@code path} lies strictly below, or null. */
   private static byte[] subtreeAbove(TreeSet<byte[]> subtrees, TargetPath path) {
     byte[] p = path.encodedUnsafe();
     byte[] c = subtrees.lower(p);
@@ -628,7 +878,7 @@ public final class OrphanSweep {
   private void unreachable(TargetPath path, TargetPath owner) {
     String name = rootProvider(path);
     boolean unregistered = !run.providers.isRootRegistered(name);
-    if (!warnedProviders.add(unregistered ? name : path.parent().toString())) {
+    if (!work.warnedProviders.add(unregistered ? name : path.parent().toString())) {
       return;
     }
     if (run.mode == RunMode.DROP) {
@@ -662,9 +912,13 @@ public final class OrphanSweep {
     return first instanceof StableKey.Symbol s ? s.name() : first.toString();
   }
 
-  /** Precommits the deletions, then applies them deepest level first. */
+  /**
+   * Precommits a chunk's deletions, with the memos they make stale forgotten, then applies them
+   * deepest level first.
+   */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private Applied apply(List<Deletion> deletions) {
+  private Applied apply(Chunk chunk) {
+    List<Deletion> deletions = chunk.deletions;
     Set<TargetPath> failed = new HashSet<>();
     if (deletions.isEmpty()) {
       return new Applied(List.of(), List.of(), failed);
@@ -678,15 +932,10 @@ public final class OrphanSweep {
     for (Deletion d : deletions) {
       pre.add(d.r.precommit(d.owner));
     }
-    invalidateStaleMemos(deletions, pre);
+    Set<TargetPath> invalidated = new HashSet<>();
+    invalidateStaleMemos(chunk, invalidated, pre);
     invalidateMemosOfFailedAncestors(deletions, pre);
-    List<byte[]> containers = new ArrayList<>();
-    for (Deletion d : deletions) {
-      if (d.r.childGeneration > 0) {
-        containers.add(d.r.path.encodedUnsafe());
-      }
-    }
-    invalidateMemosOfOwnersKeptBelow(containers, pre);
+    invalidateMemosBelow(containers(deletions), invalidated, pre);
     try {
       run.store.write(run.app, pre).join();
     } catch (CompletionException e) {

@@ -90,7 +90,7 @@ public final class Run {
   /** Components mounted in this run. */
   final Set<TargetPath> visited = ConcurrentHashMap.newKeySet();
   /** Subtrees whose tracking must be left alone: memo hits, failed bodies. */
-  private final ProtectedSubtrees protectedSubtrees = new ProtectedSubtrees();
+  private final Subtrees protectedSubtrees = new Subtrees();
   /** Components skipped because another worker held or had claimed them in this round. */
   final ConcurrentLinkedQueue<TargetPath> leasedElsewhere = new ConcurrentLinkedQueue<>();
   /** States a component owned but did not declare, checked by the sweep at the end. */

@@ -5,51 +5,58 @@ import java.util.Arrays;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 /**
- * The subtrees of a run whose tracking must be left alone (memo hits, failed bodies), and the
- * question the sweep asks of every unvisited component: does one of them cover it?
+ * A set of subtrees, and the question asked of a path: does one of them cover it (the path itself
+ * or an ancestor)? A run keeps the subtrees whose tracking must be left alone (memo hits, failed
+ * bodies), asked about every unvisited component; the orphan sweep keeps the containers it
+ * deleted or failed to delete, asked about every later candidate.
  *
  * <p>A memoized rerun protects every memoized component, and the sweep asks about each of their
  * unvisited descendants, so the answer is neither a scan of the subtrees (with 8,000 memoized
  * parents of 5 children each, that made a rerun about 3 s) nor a look-up per ancestor (each
  * one's path built anew made it cubic in a chain of memoized components: 30 s for 1,600).
  * Paths sort by their encoding, in which an ancestor's is a prefix (keys encode self-delimited).
- * The greatest protected path at or before a component is its ancestor if any protected one sorts
- * below that point; when it is not, every protected ancestor is a prefix of both, and the search
+ * The greatest added path at or before the asked one is its ancestor if any added one sorts
+ * below that point; when it is not, every added ancestor is a prefix of both, and the search
  * goes on from their longest common whole-key prefix, which shortens each time: one or two
- * look-ups in practice.
+ * look-ups in practice. Subtrees may nest.
  */
-final class ProtectedSubtrees {
+final class Subtrees {
   private final ConcurrentSkipListSet<byte[]> roots =
       new ConcurrentSkipListSet<>(Arrays::compareUnsigned);
 
-  /** Protects {@code subtree} and everything below it. */
+  /** Adds {@code subtree}: it and everything below it are covered. */
   void add(TargetPath subtree) {
-    roots.add(subtree.encodedUnsafe());
+    add(subtree.encodedUnsafe());
+  }
+
+  /** Adds the subtree at the encoded path {@code subtree}. */
+  void add(byte[] subtree) {
+    roots.add(subtree);
   }
 
   boolean isEmpty() {
     return roots.isEmpty();
   }
 
-  /** Whether {@code component} or one of its ancestors was added. */
-  boolean covers(TargetPath component) {
+  /** Whether {@code path} or one of its ancestors was added. */
+  boolean covers(TargetPath path) {
     if (roots.isEmpty()) {
       return false;
     }
-    byte[] path = component.encodedUnsafe();
-    byte[] bound = path;
+    byte[] encoded = path.encodedUnsafe();
+    byte[] bound = encoded;
     int[] keyEnds = null;
     while (true) {
       byte[] floor = roots.floor(bound);
       if (floor == null) {
         return false;
       }
-      int common = Arrays.mismatch(floor, path);
+      int common = Arrays.mismatch(floor, encoded);
       if (common < 0 || common == floor.length) {
-        return true; // the component itself, or a prefix of its path: an ancestor
+        return true; // the path itself, or a prefix of it: an ancestor
       }
       if (keyEnds == null) {
-        keyEnds = KeyEncoding.keyEnds(path);
+        keyEnds = KeyEncoding.keyEnds(encoded);
       }
       int cut = 0;
       for (int end : keyEnds) {
@@ -58,7 +65,7 @@ final class ProtectedSubtrees {
         }
         cut = end;
       }
-      bound = Arrays.copyOf(path, cut);
+      bound = Arrays.copyOf(encoded, cut);
     }
   }
 }

@@ -9,7 +9,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Protected subtrees cover exactly their roots' descendants, whatever else sorts between. */
-class ProtectedSubtreesTest {
+class SubtreesTest {
   static TargetPath path(Object... keys) {
     TargetPath p = TargetPath.ROOT;
     for (Object k : keys) {
@@ -20,7 +20,7 @@ class ProtectedSubtreesTest {
 
   @Test
   void aSubtreeCoversItselfAndItsDescendantsOnly() {
-    ProtectedSubtrees p = new ProtectedSubtrees();
+    Subtrees p = new Subtrees();
     assertThat(p.covers(path("a"))).isFalse();
     p.add(path("a", "b"));
 
@@ -34,7 +34,7 @@ class ProtectedSubtreesTest {
 
   @Test
   void anAncestorIsFoundPastProtectedPathsSortedBetweenItAndTheComponent() {
-    ProtectedSubtrees p = new ProtectedSubtrees();
+    Subtrees p = new Subtrees();
     p.add(path("x"));
     p.add(path("x", "a", "deep"));
     p.add(path("x", "b"));
@@ -49,7 +49,7 @@ class ProtectedSubtreesTest {
 
   @Test
   void theRootCoversEverything() {
-    ProtectedSubtrees p = new ProtectedSubtrees();
+    Subtrees p = new Subtrees();
     p.add(path("m", "n"));
     assertThat(p.covers(path("m", "o"))).isFalse();
     p.add(TargetPath.ROOT);
@@ -72,7 +72,7 @@ class ProtectedSubtreesTest {
         }
         all.add(path(keys));
       }
-      ProtectedSubtrees p = new ProtectedSubtrees();
+      Subtrees p = new Subtrees();
       List<TargetPath> roots = new ArrayList<>();
       for (TargetPath t : all) {
         if (random.nextInt(4) == 0) {
