@@ -9,7 +9,6 @@ import io.cocoindex.runtime.plan.OrphanSweep;
 import io.cocoindex.runtime.plan.Run;
 import io.cocoindex.runtime.plan.RunSettlement;
 import io.cocoindex.runtime.plan.RunMode;
-import io.cocoindex.runtime.state.SqliteStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.threads.SharedThreads;
 import java.time.Duration;
@@ -53,7 +52,10 @@ public final class App implements AutoCloseable {
   private final ForkJoinPool componentPool;
   /** Whether {@link #componentPool} is shared with the other apps of this name and store. */
   private final boolean sharesPool;
-  /** The store as the shared pools tell stores apart ({@link #poolStoreOf}). */
+  /**
+   * The store as the shared pools tell stores apart: its {@link StateStore#identity}, so that an
+   * app reopened on the embedded store's file finds its pool.
+   */
   private final String poolStore;
   private final Executor sinkExecutor;
   /** Guards {@code closed}, {@code running} and the release's flags. */
@@ -82,7 +84,7 @@ public final class App implements AutoCloseable {
     // store shared by workers, several apps of one name may run at once (a worker each): each
     // has its own pool.
     this.sharesPool = store.exclusiveWhileLocked();
-    this.poolStore = poolStoreOf(store);
+    this.poolStore = store.identity();
     this.componentPool = sharesPool
         ? SharedThreads.acquireComponentPool(name, poolStore, env.parallelism())
         : SharedThreads.newComponentPool(name, env.parallelism());
@@ -367,15 +369,6 @@ public final class App implements AutoCloseable {
       releasing = true;
     }
     release();
-  }
-
-  /**
-   * The store as the shared component pools tell stores apart: the embedded store by its file (an
-   * app reopened on it finds its pool), any other by its identity.
-   */
-  private static String poolStoreOf(StateStore store) {
-    return store instanceof SqliteStateStore s ? s.file().toAbsolutePath().normalize().toString()
-        : store.getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(store));
   }
 
   private void release() {

@@ -235,14 +235,17 @@ class AppCloseTest extends EngineTestBase {
   /**
    * Two apps of one name on two embedded stores (two tenants' state, updated at the same time)
    * do not share a component pool: neither takes the other's workers, nor waits for the other's
-   * update to close.
+   * update to close. On one store they do, however its directory is spelled (through a link,
+   * say): the store's identity is its file's real path.
    */
   @Test
   void appsOfOneNameOnTwoEmbeddedStoresRunOnPoolsOfTheirOwn(@org.junit.jupiter.api.io.TempDir
-      java.nio.file.Path otherStore) {
+      java.nio.file.Path otherStore, @org.junit.jupiter.api.io.TempDir java.nio.file.Path links)
+      throws Exception {
     org.junit.jupiter.api.Assumptions.assumeFalse(ON_POSTGRES, "embedded stores only");
     Set<ForkJoinPool> first = ConcurrentHashMap.newKeySet();
     Set<ForkJoinPool> second = ConcurrentHashMap.newKeySet();
+    Set<ForkJoinPool> viaLink = ConcurrentHashMap.newKeySet();
     App one = app("tenant", ctx -> {
       main("v").accept(ctx);
       ctx.mount("where", c -> first.add(ForkJoinTask.getPool()));
@@ -255,8 +258,18 @@ class AppCloseTest extends EngineTestBase {
       one.update();
       other.update();
     }
+    java.nio.file.Path link =
+        java.nio.file.Files.createSymbolicLink(links.resolve("store"), dbPath);
+    try (App oneViaLink = App.create("tenant", Environment.builder().dbPath(link).build(),
+        ctx -> {
+          main("v").accept(ctx);
+          ctx.mount("where", c -> viaLink.add(ForkJoinTask.getPool()));
+        })) {
+      oneViaLink.update();
+    }
 
     assertThat(first).hasSize(1).doesNotContainNull();
     assertThat(second).hasSize(1).doesNotContainAnyElementsOf(first);
+    assertThat(viaLink).as("the first store, through a link").isEqualTo(first);
   }
 }

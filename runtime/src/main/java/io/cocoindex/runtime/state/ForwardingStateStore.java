@@ -78,6 +78,12 @@ public abstract class ForwardingStateStore implements StateStore {
     return delegate.exclusiveWhileLocked();
   }
 
+  /** The delegate's: a decorator holds the delegate's data. */
+  @Override
+  public String identity() {
+    return delegate.identity();
+  }
+
   @Override
   public boolean hasStates(String app) {
     return delegate.hasStates(app);

@@ -104,6 +104,10 @@ public final class PostgresStateStore extends JdbcStateStore {
   private final Map<RunId, Long> runLocks = new java.util.concurrent.ConcurrentHashMap<>();
   /** The schema of the store's tables, read once: part of the runs' lock keys. */
   private String schemaName = "";
+  /** The database of the store's tables, read with {@link #schemaName}. */
+  private String databaseName = "";
+  /** See {@link #identity}. */
+  private final String identity;
   /** Per app, what the last read of its runs told. */
   private final Map<String, RunsSeen> runsSeen = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -129,6 +133,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       leaseConnections[i] = connect();
     }
     initSchema();
+    this.identity = identity(writeConnection, databaseName, schemaName);
     this.releaser = new LeaseReleaser();
     start("cocoindex-pg-state-writer");
   }
@@ -141,6 +146,52 @@ public final class PostgresStateStore extends JdbcStateStore {
   @Override
   protected String description() {
     return description;
+  }
+
+  /**
+   * The server as this process reaches it (the hosts and ports of the connection's URL, as
+   * written there, without its parameters), the database and the schema of the tables, as a
+   * JDBC URL: {@code jdbc:postgresql://db:5432/app?currentSchema=tenant1}. Stores in two
+   * schemas of one database differ; a connection URL that names no server in the driver's
+   * usual form, as through a wrapping driver, gives this object's own identity.
+   */
+  @Override
+  public String identity() {
+    return identity;
+  }
+
+  private String identity(Connection c, String database, String schema) {
+    String hosts;
+    try {
+      hosts = hostsOf(c.getMetaData().getURL());
+    } catch (SQLException e) {
+      hosts = null;
+    }
+    return hosts == null
+        ? getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(this))
+        : "jdbc:postgresql://" + hosts + "/" + database + "?currentSchema=" + schema;
+  }
+
+  /**
+   * The hosts and ports of a PostgreSQL JDBC URL as written (lower case), empty for one that
+   * names none (the driver's default server); null for a URL of another form.
+   */
+  static String hostsOf(String jdbcUrl) {
+    String scheme = "jdbc:postgresql:";
+    if (jdbcUrl == null || !jdbcUrl.regionMatches(true, 0, scheme, 0, scheme.length())) {
+      return null;
+    }
+    String rest = jdbcUrl.substring(scheme.length());
+    if (!rest.startsWith("//")) {
+      return ""; // jdbc:postgresql:db
+    }
+    rest = rest.substring(2);
+    int end = rest.length();
+    for (char stop : new char[] {'/', '?'}) {
+      int at = rest.indexOf(stop);
+      end = at < 0 ? end : Math.min(end, at);
+    }
+    return rest.substring(0, end).toLowerCase(java.util.Locale.ROOT);
   }
 
   private static Connection connect(DataSource dataSource, String description) {
@@ -160,9 +211,10 @@ public final class PostgresStateStore extends JdbcStateStore {
       inTransaction(c -> {
         try (Statement s = c.createStatement()) {
           s.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK + ")");
-          try (ResultSet rs = s.executeQuery("SELECT current_schema()")) {
+          try (ResultSet rs = s.executeQuery("SELECT current_schema(), current_database()")) {
             rs.next();
             schemaName = String.valueOf(rs.getString(1));
+            databaseName = rs.getString(2);
           }
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_meta(key TEXT PRIMARY KEY,"
               + " value TEXT NOT NULL)");

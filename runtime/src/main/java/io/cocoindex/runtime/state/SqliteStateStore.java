@@ -48,6 +48,8 @@ public final class SqliteStateStore extends JdbcStateStore {
   private final Path dir;
   private final Path file;
   private final String url;
+  /** See {@link #identity}. */
+  private final String identity;
   private final Durability durability;
   private final FileUpdateLocks locks;
   /** Per app, the version {@link #nextVersion} handed out that no transaction has stored yet. */
@@ -84,7 +86,20 @@ public final class SqliteStateStore extends JdbcStateStore {
     this.durability = durability;
     this.locks = new FileUpdateLocks(dir);
     initSchema();
+    this.identity = "jdbc:sqlite:" + realPath(file);
     start("cocoindex-state-writer");
+  }
+
+  /**
+   * The file as SQLite opens it, links followed; as spelled (made absolute) should the file
+   * system not say.
+   */
+  private static Path realPath(Path file) {
+    try {
+      return file.toRealPath();
+    } catch (IOException e) {
+      return file.toAbsolutePath().normalize();
+    }
   }
 
   private static String url(Path file) {
@@ -104,6 +119,15 @@ public final class SqliteStateStore extends JdbcStateStore {
   /** The database file. */
   public Path file() {
     return file;
+  }
+
+  /**
+   * The database file's real path (links followed, {@code .} and {@code ..} resolved) as a JDBC
+   * URL: every store open on the file has it, however its directory was spelled.
+   */
+  @Override
+  public String identity() {
+    return identity;
   }
 
   @Override

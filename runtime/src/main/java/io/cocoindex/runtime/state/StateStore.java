@@ -127,6 +127,23 @@ public interface StateStore extends AutoCloseable {
     return false;
   }
 
+  /**
+   * What tells this store's data from every other store's, for what a process keeps per store
+   * rather than per store object (the component pools of apps of one name that take turns on
+   * it). Equal identities promise the same data; stores on different data have different ones.
+   * A store that can name its data gives every object open on it one identity, however its
+   * location was spelled (the SQLite store: its file's real path), so that an app reopened on it
+   * finds what was kept. Different identities do not promise different data (one server reached
+   * by two host names): what is kept per store is then kept twice.
+   *
+   * <p>By default the object's own: its class and identity hash code, so that no other object
+   * shares what is kept for it (but for a collision of hash codes, which would let two apps of one
+   * name share a component pool).
+   */
+  default String identity() {
+    return getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(this));
+  }
+
   /** Whether any target state of {@code app} is tracked; true when the store cannot tell cheaply. */
   default boolean hasStates(String app) {
     return true;

@@ -78,7 +78,8 @@ public final class SharedThreads {
    * #KEEP_ALIVE_SECONDS} seconds. Each call must be matched by {@link #releaseComponentPool} when
    * the app is done.
    *
-   * @param store what tells the store apart from others (its file, for the embedded one)
+   * @param store what tells the store apart from others ({@link
+   *     io.cocoindex.runtime.state.StateStore#identity}): equal for two objects open on one store
    */
   public static ForkJoinPool acquireComponentPool(String app, String store, int parallelism) {
     synchronized (COMPONENT_POOLS) {

@@ -28,6 +28,11 @@ final class FreshSchema implements AutoCloseable {
     return s;
   }
 
+  /** The schema's name. */
+  String name() {
+    return name;
+  }
+
   /** The JDBC URL of a connection whose current schema is this one. */
   String url() {
     return TestPostgres.inSchema(serverUrl, name);

@@ -1,18 +1,23 @@
 package io.cocoindex.runtime.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * The writer thread starts with the first write, and a store closed without one stops cleanly;
  * a group whose transaction fails is committed batch by batch, so that a bad batch fails alone.
+ * A write that races the close is failed, never left waiting.
  */
 class GroupCommitterTest {
   private static final String WRITER = "group-committer-test-writer";
@@ -122,5 +127,62 @@ class GroupCommitterTest {
     }
     // The group of three failed as a whole; then each went alone.
     assertThat(committed).containsExactly(List.of("first"), List.of("a"), List.of("b"));
+  }
+
+  /**
+   * A write whose submit began before the close, and queues its batch only after the close has
+   * stopped the writer, fails at once as closed: no writer would ever take it, and the run
+   * waiting for it would wait forever.
+   */
+  @Test
+  void aWriteQueuedAfterTheCloseStoppedTheWriterFailsAsClosed() {
+    assertTimeoutPreemptively(Duration.ofSeconds(2), () -> {
+      GroupCommitter c = committer();
+      c.submit("app", ONE_WRITE).get(); // the writer runs
+      CountDownLatch copying = new CountDownLatch(1);
+      CountDownLatch closeReturned = new CountDownLatch(1);
+      // submit copies a batch after it checks for a close and before it queues the batch: the
+      // copy holds the submit there until the close has returned (the writer stopped).
+      List<StateWrite> heldWhileCopied = new AbstractList<>() {
+        @Override
+        public StateWrite get(int index) {
+          return ONE_WRITE.get(index);
+        }
+
+        @Override
+        public int size() {
+          return ONE_WRITE.size();
+        }
+
+        @Override
+        public Object[] toArray() {
+          copying.countDown();
+          try {
+            closeReturned.await();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+          return super.toArray();
+        }
+      };
+      FutureTask<CompletableFuture<Void>> racing =
+          new FutureTask<>(() -> c.submit("late", heldWhileCopied));
+      new Thread(racing, "group-committer-test-racing-submit").start();
+      copying.await();
+
+      c.close();
+      closeReturned.countDown();
+      CompletableFuture<Void> late = racing.get();
+
+      assertThat(late).as("failed by the time submit returns").isCompletedExceptionally();
+      assertThat(late).failsWithin(Duration.ZERO)
+          .withThrowableOfType(ExecutionException.class)
+          .havingCause().isInstanceOf(StateStoreException.class)
+          .withMessage("the state store is closed");
+      assertThat(writerAlive()).isFalse();
+      synchronized (committedGroups) {
+        assertThat(committedGroups).containsExactly(1);
+      }
+    });
   }
 }
