@@ -341,7 +341,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       // So may a command of another table whose setup did nothing over this one's object.
       for (String command : tornDown) {
         SqlCommandRecords.setUpAgain(db, c, command, a.sqlCommandsElsewhere().stream()
-            .filter(d -> d.command().name().equals(command)).toList());
+            .filter(d -> d.command().name().equals(command)).toList(), app);
       }
       return;
     }
@@ -390,7 +390,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       // table's record being unchanged (the same kill gap).
       for (SqlCommandHandler.Declared command : database(spec.database(), spec.name()).sinks()
           .sqlCommands.droppedByRecreate(spec.name(), tornDown)) {
-        SqlCommandRecords.setUpOn(db, c, command);
+        SqlCommandRecords.setUpOn(db, c, command, app);
       }
     }
     db.execute(c, createTable(table, spec, app));
