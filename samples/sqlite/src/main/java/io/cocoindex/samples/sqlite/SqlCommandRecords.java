@@ -41,7 +41,7 @@ final class SqlCommandRecords {
    * @param app the app that set it up, or null when not recorded (set up before apps were)
    */
   record Recorded(String teardown, String app) {
-    /** Whether app {@code app} may tear it down or set it up again: it set it up, or none is named. */
+    /** Whether app {@code app} may tear it down or set it up again: it did, or none is named. */
     boolean isOf(String app) {
       return this.app == null || this.app.equals(app);
     }
@@ -112,9 +112,10 @@ final class SqlCommandRecords {
   }
 
   /**
-   * Runs the teardowns of the commands of {@code table} that app {@code app} set up (or that
-   * name no app: {@link Recorded#isOf}), the last set up first, and records them torn down: when
-   * the app no longer declares the user's table they were set up on. Another app's stay.
+   * Runs the teardowns of the commands of {@code table} that app {@code app} set up, the last set
+   * up first, and records them torn down: when the app no longer declares the user's table they
+   * were set up on. Another app's stay, and so does a record that names no app (set up before
+   * apps were recorded): nothing says it is this app's, and the user's table may be shared.
    *
    * @return the names of the commands torn down
    */
@@ -123,7 +124,7 @@ final class SqlCommandRecords {
     return tearDown(db, c, table, app);
   }
 
-  /** The teardowns of the commands of {@code table} that {@code app} may tear down, or all. */
+  /** Tears down the commands of {@code table} that {@code app} set up, or all (app null). */
   private static List<String> tearDown(SqliteDatabase db, Connection c, String table,
       String app) throws SQLException {
     if (!exists(db, c)) {
@@ -136,7 +137,7 @@ final class SqlCommandRecords {
       ps.setString(1, SqlIdentifiers.fold(table));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          if (app == null || new Recorded(rs.getString(2), rs.getString(3)).isOf(app)) {
+          if (app == null || app.equals(rs.getString(3))) {
             names.add(rs.getString(1));
             teardowns.add(rs.getString(2));
           }
