@@ -1,0 +1,123 @@
+package io.cocoindex.samples.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The SQL commands apps set up on user-managed tables, each with its teardown and the app that
+ * set it up, in the table {@value #TABLE} of the user's table's schema, written in the
+ * transaction of the setup or teardown. The table exists only while it has rows.
+ *
+ * <p>Why: a command is user SQL whose object cannot record the app that made it, and several
+ * apps may write into one user's table: one app never tears down or sets up over a command
+ * another app set up there. A user-managed table's comment is the user's ({@link TableComment}
+ * records a system-managed table's commands there), so the record is kept beside the table.
+ */
+final class UserTableCommands {
+  /** The record table's name, in each schema holding a user's table with commands. */
+  static final String TABLE = "cocoindex_sql_commands";
+
+  private UserTableCommands() {}
+
+  /**
+   * A command recorded on a user's table.
+   *
+   * @param name its name
+   * @param app the app that set it up
+   * @param teardown its teardown SQL, or null
+   */
+  record Entry(String name, String app, String teardown) {}
+
+  /** The command {@code name} recorded on table {@code schema.table}, or null. */
+  static Entry find(Connection conn, String schema, String table, String name)
+      throws SQLException {
+    if (!exists(conn, schema)) {
+      return null;
+    }
+    try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, teardown FROM "
+        + qualified(schema) + " WHERE table_name = ? AND name = ?")) {
+      ps.setString(1, table);
+      ps.setString(2, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new Entry(rs.getString(1), rs.getString(2), rs.getString(3)) : null;
+      }
+    }
+  }
+
+  /** Records command {@code name} set up on {@code schema.table} by {@code app}. */
+  static void put(Connection conn, String schema, String table, String name, String app,
+      String setup, String teardown) throws SQLException {
+    lock(conn, schema);
+    try (Statement st = conn.createStatement()) {
+      st.execute("CREATE TABLE IF NOT EXISTS " + qualified(schema) + " (table_name text NOT NULL,"
+          + " name text NOT NULL, app text NOT NULL, setup text NOT NULL, teardown text,"
+          + " seq bigint NOT NULL, PRIMARY KEY (table_name, name))");
+    }
+    // seq orders the teardowns, latest setup first; computed under the lock (no sequence
+    // object to leave in the user's schema).
+    try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + qualified(schema)
+        + " (table_name, name, app, setup, teardown, seq) SELECT ?, ?, ?, ?, ?,"
+        + " coalesce(max(seq), 0) + 1 FROM " + qualified(schema)
+        + " ON CONFLICT (table_name, name) DO UPDATE SET app = excluded.app,"
+        + " setup = excluded.setup, teardown = excluded.teardown, seq = excluded.seq")) {
+      ps.setString(1, table);
+      ps.setString(2, name);
+      ps.setString(3, app);
+      ps.setString(4, setup);
+      ps.setString(5, teardown);
+      ps.executeUpdate();
+    }
+  }
+
+  /** Forgets command {@code name} of {@code schema.table}. */
+  static void remove(Connection conn, String schema, String table, String name)
+      throws SQLException {
+    lock(conn, schema);
+    if (!exists(conn, schema)) {
+      return;
+    }
+    try (PreparedStatement ps = conn.prepareStatement(
+        "DELETE FROM " + qualified(schema) + " WHERE table_name = ? AND name = ?")) {
+      ps.setString(1, table);
+      ps.setString(2, name);
+      ps.executeUpdate();
+    }
+    dropIfEmpty(conn, schema);
+  }
+
+  private static String qualified(String schema) {
+    return SqlNames.qualified(schema, TABLE);
+  }
+
+  /** Whether the record table is in {@code schema}. */
+  private static boolean exists(Connection conn, String schema) throws SQLException {
+    return Relations.isTable(conn, schema, TABLE);
+  }
+
+  /**
+   * Serializes the schema's records until the commit: two transactions creating or dropping the
+   * record table at once would collide on the catalog.
+   */
+  private static void lock(Connection conn, String schema) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT pg_advisory_xact_lock(hashtextextended('cocoindex sql commands ' || ?, 0))")) {
+      ps.setString(1, schema);
+      ps.executeQuery().close();
+    }
+  }
+
+  private static void dropIfEmpty(Connection conn, String schema) throws SQLException {
+    try (Statement st = conn.createStatement();
+        ResultSet rs = st.executeQuery("SELECT 1 FROM " + qualified(schema) + " LIMIT 1")) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    try (Statement st = conn.createStatement()) {
+      st.execute("DROP TABLE " + qualified(schema));
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package io.cocoindex.samples.postgres;
+
+import static io.cocoindex.samples.postgres.PostgresServer.execute;
+import static io.cocoindex.samples.postgres.PostgresServer.lines;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.testkit.CocoIndexExtension;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What apps make on user-managed tables, and who owns it: a SQL command of a name another app
+ * set up on a table is an error naming both apps, never torn down or set up over. Checked
+ * through the server's catalogs.
+ */
+class PostgresUserTableTest {
+  static final ContextKey<DataSource> DB = ContextKey.of("main_db", DataSource.class);
+  static final String TABLE = "cocoindex.io/postgres/table";
+
+  record Doc(long id, String title, int views) {}
+
+  static final TableSchema<Doc> DOCS = TableSchema.of(Doc.class).primaryKey("id").build();
+
+  @RegisterExtension
+  final CocoIndexExtension coco =
+      CocoIndexExtension.builder().provide(DB, PostgresServer.DATA_SOURCE).build();
+
+  String schema;
+
+  @BeforeEach
+  void usersTable(TestInfo info) {
+    schema = PostgresServer.freshSchema(info);
+    execute("CREATE SCHEMA \"" + schema + "\"",
+        "CREATE TABLE \"" + schema + "\".docs (id bigint PRIMARY KEY, title text, views integer)",
+        "CREATE INDEX docs_by_user ON \"" + schema + "\".docs (views)",
+        "COMMENT ON TABLE \"" + schema + "\".docs IS 'the user''s'",
+        "INSERT INTO \"" + schema + "\".docs VALUES (9, 'the user''s', 0)");
+  }
+
+  @AfterEach
+  void dropSchema() {
+    execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+  }
+
+  /** A command making view {@code name} over docs. */
+  SqlCommand view(String command, String name) {
+    return new SqlCommand(command, "CREATE OR REPLACE VIEW \"" + schema + "\"." + name
+        + " AS SELECT id, title FROM \"" + schema + "\".docs",
+        "DROP VIEW IF EXISTS \"" + schema + "\"." + name);
+  }
+
+  /** Every relation of the schema, as "kind name", sorted. */
+  List<String> relations() {
+    return lines("SELECT c.relkind::text || ' ' || c.relname FROM pg_class c JOIN pg_namespace n"
+        + " ON n.oid = c.relnamespace WHERE n.nspname = '" + schema + "' ORDER BY 1");
+  }
+
+  @Test
+  void aGuestAppCannotSetUpOrTearDownTheOwnersCommandOfTheSameName() {
+    App owner = coco.app("owner", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.table(DB, schema, "owned"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE OR REPLACE VIEW \"" + schema
+          + "\".owner_titles AS SELECT title FROM \"" + schema + "\".owned",
+          "DROP VIEW IF EXISTS \"" + schema + "\".owner_titles"));
+    });
+    coco.update(owner);
+    boolean[] withCommand = {true};
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "owned"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 2)));
+      if (withCommand[0]) {
+        t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE VIEW \"" + schema
+            + "\".guest_titles AS SELECT id FROM \"" + schema + "\".owned",
+            "DROP VIEW IF EXISTS \"" + schema + "\".guest_titles"));
+      }
+    });
+
+    assertThatThrownBy(guest::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("SQL command titles of table " + schema + ".owned cannot be set up"
+            + " by app 'guest': app 'owner' set up a command of that name on the table, and two"
+            + " apps cannot both set up and tear down one command: declare another command name");
+    assertThat(lines("SELECT table_name FROM information_schema.views WHERE table_schema = '"
+        + schema + "'")).containsExactly("owner_titles");
+
+    withCommand[0] = false;
+    guest.update();
+    assertThat(lines("SELECT table_name FROM information_schema.views WHERE table_schema = '"
+        + schema + "'")).containsExactly("owner_titles");
+    assertThat(lines("SELECT title FROM \"" + schema + "\".owner_titles ORDER BY 1"))
+        .containsExactly("guest's", "owner's");
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".owned'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands' -> 'titles' ->> 'app'")).containsExactly("owner");
+    assertThat(coco.update(owner)).containsExactly(
+        TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]");
+  }
+
+  /** The same refusal the other way round: the guest was first, the owner's is refused. */
+  @Test
+  void anAppCannotSetUpOverAnotherAppsCommandOnAUsersTable() {
+    App first = coco.app("first", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareSqlCommand(ctx, view("titles", "first_titles")));
+    App second = coco.app("second", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareSqlCommand(ctx, view("titles", "second_titles")));
+    coco.update(first);
+
+    assertThatThrownBy(second::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("SQL command titles of table " + schema + ".docs cannot be set up"
+            + " by app 'second': app 'first' set up a command of that name on the table");
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey", "i docs_by_user",
+        "i docs_pkey", "r cocoindex_sql_commands", "r docs", "v first_titles");
+  }
+}
