@@ -123,6 +123,34 @@ final class TableComment {
     }
   }
 
+  /**
+   * The indexes of table {@code schema.table} whose comment records {@code app} as their maker
+   * ({@link #recordIndexMaker}), by name.
+   */
+  static List<String> indexesMadeBy(Connection conn, String schema, String table, String app)
+      throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid"
+            + " JOIN pg_class t ON t.oid = x.indrelid"
+            + " JOIN pg_namespace n ON n.oid = t.relnamespace,"
+            + " LATERAL (SELECT obj_description(i.oid, 'pg_class') AS d) c"
+            + " WHERE n.nspname = ? AND t.relname = ?"
+            + " AND CASE WHEN c.d LIKE ? THEN c.d::jsonb ->> 'cocoindex_app' END = ?"
+            + " ORDER BY 1")) {
+      ps.setString(1, schema);
+      ps.setString(2, table);
+      ps.setString(3, PREFIX.replace("_", "\\_") + "%");
+      ps.setString(4, app);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          names.add(rs.getString(1));
+        }
+      }
+    }
+    return names;
+  }
+
   /** Forgets a command of the table. */
   static void remove(Connection conn, String schema, String table, String name)
       throws SQLException {

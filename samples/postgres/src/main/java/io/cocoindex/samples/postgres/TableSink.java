@@ -57,6 +57,10 @@ final class TableSink {
     }
     Transactions.run(dataSource, conn -> {
       for (TableAction t : work) {
+        if (t.changes().stream().anyMatch(c -> c.kind() == SchemaChange.Kind.RELEASE_TABLE)) {
+          release(conn, t);
+          continue;
+        }
         boolean drop = t.changes().stream().anyMatch(c -> c.kind() == SchemaChange.Kind.DROP_TABLE);
         String owner = app == null ? null : TableComment.owner(conn, t.schema(), t.table());
         if (owner != null && !owner.equals(app)) {
@@ -98,6 +102,36 @@ final class TableSink {
         }
       }
     });
+  }
+
+  /**
+   * Removes what this app made on the user's table {@code t}, no longer declared: the SQL
+   * commands it set up there (their teardowns, latest first) and the indexes whose comment names
+   * it. The table, its rows, its comment and what another app or the user made stay. A table
+   * declared in the run under another key reaching this database is that key's, kept whole.
+   */
+  private void release(Connection conn, TableAction t) throws SQLException {
+    String under = sameDatabaseKey(conn, t);
+    if (under != null) {
+      LOG.info("user-managed table {} is declared under database key {}, which reaches the"
+          + " database of key {}: what app '{}' made on it is kept", t.qualifiedName(), under,
+          t.database(), app);
+      return;
+    }
+    List<String> commands = UserTableCommands.tearDownAllOf(conn, t.schema(), t.table(), app);
+    for (String name : commands) {
+      TableComment.handOver(conn, t.schema(), t.table(), name);
+    }
+    List<String> indexes = TableComment.indexesMadeBy(conn, t.schema(), t.table(), app);
+    try (Statement st = conn.createStatement()) {
+      for (String index : indexes) {
+        st.execute("DROP INDEX " + SqlNames.quote("schema", t.schema()) + "."
+            + SqlNames.quote("index", index));
+      }
+    }
+    LOG.info("user-managed table {} is no longer declared by app '{}': left as it is, with its"
+        + " rows; the app's SQL commands {} and indexes {} on it removed", t.qualifiedName(), app,
+        commands, indexes);
   }
 
   private SQLException madeByAnother(TableAction t, String maker) {

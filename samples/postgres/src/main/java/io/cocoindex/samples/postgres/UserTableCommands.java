@@ -5,16 +5,20 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The SQL commands apps set up on user-managed tables, each with its teardown and the app that
  * set it up, in the table {@value #TABLE} of the user's table's schema, written in the
  * transaction of the setup or teardown. The table exists only while it has rows.
  *
- * <p>Why: a command is user SQL whose object cannot record the app that made it, and several
- * apps may write into one user's table: one app never tears down or sets up over a command
- * another app set up there. A user-managed table's comment is the user's ({@link TableComment}
- * records a system-managed table's commands there), so the record is kept beside the table.
+ * <p>Why: a user-managed table's comment is the user's ({@link TableComment} records a
+ * system-managed table's commands there), and when the app no longer declares the table only the
+ * table's Delete runs (its commands are not reconciled one by one, DESIGN rule 8), so nothing
+ * the handler sees knows them; without this record they would outlive the declaration, untracked.
+ * The app: several apps may write into one user's table, and one app never tears down or sets up
+ * over a command another app set up there.
  */
 final class UserTableCommands {
   /** The record table's name, in each schema holding a user's table with commands. */
@@ -86,6 +90,46 @@ final class UserTableCommands {
       ps.executeUpdate();
     }
     dropIfEmpty(conn, schema);
+  }
+
+  /**
+   * Runs the teardowns of the commands app {@code app} set up on {@code schema.table}, the last
+   * set up first, and forgets them: the app no longer declares the user's table. Another app's
+   * stay.
+   *
+   * @return the names of the commands torn down
+   */
+  static List<String> tearDownAllOf(Connection conn, String schema, String table, String app)
+      throws SQLException {
+    List<Entry> entries = new ArrayList<>();
+    if (!exists(conn, schema)) {
+      return List.of();
+    }
+    lock(conn, schema);
+    if (!exists(conn, schema)) { // dropped while this transaction waited for the lock
+      return List.of();
+    }
+    try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, teardown FROM "
+        + qualified(schema) + " WHERE table_name = ? AND app = ? ORDER BY seq DESC")) {
+      ps.setString(1, table);
+      ps.setString(2, app);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          entries.add(new Entry(rs.getString(1), rs.getString(2), rs.getString(3)));
+        }
+      }
+    }
+    List<String> names = new ArrayList<>();
+    for (Entry e : entries) {
+      if (e.teardown() != null) {
+        TableComment.run(conn, e.teardown(), "the teardown of SQL command " + e.name()
+            + " of table " + schema + "." + table + ", which app '" + app + "' no longer"
+            + " declares");
+      }
+      remove(conn, schema, table, e.name());
+      names.add(e.name());
+    }
+    return names;
   }
 
   private static String qualified(String schema) {

@@ -392,7 +392,12 @@ class PostgresConnectorTest {
     assertThat(COUNTING.take()).allMatch(sql -> sql.startsWith("INSERT INTO"));
     assertThat(rows("mine")).containsExactly("1|alpha|10|user column");
 
+    // No longer declared: its Delete looks for what the app made on it (nothing here) and
+    // changes nothing (PostgresUserTableTest).
     declare = (ctx, tables) -> {};
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"mine\"]");
+    assertThat(COUNTING.take()).isNotEmpty().allMatch(sql -> sql.startsWith("SELECT"));
     assertThat(coco.update(app)).isEmpty();
     assertThat(COUNTING.take()).isEmpty();
     assertThat(columns("mine")).hasSize(4);

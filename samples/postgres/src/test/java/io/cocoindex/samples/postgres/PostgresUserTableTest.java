@@ -18,9 +18,11 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What apps make on user-managed tables, and who owns it: a SQL command of a name another app
- * set up on a table is an error naming both apps, never torn down or set up over. Checked
- * through the server's catalogs.
+ * What apps make on user-managed tables, and who owns it: the indexes and SQL commands an app
+ * made on a user's table are the app's, removed when it no longer declares them or the table,
+ * while the table, its rows, its comment and what the user or another app made stay; and a SQL
+ * command of a name another app set up on a table is an error naming both apps, never torn down.
+ * Checked through the server's catalogs.
  */
 class PostgresUserTableTest {
   static final ContextKey<DataSource> DB = ContextKey.of("main_db", DataSource.class);
@@ -58,12 +60,125 @@ class PostgresUserTableTest {
         "DROP VIEW IF EXISTS \"" + schema + "\"." + name);
   }
 
+  /**
+   * App {@code name} writing row {@code id} into the user's docs, with index {@code by_<app>} and
+   * a view {@code <app>_titles} of command {@code titles}, while {@code table[0]} and
+   * {@code attachments[0]} say so.
+   */
+  App app(String name, long id, boolean[] table, boolean[] attachments) {
+    return coco.app(name, ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (table[0]) {
+        TableTarget t = tables.mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+        t.declareRow(ctx, DOCS.row(new Doc(id, name + "'s", 1)));
+        if (attachments[0]) {
+          t.declareIndex(ctx, IndexSpec.btree("by_" + name, "title"));
+          t.declareSqlCommand(ctx, view("titles_" + name, name + "_titles"));
+        }
+      }
+    });
+  }
+
   /** Every relation of the schema, as "kind name", sorted. */
   List<String> relations() {
     return lines("SELECT c.relkind::text || ' ' || c.relname FROM pg_class c JOIN pg_namespace n"
         + " ON n.oid = c.relnamespace WHERE n.nspname = '" + schema + "' ORDER BY 1");
   }
 
+  List<String> rows() {
+    return lines("SELECT * FROM \"" + schema + "\".docs ORDER BY 1");
+  }
+
+  String comment(String relation) {
+    return lines("SELECT obj_description('\"" + schema + "\".\"" + relation + "\"'::regclass,"
+        + " 'pg_class')").get(0);
+  }
+
+  /** The user's schema as the user made it. */
+  static final List<String> THE_USERS =
+      List.of("i docs_by_user", "i docs_pkey", "r docs");
+
+  @Test
+  void aUsersTableNoLongerDeclaredLosesWhatTheAppMadeOnItAndKeepsTheRest() {
+    boolean[] table = {true};
+    App app = app("indexer", 1, table, new boolean[] {true});
+    coco.update(app);
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey",
+        "i docs__by_indexer", "i docs_by_user", "i docs_pkey", "r cocoindex_sql_commands",
+        "r docs", "v indexer_titles");
+    assertThat(comment("docs__by_indexer")).isEqualTo("{\"cocoindex_app\": \"indexer\"}");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|titles_indexer|indexer");
+
+    table[0] = false;
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"docs\"]");
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+    assertThat(comment("docs")).isEqualTo("the user's");
+    // Rows are abandoned with the table: the app's row stays, as the user's does.
+    assertThat(rows()).containsExactly("1|indexer's|1", "9|the user's|0");
+    assertThat(coco.update(app)).isEmpty();
+  }
+
+  @Test
+  void attachmentsNoLongerDeclaredOnAUsersTableAreRemoved() {
+    boolean[] attachments = {true};
+    App app = app("indexer", 1, new boolean[] {true}, attachments);
+    coco.update(app);
+
+    attachments[0] = false;
+    coco.update(app);
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+    assertThat(rows()).containsExactly("1|indexer's|1", "9|the user's|0");
+  }
+
+  @Test
+  void droppingTheAppsStateRemovesWhatItMadeOnAUsersTable() {
+    App app = app("indexer", 1, new boolean[] {true}, new boolean[] {true});
+    coco.update(app);
+
+    app.dropState();
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+    assertThat(comment("docs")).isEqualTo("the user's");
+    assertThat(rows()).containsExactly("1|indexer's|1", "9|the user's|0");
+  }
+
+  /**
+   * Two apps write into one user's table, each with its own index and view: the one that no
+   * longer declares the table removes its own, and the other's stay.
+   */
+  @Test
+  void anAppNoLongerDeclaringASharedUsersTableRemovesOnlyWhatItMade() {
+    boolean[] secondDeclares = {true};
+    App first = app("first", 1, new boolean[] {true}, new boolean[] {true});
+    App second = app("second", 2, secondDeclares, new boolean[] {true});
+    coco.update(first);
+    coco.update(second);
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands ORDER BY name"))
+        .containsExactly("docs|titles_first|first", "docs|titles_second|second");
+
+    secondDeclares[0] = false;
+    coco.update(second);
+
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey",
+        "i docs__by_first", "i docs_by_user", "i docs_pkey", "r cocoindex_sql_commands",
+        "r docs", "v first_titles");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|titles_first|first");
+    assertThat(rows()).containsExactly("1|first's|1", "2|second's|1", "9|the user's|0");
+    assertThat(coco.update(first))
+        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"docs\"]");
+  }
+
+  /**
+   * A guest app declaring, on the owner's table (as a user's table), a SQL command of the name
+   * of the owner's is refused, naming the command, the table and both apps, before any of its SQL
+   * runs; once it no longer declares it, the owner's stays as it was.
+   */
   @Test
   void aGuestAppCannotSetUpOrTearDownTheOwnersCommandOfTheSameName() {
     App owner = coco.app("owner", ctx -> {
