@@ -2,6 +2,7 @@ package io.cocoindex.samples.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cocoindex.ContextKey;
 import io.cocoindex.runtime.App;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -174,5 +175,34 @@ class UserManagedTableTest extends TargetDatabaseTest {
         "table docs", "view docs_titles");
     assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
         .containsExactly("docs|titles|null");
+  }
+
+  /**
+   * A user's table declared under a renamed ContextKey of the same database is handed over: the
+   * old key's Delete removes nothing, and what the app made on the table stays, now tracked
+   * under the new key.
+   */
+  @Test
+  void aUsersTableHandedOverToARenamedKeyKeepsWhatTheAppMadeOnIt() throws Exception {
+    ContextKey<SqliteDatabase> renamed = ContextKey.of("renamed_db", SqliteDatabase.class);
+    boolean[] isRenamed = {false};
+    App app = app(environment().provide(renamed, db()).build(), ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, isRenamed[0] ? renamed : DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      docs.declareRow(ctx, new Doc("a", "the app's"));
+      docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      docs.declareSqlCommand(ctx, VIEW);
+      docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+    });
+    app.update();
+
+    isRenamed[0] = true;
+    app.update();
+    assertThat(schema()).isEqualTo(WITH_THE_APPS);
+
+    app.dropState(); // the new key's Delete, which knows them
+    assertThat(schema()).isEqualTo(THE_USERS);
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("a|the app's", "u|the user's");
   }
 }
