@@ -74,13 +74,15 @@ final class TableSink {
         }
         boolean recreated = false;
         boolean commandsTornDown = false;
+        // Other apps' commands on the table (their user's table), torn down with this app's.
+        List<UserTableCommands.Entry> others = new ArrayList<>();
         for (SchemaChange change : t.changes()) {
           if (!commandsTornDown && (change.kind() == SchemaChange.Kind.ALTER_COLUMN_TYPE
               || change.kind() == SchemaChange.Kind.DROP_COLUMN)) {
             // A view a command made over the column blocks its change (and its drop): the
             // commands are torn down first, and set up again by their own reconciliation, which
             // the change makes LOSSY.
-            tearDownCommands(conn, t);
+            tearDownCommands(conn, t, others);
             commandsTornDown = true;
           }
           if (change.kind() == SchemaChange.Kind.DROP_TABLE) {
@@ -91,8 +93,12 @@ final class TableSink {
               continue;
             }
           }
-          apply(conn, t, change);
+          apply(conn, t, change, others);
           recreated |= change.kind() == SchemaChange.Kind.RECREATE_TABLE;
+        }
+        if (!drop) {
+          // No reconciliation of theirs follows this app's change: they are set up again here.
+          UserTableCommands.setUpAgain(conn, t.schema(), t.table(), others);
         }
         if (app != null && !drop && (owner == null || recreated)) {
           String maker = TableComment.claim(conn, t.schema(), t.table(), app);
@@ -141,8 +147,8 @@ final class TableSink {
         + " it with userTable to write rows into it");
   }
 
-  private static void apply(Connection conn, TableAction t, SchemaChange change)
-      throws SQLException {
+  private static void apply(Connection conn, TableAction t, SchemaChange change,
+      List<UserTableCommands.Entry> others) throws SQLException {
     String table = SqlNames.qualified(t.schema(), t.table());
     try (Statement st = conn.createStatement()) {
       switch (change.kind()) {
@@ -154,14 +160,14 @@ final class TableSink {
         case RECREATE_TABLE -> {
           checkNameFree(conn, t);
           // The table's own commands are set up again on the new table (its children are new).
-          List<TableComment.Entry> tornDown = tearDownCommands(conn, t);
+          List<TableComment.Entry> tornDown = tearDownCommands(conn, t, others);
           st.execute("DROP TABLE IF EXISTS " + table);
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
           handOver(conn, t, tornDown);
         }
         case DROP_TABLE -> {
-          handOver(conn, t, tearDownCommands(conn, t));
+          handOver(conn, t, tearDownCommands(conn, t, others));
           st.execute("DROP TABLE IF EXISTS " + table);
         }
         case ADD_COLUMN -> st.execute(
@@ -192,10 +198,13 @@ final class TableSink {
   /**
    * Runs the teardowns of the SQL commands recorded beside the table, latest first, before it is
    * dropped: its commands are not reconciled one by one when it goes (DESIGN rule 8), and what
-   * they made over it (a view) would block {@code DROP TABLE}. Returns the commands torn down.
+   * they made over it (a view) would block {@code DROP TABLE}. Other apps' commands on it (set
+   * up on it as their user's table, {@link UserTableCommands}) go first, as they may use this
+   * app's, and are added to {@code others}. Returns this app's commands torn down.
    */
-  private static List<TableComment.Entry> tearDownCommands(Connection conn, TableAction t)
-      throws SQLException {
+  private static List<TableComment.Entry> tearDownCommands(Connection conn, TableAction t,
+      List<UserTableCommands.Entry> others) throws SQLException {
+    others.addAll(UserTableCommands.tearDownAll(conn, t.schema(), t.table()));
     List<TableComment.Entry> commands = TableComment.read(conn, t.schema(), t.table());
     for (TableComment.Entry c : commands) {
       if (c.teardown() != null) {

@@ -4,9 +4,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The SQL commands apps set up on user-managed tables, each with its teardown and the app that
@@ -18,9 +21,13 @@ import java.util.List;
  * table's Delete runs (its commands are not reconciled one by one, DESIGN rule 8), so nothing
  * the handler sees knows them; without this record they would outlive the declaration, untracked.
  * The app: several apps may write into one user's table, and one app never tears down or sets up
- * over a command another app set up there.
+ * over a command another app set up there. When the table's own app drops it, recreates it or
+ * changes a column, it tears these down first, as its own, since a view over the table would
+ * block the change; after a recreate or a column change it sets them up again ({@link
+ * #setUpAgain}).
  */
 final class UserTableCommands {
+  private static final Logger LOG = LoggerFactory.getLogger(UserTableCommands.class);
   /** The record table's name, in each schema holding a user's table with commands. */
   static final String TABLE = "cocoindex_sql_commands";
 
@@ -31,9 +38,10 @@ final class UserTableCommands {
    *
    * @param name its name
    * @param app the app that set it up
+   * @param setup its setup SQL
    * @param teardown its teardown SQL, or null
    */
-  record Entry(String name, String app, String teardown) {}
+  record Entry(String name, String app, String setup, String teardown) {}
 
   /** The command {@code name} recorded on table {@code schema.table}, or null. */
   static Entry find(Connection conn, String schema, String table, String name)
@@ -41,12 +49,14 @@ final class UserTableCommands {
     if (!exists(conn, schema)) {
       return null;
     }
-    try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, teardown FROM "
+    try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, setup, teardown FROM "
         + qualified(schema) + " WHERE table_name = ? AND name = ?")) {
       ps.setString(1, table);
       ps.setString(2, name);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new Entry(rs.getString(1), rs.getString(2), rs.getString(3)) : null;
+        return rs.next()
+            ? new Entry(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4))
+            : null;
       }
     }
   }
@@ -101,7 +111,50 @@ final class UserTableCommands {
    */
   static List<String> tearDownAllOf(Connection conn, String schema, String table, String app)
       throws SQLException {
-    List<Entry> entries = new ArrayList<>();
+    return tearDown(conn, schema, table, app, ", which app '" + app + "' no longer declares")
+        .stream().map(Entry::name).toList();
+  }
+
+  /**
+   * Runs the teardowns of every command recorded on {@code schema.table}, whichever app set it
+   * up, the last set up first, and forgets them: before the table's app drops it, recreates it
+   * or changes a column, which a view of theirs over it would block.
+   *
+   * @return the commands torn down, the last set up first
+   */
+  static List<Entry> tearDownAll(Connection conn, String schema, String table)
+      throws SQLException {
+    return tearDown(conn, schema, table, null, ", before the table is changed or dropped");
+  }
+
+  /**
+   * Sets up again, the first set up first, the commands {@link #tearDownAll} tore down before a
+   * change of their table, and records them as they were: their apps' records say they are set
+   * up, and nothing else would set them up again. One whose setup fails on the changed table (a
+   * column it used is gone) is left torn down, unrecorded, with a warning naming it and its app.
+   */
+  static void setUpAgain(Connection conn, String schema, String table, List<Entry> tornDown)
+      throws SQLException {
+    for (int i = tornDown.size() - 1; i >= 0; i--) {
+      Entry e = tornDown.get(i);
+      Savepoint savepoint = conn.setSavepoint();
+      try (Statement st = conn.createStatement()) {
+        st.execute(e.setup());
+        conn.releaseSavepoint(savepoint);
+      } catch (SQLException failed) {
+        conn.rollback(savepoint);
+        LOG.warn("SQL command {} that app '{}' set up on table {}.{} is torn down, and cannot be"
+            + " set up again on the changed table: {}; app '{}' sets it up when its spec next"
+            + " changes", e.name(), e.app(), schema, table, failed.getMessage(), e.app());
+        continue;
+      }
+      put(conn, schema, table, e.name(), e.app(), e.setup(), e.teardown());
+    }
+  }
+
+  /** Tears down the commands of {@code schema.table} that {@code app} set up, or all. */
+  private static List<Entry> tearDown(Connection conn, String schema, String table, String app,
+      String why) throws SQLException {
     if (!exists(conn, schema)) {
       return List.of();
     }
@@ -109,27 +162,28 @@ final class UserTableCommands {
     if (!exists(conn, schema)) { // dropped while this transaction waited for the lock
       return List.of();
     }
-    try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, teardown FROM "
-        + qualified(schema) + " WHERE table_name = ? AND app = ? ORDER BY seq DESC")) {
+    List<Entry> entries = new ArrayList<>();
+    try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, setup, teardown FROM "
+        + qualified(schema) + " WHERE table_name = ? AND (CAST(? AS text) IS NULL OR app = ?)"
+        + " ORDER BY seq DESC")) {
       ps.setString(1, table);
       ps.setString(2, app);
+      ps.setString(3, app);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          entries.add(new Entry(rs.getString(1), rs.getString(2), rs.getString(3)));
+          entries.add(new Entry(rs.getString(1), rs.getString(2), rs.getString(3),
+              rs.getString(4)));
         }
       }
     }
-    List<String> names = new ArrayList<>();
     for (Entry e : entries) {
       if (e.teardown() != null) {
         TableComment.run(conn, e.teardown(), "the teardown of SQL command " + e.name()
-            + " of table " + schema + "." + table + ", which app '" + app + "' no longer"
-            + " declares");
+            + " of app '" + e.app() + "' of table " + schema + "." + table + why);
       }
       remove(conn, schema, table, e.name());
-      names.add(e.name());
     }
-    return names;
+    return entries;
   }
 
   private static String qualified(String schema) {
@@ -138,7 +192,12 @@ final class UserTableCommands {
 
   /** Whether the record table is in {@code schema}. */
   private static boolean exists(Connection conn, String schema) throws SQLException {
-    return Relations.isTable(conn, schema, TABLE);
+    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      ps.setString(1, qualified(schema));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
   }
 
   /**

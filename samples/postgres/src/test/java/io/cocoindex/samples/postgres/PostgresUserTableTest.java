@@ -238,4 +238,88 @@ class PostgresUserTableTest {
     assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey", "i docs_by_user",
         "i docs_pkey", "r cocoindex_sql_commands", "r docs", "v first_titles");
   }
+
+  /**
+   * The owner drops its table, over which a guest app (writing into it as a user's table) set up
+   * a view: the guest's command is torn down first, as the owner's are, since the view would
+   * block {@code DROP TABLE}, and nothing made over the table outlives it.
+   */
+  @Test
+  void theOwnersDropTearsDownAGuestsCommandOverItsTable() {
+    boolean[] ownerDeclares = {true};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (ownerDeclares[0]) {
+        tables.mountTable(ctx, DOCS.table(DB, schema, "owned"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      }
+    });
+    coco.update(owner);
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "owned"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 2)));
+      t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE OR REPLACE VIEW \"" + schema
+          + "\".guest_titles AS SELECT title FROM \"" + schema + "\".owned",
+          "DROP VIEW IF EXISTS \"" + schema + "\".guest_titles"));
+    });
+    coco.update(guest);
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey", "i docs_by_user",
+        "i docs_pkey", "i owned_pkey", "r cocoindex_sql_commands", "r docs", "r owned",
+        "v guest_titles");
+
+    ownerDeclares[0] = false;
+    coco.update(owner);
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+  }
+
+  record Titled(long id, String title) {}
+
+  /**
+   * The owner drops a column of its table, then changes its primary key (a recreate), while a
+   * guest app's view is over the table: the guest's command is torn down before each change (it
+   * would block it) and set up again after it, as it was, still recorded as the guest's.
+   */
+  @Test
+  void theOwnersChangesSetAGuestsCommandUpAgainOverItsTable() {
+    TableSchema<Titled> titled = TableSchema.of(Titled.class).primaryKey("id").build();
+    TableSchema<Titled> byTitle = TableSchema.of(Titled.class).primaryKey("id", "title").build();
+    int[] version = {0};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (version[0] == 0) {
+        tables.mountTable(ctx, DOCS.table(DB, schema, "owned"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      } else {
+        TableSchema<Titled> s = version[0] == 1 ? titled : byTitle;
+        tables.mountTable(ctx, s.table(DB, schema, "owned"))
+            .declareRow(ctx, s.row(new Titled(1, "owner's")));
+      }
+    });
+    coco.update(owner);
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "owned"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 2)));
+      t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE OR REPLACE VIEW \"" + schema
+          + "\".guest_titles AS SELECT title FROM \"" + schema + "\".owned",
+          "DROP VIEW IF EXISTS \"" + schema + "\".guest_titles"));
+    });
+    coco.update(guest);
+
+    version[0] = 1; // column views dropped
+    coco.update(owner);
+    assertThat(lines("SELECT title FROM \"" + schema + "\".guest_titles ORDER BY 1"))
+        .containsExactly("guest's", "owner's");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("owned|titles|guest");
+
+    version[0] = 2; // primary key (id, title): recreated, with the owner's rows only
+    coco.update(owner);
+    assertThat(lines("SELECT title FROM \"" + schema + "\".guest_titles ORDER BY 1"))
+        .containsExactly("owner's");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("owned|titles|guest");
+  }
 }
