@@ -198,8 +198,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       String name = key.part(1).asString();
       boolean usersTable = prev.stream().anyMatch(TableRecord::userManaged);
       if (usersTable && !provides(database)) {
-        // As before the app's attachments on a user's table were removed with it: one whose
-        // database is no longer provided is abandoned, not a failure of every run.
+        // Abandoned whole, as every user's table was before what the app made on it went with
+        // it: a database no longer provided must not fail every run.
         log.warn("user-managed table {} is abandoned with what app '{}' made on it: the"
             + " environment no longer provides its database '{}'", name, app, database);
         return null;
