@@ -23,7 +23,8 @@ final class Database {
    * A database of the connector.
    *
    * @param others the data source of another database key of the handler, by its name
-   * @param app the app's name, recorded beside the tables it makes; null records none
+   * @param app the app's name, recorded beside the tables, indexes and SQL commands it makes;
+   *     null records none
    * @param foundMissing the tables of the run found missing when their rows' handler was built
    */
   Database(String name, DataSource dataSource, ChildHandlerFactory<TableAction> rowHandlers,
@@ -34,6 +35,6 @@ final class Database {
         new TableSink(dataSource, others, app, foundMissing)::apply, rowHandlers);
     this.rows = TargetActionSink.of(new RowSink(dataSource)::apply);
     this.indexes = TargetActionSink.of(new IndexSink(dataSource, app)::apply);
-    this.commands = TargetActionSink.of(new SqlCommandSink(dataSource)::apply);
+    this.commands = TargetActionSink.of(new SqlCommandSink(dataSource, app)::apply);
   }
 }

@@ -19,6 +19,11 @@ public record SchemaChange(Kind kind, String column, String type) {
     RECREATE_TABLE,
     /** {@code DROP TABLE IF EXISTS}. */
     DROP_TABLE,
+    /**
+     * A user-managed table no longer declared: left with its rows, the indexes and SQL commands
+     * the app made on it removed (found by the app their records name).
+     */
+    RELEASE_TABLE,
     /** {@code ADD COLUMN IF NOT EXISTS}. */
     ADD_COLUMN,
     /** {@code DROP COLUMN IF EXISTS}. */

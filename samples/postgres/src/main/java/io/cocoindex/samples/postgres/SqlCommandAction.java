@@ -5,11 +5,12 @@ import java.util.List;
 
 /**
  * Run the teardowns of the previous versions of a command, then its new setup, and keep the
- * table's record of its commands ({@link TableComment}) up to date.
+ * record of the table's commands ({@link TableComment}, {@link UserTableCommands}) up to date.
  *
  * @param schema the table's schema
  * @param table the table the command is declared on
  * @param recorded whether the table is system-managed, so its comment records its commands
+ *     (else its schema's {@link UserTableCommands} do)
  * @param name the command's name
  * @param teardowns the previous teardown SQL, run first, in order
  * @param setup the new setup SQL, or null when the command is removed

@@ -1,19 +1,34 @@
 package io.cocoindex.samples.postgres;
 
 import io.cocoindex.TargetAction;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs teardowns then setups of a batch of SQL commands in one transaction, recording each
- * command beside its system-managed table ({@link TableComment}) in the same transaction.
+ * command, with the app that set it up, in the same transaction: beside its system-managed table
+ * ({@link TableComment}), or in its user-managed table's schema ({@link UserTableCommands}).
+ *
+ * <p>A command is user SQL, whose object cannot record its maker as an index's comment does, so
+ * its record does: a command of the name another app set up on the table (one sharing it as a
+ * user's table) is an error naming both apps when set up, before any of its SQL runs, and is
+ * left alone when removed. A command recorded with no app (set up before commands recorded their
+ * app) is the declaring app's, as an index whose comment names no app is.
  */
 final class SqlCommandSink {
-  private final DataSource dataSource;
+  private static final Logger LOG = LoggerFactory.getLogger(SqlCommandSink.class);
 
-  SqlCommandSink(DataSource dataSource) {
+  private final DataSource dataSource;
+  /** The app's name, recorded with each command; null records and checks none. */
+  private final String app;
+
+  SqlCommandSink(DataSource dataSource, String app) {
     this.dataSource = dataSource;
+    this.app = app;
   }
 
   void apply(List<TargetAction<SqlCommandAction>> actions) throws SQLException {
@@ -21,21 +36,56 @@ final class SqlCommandSink {
       for (TargetAction<SqlCommandAction> a : actions) {
         SqlCommandAction c = a.value();
         String of = " of SQL command " + c.name() + " of table " + c.schema() + "." + c.table();
+        String other = otherApp(conn, c);
+        if (other != null && c.setup() == null) {
+          LOG.warn("SQL command {} of table {}.{} is not torn down: app '{}' set it up, and app"
+              + " '{}' no longer declares it", c.name(), c.schema(), c.table(), other, app);
+          continue;
+        }
+        if (other != null) {
+          throw new SQLException("SQL command " + c.name() + " of table " + c.schema() + "."
+              + c.table() + " cannot be set up by app '" + app + "': app '" + other + "' set up"
+              + " a command of that name on the table, and two apps cannot both set up and tear"
+              + " down one command: declare another command name");
+        }
         for (String teardown : c.teardowns()) {
           TableComment.run(conn, teardown, "the teardown" + of);
         }
         if (c.setup() == null) {
           if (c.recorded()) {
             TableComment.remove(conn, c.schema(), c.table(), c.name());
+          } else if (app != null) {
+            UserTableCommands.remove(conn, c.schema(), c.table(), c.name());
           }
           TableComment.handOver(conn, c.schema(), c.table(), c.name());
         } else {
           TableComment.run(conn, c.setup(), "the setup" + of);
           if (c.recorded()) {
-            TableComment.put(conn, c.schema(), c.table(), c.name(), c.setup(), c.teardown());
+            TableComment.put(conn, c.schema(), c.table(), c.name(), c.setup(), c.teardown(), app);
+          } else if (app != null) {
+            UserTableCommands.put(conn, c.schema(), c.table(), c.name(), app, c.setup(),
+                c.teardown());
           }
         }
       }
     });
+  }
+
+  /**
+   * The app other than this one that set up a command of {@code c}'s name on its table, as the
+   * table's comment or its schema's user-table records say; null when none did (or none is
+   * recorded, or this handler records no app).
+   */
+  private String otherApp(Connection conn, SqlCommandAction c) throws SQLException {
+    if (app == null) {
+      return null;
+    }
+    String maker = TableComment.commandApp(conn, c.schema(), c.table(), c.name());
+    if (maker == null) {
+      UserTableCommands.Entry entry =
+          UserTableCommands.find(conn, c.schema(), c.table(), c.name());
+      maker = entry == null ? null : entry.app();
+    }
+    return maker != null && !maker.equals(app) ? maker : null;
   }
 }

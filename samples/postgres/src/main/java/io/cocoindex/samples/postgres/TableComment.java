@@ -11,7 +11,9 @@ import java.util.List;
 /**
  * What a system-managed table records in its {@code COMMENT}: the app that made it, and the SQL
  * commands set up beside it, as {@code {"cocoindex_app": "<app>", "cocoindex_sql_commands":
- * {"<name>": {"setup": ..., "teardown": ..., "seq": n}}}} (either key may be absent).
+ * {"<name>": {"setup": ..., "teardown": ..., "seq": n, "app": "<app>"}}}} (either key may be
+ * absent, and a command's {@code app} too when set up before commands recorded their app). An
+ * index's comment records the app that made it likewise, {@code {"cocoindex_app": "<app>"}}.
  *
  * <p>The app: several apps may write one database, and a table one app made is never adopted,
  * changed or dropped by another ({@link #owner}, {@link #claim}).
@@ -72,9 +74,12 @@ final class TableComment {
     return entries;
   }
 
-  /** Records a command set up beside the table (the latest set up); nothing if it is gone. */
+  /**
+   * Records a command set up beside the table (the latest set up) by {@code app} (null records
+   * none); nothing if it is gone.
+   */
   static void put(Connection conn, String schema, String table, String name, String setup,
-      String teardown) throws SQLException {
+      String teardown, String app) throws SQLException {
     if (!lock(conn, schema, table)) {
       return;
     }
@@ -85,16 +90,65 @@ final class TableComment {
             + " || jsonb_build_object(CAST(? AS text), jsonb_build_object('setup',"
             + " CAST(? AS text), 'teardown', CAST(? AS text), 'seq',"
             + " (SELECT coalesce(max((e.value ->> 'seq')::bigint), 0) + 1"
-            + " FROM jsonb_each(c) e)))))::text)"
+            + " FROM jsonb_each(c) e)) || CASE WHEN CAST(? AS text) IS NULL THEN '{}'::jsonb"
+            + " ELSE jsonb_build_object('app', CAST(? AS text)) END)))::text)"
             + " FROM (SELECT coalesce(CAST(? AS jsonb), '{}') AS o) r,"
             + " LATERAL (SELECT coalesce(o -> 'cocoindex_sql_commands', '{}') AS c) s")) {
       ps.setString(1, name);
       ps.setString(2, setup);
       ps.setString(3, teardown);
-      ps.setString(4, record);
+      ps.setString(4, app);
+      ps.setString(5, app);
+      ps.setString(6, record);
       literal = single(ps);
     }
     comment(conn, schema, table, literal);
+  }
+
+  /**
+   * The app that set up command {@code name} as the table's comment records it; null when the
+   * comment records no such command, or one set up before commands recorded their app.
+   */
+  static String commandApp(Connection conn, String schema, String table, String name)
+      throws SQLException {
+    String record = record(conn, schema, table);
+    if (record == null) {
+      return null;
+    }
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT CAST(? AS jsonb) -> 'cocoindex_sql_commands' -> CAST(? AS text) ->> 'app'")) {
+      ps.setString(1, record);
+      ps.setString(2, name);
+      return single(ps);
+    }
+  }
+
+  /**
+   * The indexes of table {@code schema.table} whose comment records {@code app} as their maker
+   * ({@link #recordIndexMaker}), by name.
+   */
+  static List<String> indexesMadeBy(Connection conn, String schema, String table, String app)
+      throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid"
+            + " JOIN pg_class t ON t.oid = x.indrelid"
+            + " JOIN pg_namespace n ON n.oid = t.relnamespace,"
+            + " LATERAL (SELECT obj_description(i.oid, 'pg_class') AS d) c"
+            + " WHERE n.nspname = ? AND t.relname = ?"
+            + " AND CASE WHEN c.d LIKE ? THEN c.d::jsonb ->> 'cocoindex_app' END = ?"
+            + " ORDER BY 1")) {
+      ps.setString(1, schema);
+      ps.setString(2, table);
+      ps.setString(3, PREFIX.replace("_", "\\_") + "%");
+      ps.setString(4, app);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          names.add(rs.getString(1));
+        }
+      }
+    }
+    return names;
   }
 
   /** Forgets a command of the table. */

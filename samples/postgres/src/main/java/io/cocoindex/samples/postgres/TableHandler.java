@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>A system-managed table no longer declared is dropped with its rows (the destroy shape); a
- * user-managed one is left as it is (the abandon shape). Schema changes: a changed primary key
+ * user-managed one is left with its rows (the abandon shape), and the indexes and SQL commands
+ * this app made on it are removed, found by the app their records name ({@link TableComment},
+ * {@link UserTableCommands}). Schema changes: a changed primary key
  * recreates the table (children DESTRUCTIVE); an added column is added in place; a dropped
  * column or a changed type is applied in place and makes the rows LOSSY, so they are rewritten.
  * A table that may be missing (dropped in a run that failed after the drop) is created if need
@@ -70,6 +72,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    * whatever their action says.
    */
   private final Set<List<String>> foundMissing = ConcurrentHashMap.newKeySet();
+  /** The app's name ({@link Ctx#appName()}), or null: see {@link #TableHandler(Map, String)}. */
+  private final String app;
 
   /**
    * A handler for these databases, by the names of their {@code ContextKey}s, that records no
@@ -89,6 +93,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    *     takes the table over ({@link Ctx#appName()}); null records none and checks none
    */
   public TableHandler(Map<String, DataSource> dataSources, String app) {
+    this.app = app;
     TableHandler_ChildHandlerFactory rowHandlers = new TableHandler_ChildHandlerFactory(this);
     dataSources.forEach(
         (name, ds) ->
@@ -224,8 +229,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
 
   private TargetReconcileOutput<TableAction, TableRecord> dropped(
       StableKey key, List<TableRecord> prev) {
-    if (prev.isEmpty() || prev.stream().anyMatch(p -> p.managedBy() == ManagedBy.USER)) {
-      return null; // nothing known to exist, or the user's table: abandon it untouched
+    if (prev.isEmpty()) {
+      return null; // nothing known to exist
     }
     String databaseName = key.part(0).asString();
     TableRecord p = prev.get(0);
@@ -234,6 +239,20 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         .filter(other -> !other.equals(databaseName)
             && declared.contains(List.of(other, p.schema(), p.table())))
         .toList();
+    if (prev.stream().anyMatch(r -> r.managedBy() == ManagedBy.USER)) {
+      if (app == null || !databases.containsKey(databaseName)) {
+        // Nothing this handler made names an app to be found by; or the database is no longer
+        // passed: abandoned untouched, as before, rather than failing every run.
+        return null;
+      }
+      // The user's table is abandoned with its rows; what this app made on it goes, found by
+      // the app its records name (its attachments are not reconciled, DESIGN rule 8).
+      TableAction release = new TableAction(databaseName, p.schema(), p.table(), List.of(),
+          List.of(), List.of(SchemaChange.table(SchemaChange.Kind.RELEASE_TABLE)),
+          ManagedBy.USER, declaredUnder);
+      return new TargetReconcileOutput<>(
+          TargetAction.delete(release), database(databaseName).tables, null, null);
+    }
     TableAction drop =
         new TableAction(
             databaseName, p.schema(), p.table(), List.of(), List.of(),

@@ -57,6 +57,10 @@ final class TableSink {
     }
     Transactions.run(dataSource, conn -> {
       for (TableAction t : work) {
+        if (t.changes().stream().anyMatch(c -> c.kind() == SchemaChange.Kind.RELEASE_TABLE)) {
+          release(conn, t);
+          continue;
+        }
         boolean drop = t.changes().stream().anyMatch(c -> c.kind() == SchemaChange.Kind.DROP_TABLE);
         String owner = app == null ? null : TableComment.owner(conn, t.schema(), t.table());
         if (owner != null && !owner.equals(app)) {
@@ -70,13 +74,15 @@ final class TableSink {
         }
         boolean recreated = false;
         boolean commandsTornDown = false;
+        // Other apps' commands on the table (their user's table), torn down with this app's.
+        List<UserTableCommands.Entry> others = new ArrayList<>();
         for (SchemaChange change : t.changes()) {
           if (!commandsTornDown && (change.kind() == SchemaChange.Kind.ALTER_COLUMN_TYPE
               || change.kind() == SchemaChange.Kind.DROP_COLUMN)) {
             // A view a command made over the column blocks its change (and its drop): the
             // commands are torn down first, and set up again by their own reconciliation, which
             // the change makes LOSSY.
-            tearDownCommands(conn, t);
+            tearDownCommands(conn, t, others);
             commandsTornDown = true;
           }
           if (change.kind() == SchemaChange.Kind.DROP_TABLE) {
@@ -87,8 +93,12 @@ final class TableSink {
               continue;
             }
           }
-          apply(conn, t, change);
+          apply(conn, t, change, others);
           recreated |= change.kind() == SchemaChange.Kind.RECREATE_TABLE;
+        }
+        if (!drop) {
+          // No reconciliation of theirs follows this app's change: they are set up again here.
+          UserTableCommands.setUpAgain(conn, t.schema(), t.table(), others);
         }
         if (app != null && !drop && (owner == null || recreated)) {
           String maker = TableComment.claim(conn, t.schema(), t.table(), app);
@@ -100,6 +110,36 @@ final class TableSink {
     });
   }
 
+  /**
+   * Removes what this app made on the user's table {@code t}, no longer declared: the SQL
+   * commands it set up there (their teardowns, latest first) and the indexes whose comment names
+   * it. The table, its rows, its comment and what another app or the user made stay. A table
+   * declared in the run under another key reaching this database is that key's, kept whole.
+   */
+  private void release(Connection conn, TableAction t) throws SQLException {
+    String under = sameDatabaseKey(conn, t);
+    if (under != null) {
+      LOG.info("user-managed table {} is declared under database key {}, which reaches the"
+          + " database of key {}: what app '{}' made on it is kept", t.qualifiedName(), under,
+          t.database(), app);
+      return;
+    }
+    List<String> commands = UserTableCommands.tearDownAllOf(conn, t.schema(), t.table(), app);
+    for (String name : commands) {
+      TableComment.handOver(conn, t.schema(), t.table(), name);
+    }
+    List<String> indexes = TableComment.indexesMadeBy(conn, t.schema(), t.table(), app);
+    try (Statement st = conn.createStatement()) {
+      for (String index : indexes) {
+        st.execute("DROP INDEX " + SqlNames.quote("schema", t.schema()) + "."
+            + SqlNames.quote("index", index));
+      }
+    }
+    LOG.info("user-managed table {} is no longer declared by app '{}': left as it is, with its"
+        + " rows; the app's SQL commands {} and indexes {} on it removed", t.qualifiedName(), app,
+        commands, indexes);
+  }
+
   private SQLException madeByAnother(TableAction t, String maker) {
     return new SQLException("table " + t.qualifiedName() + " cannot be managed by app '" + app
         + "': app '" + maker + "' made it (its COMMENT records so), and two apps cannot both"
@@ -107,8 +147,8 @@ final class TableSink {
         + " it with userTable to write rows into it");
   }
 
-  private static void apply(Connection conn, TableAction t, SchemaChange change)
-      throws SQLException {
+  private static void apply(Connection conn, TableAction t, SchemaChange change,
+      List<UserTableCommands.Entry> others) throws SQLException {
     String table = SqlNames.qualified(t.schema(), t.table());
     try (Statement st = conn.createStatement()) {
       switch (change.kind()) {
@@ -120,14 +160,14 @@ final class TableSink {
         case RECREATE_TABLE -> {
           checkNameFree(conn, t);
           // The table's own commands are set up again on the new table (its children are new).
-          List<TableComment.Entry> tornDown = tearDownCommands(conn, t);
+          List<TableComment.Entry> tornDown = tearDownCommands(conn, t, others);
           st.execute("DROP TABLE IF EXISTS " + table);
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
           handOver(conn, t, tornDown);
         }
         case DROP_TABLE -> {
-          handOver(conn, t, tearDownCommands(conn, t));
+          handOver(conn, t, tearDownCommands(conn, t, others));
           st.execute("DROP TABLE IF EXISTS " + table);
         }
         case ADD_COLUMN -> st.execute(
@@ -158,10 +198,13 @@ final class TableSink {
   /**
    * Runs the teardowns of the SQL commands recorded beside the table, latest first, before it is
    * dropped: its commands are not reconciled one by one when it goes (DESIGN rule 8), and what
-   * they made over it (a view) would block {@code DROP TABLE}. Returns the commands torn down.
+   * they made over it (a view) would block {@code DROP TABLE}. Other apps' commands on it (set
+   * up on it as their user's table, {@link UserTableCommands}) go first, as they may use this
+   * app's, and are added to {@code others}. Returns this app's commands torn down.
    */
-  private static List<TableComment.Entry> tearDownCommands(Connection conn, TableAction t)
-      throws SQLException {
+  private static List<TableComment.Entry> tearDownCommands(Connection conn, TableAction t,
+      List<UserTableCommands.Entry> others) throws SQLException {
+    others.addAll(UserTableCommands.tearDownAll(conn, t.schema(), t.table()));
     List<TableComment.Entry> commands = TableComment.read(conn, t.schema(), t.table());
     for (TableComment.Entry c : commands) {
       if (c.teardown() != null) {

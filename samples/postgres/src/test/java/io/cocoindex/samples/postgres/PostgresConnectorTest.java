@@ -392,7 +392,12 @@ class PostgresConnectorTest {
     assertThat(COUNTING.take()).allMatch(sql -> sql.startsWith("INSERT INTO"));
     assertThat(rows("mine")).containsExactly("1|alpha|10|user column");
 
+    // No longer declared: its Delete looks for what the app made on it (nothing here) and
+    // changes nothing (PostgresUserTableTest).
     declare = (ctx, tables) -> {};
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"mine\"]");
+    assertThat(COUNTING.take()).isNotEmpty().allMatch(sql -> sql.startsWith("SELECT"));
     assertThat(coco.update(app)).isEmpty();
     assertThat(COUNTING.take()).isEmpty();
     assertThat(columns("mine")).hasSize(4);
@@ -794,7 +799,7 @@ class PostgresConnectorTest {
     // runs when it goes.
     assertThat(lines("SELECT obj_description('\"" + schema + "\".docs'::regclass, 'pg_class')"))
         .containsExactly("{\"cocoindex_app\": \"" + app.name() + "\", \"cocoindex_sql_commands\":"
-            + " {\"v\": {\"seq\": 1, \"setup\": \""
+            + " {\"v\": {\"app\": \"" + app.name() + "\", \"seq\": 1, \"setup\": \""
             + viewOver("docs").setup().replace("\"", "\\\"") + "\", \"teardown\": \""
             + viewOver("docs").teardown().replace("\"", "\\\"") + "\"}}}");
 
@@ -802,6 +807,40 @@ class PostgresConnectorTest {
     assertThat(coco.update(app))
         .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"docs\"]");
     assertThat(tables()).isEmpty();
+  }
+
+  /**
+   * A command recorded in the table's comment before commands recorded their app is the
+   * declaring app's, as an index naming no app is: set up again over and recorded with the app,
+   * then torn down when no longer declared.
+   */
+  @Test
+  void aCommandRecordedBeforeAppsWereIsTakenByTheAppDeclaringIt() {
+    SqlCommand v = viewOver("docs");
+    execute("CREATE SCHEMA \"" + schema + "\"",
+        "CREATE TABLE \"" + schema + "\".docs (id bigint PRIMARY KEY, title text, views integer)",
+        v.setup(),
+        "COMMENT ON TABLE \"" + schema + "\".docs IS '" + ("{\"cocoindex_sql_commands\": {\"v\":"
+            + " {\"seq\": 1, \"setup\": \"" + v.setup().replace("\"", "\\\"") + "\","
+            + " \"teardown\": \"" + v.teardown().replace("\"", "\\\"") + "\"}}}")
+            .replace("'", "''") + "'");
+    boolean[] withCommand = {true};
+    declare = (ctx, tables) -> {
+      TableTarget t = tables.mountTable(ctx, DOCS.table(DB, schema, "docs"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "alpha", 10)));
+      if (withCommand[0]) {
+        t.declareSqlCommand(ctx, v);
+      }
+    };
+    coco.update(app);
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".docs'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands' -> 'v' ->> 'app'")).containsExactly(app.name());
+    assertThat(lines("SELECT * FROM \"" + schema + "\".v")).containsExactly("1|alpha");
+
+    withCommand[0] = false;
+    coco.update(app);
+    assertThat(views()).isEmpty();
+    assertThat(comment("docs")).isEqualTo("{\"cocoindex_app\": \"" + app.name() + "\"}");
   }
 
   @Test

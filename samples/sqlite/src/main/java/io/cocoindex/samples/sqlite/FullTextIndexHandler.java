@@ -281,6 +281,29 @@ final class FullTextIndexHandler
   }
 
   /**
+   * Drops the full-text indexes of {@code table} whose FTS5 table names app {@code app} ({@link
+   * MadeBy}), with their triggers: when the app no longer declares the user's table they are on.
+   * Another app's, and one that names no app (made before apps were recorded), stay.
+   *
+   * @return the names of the FTS5 tables dropped
+   */
+  static List<String> dropIndexesMadeBy(SqliteDatabase db, Connection c, String table,
+      String app) throws SQLException {
+    List<String> dropped = new ArrayList<>();
+    for (String name : indexesOf(db, c, table)) {
+      SchemaObjects.SchemaObject fts = SchemaObjects.find(db, c, name);
+      String indexed = fts == null ? null : indexedTable(fts);
+      if (indexed != null && indexed.equalsIgnoreCase(table)
+          && app.equals(MadeBy.appIn(fts.sql()))) {
+        dropTriggers(db, c, fts.name(), table);
+        db.execute(c, "DROP TABLE " + SqlIdentifiers.quote("full-text index", fts.name()));
+        dropped.add(fts.name());
+      }
+    }
+    return dropped;
+  }
+
+  /**
    * After the removal {@code a} dropped its index, creates it on the table that declares it in
    * the run ({@link AttachmentAction#handOverTable}) if its name is free.
    */

@@ -6,6 +6,8 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -176,5 +178,32 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         + " cannot be created" + (a.indexName().equals(a.index()) ? "" : " as " + a.indexName())
         + ": " + holder.describe() + " has that name (SQLite names are case-insensitive, shared"
         + " by tables, views and indexes): declare another index name");
+  }
+
+  /**
+   * Drops the indexes of {@code table} whose SQL names app {@code app} ({@link MadeBy}): when
+   * the app no longer declares the user's table they are on. The user's indexes, another app's,
+   * and one that names no app (made by hand, or before indexes named their app) stay.
+   *
+   * @return the names of the indexes dropped
+   */
+  static List<String> dropIndexesMadeBy(SqliteDatabase db, Connection c, String table,
+      String app) throws SQLException {
+    List<String> dropped = new ArrayList<>();
+    try (PreparedStatement ps = db.prepare(c, "SELECT name, sql FROM sqlite_master WHERE type ="
+        + " 'index' AND tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL ORDER BY name")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          if (app.equals(MadeBy.appIn(rs.getString(2)))) {
+            dropped.add(rs.getString(1));
+          }
+        }
+      }
+    }
+    for (String index : dropped) {
+      db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", index));
+    }
+    return dropped;
   }
 }

@@ -19,7 +19,8 @@ import java.util.Set;
  * a removal runs the teardowns. The database records which commands are set up ({@link
  * SqlCommandRecords}): the sink also runs the recorded teardown when these records do not hold
  * it, and the table's drop runs them all. A removal runs only what the database records as set
- * up.
+ * up. Each record names the app that set the command up: one of the name another app set up on
+ * the table (sharing it as a user's table) is an error when set up, and left alone when removed.
  *
  * <p>A command moved to another table under its name (or kept by a renamed table) is set up
  * there before the old table's is torn down at the end of the run. If its setup fails (its

@@ -32,9 +32,10 @@ import java.util.Objects;
  * table moved to another database is created there and dropped from the old one, which must
  * still be provided for that.
  *
- * <p>Several apps may write one database: each table and full-text index names the app that
- * made it in its SQL ({@code Ctx.appName()}), and one another app made is an error naming that
- * app, never taken over, changed or dropped. Declare another app's table with {@link
+ * <p>Several apps may write one database: each table, index and full-text index names the app
+ * that made it in its SQL ({@code Ctx.appName()}), each SQL command's record names the app that
+ * set it up, and one another app made is an error naming that app, never taken over, changed or
+ * dropped. Declare another app's table with {@link
  * TableSchema#userManaged} to write rows into it.
  */
 public final class Sqlite {

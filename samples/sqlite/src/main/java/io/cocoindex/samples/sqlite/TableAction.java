@@ -12,7 +12,8 @@ import java.util.List;
  * @param recreate drop the table first (its primary key changed)
  * @param addColumns columns to add in place
  * @param rebuild columns were dropped or changed type: rebuild the table, keeping what converts
- * @param drop drop the table
+ * @param drop drop the table; for a user-managed one ({@link TableSpec#userManaged}), remove
+ *     only what the app made on it, leaving the table and its rows
  * @param fullTextIndexesElsewhere for a drop, the full-text indexes other tables of the database
  *     declare in the run: one of them that the drop takes (this table had taken it from the
  *     other in a run that failed before its end) is created on its table again

@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>A table no longer declared is dropped ("destroy"); a user-managed table is never created,
- * altered or dropped ("abandon"): only its rows are managed.
+ * altered or dropped ("abandon"): only its rows and what the app declares on it are managed. No
+ * longer declared, it keeps its rows, and loses the indexes, SQL commands and full-text indexes
+ * this app made on it, found by the app they name ({@link MadeBy}, {@link SqlCommandRecords}).
  *
  * <p>A table's key is {@code [database, name]}, the database being a ContextKey name: every
  * action goes to the database its key names, found in the environment, so one handler serves
@@ -124,6 +126,19 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         databaseWide.computeIfAbsent(db.location(), l -> new RowHandler.DatabaseWide(app)))));
   }
 
+  /** Whether the environment provides the database of ContextKey {@code name}. */
+  private boolean provides(String name) {
+    if (databases.containsKey(name)) {
+      return true;
+    }
+    try {
+      provided.apply(name);
+      return true;
+    } catch (IllegalStateException e) {
+      return false;
+    }
+  }
+
   /** Where a table is: its database's file and its name as SQLite compares it. */
   private static String where(Target t, String table) {
     return t.db().location() + "\u0000" + SqlIdentifiers.fold(table);
@@ -176,19 +191,29 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
   public TargetReconcileOutput<TableAction, TableRecord> reconcile(
       StableKey key, TableSpec desired, List<TableRecord> prev, boolean prevMayBeMissing) {
     if (desired == null) {
-      if (prev.isEmpty() || prev.stream().anyMatch(TableRecord::userManaged)) {
-        return null; // nothing known to exist, or the user's table: abandon it
+      if (prev.isEmpty()) {
+        return null; // nothing known to exist
       }
       String database = key.part(0).asString();
       String name = key.part(1).asString();
+      boolean usersTable = prev.stream().anyMatch(TableRecord::userManaged);
+      if (usersTable && !provides(database)) {
+        // Abandoned whole, as every user's table was before what the app made on it went with
+        // it: a database no longer provided must not fail every run.
+        log.warn("user-managed table {} is abandoned with what app '{}' made on it: the"
+            + " environment no longer provides its database '{}'", name, app, database);
+        return null;
+      }
       if (declared.contains(where(database(database, name), name))) {
         // Declared under another key in the same database file (its ContextKey renamed): that
-        // key owns the table now, rows included; dropping it would take them all.
+        // key owns the table now, rows and attachments included; dropping would take them.
         log.info("table {} of database {} is declared under another key: handed over, kept",
             name, database);
         return null;
       }
-      TableSpec last = new TableSpec(database, name, List.of(), List.of(), false);
+      // A user's table is abandoned, its rows with it; what this app made on it goes (the
+      // sink finds it by the app it names: its attachments are not reconciled, DESIGN rule 8).
+      TableSpec last = new TableSpec(database, name, List.of(), List.of(), usersTable);
       RowHandler.Sinks run = database(database, name).sinks();
       return TargetReconcileOutput.of(TargetAction.delete(new TableAction(last, false, false,
           List.of(), false, true, run.fullTextIndexes.all(),
@@ -315,6 +340,10 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
   private void apply(SqliteDatabase db, Connection c, TableAction a) throws SQLException {
     TableSpec spec = a.spec();
     String table = SqlIdentifiers.quote("table", spec.name());
+    if (a.drop() && spec.userManaged()) {
+      removeWhatTheAppMade(db, c, a);
+      return;
+    }
     if (a.drop()) {
       String owner = madeBy(SchemaObjects.find(db, c, spec.name()));
       if (owner != null && !owner.equals(app)) {
@@ -341,7 +370,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       // So may a command of another table whose setup did nothing over this one's object.
       for (String command : tornDown) {
         SqlCommandRecords.setUpAgain(db, c, command, a.sqlCommandsElsewhere().stream()
-            .filter(d -> d.command().name().equals(command)).toList());
+            .filter(d -> d.command().name().equals(command)).toList(), app);
       }
       return;
     }
@@ -390,7 +419,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       // table's record being unchanged (the same kill gap).
       for (SqlCommandHandler.Declared command : database(spec.database(), spec.name()).sinks()
           .sqlCommands.droppedByRecreate(spec.name(), tornDown)) {
-        SqlCommandRecords.setUpOn(db, c, command);
+        SqlCommandRecords.setUpOn(db, c, command, app);
       }
     }
     db.execute(c, createTable(table, spec, app));
@@ -406,7 +435,37 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     }
   }
 
-  /** Whether applying {@code a} runs any statement: a user's table is never touched. */
+  /**
+   * Removes what this app made on the user's table {@code a} drops no longer declared: its SQL
+   * commands, full-text indexes and indexes, found by the app they name (its record, its SQL),
+   * since their tracking goes with the table's. The table, its rows, and what names another app
+   * or none (the user's own index, an attachment made before apps were recorded) stay. What
+   * another table declares under a name this frees is set up there again, as after a drop.
+   */
+  private void removeWhatTheAppMade(SqliteDatabase db, Connection c, TableAction a)
+      throws SQLException {
+    String name = a.spec().name();
+    List<String> tornDown = SqlCommandRecords.tearDownAllOf(db, c, name, app);
+    List<String> dropped = FullTextIndexHandler.dropIndexesMadeBy(db, c, name, app);
+    List<String> indexes = IndexHandler.dropIndexesMadeBy(db, c, name, app);
+    for (FullTextIndexHandler.Declared index : a.fullTextIndexesElsewhere()) {
+      if (dropped.stream().anyMatch(index.name()::equalsIgnoreCase)) {
+        FullTextIndexHandler.handOver(db, c, index);
+      }
+    }
+    for (String command : tornDown) {
+      SqlCommandRecords.setUpAgain(db, c, command, a.sqlCommandsElsewhere().stream()
+          .filter(d -> d.command().name().equals(command)).toList(), app);
+    }
+    log.info("user-managed table {} is no longer declared by app '{}': left as it is, with its"
+        + " rows; the app's SQL commands {}, full-text indexes {} and indexes {} on it removed",
+        name, app, tornDown, dropped, indexes);
+  }
+
+  /**
+   * Whether applying {@code a} runs any statement: a user's table is never created or changed
+   * (its drop removes only what the app made on it).
+   */
   private static boolean touchesTheDatabase(TableAction a) {
     return a.drop() || (!a.spec().userManaged() && a.ensure());
   }

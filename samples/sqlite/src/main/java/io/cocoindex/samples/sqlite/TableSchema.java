@@ -78,8 +78,9 @@ public final class TableSchema<T extends Record> {
   }
 
   /**
-   * A table the user owns: the app manages its rows but never creates, alters or drops it (on
-   * removal it is left alone, the "abandon" shape).
+   * A table the user owns: the app manages its rows and what it declares on it, but never
+   * creates, alters or drops it. No longer declared, it is left with its rows (the "abandon"
+   * shape), and the indexes, SQL commands and full-text indexes this app made on it go.
    */
   public static <T extends Record> TableSchema<T> userManaged(
       String name, Class<T> type, String... primaryKey) {

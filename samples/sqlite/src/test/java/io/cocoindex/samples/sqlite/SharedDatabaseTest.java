@@ -165,4 +165,114 @@ class SharedDatabaseTest extends TargetDatabaseTest {
         .containsExactly("docs__by_title");
     assertThat(q("SELECT id FROM docs ORDER BY id")).containsExactly("a", "g");
   }
+
+  /** The owner's view over docs, and a guest's view of the same command name. */
+  private static final SqlCommand OWNERS_VIEW = new SqlCommand("titles",
+      "CREATE VIEW docs_titles AS SELECT id, title FROM docs", "DROP VIEW IF EXISTS docs_titles");
+
+  private static final SqlCommand GUESTS_VIEW = new SqlCommand("titles",
+      "CREATE VIEW guest_titles AS SELECT title FROM docs", "DROP VIEW IF EXISTS guest_titles");
+
+  /**
+   * A guest app declaring, on the owner's table (as a user's table), a SQL command of the name of
+   * one the owner declares there is refused, naming the command, the table and both apps, before
+   * anything of its runs; once it no longer declares it, the owner's command stays as it was.
+   */
+  @Test
+  void aGuestAppCannotSetUpOrTearDownTheOwnersCommandOfTheSameName() throws Exception {
+    App owner = app("owner", environment().build(), ctx -> {
+      SqliteTable<Doc> t =
+          Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("docs", Doc.class, "id"));
+      t.declareRow(ctx, new Doc("a", "A"));
+      t.declareSqlCommand(ctx, OWNERS_VIEW);
+    });
+    owner.update();
+    boolean[] withCommand = {true};
+    App guest = app("guest", environment().build(), ctx -> {
+      SqliteTable<Doc> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      t.declareRow(ctx, new Doc("g", "G"));
+      if (withCommand[0]) {
+        t.declareSqlCommand(ctx, GUESTS_VIEW);
+      }
+    });
+
+    assertThatThrownBy(guest::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("SQL command titles of table docs cannot be set up by app 'guest':"
+            + " app 'owner' set up a command of that name on the table (recorded in"
+            + " cocoindex_sql_commands), and two apps cannot both set up and tear down one"
+            + " command: declare another command name");
+    assertThat(schema()).containsExactly(
+        "table cocoindex_sql_commands", "table docs", "view docs_titles");
+    assertThat(q("SELECT table_name, name, teardown, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|DROP VIEW IF EXISTS docs_titles|owner");
+
+    withCommand[0] = false;
+    guest.update();
+    assertThat(schema()).containsExactly(
+        "table cocoindex_sql_commands", "table docs", "view docs_titles");
+    assertThat(q("SELECT table_name, name, teardown, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|DROP VIEW IF EXISTS docs_titles|owner");
+    assertThat(q("SELECT id, title FROM docs_titles ORDER BY id")).containsExactly("a|A", "g|G");
+    long statements = db().statementsExecuted();
+    owner.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * The same refusal the other way round: the guest set its command up first, and the owner's of
+   * that name is refused; the guest's stays.
+   */
+  @Test
+  void anOwnerAppCannotSetUpOverAGuestsCommandOfTheSameName() throws Exception {
+    exec("CREATE TABLE docs (id TEXT PRIMARY KEY, title TEXT)");
+    App guest = app("guest", environment().build(), ctx -> Sqlite.register(ctx, DB)
+        .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"))
+        .declareSqlCommand(ctx, GUESTS_VIEW));
+    guest.update();
+    App owner = app("owner", environment().build(), ctx -> Sqlite.register(ctx, DB)
+        .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"))
+        .declareSqlCommand(ctx, OWNERS_VIEW));
+
+    assertThatThrownBy(owner::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("SQL command titles of table docs cannot be set up by app 'owner':"
+            + " app 'guest' set up a command of that name on the table");
+    assertThat(schema()).containsExactly(
+        "table cocoindex_sql_commands", "table docs", "view guest_titles");
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|guest");
+  }
+
+  /**
+   * A command recorded before commands recorded their app (a records table without the column)
+   * is the app's that declares it, as an index naming no app is: set up again over, recorded
+   * with the app's name, and torn down when no longer declared.
+   */
+  @Test
+  void aCommandRecordedBeforeAppsWereIsTakenByTheAppDeclaringIt() throws Exception {
+    exec("CREATE TABLE docs (id TEXT, title TEXT, PRIMARY KEY (id))");
+    exec("CREATE VIEW docs_titles AS SELECT id, title FROM docs");
+    exec("CREATE TABLE cocoindex_sql_commands (table_name TEXT NOT NULL, name TEXT NOT NULL,"
+        + " teardown TEXT NOT NULL, PRIMARY KEY (table_name, name))");
+    exec("INSERT INTO cocoindex_sql_commands VALUES ('docs', 'titles',"
+        + " 'DROP VIEW IF EXISTS docs_titles')");
+    boolean[] withCommand = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> t =
+          Sqlite.register(ctx, DB).mountTable(ctx, TableSchema.of("docs", Doc.class, "id"));
+      t.declareRow(ctx, new Doc("a", "A"));
+      if (withCommand[0]) {
+        t.declareSqlCommand(ctx, OWNERS_VIEW);
+      }
+    });
+    app.update();
+    assertThat(schema()).containsExactly(
+        "table cocoindex_sql_commands", "table docs", "view docs_titles");
+    assertThat(q("SELECT table_name, name, teardown, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|DROP VIEW IF EXISTS docs_titles|test");
+
+    withCommand[0] = false;
+    app.update();
+    assertThat(schema()).containsExactly("table docs");
+  }
 }

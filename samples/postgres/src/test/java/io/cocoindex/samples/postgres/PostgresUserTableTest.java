@@ -1,0 +1,325 @@
+package io.cocoindex.samples.postgres;
+
+import static io.cocoindex.samples.postgres.PostgresServer.execute;
+import static io.cocoindex.samples.postgres.PostgresServer.lines;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.testkit.CocoIndexExtension;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What apps make on user-managed tables, and who owns it: the indexes and SQL commands an app
+ * made on a user's table are the app's, removed when it no longer declares them or the table,
+ * while the table, its rows, its comment and what the user or another app made stay; and a SQL
+ * command of a name another app set up on a table is an error naming both apps, never torn down.
+ * Checked through the server's catalogs.
+ */
+class PostgresUserTableTest {
+  static final ContextKey<DataSource> DB = ContextKey.of("main_db", DataSource.class);
+  static final String TABLE = "cocoindex.io/postgres/table";
+
+  record Doc(long id, String title, int views) {}
+
+  static final TableSchema<Doc> DOCS = TableSchema.of(Doc.class).primaryKey("id").build();
+
+  @RegisterExtension
+  final CocoIndexExtension coco =
+      CocoIndexExtension.builder().provide(DB, PostgresServer.DATA_SOURCE).build();
+
+  String schema;
+
+  @BeforeEach
+  void usersTable(TestInfo info) {
+    schema = PostgresServer.freshSchema(info);
+    execute("CREATE SCHEMA \"" + schema + "\"",
+        "CREATE TABLE \"" + schema + "\".docs (id bigint PRIMARY KEY, title text, views integer)",
+        "CREATE INDEX docs_by_user ON \"" + schema + "\".docs (views)",
+        "COMMENT ON TABLE \"" + schema + "\".docs IS 'the user''s'",
+        "INSERT INTO \"" + schema + "\".docs VALUES (9, 'the user''s', 0)");
+  }
+
+  @AfterEach
+  void dropSchema() {
+    execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+  }
+
+  /** A command making view {@code name} over docs. */
+  SqlCommand view(String command, String name) {
+    return new SqlCommand(command, "CREATE OR REPLACE VIEW \"" + schema + "\"." + name
+        + " AS SELECT id, title FROM \"" + schema + "\".docs",
+        "DROP VIEW IF EXISTS \"" + schema + "\"." + name);
+  }
+
+  /**
+   * App {@code name} writing row {@code id} into the user's docs, with index {@code by_<app>} and
+   * a view {@code <app>_titles} of command {@code titles}, while {@code table[0]} and
+   * {@code attachments[0]} say so.
+   */
+  App app(String name, long id, boolean[] table, boolean[] attachments) {
+    return coco.app(name, ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (table[0]) {
+        TableTarget t = tables.mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+        t.declareRow(ctx, DOCS.row(new Doc(id, name + "'s", 1)));
+        if (attachments[0]) {
+          t.declareIndex(ctx, IndexSpec.btree("by_" + name, "title"));
+          t.declareSqlCommand(ctx, view("titles_" + name, name + "_titles"));
+        }
+      }
+    });
+  }
+
+  /** Every relation of the schema, as "kind name", sorted. */
+  List<String> relations() {
+    return lines("SELECT c.relkind::text || ' ' || c.relname FROM pg_class c JOIN pg_namespace n"
+        + " ON n.oid = c.relnamespace WHERE n.nspname = '" + schema + "' ORDER BY 1");
+  }
+
+  List<String> rows() {
+    return lines("SELECT * FROM \"" + schema + "\".docs ORDER BY 1");
+  }
+
+  String comment(String relation) {
+    return lines("SELECT obj_description('\"" + schema + "\".\"" + relation + "\"'::regclass,"
+        + " 'pg_class')").get(0);
+  }
+
+  /** The user's schema as the user made it. */
+  static final List<String> THE_USERS =
+      List.of("i docs_by_user", "i docs_pkey", "r docs");
+
+  @Test
+  void aUsersTableNoLongerDeclaredLosesWhatTheAppMadeOnItAndKeepsTheRest() {
+    boolean[] table = {true};
+    App app = app("indexer", 1, table, new boolean[] {true});
+    coco.update(app);
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey",
+        "i docs__by_indexer", "i docs_by_user", "i docs_pkey", "r cocoindex_sql_commands",
+        "r docs", "v indexer_titles");
+    assertThat(comment("docs__by_indexer")).isEqualTo("{\"cocoindex_app\": \"indexer\"}");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|titles_indexer|indexer");
+
+    table[0] = false;
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"docs\"]");
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+    assertThat(comment("docs")).isEqualTo("the user's");
+    // Rows are abandoned with the table: the app's row stays, as the user's does.
+    assertThat(rows()).containsExactly("1|indexer's|1", "9|the user's|0");
+    assertThat(coco.update(app)).isEmpty();
+  }
+
+  @Test
+  void attachmentsNoLongerDeclaredOnAUsersTableAreRemoved() {
+    boolean[] attachments = {true};
+    App app = app("indexer", 1, new boolean[] {true}, attachments);
+    coco.update(app);
+
+    attachments[0] = false;
+    coco.update(app);
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+    assertThat(rows()).containsExactly("1|indexer's|1", "9|the user's|0");
+  }
+
+  @Test
+  void droppingTheAppsStateRemovesWhatItMadeOnAUsersTable() {
+    App app = app("indexer", 1, new boolean[] {true}, new boolean[] {true});
+    coco.update(app);
+
+    app.dropState();
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+    assertThat(comment("docs")).isEqualTo("the user's");
+    assertThat(rows()).containsExactly("1|indexer's|1", "9|the user's|0");
+  }
+
+  /**
+   * Two apps write into one user's table, each with its own index and view: the one that no
+   * longer declares the table removes its own, and the other's stay.
+   */
+  @Test
+  void anAppNoLongerDeclaringASharedUsersTableRemovesOnlyWhatItMade() {
+    boolean[] secondDeclares = {true};
+    App first = app("first", 1, new boolean[] {true}, new boolean[] {true});
+    App second = app("second", 2, secondDeclares, new boolean[] {true});
+    coco.update(first);
+    coco.update(second);
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands ORDER BY name"))
+        .containsExactly("docs|titles_first|first", "docs|titles_second|second");
+
+    secondDeclares[0] = false;
+    coco.update(second);
+
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey",
+        "i docs__by_first", "i docs_by_user", "i docs_pkey", "r cocoindex_sql_commands",
+        "r docs", "v first_titles");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|titles_first|first");
+    assertThat(rows()).containsExactly("1|first's|1", "2|second's|1", "9|the user's|0");
+    assertThat(coco.update(first))
+        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"docs\"]");
+  }
+
+  /**
+   * A guest app declaring, on the owner's table (as a user's table), a SQL command of the name
+   * of the owner's is refused, naming the command, the table and both apps, before any of its SQL
+   * runs; once it no longer declares it, the owner's stays as it was.
+   */
+  @Test
+  void aGuestAppCannotSetUpOrTearDownTheOwnersCommandOfTheSameName() {
+    App owner = coco.app("owner", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.table(DB, schema, "owned"));
+      t.declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE OR REPLACE VIEW \"" + schema
+          + "\".owner_titles AS SELECT title FROM \"" + schema + "\".owned",
+          "DROP VIEW IF EXISTS \"" + schema + "\".owner_titles"));
+    });
+    coco.update(owner);
+    boolean[] withCommand = {true};
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "owned"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 2)));
+      if (withCommand[0]) {
+        t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE VIEW \"" + schema
+            + "\".guest_titles AS SELECT id FROM \"" + schema + "\".owned",
+            "DROP VIEW IF EXISTS \"" + schema + "\".guest_titles"));
+      }
+    });
+
+    assertThatThrownBy(guest::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("SQL command titles of table " + schema + ".owned cannot be set up"
+            + " by app 'guest': app 'owner' set up a command of that name on the table, and two"
+            + " apps cannot both set up and tear down one command: declare another command name");
+    assertThat(lines("SELECT table_name FROM information_schema.views WHERE table_schema = '"
+        + schema + "'")).containsExactly("owner_titles");
+
+    withCommand[0] = false;
+    guest.update();
+    assertThat(lines("SELECT table_name FROM information_schema.views WHERE table_schema = '"
+        + schema + "'")).containsExactly("owner_titles");
+    assertThat(lines("SELECT title FROM \"" + schema + "\".owner_titles ORDER BY 1"))
+        .containsExactly("guest's", "owner's");
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".owned'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands' -> 'titles' ->> 'app'")).containsExactly("owner");
+    assertThat(coco.update(owner)).containsExactly(
+        TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]");
+  }
+
+  /** The same refusal the other way round: the guest was first, the owner's is refused. */
+  @Test
+  void anAppCannotSetUpOverAnotherAppsCommandOnAUsersTable() {
+    App first = coco.app("first", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareSqlCommand(ctx, view("titles", "first_titles")));
+    App second = coco.app("second", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareSqlCommand(ctx, view("titles", "second_titles")));
+    coco.update(first);
+
+    assertThatThrownBy(second::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("SQL command titles of table " + schema + ".docs cannot be set up"
+            + " by app 'second': app 'first' set up a command of that name on the table");
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey", "i docs_by_user",
+        "i docs_pkey", "r cocoindex_sql_commands", "r docs", "v first_titles");
+  }
+
+  /**
+   * The owner drops its table, over which a guest app (writing into it as a user's table) set up
+   * a view: the guest's command is torn down first, as the owner's are, since the view would
+   * block {@code DROP TABLE}, and nothing made over the table outlives it.
+   */
+  @Test
+  void theOwnersDropTearsDownAGuestsCommandOverItsTable() {
+    boolean[] ownerDeclares = {true};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (ownerDeclares[0]) {
+        tables.mountTable(ctx, DOCS.table(DB, schema, "owned"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      }
+    });
+    coco.update(owner);
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "owned"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 2)));
+      t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE OR REPLACE VIEW \"" + schema
+          + "\".guest_titles AS SELECT title FROM \"" + schema + "\".owned",
+          "DROP VIEW IF EXISTS \"" + schema + "\".guest_titles"));
+    });
+    coco.update(guest);
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey", "i docs_by_user",
+        "i docs_pkey", "i owned_pkey", "r cocoindex_sql_commands", "r docs", "r owned",
+        "v guest_titles");
+
+    ownerDeclares[0] = false;
+    coco.update(owner);
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+  }
+
+  record Titled(long id, String title) {}
+
+  /**
+   * The owner drops a column of its table, then changes its primary key (a recreate), while a
+   * guest app's view is over the table: the guest's command is torn down before each change (it
+   * would block it) and set up again after it, as it was, still recorded as the guest's.
+   */
+  @Test
+  void theOwnersChangesSetAGuestsCommandUpAgainOverItsTable() {
+    TableSchema<Titled> titled = TableSchema.of(Titled.class).primaryKey("id").build();
+    TableSchema<Titled> byTitle = TableSchema.of(Titled.class).primaryKey("id", "title").build();
+    int[] version = {0};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (version[0] == 0) {
+        tables.mountTable(ctx, DOCS.table(DB, schema, "owned"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      } else {
+        TableSchema<Titled> s = version[0] == 1 ? titled : byTitle;
+        tables.mountTable(ctx, s.table(DB, schema, "owned"))
+            .declareRow(ctx, s.row(new Titled(1, "owner's")));
+      }
+    });
+    coco.update(owner);
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "owned"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 2)));
+      t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE OR REPLACE VIEW \"" + schema
+          + "\".guest_titles AS SELECT title FROM \"" + schema + "\".owned",
+          "DROP VIEW IF EXISTS \"" + schema + "\".guest_titles"));
+    });
+    coco.update(guest);
+
+    version[0] = 1; // column views dropped
+    coco.update(owner);
+    assertThat(lines("SELECT title FROM \"" + schema + "\".guest_titles ORDER BY 1"))
+        .containsExactly("guest's", "owner's");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("owned|titles|guest");
+
+    version[0] = 2; // primary key (id, title): recreated, with the owner's rows only
+    coco.update(owner);
+    assertThat(lines("SELECT title FROM \"" + schema + "\".guest_titles ORDER BY 1"))
+        .containsExactly("owner's");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("owned|titles|guest");
+  }
+}

@@ -1,0 +1,208 @@
+package io.cocoindex.samples.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.runtime.App;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What an app makes on a user-managed table (its indexes, SQL commands and full-text indexes)
+ * is the app's: it goes when the app no longer declares it, or no longer declares the table,
+ * while the user's table, its rows and what the user made on it stay as they are.
+ */
+class UserManagedTableTest extends TargetDatabaseTest {
+  record Doc(String id, String title) {}
+
+  static final SqlCommand VIEW = new SqlCommand("titles",
+      "CREATE VIEW docs_titles AS SELECT id, title FROM docs", "DROP VIEW IF EXISTS docs_titles");
+
+  /** The user's table, with a row and an index of the user's own. */
+  @BeforeEach
+  void usersTable() throws Exception {
+    exec("CREATE TABLE docs (id TEXT PRIMARY KEY, title TEXT)");
+    exec("CREATE INDEX docs_by_user ON docs (title)");
+    exec("INSERT INTO docs VALUES ('u', 'the user''s')");
+  }
+
+  /** Everything the app makes on the user's table, in sqlite_master's terms. */
+  private static final List<String> WITH_THE_APPS = List.of(
+      "index docs__by_title", "index docs_by_user", "table cocoindex_sql_commands", "table docs",
+      "table docs_fts", "table docs_fts_config", "table docs_fts_data", "table docs_fts_docsize",
+      "table docs_fts_idx", "trigger docs_fts_ad", "trigger docs_fts_ai", "trigger docs_fts_au",
+      "view docs_titles");
+
+  /** The user's table as the user made it: what {@link #usersTable} creates. */
+  private static final List<String> THE_USERS =
+      List.of("index docs_by_user", "table docs");
+
+  /** An app writing a row into the user's table, with an index, a view and a full-text index. */
+  private App app(boolean[] table, boolean[] attachments) {
+    return app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (table[0]) {
+        SqliteTable<Doc> docs =
+            sqlite.mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+        docs.declareRow(ctx, new Doc("a", "the app's"));
+        if (attachments[0]) {
+          docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+          docs.declareSqlCommand(ctx, VIEW);
+          docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+        }
+      }
+    });
+  }
+
+  @Test
+  void aUsersTableNoLongerDeclaredLosesWhatTheAppMadeOnItAndKeepsTheRest() throws Exception {
+    boolean[] table = {true};
+    App app = app(table, new boolean[] {true});
+    app.update();
+    assertThat(schema()).isEqualTo(WITH_THE_APPS);
+
+    table[0] = false;
+    app.update();
+
+    assertThat(schema()).isEqualTo(THE_USERS);
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs'"))
+        .containsExactly("CREATE TABLE docs (id TEXT PRIMARY KEY, title TEXT)");
+    // Rows are abandoned with the table: the app's row stays, as the user's does.
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("a|the app's", "u|the user's");
+  }
+
+  @Test
+  void attachmentsNoLongerDeclaredOnAUsersTableAreRemoved() throws Exception {
+    boolean[] attachments = {true};
+    App app = app(new boolean[] {true}, attachments);
+    app.update();
+    assertThat(schema()).isEqualTo(WITH_THE_APPS);
+
+    attachments[0] = false;
+    app.update();
+
+    assertThat(schema()).isEqualTo(THE_USERS);
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("a|the app's", "u|the user's");
+  }
+
+  @Test
+  void droppingTheAppsStateRemovesWhatItMadeOnAUsersTable() throws Exception {
+    App app = app(new boolean[] {true}, new boolean[] {true});
+    app.update();
+    app.close();
+
+    // A new process knows the table from its tracking record only.
+    app(new boolean[] {true}, new boolean[] {true}).dropState();
+
+    assertThat(schema()).isEqualTo(THE_USERS);
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("a|the app's", "u|the user's");
+  }
+
+  /**
+   * Two apps write into one user's table, each with its own index, command and full-text index:
+   * the one that no longer declares the table removes its own, and the other's stay as they
+   * were, still in use.
+   */
+  @Test
+  void anAppNoLongerDeclaringASharedUsersTableRemovesOnlyWhatItMade() throws Exception {
+    boolean[] secondDeclares = {true};
+    App first = app("first", environment().build(), ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      docs.declareRow(ctx, new Doc("a", "the first app's"));
+      docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      docs.declareSqlCommand(ctx, VIEW);
+      docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+    });
+    App second = app("second", environment().build(), ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (secondDeclares[0]) {
+        SqliteTable<Doc> docs =
+            sqlite.mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+        docs.declareRow(ctx, new Doc("b", "the second app's"));
+        docs.declareIndex(ctx, IndexSpec.of("by_id_title", "id", "title"));
+        docs.declareSqlCommand(ctx, new SqlCommand("ids",
+            "CREATE VIEW docs_ids AS SELECT id FROM docs", "DROP VIEW IF EXISTS docs_ids"));
+        docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts2", List.of("title")));
+      }
+    });
+    first.update();
+    second.update();
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands ORDER BY name"))
+        .containsExactly("docs|ids|second", "docs|titles|first");
+
+    secondDeclares[0] = false;
+    second.update();
+
+    assertThat(schema()).isEqualTo(WITH_THE_APPS);
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|first");
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly(
+        "a|the first app's", "b|the second app's", "u|the user's");
+    // The first app's full-text index still follows the table.
+    exec("INSERT INTO docs VALUES ('c', 'written later')");
+    assertThat(q("SELECT id FROM docs JOIN docs_fts ON docs_fts.rowid = docs.rowid"
+        + " WHERE docs_fts MATCH 'later'")).containsExactly("c");
+    long statements = db().statementsExecuted();
+    first.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * A command recorded before records named their app, on a user's table, is left when the
+   * table is no longer declared: nothing says which app set it up (the table may be shared),
+   * and its tracking went with the table's.
+   */
+  @Test
+  void aCommandRecordedBeforeAppsWereIsLeftWithTheUsersTable() throws Exception {
+    exec("CREATE VIEW docs_titles AS SELECT id, title FROM docs");
+    exec("CREATE TABLE cocoindex_sql_commands (table_name TEXT NOT NULL, name TEXT NOT NULL,"
+        + " teardown TEXT NOT NULL, PRIMARY KEY (table_name, name))");
+    exec("INSERT INTO cocoindex_sql_commands VALUES ('docs', 'titles',"
+        + " 'DROP VIEW IF EXISTS docs_titles')");
+    boolean[] table = {true};
+    App app = app(table, new boolean[] {false});
+    app.update();
+
+    table[0] = false;
+    app.update();
+
+    assertThat(schema()).containsExactly("index docs_by_user", "table cocoindex_sql_commands",
+        "table docs", "view docs_titles");
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|null");
+  }
+
+  /**
+   * A user's table declared under a renamed ContextKey of the same database is handed over: the
+   * old key's Delete removes nothing, and what the app made on the table stays, now tracked
+   * under the new key.
+   */
+  @Test
+  void aUsersTableHandedOverToARenamedKeyKeepsWhatTheAppMadeOnIt() throws Exception {
+    ContextKey<SqliteDatabase> renamed = ContextKey.of("renamed_db", SqliteDatabase.class);
+    boolean[] isRenamed = {false};
+    App app = app(environment().provide(renamed, db()).build(), ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, isRenamed[0] ? renamed : DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      docs.declareRow(ctx, new Doc("a", "the app's"));
+      docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      docs.declareSqlCommand(ctx, VIEW);
+      docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+    });
+    app.update();
+
+    isRenamed[0] = true;
+    app.update();
+    assertThat(schema()).isEqualTo(WITH_THE_APPS);
+
+    app.dropState(); // the new key's Delete, which knows them
+    assertThat(schema()).isEqualTo(THE_USERS);
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("a|the app's", "u|the user's");
+  }
+}
