@@ -299,7 +299,7 @@ final class ComponentStateTables extends JdbcStateTables {
     inSnapshot(c, () -> {
       Chunks chunks = new Chunks(c, app, settledRuns(c, app));
       byte[] end = KeyEncoding.descendantsEnd(path);
-      OwnerRanges.forEachStored(c, app, path, end, r -> {
+      OwnerRanges.forEachStored(c, this::prepare, app, path, end, r -> {
         chunks.ofOwner(r.owner()).forEachIn(later(r.lo(), path), earlier(r.hi(), end),
             (at, s) -> visitor.accept(s));
         chunks.keepRecent();
@@ -430,7 +430,9 @@ final class ComponentStateTables extends JdbcStateTables {
         } else if (w instanceof StateWrite.DeleteState ds) {
           delete(ds.path());
         } else if (w instanceof StateWrite.DeleteTree dt) {
-          deleteTree(dt.path());
+          // A settle's tree: its row as read is the stored one unless this group wrote it.
+          deleteTree(dt.path(), resolved[0] && before[0] != null
+              && !rows.containsKey(keyOf(dt.path())) ? before[0].owner() : null);
         } else {
           writeComponent(out, app, w);
         }
@@ -505,13 +507,19 @@ final class ComponentStateTables extends JdbcStateTables {
 
     /**
      * Deletes {@code path} and every state below it: those of each owner whose stored range
-     * meets them, and those this group wrote there.
+     * meets them, and those this group wrote there. With {@code storedOwner}, the owner of
+     * {@code path} as stored, the range {@code path} lies in is that owner's (ranges do not
+     * overlap), and is not read: a removal settles a tree per deleted state, and that read was
+     * a third of removing a million rows.
      */
-    private void deleteTree(byte[] path) throws SQLException {
+    private void deleteTree(byte[] path, byte[] storedOwner) throws SQLException {
       byte[] end = KeyEncoding.descendantsEnd(path);
       Map<ByteKey, byte[]> owners = new LinkedHashMap<>();
-      OwnerRanges.forEachStored(c, app, path, end,
-          r -> owners.put(ByteKey.of(r.owner()), r.owner()));
+      if (storedOwner != null) {
+        owners.put(ByteKey.of(storedOwner), storedOwner);
+      }
+      OwnerRanges.forEachStored(c, ComponentStateTables.this::prepare, app, path, end,
+          storedOwner == null, r -> owners.put(ByteKey.of(r.owner()), r.owner()));
       if (rowsInOrder == null) {
         rowsInOrder = new TreeMap<>(IN_PATH_ORDER);
         rowsInOrder.putAll(rows);
