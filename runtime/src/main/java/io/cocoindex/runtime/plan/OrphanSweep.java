@@ -48,8 +48,17 @@ import org.slf4j.LoggerFactory;
  * a later batch are found in the store, and their memos forgotten before the Delete applies; a
  * later candidate below a container whose deletion failed is kept, as within a chunk. A stale
  * component's record goes with its batch's last chunk, unless a state of it was kept. An update
- * with a deletion limit first counts, in a pass that writes and leases nothing, and deletes
- * nothing when the count is over the limit.
+ * with a deletion limit first counts, in a pass that writes nothing (each candidate's handler is
+ * asked twice then), and deletes nothing when the count is over the limit.
+ *
+ * <p>On a store shared by workers, an update leases the stale components (another worker's
+ * sweep holding one does it): up to {@link #LEASED_UP_FRONT} of them all when the sweep starts,
+ * held to its end, so no other worker mounts one meanwhile; beyond that, each batch in its turn,
+ * held until its commit (a record waiting for the candidates no handler resolved, to the end).
+ * Only then can another worker's run mount a stale component of a later batch between the start
+ * of this sweep and its batch, and lose what it declared there to this sweep (its next run
+ * declares it again); the alternative, a lock per stale component held throughout, is what the
+ * server's lock table refuses.
  */
 public final class OrphanSweep {
   private static final Logger log = LoggerFactory.getLogger(OrphanSweep.class);
@@ -62,6 +71,13 @@ public final class OrphanSweep {
   static final int CHUNK = Math.max(1, Integer.getInteger("cocoindex.sweep.chunk", 2048));
   /** Candidates whose rows are read (and leased) in one query. */
   private static final int READ_AHEAD = Math.min(256, CHUNK);
+  /**
+   * Stale components leased when the sweep starts and held to its end, at most: as many as
+   * that, the sweep holds every stale component it sweeps (as one that swept everything at once
+   * did), so no other worker mounts one of them meanwhile. Beyond it each batch is leased in
+   * its turn, and held until its commit.
+   */
+  private static final int LEASED_UP_FRONT = 1024;
   /**
    * State leases a chunk holds before it ends, on a store shared by workers: on PostgreSQL each
    * is an advisory lock, and the server's lock table (64 per connection by default, shared)
@@ -84,6 +100,15 @@ public final class OrphanSweep {
     final Set<ByteKey> staleMemos = new HashSet<>();
     final Set<String> warnedProviders = new HashSet<>();
     boolean awaitedOtherWorkers;
+    /** The stale components' leases taken when the sweep started ({@link #LEASED_UP_FRONT}). */
+    final Map<TargetPath, AutoCloseable> leasedUpFront = new HashMap<>();
+    /** Whether the stale components were leased up front: none is leased batch by batch. */
+    boolean upFront;
+    /**
+     * Stale components another worker's sweep holds: whether it succeeds is not known here, and
+     * neither pass counts or sweeps them.
+     */
+    final Set<TargetPath> sweptElsewhere = new HashSet<>();
   }
 
   private final Run run;
@@ -108,10 +133,13 @@ public final class OrphanSweep {
   private final Set<TargetPath> unresolvedOwners = new HashSet<>();
   /** Stale components whose record waits for {@link #settleUnresolved}: one owns such a state. */
   private final List<TargetPath> recordsAwaitingUnresolved = new ArrayList<>();
-  /** Stale components another worker's sweep holds: whether it succeeds is not known here. */
-  private final Set<TargetPath> sweptElsewhere = new HashSet<>();
-  /** The leases of the batch of stale components being swept. */
-  private final List<AutoCloseable> componentLeases = new ArrayList<>();
+  /** The leases of the batch of stale components being swept, by component. */
+  private final Map<TargetPath, AutoCloseable> componentLeases = new HashMap<>();
+  /**
+   * The leases of the stale components whose records wait for {@link #settleUnresolved}: held
+   * until then, or another worker could mount one and have its new record deleted.
+   */
+  private final List<AutoCloseable> awaitingLeases = new ArrayList<>();
   /** The leases of the candidates of the chunk being swept. */
   private final List<AutoCloseable> stateLeases = new ArrayList<>();
   /** States the sweep deletes (or would) through their handlers, and with their containers. */
@@ -129,6 +157,17 @@ public final class OrphanSweep {
   /** Runs the sweep; failures are recorded on the run. */
   public static void sweep(Run run) {
     Work work = collect(run);
+    try {
+      sweep(run, work);
+    } finally {
+      release(new ArrayList<>(work.leasedUpFront.values()));
+    }
+  }
+
+  private static void sweep(Run run, Work work) {
+    if (run.mode == RunMode.UPDATE && work.stale.size() <= LEASED_UP_FRONT) {
+      leaseUpFront(run, work);
+    }
     if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
         && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit)) {
       OrphanSweep count = new OrphanSweep(run, work, true);
@@ -147,8 +186,35 @@ public final class OrphanSweep {
       s.pass();
     } finally {
       release(s.stateLeases);
-      release(s.componentLeases);
+      release(new ArrayList<>(s.componentLeases.values()));
+      release(s.awaitingLeases);
     }
+  }
+
+  /**
+   * Leases every stale component now (a call per batch), to hold them to the sweep's end. One
+   * another worker's sweep holds is left to it: neither pass counts or sweeps it.
+   */
+  private static void leaseUpFront(Run run, Work work) {
+    work.upFront = true;
+    List<TargetPath> leased = new ArrayList<>(work.stale.size());
+    for (int from = 0; from < work.stale.size(); from += STALE_BATCH) {
+      List<TargetPath> batch =
+          work.stale.subList(from, Math.min(work.stale.size(), from + STALE_BATCH));
+      List<byte[]> paths = new ArrayList<>(batch.size());
+      batch.forEach(p -> paths.add(p.encoded()));
+      List<AutoCloseable> granted = run.store.leaseComponents(run.app, paths);
+      for (int i = 0; i < batch.size(); i++) {
+        if (granted.get(i) == null) {
+          work.sweptElsewhere.add(batch.get(i));
+        } else {
+          work.leasedUpFront.put(batch.get(i), granted.get(i));
+          leased.add(batch.get(i));
+        }
+      }
+    }
+    work.stale.clear();
+    work.stale.addAll(leased);
   }
 
   /** Reads what the sweep works through; leases nothing. */
@@ -263,29 +329,37 @@ public final class OrphanSweep {
   }
 
   /**
-   * Sweeps a batch of stale components: leases them (another worker sweeping one does it; it is
-   * skipped here), reads their states, and sweeps those, each record going at the batch's last
-   * chunk unless a state of it is kept; if {@code last}, that chunk is the sweep's. A preview, or
-   * a counting pass, leases nothing.
+   * Sweeps a batch of stale components: reads their states and sweeps those, each record going
+   * at the batch's last chunk unless a state of it is kept (or waits for {@link
+   * #settleUnresolved}); if {@code last}, that chunk is the sweep's. Unless the stale components
+   * were leased up front, an update leases the batch first (another worker sweeping one does it;
+   * it is skipped here, and by the next pass) and holds it until the batch's commit; a counting
+   * pass gives it back once counted. A preview leases nothing.
    */
   private void sweepStale(List<TargetPath> batch, boolean last) {
+    List<TargetPath> asked = new ArrayList<>(batch.size());
+    for (TargetPath p : batch) {
+      if (!work.sweptElsewhere.contains(p)) {
+        asked.add(p);
+      }
+    }
     List<AutoCloseable> granted = null;
-    if (run.mode == RunMode.UPDATE && !counting) {
-      List<byte[]> paths = new ArrayList<>(batch.size());
-      batch.forEach(p -> paths.add(p.encoded()));
+    if (run.mode == RunMode.UPDATE && !work.upFront) {
+      List<byte[]> paths = new ArrayList<>(asked.size());
+      asked.forEach(p -> paths.add(p.encoded()));
       granted = run.store.leaseComponents(run.app, paths);
     }
     TreeMap<TargetPath, TargetPath> candidates = new TreeMap<>();
-    List<TargetPath> swept = new ArrayList<>(batch.size());
+    List<TargetPath> swept = new ArrayList<>(asked.size());
     try {
-      for (int i = 0; i < batch.size(); i++) {
-        TargetPath p = batch.get(i);
+      for (int i = 0; i < asked.size(); i++) {
+        TargetPath p = asked.get(i);
         if (granted != null) {
           if (granted.get(i) == null) {
-            sweptElsewhere.add(p);
+            work.sweptElsewhere.add(p);
             continue;
           }
-          componentLeases.add(granted.get(i));
+          componentLeases.put(p, granted.get(i));
         }
         swept.add(p);
         for (TrackedState s : run.store.ownedBy(run.app, p.encodedUnsafe())) {
@@ -294,7 +368,16 @@ public final class OrphanSweep {
       }
       sweepCandidates(candidates, swept, last);
     } finally {
-      release(componentLeases); // after the batch's commit: its records are gone or kept
+      // After the batch's commit its records are gone or kept, but those waiting for the
+      // unresolved candidates, whose leases are held until then.
+      for (TargetPath p : recordsAwaitingUnresolved) {
+        AutoCloseable lease = componentLeases.remove(p);
+        if (lease != null) {
+          awaitingLeases.add(lease);
+        }
+      }
+      release(new ArrayList<>(componentLeases.values()));
+      componentLeases.clear();
     }
   }
 
@@ -644,7 +727,8 @@ public final class OrphanSweep {
     for (Map.Entry<TargetPath, ComponentRecord> m : run.deferredMemos.entrySet()) {
       TargetPath component = m.getKey();
       if (run.failedAtOrBelow(component) || anyAtOrBelow(keptOwners, component)
-          || anyAtOrBelow(sweptElsewhere, component) || anyAtOrBelow(leftElsewhere, component)
+          || anyAtOrBelow(work.sweptElsewhere, component)
+          || anyAtOrBelow(leftElsewhere, component)
           || keptOffBySweep(component)) {
         continue;
       }

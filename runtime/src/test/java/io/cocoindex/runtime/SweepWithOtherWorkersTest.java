@@ -1,0 +1,305 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.plan.TargetPath;
+import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.PostgresStateStore;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateWrite;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The orphan sweep with two workers on one PostgreSQL store, in one JVM: worker 1 is held inside
+ * its sweep (before a precommit) while worker 2 runs a whole update. A stale component the sweep
+ * leased stays leased until its record is gone or kept (to the sweep's end when it leased every
+ * stale component up front, and for a record waiting for the candidates no handler resolved),
+ * so worker 2 cannot mount it meanwhile; and a deletion limit counts only what this worker
+ * sweeps, not what another worker's sweep holds.
+ */
+class SweepWithOtherWorkersTest {
+  String baseUrl;
+  String url;
+  String schema;
+  final List<AutoCloseable> closeLast = new ArrayList<>();
+
+  @BeforeEach
+  void schema() throws Exception {
+    baseUrl = TestPostgres.url();
+    schema = "r_" + UUID.randomUUID().toString().replace("-", "");
+    url = TestPostgres.inSchema(baseUrl, schema);
+    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+    }
+  }
+
+  @AfterEach
+  void drop() throws Exception {
+    for (int i = closeLast.size() - 1; i >= 0; i--) {
+      closeLast.get(i).close();
+    }
+    if (schema == null) {
+      return; // no server: the test was skipped
+    }
+    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
+      s.execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+  }
+
+  /** Holds the first write that {@link #holdWhen} picks until {@link #release}. */
+  static final class Holding extends ForwardingStateStore {
+    volatile Predicate<List<StateWrite>> holdWhen = w -> false;
+    final CountDownLatch held = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+
+    Holding(StateStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+      if (held.getCount() > 0 && holdWhen.test(writes)) {
+        held.countDown();
+        try {
+          release.await(2, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return super.write(app, writes);
+    }
+  }
+
+  static boolean precommitsKey(List<StateWrite> writes, String key) {
+    return writes.stream().anyMatch(w -> w instanceof StateWrite.Precommit p
+        && TargetPath.decode(p.state().path()).last().equals(StableKey.of(key)));
+  }
+
+  App app(StateStore store, Consumer<Ctx> main) {
+    App app = App.create("w", Environment.builder().stateStore(store).build(), main);
+    closeLast.add(store);
+    closeLast.add(app);
+    return app;
+  }
+
+  /**
+   * Worker 1 removes component "a", whose row lies in table "docs" of component "z" (a later
+   * batch): "a"'s record waits for the end of the sweep, where its row is settled. Worker 2,
+   * whose run starts meanwhile, would mount "a" again (a row "x" in a flat provider): it finds
+   * "a" leased until then, so worker 1's end of sweep never deletes a record worker 2 wrote
+   * (which would leave "x" tracked by a component the app no longer knows, never deleted).
+   */
+  @Test
+  void aRecordAwaitingTheUnresolvedCandidatesIsNotDeletedAfterAnotherWorkerMountedIt()
+      throws Exception {
+    recordAwaitingTheUnresolvedCandidates(0);
+  }
+
+  @Test
+  void aRecordAwaitingTheUnresolvedCandidatesKeepsItsLeaseInASweepLeasingBatchByBatch()
+      throws Exception {
+    // More stale components than the sweep leases up front: "a" and "z" in different batches.
+    recordAwaitingTheUnresolvedCandidates(1100);
+  }
+
+  void recordAwaitingTheUnresolvedCandidates(int fillers) throws Exception {
+    Rows rows = new Rows();
+    Tables tables = new Tables(rows);
+    Rows flat = new Rows();
+    boolean[] full = {true};
+    Consumer<Ctx> main1 = ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      if (full[0]) {
+        TargetStateProvider<String> docs = ctx.useMount("z",
+            c -> mountTarget(c, p.targetState("docs", new Tables.TableSpec("g1"))));
+        ctx.mount("a", c -> declareTargetState(c, docs.targetState("r1", "v1")));
+        ctx.mount("b", c -> declareTargetState(c, f.targetState("b1", "v1")));
+        for (int i = 0; i < fillers; i++) {
+          String key = String.format("f%04d", i);
+          ctx.mount(key, c -> declareTargetState(c, f.targetState(key, "v1")));
+        }
+      }
+    };
+    Consumer<Ctx> main2 = ctx -> {
+      registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      ctx.mount("a", c -> declareTargetState(c, f.targetState("x", "v2")));
+    };
+    Holding store1 = new Holding(PostgresStateStore.open(url));
+    App w1 = app(store1, main1);
+    w1.update();
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+    assertThat(flat.takeLog()).hasSize(1 + fillers).contains("create b1=v1");
+    tables.takeLog();
+
+    full[0] = false;
+    store1.holdWhen = w -> precommitsKey(w, "docs"); // the drop of the table, batch of "z"
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached the table's drop")
+        .isTrue();
+
+    App w2 = app(PostgresStateStore.open(url), main2);
+    try {
+      w2.update();
+    } catch (UpdateFailedException e) {
+      // whatever worker 2 reports, what matters is what is tracked at the end
+    }
+    store1.release.countDown();
+    first.get(1, TimeUnit.MINUTES);
+
+    byte[] a = TargetPath.ROOT.child(StableKey.of("a")).encoded();
+    if (!store1.ownedBy("w", a).isEmpty()) {
+      assertThat(store1.component("w", a))
+          .as("the record of \"a\", which owns tracked states (worker 2's x)").isPresent();
+    }
+
+    // Nothing mounts "a" any more: whatever it made must go.
+    full[0] = false;
+    w1.update();
+    List<String> created = new ArrayList<>();
+    List<String> deleted = new ArrayList<>();
+    for (String entry : flat.takeLog()) {
+      (entry.startsWith("delete ") ? deleted : created).add(entry.replaceFirst("^\\w+ ", "")
+          .replaceFirst("=.*", ""));
+    }
+    created.removeAll(deleted);
+    assertThat(created).as("flat rows created and never deleted").isEmpty();
+    assertThat(w1.status().total()).as("target states still tracked").isZero();
+  }
+
+  /** The flat rows the sink holds now, from its log (creates and updates minus deletes). */
+  static List<String> net(List<String> log) {
+    List<String> present = new ArrayList<>();
+    for (String entry : log) {
+      String key = entry.replaceFirst("^\\w+ ", "").replaceFirst("=.*", "");
+      present.remove(key);
+      if (!entry.startsWith("delete ")) {
+        present.add(key);
+      }
+    }
+    present.sort(null);
+    return present;
+  }
+
+  /**
+   * Worker 1 sweeps stale components "a", "b" and "s" ("s" in a later batch than "a" in chunks
+   * of 1 or 2), held inside the first batch. Worker 2's run, with an input that mounts "s"
+   * again (a foreground mount, which waits for a held lease and claims nothing), declares row "x"
+   * in it. A sweep of no more stale components than it leases up front holds "s" from its
+   * start, so worker 2 waits and mounts "s" after the sweep, and "x" stays (leased batch by
+   * batch, worker 1 would find "s" free at its batch and delete the row worker 2 just declared).
+   */
+  @Test
+  void aStaleComponentOfALaterBatchMountedMeanwhileByAnotherWorkerKeepsWhatItDeclared()
+      throws Exception {
+    Rows flat = new Rows();
+    boolean[] full = {true};
+    Consumer<Ctx> main1 = ctx -> {
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      if (full[0]) {
+        ctx.mount("a", c -> declareTargetState(c, f.targetState("a1", "v1")));
+        ctx.mount("b", c -> declareTargetState(c, f.targetState("b1", "v1")));
+        ctx.mount("s", c -> declareTargetState(c, f.targetState("s1", "v1")));
+      }
+    };
+    Consumer<Ctx> main2 = ctx -> {
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      ctx.useMount("s", c -> {
+        declareTargetState(c, f.targetState("x", "v2"));
+        return null;
+      });
+    };
+    Holding store1 = new Holding(PostgresStateStore.open(url));
+    App w1 = app(store1, main1);
+    w1.update();
+
+    full[0] = false;
+    store1.holdWhen = w -> precommitsKey(w, "a1"); // the first batch: "a"
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    assertThat(store1.held.await(1, TimeUnit.MINUTES)).isTrue();
+
+    App w2 = app(PostgresStateStore.open(url), main2);
+    CompletableFuture<Void> second = CompletableFuture.runAsync(() -> {
+      try {
+        w2.update();
+      } catch (UpdateFailedException e) {
+        // what matters is what the target holds at the end
+      }
+    });
+    try {
+      second.get(2, TimeUnit.SECONDS); // done only if "s" was free to mount
+    } catch (java.util.concurrent.TimeoutException stillWaiting) {
+      // worker 2 waits for the lease worker 1 holds on "s"
+    }
+    store1.release.countDown();
+    first.get(1, TimeUnit.MINUTES);
+    second.get(1, TimeUnit.MINUTES);
+
+    assertThat(net(new ArrayList<>(flat.log)))
+        .as("rows in the target after both runs: worker 2's input, the later one, declares x;"
+            + " the sink's log: " + flat.log)
+        .containsExactly("x");
+  }
+
+  /**
+   * Worker 1 is deleting the rows of three stale components (holding their leases); worker 2,
+   * with a deletion limit of 1, finds the same components stale. It counts none of them (another
+   * worker sweeps them), so its update is not refused for deletions it would not make.
+   */
+  @Test
+  void aDeletionLimitDoesNotCountWhatAnotherWorkerIsSweeping() throws Exception {
+    Rows flat = new Rows();
+    boolean[] full = {true};
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      if (full[0]) {
+        for (String k : List.of("k1", "k2", "k3")) {
+          ctx.mount(k, c -> declareTargetState(c, f.targetState(k, "v1")));
+        }
+      }
+    };
+    Holding store1 = new Holding(PostgresStateStore.open(url));
+    App w1 = app(store1, main);
+    w1.update();
+    flat.takeLog();
+
+    full[0] = false;
+    store1.holdWhen = w -> w.stream().anyMatch(x -> x instanceof StateWrite.Precommit);
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    assertThat(store1.held.await(1, TimeUnit.MINUTES)).isTrue();
+
+    App w2 = app(PostgresStateStore.open(url), main);
+    Throwable refused = null;
+    try {
+      w2.update(UpdateOptions.defaults().withDeletionLimit(1));
+    } catch (UpdateFailedException e) {
+      refused = e;
+    }
+    store1.release.countDown();
+    first.get(1, TimeUnit.MINUTES);
+    assertThat(refused).as("worker 2's update (limit 1)").isNull();
+    w1.update();
+    assertThat(w1.status().total()).isZero();
+  }
+}
