@@ -30,7 +30,7 @@ class IndexRecordTest {
     TableHandler tables = new TableHandler(Map.of("main_db", PostgresServer.DATA_SOURCE));
     TableAction docs = new TableAction("main_db", "public", "docs",
         List.of(new ColumnDef("id", "bigint"), new ColumnDef("title", "text")), List.of("id"),
-        List.of(), ManagedBy.SYSTEM);
+        List.of(), ManagedBy.USER); // a system-managed table would be looked up on the server
     IndexHandler indexes = tables.rows(docs).index();
     IndexSpec spec = IndexSpec.btree("docs_lookup", "title");
     IndexRecord old = new IndexRecord("docs_lookup", List.of("title"), false, "btree", null);
