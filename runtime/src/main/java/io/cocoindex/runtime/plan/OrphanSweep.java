@@ -648,6 +648,15 @@ public final class OrphanSweep {
     // without an action, and the records of the stale components that are now empty.
     List<StateWrite> commit = new ArrayList<>(applied.settles());
     commit.addAll(chunk.forget);
+    // A stale owner's record may go only with a later chunk: the memos over what this one
+    // forgets go now (a deletion's went in its precommit), before any record goes below.
+    Set<TargetPath> invalidated = new HashSet<>();
+    if (!work.staleMemos.isEmpty()) {
+      for (TargetPath owner : chunk.forgetOwners) {
+        invalidateStaleMemosFrom(owner, invalidated, commit);
+      }
+    }
+    invalidateMemosBelow(chunk.forgottenContainers, invalidated, commit);
     Set<TargetPath> concerned = new HashSet<>(chunk.forgetOwners);
     for (Deletion d : applied.deletions()) {
       concerned.add(d.owner);
@@ -663,7 +672,6 @@ public final class OrphanSweep {
       }
     }
     concerned.removeAll(applied.failedOwners()); // each has failed once already
-    invalidateMemosBelow(chunk.forgottenContainers, new HashSet<>(), commit);
     Map<TargetPath, ComponentRecord> memos =
         last && unresolved.isEmpty() ? addDeferredMemos(commit, keptOwners) : Map.of();
     try {
