@@ -299,9 +299,20 @@ public final class OrphanSweep {
         concerned.add(component);
       }
     }
-    Map<TargetPath, ComponentRecord> memos = addDeferredMemos(commit, keptOwners);
+    write(commit, concerned, addDeferredMemos(commit, keptOwners));
+  }
+
+  /**
+   * Writes a commit of the sweep. If it fails, the owners {@code concerned} fail (their tracking
+   * is kept) and the {@code memos} it carries go unrecorded (those components run again next
+   * time); if it lands, those memos are recorded for the run.
+   *
+   * @return whether it landed
+   */
+  private boolean write(List<StateWrite> commit, Set<TargetPath> concerned,
+      Map<TargetPath, ComponentRecord> memos) {
     if (commit.isEmpty()) {
-      return;
+      return true;
     }
     try {
       run.store.write(run.app, commit).join();
@@ -311,9 +322,10 @@ public final class OrphanSweep {
         log.warn("the memos of {} components were not recorded: they run again next time",
             memos.size());
       }
-      return;
+      return false;
     }
     memos.forEach(run::memoWritten);
+    return true;
   }
 
   /**
@@ -674,22 +686,16 @@ public final class OrphanSweep {
     concerned.removeAll(applied.failedOwners()); // each has failed once already
     Map<TargetPath, ComponentRecord> memos =
         last && unresolved.isEmpty() ? addDeferredMemos(commit, keptOwners) : Map.of();
+    boolean written;
     try {
-      if (!commit.isEmpty()) {
-        run.store.write(run.app, commit).join();
-      }
-    } catch (CompletionException e) {
-      failOwners(concerned, "committing", e);
-      if (!memos.isEmpty()) {
-        log.warn("the memos of {} components were not recorded: they run again next time",
-            memos.size());
-      }
-      stopped = true;
-      return false;
+      written = write(commit, concerned, memos);
     } finally {
       release(stateLeases);
     }
-    memos.forEach(run::memoWritten);
+    if (!written) {
+      stopped = true;
+      return false;
+    }
     // What is below a container this chunk deleted went with it; below one whose deletion
     // failed, it stays tracked, and later chunks keep it too.
     Set<Deletion> done = Collections.newSetFromMap(new IdentityHashMap<>());
