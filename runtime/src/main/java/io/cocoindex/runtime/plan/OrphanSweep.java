@@ -206,7 +206,7 @@ public final class OrphanSweep {
       List<AutoCloseable> granted = run.store.leaseComponents(run.app, paths);
       for (int i = 0; i < batch.size(); i++) {
         if (granted.get(i) == null) {
-          work.sweptElsewhere.add(batch.get(i));
+          leftToAnotherSweep(work, batch.get(i));
         } else {
           work.leasedUpFront.put(batch.get(i), granted.get(i));
           leased.add(batch.get(i));
@@ -215,6 +215,15 @@ public final class OrphanSweep {
     }
     work.stale.clear();
     work.stale.addAll(leased);
+  }
+
+  /**
+   * Leaves {@code component} to the other worker's sweep that holds it: its memo is that sweep's
+   * to forget, or to keep with its record (this one never writes a record it does not hold).
+   */
+  private static void leftToAnotherSweep(Work work, TargetPath component) {
+    work.sweptElsewhere.add(component);
+    work.staleMemos.remove(ByteKey.of(component.encodedUnsafe()));
   }
 
   /** Reads what the sweep works through; leases nothing. */
@@ -368,7 +377,7 @@ public final class OrphanSweep {
         TargetPath p = asked.get(i);
         if (granted != null) {
           if (granted.get(i) == null) {
-            work.sweptElsewhere.add(p);
+            leftToAnotherSweep(work, p);
             continue;
           }
           componentLeases.put(p, granted.get(i));
