@@ -185,8 +185,7 @@ public final class OrphanSweep {
     try {
       s.pass();
     } finally {
-      release(s.stateLeases);
-      release(new ArrayList<>(s.componentLeases.values()));
+      release(s.stateLeases); // a chunk's, if its flush did not come (a batch's go in sweepStale)
       release(s.awaitingLeases);
     }
   }
