@@ -510,7 +510,8 @@ final class ComponentStateTables extends JdbcStateTables {
      * meets them, and those this group wrote there. With {@code storedOwner}, the owner of
      * {@code path} as stored, the range {@code path} lies in is that owner's (ranges do not
      * overlap), and is not read: a removal settles a tree per deleted state, and that read was
-     * a third of removing a million rows.
+     * a third of removing a million rows. The ranges below {@code path} come from the group's
+     * view of them, which reads ahead when the trees come in path order, as a removal's do.
      */
     private void deleteTree(byte[] path, byte[] storedOwner) throws SQLException {
       byte[] end = KeyEncoding.descendantsEnd(path);
@@ -518,8 +519,8 @@ final class ComponentStateTables extends JdbcStateTables {
       if (storedOwner != null) {
         owners.put(ByteKey.of(storedOwner), storedOwner);
       }
-      OwnerRanges.forEachStored(c, ComponentStateTables.this::prepare, app, path, end,
-          storedOwner == null, r -> owners.put(ByteKey.of(r.owner()), r.owner()));
+      ranges.forEachIn(path, end, storedOwner == null,
+          r -> owners.put(ByteKey.of(r.owner()), r.owner()));
       if (rowsInOrder == null) {
         rowsInOrder = new TreeMap<>(IN_PATH_ORDER);
         rowsInOrder.putAll(rows);

@@ -48,6 +48,10 @@ final class OwnerRanges {
       COLUMNS + " WHERE app=? AND lo<=? ORDER BY lo DESC LIMIT 1";
   private static final String BELOW = COLUMNS + " WHERE app=? AND lo<? ORDER BY lo DESC LIMIT 1";
   private static final String ABOVE = COLUMNS + " WHERE app=? AND lo>? ORDER BY lo LIMIT 1";
+  /** {@link #ABOVE} reading ahead: the ranges after a bound, up to a number, in path order. */
+  private static final String AHEAD = COLUMNS + " WHERE app=? AND lo>? ORDER BY lo LIMIT ?";
+  /** The most ranges one read ahead takes ({@link #readAhead}). */
+  static final int MAX_AHEAD = 256;
   private static final String FROM =
       COLUMNS + " WHERE app=? AND lo>? AND lo<? ORDER BY lo";
   private static final String PUT = "INSERT INTO " + TABLE + "(app, lo, hi, owner)"
@@ -114,6 +118,14 @@ final class OwnerRanges {
   /** Changes to {@link #live} other than growth, counted: the last join's is {@link #joinedAt}. */
   private long changes;
   private long joinedAt;
+  /** Whether {@link #move} has changed the view: until then it is the ranges as stored. */
+  private boolean moved;
+  /**
+   * Where the last read ahead ended ({@link #readAhead}) and how many ranges it asked for: a read
+   * that goes on from there is a scan in path order, and asks for twice as many.
+   */
+  private ByteKey aheadEnd;
+  private int ahead = 1;
 
   OwnerRanges(Connection c, String app, Statements statements) {
     this.c = c;
@@ -270,8 +282,66 @@ final class OwnerRanges {
       if (in.getValue() == null) {
         return null;
       }
-      Range above = read(ABOVE, in.getValue().bytes());
-      in = cover(in.getKey(), above == null ? null : ByteKey.of(above.lo()));
+      in = cover(in.getKey(), readAhead(in.getValue()));
+    }
+  }
+
+  /**
+   * Reads the stored ranges after {@code bound}: one, or, when this goes on where the last read
+   * ahead ended, twice as many as that one (up to {@link #MAX_AHEAD}). A removal asks for the
+   * ranges below each path it deletes, one after another: a query per deleted path was most of
+   * a removal of one-state components.
+   *
+   * @return the {@code lo} of the last range read (all ranges with {@code lo} in {@code (bound,
+   *     that]} are now read), or null when none is left after {@code bound}
+   */
+  private ByteKey readAhead(ByteKey bound) throws SQLException {
+    ahead = bound.equals(aheadEnd) ? Math.min(ahead * 2, MAX_AHEAD) : 1;
+    if (ahead == 1) {
+      Range above = read(ABOVE, bound.bytes());
+      aheadEnd = above == null ? null : ByteKey.of(above.lo());
+      return aheadEnd;
+    }
+    int read = 0;
+    Range last = null;
+    try (StatementCache.Prepared p = statements.prepare(c, AHEAD)) {
+      PreparedStatement ps = p.statement();
+      ps.setString(1, app);
+      ps.setBytes(2, bound.bytes());
+      ps.setInt(3, ahead);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          last = keep(new Range(rs.getBytes(1), rs.getBytes(2), rs.getBytes(3)));
+          read++;
+        }
+      }
+    }
+    aheadEnd = read < ahead ? null : ByteKey.of(last.lo());
+    return aheadEnd;
+  }
+
+  /**
+   * Visits the ranges, as stored, that meet {@code [from, to)}, in path order, as {@link
+   * #forEachStored} does, but from this view: the store is read only where the view has not read
+   * it yet. Only while the view is as stored (before any {@link #move}).
+   *
+   * @param floor whether to visit the range {@code from} itself lies in (left out: its owner is
+   *     known to the caller)
+   */
+  void forEachIn(byte[] from, byte[] to, boolean floor, RangeVisitor visitor)
+      throws SQLException {
+    if (moved) {
+      throw new IllegalStateException("the owner ranges were moved: they are no longer as stored");
+    }
+    if (floor) {
+      Range f = floor(from);
+      if (f != null && Arrays.compareUnsigned(f.hi(), from) > 0) {
+        visitor.visit(f);
+      }
+    }
+    for (Range r = ceiling(from); r != null && Arrays.compareUnsigned(r.lo(), to) < 0;
+        r = ceiling(r.lo())) {
+      visitor.visit(r);
     }
   }
 
@@ -332,12 +402,15 @@ final class OwnerRanges {
         }
       }
     }
-    if (r != null) {
-      ByteKey lo = ByteKey.of(r.lo());
-      if (stored.putIfAbsent(lo, r) == null) {
-        live.put(lo, r);
-        changes++;
-      }
+    return r == null ? null : keep(r);
+  }
+
+  /** Keeps a range read from the store in the view, unless this view read it before. */
+  private Range keep(Range r) {
+    ByteKey lo = ByteKey.of(r.lo());
+    if (stored.putIfAbsent(lo, r) == null) {
+      live.put(lo, r);
+      changes++;
     }
     return r;
   }
@@ -370,6 +443,7 @@ final class OwnerRanges {
    *     tracking the caller did not see)
    */
   void move(byte[] path, byte[] from, byte[] to, Holdings holdings) throws SQLException {
+    moved = true;
     if (from != null) {
       settleGrowth();
       lastJoined = null;

@@ -167,6 +167,58 @@ class OwnerRangesTest {
     }
   }
 
+  /**
+   * A group deleting trees one after another in path order, as a removal's settles do, reads
+   * the ranges below them ahead, more at a time the longer it goes on; states put between the
+   * deletions, at paths read ahead or not, and other owners' ranges inside the trees, still
+   * leave every read answering as the model and the ranges keeping their rules.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {11, 12, 13})
+  void treesDeletedInPathOrderReadTheirRangesAheadAndLeaveThemValid(long seed) throws Exception {
+    Random random = new Random(seed);
+    List<byte[]> containers = new ArrayList<>();
+    List<byte[]> paths = new ArrayList<>();
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    List<StateWrite> filling = new ArrayList<>();
+    for (int c = 0; c < 600; c++) {
+      byte[] container = path("t", String.format("c%03d", c));
+      containers.add(container);
+      paths.add(container);
+      // Most containers one owner's, as components' rows lie; some shared by two.
+      byte[] o = OWNERS[(c / 7) % OWNERS.length];
+      filling.add(new StateWrite.PutState(state(container, o)));
+      model.put(container, o);
+      for (int r = 0; r < 2; r++) {
+        byte[] child = path("t", String.format("c%03d", c), "r" + r);
+        byte[] co = random.nextInt(5) == 0 ? OWNERS[random.nextInt(OWNERS.length)] : o;
+        paths.add(child);
+        filling.add(new StateWrite.PutState(state(child, co)));
+        model.put(child, co);
+      }
+    }
+    store.write(APP, filling).join();
+    checkAgainst(model, paths, "seed " + seed + ", filled");
+
+    for (int round = 0; round < 3; round++) {
+      List<StateWrite> writes = new ArrayList<>();
+      for (byte[] container : containers) {
+        int kind = random.nextInt(10);
+        if (kind < 6) {
+          writes.add(new StateWrite.DeleteTree(container));
+          model.subMap(container, true, KeyEncoding.descendantsEnd(container), false).clear();
+        } else if (kind < 9) {
+          byte[] p = paths.get(random.nextInt(paths.size()));
+          byte[] o = OWNERS[random.nextInt(OWNERS.length)];
+          writes.add(new StateWrite.PutState(state(p, o)));
+          model.put(p, o);
+        }
+      }
+      store.write(APP, writes).join();
+      checkAgainst(model, paths, "seed " + seed + ", round " + round);
+    }
+  }
+
   private void checkAgainst(TreeMap<byte[], byte[]> model, List<byte[]> paths, String when)
       throws Exception {
     HexFormat hex = HexFormat.of();
