@@ -1064,7 +1064,9 @@ public final class OrphanSweep {
         groups.computeIfAbsent(d.owner, k -> new IdentityHashMap<>())
             .computeIfAbsent(d.r.sink, k -> new ArrayList<>()).add(d);
       }
-      Map<CompletableFuture<Void>, List<Deletion>> pending = new HashMap<>();
+      // In the deletions' order, which is their paths' (within a level): the store's tree
+      // deletes of the settles read its owner ranges ahead when they come in path order.
+      Map<CompletableFuture<Void>, List<Deletion>> pending = new LinkedHashMap<>();
       for (Map.Entry<TargetPath, Map<TargetActionSink<?>, List<Deletion>>> g : groups.entrySet()) {
         for (Map.Entry<TargetActionSink<?>, List<Deletion>> s : g.getValue().entrySet()) {
           List<TargetAction<?>> actions = new ArrayList<>();

@@ -121,11 +121,15 @@ final class OwnerRanges {
   /** Whether {@link #move} has changed the view: until then it is the ranges as stored. */
   private boolean moved;
   /**
-   * Where the last read ahead ended ({@link #readAhead}) and how many ranges it asked for: a read
-   * that goes on from there is a scan in path order, and asks for twice as many.
+   * Where the last read ahead ended ({@link #readAhead}: the {@code lo} of the last range it
+   * read, null if it read to the end), how many ranges it asked for, and whether a look-up has
+   * since landed on that last range. A look-up past it then is a scan in path order going on,
+   * and the next read ahead asks for twice as many; scattered look-ups rarely land on it, and
+   * read one at a time.
    */
   private ByteKey aheadEnd;
   private int ahead = 1;
+  private boolean aheadUsed;
 
   OwnerRanges(Connection c, String app, Statements statements) {
     this.c = c;
@@ -258,6 +262,7 @@ final class OwnerRanges {
     while (true) {
       Map.Entry<ByteKey, Range> f = live.floorEntry(key);
       if (f != null && JdbcStateTables.IN_PATH_ORDER.compare(f.getKey(), in.getKey()) >= 0) {
+        noteLookUp(f.getKey());
         return f.getValue();
       }
       if (in.getKey().bytes().length == 0) { // covered from the least path on
@@ -277,6 +282,7 @@ final class OwnerRanges {
       Map.Entry<ByteKey, Range> h = live.higherEntry(key);
       if (h != null && (in.getValue() == null
           || JdbcStateTables.IN_PATH_ORDER.compare(h.getKey(), in.getValue()) <= 0)) {
+        noteLookUp(h.getKey());
         return h.getValue();
       }
       if (in.getValue() == null) {
@@ -288,15 +294,16 @@ final class OwnerRanges {
 
   /**
    * Reads the stored ranges after {@code bound}: one, or, when this goes on where the last read
-   * ahead ended, twice as many as that one (up to {@link #MAX_AHEAD}). A removal asks for the
-   * ranges below each path it deletes, one after another: a query per deleted path was most of
-   * a removal of one-state components.
+   * ahead ended and a look-up used its last range, twice as many as that one (up to {@link
+   * #MAX_AHEAD}). A removal looks up each path it deletes, and the ranges below it, one after
+   * another: a query or two per deleted path were most of a removal's writes.
    *
    * @return the {@code lo} of the last range read (all ranges with {@code lo} in {@code (bound,
    *     that]} are now read), or null when none is left after {@code bound}
    */
   private ByteKey readAhead(ByteKey bound) throws SQLException {
-    ahead = bound.equals(aheadEnd) ? Math.min(ahead * 2, MAX_AHEAD) : 1;
+    ahead = aheadUsed && bound.equals(aheadEnd) ? Math.min(ahead * 2, MAX_AHEAD) : 1;
+    aheadUsed = false;
     if (ahead == 1) {
       Range above = read(ABOVE, bound.bytes());
       aheadEnd = above == null ? null : ByteKey.of(above.lo());
@@ -345,16 +352,31 @@ final class OwnerRanges {
     }
   }
 
-  /** The covered interval holding {@code key}, read from the store around it if none does. */
+  /**
+   * The covered interval holding {@code key}, read from the store around it if none does: on
+   * from the interval before it when a scan in path order is going on there, else from the
+   * range {@code key} lies in.
+   */
   private Map.Entry<ByteKey, ByteKey> coverage(ByteKey key) throws SQLException {
     Map.Entry<ByteKey, ByteKey> in = covered.floorEntry(key);
     if (in != null && reaches(in.getValue(), key)) {
       return in;
     }
+    if (in != null && aheadUsed && in.getValue().equals(aheadEnd)) {
+      in = cover(in.getKey(), readAhead(in.getValue()));
+      if (reaches(in.getValue(), key)) {
+        return in;
+      }
+    }
     Range floor = read(FLOOR, key.bytes());
-    Range above = read(ABOVE, key.bytes());
-    return cover(floor == null ? LEAST : ByteKey.of(floor.lo()),
-        above == null ? null : ByteKey.of(above.lo()));
+    return cover(floor == null ? LEAST : ByteKey.of(floor.lo()), readAhead(key));
+  }
+
+  /** Notes a look-up answered by the range at {@code lo}: the last one read ahead, perhaps. */
+  private void noteLookUp(ByteKey lo) {
+    if (!aheadUsed && lo.equals(aheadEnd)) {
+      aheadUsed = true;
+    }
   }
 
   /** Records that the stored ranges with {@code lo} in {@code [start, end]} were all read. */
