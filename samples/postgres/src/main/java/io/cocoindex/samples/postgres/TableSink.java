@@ -1,6 +1,7 @@
 package io.cocoindex.samples.postgres;
 
 import io.cocoindex.TargetAction;
+import io.cocoindex.statediff.ManagedBy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -93,6 +94,10 @@ final class TableSink {
               continue;
             }
           }
+          if (change.kind() == SchemaChange.Kind.MOVE_COMMAND_RECORDS) {
+            moveCommandRecords(conn, t);
+            continue;
+          }
           apply(conn, t, change, others);
           recreated |= change.kind() == SchemaChange.Kind.RECREATE_TABLE;
         }
@@ -100,7 +105,8 @@ final class TableSink {
           // No reconciliation of theirs follows this app's change: they are set up again here.
           UserTableCommands.setUpAgain(conn, t.schema(), t.table(), others);
         }
-        if (app != null && !drop && (owner == null || recreated)) {
+        if (app != null && !drop && t.managedBy() == ManagedBy.SYSTEM
+            && (owner == null || recreated)) {
           String maker = TableComment.claim(conn, t.schema(), t.table(), app);
           if (maker != null && !maker.equals(app)) {
             throw madeByAnother(t, maker); // made meanwhile: this transaction changes nothing
@@ -138,6 +144,31 @@ final class TableSink {
     LOG.info("user-managed table {} is no longer declared by app '{}': left as it is, with its"
         + " rows; the app's SQL commands {} and indexes {} on it removed", t.qualifiedName(), app,
         commands, indexes);
+  }
+
+  /**
+   * Moves the records of this app's SQL commands on table {@code t}, which changed hands, to
+   * where a table of its new kind keeps them: a system-managed table's {@code COMMENT}, a user's
+   * table's schema's {@link UserTableCommands} (whose {@code COMMENT} is the user's). The
+   * commands stay set up; only their bookkeeping moves, first set up first, so that their
+   * teardowns keep their order. Another app's commands on the table stay recorded as they are.
+   */
+  private void moveCommandRecords(Connection conn, TableAction t) throws SQLException {
+    String schema = t.schema();
+    String table = t.table();
+    if (t.managedBy() == ManagedBy.SYSTEM) {
+      for (UserTableCommands.Entry e : UserTableCommands.recordedBy(conn, schema, table, app)) {
+        TableComment.put(conn, schema, table, e.name(), e.setup(), e.teardown(), app);
+        UserTableCommands.remove(conn, schema, table, e.name());
+      }
+      return;
+    }
+    List<TableComment.Entry> entries = TableComment.read(conn, schema, table);
+    for (int i = entries.size() - 1; i >= 0; i--) {
+      TableComment.Entry e = entries.get(i);
+      UserTableCommands.put(conn, schema, table, e.name(), app, e.setup(), e.teardown());
+      TableComment.remove(conn, schema, table, e.name());
+    }
   }
 
   private SQLException madeByAnother(TableAction t, String maker) {

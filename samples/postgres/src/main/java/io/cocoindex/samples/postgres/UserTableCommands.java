@@ -61,6 +61,30 @@ final class UserTableCommands {
     }
   }
 
+  /**
+   * The commands app {@code app} set up on {@code schema.table}, the first set up first: to
+   * record them elsewhere when the table is no longer a user's ({@link TableSink}).
+   */
+  static List<Entry> recordedBy(Connection conn, String schema, String table, String app)
+      throws SQLException {
+    List<Entry> entries = new ArrayList<>();
+    if (!exists(conn, schema)) {
+      return entries;
+    }
+    try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, setup, teardown FROM "
+        + qualified(schema) + " WHERE table_name = ? AND app = ? ORDER BY seq")) {
+      ps.setString(1, table);
+      ps.setString(2, app);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          entries.add(new Entry(rs.getString(1), rs.getString(2), rs.getString(3),
+              rs.getString(4)));
+        }
+      }
+    }
+    return entries;
+  }
+
   /** Records command {@code name} set up on {@code schema.table} by {@code app}. */
   static void put(Connection conn, String schema, String table, String name, String app,
       String setup, String teardown) throws SQLException {

@@ -324,4 +324,78 @@ class PostgresUserTableTest {
     assertThat(lines("SELECT table_name, name, app FROM \"" + schema
         + "\".cocoindex_sql_commands")).containsExactly("owned|titles|guest");
   }
+  /**
+   * App {@code indexer}'s table {@code notes} with a view of command {@code titles} whose
+   * teardown fails when the view is gone (a teardown run twice is an error, not a no-op):
+   * system-managed while {@code state[0]} is 1, user-managed while 2, not declared while 0.
+   */
+  App switchingOwner(int[] state) {
+    SqlCommand titles = new SqlCommand("titles", "CREATE VIEW \"" + schema + "\".notes_titles"
+        + " AS SELECT id, title FROM \"" + schema + "\".notes",
+        "DROP VIEW \"" + schema + "\".notes_titles");
+    return coco.app("indexer", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (state[0] != 0) {
+        TableTarget t = tables.mountTable(ctx, state[0] == 1
+            ? DOCS.table(DB, schema, "notes") : DOCS.userTable(DB, schema, "notes"));
+        t.declareRow(ctx, DOCS.row(new Doc(1, "indexer's", 1)));
+        t.declareSqlCommand(ctx, titles);
+      }
+    });
+  }
+
+  /**
+   * A system-managed table declared as a user's table keeps its SQL commands, now recorded as
+   * commands of a user's table: no longer declared, the table stays with its rows and the
+   * command's view is torn down (its record, left in the table's comment, was never read).
+   */
+  @Test
+  void aTableHandedToItsUserKeepsItsCommandsAsAUsersTableCommands() {
+    int[] state = {1};
+    App app = switchingOwner(state);
+    coco.update(app);
+    assertThat(relations()).contains("r notes", "v notes_titles");
+
+    state[0] = 2;
+    coco.update(app);
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("notes|titles|indexer");
+    assertThat(lines("SELECT coalesce(obj_description('\"" + schema + "\".notes'::regclass,"
+        + " 'pg_class')::jsonb -> 'cocoindex_sql_commands', 'null')"))
+        .containsExactly("null");
+
+    state[0] = 0;
+    coco.update(app);
+    assertThat(relations()).containsExactly(
+        "i docs_by_user", "i docs_pkey", "i notes_pkey", "r docs", "r notes");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".notes")).containsExactly("1|indexer's|1");
+  }
+
+  /**
+   * A user's table the app then manages keeps its SQL commands, now recorded in the table's
+   * comment: its drop tears each down once (the record left among the user's tables' ran it a
+   * second time, failing the drop).
+   */
+  @Test
+  void aUsersTableTakenOverByTheAppKeepsItsCommandsAsItsOwn() {
+    execute("CREATE TABLE \"" + schema + "\".notes (id bigint PRIMARY KEY, title text,"
+        + " views integer)");
+    int[] state = {2};
+    App app = switchingOwner(state);
+    coco.update(app);
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("notes|titles|indexer");
+
+    state[0] = 1;
+    coco.update(app);
+    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey", "i notes_pkey",
+        "r docs", "r notes", "v notes_titles");
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".notes'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands' -> 'titles' ->> 'app'"))
+        .containsExactly("indexer");
+
+    state[0] = 0;
+    coco.update(app);
+    assertThat(relations()).isEqualTo(THE_USERS);
+  }
 }
