@@ -91,6 +91,7 @@ final class AttachmentWriter {
       db.execute(c, sql);
     }
     SqlCommandRecords.setUp(db, c, a, app);
-    SqlCommandRecords.recordSetUp(db, c, a.table(), command, a.sqlCommandTeardown(), app);
+    SqlCommandRecords.recordSetUp(db, c, a.table(), command, a.setup().get(0),
+        a.sqlCommandTeardown(), app);
   }
 }
