@@ -400,6 +400,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         ? SqlCommandRecords.tearDownOthers(db, c, spec.name(), app) : List.of();
     List<IndexHandler.Made> othersIndexes = remakes
         ? IndexHandler.madeByOthers(db, c, spec.name(), app) : List.of();
+    List<FullTextIndexHandler.Made> othersFullText = remakes
+        ? FullTextIndexHandler.madeByOthers(db, c, spec.name(), app) : List.of();
     if (a.recreate() || missing) {
       // Dropped by hand, the table took its indexes and its full-text indexes' triggers with it,
       // and its children are new (DESTRUCTIVE): it is made again as a recreate makes it.
@@ -442,6 +444,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       rebuild(db, c, spec, table, app);
     }
     IndexHandler.makeAgain(db, c, spec.name(), othersIndexes);
+    FullTextIndexHandler.makeAgain(db, c, spec.name(), othersFullText);
     SqlCommandRecords.setUpOthersAgain(db, c, spec.name(), othersCommands);
   }
 

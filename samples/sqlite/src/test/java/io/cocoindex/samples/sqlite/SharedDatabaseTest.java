@@ -278,13 +278,14 @@ class SharedDatabaseTest extends TargetDatabaseTest {
   }
   /**
    * The owner rebuilds its table (a dropped column), then recreates it (a new primary key),
-   * while a guest app (writing into it as a user's table) has a view and an index over it: the
-   * guest's command is torn down before each change and set up again after it, recorded as the
-   * guest's, and its index is made again, naming the guest; the guest's next run changes
-   * nothing. (They were lost: the guest's records, unchanged, planned nothing.)
+   * while a guest app (writing into it as a user's table) has a view, an index and a full-text
+   * index over it: the guest's command is torn down before each change and set up again after
+   * it, recorded as the guest's, and its indexes are made again, naming the guest, the full-text
+   * one rebuilt from the table's rows; the guest's next run changes nothing. (They were lost:
+   * the guest's records, unchanged, planned nothing.)
    */
   @Test
-  void theOwnersRebuildAndRecreateSetAGuestsCommandAndIndexUpAgain() throws Exception {
+  void theOwnersRebuildAndRecreateSetAGuestsCommandAndIndexesUpAgain() throws Exception {
     int[] version = {0};
     App owner = app("owner", environment().build(), ctx -> {
       Sqlite sqlite = Sqlite.register(ctx, DB);
@@ -304,10 +305,14 @@ class SharedDatabaseTest extends TargetDatabaseTest {
       t.declareRow(ctx, new Doc("g", "G"));
       t.declareSqlCommand(ctx, GUESTS_VIEW);
       t.declareIndex(ctx, IndexSpec.of("guest_by_title", "title"));
+      t.declareFullTextIndex(ctx, new FullTextIndex("guest_fts", List.of("title")));
     });
     guest.update();
     List<String> withTheGuests = List.of("index docs__guest_by_title",
-        "table cocoindex_sql_commands", "table docs", "view guest_titles");
+        "table cocoindex_sql_commands", "table docs", "table guest_fts", "table guest_fts_config",
+        "table guest_fts_data", "table guest_fts_docsize", "table guest_fts_idx",
+        "trigger guest_fts_ad", "trigger guest_fts_ai", "trigger guest_fts_au",
+        "view guest_titles");
     assertThat(schema()).isEqualTo(withTheGuests);
 
     version[0] = 1; // column views dropped: a rebuild
@@ -319,6 +324,9 @@ class SharedDatabaseTest extends TargetDatabaseTest {
         .containsExactly("CREATE INDEX \"docs__guest_by_title\" /* cocoindex app: guest */ ON"
             + " \"docs\" (\"title\")");
     assertThat(q("SELECT title FROM guest_titles ORDER BY 1")).containsExactly("A", "G");
+    assertThat(q("SELECT title FROM guest_fts WHERE guest_fts MATCH 'g'")).containsExactly("G");
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'guest_fts'")).singleElement()
+        .asString().contains("/* cocoindex app: guest */");
 
     version[0] = 2; // primary key (id, title): recreated, with the owner's row only
     owner.update();
@@ -329,6 +337,10 @@ class SharedDatabaseTest extends TargetDatabaseTest {
         .containsExactly("CREATE INDEX \"docs__guest_by_title\" /* cocoindex app: guest */ ON"
             + " \"docs\" (\"title\")");
     assertThat(q("SELECT title FROM guest_titles ORDER BY 1")).containsExactly("A");
+    assertThat(q("SELECT title FROM guest_fts WHERE guest_fts MATCH 'a'")).containsExactly("A");
+    exec("INSERT INTO docs VALUES ('h', 'H')"); // its triggers keep it in step
+    assertThat(q("SELECT title FROM guest_fts WHERE guest_fts MATCH 'h'")).containsExactly("H");
+    exec("DELETE FROM docs WHERE id = 'h'");
 
     long statements = db().statementsExecuted();
     guest.update(); // its row, lost with the recreate, is not written again: its record holds
