@@ -98,7 +98,7 @@ final class TableSink {
             moveCommandRecords(conn, t);
             continue;
           }
-          apply(conn, t, change, others);
+          apply(conn, t, change, others, app);
           recreated |= change.kind() == SchemaChange.Kind.RECREATE_TABLE;
         }
         if (!drop) {
@@ -179,7 +179,7 @@ final class TableSink {
   }
 
   private static void apply(Connection conn, TableAction t, SchemaChange change,
-      List<UserTableCommands.Entry> others) throws SQLException {
+      List<UserTableCommands.Entry> others, String app) throws SQLException {
     String table = SqlNames.qualified(t.schema(), t.table());
     try (Statement st = conn.createStatement()) {
       switch (change.kind()) {
@@ -192,10 +192,14 @@ final class TableSink {
           checkNameFree(conn, t);
           // The table's own commands are set up again on the new table (its children are new).
           List<TableComment.Entry> tornDown = tearDownCommands(conn, t, others);
+          // Other apps' indexes on it (their user's table) are made again: their records hold.
+          List<IndexSink.Made> othersIndexes =
+              IndexSink.madeByOthers(conn, t.schema(), t.table(), app);
           st.execute("DROP TABLE IF EXISTS " + table);
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
           handOver(conn, t, tornDown);
+          IndexSink.makeAgain(conn, t.schema(), t.table(), othersIndexes);
         }
         case DROP_TABLE -> {
           handOver(conn, t, tearDownCommands(conn, t, others));

@@ -398,4 +398,45 @@ class PostgresUserTableTest {
     coco.update(app);
     assertThat(relations()).isEqualTo(THE_USERS);
   }
+  /**
+   * The owner changes its table's primary key (a recreate) while a guest app (writing into it as
+   * a user's table) has an index on it: the guest's index is made again on the new table, its
+   * comment naming the guest, and the guest's next run changes nothing but its table's refresh.
+   * (It was lost: the guest's record, unchanged, planned nothing.)
+   */
+  @Test
+  void theOwnersRecreateMakesAGuestsIndexAgain() {
+    TableSchema<Titled> byTitle = TableSchema.of(Titled.class).primaryKey("id", "title").build();
+    boolean[] recreated = {false};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (recreated[0]) {
+        tables.mountTable(ctx, byTitle.table(DB, schema, "owned"))
+            .declareRow(ctx, byTitle.row(new Titled(1, "owner's")));
+      } else {
+        tables.mountTable(ctx, DOCS.table(DB, schema, "owned"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      }
+    });
+    coco.update(owner);
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "owned"));
+      t.declareIndex(ctx, IndexSpec.btree("by_guest", "title"));
+    });
+    coco.update(guest);
+    assertThat(relations()).contains("i owned__by_guest");
+
+    recreated[0] = true;
+    coco.update(owner);
+
+    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey",
+        "i owned__by_guest", "i owned_pkey", "r docs", "r owned");
+    assertThat(lines("SELECT indexdef FROM pg_indexes WHERE schemaname = '" + schema
+        + "' AND indexname = 'owned__by_guest'")).containsExactly("CREATE INDEX owned__by_guest"
+            + " ON " + schema + ".owned USING btree (title)");
+    assertThat(comment("owned__by_guest")).isEqualTo("{\"cocoindex_app\": \"guest\"}");
+    assertThat(coco.update(guest))
+        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]");
+  }
 }
