@@ -4,9 +4,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a system-managed table records in its {@code COMMENT}: the app that made it, and the SQL
@@ -30,6 +33,7 @@ import java.util.List;
  * never touched, and a comment that is not this record is replaced by it.
  */
 final class TableComment {
+  private static final Logger LOG = LoggerFactory.getLogger(TableComment.class);
   /** How a comment written here starts ({@code jsonb} renders it so, whichever keys it has). */
   private static final String PREFIX = "{\"cocoindex_";
 
@@ -271,6 +275,41 @@ final class TableComment {
     }
   }
 
+  /**
+   * Runs a command's teardown on table {@code schema.table}. When the table is gone (dropped by
+   * hand), a teardown that fails is let go with a log line, in a savepoint: what it undoes (a
+   * grant, a trigger) went with the table, and one naming the table ({@code REVOKE ... ON}) can
+   * never succeed again, which would fail every run. On a table that is there, a failure fails,
+   * naming the command and the table.
+   */
+  static void runTeardown(Connection conn, String schema, String table, String sql, String what)
+      throws SQLException {
+    if (exists(conn, schema, table)) {
+      run(conn, sql, what);
+      return;
+    }
+    Savepoint savepoint = conn.setSavepoint();
+    try (Statement st = conn.createStatement()) {
+      st.execute(sql);
+      conn.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      conn.rollback(savepoint);
+      LOG.info("{} failed, table {}.{} being gone (dropped by hand?), with what the teardown"
+          + " undoes: let go ({})", what, schema, table, e.getMessage());
+    }
+  }
+
+  /** Whether table {@code schema.table} exists. */
+  private static boolean exists(Connection conn, String schema, String table)
+      throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      ps.setString(1, SqlNames.qualified(schema, table));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
   /** Other tables with a recorded command of this name. */
   private static List<Holder> holders(Connection conn, String name, String schema, String table)
       throws SQLException {
@@ -303,13 +342,8 @@ final class TableComment {
    * with reads and writes of rows); false when the table does not exist.
    */
   private static boolean lock(Connection conn, String schema, String table) throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-      ps.setString(1, SqlNames.qualified(schema, table));
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next() || !rs.getBoolean(1)) {
-          return false;
-        }
-      }
+    if (!exists(conn, schema, table)) {
+      return false;
     }
     try (Statement st = conn.createStatement()) {
       st.execute("LOCK TABLE " + SqlNames.qualified(schema, table)

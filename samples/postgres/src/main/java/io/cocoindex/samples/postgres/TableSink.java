@@ -243,7 +243,8 @@ final class TableSink {
     List<TableComment.Entry> commands = TableComment.read(conn, t.schema(), t.table());
     for (TableComment.Entry c : commands) {
       if (c.teardown() != null) {
-        TableComment.run(conn, c.teardown(), "the teardown of SQL command " + c.name()
+        TableComment.runTeardown(conn, t.schema(), t.table(), c.teardown(),
+            "the teardown of SQL command " + c.name()
             + " of table " + t.schema() + "." + t.table() + ", before the table is dropped");
       }
     }

@@ -202,7 +202,8 @@ final class UserTableCommands {
     }
     for (Entry e : entries) {
       if (e.teardown() != null) {
-        TableComment.run(conn, e.teardown(), "the teardown of SQL command " + e.name()
+        TableComment.runTeardown(conn, schema, table, e.teardown(),
+            "the teardown of SQL command " + e.name()
             + " of app '" + e.app() + "' of table " + schema + "." + table + why);
       }
       remove(conn, schema, table, e.name());

@@ -439,4 +439,63 @@ class PostgresUserTableTest {
     assertThat(coco.update(guest))
         .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]");
   }
+  /** A command granting reads of docs to everyone: its teardown names the table. */
+  SqlCommand grant() {
+    return new SqlCommand("public_reads", "GRANT SELECT ON \"" + schema + "\".docs TO PUBLIC",
+        "REVOKE SELECT ON \"" + schema + "\".docs FROM PUBLIC");
+  }
+
+  /**
+   * The user drops their table by hand, with the index and the command the app made on it; the
+   * app then no longer declares them: the command's teardown, which names the table, fails on
+   * the missing table and is let go (what it undoes went with the table), its record forgotten,
+   * and the run succeeds, as every later one does.
+   */
+  @Test
+  void attachmentsOfAUsersTableDroppedByHandAreForgottenWhenNoLongerDeclared() {
+    boolean[] attachments = {true};
+    App app = coco.app("indexer", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      if (attachments[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+        t.declareSqlCommand(ctx, grant());
+      }
+    });
+    coco.update(app);
+    execute("DROP TABLE \"" + schema + "\".docs");
+
+    attachments[0] = false;
+    coco.update(app);
+
+    assertThat(relations()).isEmpty();
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"docs\"]");
+  }
+
+  /**
+   * The user drops their table by hand; the app then no longer declares it: its release lets go
+   * of the command's teardown that fails on the missing table, forgets its record, and succeeds.
+   */
+  @Test
+  void aUsersTableDroppedByHandIsReleasedWhenNoLongerDeclared() {
+    boolean[] table = {true};
+    App app = coco.app("indexer", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (table[0]) {
+        TableTarget t = tables.mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+        t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+        t.declareSqlCommand(ctx, grant());
+      }
+    });
+    coco.update(app);
+    execute("DROP TABLE \"" + schema + "\".docs");
+
+    table[0] = false;
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"docs\"]");
+
+    assertThat(relations()).isEmpty();
+    assertThat(coco.update(app)).isEmpty();
+  }
 }
