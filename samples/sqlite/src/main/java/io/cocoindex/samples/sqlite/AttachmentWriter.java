@@ -78,7 +78,7 @@ final class AttachmentWriter {
     }
     if (a.sqlCommandTeardown() == null) {
       if (recorded != null) {
-        db.execute(c, recorded.teardown());
+        SqlCommandRecords.runTeardown(db, c, a.table(), command, recorded.teardown());
         SqlCommandRecords.recordTornDown(db, c, a.table(), command);
         SqlCommandRecords.setUpAgain(db, c, command, a.sqlCommandsElsewhere(), app);
       }

@@ -214,10 +214,35 @@ final class SqlCommandRecords {
       }
     }
     for (TornDown t : selected) {
-      db.execute(c, t.teardown());
+      runTeardown(db, c, table, t.name(), t.teardown());
       recordTornDown(db, c, table, t.name());
     }
     return selected;
+  }
+
+  /**
+   * Runs the teardown of command {@code name} of {@code table}. When the table is gone (dropped
+   * by hand), a teardown that fails is let go with a log line, in a savepoint: what it undoes went
+   * with the table (a trigger), and one naming the table ({@code DELETE FROM} it) can never
+   * succeed again, which would fail every run. On a table that is there, a failure fails.
+   */
+  static void runTeardown(SqliteDatabase db, Connection c, String table, String name,
+      String teardown) throws SQLException {
+    SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, table);
+    if (holder != null && holder.isTable()) {
+      db.execute(c, teardown);
+      return;
+    }
+    db.execute(c, "SAVEPOINT cocoindex_teardown");
+    try {
+      db.execute(c, teardown);
+    } catch (SQLException failed) {
+      db.execute(c, "ROLLBACK TO cocoindex_teardown");
+      log.info("the teardown of SQL command {} of table {} failed, the table being gone (dropped"
+          + " by hand?) with what the teardown undoes: let go ({})", name, table,
+          failed.getMessage());
+    }
+    db.execute(c, "RELEASE cocoindex_teardown");
   }
 
   /**

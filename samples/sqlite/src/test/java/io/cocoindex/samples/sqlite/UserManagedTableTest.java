@@ -205,4 +205,67 @@ class UserManagedTableTest extends TargetDatabaseTest {
     assertThat(q("SELECT id, title FROM docs ORDER BY id"))
         .containsExactly("a|the app's", "u|the user's");
   }
+  /** A command writing a row of its own into docs: its teardown names the table. */
+  static final SqlCommand SEED = new SqlCommand("seed",
+      "INSERT OR REPLACE INTO docs (id, title) VALUES ('seed', 'seeded')",
+      "DELETE FROM docs WHERE id = 'seed'");
+
+  /** An app declaring the user's table while {@code table[0]}, with what {@link #app} makes and
+   * {@link #SEED} while {@code attachments[0]}. */
+  private App seeding(boolean[] table, boolean[] attachments) {
+    return app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (table[0]) {
+        SqliteTable<Doc> docs =
+            sqlite.mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+        if (attachments[0]) {
+          docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+          docs.declareSqlCommand(ctx, SEED);
+          docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+        }
+      }
+    });
+  }
+
+  /**
+   * The user drops their table by hand; the app then no longer declares what it made on it: the
+   * command's teardown, which names the table, fails on the missing table and is let go (what it
+   * undoes went with the table), its record forgotten; the full-text index's FTS5 table, left
+   * behind by the drop, goes; the run succeeds, and the next one changes nothing.
+   */
+  @Test
+  void attachmentsOfAUsersTableDroppedByHandAreForgottenWhenNoLongerDeclared() throws Exception {
+    boolean[] attachments = {true};
+    App app = seeding(new boolean[] {true}, attachments);
+    app.update();
+    assertThat(q("SELECT id FROM docs ORDER BY id")).containsExactly("seed", "u");
+    exec("DROP TABLE docs");
+
+    attachments[0] = false;
+    app.update();
+
+    assertThat(schema()).isEmpty();
+    long statements = db().statementsExecuted();
+    app.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * The user drops their table by hand; the app then no longer declares it: its release lets go
+   * of the command's teardown that fails on the missing table, forgets its record, drops the
+   * full-text index left behind, and succeeds.
+   */
+  @Test
+  void aUsersTableDroppedByHandIsReleasedWhenNoLongerDeclared() throws Exception {
+    boolean[] table = {true};
+    App app = seeding(table, new boolean[] {true});
+    app.update();
+    exec("DROP TABLE docs");
+
+    table[0] = false;
+    app.update();
+
+    assertThat(schema()).isEmpty();
+    assertThat(app.status().providers()).isEmpty();
+  }
 }
