@@ -254,12 +254,15 @@ final class TableComment {
 
   /**
    * After the teardown of a command gone from this table, sets up again every command of the
-   * same name recorded beside another table: a command moved there was set up first (the old
-   * table's teardown runs at the end of the run), and the teardown may just have undone it.
+   * same name recorded beside another table, a user's table included ({@link
+   * UserTableCommands#holders}): a command moved there was set up first (the old table's
+   * teardown runs at the end of the run), and the teardown may just have undone it.
    */
   static void handOver(Connection conn, String schema, String table, String name)
       throws SQLException {
-    for (Holder h : holders(conn, name, schema, table)) {
+    List<Holder> holders = holders(conn, name, schema, table);
+    holders.addAll(UserTableCommands.holders(conn, name, schema, table));
+    for (Holder h : holders) {
       run(conn, h.setup(), "the setup of SQL command " + name + " of table " + h.schema() + "."
           + h.table() + " (set up again after the teardown of the one of " + schema + "." + table
           + ")");

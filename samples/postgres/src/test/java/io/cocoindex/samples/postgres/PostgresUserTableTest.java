@@ -498,4 +498,34 @@ class PostgresUserTableTest {
     assertThat(relations()).isEmpty();
     assertThat(coco.update(app)).isEmpty();
   }
+  /**
+   * A command moved from the app's own table onto the user's table under its name (one view,
+   * made over either): set up on the user's table first, it survives the old table's teardown at
+   * the end of the run, set up again after it, and stays recorded on the user's table.
+   */
+  @Test
+  void aCommandMovedOntoAUsersTableIsSetUpAgainAfterTheOldTablesTeardown() {
+    boolean[] moved = {false};
+    App app = coco.app("indexer", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      TableTarget own = tables.mountTable(ctx, DOCS.table(DB, schema, "own"));
+      own.declareRow(ctx, DOCS.row(new Doc(1, "own", 1)));
+      TableTarget users = tables.mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      String over = moved[0] ? "docs" : "own";
+      (moved[0] ? users : own).declareSqlCommand(ctx, new SqlCommand("titles",
+          "CREATE OR REPLACE VIEW \"" + schema + "\".titles AS SELECT id, title FROM \"" + schema
+              + "\"." + over, "DROP VIEW IF EXISTS \"" + schema + "\".titles"));
+    });
+    coco.update(app);
+    assertThat(lines("SELECT title FROM \"" + schema + "\".titles")).containsExactly("own");
+
+    moved[0] = true;
+    coco.update(app);
+
+    assertThat(lines("SELECT title FROM \"" + schema + "\".titles")).containsExactly("the user's");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|titles|indexer");
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".own'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands'")).containsExactly("null");
+  }
 }
