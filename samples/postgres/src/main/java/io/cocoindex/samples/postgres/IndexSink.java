@@ -132,6 +132,10 @@ final class IndexSink {
     }
     if (holder != null && app != null) { // made now (the name was free)
       TableComment.recordIndexMaker(conn, i.schema(), i.name(), app);
+    } else if (app != null && TableComment.uncommented(conn, i.schema(), i.name())) {
+      // Made by an earlier version, which recorded no app (makerOf found none): adopted by the
+      // app declaring it, so that its release finds it. A comment of the user's is kept.
+      TableComment.recordIndexMaker(conn, i.schema(), i.name(), app);
     }
   }
 

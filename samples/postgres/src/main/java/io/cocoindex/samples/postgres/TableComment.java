@@ -367,6 +367,11 @@ final class TableComment {
     return comment != null && comment.startsWith(PREFIX);
   }
 
+  /** Whether relation {@code schema.name} (a table, an index) has no comment at all. */
+  static boolean uncommented(Connection conn, String schema, String name) throws SQLException {
+    return description(conn, schema, name) == null;
+  }
+
   /** The table's comment, whatever it is, or null. */
   private static String description(Connection conn, String schema, String table)
       throws SQLException {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cocoindex.ContextKey;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.testkit.CocoIndexExtension;
 import java.util.List;
 import javax.sql.DataSource;
@@ -527,5 +528,31 @@ class PostgresUserTableTest {
         + "\".cocoindex_sql_commands")).containsExactly("docs|titles|indexer");
     assertThat(lines("SELECT obj_description('\"" + schema + "\".own'::regclass, 'pg_class')"
         + "::jsonb -> 'cocoindex_sql_commands'")).containsExactly("null");
+  }
+  /**
+   * What an earlier version made on a user's table records no app: an index without a comment,
+   * a command not recorded. One full reprocess while the table is declared adopts them for the
+   * app that declares them (the index's comment, the command's record), so that the table's
+   * release then removes them; the user's own index and comment stay.
+   */
+  @Test
+  void aFullReprocessAdoptsWhatAnEarlierVersionMadeOnAUsersTable() {
+    boolean[] table = {true};
+    App app = app("indexer", 1, table, new boolean[] {true});
+    coco.update(app);
+    // As the version before apps were recorded left them.
+    execute("COMMENT ON INDEX \"" + schema + "\".docs__by_indexer IS NULL",
+        "DROP TABLE \"" + schema + "\".cocoindex_sql_commands");
+
+    app.update(UpdateOptions.fullReprocess());
+
+    assertThat(comment("docs__by_indexer")).isEqualTo("{\"cocoindex_app\": \"indexer\"}");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|titles_indexer|indexer");
+
+    table[0] = false;
+    coco.update(app);
+    assertThat(relations()).isEqualTo(THE_USERS);
+    assertThat(comment("docs")).isEqualTo("the user's");
   }
 }

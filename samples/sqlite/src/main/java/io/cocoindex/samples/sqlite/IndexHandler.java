@@ -171,6 +171,14 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
           + " two apps cannot both create and drop one index (SQLite names are the database's):"
           + " declare another index name");
     }
+    if (holder.isIndexOf(a.table()) && maker == null && app != null) {
+      // Made by an earlier version (or by hand), naming no app: SQLite cannot comment an index
+      // afterwards, so it is made again naming the app declaring it, which adopts it (its
+      // removal, and its user's table's release, then find it). Runs only when an action is
+      // planned for it (a changed spec, a full reprocess), not in an unchanged run.
+      db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", holder.name()));
+      return true;
+    }
     if (holder.isIndexOf(a.table())) {
       return false;
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.ContextKey;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateOptions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -267,5 +268,39 @@ class UserManagedTableTest extends TargetDatabaseTest {
 
     assertThat(schema()).isEmpty();
     assertThat(app.status().providers()).isEmpty();
+  }
+  /**
+   * What an earlier version made on a user's table names no app: an index and a full-text index
+   * without the comment, a command recorded without it. One full reprocess while the table is
+   * declared adopts them for the app that declares them (made again naming it, recorded as its),
+   * so that the table's release then removes them; the user's own index stays.
+   */
+  @Test
+  void aFullReprocessAdoptsWhatAnEarlierVersionMadeOnAUsersTable() throws Exception {
+    boolean[] table = {true};
+    App app = app(table, new boolean[] {true});
+    app.update();
+    // As the version before apps were recorded left them.
+    for (String name : List.of("docs__by_title", "docs_fts")) {
+      String sql = q("SELECT sql FROM sqlite_master WHERE name = '" + name + "'").get(0);
+      exec((name.endsWith("_fts") ? "DROP TABLE " : "DROP INDEX ") + name);
+      exec(sql.replace(" /* cocoindex app: test */", ""));
+    }
+    exec("INSERT INTO docs_fts (docs_fts) VALUES ('rebuild')");
+    exec("UPDATE cocoindex_sql_commands SET app = NULL");
+    assertThat(q("SELECT count(*) FROM sqlite_master WHERE sql LIKE '%cocoindex app%'"))
+        .containsExactly("0");
+
+    app.update(UpdateOptions.fullReprocess());
+
+    assertThat(q("SELECT name FROM sqlite_master WHERE sql LIKE '%/* cocoindex app: test */%'"
+        + " ORDER BY name")).containsExactly("docs__by_title", "docs_fts");
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|test");
+    assertThat(schema()).isEqualTo(WITH_THE_APPS);
+
+    table[0] = false;
+    app.update();
+    assertThat(schema()).isEqualTo(THE_USERS);
   }
 }
