@@ -211,8 +211,10 @@ class UserManagedTableTest extends TargetDatabaseTest {
       "INSERT OR REPLACE INTO docs (id, title) VALUES ('seed', 'seeded')",
       "DELETE FROM docs WHERE id = 'seed'");
 
-  /** An app declaring the user's table while {@code table[0]}, with what {@link #app} makes and
-   * {@link #SEED} while {@code attachments[0]}. */
+  /**
+   * An app declaring the user's table while {@code table[0]}, with an index, {@link #SEED} and a
+   * full-text index on it while {@code attachments[0]}.
+   */
   private App seeding(boolean[] table, boolean[] attachments) {
     return app(ctx -> {
       Sqlite sqlite = Sqlite.register(ctx, DB);
