@@ -3,7 +3,9 @@ package io.cocoindex.samples.postgres;
 import io.cocoindex.TargetAction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,6 +132,10 @@ final class IndexSink {
     }
     if (holder != null && app != null) { // made now (the name was free)
       TableComment.recordIndexMaker(conn, i.schema(), i.name(), app);
+    } else if (app != null && TableComment.uncommented(conn, i.schema(), i.name())) {
+      // Made by an earlier version, which recorded no app (makerOf found none): adopted by the
+      // app declaring it, so that its release finds it. A comment of the user's is kept.
+      TableComment.recordIndexMaker(conn, i.schema(), i.name(), app);
     }
   }
 
@@ -153,5 +159,69 @@ final class IndexSink {
     }
     return r.isIndex() && i.table().equals(r.indexedTable()) && r.constraint() == null
         ? null : r.describe();
+  }
+  /**
+   * An index another app made on a table, as the catalog keeps it.
+   *
+   * @param name its name
+   * @param app the app its comment names
+   * @param definition its {@code CREATE INDEX} ({@code pg_get_indexdef})
+   */
+  record Made(String name, String app, String definition) {}
+
+  /**
+   * The indexes of {@code schema.table} whose comment names an app other than {@code app} (made
+   * on their user's table), read before the table's own app recreates it, which drops them with
+   * the table while their apps' records say they are there.
+   */
+  static List<Made> madeByOthers(Connection conn, String schema, String table, String app)
+      throws SQLException {
+    List<Made> made = new ArrayList<>();
+    if (app == null) {
+      return made;
+    }
+    try (PreparedStatement ps = conn.prepareStatement(
+        "SELECT i.relname, CASE WHEN c.d LIKE '{\"cocoindex\\_%' THEN c.d::jsonb"
+            + " ->> 'cocoindex_app' END, pg_get_indexdef(i.oid)"
+            + " FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid"
+            + " JOIN pg_class t ON t.oid = x.indrelid"
+            + " JOIN pg_namespace n ON n.oid = t.relnamespace,"
+            + " LATERAL (SELECT obj_description(i.oid, 'pg_class') AS d) c"
+            + " WHERE n.nspname = ? AND t.relname = ? ORDER BY 1")) {
+      ps.setString(1, schema);
+      ps.setString(2, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String maker = rs.getString(2);
+          if (maker != null && !maker.equals(app)) {
+            made.add(new Made(rs.getString(1), maker, rs.getString(3)));
+          }
+        }
+      }
+    }
+    return made;
+  }
+
+  /**
+   * Makes again, each recording its app, the indexes {@link #madeByOthers} read before {@code
+   * schema.table} was recreated: their apps' records are unchanged, so nothing else would. One
+   * that cannot be made on the new table (a column it indexed is gone) is left out with a
+   * warning naming it and its app, which makes it when its spec next changes.
+   */
+  static void makeAgain(Connection conn, String schema, String table, List<Made> made)
+      throws SQLException {
+    for (Made m : made) {
+      Savepoint savepoint = conn.setSavepoint();
+      try (Statement st = conn.createStatement()) {
+        st.execute(m.definition());
+        TableComment.recordIndexMaker(conn, schema, m.name(), m.app());
+        conn.releaseSavepoint(savepoint);
+      } catch (SQLException failed) {
+        conn.rollback(savepoint);
+        LOG.warn("index {} that app '{}' made on table {}.{} cannot be made again on the"
+            + " recreated table: {}; app '{}' makes it when its spec next changes", m.name(),
+            m.app(), schema, table, failed.getMessage(), m.app());
+      }
+    }
   }
 }

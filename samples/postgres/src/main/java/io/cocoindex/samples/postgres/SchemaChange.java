@@ -29,7 +29,13 @@ public record SchemaChange(Kind kind, String column, String type) {
     /** {@code DROP COLUMN IF EXISTS}. */
     DROP_COLUMN,
     /** {@code ALTER COLUMN TYPE} in a savepoint; on failure drop and re-add the column. */
-    ALTER_COLUMN_TYPE
+    ALTER_COLUMN_TYPE,
+    /**
+     * The table changed hands (user-managed to system-managed, or back): the app's SQL commands
+     * on it are recorded where a table of its new kind records them, and no longer where its old
+     * kind did ({@link TableComment}, {@link UserTableCommands}).
+     */
+    MOVE_COMMAND_RECORDS
   }
 
   static SchemaChange table(Kind kind) {

@@ -49,7 +49,7 @@ final class SqlCommandSink {
               + " down one command: declare another command name");
         }
         for (String teardown : c.teardowns()) {
-          TableComment.run(conn, teardown, "the teardown" + of);
+          TableComment.runTeardown(conn, c.schema(), c.table(), teardown, "the teardown" + of);
         }
         if (c.setup() == null) {
           if (c.recorded()) {

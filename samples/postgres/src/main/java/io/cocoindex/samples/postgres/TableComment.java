@@ -4,9 +4,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a system-managed table records in its {@code COMMENT}: the app that made it, and the SQL
@@ -30,6 +33,7 @@ import java.util.List;
  * never touched, and a comment that is not this record is replaced by it.
  */
 final class TableComment {
+  private static final Logger LOG = LoggerFactory.getLogger(TableComment.class);
   /** How a comment written here starts ({@code jsonb} renders it so, whichever keys it has). */
   private static final String PREFIX = "{\"cocoindex_";
 
@@ -250,12 +254,15 @@ final class TableComment {
 
   /**
    * After the teardown of a command gone from this table, sets up again every command of the
-   * same name recorded beside another table: a command moved there was set up first (the old
-   * table's teardown runs at the end of the run), and the teardown may just have undone it.
+   * same name recorded beside another table, a user's table included ({@link
+   * UserTableCommands#holders}): a command moved there was set up first (the old table's
+   * teardown runs at the end of the run), and the teardown may just have undone it.
    */
   static void handOver(Connection conn, String schema, String table, String name)
       throws SQLException {
-    for (Holder h : holders(conn, name, schema, table)) {
+    List<Holder> holders = holders(conn, name, schema, table);
+    holders.addAll(UserTableCommands.holders(conn, name, schema, table));
+    for (Holder h : holders) {
       run(conn, h.setup(), "the setup of SQL command " + name + " of table " + h.schema() + "."
           + h.table() + " (set up again after the teardown of the one of " + schema + "." + table
           + ")");
@@ -268,6 +275,41 @@ final class TableComment {
       st.execute(sql);
     } catch (SQLException e) {
       throw new SQLException(what + " failed: " + e.getMessage(), e.getSQLState(), e);
+    }
+  }
+
+  /**
+   * Runs a command's teardown on table {@code schema.table}. When the table is gone (dropped by
+   * hand), a teardown that fails is let go with a log line, in a savepoint: what it undoes (a
+   * grant, a trigger) went with the table, and one naming the table ({@code REVOKE ... ON}) can
+   * never succeed again, which would fail every run. On a table that is there, a failure fails,
+   * naming the command and the table.
+   */
+  static void runTeardown(Connection conn, String schema, String table, String sql, String what)
+      throws SQLException {
+    if (exists(conn, schema, table)) {
+      run(conn, sql, what);
+      return;
+    }
+    Savepoint savepoint = conn.setSavepoint();
+    try (Statement st = conn.createStatement()) {
+      st.execute(sql);
+      conn.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      conn.rollback(savepoint);
+      LOG.info("{} failed, table {}.{} being gone (dropped by hand?), with what the teardown"
+          + " undoes: let go ({})", what, schema, table, e.getMessage());
+    }
+  }
+
+  /** Whether table {@code schema.table} exists. */
+  private static boolean exists(Connection conn, String schema, String table)
+      throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      ps.setString(1, SqlNames.qualified(schema, table));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
     }
   }
 
@@ -303,13 +345,8 @@ final class TableComment {
    * with reads and writes of rows); false when the table does not exist.
    */
   private static boolean lock(Connection conn, String schema, String table) throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-      ps.setString(1, SqlNames.qualified(schema, table));
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next() || !rs.getBoolean(1)) {
-          return false;
-        }
-      }
+    if (!exists(conn, schema, table)) {
+      return false;
     }
     try (Statement st = conn.createStatement()) {
       st.execute("LOCK TABLE " + SqlNames.qualified(schema, table)
@@ -328,6 +365,11 @@ final class TableComment {
   /** Whether a table's comment is this record (one a user wrote is not). */
   private static boolean isRecord(String comment) {
     return comment != null && comment.startsWith(PREFIX);
+  }
+
+  /** Whether relation {@code schema.name} (a table, an index) has no comment at all. */
+  static boolean uncommented(Connection conn, String schema, String name) throws SQLException {
+    return description(conn, schema, name) == null;
   }
 
   /** The table's comment, whatever it is, or null. */

@@ -169,6 +169,11 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
                   record.composite(), systemPrev, prevMayBeMissing || userOwnedBefore));
       invalidation = plan(diff, desired, changes);
     }
+    if (app != null && prev.stream().anyMatch(p -> p.managedBy() != desired.managedBy())) {
+      // Its commands' records follow the table to where its new kind keeps them: left where
+      // they were, the old place's were torn down a second time (a drop) or never (a release).
+      changes.add(SchemaChange.table(SchemaChange.Kind.MOVE_COMMAND_RECORDS));
+    }
     TableAction action =
         new TableAction(
             desired.database(), desired.schema(), desired.table(), desired.columns(),

@@ -1,6 +1,7 @@
 package io.cocoindex.samples.postgres;
 
 import io.cocoindex.TargetAction;
+import io.cocoindex.statediff.ManagedBy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -93,14 +94,19 @@ final class TableSink {
               continue;
             }
           }
-          apply(conn, t, change, others);
+          if (change.kind() == SchemaChange.Kind.MOVE_COMMAND_RECORDS) {
+            moveCommandRecords(conn, t);
+            continue;
+          }
+          apply(conn, t, change, others, app);
           recreated |= change.kind() == SchemaChange.Kind.RECREATE_TABLE;
         }
         if (!drop) {
           // No reconciliation of theirs follows this app's change: they are set up again here.
           UserTableCommands.setUpAgain(conn, t.schema(), t.table(), others);
         }
-        if (app != null && !drop && (owner == null || recreated)) {
+        if (app != null && !drop && t.managedBy() == ManagedBy.SYSTEM
+            && (owner == null || recreated)) {
           String maker = TableComment.claim(conn, t.schema(), t.table(), app);
           if (maker != null && !maker.equals(app)) {
             throw madeByAnother(t, maker); // made meanwhile: this transaction changes nothing
@@ -140,6 +146,31 @@ final class TableSink {
         commands, indexes);
   }
 
+  /**
+   * Moves the records of this app's SQL commands on table {@code t}, which changed hands, to
+   * where a table of its new kind keeps them: a system-managed table's {@code COMMENT}, a user's
+   * table's schema's {@link UserTableCommands} (whose {@code COMMENT} is the user's). The
+   * commands stay set up; only their bookkeeping moves, first set up first, so that their
+   * teardowns keep their order. Another app's commands on the table stay recorded as they are.
+   */
+  private void moveCommandRecords(Connection conn, TableAction t) throws SQLException {
+    String schema = t.schema();
+    String table = t.table();
+    if (t.managedBy() == ManagedBy.SYSTEM) {
+      for (UserTableCommands.Entry e : UserTableCommands.recordedBy(conn, schema, table, app)) {
+        TableComment.put(conn, schema, table, e.name(), e.setup(), e.teardown(), app);
+        UserTableCommands.remove(conn, schema, table, e.name());
+      }
+      return;
+    }
+    List<TableComment.Entry> entries = TableComment.read(conn, schema, table);
+    for (int i = entries.size() - 1; i >= 0; i--) {
+      TableComment.Entry e = entries.get(i);
+      UserTableCommands.put(conn, schema, table, e.name(), app, e.setup(), e.teardown());
+      TableComment.remove(conn, schema, table, e.name());
+    }
+  }
+
   private SQLException madeByAnother(TableAction t, String maker) {
     return new SQLException("table " + t.qualifiedName() + " cannot be managed by app '" + app
         + "': app '" + maker + "' made it (its COMMENT records so), and two apps cannot both"
@@ -148,7 +179,7 @@ final class TableSink {
   }
 
   private static void apply(Connection conn, TableAction t, SchemaChange change,
-      List<UserTableCommands.Entry> others) throws SQLException {
+      List<UserTableCommands.Entry> others, String app) throws SQLException {
     String table = SqlNames.qualified(t.schema(), t.table());
     try (Statement st = conn.createStatement()) {
       switch (change.kind()) {
@@ -161,10 +192,14 @@ final class TableSink {
           checkNameFree(conn, t);
           // The table's own commands are set up again on the new table (its children are new).
           List<TableComment.Entry> tornDown = tearDownCommands(conn, t, others);
+          // Other apps' indexes on it (their user's table) are made again: their records hold.
+          List<IndexSink.Made> othersIndexes =
+              IndexSink.madeByOthers(conn, t.schema(), t.table(), app);
           st.execute("DROP TABLE IF EXISTS " + table);
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
           handOver(conn, t, tornDown);
+          IndexSink.makeAgain(conn, t.schema(), t.table(), othersIndexes);
         }
         case DROP_TABLE -> {
           handOver(conn, t, tearDownCommands(conn, t, others));
@@ -208,7 +243,8 @@ final class TableSink {
     List<TableComment.Entry> commands = TableComment.read(conn, t.schema(), t.table());
     for (TableComment.Entry c : commands) {
       if (c.teardown() != null) {
-        TableComment.run(conn, c.teardown(), "the teardown of SQL command " + c.name()
+        TableComment.runTeardown(conn, t.schema(), t.table(), c.teardown(),
+            "the teardown of SQL command " + c.name()
             + " of table " + t.schema() + "." + t.table() + ", before the table is dropped");
       }
     }

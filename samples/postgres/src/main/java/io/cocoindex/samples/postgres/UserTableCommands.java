@@ -61,6 +61,67 @@ final class UserTableCommands {
     }
   }
 
+  /**
+   * The commands app {@code app} set up on {@code schema.table}, the first set up first: to
+   * record them elsewhere when the table is no longer a user's ({@link TableSink}).
+   */
+  static List<Entry> recordedBy(Connection conn, String schema, String table, String app)
+      throws SQLException {
+    List<Entry> entries = new ArrayList<>();
+    if (!exists(conn, schema)) {
+      return entries;
+    }
+    try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, setup, teardown FROM "
+        + qualified(schema) + " WHERE table_name = ? AND app = ? ORDER BY seq")) {
+      ps.setString(1, table);
+      ps.setString(2, app);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          entries.add(new Entry(rs.getString(1), rs.getString(2), rs.getString(3),
+              rs.getString(4)));
+        }
+      }
+    }
+    return entries;
+  }
+
+  /**
+   * The commands named {@code name} recorded on user's tables of any schema other than {@code
+   * schema.table}: a command moved onto one of them was set up there first, and the teardown of
+   * the old table's may just have undone it ({@link TableComment#handOver}).
+   */
+  static List<TableComment.Holder> holders(Connection conn, String name, String schema,
+      String table) throws SQLException {
+    List<String> schemas = new ArrayList<>();
+    try (PreparedStatement ps = conn.prepareStatement("SELECT n.nspname FROM pg_class c JOIN"
+        + " pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ? AND c.relkind = 'r'"
+        + " ORDER BY 1")) {
+      ps.setString(1, TABLE);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          schemas.add(rs.getString(1));
+        }
+      }
+    }
+    List<TableComment.Holder> holders = new ArrayList<>();
+    for (String s : schemas) {
+      try (PreparedStatement ps = conn.prepareStatement("SELECT table_name, setup FROM "
+          + qualified(s) + " WHERE name = ? AND NOT (CAST(? AS text) = ? AND table_name = ?)"
+          + " ORDER BY seq")) {
+        ps.setString(1, name);
+        ps.setString(2, s);
+        ps.setString(3, schema);
+        ps.setString(4, table);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            holders.add(new TableComment.Holder(s, rs.getString(1), rs.getString(2)));
+          }
+        }
+      }
+    }
+    return holders;
+  }
+
   /** Records command {@code name} set up on {@code schema.table} by {@code app}. */
   static void put(Connection conn, String schema, String table, String name, String app,
       String setup, String teardown) throws SQLException {
@@ -178,7 +239,8 @@ final class UserTableCommands {
     }
     for (Entry e : entries) {
       if (e.teardown() != null) {
-        TableComment.run(conn, e.teardown(), "the teardown of SQL command " + e.name()
+        TableComment.runTeardown(conn, schema, table, e.teardown(),
+            "the teardown of SQL command " + e.name()
             + " of app '" + e.app() + "' of table " + schema + "." + table + why);
       }
       remove(conn, schema, table, e.name());

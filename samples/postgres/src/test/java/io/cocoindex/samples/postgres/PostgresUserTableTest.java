@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cocoindex.ContextKey;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.UpdateFailedException;
+import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.testkit.CocoIndexExtension;
 import java.util.List;
 import javax.sql.DataSource;
@@ -323,5 +324,235 @@ class PostgresUserTableTest {
         .containsExactly("owner's");
     assertThat(lines("SELECT table_name, name, app FROM \"" + schema
         + "\".cocoindex_sql_commands")).containsExactly("owned|titles|guest");
+  }
+  /**
+   * App {@code indexer}'s table {@code notes} with a view of command {@code titles} whose
+   * teardown fails when the view is gone (a teardown run twice is an error, not a no-op):
+   * system-managed while {@code state[0]} is 1, user-managed while 2, not declared while 0.
+   */
+  App switchingOwner(int[] state) {
+    SqlCommand titles = new SqlCommand("titles", "CREATE VIEW \"" + schema + "\".notes_titles"
+        + " AS SELECT id, title FROM \"" + schema + "\".notes",
+        "DROP VIEW \"" + schema + "\".notes_titles");
+    return coco.app("indexer", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (state[0] != 0) {
+        TableTarget t = tables.mountTable(ctx, state[0] == 1
+            ? DOCS.table(DB, schema, "notes") : DOCS.userTable(DB, schema, "notes"));
+        t.declareRow(ctx, DOCS.row(new Doc(1, "indexer's", 1)));
+        t.declareSqlCommand(ctx, titles);
+      }
+    });
+  }
+
+  /**
+   * A system-managed table declared as a user's table keeps its SQL commands, now recorded as
+   * commands of a user's table: no longer declared, the table stays with its rows and the
+   * command's view is torn down (its record, left in the table's comment, was never read).
+   */
+  @Test
+  void aTableHandedToItsUserKeepsItsCommandsAsAUsersTableCommands() {
+    int[] state = {1};
+    App app = switchingOwner(state);
+    coco.update(app);
+    assertThat(relations()).contains("r notes", "v notes_titles");
+
+    state[0] = 2;
+    coco.update(app);
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("notes|titles|indexer");
+    assertThat(lines("SELECT coalesce(obj_description('\"" + schema + "\".notes'::regclass,"
+        + " 'pg_class')::jsonb -> 'cocoindex_sql_commands', 'null')"))
+        .containsExactly("null");
+
+    state[0] = 0;
+    coco.update(app);
+    assertThat(relations()).containsExactly(
+        "i docs_by_user", "i docs_pkey", "i notes_pkey", "r docs", "r notes");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".notes")).containsExactly("1|indexer's|1");
+  }
+
+  /**
+   * A user's table the app then manages keeps its SQL commands, now recorded in the table's
+   * comment: its drop tears each down once (the record left among the user's tables' ran it a
+   * second time, failing the drop).
+   */
+  @Test
+  void aUsersTableTakenOverByTheAppKeepsItsCommandsAsItsOwn() {
+    execute("CREATE TABLE \"" + schema + "\".notes (id bigint PRIMARY KEY, title text,"
+        + " views integer)");
+    int[] state = {2};
+    App app = switchingOwner(state);
+    coco.update(app);
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("notes|titles|indexer");
+
+    state[0] = 1;
+    coco.update(app);
+    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey", "i notes_pkey",
+        "r docs", "r notes", "v notes_titles");
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".notes'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands' -> 'titles' ->> 'app'"))
+        .containsExactly("indexer");
+
+    state[0] = 0;
+    coco.update(app);
+    assertThat(relations()).isEqualTo(THE_USERS);
+  }
+  /**
+   * The owner changes its table's primary key (a recreate) while a guest app (writing into it as
+   * a user's table) has an index on it: the guest's index is made again on the new table, its
+   * comment naming the guest, and the guest's next run changes nothing but its table's refresh.
+   * (It was lost: the guest's record, unchanged, planned nothing.)
+   */
+  @Test
+  void theOwnersRecreateMakesAGuestsIndexAgain() {
+    TableSchema<Titled> byTitle = TableSchema.of(Titled.class).primaryKey("id", "title").build();
+    boolean[] recreated = {false};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (recreated[0]) {
+        tables.mountTable(ctx, byTitle.table(DB, schema, "owned"))
+            .declareRow(ctx, byTitle.row(new Titled(1, "owner's")));
+      } else {
+        tables.mountTable(ctx, DOCS.table(DB, schema, "owned"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      }
+    });
+    coco.update(owner);
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "owned"));
+      t.declareIndex(ctx, IndexSpec.btree("by_guest", "title"));
+    });
+    coco.update(guest);
+    assertThat(relations()).contains("i owned__by_guest");
+
+    recreated[0] = true;
+    coco.update(owner);
+
+    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey",
+        "i owned__by_guest", "i owned_pkey", "r docs", "r owned");
+    assertThat(lines("SELECT indexdef FROM pg_indexes WHERE schemaname = '" + schema
+        + "' AND indexname = 'owned__by_guest'")).containsExactly("CREATE INDEX owned__by_guest"
+            + " ON " + schema + ".owned USING btree (title)");
+    assertThat(comment("owned__by_guest")).isEqualTo("{\"cocoindex_app\": \"guest\"}");
+    assertThat(coco.update(guest))
+        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]");
+  }
+  /** A command granting reads of docs to everyone: its teardown names the table. */
+  SqlCommand grant() {
+    return new SqlCommand("public_reads", "GRANT SELECT ON \"" + schema + "\".docs TO PUBLIC",
+        "REVOKE SELECT ON \"" + schema + "\".docs FROM PUBLIC");
+  }
+
+  /**
+   * The user drops their table by hand, with the index and the command the app made on it; the
+   * app then no longer declares them: the command's teardown, which names the table, fails on
+   * the missing table and is let go (what it undoes went with the table), its record forgotten,
+   * and the run succeeds, as every later one does.
+   */
+  @Test
+  void attachmentsOfAUsersTableDroppedByHandAreForgottenWhenNoLongerDeclared() {
+    boolean[] attachments = {true};
+    App app = coco.app("indexer", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      if (attachments[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+        t.declareSqlCommand(ctx, grant());
+      }
+    });
+    coco.update(app);
+    execute("DROP TABLE \"" + schema + "\".docs");
+
+    attachments[0] = false;
+    coco.update(app);
+
+    assertThat(relations()).isEmpty();
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"docs\"]");
+  }
+
+  /**
+   * The user drops their table by hand; the app then no longer declares it: its release lets go
+   * of the command's teardown that fails on the missing table, forgets its record, and succeeds.
+   */
+  @Test
+  void aUsersTableDroppedByHandIsReleasedWhenNoLongerDeclared() {
+    boolean[] table = {true};
+    App app = coco.app("indexer", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (table[0]) {
+        TableTarget t = tables.mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+        t.declareIndex(ctx, IndexSpec.btree("by_title", "title"));
+        t.declareSqlCommand(ctx, grant());
+      }
+    });
+    coco.update(app);
+    execute("DROP TABLE \"" + schema + "\".docs");
+
+    table[0] = false;
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " delete [\"main_db\", \"" + schema + "\", \"docs\"]");
+
+    assertThat(relations()).isEmpty();
+    assertThat(coco.update(app)).isEmpty();
+  }
+  /**
+   * A command moved from the app's own table onto the user's table under its name (one view,
+   * made over either): set up on the user's table first, it survives the old table's teardown at
+   * the end of the run, set up again after it, and stays recorded on the user's table.
+   */
+  @Test
+  void aCommandMovedOntoAUsersTableIsSetUpAgainAfterTheOldTablesTeardown() {
+    boolean[] moved = {false};
+    App app = coco.app("indexer", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      TableTarget own = tables.mountTable(ctx, DOCS.table(DB, schema, "own"));
+      own.declareRow(ctx, DOCS.row(new Doc(1, "own", 1)));
+      TableTarget users = tables.mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      String over = moved[0] ? "docs" : "own";
+      (moved[0] ? users : own).declareSqlCommand(ctx, new SqlCommand("titles",
+          "CREATE OR REPLACE VIEW \"" + schema + "\".titles AS SELECT id, title FROM \"" + schema
+              + "\"." + over, "DROP VIEW IF EXISTS \"" + schema + "\".titles"));
+    });
+    coco.update(app);
+    assertThat(lines("SELECT title FROM \"" + schema + "\".titles")).containsExactly("own");
+
+    moved[0] = true;
+    coco.update(app);
+
+    assertThat(lines("SELECT title FROM \"" + schema + "\".titles")).containsExactly("the user's");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|titles|indexer");
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".own'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands'")).containsExactly("null");
+  }
+  /**
+   * What an earlier version made on a user's table records no app: an index without a comment,
+   * a command not recorded. One full reprocess while the table is declared adopts them for the
+   * app that declares them (the index's comment, the command's record), so that the table's
+   * release then removes them; the user's own index and comment stay.
+   */
+  @Test
+  void aFullReprocessAdoptsWhatAnEarlierVersionMadeOnAUsersTable() {
+    boolean[] table = {true};
+    App app = app("indexer", 1, table, new boolean[] {true});
+    coco.update(app);
+    // As the version before apps were recorded left them.
+    execute("COMMENT ON INDEX \"" + schema + "\".docs__by_indexer IS NULL",
+        "DROP TABLE \"" + schema + "\".cocoindex_sql_commands");
+
+    app.update(UpdateOptions.fullReprocess());
+
+    assertThat(comment("docs__by_indexer")).isEqualTo("{\"cocoindex_app\": \"indexer\"}");
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|titles_indexer|indexer");
+
+    table[0] = false;
+    coco.update(app);
+    assertThat(relations()).isEqualTo(THE_USERS);
+    assertThat(comment("docs")).isEqualTo("the user's");
   }
 }

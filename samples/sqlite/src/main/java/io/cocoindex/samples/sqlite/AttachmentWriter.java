@@ -78,7 +78,7 @@ final class AttachmentWriter {
     }
     if (a.sqlCommandTeardown() == null) {
       if (recorded != null) {
-        db.execute(c, recorded.teardown());
+        SqlCommandRecords.runTeardown(db, c, a.table(), command, recorded.teardown());
         SqlCommandRecords.recordTornDown(db, c, a.table(), command);
         SqlCommandRecords.setUpAgain(db, c, command, a.sqlCommandsElsewhere(), app);
       }
@@ -91,6 +91,7 @@ final class AttachmentWriter {
       db.execute(c, sql);
     }
     SqlCommandRecords.setUp(db, c, a, app);
-    SqlCommandRecords.recordSetUp(db, c, a.table(), command, a.sqlCommandTeardown(), app);
+    SqlCommandRecords.recordSetUp(db, c, a.table(), command, a.setup().get(0),
+        a.sqlCommandTeardown(), app);
   }
 }

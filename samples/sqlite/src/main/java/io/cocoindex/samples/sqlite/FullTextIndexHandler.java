@@ -304,6 +304,83 @@ final class FullTextIndexHandler
   }
 
   /**
+   * A full-text index another app made on a table, as SQLite keeps it.
+   *
+   * @param name its FTS5 table's name
+   * @param app the app that made it
+   * @param sql its FTS5 table's and its triggers' SQL, then its rebuild from the table
+   */
+  record Made(String name, String app, List<String> sql) {}
+
+  /**
+   * The full-text indexes of {@code table} that apps other than {@code app} made (on their user's
+   * table), read before the table's own app {@code app} rebuilds or recreates it, which drops
+   * their triggers (and, for a recreate, their FTS5 tables) while their apps' records say they
+   * are there.
+   */
+  static List<Made> madeByOthers(SqliteDatabase db, Connection c, String table, String app)
+      throws SQLException {
+    List<Made> made = new ArrayList<>();
+    for (String name : indexesOf(db, c, table)) {
+      SchemaObjects.SchemaObject fts = SchemaObjects.find(db, c, name);
+      String indexed = fts == null ? null : indexedTable(fts);
+      String maker = fts == null ? null : MadeBy.appIn(fts.sql());
+      if (indexed == null || !indexed.equalsIgnoreCase(table) || maker == null
+          || maker.equals(app)) {
+        continue;
+      }
+      List<String> sql = new ArrayList<>(List.of(fts.sql()));
+      try (PreparedStatement ps = db.prepare(c, "SELECT sql FROM sqlite_master WHERE type ="
+          + " 'trigger' AND name IN (?, ?, ?) COLLATE NOCASE AND tbl_name = ? COLLATE NOCASE"
+          + " ORDER BY name")) {
+        for (int i = 0; i < TRIGGER_SUFFIXES.length; i++) {
+          ps.setString(i + 1, fts.name() + TRIGGER_SUFFIXES[i]);
+        }
+        ps.setString(TRIGGER_SUFFIXES.length + 1, table);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            sql.add(rs.getString(1));
+          }
+        }
+      }
+      String quoted = SqlIdentifiers.quote("full-text index", fts.name());
+      sql.add("INSERT INTO " + quoted + " (" + quoted + ") VALUES ('rebuild')");
+      made.add(new Made(fts.name(), maker, sql));
+    }
+    return made;
+  }
+
+  /**
+   * Makes again, from the SQL {@link #madeByOthers} read, the full-text indexes other apps made
+   * on {@code table} before it was rebuilt or recreated, rebuilt from its rows (a rebuild gives
+   * them new rowids): their apps' records are unchanged, so nothing else would. One that cannot
+   * be made on the changed table (a column it indexed is gone) is left out, its FTS5 table
+   * dropped, with a warning naming it and its app, which makes it when its spec next changes.
+   */
+  static void makeAgain(SqliteDatabase db, Connection c, String table, List<Made> made)
+      throws SQLException {
+    for (Made m : made) {
+      String quoted = SqlIdentifiers.quote("full-text index", m.name());
+      db.execute(c, "SAVEPOINT cocoindex_make_again");
+      try {
+        dropTriggers(db, c, m.name(), table);
+        db.execute(c, "DROP TABLE IF EXISTS " + quoted);
+        for (String sql : m.sql()) {
+          db.execute(c, sql);
+        }
+      } catch (SQLException failed) {
+        db.execute(c, "ROLLBACK TO cocoindex_make_again");
+        dropTriggers(db, c, m.name(), table);
+        db.execute(c, "DROP TABLE IF EXISTS " + quoted);
+        log.warn("full-text index {} that app '{}' made on table {} cannot be made again on the"
+            + " changed table: {}; app '{}' makes it when its spec next changes", m.name(),
+            m.app(), table, failed.getMessage(), m.app());
+      }
+      db.execute(c, "RELEASE cocoindex_make_again");
+    }
+  }
+
+  /**
    * After the removal {@code a} dropped its index, creates it on the table that declares it in
    * the run ({@link AttachmentAction#handOverTable}) if its name is free.
    */

@@ -171,6 +171,14 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
           + " two apps cannot both create and drop one index (SQLite names are the database's):"
           + " declare another index name");
     }
+    if (holder.isIndexOf(a.table()) && maker == null && app != null) {
+      // Made by an earlier version (or by hand), naming no app: SQLite cannot comment an index
+      // afterwards, so it is made again naming the app declaring it, which adopts it (its
+      // removal, and its user's table's release, then find it). Runs only when an action is
+      // planned for it (a changed spec, a full reprocess), not in an unchanged run.
+      db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", holder.name()));
+      return true;
+    }
     if (holder.isIndexOf(a.table())) {
       return false;
     }
@@ -205,5 +213,58 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
       db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", index));
     }
     return dropped;
+  }
+  /**
+   * An index another app made on a table, as SQLite keeps it: its name and its SQL, which names
+   * that app ({@link MadeBy}).
+   *
+   * @param name its name
+   * @param sql its {@code CREATE INDEX}
+   */
+  record Made(String name, String sql) {}
+
+  /**
+   * The indexes of {@code table} that apps other than {@code app} made (on their user's table),
+   * read before the table's own app {@code app} rebuilds or recreates it, which drops them with
+   * the table while their apps' records say they are there.
+   */
+  static List<Made> madeByOthers(SqliteDatabase db, Connection c, String table, String app)
+      throws SQLException {
+    List<Made> made = new ArrayList<>();
+    try (PreparedStatement ps = db.prepare(c, "SELECT name, sql FROM sqlite_master WHERE type ="
+        + " 'index' AND tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL ORDER BY name")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String maker = MadeBy.appIn(rs.getString(2));
+          if (maker != null && !maker.equals(app)) {
+            made.add(new Made(rs.getString(1), rs.getString(2)));
+          }
+        }
+      }
+    }
+    return made;
+  }
+
+  /**
+   * Makes again, with their own SQL (naming their apps), the indexes {@link #madeByOthers} read
+   * before {@code table} was rebuilt or recreated: their apps' records are unchanged, so nothing
+   * else would. One that cannot be made on the changed table (a column it indexed is gone) is
+   * left out with a warning naming it and its app, which makes it when its spec next changes.
+   */
+  static void makeAgain(SqliteDatabase db, Connection c, String table, List<Made> made)
+      throws SQLException {
+    for (Made m : made) {
+      db.execute(c, "SAVEPOINT cocoindex_make_again");
+      try {
+        db.execute(c, m.sql());
+      } catch (SQLException failed) {
+        db.execute(c, "ROLLBACK TO cocoindex_make_again");
+        log.warn("index {} that app '{}' made on table {} cannot be made again on the changed"
+            + " table: {}; app '{}' makes it when its spec next changes", m.name(),
+            MadeBy.appIn(m.sql()), table, failed.getMessage(), MadeBy.appIn(m.sql()));
+      }
+      db.execute(c, "RELEASE cocoindex_make_again");
+    }
   }
 }

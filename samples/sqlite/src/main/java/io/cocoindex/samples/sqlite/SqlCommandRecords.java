@@ -6,13 +6,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SQL commands set up in a database, with their teardowns and the app that set each up, in
- * the table {@value #TABLE} of that database, written in the transaction that runs the setup or
- * teardown.
+ * The SQL commands set up in a database, with their setups, teardowns and the app that set each
+ * up, in the table {@value #TABLE} of that database, written in the transaction that runs the
+ * setup or teardown.
  *
  * <p>Why in the database: a table's Delete is all that runs when the table goes (its attachments
  * are not reconciled one by one, DESIGN rule 8), and when its primary key changes its commands'
@@ -26,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * nor torn down by this app. A record without an app (written before apps were recorded, in a
  * table without the column, which is added when the table is next read) is taken as the app's
  * that declares the command, as an index that names no app is.
+ *
+ * <p>Why the setup: a table's own app that rebuilds or recreates it tears down the commands
+ * other apps set up on it (their user's table) and sets them up again after ({@link
+ * #tearDownOthers}, {@link #setUpOthersAgain}): their apps'
+ * records are unchanged, so nothing else would. A record written before setups were recorded
+ * (NULL) cannot be set up so; its app sets it up when its spec next changes.
  */
 final class SqlCommandRecords {
   private static final Logger log = LoggerFactory.getLogger(SqlCommandRecords.class);
@@ -47,6 +54,16 @@ final class SqlCommandRecords {
     }
   }
 
+  /**
+   * A command torn down before its table is rebuilt or recreated, to be set up again after.
+   *
+   * @param name its name
+   * @param setup its setup, or null when recorded before setups were
+   * @param teardown its teardown
+   * @param app the app that set it up
+   */
+  record TornDown(String name, String setup, String teardown, String app) {}
+
   /** Command {@code name} of {@code table} if its setup is in effect, or null. */
   static Recorded recorded(SqliteDatabase db, Connection c, String table, String name)
       throws SQLException {
@@ -64,22 +81,24 @@ final class SqlCommandRecords {
   }
 
   /**
-   * Records that command {@code name} of {@code table} is set up by {@code app}, undone by
-   * {@code teardown}.
+   * Records that command {@code name} of {@code table} is set up by {@code app} with {@code
+   * setup}, undone by {@code teardown}.
    */
   static void recordSetUp(SqliteDatabase db, Connection c, String table, String name,
-      String teardown, String app) throws SQLException {
+      String setup, String teardown, String app) throws SQLException {
     if (!exists(db, c)) {
       db.execute(c, "CREATE TABLE " + QUOTED + " (table_name TEXT NOT NULL, name TEXT NOT NULL,"
-          + " teardown TEXT NOT NULL, app TEXT, PRIMARY KEY (table_name, name))");
+          + " teardown TEXT NOT NULL, app TEXT, setup TEXT, PRIMARY KEY (table_name, name))");
     }
     try (PreparedStatement ps = db.prepare(c, "INSERT INTO " + QUOTED
-        + " (table_name, name, teardown, app) VALUES (?, ?, ?, ?) ON CONFLICT (table_name, name)"
-        + " DO UPDATE SET teardown = excluded.teardown, app = excluded.app")) {
+        + " (table_name, name, teardown, app, setup) VALUES (?, ?, ?, ?, ?)"
+        + " ON CONFLICT (table_name, name) DO UPDATE SET teardown = excluded.teardown,"
+        + " app = excluded.app, setup = excluded.setup")) {
       ps.setString(1, SqlIdentifiers.fold(table));
       ps.setString(2, name);
       ps.setString(3, teardown);
       ps.setString(4, app);
+      ps.setString(5, setup);
       ps.executeUpdate();
     }
   }
@@ -108,7 +127,7 @@ final class SqlCommandRecords {
    */
   static List<String> tearDownAll(SqliteDatabase db, Connection c, String table)
       throws SQLException {
-    return tearDown(db, c, table, null);
+    return tearDown(db, c, table, r -> true).stream().map(TornDown::name).toList();
   }
 
   /**
@@ -121,34 +140,109 @@ final class SqlCommandRecords {
    */
   static List<String> tearDownAllOf(SqliteDatabase db, Connection c, String table, String app)
       throws SQLException {
-    return tearDown(db, c, table, app);
+    return tearDown(db, c, table, r -> app.equals(r.app())).stream().map(TornDown::name)
+        .toList();
   }
 
-  /** Tears down the commands of {@code table} that {@code app} set up, or all (app null). */
-  private static List<String> tearDown(SqliteDatabase db, Connection c, String table,
+  /**
+   * Runs the teardowns of the commands other apps than {@code app} set up on {@code table} (their
+   * user's table), the last set up first, and records them torn down: before the table's own
+   * app {@code app} rebuilds or recreates it, which would drop what they made (a trigger, an
+   * index) while their records say it is set up. Commands naming no app are the declaring app's.
+   *
+   * @return the commands torn down, the last set up first, to {@link #setUpOthersAgain set up
+   *     again}
+   */
+  static List<TornDown> tearDownOthers(SqliteDatabase db, Connection c, String table,
       String app) throws SQLException {
+    return tearDown(db, c, table, r -> r.app() != null && !r.app().equals(app));
+  }
+
+  /**
+   * Sets up again on {@code table}, rebuilt or recreated, the commands {@link #tearDownOthers}
+   * tore down, the first set up first, recorded as they were: their apps' records say they are
+   * set up, and nothing else would set them up again. One recorded without its setup, or whose
+   * setup fails on the changed table (a column it used is gone), is left torn down and
+   * unrecorded, with a warning naming it and its app, which sets it up when its spec next
+   * changes.
+   */
+  static void setUpOthersAgain(SqliteDatabase db, Connection c, String table,
+      List<TornDown> tornDown)
+      throws SQLException {
+    for (int i = tornDown.size() - 1; i >= 0; i--) {
+      TornDown t = tornDown.get(i);
+      if (t.setup() == null) {
+        log.warn("SQL command {} that app '{}' set up on table {} is torn down, and cannot be set"
+            + " up again: it was recorded before setups were; app '{}' sets it up when its spec"
+            + " next changes", t.name(), t.app(), table, t.app());
+        continue;
+      }
+      db.execute(c, "SAVEPOINT cocoindex_set_up_again");
+      try {
+        db.execute(c, t.setup());
+      } catch (SQLException failed) {
+        db.execute(c, "ROLLBACK TO cocoindex_set_up_again");
+        db.execute(c, "RELEASE cocoindex_set_up_again");
+        log.warn("SQL command {} that app '{}' set up on table {} is torn down, and cannot be set"
+            + " up again on the changed table: {}; app '{}' sets it up when its spec next changes",
+            t.name(), t.app(), table, failed.getMessage(), t.app());
+        continue;
+      }
+      db.execute(c, "RELEASE cocoindex_set_up_again");
+      recordSetUp(db, c, table, t.name(), t.setup(), t.teardown(), t.app());
+    }
+  }
+
+  /** Tears down the commands of {@code table} whose record {@code which} selects. */
+  private static List<TornDown> tearDown(SqliteDatabase db, Connection c, String table,
+      Predicate<TornDown> which) throws SQLException {
     if (!exists(db, c)) {
       return List.of();
     }
-    List<String> names = new ArrayList<>();
-    List<String> teardowns = new ArrayList<>();
-    try (PreparedStatement ps = db.prepare(c, "SELECT name, teardown, app FROM " + QUOTED
+    List<TornDown> selected = new ArrayList<>();
+    try (PreparedStatement ps = db.prepare(c, "SELECT name, setup, teardown, app FROM " + QUOTED
         + " WHERE table_name = ? ORDER BY rowid DESC")) {
       ps.setString(1, SqlIdentifiers.fold(table));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          if (app == null || app.equals(rs.getString(3))) {
-            names.add(rs.getString(1));
-            teardowns.add(rs.getString(2));
+          TornDown t = new TornDown(rs.getString(1), rs.getString(2), rs.getString(3),
+              rs.getString(4));
+          if (which.test(t)) {
+            selected.add(t);
           }
         }
       }
     }
-    for (int i = 0; i < names.size(); i++) {
-      db.execute(c, teardowns.get(i));
-      recordTornDown(db, c, table, names.get(i));
+    for (TornDown t : selected) {
+      runTeardown(db, c, table, t.name(), t.teardown());
+      recordTornDown(db, c, table, t.name());
     }
-    return names;
+    return selected;
+  }
+
+  /**
+   * Runs the teardown of command {@code name} of {@code table}. When the table is gone (dropped
+   * by hand), a teardown that fails is let go with a log line, in a savepoint: what it undoes went
+   * with the table (a trigger), and one naming the table ({@code DELETE FROM} it) can never
+   * succeed again, which would fail every run. On a table that is there, a failure fails.
+   */
+  static void runTeardown(SqliteDatabase db, Connection c, String table, String name,
+      String teardown) throws SQLException {
+    SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, table);
+    if (holder != null && holder.isTable()) {
+      db.execute(c, teardown);
+      return;
+    }
+    db.execute(c, "SAVEPOINT cocoindex_teardown");
+    try {
+      db.execute(c, teardown);
+    } catch (SQLException failed) {
+      db.execute(c, "ROLLBACK TO cocoindex_teardown");
+      log.info("the teardown of SQL command {} of table {} failed, the table being gone (dropped"
+          + " by hand?) with what the teardown undoes: let go ({})", name, table,
+          failed.getMessage());
+    }
+    db.execute(c, "RELEASE cocoindex_teardown");
   }
 
   /**
@@ -206,7 +300,7 @@ final class SqlCommandRecords {
       if (recorded != null && recorded.isOf(app)) {
         db.execute(c, recorded.teardown());
         db.execute(c, d.command().setup());
-        recordSetUp(db, c, d.table(), name, d.command().teardown(), app);
+        recordSetUp(db, c, d.table(), name, d.command().setup(), d.command().teardown(), app);
       }
     }
   }
@@ -225,7 +319,8 @@ final class SqlCommandRecords {
     }
     db.execute(c, recorded != null ? recorded.teardown() : declared.command().teardown());
     db.execute(c, declared.command().setup());
-    recordSetUp(db, c, declared.table(), name, declared.command().teardown(), app);
+    recordSetUp(db, c, declared.table(), name, declared.command().setup(),
+        declared.command().teardown(), app);
     log.info("SQL command {} set up again on table {}, which declares it", name,
         declared.table());
   }
@@ -255,9 +350,9 @@ final class SqlCommandRecords {
   }
 
   /**
-   * Whether the table of records exists; one written before apps were recorded is given its
-   * {@code app} column here (NULL in every record: {@link Recorded#app}), in the transaction
-   * of the sink that reads it.
+   * Whether the table of records exists; one written before apps (or setups) were recorded is
+   * given its {@code app} and {@code setup} columns here (NULL in every record: {@link
+   * Recorded#app}, {@link TornDown#setup}), in the transaction of the sink that reads it.
    */
   private static boolean exists(SqliteDatabase db, Connection c) throws SQLException {
     try (PreparedStatement ps = db.prepare(c,
@@ -269,12 +364,15 @@ final class SqlCommandRecords {
         }
       }
     }
-    try (PreparedStatement ps = db.prepare(c,
-        "SELECT 1 FROM pragma_table_info(?) WHERE name = 'app'")) {
-      ps.setString(1, TABLE);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          db.execute(c, "ALTER TABLE " + QUOTED + " ADD COLUMN app TEXT");
+    for (String column : List.of("app", "setup")) {
+      try (PreparedStatement ps = db.prepare(c,
+          "SELECT 1 FROM pragma_table_info(?) WHERE name = ?")) {
+        ps.setString(1, TABLE);
+        ps.setString(2, column);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            db.execute(c, "ALTER TABLE " + QUOTED + " ADD COLUMN " + column + " TEXT");
+          }
         }
       }
     }

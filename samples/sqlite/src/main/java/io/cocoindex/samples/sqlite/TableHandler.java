@@ -392,6 +392,16 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
           + " drop one table (SQLite names are the database's); give this app's table another"
           + " name, or declare it with TableSchema.userManaged to write rows into it");
     }
+    // Other apps' commands and indexes on the table (their user's table) would go with the
+    // table's rebuild or recreate while their apps' records, unchanged, say they are there: torn
+    // down (read) first, set up (made) again at the end, as they were.
+    boolean remakes = a.recreate() || a.rebuild();
+    List<SqlCommandRecords.TornDown> othersCommands = remakes
+        ? SqlCommandRecords.tearDownOthers(db, c, spec.name(), app) : List.of();
+    List<IndexHandler.Made> othersIndexes = remakes
+        ? IndexHandler.madeByOthers(db, c, spec.name(), app) : List.of();
+    List<FullTextIndexHandler.Made> othersFullText = remakes
+        ? FullTextIndexHandler.madeByOthers(db, c, spec.name(), app) : List.of();
     if (a.recreate() || missing) {
       // Dropped by hand, the table took its indexes and its full-text indexes' triggers with it,
       // and its children are new (DESTRUCTIVE): it is made again as a recreate makes it.
@@ -433,6 +443,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (a.rebuild()) {
       rebuild(db, c, spec, table, app);
     }
+    IndexHandler.makeAgain(db, c, spec.name(), othersIndexes);
+    FullTextIndexHandler.makeAgain(db, c, spec.name(), othersFullText);
+    SqlCommandRecords.setUpOthersAgain(db, c, spec.name(), othersCommands);
   }
 
   /**

@@ -7,6 +7,7 @@ import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -274,5 +275,75 @@ class SharedDatabaseTest extends TargetDatabaseTest {
     withCommand[0] = false;
     app.update();
     assertThat(schema()).containsExactly("table docs");
+  }
+  /**
+   * The owner rebuilds its table (a dropped column), then recreates it (a new primary key),
+   * while a guest app (writing into it as a user's table) has a view, an index and a full-text
+   * index over it: the guest's command is torn down before each change and set up again after
+   * it, recorded as the guest's, and its indexes are made again, naming the guest, the full-text
+   * one rebuilt from the table's rows; the guest's next run changes nothing. (They were lost:
+   * the guest's records, unchanged, planned nothing.)
+   */
+  @Test
+  void theOwnersRebuildAndRecreateSetAGuestsCommandAndIndexesUpAgain() throws Exception {
+    int[] version = {0};
+    App owner = app("owner", environment().build(), ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (version[0] == 0) {
+        sqlite.mountTable(ctx, TableSchema.of("docs", DocWithViews.class, "id"))
+            .declareRow(ctx, new DocWithViews("a", "A", 3));
+      } else {
+        sqlite.mountTable(ctx, version[0] == 1 ? TableSchema.of("docs", Doc.class, "id")
+                : TableSchema.of("docs", Doc.class, "id", "title"))
+            .declareRow(ctx, new Doc("a", "A"));
+      }
+    });
+    owner.update();
+    App guest = app("guest", environment().build(), ctx -> {
+      SqliteTable<Doc> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      t.declareRow(ctx, new Doc("g", "G"));
+      t.declareSqlCommand(ctx, GUESTS_VIEW);
+      t.declareIndex(ctx, IndexSpec.of("guest_by_title", "title"));
+      t.declareFullTextIndex(ctx, new FullTextIndex("guest_fts", List.of("title")));
+    });
+    guest.update();
+    List<String> withTheGuests = List.of("index docs__guest_by_title",
+        "table cocoindex_sql_commands", "table docs", "table guest_fts", "table guest_fts_config",
+        "table guest_fts_data", "table guest_fts_docsize", "table guest_fts_idx",
+        "trigger guest_fts_ad", "trigger guest_fts_ai", "trigger guest_fts_au",
+        "view guest_titles");
+    assertThat(schema()).isEqualTo(withTheGuests);
+
+    version[0] = 1; // column views dropped: a rebuild
+    owner.update();
+    assertThat(schema()).isEqualTo(withTheGuests);
+    assertThat(q("SELECT table_name, name, teardown, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|DROP VIEW IF EXISTS guest_titles|guest");
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs__guest_by_title'"))
+        .containsExactly("CREATE INDEX \"docs__guest_by_title\" /* cocoindex app: guest */ ON"
+            + " \"docs\" (\"title\")");
+    assertThat(q("SELECT title FROM guest_titles ORDER BY 1")).containsExactly("A", "G");
+    assertThat(q("SELECT title FROM guest_fts WHERE guest_fts MATCH 'g'")).containsExactly("G");
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'guest_fts'")).singleElement()
+        .asString().contains("/* cocoindex app: guest */");
+
+    version[0] = 2; // primary key (id, title): recreated, with the owner's row only
+    owner.update();
+    assertThat(schema()).isEqualTo(withTheGuests);
+    assertThat(q("SELECT table_name, name, teardown, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|DROP VIEW IF EXISTS guest_titles|guest");
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs__guest_by_title'"))
+        .containsExactly("CREATE INDEX \"docs__guest_by_title\" /* cocoindex app: guest */ ON"
+            + " \"docs\" (\"title\")");
+    assertThat(q("SELECT title FROM guest_titles ORDER BY 1")).containsExactly("A");
+    assertThat(q("SELECT title FROM guest_fts WHERE guest_fts MATCH 'a'")).containsExactly("A");
+    exec("INSERT INTO docs VALUES ('h', 'H')"); // its triggers keep it in step
+    assertThat(q("SELECT title FROM guest_fts WHERE guest_fts MATCH 'h'")).containsExactly("H");
+    exec("DELETE FROM docs WHERE id = 'h'");
+
+    long statements = db().statementsExecuted();
+    guest.update(); // its row, lost with the recreate, is not written again: its record holds
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
   }
 }

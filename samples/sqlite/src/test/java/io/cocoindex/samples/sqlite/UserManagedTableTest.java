@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.ContextKey;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateOptions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -204,5 +205,104 @@ class UserManagedTableTest extends TargetDatabaseTest {
     assertThat(schema()).isEqualTo(THE_USERS);
     assertThat(q("SELECT id, title FROM docs ORDER BY id"))
         .containsExactly("a|the app's", "u|the user's");
+  }
+  /** A command writing a row of its own into docs: its teardown names the table. */
+  static final SqlCommand SEED = new SqlCommand("seed",
+      "INSERT OR REPLACE INTO docs (id, title) VALUES ('seed', 'seeded')",
+      "DELETE FROM docs WHERE id = 'seed'");
+
+  /**
+   * An app declaring the user's table while {@code table[0]}, with an index, {@link #SEED} and a
+   * full-text index on it while {@code attachments[0]}.
+   */
+  private App seeding(boolean[] table, boolean[] attachments) {
+    return app(ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (table[0]) {
+        SqliteTable<Doc> docs =
+            sqlite.mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+        if (attachments[0]) {
+          docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+          docs.declareSqlCommand(ctx, SEED);
+          docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+        }
+      }
+    });
+  }
+
+  /**
+   * The user drops their table by hand; the app then no longer declares what it made on it: the
+   * command's teardown, which names the table, fails on the missing table and is let go (what it
+   * undoes went with the table), its record forgotten; the full-text index's FTS5 table, left
+   * behind by the drop, goes; the run succeeds, and the next one changes nothing.
+   */
+  @Test
+  void attachmentsOfAUsersTableDroppedByHandAreForgottenWhenNoLongerDeclared() throws Exception {
+    boolean[] attachments = {true};
+    App app = seeding(new boolean[] {true}, attachments);
+    app.update();
+    assertThat(q("SELECT id FROM docs ORDER BY id")).containsExactly("seed", "u");
+    exec("DROP TABLE docs");
+
+    attachments[0] = false;
+    app.update();
+
+    assertThat(schema()).isEmpty();
+    long statements = db().statementsExecuted();
+    app.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * The user drops their table by hand; the app then no longer declares it: its release lets go
+   * of the command's teardown that fails on the missing table, forgets its record, drops the
+   * full-text index left behind, and succeeds.
+   */
+  @Test
+  void aUsersTableDroppedByHandIsReleasedWhenNoLongerDeclared() throws Exception {
+    boolean[] table = {true};
+    App app = seeding(table, new boolean[] {true});
+    app.update();
+    exec("DROP TABLE docs");
+
+    table[0] = false;
+    app.update();
+
+    assertThat(schema()).isEmpty();
+    assertThat(app.status().providers()).isEmpty();
+  }
+  /**
+   * What an earlier version made on a user's table names no app: an index and a full-text index
+   * without the comment, a command recorded without it. One full reprocess while the table is
+   * declared adopts them for the app that declares them (made again naming it, recorded as its),
+   * so that the table's release then removes them; the user's own index stays.
+   */
+  @Test
+  void aFullReprocessAdoptsWhatAnEarlierVersionMadeOnAUsersTable() throws Exception {
+    boolean[] table = {true};
+    App app = app(table, new boolean[] {true});
+    app.update();
+    // As the version before apps were recorded left them.
+    for (String name : List.of("docs__by_title", "docs_fts")) {
+      String sql = q("SELECT sql FROM sqlite_master WHERE name = '" + name + "'").get(0);
+      exec((name.endsWith("_fts") ? "DROP TABLE " : "DROP INDEX ") + name);
+      exec(sql.replace(" /* cocoindex app: test */", ""));
+    }
+    exec("INSERT INTO docs_fts (docs_fts) VALUES ('rebuild')");
+    exec("UPDATE cocoindex_sql_commands SET app = NULL");
+    assertThat(q("SELECT count(*) FROM sqlite_master WHERE sql LIKE '%cocoindex app%'"))
+        .containsExactly("0");
+
+    app.update(UpdateOptions.fullReprocess());
+
+    assertThat(q("SELECT name FROM sqlite_master WHERE sql LIKE '%/* cocoindex app: test */%'"
+        + " ORDER BY name")).containsExactly("docs__by_title", "docs_fts");
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|test");
+    assertThat(schema()).isEqualTo(WITH_THE_APPS);
+
+    table[0] = false;
+    app.update();
+    assertThat(schema()).isEqualTo(THE_USERS);
   }
 }
