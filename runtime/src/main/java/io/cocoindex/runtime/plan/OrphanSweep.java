@@ -65,12 +65,11 @@ public final class OrphanSweep {
 
   /**
    * Deletions (with states forgotten) per chunk, and at most this many candidates read in one
-   * query or stale components leased in one call. A system property, so tests can make every
-   * sweep go in many chunks; not a tuning knob.
+   * query or stale components leased in one call, unless the system property {@code
+   * cocoindex.sweep.chunk} says otherwise: read as each sweep starts, so that a test can make the
+   * sweeps it runs go in many chunks (and restore the property after); not a tuning knob.
    */
-  static final int CHUNK = Math.max(1, Integer.getInteger("cocoindex.sweep.chunk", 2048));
-  /** Candidates whose rows are read (and leased) in one query. */
-  private static final int READ_AHEAD = Math.min(256, CHUNK);
+  static final int DEFAULT_CHUNK = 2048;
   /**
    * Stale components leased when the sweep starts and held to its end, at most: as many as
    * that, the sweep holds every stale component it sweeps (as one that swept everything at once
@@ -78,17 +77,30 @@ public final class OrphanSweep {
    * its turn, and held until its commit.
    */
   private static final int LEASED_UP_FRONT = 1024;
+
   /**
-   * State leases a chunk holds before it ends, on a store shared by workers: on PostgreSQL each
-   * is an advisory lock, and the server's lock table (64 per connection by default, shared)
-   * refused a sweep that held one per state of 20,000 removed components.
+   * A sweep's sizes, from {@link #DEFAULT_CHUNK} or the system property.
+   *
+   * @param chunk deletions (with states forgotten) per chunk
+   * @param readAhead candidates whose rows are read (and leased) in one query
+   * @param maxStateLeases state leases a chunk holds before it ends, on a store shared by
+   *     workers: on PostgreSQL each is an advisory lock, and the server's lock table (64 per
+   *     connection by default, shared) refused a sweep that held one per state of 20,000 removed
+   *     components
+   * @param staleBatch stale components leased, then swept, together (each lease an advisory
+   *     lock, as above)
    */
-  private static final int MAX_STATE_LEASES = 4 * READ_AHEAD;
-  /** Stale components leased, then swept, together (each lease an advisory lock, as above). */
-  private static final int STALE_BATCH = Math.min(256, CHUNK);
+  record Sizes(int chunk, int readAhead, int maxStateLeases, int staleBatch) {
+    static Sizes current() {
+      int chunk = Math.max(1, Integer.getInteger("cocoindex.sweep.chunk", DEFAULT_CHUNK));
+      int readAhead = Math.min(256, chunk);
+      return new Sizes(chunk, readAhead, 4 * readAhead, Math.min(256, chunk));
+    }
+  }
 
   /** What both passes of a sweep work through, and what they share. */
   private static final class Work {
+    final Sizes sizes = Sizes.current();
     /** The states committed components no longer declared (a drop's: every state). */
     final TreeMap<TargetPath, TargetPath> committedCandidates = new TreeMap<>();
     /** The components this run did not mount, in path order (a drop's: every component). */
@@ -197,9 +209,9 @@ public final class OrphanSweep {
   private static void leaseUpFront(Run run, Work work) {
     work.upFront = true;
     List<TargetPath> leased = new ArrayList<>(work.stale.size());
-    for (int from = 0; from < work.stale.size(); from += STALE_BATCH) {
+    for (int from = 0; from < work.stale.size(); from += work.sizes.staleBatch()) {
       List<TargetPath> batch =
-          work.stale.subList(from, Math.min(work.stale.size(), from + STALE_BATCH));
+          work.stale.subList(from, Math.min(work.stale.size(), from + work.sizes.staleBatch()));
       List<byte[]> paths = new ArrayList<>(batch.size());
       batch.forEach(p -> paths.add(p.encoded()));
       List<AutoCloseable> granted = run.store.leaseComponents(run.app, paths);
@@ -259,14 +271,14 @@ public final class OrphanSweep {
     sweepCandidates(work.committedCandidates, List.of(), noStale);
     if (run.mode == RunMode.DROP) {
       // Every state was a candidate above: the records go in chunks.
-      for (int from = 0; from < work.stale.size() && !stopped; from += CHUNK) {
-        int to = Math.min(work.stale.size(), from + CHUNK);
+      for (int from = 0; from < work.stale.size() && !stopped; from += work.sizes.chunk()) {
+        int to = Math.min(work.stale.size(), from + work.sizes.chunk());
         sweepCandidates(new TreeMap<>(), work.stale.subList(from, to), to == work.stale.size());
       }
       return;
     }
-    for (int from = 0; from < work.stale.size() && !stopped; from += STALE_BATCH) {
-      int to = Math.min(work.stale.size(), from + STALE_BATCH);
+    for (int from = 0; from < work.stale.size() && !stopped; from += work.sizes.staleBatch()) {
+      int to = Math.min(work.stale.size(), from + work.sizes.staleBatch());
       sweepStale(work.stale.subList(from, to), to == work.stale.size());
     }
     if (!stopped) {
@@ -523,7 +535,8 @@ public final class OrphanSweep {
         // A chunk ends where nothing read ahead (and leased) is left to reconcile, and nothing
         // after it lies below a container it deletes (whose Delete takes that along: the chunk
         // must know its owners).
-        if ((chunk.size() >= CHUNK || stateLeases.size() >= MAX_STATE_LEASES)
+        if ((chunk.size() >= work.sizes.chunk()
+            || stateLeases.size() >= work.sizes.maxStateLeases())
             && subtreeAbove(chunk.deleted, path) == null) {
           if (!flush(chunk, List.of(), false)) {
             return;
@@ -912,7 +925,7 @@ public final class OrphanSweep {
       List<Deletion> deletions, List<StateWrite> settles, Set<TargetPath> failedOwners) {}
 
   /**
-   * Reads the rows of the next {@link #READ_AHEAD} candidates from {@code from} on in one query
+   * Reads the rows of the next {@link Sizes#readAhead} candidates from {@code from} on in one query
    * (a read per candidate made removing a component cost three times creating it), under their
    * leases when states are leased. A candidate the loop then skips (below a container deleted
    * meanwhile) was read, and leased, for nothing, which is harmless.
@@ -921,9 +934,9 @@ public final class OrphanSweep {
    */
   private int readAhead(List<Map.Entry<TargetPath, TargetPath>> ordered, int from,
       Map<ByteKey, TrackedState> rows, boolean leaseStates, Chunk chunk) {
-    List<byte[]> paths = new ArrayList<>(READ_AHEAD);
+    List<byte[]> paths = new ArrayList<>(work.sizes.readAhead());
     int i = from;
-    for (; i < ordered.size() && paths.size() < READ_AHEAD; i++) {
+    for (; i < ordered.size() && paths.size() < work.sizes.readAhead(); i++) {
       TargetPath path = ordered.get(i).getKey();
       if (run.claims.contains(path) || subtreeAbove(chunk.deleted, path) != null
           || deletedSubtrees.covers(path) || failedSubtrees.covers(path)) {
