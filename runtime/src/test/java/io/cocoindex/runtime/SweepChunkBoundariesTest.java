@@ -402,6 +402,35 @@ class SweepChunkBoundariesTest extends EngineTestBase {
     }
   }
 
+  /**
+   * A drop deletes k0 and k1 in its first chunk; the sink fails its second (the drop fails,
+   * its tracking of k2..k4 kept). An update on the input of before must run "all" (its memo went
+   * with the first chunk's precommit): a hit would leave k0 and k1 missing for good.
+   */
+  @Test
+  void aDropFailingInItsSecondChunkLeavesNoMemoOverWhatItsFirstDeleted() {
+    sweepInChunksOf(2);
+    App app = app(fiveRows(new boolean[] {true}, new boolean[] {true}));
+    app.update();
+    List<String> sink = new ArrayList<>(rows.takeLog());
+
+    rows.failWhen = a -> a.key().equals("k2");
+    assertThatThrownBy(app::dropState).hasMessageContaining("scripted sink failure on k2");
+    List<String> dropped = rows.takeLog();
+    assertThat(dropped).containsExactly("delete k0", "delete k1", "delete k4");
+    sink.addAll(dropped);
+
+    rows.failWhen = a -> false;
+    int before = runs("all"); // the drop runs main too, for its registrations
+    app.update();
+    assertThat(runs("all") - before).as("body runs: the memo did not hit").isEqualTo(1);
+    List<String> third = rows.takeLog();
+    assertThat(third).containsExactly("create k0=v1", "create k1=v1", "create k4=v1",
+        "update k2=v1", "update k3=v1");
+    sink.addAll(third);
+    assertThat(net(sink)).containsExactly("k0=v1", "k1=v1", "k2=v1", "k3=v1", "k4=v1");
+  }
+
   // ---- 3. Edges of the chunking -----------------------------------------------------------------
 
   /** Component "all" (not memoized) declares k0..k{n-1} while mounted. */
