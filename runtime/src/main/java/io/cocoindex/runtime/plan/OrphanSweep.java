@@ -180,8 +180,11 @@ public final class OrphanSweep {
     if (run.mode == RunMode.UPDATE && work.stale.size() <= LEASED_UP_FRONT) {
       leaseUpFront(run, work);
     }
+    // Without stale components, a count over the limit needs more candidates than the limit, or
+    // a container among them over the states of a component whose tracking this run keeps.
     if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
-        && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit)) {
+        && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit
+            || (!work.committedCandidates.isEmpty() && keptMayOwn(run)))) {
       OrphanSweep count = new OrphanSweep(run, work, true);
       count.pass();
       long toDelete = count.throughHandlers + count.withContainers;
@@ -669,6 +672,9 @@ public final class OrphanSweep {
               new PlannedAction(d.r.provider.name(), d.r.key, d.r.action), false));
         }
       }
+      if (counting) {
+        withContainers += othersBelow(containers(chunk.deletions));
+      }
       // Later chunks count (or plan nothing for) what is below the containers this one deletes.
       containers(chunk.deletions).forEach(deletedSubtrees::add);
       chunk.forgottenContainers.forEach(deletedSubtrees::add);
@@ -734,6 +740,44 @@ public final class OrphanSweep {
     }
     run.applied(deleted);
     return true;
+  }
+
+  /**
+   * Whether a component whose tracking this run keeps as it was may own states (failed ones and
+   * what lies below them, memo hits, components left to another worker): a container the sweep
+   * deletes takes its states below along, though they are no candidates.
+   */
+  private static boolean keptMayOwn(Run run) {
+    return run.anyFailed() || run.anyProtected();
+  }
+
+  /**
+   * For a counting pass: the tracked states strictly below {@code containers} (deleted by a
+   * chunk) that are no candidates of this sweep, owned by components whose tracking this run
+   * keeps as it was, or left to another worker's sweep. The containers' Deletes take them along
+   * all the same, and the deletion limit counts them (it let a table go with the rows of a
+   * component that failed, uncounted). Candidates below are counted as the sweep meets them.
+   */
+  private long othersBelow(List<byte[]> containers) {
+    if (containers.isEmpty() || (!keptMayOwn(run) && work.sweptElsewhere.isEmpty())) {
+      return 0;
+    }
+    long[] n = {0};
+    for (byte[] container : containers) {
+      run.store.scan(run.app, container, s -> {
+        if (s.path().length > container.length && !isCandidate(s)) {
+          n[0]++;
+        }
+      });
+    }
+    return n[0];
+  }
+
+  /** Whether the sweep meets {@code s} as a candidate (counted then, if it goes). */
+  private boolean isCandidate(TrackedState s) {
+    TargetPath owner = TargetPath.decode(s.owner());
+    return isStale(owner) ? !work.sweptElsewhere.contains(owner)
+        : work.committedCandidates.containsKey(TargetPath.decode(s.path()));
   }
 
   /** The encoded paths of the containers among {@code deletions}. */
@@ -887,7 +931,7 @@ public final class OrphanSweep {
    */
   private void invalidateMemosBelow(
       List<byte[]> subtrees, Set<TargetPath> invalidated, List<StateWrite> writes) {
-    boolean keptMayOwn = run.anyFailed() || run.anyProtected();
+    boolean keptMayOwn = keptMayOwn(run);
     boolean staleMayOwn = !work.staleMemos.isEmpty();
     if (subtrees.isEmpty() || run.mode != RunMode.UPDATE || (!keptMayOwn && !staleMayOwn)) {
       return;
