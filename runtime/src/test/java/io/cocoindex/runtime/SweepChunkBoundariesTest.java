@@ -219,6 +219,51 @@ class SweepChunkBoundariesTest extends EngineTestBase {
     }
   }
 
+  /**
+   * Stale "a" owns table "docs", whose handler abandons it once undeclared; its row r1 belongs
+   * to stale memoized "b" of the same batch. One commit forgets the table with its row, forgets
+   * the memo of "b" (its row went with the table) and deletes both records: the memo's
+   * invalidation must come before the records' deletion, since on a store shared by workers an
+   * invalidation creates the record it finds missing, and "b" was left with a record of nothing.
+   *
+   * <p>Fails on PostgreSQL with the fix of commit fdff3be reverted (which wrote the invalidation
+   * after the records' deletion): one component record is left.
+   */
+  @Test
+  void aTableAbandonedWithTheRowOfAStaleComponentOfItsBatchLeavesNoRecordBehind() {
+    sweepInChunksOf(2);
+    tables.abandonWhenUndeclared = true;
+    boolean[] mounted = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      if (mounted[0]) {
+        TargetStateProvider<String> docs = ctx.useMount("a",
+            c -> mountTarget(c, p.targetState("docs", new Tables.TableSpec("g1"))));
+        ctx.mountMemo("b", "in", c -> {
+          ran("b");
+          declareTargetState(c, docs.targetState("r1", "v1"));
+        });
+      }
+    });
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    mounted[0] = false;
+    app.update();
+    assertThat(tables.takeLog()).as("abandoned: no drop").isEmpty();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().total()).isZero();
+    assertThat(app.status().components()).as("component records").isZero();
+
+    mounted[0] = true;
+    app.update();
+    assertThat(runs("b")).as("body runs of b").isEqualTo(2);
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+  }
+
   // ---- 2. A failure or a crash between two chunks ---------------------------------------------
 
   /** Component "all" declares k0..k4 while {@code declared[0]}; memoized on that flag. */
