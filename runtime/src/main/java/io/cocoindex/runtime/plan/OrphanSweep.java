@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * later candidate below a container whose deletion failed is kept, as within a chunk. A stale
  * component's record goes with its batch's last chunk, unless a state of it was kept. An update
  * with a deletion limit first counts, in a pass that writes nothing (each candidate's handler is
- * asked twice then), and deletes nothing when the count is over the limit.
+ * asked twice then), and deletes nothing when the count is over the limit; the states below a
+ * container it would delete count too, those of components whose tracking the run keeps
+ * included.
  *
  * <p>On a store shared by workers, an update leases the stale components (another worker's
  * sweep holding one does it): up to {@link #LEASED_UP_FRONT} of them all when the sweep starts,
