@@ -364,6 +364,42 @@ class SweepChunkBoundariesTest extends EngineTestBase {
   }
 
   /**
+   * As above, the store fails the second chunk's precommit: k2 and k3 are neither applied nor
+   * written (their owner fails), the sweep goes on to k4. The next run deletes k2 and k3, whose
+   * tracking is as it was (one record, none possibly missing).
+   */
+  @Test
+  void aStoreFailingAtTheSecondChunksPrecommitLeavesThatChunkAsItWasForTheNextRun() {
+    sweepInChunksOf(2);
+    FaultyStateStore store = new FaultyStateStore(store());
+    boolean[] declared = {true};
+    try (App app = app(store, "pre", fiveRows(declared, new boolean[] {true}))) {
+      app.update();
+      List<String> sink = new ArrayList<>(rows.takeLog());
+
+      declared[0] = false;
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.Precommit p
+          && TargetPath.decode(p.state().path()).last().equals(StableKey.of("k2")));
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+      List<String> second = rows.takeLog();
+      assertThat(second).containsExactly("delete k0", "delete k1", "delete k4");
+      sink.addAll(second);
+
+      store.failWrite = w -> false;
+      rows.takeCalls();
+      app.update();
+      assertThat(rows.takeCalls().stream().filter(c -> c.desired() == null)
+          .map(Rows.Call::toString)).containsExactly(
+              "k2 desired=null prev=[v1] mbm=false", "k3 desired=null prev=[v1] mbm=false");
+      List<String> third = rows.takeLog();
+      assertThat(third).containsExactly("delete k2", "delete k3");
+      sink.addAll(third);
+      assertThat(net(sink)).isEmpty();
+      assertThat(app.status().total()).isZero();
+    }
+  }
+
+  /**
    * A stale memoized component's rows go in chunks; the sink fails the second. The component
    * keeps its record (it still owns k2 and k3), but not its memo, forgotten with the first
    * chunk's precommit: mounted again on the same input it runs, creates what the sweep deleted
