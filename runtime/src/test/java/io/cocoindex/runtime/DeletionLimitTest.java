@@ -99,6 +99,50 @@ class DeletionLimitTest extends EngineTestBase {
     assertThat(app.status().total()).isZero();
   }
 
+  /**
+   * Component "z" stops declaring table "docs", whose rows r1 and r2 belong to component "k",
+   * which fails: "k"'s tracking is kept as it was, so its rows are no candidates of the sweep,
+   * but the table's drop takes them along all the same, and the limit counts them (it let the
+   * drop of the table and both rows through a limit of 1).
+   */
+  App tableOfZWithRowsOfFailingK(boolean[] tableDeclared) {
+    return app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> table = ctx.useMount("z", c -> tableDeclared[0]
+          ? mountTarget(c, p.targetState("docs", new Tables.TableSpec("g1"))) : null);
+      ctx.mountMemo("k", "in", c -> {
+        if (!tableDeclared[0]) {
+          throw new IllegalStateException("k fails");
+        }
+        declareTargetState(c, table.targetState("r1", "1"));
+        declareTargetState(c, table.targetState("r2", "1"));
+      });
+    });
+  }
+
+  @Test
+  void rowsOfAFailedComponentThatWouldGoWithTheirTableCountTowardsTheLimit() {
+    boolean[] declared = {true};
+    App app = tableOfZWithRowsOfFailingK(declared);
+    app.update();
+    tables.takeLog();
+    assertThat(rows.takeLog()).containsExactly("create r1=1", "create r2=1");
+
+    declared[0] = false;
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(2)))
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("would delete 3 target states (1 through their handlers,"
+            + " 2 with their containers), more than its deletion limit of 2");
+    assertThat(tables.takeLog()).as("the table is not dropped").isEmpty();
+    assertThat(app.status().total()).isEqualTo(3);
+
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(3)))
+        .isInstanceOf(UpdateFailedException.class).hasMessageContaining("k fails");
+    assertThat(tables.takeLog()).containsExactly("drop docs");
+    assertThat(app.status().total()).isZero();
+  }
+
   @Test
   void aLimitIsNeverNegativeAndShowsInTheOptions() {
     assertThatThrownBy(() -> UpdateOptions.defaults().withDeletionLimit(-1))

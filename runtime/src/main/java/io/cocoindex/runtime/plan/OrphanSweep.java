@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * later candidate below a container whose deletion failed is kept, as within a chunk. A stale
  * component's record goes with its batch's last chunk, unless a state of it was kept. An update
  * with a deletion limit first counts, in a pass that writes nothing (each candidate's handler is
- * asked twice then), and deletes nothing when the count is over the limit.
+ * asked twice then), and deletes nothing when the count is over the limit; the states below a
+ * container it would delete count too, those of components whose tracking the run keeps
+ * included.
  *
  * <p>On a store shared by workers, an update leases the stale components (another worker's
  * sweep holding one does it): up to {@link #LEASED_UP_FRONT} of them all when the sweep starts,
@@ -65,12 +67,11 @@ public final class OrphanSweep {
 
   /**
    * Deletions (with states forgotten) per chunk, and at most this many candidates read in one
-   * query or stale components leased in one call. A system property, so tests can make every
-   * sweep go in many chunks; not a tuning knob.
+   * query or stale components leased in one call, unless the system property {@code
+   * cocoindex.sweep.chunk} says otherwise: read as each sweep starts, so that a test can make the
+   * sweeps it runs go in many chunks (and restore the property after); not a tuning knob.
    */
-  static final int CHUNK = Math.max(1, Integer.getInteger("cocoindex.sweep.chunk", 2048));
-  /** Candidates whose rows are read (and leased) in one query. */
-  private static final int READ_AHEAD = Math.min(256, CHUNK);
+  static final int DEFAULT_CHUNK = 2048;
   /**
    * Stale components leased when the sweep starts and held to its end, at most: as many as
    * that, the sweep holds every stale component it sweeps (as one that swept everything at once
@@ -78,17 +79,30 @@ public final class OrphanSweep {
    * its turn, and held until its commit.
    */
   private static final int LEASED_UP_FRONT = 1024;
+
   /**
-   * State leases a chunk holds before it ends, on a store shared by workers: on PostgreSQL each
-   * is an advisory lock, and the server's lock table (64 per connection by default, shared)
-   * refused a sweep that held one per state of 20,000 removed components.
+   * A sweep's sizes, from {@link #DEFAULT_CHUNK} or the system property.
+   *
+   * @param chunk deletions (with states forgotten) per chunk
+   * @param readAhead candidates whose rows are read (and leased) in one query
+   * @param maxStateLeases state leases a chunk holds before it ends, on a store shared by
+   *     workers: on PostgreSQL each is an advisory lock, and the server's lock table (64 per
+   *     connection by default, shared) refused a sweep that held one per state of 20,000 removed
+   *     components
+   * @param staleBatch stale components leased, then swept, together (each lease an advisory
+   *     lock, as above)
    */
-  private static final int MAX_STATE_LEASES = 4 * READ_AHEAD;
-  /** Stale components leased, then swept, together (each lease an advisory lock, as above). */
-  private static final int STALE_BATCH = Math.min(256, CHUNK);
+  record Sizes(int chunk, int readAhead, int maxStateLeases, int staleBatch) {
+    static Sizes current() {
+      int chunk = Math.max(1, Integer.getInteger("cocoindex.sweep.chunk", DEFAULT_CHUNK));
+      int readAhead = Math.min(256, chunk);
+      return new Sizes(chunk, readAhead, 4 * readAhead, Math.min(256, chunk));
+    }
+  }
 
   /** What both passes of a sweep work through, and what they share. */
   private static final class Work {
+    final Sizes sizes = Sizes.current();
     /** The states committed components no longer declared (a drop's: every state). */
     final TreeMap<TargetPath, TargetPath> committedCandidates = new TreeMap<>();
     /** The components this run did not mount, in path order (a drop's: every component). */
@@ -168,8 +182,11 @@ public final class OrphanSweep {
     if (run.mode == RunMode.UPDATE && work.stale.size() <= LEASED_UP_FRONT) {
       leaseUpFront(run, work);
     }
+    // Without stale components, a count over the limit needs more candidates than the limit, or
+    // a container among them over the states of a component whose tracking this run keeps.
     if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
-        && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit)) {
+        && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit
+            || (!work.committedCandidates.isEmpty() && keptMayOwn(run)))) {
       OrphanSweep count = new OrphanSweep(run, work, true);
       count.pass();
       long toDelete = count.throughHandlers + count.withContainers;
@@ -197,9 +214,9 @@ public final class OrphanSweep {
   private static void leaseUpFront(Run run, Work work) {
     work.upFront = true;
     List<TargetPath> leased = new ArrayList<>(work.stale.size());
-    for (int from = 0; from < work.stale.size(); from += STALE_BATCH) {
+    for (int from = 0; from < work.stale.size(); from += work.sizes.staleBatch()) {
       List<TargetPath> batch =
-          work.stale.subList(from, Math.min(work.stale.size(), from + STALE_BATCH));
+          work.stale.subList(from, Math.min(work.stale.size(), from + work.sizes.staleBatch()));
       List<byte[]> paths = new ArrayList<>(batch.size());
       batch.forEach(p -> paths.add(p.encoded()));
       List<AutoCloseable> granted = run.store.leaseComponents(run.app, paths);
@@ -259,14 +276,14 @@ public final class OrphanSweep {
     sweepCandidates(work.committedCandidates, List.of(), noStale);
     if (run.mode == RunMode.DROP) {
       // Every state was a candidate above: the records go in chunks.
-      for (int from = 0; from < work.stale.size() && !stopped; from += CHUNK) {
-        int to = Math.min(work.stale.size(), from + CHUNK);
+      for (int from = 0; from < work.stale.size() && !stopped; from += work.sizes.chunk()) {
+        int to = Math.min(work.stale.size(), from + work.sizes.chunk());
         sweepCandidates(new TreeMap<>(), work.stale.subList(from, to), to == work.stale.size());
       }
       return;
     }
-    for (int from = 0; from < work.stale.size() && !stopped; from += STALE_BATCH) {
-      int to = Math.min(work.stale.size(), from + STALE_BATCH);
+    for (int from = 0; from < work.stale.size() && !stopped; from += work.sizes.staleBatch()) {
+      int to = Math.min(work.stale.size(), from + work.sizes.staleBatch());
       sweepStale(work.stale.subList(from, to), to == work.stale.size());
     }
     if (!stopped) {
@@ -523,7 +540,8 @@ public final class OrphanSweep {
         // A chunk ends where nothing read ahead (and leased) is left to reconcile, and nothing
         // after it lies below a container it deletes (whose Delete takes that along: the chunk
         // must know its owners).
-        if ((chunk.size() >= CHUNK || stateLeases.size() >= MAX_STATE_LEASES)
+        if ((chunk.size() >= work.sizes.chunk()
+            || stateLeases.size() >= work.sizes.maxStateLeases())
             && subtreeAbove(chunk.deleted, path) == null) {
           if (!flush(chunk, List.of(), false)) {
             return;
@@ -656,6 +674,9 @@ public final class OrphanSweep {
               new PlannedAction(d.r.provider.name(), d.r.key, d.r.action), false));
         }
       }
+      if (counting) {
+        withContainers += othersBelow(containers(chunk.deletions));
+      }
       // Later chunks count (or plan nothing for) what is below the containers this one deletes.
       containers(chunk.deletions).forEach(deletedSubtrees::add);
       chunk.forgottenContainers.forEach(deletedSubtrees::add);
@@ -721,6 +742,44 @@ public final class OrphanSweep {
     }
     run.applied(deleted);
     return true;
+  }
+
+  /**
+   * Whether a component whose tracking this run keeps as it was may own states (failed ones and
+   * what lies below them, memo hits, components left to another worker): a container the sweep
+   * deletes takes its states below along, though they are no candidates.
+   */
+  private static boolean keptMayOwn(Run run) {
+    return run.anyFailed() || run.anyProtected();
+  }
+
+  /**
+   * For a counting pass: the tracked states strictly below {@code containers} (deleted by a
+   * chunk) that are no candidates of this sweep, owned by components whose tracking this run
+   * keeps as it was, or left to another worker's sweep. The containers' Deletes take them along
+   * all the same, and the deletion limit counts them (it let a table go with the rows of a
+   * component that failed, uncounted). Candidates below are counted as the sweep meets them.
+   */
+  private long othersBelow(List<byte[]> containers) {
+    if (containers.isEmpty() || (!keptMayOwn(run) && work.sweptElsewhere.isEmpty())) {
+      return 0;
+    }
+    long[] n = {0};
+    for (byte[] container : containers) {
+      run.store.scan(run.app, container, s -> {
+        if (s.path().length > container.length && !isCandidate(s)) {
+          n[0]++;
+        }
+      });
+    }
+    return n[0];
+  }
+
+  /** Whether the sweep meets {@code s} as a candidate (counted then, if it goes). */
+  private boolean isCandidate(TrackedState s) {
+    TargetPath owner = TargetPath.decode(s.owner());
+    return isStale(owner) ? !work.sweptElsewhere.contains(owner)
+        : work.committedCandidates.containsKey(TargetPath.decode(s.path()));
   }
 
   /** The encoded paths of the containers among {@code deletions}. */
@@ -874,7 +933,7 @@ public final class OrphanSweep {
    */
   private void invalidateMemosBelow(
       List<byte[]> subtrees, Set<TargetPath> invalidated, List<StateWrite> writes) {
-    boolean keptMayOwn = run.anyFailed() || run.anyProtected();
+    boolean keptMayOwn = keptMayOwn(run);
     boolean staleMayOwn = !work.staleMemos.isEmpty();
     if (subtrees.isEmpty() || run.mode != RunMode.UPDATE || (!keptMayOwn && !staleMayOwn)) {
       return;
@@ -912,7 +971,7 @@ public final class OrphanSweep {
       List<Deletion> deletions, List<StateWrite> settles, Set<TargetPath> failedOwners) {}
 
   /**
-   * Reads the rows of the next {@link #READ_AHEAD} candidates from {@code from} on in one query
+   * Reads the rows of the next {@link Sizes#readAhead} candidates from {@code from} on in one query
    * (a read per candidate made removing a component cost three times creating it), under their
    * leases when states are leased. A candidate the loop then skips (below a container deleted
    * meanwhile) was read, and leased, for nothing, which is harmless.
@@ -921,9 +980,9 @@ public final class OrphanSweep {
    */
   private int readAhead(List<Map.Entry<TargetPath, TargetPath>> ordered, int from,
       Map<ByteKey, TrackedState> rows, boolean leaseStates, Chunk chunk) {
-    List<byte[]> paths = new ArrayList<>(READ_AHEAD);
+    List<byte[]> paths = new ArrayList<>(work.sizes.readAhead());
     int i = from;
-    for (; i < ordered.size() && paths.size() < READ_AHEAD; i++) {
+    for (; i < ordered.size() && paths.size() < work.sizes.readAhead(); i++) {
       TargetPath path = ordered.get(i).getKey();
       if (run.claims.contains(path) || subtreeAbove(chunk.deleted, path) != null
           || deletedSubtrees.covers(path) || failedSubtrees.covers(path)) {
