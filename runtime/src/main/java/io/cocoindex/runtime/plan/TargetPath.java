@@ -40,6 +40,12 @@ public final class TargetPath implements Comparable<TargetPath> {
   /** A child's or a decoded path's keys once asked for ({@link #keyArray}); null until then. */
   private volatile StableKey[] madeKeys;
   /**
+   * For a decoded path, where each of its keys ends once its parent was asked for (null until
+   * then), shared with that parent (whose keys end at the same places): walking up a decoded
+   * path scans its bytes once, not once a step.
+   */
+  private volatile int[] keyEnds;
+  /**
    * {@link ByteKey#hashOf} the encoded bytes, made on first use (0 until then, or when it is 0):
    * a warm rerun hashes none of its rows' paths.
    */
@@ -100,8 +106,15 @@ public final class TargetPath implements Comparable<TargetPath> {
       return parent;
     }
     if (keys == null) { // decoded: its parent is a prefix of its bytes
-      int[] ends = KeyEncoding.keyEnds(encoded);
-      return new TargetPath(Arrays.copyOf(encoded, depth > 1 ? ends[depth - 2] : 0), depth - 1);
+      int[] ends = keyEnds;
+      if (ends == null) {
+        ends = KeyEncoding.keyEnds(encoded);
+        keyEnds = ends;
+      }
+      TargetPath up =
+          new TargetPath(Arrays.copyOf(encoded, depth > 1 ? ends[depth - 2] : 0), depth - 1);
+      up.keyEnds = ends;
+      return up;
     }
     return of(keys().subList(0, depth - 1));
   }

@@ -156,6 +156,14 @@ class TargetPathTest {
       assertThat(decoded.child(StableKey.of("x")))
           .isEqualTo(whole.child(StableKey.of("x")));
     }
+    // Walking up a decoded path, step by step, to the root.
+    TargetPath up = TargetPath.decode(TargetPath.of(EVERY_KIND).encoded());
+    for (int n = EVERY_KIND.size(); n > 0; n--) {
+      assertThat(up.keys()).isEqualTo(EVERY_KIND.subList(0, n));
+      assertThat(up.depth()).isEqualTo(n);
+      up = up.parent();
+    }
+    assertThat(up).isEqualTo(TargetPath.ROOT);
     assertThat(TargetPath.decode(new byte[0])).isEqualTo(TargetPath.ROOT);
     assertThat(TargetPath.decode(new byte[0]).depth()).isZero();
   }
