@@ -540,4 +540,52 @@ class MemoSubtreeTest extends EngineTestBase {
     assertThat(rows.takeLog()).containsExactly("delete k0");
     assertThat(app.status().total()).isEqualTo(1); // the table alone
   }
+
+  /**
+   * A component's first precommit forgets the memo of every memoized ancestor, those with plain
+   * components between them included, nearest first (each component reaches the memoized ones
+   * above it through links from one to the next, not by walking every parent).
+   */
+  @Test
+  void aPrecommitForgetsTheMemoOfEveryMemoizedAncestorAcrossPlainOnes() {
+    FaultyStateStore store = new FaultyStateStore(store());
+    List<List<StateWrite>> writes =
+        java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    store.failWrite = w -> {
+      writes.add(List.copyOf(w));
+      return false;
+    };
+    String[] leafRows = {"r1"};
+    App app = App.create("across", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<String> docs = docsTable(ctx);
+      ctx.mountMemo("outer", input, outer -> outer.mount("mid",
+          mid -> mid.mountMemo("inner", input, inner -> inner.mount("leaf",
+              leaf -> {
+                for (String k : leafRows) {
+                  declareTargetState(leaf, docs.targetState(k, "v1"));
+                }
+              }))));
+    });
+    try (app) {
+      settle(app);
+      input = "i2";
+      leafRows[0] = "r2";
+      writes.clear();
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create r2=v1", "delete r1");
+
+      TargetPath outer = TargetPath.ROOT.child(StableKey.of("outer"));
+      TargetPath inner = outer.child(StableKey.of("mid")).child(StableKey.of("inner"));
+      List<StateWrite> leafPrecommit = writes.stream()
+          .filter(w -> w.stream().anyMatch(x -> x instanceof StateWrite.Precommit pc
+              && TargetPath.decode(pc.state().path()).last().equals(StableKey.of("r2"))))
+          .findFirst().orElseThrow();
+      assertThat(leafPrecommit.stream()
+          .filter(x -> x instanceof StateWrite.InvalidateMemo)
+          .map(x -> TargetPath.decode(((StateWrite.InvalidateMemo) x).path())))
+          .containsExactly(inner, outer);
+      app.update();
+      assertThat(rows.takeLog()).isEmpty();
+    }
+  }
 }

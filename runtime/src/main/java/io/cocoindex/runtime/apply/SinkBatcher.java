@@ -35,11 +35,13 @@ public final class SinkBatcher {
   /**
    * Submits one component's actions for one sink.
    *
-   * @param owner a description of the submitting component, for logs
+   * @param owner the submitting component (its path), for logs: rendered only if logged (a
+   *     deep component's path renders in time proportional to its depth, and rendering one for
+   *     each submission made a chain of components quadratic in its depth)
    * @return completes when applied, exceptionally with the sink's error
    */
   public <A> CompletableFuture<Void> submit(
-      TargetActionSink<A> sink, String owner, List<TargetAction<A>> actions) {
+      TargetActionSink<A> sink, Object owner, List<TargetAction<A>> actions) {
     SinkQueue queue;
     synchronized (queues) {
       queue = queues.computeIfAbsent(sink, SinkQueue::new);
@@ -49,7 +51,7 @@ public final class SinkBatcher {
     return s.done;
   }
 
-  private record Submission(String owner, List<TargetAction<?>> actions,
+  private record Submission(Object owner, List<TargetAction<?>> actions,
       CompletableFuture<Void> done) {}
 
   private final class SinkQueue {

@@ -42,6 +42,12 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   /** The component that mounted this one; null for the root. */
   final ComponentContext parent;
   /**
+   * The nearest memoized ancestor, or null: {@link #memoizedAncestors} follows these links, not
+   * every parent's (each component of a plain chain walked the whole chain above it at its
+   * commit, quadratic in the chain's depth).
+   */
+  private final ComponentContext nearestMemoizedAncestor;
+  /**
    * What the descendants declared on, gathered when this component or an ancestor is memoized
    * (a memo hit skips the whole subtree, so the memo depends on it all); else null.
    */
@@ -76,6 +82,8 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       ComponentRecord stored, boolean storedLoaded) {
     this.run = run;
     this.parent = parent;
+    this.nearestMemoizedAncestor = parent == null ? null
+        : parent.memoFingerprint != null ? parent : parent.nearestMemoizedAncestor;
     this.path = path;
     this.memoFingerprint = memoFingerprint;
     this.descendantDeps = memoFingerprint != null
@@ -93,13 +101,12 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   /** The memoized components above this one, nearest first. */
   List<TargetPath> memoizedAncestors() {
     List<TargetPath> out = List.of();
-    for (ComponentContext a = parent; a != null; a = a.parent) {
-      if (a.memoFingerprint != null) {
-        if (out.isEmpty()) {
-          out = new ArrayList<>(2);
-        }
-        out.add(a.path);
+    for (ComponentContext a = nearestMemoizedAncestor; a != null;
+        a = a.nearestMemoizedAncestor) {
+      if (out.isEmpty()) {
+        out = new ArrayList<>(2);
       }
+      out.add(a.path);
     }
     return out;
   }

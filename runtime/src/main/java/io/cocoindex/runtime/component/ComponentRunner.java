@@ -140,7 +140,65 @@ public final class ComponentRunner {
     }
   }
 
+  /**
+   * How many foreground components one thread runs nested in one another before the next one
+   * goes to a thread of its own: each is a few frames of the engine's and the app's own around
+   * its body, on the stack of the body that mounted it, and a chain of them some 860 deep
+   * overflowed a pool worker's stack (every component of the chain failed with a {@link
+   * StackOverflowError}).
+   */
+  static final int FOREGROUND_NESTING_PER_THREAD =
+      Math.max(1, Integer.getInteger("cocoindex.foreground.nestingPerThread", 64));
+  /** How many foreground components the current thread is running, nested. */
+  private static final ThreadLocal<int[]> FOREGROUND_NESTING =
+      ThreadLocal.withInitial(() -> new int[1]);
+
   static <T> T runForeground(ComponentContext ctx, Function<Ctx, T> body) {
+    int[] nesting = FOREGROUND_NESTING.get();
+    if (nesting[0] >= FOREGROUND_NESTING_PER_THREAD) {
+      return onThreadOfItsOwn(ctx, body);
+    }
+    nesting[0]++;
+    try {
+      return runForegroundHere(ctx, body);
+    } finally {
+      nesting[0]--;
+    }
+  }
+
+  /**
+   * Runs a foreground component on a new thread, with a stack of its own, and waits for it: its
+   * result, or what it threw, as if run here. A pool worker waiting for it runs the stages it
+   * queued on itself meanwhile ({@link OwnTasks}).
+   */
+  private static <T> T onThreadOfItsOwn(ComponentContext ctx, Function<Ctx, T> body) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    Throwable[] thrown = new Throwable[1];
+    Thread t = new Thread(null, () -> {
+      try {
+        result.complete(runForeground(ctx, body));
+      } catch (Throwable e) {
+        thrown[0] = e;
+        result.complete(null);
+      }
+    }, "cocoindex-foreground-" + ctx.run.app, 0);
+    t.setDaemon(true);
+    t.start();
+    T value = OwnTasks.join(result); // completes normally; the join publishes thrown[0]
+    Throwable e = thrown[0];
+    if (e instanceof RuntimeException re) {
+      throw re;
+    }
+    if (e instanceof Error err) {
+      throw err;
+    }
+    if (e != null) {
+      throw new CompletionException(e);
+    }
+    return value;
+  }
+
+  private static <T> T runForegroundHere(ComponentContext ctx, Function<Ctx, T> body) {
     Run run = ctx.run;
     mounted(ctx);
     AutoCloseable lease = run.mode == RunMode.UPDATE

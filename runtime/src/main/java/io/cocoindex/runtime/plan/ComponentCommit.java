@@ -624,7 +624,7 @@ public final class ComponentCommit {
       }
       List<CompletableFuture<Void>> applied = new ArrayList<>(order.size());
       for (TargetActionSink<?> sink : order) {
-        applied.add(run.batcher.submit((TargetActionSink) sink, in.component.toString(),
+        applied.add(run.batcher.submit((TargetActionSink) sink, in.component,
             (List) bySink.get(sink)));
       }
       return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new));

@@ -590,7 +590,7 @@ public final class OrphanSweep {
       if (row == null) {
         continue;
       }
-      if (!TargetPath.decode(row.owner()).equals(owner)) {
+      if (!Arrays.equals(row.owner(), owner.encodedUnsafe())) { // moved to another owner
         continue;
       }
       Provider<?> provider = run.providers.lookup(path.parent());
@@ -1130,7 +1130,7 @@ public final class OrphanSweep {
         for (Map.Entry<TargetActionSink<?>, List<Deletion>> s : g.getValue().entrySet()) {
           List<TargetAction<?>> actions = new ArrayList<>();
           s.getValue().forEach(d -> actions.add(d.r.action));
-          pending.put(run.batcher.submit((TargetActionSink) s.getKey(), g.getKey().toString(),
+          pending.put(run.batcher.submit((TargetActionSink) s.getKey(), g.getKey(),
               (List) actions), s.getValue());
         }
       }

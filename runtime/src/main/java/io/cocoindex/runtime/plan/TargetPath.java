@@ -31,10 +31,20 @@ public final class TargetPath implements Comparable<TargetPath> {
    */
   private final TargetPath parent;
   private final StableKey last;
-  /** The keys, never changed; null for a child, whose keys are its parent's and {@link #last}. */
+  /**
+   * The keys, never changed; null for a child, whose keys are its parent's and {@link #last},
+   * and for a path read from its encoding ({@link #decode}), whose keys are decoded when asked
+   * for.
+   */
   private final StableKey[] keys;
-  /** A child's keys once asked for ({@link #keyArray}); null until then. */
-  private volatile StableKey[] childKeys;
+  /** A child's or a decoded path's keys once asked for ({@link #keyArray}); null until then. */
+  private volatile StableKey[] madeKeys;
+  /**
+   * For a decoded path, where each of its keys ends once its parent was asked for (null until
+   * then), shared with that parent (whose keys end at the same places): walking up a decoded
+   * path scans its bytes once, not once a step.
+   */
+  private volatile int[] keyEnds;
   /**
    * {@link ByteKey#hashOf} the encoded bytes, made on first use (0 until then, or when it is 0):
    * a warm rerun hashes none of its rows' paths.
@@ -45,6 +55,15 @@ public final class TargetPath implements Comparable<TargetPath> {
     this.keys = keys;
     this.encoded = encoded;
     this.depth = keys.length;
+    this.parent = null;
+    this.last = null;
+  }
+
+  /** A path read from {@code encoded} (checked, {@code depth} keys), its keys not made yet. */
+  private TargetPath(byte[] encoded, int depth) {
+    this.keys = null;
+    this.encoded = encoded;
+    this.depth = depth;
     this.parent = null;
     this.last = null;
   }
@@ -62,8 +81,15 @@ public final class TargetPath implements Comparable<TargetPath> {
     return new TargetPath(copy.toArray(NO_KEYS), KeyEncoding.encodePath(copy));
   }
 
+  /**
+   * The path {@code encoded}, checked now (a {@link io.cocoindex.runtime.codec.CodecException}
+   * if it is not one), its keys made only when asked for: the orphan sweep reads every stored
+   * component's path and compares it by its bytes, and making the keys of a component thousands
+   * deep (one for each ancestor) made a chain of components quadratic in its depth.
+   */
   public static TargetPath decode(byte[] encoded) {
-    return new TargetPath(KeyEncoding.decodePath(encoded).toArray(NO_KEYS), encoded.clone());
+    byte[] copy = encoded.clone();
+    return new TargetPath(copy, KeyEncoding.keyCount(copy));
   }
 
   public TargetPath child(StableKey key) {
@@ -76,7 +102,21 @@ public final class TargetPath implements Comparable<TargetPath> {
     if (depth == 0) {
       throw new IllegalStateException("the root path has no parent");
     }
-    return parent != null ? parent : of(keys().subList(0, depth - 1));
+    if (parent != null) {
+      return parent;
+    }
+    if (keys == null) { // decoded: its parent is a prefix of its bytes
+      int[] ends = keyEnds;
+      if (ends == null) {
+        ends = KeyEncoding.keyEnds(encoded);
+        keyEnds = ends;
+      }
+      TargetPath up =
+          new TargetPath(Arrays.copyOf(encoded, depth > 1 ? ends[depth - 2] : 0), depth - 1);
+      up.keyEnds = ends;
+      return up;
+    }
+    return of(keys().subList(0, depth - 1));
   }
 
   public StableKey last() {
@@ -94,18 +134,22 @@ public final class TargetPath implements Comparable<TargetPath> {
   /**
    * The keys in an array (not to be changed): this path's own, or for a child, one made from its
    * parent's once and kept (made anew on every call, each ancestor's in turn, a deep path's
-   * keys cost the square of its depth).
+   * keys cost the square of its depth), or for a decoded path, decoded once and kept.
    */
   private StableKey[] keyArray() {
     if (keys != null) {
       return keys;
     }
-    StableKey[] k = childKeys;
+    StableKey[] k = madeKeys;
     if (k == null) {
-      StableKey[] up = parent.keyArray();
-      k = Arrays.copyOf(up, up.length + 1);
-      k[up.length] = last;
-      childKeys = k;
+      if (parent == null) {
+        k = KeyEncoding.decodePath(encoded).toArray(NO_KEYS);
+      } else {
+        StableKey[] up = parent.keyArray();
+        k = Arrays.copyOf(up, up.length + 1);
+        k[up.length] = last;
+      }
+      madeKeys = k;
     }
     return k;
   }

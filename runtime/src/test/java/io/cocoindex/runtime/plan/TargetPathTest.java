@@ -129,4 +129,69 @@ class TargetPathTest {
     assertThat(TargetPath.ROOT.child(StableKey.symbol("docs")).child(StableKey.of("r1")))
         .hasToString("/" + StableKey.symbol("docs") + "/" + StableKey.of("r1"));
   }
+
+  /**
+   * A decoded path makes its keys only when asked for (the sweep compares stored components'
+   * paths by their bytes): it has its depth, its parent and its keys as the path it was encoded
+   * from, whichever is asked first.
+   */
+  @Test
+  void aDecodedPathHasTheDepthParentAndKeysOfThePathItWasEncodedFrom() {
+    List<StableKey> so = new ArrayList<>();
+    for (StableKey key : EVERY_KIND) {
+      so.add(key);
+      TargetPath whole = TargetPath.of(so);
+      TargetPath parentFirst = TargetPath.decode(whole.encoded());
+      TargetPath parentOf = parentFirst.parent();
+      assertThat(parentOf).isEqualTo(whole.parent()).hasSameHashCodeAs(whole.parent());
+      assertThat(parentOf.depth()).isEqualTo(so.size() - 1);
+      assertThat(parentOf.keys()).isEqualTo(so.subList(0, so.size() - 1));
+      assertThat(parentFirst.keys()).isEqualTo(so);
+
+      TargetPath decoded = TargetPath.decode(whole.encoded());
+      assertThat(decoded).isEqualTo(whole).hasSameHashCodeAs(whole);
+      assertThat(decoded.depth()).isEqualTo(so.size());
+      assertThat(decoded.last()).isEqualTo(key);
+      assertThat(decoded).hasToString(whole.toString());
+      assertThat(decoded.child(StableKey.of("x")))
+          .isEqualTo(whole.child(StableKey.of("x")));
+    }
+    // Walking up a decoded path, step by step, to the root.
+    TargetPath up = TargetPath.decode(TargetPath.of(EVERY_KIND).encoded());
+    for (int n = EVERY_KIND.size(); n > 0; n--) {
+      assertThat(up.keys()).isEqualTo(EVERY_KIND.subList(0, n));
+      assertThat(up.depth()).isEqualTo(n);
+      up = up.parent();
+    }
+    assertThat(up).isEqualTo(TargetPath.ROOT);
+    assertThat(TargetPath.decode(new byte[0])).isEqualTo(TargetPath.ROOT);
+    assertThat(TargetPath.decode(new byte[0]).depth()).isZero();
+  }
+
+  /** Bytes that are no path fail to decode at once, as when the keys were made there. */
+  @Test
+  void bytesThatAreNoPathFailToDecodeWithTheKeysError() {
+    byte[] good = TargetPath.of(EVERY_KIND).encoded();
+    List<byte[]> bad = List.of(
+        new byte[] {0x42}, // no such tag
+        new byte[] {0x05, 'a'}, // a string cut short
+        new byte[] {0x05, 'a', 0x00, 0x07}, // a bad escape
+        new byte[] {0x04, 0, 0, 0}, // an int cut short
+        new byte[] {0x07, 1, 2}, // a UUID cut short
+        new byte[] {0x09, 0x04}, // an array cut short
+        java.util.Arrays.copyOf(good, good.length - 20));
+    for (byte[] b : bad) {
+      Throwable expected = null;
+      try {
+        KeyEncoding.decodePath(b);
+      } catch (RuntimeException e) {
+        expected = e;
+      }
+      assertThat(expected).as("decodePath of %s", java.util.Arrays.toString(b)).isNotNull();
+      assertThatThrownBy(() -> TargetPath.decode(b))
+          .isInstanceOf(expected.getClass()).hasMessage(expected.getMessage());
+      assertThatThrownBy(() -> KeyEncoding.keyCount(b))
+          .isInstanceOf(expected.getClass()).hasMessage(expected.getMessage());
+    }
+  }
 }
