@@ -36,6 +36,10 @@ public interface Ctx {
    * committed: target states it declared exist externally when this returns. States it declared
    * in an earlier run and no longer does are deleted at the end of the run, with every other
    * state no longer declared: only then is it known that no other component took them over.
+   *
+   * <p>The child runs on the calling thread, except past 64 foreground components nested on one
+   * thread, where it runs on a thread of its own (a chain that deep would overflow the stack);
+   * an app's {@code ThreadLocal}s do not follow it there.
    */
   <T> T useMount(Object subpath, Function<Ctx, T> component);
 
