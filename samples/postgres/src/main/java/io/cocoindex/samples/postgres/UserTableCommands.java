@@ -93,8 +93,12 @@ final class UserTableCommands {
   static List<TableComment.Holder> holders(Connection conn, String name, String schema,
       String table) throws SQLException {
     List<String> schemas = new ArrayList<>();
+    // Only the record tables this role may read: one in a schema another role keeps to itself
+    // is another app's, which this one cannot have moved a command onto (it writes there), and
+    // reading it failed every teardown of this app's commands ("permission denied for schema").
     try (PreparedStatement ps = conn.prepareStatement("SELECT n.nspname FROM pg_class c JOIN"
         + " pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ? AND c.relkind = 'r'"
+        + " AND has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT')"
         + " ORDER BY 1")) {
       ps.setString(1, TABLE);
       try (ResultSet rs = ps.executeQuery()) {

@@ -1,0 +1,99 @@
+package io.cocoindex.samples.postgres;
+
+import static io.cocoindex.samples.postgres.PostgresServer.execute;
+import static io.cocoindex.samples.postgres.PostgresServer.lines;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.ContextKey;
+import io.cocoindex.runtime.App;
+import io.cocoindex.testkit.CocoIndexExtension;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * An app connecting as a role of its own, in a database where another role keeps its schema to
+ * itself: what another app recorded in that schema ({@code cocoindex_sql_commands} of its user's
+ * table) is none of this app's business, and must not fail its runs.
+ */
+class PostgresOtherRolesTest {
+  static final ContextKey<DataSource> DB = ContextKey.of("main_db", DataSource.class);
+  static final String ROLE = "cocoindex_test_own_role";
+
+  record Doc(long id, String title, int views) {}
+
+  static final TableSchema<Doc> DOCS = TableSchema.of(Doc.class).primaryKey("id").build();
+
+  /** The server's URL, connecting as {@link #ROLE}. */
+  static final PGSimpleDataSource AS_ROLE = new PGSimpleDataSource();
+
+  static {
+    String url = System.getenv(PostgresServer.URL_VARIABLE);
+    if (url != null && !url.isBlank()) {
+      AS_ROLE.setURL(url);
+      AS_ROLE.setUser(ROLE);
+    }
+  }
+
+  @RegisterExtension
+  final CocoIndexExtension coco = CocoIndexExtension.builder().provide(DB, AS_ROLE).build();
+
+  String schema;
+  String others;
+
+  @BeforeEach
+  void schemas(TestInfo info) {
+    schema = PostgresServer.freshSchema(info);
+    others = schema + "_others";
+    execute("DO $$ BEGIN CREATE ROLE " + ROLE + " LOGIN; EXCEPTION WHEN duplicate_object"
+        + " THEN NULL; END $$",
+        "GRANT CREATE ON DATABASE " + PostgresServer.lines("SELECT current_database()").get(0)
+            + " TO " + ROLE,
+        "CREATE SCHEMA \"" + schema + "\" AUTHORIZATION " + ROLE,
+        // Another app's user's table, in a schema this role has no USAGE on.
+        "DROP SCHEMA IF EXISTS \"" + others + "\" CASCADE",
+        "CREATE SCHEMA \"" + others + "\"",
+        "CREATE TABLE \"" + others + "\".docs (id bigint PRIMARY KEY, title text)",
+        "CREATE TABLE \"" + others + "\".cocoindex_sql_commands (table_name text NOT NULL,"
+            + " name text NOT NULL, app text NOT NULL, setup text NOT NULL, teardown text,"
+            + " seq bigint NOT NULL, PRIMARY KEY (table_name, name))",
+        "INSERT INTO \"" + others + "\".cocoindex_sql_commands VALUES ('docs', 'other', 'other',"
+            + " 'SELECT 1', 'SELECT 1', 1)");
+  }
+
+  @AfterEach
+  void dropSchemas() {
+    if (schema != null) {
+      execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE",
+          "DROP SCHEMA IF EXISTS \"" + others + "\" CASCADE");
+    }
+  }
+
+  @Test
+  void aCommandsTeardownDoesNotReadSchemasTheRoleCannotUse() {
+    boolean[] command = {true};
+    App app = coco.app("indexer", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      TableTarget own = tables.mountTable(ctx, DOCS.table(DB, schema, "own"));
+      own.declareRow(ctx, DOCS.row(new Doc(1, "own", 1)));
+      if (command[0]) {
+        own.declareSqlCommand(ctx, new SqlCommand("titles",
+            "CREATE OR REPLACE VIEW \"" + schema + "\".titles AS SELECT id, title FROM \""
+                + schema + "\".own", "DROP VIEW IF EXISTS \"" + schema + "\".titles"));
+      }
+    });
+    coco.update(app);
+    assertThat(lines("SELECT title FROM \"" + schema + "\".titles")).containsExactly("own");
+
+    command[0] = false;
+    coco.update(app);
+
+    assertThat(lines("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid ="
+        + " c.relnamespace WHERE n.nspname = '" + schema + "' AND c.relname = 'titles'"))
+        .containsExactly("0");
+  }
+}
