@@ -219,6 +219,76 @@ class OwnerRangesTest {
     }
   }
 
+  /**
+   * Several batches committed as one group, each deleting trees in path order over its
+   * own stretch of containers while others put and delete states (new owners inside ranges read
+   * ahead, and past them), many seeds.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36})
+  void groupsOfBatchesDeletingTreesInPathOrderKeepTheRanges(long seed) throws Exception {
+    Random random = new Random(seed);
+    List<byte[]> containers = new ArrayList<>();
+    List<byte[]> paths = new ArrayList<>();
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    List<StateWrite> filling = new ArrayList<>();
+    int n = 300;
+    for (int c = 0; c < n; c++) {
+      byte[] container = path("t", String.format("c%03d", c));
+      containers.add(container);
+      paths.add(container);
+      byte[] o = OWNERS[(c / (1 + random.nextInt(9))) % OWNERS.length];
+      if (random.nextInt(4) > 0) {
+        filling.add(new StateWrite.PutState(state(container, o)));
+        model.put(container, o);
+      }
+      for (int r = 0; r < 3; r++) {
+        byte[] child = path("t", String.format("c%03d", c), "r" + r);
+        paths.add(child);
+        if (random.nextInt(5) > 0) {
+          byte[] co = random.nextInt(4) == 0 ? OWNERS[random.nextInt(OWNERS.length)] : o;
+          filling.add(new StateWrite.PutState(state(child, co)));
+          model.put(child, co);
+        }
+      }
+    }
+    store.write(APP, filling).join();
+    checkAgainst(model, paths, "seed " + seed + ", filled");
+    for (int round = 0; round < 6; round++) {
+      int batches = 1 + random.nextInt(4);
+      List<List<StateWrite>> lists = new ArrayList<>();
+      for (int b = 0; b < batches; b++) {
+        List<StateWrite> writes = new ArrayList<>();
+        int from = random.nextInt(n);
+        int to = Math.min(n, from + random.nextInt(n / 2));
+        for (int c = from; c < to; c++) {
+          int kind = random.nextInt(12);
+          if (kind < 5) {
+            writes.add(new StateWrite.DeleteTree(containers.get(c)));
+            model.subMap(containers.get(c), true,
+                KeyEncoding.descendantsEnd(containers.get(c)), false).clear();
+          } else if (kind < 8) {
+            byte[] p = paths.get(random.nextInt(paths.size()));
+            byte[] o = OWNERS[random.nextInt(OWNERS.length)];
+            writes.add(new StateWrite.PutState(state(p, o)));
+            model.put(p, o);
+          } else if (kind < 10) {
+            byte[] p = paths.get(random.nextInt(paths.size()));
+            writes.add(new StateWrite.DeleteState(p));
+            model.remove(p);
+          }
+        }
+        lists.add(writes);
+      }
+      List<CompletableFuture<Void>> pending = new ArrayList<>();
+      for (List<StateWrite> w : lists) {
+        pending.add(store.write(APP, w));
+      }
+      CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();
+      checkAgainst(model, paths, "seed " + seed + ", round " + round);
+    }
+  }
+
   private void checkAgainst(TreeMap<byte[], byte[]> model, List<byte[]> paths, String when)
       throws Exception {
     HexFormat hex = HexFormat.of();
