@@ -65,6 +65,12 @@ final class TableSink {
         boolean drop = t.changes().stream().anyMatch(c -> c.kind() == SchemaChange.Kind.DROP_TABLE);
         String owner = app == null ? null : TableComment.owner(conn, t.schema(), t.table());
         if (owner != null && !owner.equals(app)) {
+          if (t.managedBy() == ManagedBy.USER) {
+            // Another app's table, which this one writes into as a user's (its only change:
+            // records to move back after an attempt to manage it, which failed on this check):
+            // the comment records the maker's commands, none of this app's, and stays as it is.
+            continue;
+          }
           if (drop) {
             // Taken over by this app before tables recorded their app, and made by another since.
             LOG.warn("table {} is not dropped: app '{}' made it, and app '{}' no longer declares"

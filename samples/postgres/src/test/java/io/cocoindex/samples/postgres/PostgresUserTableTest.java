@@ -555,4 +555,36 @@ class PostgresUserTableTest {
     assertThat(relations()).isEqualTo(THE_USERS);
     assertThat(comment("docs")).isEqualTo("the user's");
   }
+  /**
+   * An app writing into another app's table as a user's tries to declare it system-managed: the
+   * run fails, naming the maker (the table is not the app's to manage). Declared a user's table
+   * again, the next run must succeed as before the attempt: the failed attempt's record (system
+   * managed, kept beside the user one as possibly current) must not make the app try to move its
+   * commands' records, which fails on the maker's comment every run.
+   */
+  @Test
+  void aFailedSwitchToSystemManagedOfAnotherAppsTableDoesNotBlockItsUseAsAUsersTable() {
+    App maker = coco.app("maker", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.table(DB, schema, "made"))
+        .declareRow(ctx, DOCS.row(new Doc(1, "maker's", 1))));
+    coco.update(maker);
+    boolean[] system = {false};
+    App writer = coco.app("writer", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      TableTarget t = tables.mountTable(ctx, system[0] ? DOCS.table(DB, schema, "made")
+          : DOCS.userTable(DB, schema, "made"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "writer's", 1)));
+    });
+    coco.update(writer);
+
+    system[0] = true;
+    assertThatThrownBy(() -> coco.update(writer)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("app 'maker' made it");
+
+    system[0] = false;
+    coco.update(writer);
+    assertThat(lines("SELECT id FROM \"" + schema + "\".made ORDER BY 1"))
+        .containsExactly("1", "2");
+    assertThat(comment("made")).isEqualTo("{\"cocoindex_app\": \"maker\"}");
+  }
 }
