@@ -216,7 +216,7 @@ final class TableSink {
         case DROP_COLUMN -> st.execute(
             "ALTER TABLE " + table + " DROP COLUMN IF EXISTS "
                 + SqlNames.quote("column", change.column()));
-        case ALTER_COLUMN_TYPE -> alterType(conn, table, change);
+        case ALTER_COLUMN_TYPE -> alterType(conn, t, table, change, app);
         default -> throw new IllegalStateException("unknown schema change " + change.kind());
       }
     }
@@ -313,8 +313,8 @@ final class TableSink {
    * Converts a column in place when PostgreSQL can ({@code USING col::type}); otherwise drops
    * and re-adds it empty, and the rows (invalidated as LOSSY) write their values again.
    */
-  private static void alterType(Connection conn, String table, SchemaChange change)
-      throws SQLException {
+  private static void alterType(Connection conn, TableAction t, String table,
+      SchemaChange change, String app) throws SQLException {
     String column = SqlNames.quote("column", change.column());
     String type = SqlNames.type("column '" + change.column() + "'", change.type());
     Savepoint savepoint = conn.setSavepoint();
@@ -329,10 +329,27 @@ final class TableSink {
           "column {} of {} cannot be converted to {} ({}); dropping and re-adding it, its values"
               + " are written again from the declared rows",
           change.column(), table, type, e.getMessage());
+      // Other apps' indexes on the column (their user's table) go with it while their apps'
+      // records say they are there: made again on the column added back, as after a recreate.
+      List<IndexSink.Made> othersIndexes =
+          IndexSink.madeByOthers(conn, t.schema(), t.table(), app);
       try (Statement st = conn.createStatement()) {
         st.execute("ALTER TABLE " + table + " DROP COLUMN IF EXISTS " + column);
         st.execute("ALTER TABLE " + table + " ADD COLUMN " + column + " " + type);
       }
+      List<IndexSink.Made> dropped = new ArrayList<>();
+      for (IndexSink.Made m : othersIndexes) {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NULL")) {
+          ps.setString(1, SqlNames.quote("schema", t.schema()) + "."
+              + SqlNames.quote("index", m.name()));
+          try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next() && rs.getBoolean(1)) {
+              dropped.add(m);
+            }
+          }
+        }
+      }
+      IndexSink.makeAgain(conn, t.schema(), t.table(), dropped);
     }
   }
 

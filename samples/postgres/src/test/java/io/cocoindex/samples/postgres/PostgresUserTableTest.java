@@ -587,4 +587,44 @@ class PostgresUserTableTest {
         .containsExactly("1", "2");
     assertThat(comment("made")).isEqualTo("{\"cocoindex_app\": \"maker\"}");
   }
+  record Coded(long id, String code) {}
+
+  record CodedNumber(long id, int code) {}
+
+  /**
+   * The owner retypes a column its rows cannot convert: the column is dropped and added again,
+   * which takes with it a guest app's index on it (the guest writes into the table as a user's).
+   * The guest's record of the index is unchanged, so nothing but the owner's change can make it
+   * again, as a recreate does.
+   */
+  @Test
+  void aGuestsIndexOnAColumnTheOwnerDropsAndReaddsIsMadeAgain() {
+    TableSchema<Coded> text = TableSchema.of(Coded.class).primaryKey("id").build();
+    TableSchema<CodedNumber> number = TableSchema.of(CodedNumber.class).primaryKey("id").build();
+    boolean[] retyped = {false};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (retyped[0]) {
+        tables.mountTable(ctx, number.table(DB, schema, "codes"))
+            .declareRow(ctx, number.row(new CodedNumber(1, 7)));
+      } else {
+        tables.mountTable(ctx, text.table(DB, schema, "codes"))
+            .declareRow(ctx, text.row(new Coded(1, "not a number")));
+      }
+    });
+    coco.update(owner);
+    App guest = coco.app("guest", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, text.userTable(DB, schema, "codes"))
+        .declareIndex(ctx, IndexSpec.btree("by_code", "code")));
+    coco.update(guest);
+    List<String> indexes = lines("SELECT indexname FROM pg_indexes WHERE schemaname = '" + schema
+        + "' AND tablename = 'codes' ORDER BY 1");
+    assertThat(indexes).hasSize(2);
+
+    retyped[0] = true;
+    coco.update(owner);
+
+    assertThat(lines("SELECT indexname FROM pg_indexes WHERE schemaname = '" + schema
+        + "' AND tablename = 'codes' ORDER BY 1")).isEqualTo(indexes);
+  }
 }
