@@ -57,7 +57,7 @@ final class SqlCommandSink {
           } else if (app != null) {
             UserTableCommands.remove(conn, c.schema(), c.table(), c.name());
           }
-          TableComment.handOver(conn, c.schema(), c.table(), c.name());
+          TableComment.handOver(conn, c.schema(), c.table(), c.name(), app);
         } else {
           TableComment.run(conn, c.setup(), "the setup" + of);
           if (c.recorded()) {

@@ -254,14 +254,18 @@ final class TableComment {
 
   /**
    * After the teardown of a command gone from this table, sets up again every command of the
-   * same name recorded beside another table, a user's table included ({@link
+   * same name that {@code app} recorded beside another table, a user's table included ({@link
    * UserTableCommands#holders}): a command moved there was set up first (the old table's
-   * teardown runs at the end of the run), and the teardown may just have undone it.
+   * teardown runs at the end of the run), and the teardown may just have undone it. Another
+   * app's command of the name is its own: its setup, run again under this app, may not be one
+   * to run twice (a plain {@code CREATE VIEW} failed every teardown of this app's command).
+   *
+   * @param app the app tearing down (null: one that records no app, every holder)
    */
-  static void handOver(Connection conn, String schema, String table, String name)
+  static void handOver(Connection conn, String schema, String table, String name, String app)
       throws SQLException {
-    List<Holder> holders = holders(conn, name, schema, table);
-    holders.addAll(UserTableCommands.holders(conn, name, schema, table));
+    List<Holder> holders = holders(conn, name, schema, table, app);
+    holders.addAll(UserTableCommands.holders(conn, name, schema, table, app));
     for (Holder h : holders) {
       run(conn, h.setup(), "the setup of SQL command " + name + " of table " + h.schema() + "."
           + h.table() + " (set up again after the teardown of the one of " + schema + "." + table
@@ -313,24 +317,32 @@ final class TableComment {
     }
   }
 
-  /** Other tables with a recorded command of this name. */
-  private static List<Holder> holders(Connection conn, String name, String schema, String table)
-      throws SQLException {
+  /**
+   * Other tables with a recorded command of this name, whose comments name {@code app} (or no
+   * app, as before apps were recorded; with a null {@code app}, any).
+   */
+  private static List<Holder> holders(Connection conn, String name, String schema, String table,
+      String app) throws SQLException {
     List<Holder> holders = new ArrayList<>();
     try (PreparedStatement ps = conn.prepareStatement(
         "SELECT n.nspname, c.relname, r.commands -> CAST(? AS text) ->> 'setup'"
             + " FROM pg_description d JOIN pg_class c ON c.oid = d.objoid"
             + " JOIN pg_namespace n ON n.oid = c.relnamespace,"
-            + " LATERAL (SELECT CASE WHEN d.description LIKE ? THEN"
-            + " d.description::jsonb -> 'cocoindex_sql_commands' END AS commands) r"
+            + " LATERAL (SELECT CASE WHEN d.description LIKE ? THEN d.description::jsonb END"
+            + " AS record) j,"
+            + " LATERAL (SELECT j.record -> 'cocoindex_sql_commands' AS commands,"
+            + " j.record ->> 'cocoindex_app' AS maker) r"
             + " WHERE d.classoid = 'pg_class'::regclass AND d.objsubid = 0"
             + " AND c.relkind IN ('r', 'p') AND r.commands -> CAST(? AS text) IS NOT NULL"
-            + " AND NOT (n.nspname = ? AND c.relname = ?) ORDER BY 1, 2")) {
+            + " AND NOT (n.nspname = ? AND c.relname = ?)"
+            + " AND (CAST(? AS text) IS NULL OR r.maker IS NULL OR r.maker = ?) ORDER BY 1, 2")) {
       ps.setString(1, name);
       ps.setString(2, PREFIX.replace("_", "\\_") + "%");
       ps.setString(3, name);
       ps.setString(4, schema);
       ps.setString(5, table);
+      ps.setString(6, app);
+      ps.setString(7, app);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           holders.add(new Holder(rs.getString(1), rs.getString(2), rs.getString(3)));

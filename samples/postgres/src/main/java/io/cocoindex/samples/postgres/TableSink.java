@@ -138,7 +138,7 @@ final class TableSink {
     }
     List<String> commands = UserTableCommands.tearDownAllOf(conn, t.schema(), t.table(), app);
     for (String name : commands) {
-      TableComment.handOver(conn, t.schema(), t.table(), name);
+      TableComment.handOver(conn, t.schema(), t.table(), name, app);
     }
     List<String> indexes = TableComment.indexesMadeBy(conn, t.schema(), t.table(), app);
     try (Statement st = conn.createStatement()) {
@@ -204,11 +204,11 @@ final class TableSink {
           st.execute("DROP TABLE IF EXISTS " + table);
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
-          handOver(conn, t, tornDown);
+          handOver(conn, t, tornDown, app);
           IndexSink.makeAgain(conn, t.schema(), t.table(), othersIndexes);
         }
         case DROP_TABLE -> {
-          handOver(conn, t, tearDownCommands(conn, t, others));
+          handOver(conn, t, tearDownCommands(conn, t, others), app);
           st.execute("DROP TABLE IF EXISTS " + table);
         }
         case ADD_COLUMN -> st.execute(
@@ -262,11 +262,12 @@ final class TableSink {
    * record them: a command moved there (or taken by this table in a run that failed before the
    * other's teardown, then moved back) was set up before, and the teardown undid it. No removal
    * of this table's commands is sent (they are dropped or recreated with it) to do it otherwise.
+   * They are {@code app}'s, the table's: so are the records handed to.
    */
-  private static void handOver(Connection conn, TableAction t, List<TableComment.Entry> tornDown)
-      throws SQLException {
+  private static void handOver(Connection conn, TableAction t, List<TableComment.Entry> tornDown,
+      String app) throws SQLException {
     for (TableComment.Entry c : tornDown) {
-      TableComment.handOver(conn, t.schema(), t.table(), c.name());
+      TableComment.handOver(conn, t.schema(), t.table(), c.name(), app);
     }
   }
 

@@ -86,12 +86,13 @@ final class UserTableCommands {
   }
 
   /**
-   * The commands named {@code name} recorded on user's tables of any schema other than {@code
-   * schema.table}: a command moved onto one of them was set up there first, and the teardown of
-   * the old table's may just have undone it ({@link TableComment#handOver}).
+   * The commands named {@code name} that {@code app} (null: any app) recorded on user's tables
+   * of any schema other than {@code schema.table}: a command moved onto one of them was set up
+   * there first, and the teardown of the old table's may just have undone it ({@link
+   * TableComment#handOver}).
    */
   static List<TableComment.Holder> holders(Connection conn, String name, String schema,
-      String table) throws SQLException {
+      String table, String app) throws SQLException {
     List<String> schemas = new ArrayList<>();
     // Only the record tables this role may read: one in a schema another role keeps to itself
     // is another app's, which this one cannot have moved a command onto (it writes there), and
@@ -111,11 +112,13 @@ final class UserTableCommands {
     for (String s : schemas) {
       try (PreparedStatement ps = conn.prepareStatement("SELECT table_name, setup FROM "
           + qualified(s) + " WHERE name = ? AND NOT (CAST(? AS text) = ? AND table_name = ?)"
-          + " ORDER BY seq")) {
+          + " AND (CAST(? AS text) IS NULL OR app = ?) ORDER BY seq")) {
         ps.setString(1, name);
         ps.setString(2, s);
         ps.setString(3, schema);
         ps.setString(4, table);
+        ps.setString(5, app);
+        ps.setString(6, app);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             holders.add(new TableComment.Holder(s, rs.getString(1), rs.getString(2)));

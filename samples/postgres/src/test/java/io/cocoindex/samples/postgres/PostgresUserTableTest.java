@@ -530,6 +530,42 @@ class PostgresUserTableTest {
         + "::jsonb -> 'cocoindex_sql_commands'")).containsExactly("null");
   }
   /**
+   * Two apps, each with a command named {@code titles} on a table of its own, set up by a plain
+   * {@code CREATE VIEW} (not to be run twice). One app's teardown of its command hands the name
+   * over to its own records only: the other app's setup is not run again under this app (it
+   * failed as the view exists, and failed the run every time), and its view stays.
+   */
+  @Test
+  void aCommandsTeardownSetsUpAgainNoOtherAppsCommandOfItsName() {
+    boolean[] declared = {true};
+    App first = coco.app("first", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.table(DB, schema, "first_docs"));
+      if (declared[0]) {
+        t.declareSqlCommand(ctx, new SqlCommand("titles", "CREATE VIEW \"" + schema
+            + "\".first_titles AS SELECT id FROM \"" + schema + "\".first_docs",
+            "DROP VIEW \"" + schema + "\".first_titles"));
+      }
+    });
+    App second = coco.app("second", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.table(DB, schema, "second_docs"))
+        .declareSqlCommand(ctx, new SqlCommand("titles", "CREATE VIEW \"" + schema
+            + "\".second_titles AS SELECT id FROM \"" + schema + "\".second_docs",
+            "DROP VIEW \"" + schema + "\".second_titles")));
+    coco.update(first);
+    coco.update(second);
+
+    declared[0] = false;
+    String firstDocs = "[\"main_db\", \"" + schema + "\", \"first_docs\"]";
+    assertThat(coco.update(first)).containsExactly(TABLE + " update " + firstDocs,
+        TABLE + "/" + firstDocs + "@sql_command delete \"titles\"");
+
+    assertThat(relations()).contains("v second_titles").doesNotContain("v first_titles");
+    // A declared table's action comes every run (its rows' handler is built from it): no SQL.
+    assertThat(coco.update(first)).containsExactly(TABLE + " update " + firstDocs);
+  }
+
+  /**
    * What an earlier version made on a user's table records no app: an index without a comment,
    * a command not recorded. One full reprocess while the table is declared adopts them for the
    * app that declares them (the index's comment, the command's record), so that the table's
