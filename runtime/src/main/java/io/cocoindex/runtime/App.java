@@ -7,16 +7,17 @@ import io.cocoindex.runtime.inspect.StateInspector;
 import io.cocoindex.runtime.inspect.StatusReport;
 import io.cocoindex.runtime.plan.OrphanSweep;
 import io.cocoindex.runtime.plan.Run;
+import io.cocoindex.runtime.plan.RunAborted;
 import io.cocoindex.runtime.plan.RunSettlement;
 import io.cocoindex.runtime.plan.RunMode;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.threads.ComponentPool;
 import io.cocoindex.runtime.threads.SharedThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -49,7 +50,7 @@ public final class App implements AutoCloseable {
   private final Environment env;
   private final Consumer<Ctx> main;
   private final StateStore store;
-  private final ForkJoinPool componentPool;
+  private final ComponentPool componentPool;
   /** Whether {@link #componentPool} is shared with the other apps of this name and store. */
   private final boolean sharesPool;
   /**
@@ -73,6 +74,11 @@ public final class App implements AutoCloseable {
   private boolean releasing;
   private boolean released;
   private volatile Run current;
+  /**
+   * The error that stopped a run in which a worker died, or null: a task of that run may still
+   * wait for good, so the app takes no further runs.
+   */
+  private volatile Throwable stoppedBy;
 
   private App(String name, Environment env, Consumer<Ctx> main) {
     this.name = name;
@@ -121,6 +127,12 @@ public final class App implements AutoCloseable {
   /**
    * Runs {@code main}, reconciles and applies what changed, and remembers it.
    *
+   * <p>An {@link OutOfMemoryError} (any {@link VirtualMachineError} but a stack overflow) thrown
+   * anywhere in the run stops it, as a crash would: nothing is applied or committed after it,
+   * and this throws that error once the run's other tasks have ended. What the run committed
+   * before stands; the next run finishes the rest. A component worker that dies stops the run
+   * the same way, and this app then takes no further runs (close it and open it again).
+   *
    * @throws UpdateFailedException after committing the healthy components, when any failed
    * @throws io.cocoindex.runtime.state.StoreLockedException when another process is updating
    */
@@ -156,6 +168,7 @@ public final class App implements AutoCloseable {
   public UpdateStats dropState() {
     begin();
     try {
+      refuseIfStopped();
       return dropOpen();
     } finally {
       end();
@@ -169,16 +182,27 @@ public final class App implements AutoCloseable {
       current = drop;
       try {
         ComponentRunner.runRoot(drop, main);
-        OrphanSweep.sweep(drop);
+        if (drop.abortedBy() == null) {
+          OrphanSweep.sweep(drop);
+        }
+      } catch (RunAborted stopped) {
+        // reported below, once the run's other tasks have ended
       } finally {
         current = null;
-        drop.end();
+        try {
+          if (drop.abortedBy() != null) {
+            awaitStoppedTasks(drop);
+          }
+        } finally {
+          drop.end();
+        }
       }
-      if (drop.failures().isEmpty()) {
+      if (drop.failures().isEmpty() && drop.abortedBy() == null) {
         store.clear(name);
       }
       return drop;
     });
+    stopIfAborted(run, RunMode.DROP);
     UpdateStats stats = run.stats.snapshot(Duration.ofNanos(System.nanoTime() - start));
     if (!run.failures().isEmpty()) {
       throw new UpdateFailedException("drop of app '" + name + "'", run.failures(), stats);
@@ -211,7 +235,8 @@ public final class App implements AutoCloseable {
   private Run execute(RunMode mode, UpdateOptions options) {
     begin();
     try {
-      return executeOpen(mode, options);
+      refuseIfStopped();
+      return stopIfAborted(executeOpen(mode, options), mode);
     } finally {
       end();
     }
@@ -227,11 +252,19 @@ public final class App implements AutoCloseable {
       boolean completed = false;
       try {
         ComponentRunner.runRoot(run, main);
-        OrphanSweep.sweep(run);
-        completed = true;
+        if (run.abortedBy() == null) {
+          OrphanSweep.sweep(run);
+          completed = true;
+        }
+      } catch (RunAborted stopped) {
+        // reported below, once the run's other tasks have ended
       } finally {
         current = null;
         try {
+          if (run.abortedBy() != null) {
+            awaitStoppedTasks(run);
+            completed = false;
+          }
           RunSettlement.finish(run, completed);
         } finally {
           run.end();
@@ -239,6 +272,50 @@ public final class App implements AutoCloseable {
       }
       return run;
     });
+  }
+
+  /**
+   * How long the end of a stopped run waits for its tasks still under way: each ends at its next
+   * stage (none applies or commits anything once the run is stopped); only a component body
+   * still running the app's code takes longer.
+   */
+  private static final long STOPPED_TASKS_WAIT_SECONDS = 5;
+
+  /**
+   * Waits, a bounded time, for the tasks of a stopped run still on the pool, so that none is
+   * under way when the update lock goes.
+   */
+  private void awaitStoppedTasks(Run run) {
+    if (!onPoolWorker() && !componentPool.awaitQuiescence(STOPPED_TASKS_WAIT_SECONDS,
+        TimeUnit.SECONDS)) {
+      log.warn("app '{}': tasks of the stopped run {} still run after {} s (a component body, or"
+          + " a wait for a lost task); none of them applies or commits anything", name,
+          run.version, STOPPED_TASKS_WAIT_SECONDS);
+    }
+  }
+
+  /**
+   * Throws the error that stopped {@code run} early, if one did: an {@link Error} as it was
+   * thrown, anything else (a worker died of it) in an {@link IllegalStateException}. After a
+   * worker died the app takes no further runs.
+   */
+  private Run stopIfAborted(Run run, RunMode mode) {
+    Throwable error = run.abortedBy();
+    if (error == null) {
+      return run;
+    }
+    if (run.lostATask()) {
+      stoppedBy = error;
+    }
+    log.error("{} of app '{}' stopped early by {}: what it committed before stands, and the next"
+        + " run finishes the rest{}", mode.name().toLowerCase(java.util.Locale.ROOT), name, error,
+        run.lostATask() ? "; a component worker died, so this app takes no further runs: close"
+            + " it, and open it again (best in a new process)" : "");
+    if (error instanceof Error e) {
+      throw e;
+    }
+    throw new IllegalStateException(mode.name().toLowerCase(java.util.Locale.ROOT) + " of app '"
+        + name + "' stopped early: a component worker died of " + error, error);
   }
 
   /** Runs {@code work} holding the store's update lock of this app ({@link #lockForUpdate}). */
@@ -302,6 +379,17 @@ public final class App implements AutoCloseable {
       throw new UpdateFailedException(what, failures, stats);
     }
     return stats;
+  }
+
+  /** Refuses a run once a worker died in an earlier one ({@link #stoppedBy}). */
+  private void refuseIfStopped() {
+    Throwable stopped = stoppedBy;
+    if (stopped != null) {
+      throw new IllegalStateException("app '" + name + "' takes no further runs: a component"
+          + " worker died in an earlier one (" + stopped + "), and a task of that run may"
+          + " still be waiting. Close the app and open it again, best in a new process; the"
+          + " next run finishes what that one left, as after a crash", stopped);
+    }
   }
 
   /** Counts an operation on this thread in, unless the app is closed. */

@@ -10,6 +10,7 @@ import io.cocoindex.runtime.plan.LeaseGate;
 import io.cocoindex.runtime.plan.MemoDependencies;
 import io.cocoindex.runtime.plan.PoolStages;
 import io.cocoindex.runtime.plan.Run;
+import io.cocoindex.runtime.plan.RunAborted;
 import io.cocoindex.runtime.plan.RunMode;
 import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.ComponentRecord;
@@ -51,7 +52,7 @@ public final class ComponentRunner {
     // Every worker runs the root (it registers the providers and mounts the components); only
     // mounted components are leased.
     mounted(root);
-    CallerRuns own = new CallerRuns(run.componentPool);
+    CallerRuns own = new CallerRuns(run.componentPool, run.abortion());
     return own.join(runBody(root, c -> {
       main.accept(c);
       return null;
@@ -93,13 +94,19 @@ public final class ComponentRunner {
         ? slot.thenCompose(v -> run.leases.lease(ctx.path.encoded()))
         : slot.thenApply(v -> StateStore.NO_LEASE);
     return leasing.handleAsync((lease, leaseError) -> {
-      if (leaseError != null) {
+      Throwable cannotStart = leaseError != null ? unwrap(leaseError)
+          : run.abortedBy() != null ? new RunAborted(run.abortedBy()) : null;
+      if (cannotStart != null) {
         // The store cannot lease (connection lost, say): this component fails, the run goes on.
+        // A run stopped early starts no more bodies.
+        if (lease != null) {
+          release(lease, ctx.path);
+        }
         if (gate != null) {
           gate.release();
         }
         run.protect(ctx.path);
-        run.fail(ctx.path, unwrap(leaseError));
+        run.fail(ctx.path, cannotStart);
         run.stats.componentFinished();
         return CompletableFuture.completedFuture(false);
       }
@@ -184,7 +191,7 @@ public final class ComponentRunner {
     }, "cocoindex-foreground-" + ctx.run.app, 0);
     t.setDaemon(true);
     t.start();
-    T value = OwnTasks.join(result); // completes normally; the join publishes thrown[0]
+    T value = OwnTasks.join(result, ctx.run.abortion()); // completes normally; publishes thrown[0]
     Throwable e = thrown[0];
     if (e instanceof RuntimeException re) {
       throw re;
@@ -218,9 +225,9 @@ public final class ComponentRunner {
       // caller, running the root) runs the commit's stages itself while it waits.
       if (Thread.currentThread() instanceof ForkJoinWorkerThread w
           && w.getPool() == run.componentPool) {
-        healthy = OwnTasks.join(finish(ctx, error, run.componentPool));
+        healthy = OwnTasks.join(finish(ctx, error, run.componentPool), run.abortion());
       } else {
-        CallerRuns own = new CallerRuns(run.componentPool);
+        CallerRuns own = new CallerRuns(run.componentPool, run.abortion());
         healthy = own.join(finish(ctx, error, own));
       }
     } finally {
@@ -262,9 +269,18 @@ public final class ComponentRunner {
     }
     return PoolStages.then(CompletableFuture.allOf(children.toArray(CompletableFuture[]::new)),
             v -> finishAfterChildren(ctx, bodyError, children, stages), stages)
-        .whenComplete((ok, err) -> {
+        .handle((ok, err) -> {
           ctx.release();
           run.stats.componentFinished();
+          if (err != null) {
+            // Not its body's, nor its commit's (finishAfterChildren reports those): an error in
+            // the engine's own stages. The component fails; its future, as every component's,
+            // completes normally.
+            run.protect(ctx.path);
+            run.fail(ctx.path, unwrap(err));
+            return false;
+          }
+          return ok;
         });
   }
 
@@ -295,7 +311,7 @@ public final class ComponentRunner {
           ctx.declaredInDepthOrder(), ctx.declaredInPathOrder(), ctx.descendantDeps(),
           ctx.descendantsPending(), ctx.descendantsUnsettled(), ctx.memoizedAncestors()),
           stages);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // a handler's assertion fails its component alone
       committed = CompletableFuture.failedFuture(e);
     }
     return committed.handle((outcome, err) -> {
@@ -365,9 +381,10 @@ public final class ComponentRunner {
           deps = null;
         }
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       // An input that cannot be fingerprinted (or a record that cannot be read) fails this child
-      // alone; its tracking is kept. Like every component's future, this one completes normally.
+      // alone, a stack overflow on a deep input too; its tracking is kept. Like every
+      // component's future, this one completes normally.
       run.visit(path);
       run.protect(path);
       run.stats.componentMounted();

@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.component;
 
+import io.cocoindex.runtime.plan.RunAborted;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -27,8 +28,15 @@ final class OwnTasks extends ForkJoinTask<Void> {
 
   private OwnTasks() {}
 
-  /** {@code f}'s result, once the current worker's queued tasks have run or {@code f} is done. */
-  static <T> T join(CompletableFuture<T> f) {
+  /**
+   * {@code f}'s result, once the current worker's queued tasks have run or {@code f} is done.
+   *
+   * @param abort completes when the run stops early ({@link
+   *     io.cocoindex.runtime.plan.Run#abortion})
+   * @throws RunAborted when the run stops before {@code f} is done (a lost task may never
+   *     complete it)
+   */
+  static <T> T join(CompletableFuture<T> f, CompletableFuture<Throwable> abort) {
     if (Thread.currentThread() instanceof ForkJoinWorkerThread) {
       // Only this thread adds to its own queue, so once it is empty nothing lands there while
       // the thread waits: every later stage is queued by whichever thread completes the one
@@ -44,6 +52,12 @@ final class OwnTasks extends ForkJoinTask<Void> {
           break;
         }
         ((Runnable) next).run();
+      }
+    }
+    if (!f.isDone()) {
+      CompletableFuture.anyOf(f, abort).join();
+      if (!f.isDone()) {
+        throw new RunAborted(abort.join());
       }
     }
     return f.join();

@@ -21,12 +21,19 @@ import java.util.concurrent.RejectedExecutionException;
 public final class CallerRuns implements Executor {
   private final Thread owner = Thread.currentThread();
   private final Executor pool;
+  private final CompletableFuture<Throwable> abort;
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
   private boolean released;
 
-  /** An executor for the calling thread's stages; {@code pool} takes those after it is done. */
-  public CallerRuns(Executor pool) {
+  /**
+   * An executor for the calling thread's stages; {@code pool} takes those after it is done.
+   *
+   * @param abort completes when the run stops early ({@link Run#abortion}): the wait ends then,
+   *     as the future waited for may never complete
+   */
+  public CallerRuns(Executor pool, CompletableFuture<Throwable> abort) {
     this.pool = pool;
+    this.abort = abort;
   }
 
   @Override
@@ -49,22 +56,26 @@ public final class CallerRuns implements Executor {
   /**
    * Runs the stages handed here until {@code f} is done, then returns its result (as {@code
    * join} does). Only the thread that created this executor may call it, once.
+   *
+   * @throws RunAborted when the run stops before {@code f} is done
    */
   public <T> T join(CompletableFuture<T> f) {
     if (!isOwner()) {
       throw new IllegalStateException("only " + owner.getName() + " runs its own stages");
     }
-    f.whenComplete((v, e) -> {
+    Runnable wake = () -> {
       synchronized (this) {
         notifyAll();
       }
-    });
+    };
+    f.whenComplete((v, e) -> wake.run());
+    abort.whenComplete((v, e) -> wake.run());
     boolean interrupted = false;
     try {
       while (true) {
         Runnable next;
         synchronized (this) {
-          while (queue.isEmpty() && !f.isDone()) {
+          while (queue.isEmpty() && !f.isDone() && !abort.isDone()) {
             try {
               wait();
             } catch (InterruptedException e) {
@@ -84,6 +95,9 @@ public final class CallerRuns implements Executor {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
+    }
+    if (!f.isDone()) {
+      throw new RunAborted(abort.join());
     }
     return f.join();
   }

@@ -151,6 +151,7 @@ public final class ComponentCommit {
     if (run.mode == RunMode.DROP) {
       return CompletableFuture.completedFuture(Outcome.NONE);
     }
+    run.checkNotAborted();
     ComponentCommit c = new ComponentCommit(run, in, stages);
     try {
       c.claim(c.load());
@@ -608,9 +609,11 @@ public final class ComponentCommit {
         writes.add(r.precommit(in.component));
       }
     }
+    run.checkNotAborted();
     CompletableFuture<Void> precommitted = writes.isEmpty()
         ? CompletableFuture.completedFuture(null) : run.store.write(run.app, writes);
     return PoolStages.then(precommitted, v -> {
+      run.checkNotAborted(); // nothing is applied once the run stops: as after a crash here
       if (!component.isEmpty()) {
         notedInvalidated(component);
       }
@@ -692,6 +695,7 @@ public final class ComponentCommit {
       committed.run();
       return CompletableFuture.completedFuture(null);
     }
+    run.checkNotAborted();
     return run.store.write(run.app, writes).thenRun(committed);
   }
 

@@ -81,6 +81,10 @@ final class ComponentScan {
       });
     } catch (RuntimeException e) {
       failure = e;
+    } catch (Error e) {
+      // The askers report it (out of memory stops the run: Run#fail); left to fly, it would end
+      // the scan as if every record had been read, and the askers would take "no record".
+      failure = new IllegalStateException("reading the component records failed: " + e, e);
     } finally {
       synchronized (this) {
         for (ByteKey alone : readAlone) {

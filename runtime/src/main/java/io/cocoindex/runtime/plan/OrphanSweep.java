@@ -339,6 +339,7 @@ public final class OrphanSweep {
     if (commit.isEmpty()) {
       return true;
     }
+    run.checkNotAborted();
     try {
       run.store.write(run.app, commit).join();
     } catch (CompletionException e) {
@@ -1101,6 +1102,7 @@ public final class OrphanSweep {
     invalidateStaleMemos(chunk, invalidated, pre);
     invalidateMemosOfFailedAncestors(deletions, pre);
     invalidateMemosBelow(containers(deletions), invalidated, pre);
+    run.checkNotAborted(); // a run stopped early deletes nothing more (App reports why)
     try {
       run.store.write(run.app, pre).join();
     } catch (CompletionException e) {
@@ -1117,6 +1119,7 @@ public final class OrphanSweep {
     List<StateWrite> commit = new ArrayList<>();
     List<Deletion> applied = new ArrayList<>();
     for (List<Deletion> level : levels.values()) {
+      run.checkNotAborted();
       // One submission per (owner, sink): a failing owner's deletions never fail another's.
       Map<TargetPath, Map<TargetActionSink<?>, List<Deletion>>> groups = new LinkedHashMap<>();
       for (Deletion d : level) {

@@ -11,6 +11,7 @@ import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.TrackedState;
+import io.cocoindex.runtime.threads.ComponentPool;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -20,9 +21,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.function.Consumer;
 
 /**
  * The shared state of one update, preview or drop: providers, which component declared which
@@ -37,7 +39,7 @@ public final class Run {
   public final CodecRegistry codecs;
   public final ProviderRegistry providers;
   public final SinkBatcher batcher;
-  public final ExecutorService componentPool;
+  public final ComponentPool componentPool;
   public final RunStats stats = new RunStats();
   /**
    * Bounds the components in flight at once (from their start to their commit): their
@@ -98,7 +100,6 @@ public final class Run {
   /** A preview's planned actions, each with whether it is a container's refresh. */
   final List<Planned> planned = Collections.synchronizedList(new ArrayList<>());
   final List<ComponentFailure> failures = Collections.synchronizedList(new ArrayList<>());
-  /** The components {@link #fail} was called for. */
   /** The components {@link #fail} was called for, each with the first error noted for it. */
   private final Map<TargetPath, Throwable> failed = new ConcurrentHashMap<>();
   /**
@@ -172,7 +173,7 @@ public final class Run {
       StateStore store,
       CodecRegistry codecs,
       SinkBatcher batcher,
-      ExecutorService componentPool,
+      ComponentPool componentPool,
       Map<ContextKey<?>, Object> context,
       List<io.cocoindex.runtime.ActionListener> listeners) {
     this.app = app;
@@ -196,6 +197,48 @@ public final class Run {
     this.leaseGate = store.exclusiveWhileLocked()
         ? new LeaseGate(MIN_IN_FLIGHT, MAX_IN_FLIGHT, STATES_IN_FLIGHT)
         : new LeaseGate(MIN_IN_FLIGHT);
+    componentPool.watch(onWorkerDeath);
+  }
+
+  /** Completes with the error that stopped the run early ({@link #abort}), if one did. */
+  private final CompletableFuture<Throwable> aborted = new CompletableFuture<>();
+  /** A worker of the pool died while this run used it: a task of the run may be lost. */
+  private volatile boolean taskLost;
+  private final Consumer<Throwable> onWorkerDeath = error -> {
+    taskLost = true;
+    abort(error);
+  };
+
+  /**
+   * Stops the run early: a fatal error ({@link RunAborted#fatalIn}) was thrown in it, or a
+   * worker of its pool died. No stage applies or commits anything after this ({@link
+   * #checkNotAborted}); every wait for a component ends; the app then reports {@code error}.
+   * What the run committed before stands, and the next run finishes the rest, as after a crash.
+   */
+  public void abort(Throwable error) {
+    aborted.complete(error);
+  }
+
+  /** The error that stopped the run early, or null. */
+  public Throwable abortedBy() {
+    return aborted.getNow(null);
+  }
+
+  /** Completes with the error that stops the run early; never, in a run that ends as it should. */
+  public CompletableFuture<Throwable> abortion() {
+    return aborted;
+  }
+
+  /** Whether a worker died in the run: a task may be lost, and something may wait for it. */
+  public boolean lostATask() {
+    return taskLost;
+  }
+
+  /** Throws {@link RunAborted} once the run is stopped: checked before each apply and commit. */
+  public void checkNotAborted() {
+    if (aborted.isDone()) {
+      throw new RunAborted(aborted.join());
+    }
   }
 
   private final List<io.cocoindex.runtime.ActionListener> listeners;
@@ -258,6 +301,7 @@ public final class Run {
    * tells the store, once every action it applied has returned (see {@link StateStore#endedRuns}).
    */
   public void end() {
+    componentPool.unwatch(onWorkerDeath);
     if (mode != RunMode.PREVIEW) {
       store.runEnded(app, version);
     }
@@ -374,6 +418,10 @@ public final class Run {
   }
 
   public void fail(TargetPath component, Throwable error) {
+    Throwable fatal = RunAborted.fatalIn(error);
+    if (fatal != null) {
+      abort(fatal);
+    }
     failed.putIfAbsent(component, error);
     failures.add(new ComponentFailure(component.toString(), error));
   }

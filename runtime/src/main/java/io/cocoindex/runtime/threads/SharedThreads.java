@@ -4,11 +4,9 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Daemon threads shared by the whole process and kept for reuse once their task ends: a state
@@ -59,10 +57,10 @@ public final class SharedThreads {
 
   /** A shared component pool and how many open apps use it. */
   private static final class SharedPool {
-    final ForkJoinPool pool;
+    final ComponentPool pool;
     int users;
 
-    SharedPool(ForkJoinPool pool) {
+    SharedPool(ComponentPool pool) {
       this.pool = pool;
     }
   }
@@ -81,10 +79,20 @@ public final class SharedThreads {
    * @param store what tells the store apart from others ({@link
    *     io.cocoindex.runtime.state.StateStore#identity}): equal for two objects open on one store
    */
-  public static ForkJoinPool acquireComponentPool(String app, String store, int parallelism) {
+  public static ComponentPool acquireComponentPool(String app, String store, int parallelism) {
     synchronized (COMPONENT_POOLS) {
-      SharedPool shared = COMPONENT_POOLS.computeIfAbsent(new PoolKey(app, store, parallelism),
-          k -> new SharedPool(newComponentPool(app, parallelism)));
+      PoolKey key = new PoolKey(app, store, parallelism);
+      SharedPool shared = COMPONENT_POOLS.get(key);
+      if (shared != null && shared.users == 0 && shared.pool.hadWorkerDie()) {
+        // A worker died in an earlier run: a task of that run may still hold another worker,
+        // waiting for a future the lost task was to complete. The next app starts afresh.
+        shared.pool.shutdown();
+        shared = null;
+      }
+      if (shared == null) {
+        shared = new SharedPool(newComponentPool(app, parallelism));
+        COMPONENT_POOLS.put(key, shared);
+      }
       shared.users++;
       return shared.pool;
     }
@@ -124,18 +132,8 @@ public final class SharedThreads {
    * cocoindex-<app>-component-N}; once the pool is idle, one ends every {@value
    * #KEEP_ALIVE_SECONDS} seconds (as a fork-join pool trims its workers).
    */
-  public static ForkJoinPool newComponentPool(String app, int parallelism) {
-    // Numbered as they start: a worker has no pool index until it runs.
-    AtomicInteger workers = new AtomicInteger();
-    ForkJoinPool.ForkJoinWorkerThreadFactory factory = pool -> {
-      var t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-      t.setName("cocoindex-" + app + "-component-" + workers.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-    // As the four-argument constructor, with this class's keep-alive.
-    return new ForkJoinPool(parallelism, factory, null, false, 0, 0x7fff, 1, null,
-        KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+  public static ComponentPool newComponentPool(String app, int parallelism) {
+    return new ComponentPool(app, parallelism);
   }
 
   /**

@@ -23,7 +23,7 @@ class OwnTasksTest {
         // Chained onto a completed future from the worker: queued on that worker's own queue.
         CompletableFuture<String> stage =
             CompletableFuture.completedFuture("a").thenApplyAsync(s -> s + "b", pool);
-        return OwnTasks.join(stage.thenApplyAsync(s -> s + "c", pool));
+        return OwnTasks.join(stage.thenApplyAsync(s -> s + "c", pool), new CompletableFuture<>());
       }, pool);
       assertThat(outer.get(10, TimeUnit.SECONDS)).isEqualTo("abc");
     } finally {
@@ -33,6 +33,7 @@ class OwnTasksTest {
 
   @Test
   void offAPoolItIsAPlainJoin() {
-    assertThat(OwnTasks.join(CompletableFuture.supplyAsync(() -> 42))).isEqualTo(42);
+    assertThat(OwnTasks.join(CompletableFuture.supplyAsync(() -> 42), new CompletableFuture<>()))
+        .isEqualTo(42);
   }
 }

@@ -32,7 +32,7 @@ class CallerRunsTest {
 
   @Test
   void stagesAfterAnotherThreadsWorkRunOnTheWaitingThread() {
-    CallerRuns own = new CallerRuns(pool);
+    CallerRuns own = new CallerRuns(pool, new CompletableFuture<>());
     List<String> ranOn = new CopyOnWriteArrayList<>();
     Thread me = Thread.currentThread();
     CompletableFuture<String> written = CompletableFuture.supplyAsync(() -> "written", writer);
@@ -51,7 +51,7 @@ class CallerRunsTest {
 
   @Test
   void aStageChainedOntoADoneFutureByTheWaitingThreadRunsAtOnce() {
-    CallerRuns own = new CallerRuns(pool);
+    CallerRuns own = new CallerRuns(pool, new CompletableFuture<>());
     AtomicReference<Thread> ranOn = new AtomicReference<>();
 
     CompletableFuture<String> next = PoolStages.then(CompletableFuture.completedFuture("x"), v -> {
@@ -65,7 +65,7 @@ class CallerRunsTest {
 
   @Test
   void onceTheWaitingThreadHasItsResultThePoolTakesLaterStages() throws Exception {
-    CallerRuns own = new CallerRuns(pool);
+    CallerRuns own = new CallerRuns(pool, new CompletableFuture<>());
     own.join(CompletableFuture.completedFuture("done"));
     AtomicReference<Thread> ranOn = new AtomicReference<>();
 
@@ -79,7 +79,7 @@ class CallerRunsTest {
 
   @Test
   void aFailedStageFailsTheResultAsJoinDoes() {
-    CallerRuns own = new CallerRuns(pool);
+    CallerRuns own = new CallerRuns(pool, new CompletableFuture<>());
     CompletableFuture<String> failed = CompletableFuture.supplyAsync(() -> "x", writer)
         .thenApplyAsync(x -> {
           throw new IllegalStateException("the sink refused " + x);
@@ -92,7 +92,7 @@ class CallerRunsTest {
 
   @Test
   void aStageThatThrowsEndsTheWaitAndLeavesTheStagesQueuedBehindItToThePool() throws Exception {
-    CallerRuns own = new CallerRuns(pool);
+    CallerRuns own = new CallerRuns(pool, new CompletableFuture<>());
     CompletableFuture<Thread> later = new CompletableFuture<>();
     own.execute(() -> {
       throw new IllegalStateException("a stage that is not a future's");
@@ -110,7 +110,7 @@ class CallerRunsTest {
     AtomicReference<Boolean> stillInterrupted = new AtomicReference<>();
     CompletableFuture<String> slow = new CompletableFuture<>();
     Thread waiter = new Thread(() -> {
-      CallerRuns own = new CallerRuns(pool);
+      CallerRuns own = new CallerRuns(pool, new CompletableFuture<>());
       result.set(own.join(slow.thenApplyAsync(s -> s + "!", own)));
       stillInterrupted.set(Thread.currentThread().isInterrupted());
     });
@@ -128,7 +128,7 @@ class CallerRunsTest {
 
   @Test
   void aStageDoesNotSeeTheWaitingThreadsInterrupt() {
-    CallerRuns own = new CallerRuns(pool);
+    CallerRuns own = new CallerRuns(pool, new CompletableFuture<>());
     AtomicReference<Boolean> stageSawInterrupt = new AtomicReference<>();
     CompletableFuture<String> stage = CompletableFuture.supplyAsync(() -> "x", writer)
         .thenApplyAsync(x -> {
@@ -147,7 +147,7 @@ class CallerRunsTest {
 
   @Test
   void onlyTheThreadThatMadeItWaitsWithIt() throws Exception {
-    CallerRuns own = new CallerRuns(pool);
+    CallerRuns own = new CallerRuns(pool, new CompletableFuture<>());
     CompletableFuture<Throwable> refused = CompletableFuture.supplyAsync(() -> {
       try {
         own.join(CompletableFuture.completedFuture(1));

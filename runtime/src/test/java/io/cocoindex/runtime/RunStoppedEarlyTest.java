@@ -1,0 +1,140 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetStateProvider;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinTask;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A fatal error (out of memory) anywhere in a run stops the run, as a crash would: nothing is
+ * applied or committed after it, the update throws that error as it was thrown, and the next
+ * run finishes what the stopped one left. A worker that dies (its task, and the future that task
+ * was to complete, lost) stops the run too, rather than leaving it waiting for good; that app
+ * then takes no further runs.
+ */
+@Timeout(60)
+class RunStoppedEarlyTest extends EngineTestBase {
+  final Rows rows = new Rows();
+  volatile boolean faulty = true;
+  /** Holds a component body until the test ends: it stands for a wait that never ends. */
+  final CountDownLatch released = new CountDownLatch(1);
+
+  @AfterEach
+  void release() {
+    released.countDown();
+  }
+
+  @Test
+  void anOutOfMemoryErrorInABodyStopsTheRunAndIsThrownAsItWas() {
+    CountDownLatch stopped = new CountDownLatch(1);
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      // Declares only once the run has stopped: its states are neither applied nor committed.
+      ctx.mount("late", c -> {
+        await(stopped);
+        declareTargetState(c, p.targetState("late", "1"));
+      });
+      try {
+        ctx.useMount("oom", c -> {
+          if (faulty) {
+            throw new OutOfMemoryError("test: out of memory in /oom");
+          }
+          declareTargetState(c, p.targetState("oom", "1"));
+          return null;
+        });
+      } finally {
+        stopped.countDown();
+      }
+    });
+    assertThatThrownBy(app::update)
+        .isInstanceOf(OutOfMemoryError.class)
+        .hasMessage("test: out of memory in /oom");
+    assertThat(rows.takeLog()).isEmpty();
+
+    faulty = false;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create late=1", "create oom=1");
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void anOutOfMemoryErrorInASinkStopsTheRunAndTheNextRunAppliesWhatItDidNot() {
+    rows.onSinkCall = () -> {
+      if (faulty) {
+        throw new OutOfMemoryError("test: out of memory in the sink");
+      }
+    };
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("c", c -> declareTargetState(c, p.targetState("a", "1")));
+    });
+    assertThatThrownBy(app::update)
+        .isInstanceOf(OutOfMemoryError.class)
+        .hasMessage("test: out of memory in the sink");
+    assertThat(rows.takeLog()).isEmpty();
+    rows.takeCalls();
+
+    faulty = false;
+    app.update();
+    // Precommitted before the sink threw: the handler is told it may have been applied.
+    assertThat(rows.takeLog()).containsExactly("update a=1");
+    assertThat(rows.takeCalls()).extracting(Rows.Call::toString)
+        .containsExactly("a desired=1 prev=[1] mbm=true");
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  @Test
+  void aComponentWorkerThatDiesStopsTheRunInsteadOfLeavingItWaiting() {
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("c", c -> {
+        if (faulty) {
+          // A task that throws past itself kills the worker that runs it, as a completion
+          // stage whose own failure handling runs out of memory does.
+          ForkJoinTask.getPool().execute(() -> {
+            throw new OutOfMemoryError("test: a worker died");
+          });
+          await(released); // the lost task's future, which nothing will complete
+        }
+        declareTargetState(c, p.targetState("c", "1"));
+      });
+    };
+    App app = app(main);
+    assertThatThrownBy(app::update)
+        .isInstanceOf(OutOfMemoryError.class)
+        .hasMessage("test: a worker died");
+    assertThatThrownBy(app::update)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("app 'test' takes no further runs: a component worker died in an"
+            + " earlier one (java.lang.OutOfMemoryError: test: a worker died)");
+    assertThat(app.status()).isNotNull(); // reading what it tracks still works
+
+    faulty = false;
+    released.countDown(); // the stuck body goes on, and commits nothing
+    app.close();
+    assertThat(rows.takeLog()).isEmpty();
+    App reopened = app(main);
+    reopened.update();
+    assertThat(rows.takeLog()).containsExactly("create c=1");
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
