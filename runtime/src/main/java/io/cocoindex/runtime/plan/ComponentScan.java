@@ -87,11 +87,15 @@ final class ComponentScan {
       failure = new IllegalStateException("reading the component records failed: " + e, e);
     } finally {
       synchronized (this) {
-        for (ByteKey alone : readAlone) {
-          records.remove(alone); // written since by its commit, perhaps: no longer "at start"
+        try {
+          for (ByteKey alone : readAlone) {
+            records.remove(alone); // written since by its commit, perhaps: no longer "at start"
+          }
+        } finally {
+          // Allocates nothing, so it happens even out of memory: the run's end waits for it.
+          done = true;
+          notifyAll();
         }
-        done = true;
-        notifyAll();
       }
     }
   }
