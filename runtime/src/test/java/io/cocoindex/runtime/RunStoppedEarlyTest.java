@@ -95,6 +95,34 @@ class RunStoppedEarlyTest extends EngineTestBase {
   }
 
   @Test
+  void anOutOfMemoryErrorInADropStopsItBeforeItDeletesAnything() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("c", c -> {
+        if (faulty) {
+          throw new OutOfMemoryError("test: out of memory in /c");
+        }
+        declareTargetState(c, p.targetState("c", "1"));
+      });
+    });
+    faulty = false;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create c=1");
+
+    // A drop runs the bodies for their registrations only; a failing one is otherwise let go.
+    faulty = true;
+    assertThatThrownBy(app::dropState)
+        .isInstanceOf(OutOfMemoryError.class)
+        .hasMessage("test: out of memory in /c");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().toString()).contains("rows");
+
+    faulty = false;
+    app.dropState();
+    assertThat(rows.takeLog()).containsExactly("delete c");
+  }
+
+  @Test
   void aComponentWorkerThatDiesStopsTheRunInsteadOfLeavingItWaiting() {
     Consumer<Ctx> main = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);

@@ -292,6 +292,10 @@ public final class ComponentRunner {
     if (bodyError != null) {
       run.protect(ctx.path);
       if (run.mode == RunMode.DROP) {
+        Throwable fatal = RunAborted.fatalIn(bodyError);
+        if (fatal != null) {
+          run.abort(fatal);
+        }
         log.warn("component {} failed while collecting registrations for a drop: {}",
             ctx.path, bodyError.toString());
       } else {
