@@ -302,7 +302,9 @@ public final class Run {
    */
   public void end() {
     componentPool.unwatch(onWorkerDeath);
-    if (mode != RunMode.PREVIEW) {
+    // After a worker's death a task of the run may still be under way: the run is not told
+    // ended (a shared store keeps its records as a live run's) until the store closes.
+    if (mode != RunMode.PREVIEW && !taskLost) {
       store.runEnded(app, version);
     }
     claims.clear();
