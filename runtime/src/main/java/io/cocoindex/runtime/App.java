@@ -75,8 +75,9 @@ public final class App implements AutoCloseable {
   private boolean released;
   private volatile Run current;
   /**
-   * The error that stopped a run in which a worker died, or null: a task of that run may still
-   * wait for good, so the app takes no further runs.
+   * The error that stopped a run in which a thread of the engine died (a component worker, or a
+   * shared thread's task: a sink's calls, the store's writer), or null: a task of that run may
+   * still wait for good, so the app takes no further runs.
    */
   private volatile Throwable stoppedBy;
 
@@ -130,8 +131,9 @@ public final class App implements AutoCloseable {
    * <p>An {@link OutOfMemoryError} (any {@link VirtualMachineError} but a stack overflow) thrown
    * anywhere in the run stops it, as a crash would: nothing is applied or committed after it,
    * and this throws that error once the run's other tasks have ended. What the run committed
-   * before stands; the next run finishes the rest. A component worker that dies stops the run
-   * the same way, and this app then takes no further runs (close it and open it again).
+   * before stands; the next run finishes the rest. A thread of the engine that dies (a component
+   * worker, a sink's or the store writer's) stops the run the same way, and this app then takes
+   * no further runs (close it and open it again).
    *
    * @throws UpdateFailedException after committing the healthy components, when any failed
    * @throws io.cocoindex.runtime.state.StoreLockedException when another process is updating
@@ -296,8 +298,8 @@ public final class App implements AutoCloseable {
 
   /**
    * Throws the error that stopped {@code run} early, if one did: an {@link Error} as it was
-   * thrown, anything else (a worker died of it) in an {@link IllegalStateException}. After a
-   * worker died the app takes no further runs.
+   * thrown, anything else (a thread of the engine died of it) in an {@link
+   * IllegalStateException}. After such a death the app takes no further runs.
    */
   private Run stopIfAborted(Run run, RunMode mode) {
     Throwable error = run.abortedBy();
@@ -309,13 +311,13 @@ public final class App implements AutoCloseable {
     }
     log.error("{} of app '{}' stopped early by {}: what it committed before stands, and the next"
         + " run finishes the rest{}", mode.name().toLowerCase(java.util.Locale.ROOT), name, error,
-        run.lostATask() ? "; a component worker died, so this app takes no further runs: close"
+        run.lostATask() ? "; a thread of the engine died, so this app takes no further runs: close"
             + " it, and open it again (best in a new process)" : "");
     if (error instanceof Error e) {
       throw e;
     }
     throw new IllegalStateException(mode.name().toLowerCase(java.util.Locale.ROOT) + " of app '"
-        + name + "' stopped early: a component worker died of " + error, error);
+        + name + "' stopped early: a thread of the engine died of " + error, error);
   }
 
   /** Runs {@code work} holding the store's update lock of this app ({@link #lockForUpdate}). */
@@ -381,12 +383,12 @@ public final class App implements AutoCloseable {
     return stats;
   }
 
-  /** Refuses a run once a worker died in an earlier one ({@link #stoppedBy}). */
+  /** Refuses a run once a thread of the engine died in an earlier one ({@link #stoppedBy}). */
   private void refuseIfStopped() {
     Throwable stopped = stoppedBy;
     if (stopped != null) {
-      throw new IllegalStateException("app '" + name + "' takes no further runs: a component"
-          + " worker died in an earlier one (" + stopped + "), and a task of that run may"
+      throw new IllegalStateException("app '" + name + "' takes no further runs: a thread of the"
+          + " engine died in an earlier one (" + stopped + "), and a task of that run may"
           + " still be waiting. Close the app and open it again, best in a new process; the"
           + " next run finishes what that one left, as after a crash", stopped);
     }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.threads.SharedThreads;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinTask;
 import java.util.function.Consumer;
@@ -144,12 +145,45 @@ class RunStoppedEarlyTest extends EngineTestBase {
         .hasMessage("test: a worker died");
     assertThatThrownBy(app::update)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("app 'test' takes no further runs: a component worker died in an"
+        .hasMessageContaining("app 'test' takes no further runs: a thread of the engine died in an"
             + " earlier one (java.lang.OutOfMemoryError: test: a worker died)");
     assertThat(app.status()).isNotNull(); // reading what it tracks still works
 
     faulty = false;
     released.countDown(); // the stuck body goes on, and commits nothing
+    app.close();
+    assertThat(rows.takeLog()).isEmpty();
+    App reopened = app(main);
+    reopened.update();
+    assertThat(rows.takeLog()).containsExactly("create c=1");
+  }
+
+  @Test
+  void aSharedEngineThreadWhoseTaskDiesStopsTheRunToo() {
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("c", c -> {
+        if (faulty) {
+          // As the draining of an app's sink calls that runs out of memory in its own steps:
+          // the calls it held are never completed.
+          SharedThreads.execute("cocoindex-test-sink", () -> {
+            throw new OutOfMemoryError("test: a sink thread's task died");
+          });
+          await(released); // a component waiting for one of those calls
+        }
+        declareTargetState(c, p.targetState("c", "1"));
+      });
+    };
+    App app = app(main);
+    assertThatThrownBy(app::update)
+        .isInstanceOf(OutOfMemoryError.class)
+        .hasMessage("test: a sink thread's task died");
+    assertThatThrownBy(app::update)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("app 'test' takes no further runs");
+
+    faulty = false;
+    released.countDown();
     app.close();
     assertThat(rows.takeLog()).isEmpty();
     App reopened = app(main);

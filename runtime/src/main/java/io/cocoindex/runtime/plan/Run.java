@@ -12,6 +12,7 @@ import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.TrackedState;
 import io.cocoindex.runtime.threads.ComponentPool;
+import io.cocoindex.runtime.threads.SharedThreads;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -198,11 +199,15 @@ public final class Run {
         ? new LeaseGate(MIN_IN_FLIGHT, MAX_IN_FLIGHT, STATES_IN_FLIGHT)
         : new LeaseGate(MIN_IN_FLIGHT);
     componentPool.watch(onWorkerDeath);
+    SharedThreads.watchDeaths(onWorkerDeath);
   }
 
   /** Completes with the error that stopped the run early ({@link #abort}), if one did. */
   private final CompletableFuture<Throwable> aborted = new CompletableFuture<>();
-  /** A worker of the pool died while this run used it: a task of the run may be lost. */
+  /**
+   * A worker of the run's pool died, or a shared thread's task (a store's writer, an app's sink
+   * calls) threw past itself, while the run went on: a task of the run may be lost.
+   */
   private volatile boolean taskLost;
   private final Consumer<Throwable> onWorkerDeath = error -> {
     taskLost = true;
@@ -302,6 +307,7 @@ public final class Run {
    */
   public void end() {
     componentPool.unwatch(onWorkerDeath);
+    SharedThreads.unwatchDeaths(onWorkerDeath);
     // After a worker's death a task of the run may still be under way: the run is not told
     // ended (a shared store keeps its records as a live run's) until the store closes.
     if (mode != RunMode.PREVIEW && !taskLost) {

@@ -3,10 +3,13 @@ package io.cocoindex.runtime.threads;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Daemon threads shared by the whole process and kept for reuse once their task ends: a state
@@ -136,6 +139,35 @@ public final class SharedThreads {
     return new ComponentPool(app, parallelism);
   }
 
+  /** Told of each task of a shared thread that threw past itself: see {@link #watchDeaths}. */
+  private static final Set<Consumer<Throwable>> DEATH_WATCHERS = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Calls {@code watcher} with what a task run by {@link #execute} threw, for each one that
+   * throws, until {@link #unwatchDeaths}. Such a task is a store's writer or the draining of an
+   * app's sink calls, which fail what they were given when it fails; one that throws past itself
+   * failed in its own steps (out of memory, say), and what it held may never be completed. The
+   * threads serve every app of the process, so every run is told.
+   */
+  public static void watchDeaths(Consumer<Throwable> watcher) {
+    DEATH_WATCHERS.add(watcher);
+  }
+
+  /** Stops calling {@code watcher}. */
+  public static void unwatchDeaths(Consumer<Throwable> watcher) {
+    DEATH_WATCHERS.remove(watcher);
+  }
+
+  private static void taskDied(Throwable error) {
+    for (Consumer<Throwable> w : DEATH_WATCHERS) {
+      try {
+        w.accept(error);
+      } catch (Throwable ignored) {
+        // the next watcher is told all the same
+      }
+    }
+  }
+
   /**
    * Runs {@code task} on an idle shared thread, or a new one, named {@code name} while it runs.
    *
@@ -151,6 +183,7 @@ public final class SharedThreads {
       try {
         task.run();
       } catch (Throwable t) {
+        taskDied(t);
         me.setName(IDLE_NAME);
         ended.completeExceptionally(t);
         throw t; // reported by the thread's uncaught-exception handler, as before sharing
