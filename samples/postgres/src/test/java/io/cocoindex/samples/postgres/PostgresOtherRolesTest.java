@@ -3,9 +3,11 @@ package io.cocoindex.samples.postgres;
 import static io.cocoindex.samples.postgres.PostgresServer.execute;
 import static io.cocoindex.samples.postgres.PostgresServer.lines;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.testkit.CocoIndexExtension;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -95,5 +97,48 @@ class PostgresOtherRolesTest {
     assertThat(lines("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid ="
         + " c.relnamespace WHERE n.nspname = '" + schema + "' AND c.relname = 'titles'"))
         .containsExactly("0");
+  }
+
+  /**
+   * The user drops their table by hand, and takes back the app's right to undo what its command
+   * did elsewhere; the app then no longer declares the command: its teardown fails with
+   * "permission denied", not on the missing table, so the run fails naming the command and the
+   * table, the command stays recorded and tracked, and once the right is given back the next
+   * run tears it down and forgets it.
+   */
+  @Test
+  void aTeardownDeniedOnATableDroppedByHandFailsTheRunUntilItSucceeds() {
+    execute("CREATE TABLE \"" + schema + "\".docs (id bigint PRIMARY KEY, title text, views"
+            + " integer)",
+        "CREATE TABLE \"" + schema + "\".audit (source text)",
+        "GRANT SELECT, INSERT, DELETE ON \"" + schema + "\".audit TO " + ROLE);
+    boolean[] command = {true};
+    App app = coco.app("indexer", ctx -> {
+      TableTarget docs = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      if (command[0]) {
+        docs.declareSqlCommand(ctx, new SqlCommand("audited", "INSERT INTO \"" + schema
+            + "\".audit VALUES ('docs')", "DELETE FROM \"" + schema + "\".audit"));
+      }
+    });
+    coco.update(app);
+    execute("DROP TABLE \"" + schema + "\".docs",
+        "REVOKE DELETE ON \"" + schema + "\".audit FROM " + ROLE);
+
+    command[0] = false;
+    assertThatThrownBy(() -> coco.update(app)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the teardown of SQL command audited of table " + schema
+            + ".docs failed")
+        .hasMessageContaining("permission denied for table audit");
+
+    assertThat(lines("SELECT table_name, name, app FROM \"" + schema
+        + "\".cocoindex_sql_commands")).containsExactly("docs|audited|indexer");
+    assertThat(lines("SELECT source FROM \"" + schema + "\".audit")).containsExactly("docs");
+    execute("GRANT DELETE ON \"" + schema + "\".audit TO " + ROLE);
+    coco.update(app);
+    assertThat(lines("SELECT count(*) FROM \"" + schema + "\".audit")).containsExactly("0");
+    assertThat(lines("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid ="
+        + " c.relnamespace WHERE n.nspname = '" + schema + "' AND c.relkind = 'r'"))
+        .containsExactly("audit");
   }
 }

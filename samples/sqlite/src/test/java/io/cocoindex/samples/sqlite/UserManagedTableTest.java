@@ -1,9 +1,11 @@
 package io.cocoindex.samples.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.runtime.UpdateOptions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -251,6 +253,44 @@ class UserManagedTableTest extends TargetDatabaseTest {
     long statements = db().statementsExecuted();
     app.update();
     assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * The user drops their table by hand; the app then no longer declares its command, whose
+   * teardown fails for another reason than a missing object (the user's audit trigger refuses
+   * it): the run fails naming the command and the table, the command stays recorded in the
+   * database and tracked, and the run after the cause is gone tears it down and forgets it.
+   */
+  @Test
+  void aTeardownFailingForAnotherReasonOnATableDroppedByHandFailsTheRunUntilItSucceeds()
+      throws Exception {
+    exec("CREATE TABLE audit (source TEXT)");
+    exec("CREATE TRIGGER audit_kept BEFORE DELETE ON audit"
+        + " BEGIN SELECT RAISE(ABORT, 'audit rows are kept'); END");
+    boolean[] command = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (command[0]) {
+        docs.declareSqlCommand(ctx, new SqlCommand("audited",
+            "INSERT INTO audit VALUES ('docs')", "DELETE FROM audit WHERE source = 'docs'"));
+      }
+    });
+    app.update();
+    exec("DROP TABLE docs");
+
+    command[0] = false;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the teardown of SQL command audited of table docs failed")
+        .hasMessageContaining("audit rows are kept");
+
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|audited|test");
+    assertThat(q("SELECT source FROM audit")).containsExactly("docs");
+    exec("DROP TRIGGER audit_kept");
+    app.update();
+    assertThat(schema()).containsExactly("table audit");
+    assertThat(q("SELECT count(*) FROM audit")).containsExactly("0");
   }
 
   /**
