@@ -127,6 +127,18 @@ final class IndexSink {
           + maker + "' made an index of that name on the table, and two apps cannot both create"
           + " and drop one index: declare another index name");
     }
+    if (holder == null && (app == null || !app.equals(TableComment.owner(conn, i.schema(),
+        i.name()))) && !hasSpec(conn, i)) {
+      // Not recorded as this app's: only an index of the app's definition is provably its own.
+      // Any other is the user's, which IF NOT EXISTS would keep as the app's, for the app's
+      // removal or release to drop later.
+      throw new SQLException("index " + i.create().name() + " of table " + i.schema() + "."
+          + i.table() + " cannot be created as " + i.schema() + "." + i.name() + ": an index of"
+          + " that name on the table, not recorded as this app's, has another definition ("
+          + definition(conn, i) + ") than the app's (" + sql.replace(" IF NOT EXISTS", "")
+          + "), so it is not taken for the app's (made by hand?): drop or rename it, or declare"
+          + " another index name");
+    }
     try (Statement st = conn.createStatement()) {
       st.execute(sql);
     }
@@ -136,6 +148,42 @@ final class IndexSink {
       // Made by an earlier version, which recorded no app (makerOf found none): adopted by the
       // app declaring it, so that its release finds it. A comment of the user's is kept.
       TableComment.recordIndexMaker(conn, i.schema(), i.name(), app);
+    }
+  }
+
+  /**
+   * Whether index {@code i.name()}, there, is valid and is defined as the action's spec would
+   * define it: the catalog's own rendering ({@code pg_get_indexdef}, which shows a predicate,
+   * expressions, included columns, a non-default collation, operator class or order) against
+   * the plain one of the spec.
+   */
+  private static boolean hasSpec(Connection conn, IndexAction i) throws SQLException {
+    IndexSpec spec = i.create();
+    try (PreparedStatement ps = conn.prepareStatement("SELECT x.indisvalid AND"
+        + " pg_get_indexdef(x.indexrelid) = format('CREATE %sINDEX %I ON %I.%I USING %s (%s)',"
+        + " CASE WHEN ? THEN 'UNIQUE ' ELSE '' END, ?, ?, ?, lower(?), (SELECT"
+        + " string_agg(quote_ident(c), ', ' ORDER BY o) FROM unnest(?) WITH ORDINALITY u(c, o)))"
+        + " FROM pg_index x WHERE x.indexrelid = to_regclass(?)")) {
+      ps.setBoolean(1, spec.unique());
+      ps.setString(2, i.name());
+      ps.setString(3, i.schema());
+      ps.setString(4, i.table());
+      ps.setString(5, spec.method());
+      ps.setArray(6, conn.createArrayOf("text", spec.columns().toArray()));
+      ps.setString(7, SqlNames.qualified(i.schema(), i.name()));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
+  /** The definition of index {@code i.name()} as the catalog renders it, for an error. */
+  private static String definition(Connection conn, IndexAction i) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT pg_get_indexdef(to_regclass(?))")) {
+      ps.setString(1, SqlNames.qualified(i.schema(), i.name()));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
     }
   }
 

@@ -6,17 +6,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.testkit.CocoIndexExtension;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What apps make on user-managed tables, and who owns it: the indexes and SQL commands an app
@@ -662,5 +667,117 @@ class PostgresUserTableTest {
 
     assertThat(lines("SELECT indexname FROM pg_indexes WHERE schemaname = '" + schema
         + "' AND tablename = 'codes' ORDER BY 1")).isEqualTo(indexes);
+  }
+
+  /** App indexer declaring index {@code by_indexer} on the user's docs, nothing else. */
+  App indexing() {
+    return coco.app("indexer", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareIndex(ctx, IndexSpec.btree("by_indexer", "title")));
+  }
+
+  String indexDef(String index) {
+    return lines("SELECT pg_get_indexdef('\"" + schema + "\"." + index + "'::regclass)").get(0);
+  }
+
+  /**
+   * The app sets up with no tracking (its first run, or its state store lost: every state new,
+   * as on a full reprocess), and the user has made by hand an index under the name the app's
+   * takes, with another definition: nothing says it is the app's, so it is neither kept as the
+   * app's by {@code IF NOT EXISTS} (its comment then naming the app, and the app's release
+   * dropping it) nor replaced. The run fails naming the index, the table and what to do; the
+   * user's index stays as it was, and once the user has dropped it the app makes its own.
+   */
+  @Test
+  void aHandMadeIndexOfTheAppsNameWithAnotherDefinitionIsNotTaken() {
+    execute("CREATE INDEX docs__by_indexer ON \"" + schema + "\".docs (views)");
+    String users = indexDef("docs__by_indexer");
+    App app = indexing();
+
+    assertThatThrownBy(() -> coco.update(app)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("index by_indexer of table " + schema + ".docs cannot be created as "
+            + schema + ".docs__by_indexer: an index of that name on the table, not recorded as"
+            + " this app's, has another definition");
+    assertThat(indexDef("docs__by_indexer")).isEqualTo(users);
+    assertThat(comment("docs__by_indexer")).isEqualTo("null");
+
+    execute("DROP INDEX \"" + schema + "\".docs__by_indexer");
+    coco.update(app);
+    assertThat(indexDef("docs__by_indexer"))
+        .isEqualTo("CREATE INDEX docs__by_indexer ON " + schema + ".docs USING btree (title)");
+    assertThat(comment("docs__by_indexer")).isEqualTo("{\"cocoindex_app\": \"indexer\"}");
+  }
+
+  /**
+   * The same, with a hand-made index of the app's definition: it is the app's index in all but
+   * the record of its maker, so it is taken (its comment naming the app), and the app's release
+   * drops it.
+   */
+  @Test
+  void aHandMadeIndexOfTheAppsNameAndDefinitionIsTakenAndReleased() {
+    execute("CREATE INDEX docs__by_indexer ON \"" + schema + "\".docs (title)");
+    App app = indexing();
+
+    coco.update(app);
+    assertThat(comment("docs__by_indexer")).isEqualTo("{\"cocoindex_app\": \"indexer\"}");
+    app.dropState();
+    assertThat(relations()).isEqualTo(THE_USERS);
+  }
+
+  /** A command making view {@code <app>_titles} over {@code table} with a plain CREATE VIEW. */
+  SqlCommand plainView(String app, String table) {
+    return new SqlCommand("titles", "CREATE VIEW \"" + schema + "\"." + app + "_titles AS"
+        + " SELECT id, title FROM \"" + schema + "\"." + table,
+        "DROP VIEW IF EXISTS \"" + schema + "\"." + app + "_titles");
+  }
+
+  /**
+   * The app's state store is lost, and the app sets up again, every state new: its command,
+   * whose setup is a plain {@code CREATE VIEW} (which fails over a view it did not make, so that
+   * a user's view of that name is never taken), finds its own view, recorded as its own beside
+   * its table: that recorded teardown runs first, then the setup, where the setup failed every
+   * run before.
+   */
+  @Test
+  void aCommandRecordedAsTheAppsIsTornDownBeforeItsSetupWhenTheAppsTrackingIsLost(
+      @TempDir Path lostStore) {
+    Consumer<Ctx> main = ctx -> {
+      TableTarget own = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.table(DB, schema, "own"));
+      own.declareRow(ctx, DOCS.row(new Doc(1, "own", 1)));
+      own.declareSqlCommand(ctx, plainView("indexer", "own"));
+    };
+    coco.update(coco.app("indexer", main));
+
+    try (App again = App.create("indexer", Environment.builder().dbPath(lostStore)
+        .provide(DB, PostgresServer.DATA_SOURCE).build(), main)) {
+      again.update();
+    }
+
+    assertThat(lines("SELECT * FROM \"" + schema + "\".indexer_titles")).containsExactly("1|own");
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".own'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands' -> 'titles' ->> 'app'")).containsExactly("indexer");
+  }
+
+  /**
+   * A view the user made under the name of the app's command's view, recorded nowhere: the
+   * command's plain {@code CREATE VIEW} fails, naming the command and its table, and the user's
+   * view stays as it was (a {@code CREATE OR REPLACE VIEW} or {@code IF NOT EXISTS} setup would
+   * take it, for the command's teardown to drop later: the connector cannot see what a
+   * command's SQL makes).
+   */
+  @Test
+  void aUsersViewOfTheNameOfACommandsPlainCreateViewFailsItsSetup() {
+    execute("CREATE VIEW \"" + schema + "\".indexer_titles AS SELECT 'the user''s' AS v");
+    App app = coco.app("indexer", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareSqlCommand(ctx, plainView("indexer", "docs")));
+
+    assertThatThrownBy(() -> coco.update(app)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the setup of SQL command titles of table " + schema
+            + ".docs failed")
+        .hasMessageContaining("already exists");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".indexer_titles"))
+        .containsExactly("the user's");
   }
 }
