@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
 import io.cocoindex.Ctx;
+import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
@@ -272,14 +273,19 @@ class PostgresUserTableTest {
           "DROP VIEW IF EXISTS \"" + schema + "\".guest_titles"));
     });
     coco.update(guest);
-    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey", "i docs_by_user",
-        "i docs_pkey", "i owned_pkey", "r cocoindex_sql_commands", "r docs", "r owned",
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey",
+        "i cocoindex_table_guests_pkey", "i docs_by_user", "i docs_pkey", "i owned_pkey",
+        "r cocoindex_sql_commands", "r cocoindex_table_guests", "r docs", "r owned",
         "v guest_titles");
 
     ownerDeclares[0] = false;
     coco.update(owner);
 
-    assertThat(relations()).isEqualTo(THE_USERS);
+    // The guest's record that it writes into the table stays until the guest releases it.
+    assertThat(relations()).containsExactly("i cocoindex_table_guests_pkey", "i docs_by_user",
+        "i docs_pkey", "r cocoindex_table_guests", "r docs");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".cocoindex_table_guests"))
+        .containsExactly("owned|guest|0");
   }
 
   record Titled(long id, String title) {}
@@ -407,8 +413,9 @@ class PostgresUserTableTest {
   /**
    * The owner changes its table's primary key (a recreate) while a guest app (writing into it as
    * a user's table) has an index on it: the guest's index is made again on the new table, its
-   * comment naming the guest, and the guest's next run changes nothing but its table's refresh.
-   * (It was lost: the guest's record, unchanged, planned nothing.)
+   * comment naming the guest; the guest's next run, told of the recreate, finds it there, and the
+   * one after changes nothing but its table's refresh. (It was lost: the guest's record,
+   * unchanged, planned nothing.)
    */
   @Test
   void theOwnersRecreateMakesAGuestsIndexAgain() {
@@ -436,14 +443,19 @@ class PostgresUserTableTest {
     recreated[0] = true;
     coco.update(owner);
 
-    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey",
-        "i owned__by_guest", "i owned_pkey", "r docs", "r owned");
+    assertThat(relations()).containsExactly("i cocoindex_table_guests_pkey", "i docs_by_user",
+        "i docs_pkey", "i owned__by_guest", "i owned_pkey", "r cocoindex_table_guests", "r docs",
+        "r owned");
     assertThat(lines("SELECT indexdef FROM pg_indexes WHERE schemaname = '" + schema
         + "' AND indexname = 'owned__by_guest'")).containsExactly("CREATE INDEX owned__by_guest"
             + " ON " + schema + ".owned USING btree (title)");
     assertThat(comment("owned__by_guest")).isEqualTo("{\"cocoindex_app\": \"guest\"}");
-    assertThat(coco.update(guest))
-        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]");
+    // The guest hears of the recreate ({@link TableGuests}): what it declares on the table is
+    // reconciled once as possibly missing (the index there already: IF NOT EXISTS), then nothing.
+    String owned = TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]";
+    assertThat(coco.update(guest)).containsExactly(owned, TABLE + "/[\"main_db\", \"" + schema
+        + "\", \"owned\"]@index update \"by_guest\"");
+    assertThat(coco.update(guest)).containsExactly(owned);
   }
   /** A command granting reads of docs to everyone: its teardown names the table. */
   SqlCommand grant() {
@@ -779,5 +791,74 @@ class PostgresUserTableTest {
         .hasMessageContaining("already exists");
     assertThat(lines("SELECT * FROM \"" + schema + "\".indexer_titles"))
         .containsExactly("the user's");
+  }
+
+  /**
+   * A guest app writes rows into the owner's table as its user's table, one from a memoized
+   * component; the owner changes the table's primary key (its type), which drops and recreates
+   * the table, the guest's rows with it, while the guest's records of them are unchanged. The
+   * guest's next run writes them again, the memo not holding (the recreate is counted for the
+   * guests of the table, whose rows' handler finds the count), and the run after that writes
+   * nothing. (It wrote nothing: the guest's rows were gone until a full reprocess.)
+   */
+  @Test
+  void aGuestsRowsLostToTheOwnersRecreateAreWrittenAgainInTheGuestsNextRun() {
+    TableSchema<Doc> integerKey =
+        TableSchema.of(Doc.class).primaryKey("id").columnType("id", "integer").build();
+    boolean[] recreated = {false};
+    App owner = coco.app("owner", ctx -> {
+      TableSchema<Doc> docs = recreated[0] ? integerKey : DOCS;
+      Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, docs.table(DB, schema, "shared"))
+          .declareRow(ctx, docs.row(new Doc(1, "owner's", 1)));
+    });
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "shared"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1)));
+      ctx.mountMemo("memoized", Fingerprint.ofString("source"),
+          c -> t.declareRow(c, DOCS.row(new Doc(3, "guest's memoized", 1))));
+    });
+    coco.update(owner);
+    coco.update(guest);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|1", "3|guest's memoized|1");
+
+    recreated[0] = true;
+    coco.update(owner);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1");
+
+    String shared = TABLE + " update [\"main_db\", \"" + schema + "\", \"shared\"]";
+    String rows = TABLE + "/[\"main_db\", \"" + schema + "\", \"shared\"] update ";
+    assertThat(coco.update(guest)).containsExactlyInAnyOrder(shared, rows + "2", rows + "3");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|1", "3|guest's memoized|1");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".cocoindex_table_guests"))
+        .containsExactly("shared|guest|0");
+    assertThat(coco.update(guest)).containsExactly(shared);
+  }
+
+  /**
+   * The owner's table is dropped by hand, the guest's row with it; the owner's next run creates
+   * it again (found missing), and the guest's next run writes its row again.
+   */
+  @Test
+  void aGuestsRowsLostWithTheOwnersTableDroppedByHandAreWrittenAgainOnceItIsBack() {
+    App owner = coco.app("owner", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.table(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1))));
+    App guest = coco.app("guest", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1))));
+    coco.update(owner);
+    coco.update(guest);
+    execute("DROP TABLE \"" + schema + "\".shared");
+
+    coco.update(owner);
+    coco.update(guest);
+
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|1");
   }
 }
