@@ -837,6 +837,10 @@ class PostgresUserTableTest {
     assertThat(lines("SELECT * FROM \"" + schema + "\".cocoindex_table_guests"))
         .containsExactly("shared|guest|0");
     assertThat(coco.update(guest)).containsExactly(shared);
+
+    guest.dropState(); // its record as a guest goes, and the record table with it
+    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey", "i shared_pkey",
+        "r docs", "r shared");
   }
 
   /**
