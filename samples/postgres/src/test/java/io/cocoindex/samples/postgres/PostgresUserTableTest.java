@@ -13,6 +13,7 @@ import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.testkit.CocoIndexExtension;
+import io.cocoindex.testkit.CrashPoint;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Consumer;
@@ -864,5 +865,54 @@ class PostgresUserTableTest {
 
     assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
         .containsExactly("1|owner's|1", "2|guest's|1");
+  }
+
+  /**
+   * As above, the guest's run after the recreate killed at each of its precommits and commits
+   * in turn (its table's action, which takes the count back, may be applied before its rows are
+   * written): the next process's run still writes every row.
+   */
+  @Test
+  void aGuestsRunKilledAfterTheOwnersRecreateStillWritesItsRowsAgain() {
+    TableSchema<Doc> integerKey =
+        TableSchema.of(Doc.class).primaryKey("id").columnType("id", "integer").build();
+    int trial = 0;
+    for (int n = 1; ; n++) {
+      for (CrashPoint point : List.of(CrashPoint.afterPrecommit(n), CrashPoint.beforeCommit(n),
+          CrashPoint.afterCommit(n))) {
+        trial++;
+        execute("DROP TABLE IF EXISTS \"" + schema + "\".shared",
+            "DROP TABLE IF EXISTS \"" + schema + "\".cocoindex_table_guests");
+        boolean[] recreated = {false};
+        App owner = coco.app("owner" + trial, ctx -> {
+          TableSchema<Doc> docs = recreated[0] ? integerKey : DOCS;
+          Tables.register(ctx, TableHandler.of(ctx, DB))
+              .mountTable(ctx, docs.table(DB, schema, "shared"))
+              .declareRow(ctx, docs.row(new Doc(1, "owner's", 1)));
+        });
+        App guest = coco.app("guest" + trial, ctx -> {
+          TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+              .mountTable(ctx, DOCS.userTable(DB, schema, "shared"));
+          t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1)));
+          ctx.mountMemo("memoized", Fingerprint.ofString("source"),
+              c -> t.declareRow(c, DOCS.row(new Doc(3, "guest's memoized", 1))));
+        });
+        coco.update(owner);
+        coco.update(guest);
+        recreated[0] = true;
+        coco.update(owner);
+
+        boolean crashed = coco.updateCrashing(guest, point);
+        App next = coco.restart(guest);
+        coco.update(next);
+
+        assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+            .as(point.toString()).containsExactly("1|owner's|1", "2|guest's|1", "3|guest's memoized|1");
+        if (!crashed) {
+          assertThat(trial).as("runs killed before one completed").isGreaterThan(3);
+          return;
+        }
+      }
+    }
   }
 }
