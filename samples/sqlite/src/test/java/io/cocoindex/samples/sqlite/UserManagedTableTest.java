@@ -431,12 +431,26 @@ class UserManagedTableTest extends TargetDatabaseTest {
   void anotherAppsFullTextIndexOfTheNameOnASharedTableIsNotTaken() throws Exception {
     fullTextIndexing("other").update();
     List<String> others = q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'");
+    boolean[] declares = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (declares[0]) {
+        docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+      }
+    });
 
-    assertThatThrownBy(fullTextIndexing("test")::update)
-        .isInstanceOf(UpdateFailedException.class)
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("full-text index docs_fts of table docs cannot be created: app"
             + " 'other' made an index of that name on the table");
     assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'")).isEqualTo(others);
+
+    // No longer declared, its failed creation is removed: the other app's index stays.
+    declares[0] = false;
+    app.update();
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'")).isEqualTo(others);
+    assertThat(q("SELECT count(*) FROM sqlite_master WHERE name LIKE 'docs_fts_a_'"))
+        .containsExactly("3");
   }
 
   /**
