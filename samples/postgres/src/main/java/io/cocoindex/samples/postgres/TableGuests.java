@@ -4,7 +4,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The apps writing rows into another app's table as their user's table ("guests"), recorded in
@@ -21,6 +24,7 @@ import java.sql.Statement;
  * meanwhile leaves a count for the next run).
  */
 final class TableGuests {
+  private static final Logger LOG = LoggerFactory.getLogger(TableGuests.class);
   static final String TABLE = "cocoindex_table_guests";
 
   private TableGuests() {}
@@ -49,7 +53,8 @@ final class TableGuests {
 
   /**
    * Looks at table {@code schema.table} for guest {@code app}: one query, and one more for
-   * another app's table with guests recorded in its schema.
+   * another app's table with guests recorded in its schema. Records this app's role may not read
+   * are as none to act on (a warning says so).
    */
   static Look look(Connection conn, String schema, String table, String app)
       throws SQLException {
@@ -74,6 +79,12 @@ final class TableGuests {
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? new Look(maker, true, rs.getLong(1)) : new Look(maker, false, 0);
       }
+    } catch (SQLException e) {
+      if (!DENIED.equals(e.getSQLState())) {
+        throw e;
+      }
+      untold(schema, table, app, e);
+      return new Look(maker, true, 0); // nothing to record nor take back
     }
   }
 
@@ -83,18 +94,20 @@ final class TableGuests {
    */
   static void register(Connection conn, String schema, String table, String app, long lost)
       throws SQLException {
-    try (Statement st = conn.createStatement()) {
-      st.execute("CREATE TABLE IF NOT EXISTS " + qualified(schema) + " (table_name text NOT NULL,"
-          + " app text NOT NULL, lost bigint NOT NULL, PRIMARY KEY (table_name, app))");
-    }
-    try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + qualified(schema)
-        + " AS g VALUES (?, ?, 0) ON CONFLICT (table_name, app) DO UPDATE"
-        + " SET lost = greatest(g.lost - ?, 0)")) {
-      ps.setString(1, table);
-      ps.setString(2, app);
-      ps.setLong(3, lost);
-      ps.executeUpdate();
-    }
+    tolerating(conn, schema, table, app, () -> {
+      try (Statement st = conn.createStatement()) {
+        st.execute("CREATE TABLE IF NOT EXISTS " + qualified(schema) + " (table_name text NOT"
+            + " NULL, app text NOT NULL, lost bigint NOT NULL, PRIMARY KEY (table_name, app))");
+      }
+      try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + qualified(schema)
+          + " AS g VALUES (?, ?, 0) ON CONFLICT (table_name, app) DO UPDATE"
+          + " SET lost = greatest(g.lost - ?, 0)")) {
+        ps.setString(1, table);
+        ps.setString(2, app);
+        ps.setLong(3, lost);
+        ps.executeUpdate();
+      }
+    });
   }
 
   /**
@@ -106,19 +119,21 @@ final class TableGuests {
     if (app == null || !exists(conn, schema)) {
       return;
     }
-    try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + qualified(schema)
-        + " WHERE table_name = ? AND app = ?")) {
-      ps.setString(1, table);
-      ps.setString(2, app);
-      ps.executeUpdate();
-    }
-    try (Statement st = conn.createStatement();
-        ResultSet rs = st.executeQuery("SELECT EXISTS (SELECT 1 FROM " + qualified(schema) + ")")) {
-      rs.next();
-      if (!rs.getBoolean(1)) {
-        st.execute("DROP TABLE " + qualified(schema));
+    tolerating(conn, schema, table, app, () -> {
+      try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + qualified(schema)
+          + " WHERE table_name = ? AND app = ?")) {
+        ps.setString(1, table);
+        ps.setString(2, app);
+        ps.executeUpdate();
       }
-    }
+      try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery(
+          "SELECT EXISTS (SELECT 1 FROM " + qualified(schema) + ")")) {
+        rs.next();
+        if (!rs.getBoolean(1)) {
+          st.execute("DROP TABLE " + qualified(schema));
+        }
+      }
+    });
   }
 
   /**
@@ -130,12 +145,49 @@ final class TableGuests {
     if (!exists(conn, schema)) {
       return;
     }
-    try (PreparedStatement ps = conn.prepareStatement("UPDATE " + qualified(schema)
-        + " SET lost = lost + 1 WHERE table_name = ? AND app IS DISTINCT FROM ?")) {
-      ps.setString(1, table);
-      ps.setString(2, owner);
-      ps.executeUpdate();
+    tolerating(conn, schema, table, owner, () -> {
+      try (PreparedStatement ps = conn.prepareStatement("UPDATE " + qualified(schema)
+          + " SET lost = lost + 1 WHERE table_name = ? AND app IS DISTINCT FROM ?")) {
+        ps.setString(1, table);
+        ps.setString(2, owner);
+        ps.executeUpdate();
+      }
+    });
+  }
+
+  /** SQLSTATE insufficient_privilege. */
+  private static final String DENIED = "42501";
+
+  private interface Work {
+    void run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} on the records in a savepoint. Records another role made, which this app's
+   * role may not use, do not stop the app's change or its writes: the work is left undone with
+   * a warning, and the guests of the table are not told of its app's changes, as before guests
+   * were recorded.
+   */
+  private static void tolerating(Connection conn, String schema, String table, String app,
+      Work work) throws SQLException {
+    Savepoint savepoint = conn.setSavepoint();
+    try {
+      work.run();
+      conn.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      if (!DENIED.equals(e.getSQLState())) {
+        throw e;
+      }
+      conn.rollback(savepoint);
+      untold(schema, table, app, e);
     }
+  }
+
+  private static void untold(String schema, String table, String app, SQLException e) {
+    LOG.warn("app '{}' cannot use {}.{} ({}): the apps writing rows into table {}.{} are not"
+        + " told of its own app's recreates, which lose their rows until their full reprocess;"
+        + " grant the apps' roles SELECT, INSERT, UPDATE and DELETE on it", app, schema, TABLE,
+        e.getMessage(), schema, table);
   }
 
   /** Whether relation {@code schema.table} exists (its kind checked apart). */
