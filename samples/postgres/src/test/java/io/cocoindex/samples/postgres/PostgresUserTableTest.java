@@ -915,4 +915,56 @@ class PostgresUserTableTest {
       }
     }
   }
+
+  /**
+   * The app's index, replaced by hand under its name with another definition (no comment naming
+   * the app): once the app no longer declares it, the user's index is not dropped, since nothing
+   * says it is the app's (it names no app, and is not the definition the app's record made), and
+   * the app forgets its own.
+   */
+  @Test
+  void anIndexReplacedByHandUnderTheAppsNameIsNotDroppedWhenNoLongerDeclared() {
+    boolean[] declares = {true};
+    App app = coco.app("indexer", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      if (declares[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("by_indexer", "title"));
+      }
+    });
+    coco.update(app);
+    execute("DROP INDEX \"" + schema + "\".docs__by_indexer",
+        "CREATE INDEX docs__by_indexer ON \"" + schema + "\".docs (views)");
+    String users = indexDef("docs__by_indexer");
+
+    declares[0] = false;
+    coco.update(app);
+
+    assertThat(indexDef("docs__by_indexer")).isEqualTo(users);
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"docs\"]");
+  }
+
+  /**
+   * As an earlier version left it (no comment, its definition the app's record's), an index no
+   * longer declared is the app's, and dropped.
+   */
+  @Test
+  void anIndexAsAnEarlierVersionMadeItIsDroppedWhenNoLongerDeclared() {
+    boolean[] declares = {true};
+    App app = coco.app("indexer", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      if (declares[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("by_indexer", "title"));
+      }
+    });
+    coco.update(app);
+    execute("COMMENT ON INDEX \"" + schema + "\".docs__by_indexer IS NULL");
+
+    declares[0] = false;
+    coco.update(app);
+
+    assertThat(relations()).isEqualTo(THE_USERS);
+  }
 }

@@ -61,8 +61,8 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         return null;
       }
       String index = prev.isEmpty() ? keyName : prev.get(0).name();
-      return TargetReconcileOutput.of(TargetAction.delete(
-          AttachmentAction.ofIndex(table.name(), index, drops, null, List.of())), sink, null);
+      return TargetReconcileOutput.of(TargetAction.delete(AttachmentAction.ofIndex(
+          table.name(), index, drops, null, List.of()).withIndexMade(made(prev))), sink, null);
     }
     String name = IndexNames.of(table.name(), desired.name());
     declared.add(SqlIdentifiers.fold(name));
@@ -76,10 +76,27 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         .filter(n -> SqlIdentifiers.fold(n).equals(SqlIdentifiers.fold(name)) ? changed
             : !declared.contains(SqlIdentifiers.fold(n)))
         .toList();
-    AttachmentAction action = AttachmentAction.ofIndex(
-        table.name(), desired.name(), drops, name, List.of(createSql(desired, name)));
+    AttachmentAction action = AttachmentAction.ofIndex(table.name(), desired.name(), drops, name,
+        List.of(createSql(desired, name))).withIndexMade(drops.isEmpty() ? List.of() : made(prev));
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
+  }
+
+  /**
+   * What the earlier records say the app made: each spec's {@code CREATE INDEX} under its name
+   * now and under its declared name (as versions before {@link IndexNames} named it), distinct.
+   */
+  private List<String> made(List<IndexSpec> prev) {
+    List<String> made = new ArrayList<>();
+    for (IndexSpec p : prev) {
+      for (String name : List.of(IndexNames.of(table.name(), p.name()), p.name())) {
+        String sql = sql(p, name);
+        if (!made.contains(sql)) {
+          made.add(sql);
+        }
+      }
+    }
+    return made;
   }
 
   /**
@@ -123,6 +140,11 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
 
   private String createSql(IndexSpec spec, String name) {
     check(table.name(), table.columns(), spec);
+    return sql(spec, name);
+  }
+
+  /** The {@code CREATE INDEX} of {@code spec} under {@code name}, unchecked. */
+  private String sql(IndexSpec spec, String name) {
     StringBuilder cols = new StringBuilder();
     for (String col : spec.columns()) {
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlIdentifiers.quote("column", col));
@@ -149,6 +171,12 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         // Another app's index on a table both write (this app's as a user's table).
         log.warn("index {} of table {} is not dropped: app '{}' made it, and app '{}' no longer"
             + " declares it", holder.name(), a.table(), maker, app);
+      } else if (holder != null && holder.isIndexOf(a.table()) && maker == null
+          && a.indexMade().stream().noneMatch(m -> tokens(m).equals(tokens(holder.sql())))) {
+        // Names no app, and is none of what the app's records say it made under the name.
+        log.warn("index {} of table {} is not dropped: it names no app and is defined otherwise"
+            + " ({}) than app '{}' made it (made by hand?)", holder.name(), a.table(),
+            holder.sql(), app);
       } else if (holder != null && holder.isIndexOf(a.table())) {
         db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", holder.name()));
       } else if (holder != null) {

@@ -482,4 +482,58 @@ class UserManagedTableTest extends TargetDatabaseTest {
         .hasMessageContaining("already exists");
     assertThat(q("SELECT * FROM docs_titles")).containsExactly("the user's view");
   }
+
+  /**
+   * The app's index, replaced by hand under its name with another definition (naming no app):
+   * once the app no longer declares it, the user's index is not dropped, since nothing says it
+   * is the app's (it names no app, and is not the definition the app's record made), and the
+   * app forgets its own.
+   */
+  @Test
+  void anIndexReplacedByHandUnderTheAppsNameIsNotDroppedWhenNoLongerDeclared() throws Exception {
+    boolean[] declares = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (declares[0]) {
+        docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      }
+    });
+    app.update();
+    exec("DROP INDEX docs__by_title");
+    exec("CREATE INDEX docs__by_title ON docs (title, id)");
+
+    declares[0] = false;
+    app.update();
+
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs__by_title'"))
+        .containsExactly("CREATE INDEX docs__by_title ON docs (title, id)");
+    long statements = db().statementsExecuted();
+    app.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * As an earlier version left it (naming no app, its definition the app's record's), an index
+   * no longer declared is the app's, and dropped.
+   */
+  @Test
+  void anIndexAsAnEarlierVersionMadeItIsDroppedWhenNoLongerDeclared() throws Exception {
+    boolean[] declares = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (declares[0]) {
+        docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      }
+    });
+    app.update();
+    exec("DROP INDEX docs__by_title");
+    exec("CREATE INDEX \"docs__by_title\" ON \"docs\" (\"title\")");
+
+    declares[0] = false;
+    app.update();
+
+    assertThat(schema()).isEqualTo(THE_USERS);
+  }
 }
