@@ -26,13 +26,16 @@ final class Database {
    * @param app the app's name, recorded beside the tables, indexes and SQL commands it makes;
    *     null records none
    * @param foundMissing the tables of the run found missing when their rows' handler was built
+   * @param guestOf for another app's table this app writes into, the count its action takes
+   *     back ({@link TableGuests}); null for any other
    */
   Database(String name, DataSource dataSource, ChildHandlerFactory<TableAction> rowHandlers,
-      Function<String, DataSource> others, String app, Predicate<TableAction> foundMissing) {
+      Function<String, DataSource> others, String app, Predicate<TableAction> foundMissing,
+      Function<TableAction, Long> guestOf) {
     this.name = name;
     this.dataSource = dataSource;
     this.tables = TargetActionSink.withChildHandler(
-        new TableSink(dataSource, others, app, foundMissing)::apply, rowHandlers);
+        new TableSink(dataSource, others, app, foundMissing, guestOf)::apply, rowHandlers);
     this.rows = TargetActionSink.of(new RowSink(dataSource)::apply);
     this.indexes = TargetActionSink.of(new IndexSink(dataSource, app)::apply);
     this.commands = TargetActionSink.of(new SqlCommandSink(dataSource, app)::apply);

@@ -11,7 +11,10 @@ import java.util.List;
  * @param drop the names of the index to drop first, if it is on this table
  * @param name the name to create the index under, or null when only dropping
  * @param create the index to create, or null when only dropping
+ * @param made what the app's records say it made under the {@code drop} names: an index there
+ *     that names no app is dropped only if it is defined so (a user's index under the name is
+ *     not the app's to drop)
  */
 @ActionValue
-public record IndexAction(
-    String schema, String table, List<String> drop, String name, IndexSpec create) {}
+public record IndexAction(String schema, String table, List<String> drop, String name,
+    IndexSpec create, List<IndexRecord> made) {}

@@ -38,16 +38,16 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord, IndexA
     switch (diff) {
       case DELETE:
         return TargetReconcileOutput.of(
-            TargetAction.delete(new IndexAction(schema, table, dropped, null, null)),
+            TargetAction.delete(new IndexAction(schema, table, dropped, null, null, prev)),
             db.indexes, null);
       case REPLACE:
         return TargetReconcileOutput.of(
             TargetAction.update(
-                new IndexAction(schema, table, dropped, record.physicalName(), desired)),
+                new IndexAction(schema, table, dropped, record.physicalName(), desired, prev)),
             db.indexes, record);
       default: // INSERT, UPSERT: CREATE INDEX IF NOT EXISTS
         IndexAction create =
-            new IndexAction(schema, table, List.of(), record.physicalName(), desired);
+            new IndexAction(schema, table, List.of(), record.physicalName(), desired, List.of());
         return TargetReconcileOutput.of(
             prev.isEmpty() ? TargetAction.create(create) : TargetAction.update(create),
             db.indexes, record);

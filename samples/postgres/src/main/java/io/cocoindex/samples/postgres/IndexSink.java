@@ -102,6 +102,10 @@ final class IndexSink {
     if (maker != null) {
       LOG.warn("index {} of table {}.{} is not dropped: app '{}' made it, and app '{}' no longer"
           + " declares it", name, i.schema(), i.table(), maker, app);
+    } else if (holder == null && !madeHere(conn, i, name)) {
+      LOG.warn("index {} of table {}.{} is not dropped: it is not recorded as app '{}''s and is"
+          + " defined otherwise than the app made it ({}; made by hand?)", name, i.schema(),
+          i.table(), app, definition(conn, i.schema(), name));
     } else if (holder == null) {
       try (Statement st = conn.createStatement()) {
         st.execute("DROP INDEX IF EXISTS " + SqlNames.quote("schema", i.schema()) + "."
@@ -127,6 +131,18 @@ final class IndexSink {
           + maker + "' made an index of that name on the table, and two apps cannot both create"
           + " and drop one index: declare another index name");
     }
+    if (holder == null && (app == null || !app.equals(TableComment.owner(conn, i.schema(),
+        i.name()))) && !hasSpec(conn, i)) {
+      // Not recorded as this app's: only an index of the app's definition is provably its own.
+      // Any other is the user's, which IF NOT EXISTS would keep as the app's, for the app's
+      // removal or release to drop later.
+      throw new SQLException("index " + i.create().name() + " of table " + i.schema() + "."
+          + i.table() + " cannot be created as " + i.schema() + "." + i.name() + ": an index of"
+          + " that name on the table, not recorded as this app's, has another definition ("
+          + definition(conn, i.schema(), i.name()) + ") than the app's (" + sql.replace(" IF NOT EXISTS", "")
+          + "), so it is not taken for the app's (made by hand?): drop or rename it, or declare"
+          + " another index name");
+    }
     try (Statement st = conn.createStatement()) {
       st.execute(sql);
     }
@@ -136,6 +152,65 @@ final class IndexSink {
       // Made by an earlier version, which recorded no app (makerOf found none): adopted by the
       // app declaring it, so that its release finds it. A comment of the user's is kept.
       TableComment.recordIndexMaker(conn, i.schema(), i.name(), app);
+    }
+  }
+
+  /**
+   * Whether index {@code name} of the action's table, there and about to be dropped, is the
+   * app's: its comment names the app, or it is defined as a record of the action says the app
+   * made it under that name (an earlier version's, which recorded no app).
+   */
+  private boolean madeHere(Connection conn, IndexAction i, String name) throws SQLException {
+    if (app != null && app.equals(TableComment.owner(conn, i.schema(), name))) {
+      return true;
+    }
+    for (IndexRecord r : i.made()) {
+      if (name.equals(r.physicalName()) && hasSpec(conn, i.schema(), i.table(), name,
+          new IndexSpec(r.name(), r.columns(), r.unique(), r.method()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean hasSpec(Connection conn, IndexAction i) throws SQLException {
+    return hasSpec(conn, i.schema(), i.table(), i.name(), i.create());
+  }
+
+  /**
+   * Whether index {@code name} of {@code schema.table}, there, is valid and is defined as {@code
+   * spec} would define it: the catalog's own rendering ({@code pg_get_indexdef}, which shows a
+   * predicate, expressions, included columns, a non-default collation, operator class or order)
+   * against the plain one of the spec.
+   */
+  private static boolean hasSpec(Connection conn, String schema, String table, String name,
+      IndexSpec spec) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT x.indisvalid AND"
+        + " pg_get_indexdef(x.indexrelid) = format('CREATE %sINDEX %I ON %I.%I USING %s (%s)',"
+        + " CASE WHEN ? THEN 'UNIQUE ' ELSE '' END, ?, ?, ?, lower(?), (SELECT"
+        + " string_agg(quote_ident(c), ', ' ORDER BY o) FROM unnest(?) WITH ORDINALITY u(c, o)))"
+        + " FROM pg_index x WHERE x.indexrelid = to_regclass(?)")) {
+      ps.setBoolean(1, spec.unique());
+      ps.setString(2, name);
+      ps.setString(3, schema);
+      ps.setString(4, table);
+      ps.setString(5, spec.method());
+      ps.setArray(6, conn.createArrayOf("text", spec.columns().toArray()));
+      ps.setString(7, SqlNames.qualified(schema, name));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
+  /** The definition of index {@code schema.name} as the catalog renders it, for a message. */
+  private static String definition(Connection conn, String schema, String name)
+      throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT pg_get_indexdef(to_regclass(?))")) {
+      ps.setString(1, SqlNames.qualified(schema, name));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
     }
   }
 

@@ -24,17 +24,18 @@ final class RowHandler implements TargetHandler<Row, RowRecord, RowAction> {
   private final TableAction table;
   private final IndexHandler indexes;
   private final SqlCommandHandler commands;
-  /** The table was not there when this handler was built: see {@link #childInvalidationFound}. */
-  private final boolean tableMissing;
+  /** What was found when this handler was built: see {@link #childInvalidationFound}. */
+  private final TargetChildInvalidation found;
 
   /**
-   * @param tableMissing the table was looked up and not found (dropped by hand since the last
-   *     run, its rows, indexes and views with it)
+   * @param found DESTRUCTIVE: the table was looked up and not found (dropped by hand since the
+   *     last run, its rows, indexes and views with it); LOSSY: its own app changed it in a way
+   *     that lost this app's rows ({@link TableGuests}); null: nothing
    */
-  RowHandler(Database db, TableAction table, boolean tableMissing) {
+  RowHandler(Database db, TableAction table, TargetChildInvalidation found) {
     this.db = db;
     this.table = table;
-    this.tableMissing = tableMissing;
+    this.found = found;
     this.indexes = new IndexHandler(db, table.schema(), table.table());
     this.commands = new SqlCommandHandler(db, table);
   }
@@ -57,11 +58,12 @@ final class RowHandler implements TargetHandler<Row, RowRecord, RowAction> {
   /**
    * A table found missing lost every row, index and command: the engine reconciles each declared
    * one as new (so it is written), sends no removal for the others, and lets no memo of a
-   * component that declared into the table hold.
+   * component that declared into the table hold. Another app's table whose changes lost this
+   * app's rows: each is reconciled once as possibly missing, so written again.
    */
   @Override
   public TargetChildInvalidation childInvalidationFound() {
-    return tableMissing ? TargetChildInvalidation.DESTRUCTIVE : null;
+    return found;
   }
 
   @Override

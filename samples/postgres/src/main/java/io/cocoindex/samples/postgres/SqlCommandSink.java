@@ -48,6 +48,15 @@ final class SqlCommandSink {
               + " a command of that name on the table, and two apps cannot both set up and tear"
               + " down one command: declare another command name");
         }
+        String recorded = c.setup() == null ? null : recordedTeardown(conn, c);
+        if (recorded != null && !c.teardowns().contains(recorded)) {
+          // The database says the command is set up, by this app (or before apps were
+          // recorded), though its tracking does not (lost, or reset): undo that one first, so
+          // that a setup that fails over an object it did not make (a plain CREATE VIEW, which
+          // never takes a user's view) runs over none of its own.
+          TableComment.runTeardown(conn, c.schema(), c.table(), recorded,
+              "the recorded teardown" + of);
+        }
         for (String teardown : c.teardowns()) {
           TableComment.runTeardown(conn, c.schema(), c.table(), teardown, "the teardown" + of);
         }
@@ -69,6 +78,21 @@ final class SqlCommandSink {
         }
       }
     });
+  }
+
+  /**
+   * The teardown of command {@code c} as its table's records keep it (its comment, or its
+   * schema's user-table records), or null when none is recorded.
+   */
+  private static String recordedTeardown(Connection conn, SqlCommandAction c)
+      throws SQLException {
+    for (TableComment.Entry e : TableComment.read(conn, c.schema(), c.table())) {
+      if (e.name().equals(c.name())) {
+        return e.teardown();
+      }
+    }
+    UserTableCommands.Entry entry = UserTableCommands.find(conn, c.schema(), c.table(), c.name());
+    return entry == null ? null : entry.teardown();
   }
 
   /**

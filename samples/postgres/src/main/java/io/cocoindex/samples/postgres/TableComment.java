@@ -8,6 +8,7 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -284,10 +285,12 @@ final class TableComment {
 
   /**
    * Runs a command's teardown on table {@code schema.table}. When the table is gone (dropped by
-   * hand), a teardown that fails is let go with a log line, in a savepoint: what it undoes (a
-   * grant, a trigger) went with the table, and one naming the table ({@code REVOKE ... ON}) can
-   * never succeed again, which would fail every run. On a table that is there, a failure fails,
-   * naming the command and the table.
+   * hand), a teardown that fails because what it names does not exist (undefined table, object,
+   * function or schema) is let go with a log line, in a savepoint: what it undoes (a grant, a
+   * trigger) went with the table, and one naming the table ({@code REVOKE ... ON}) can never
+   * succeed again, which would fail every run. Any other failure (permission denied, a lock
+   * timeout) fails, naming the command and the table, so that its record is kept and the next
+   * run retries it; so does any failure on a table that is there.
    */
   static void runTeardown(Connection conn, String schema, String table, String sql, String what)
       throws SQLException {
@@ -301,10 +304,21 @@ final class TableComment {
       conn.releaseSavepoint(savepoint);
     } catch (SQLException e) {
       conn.rollback(savepoint);
+      if (!MISSING.contains(e.getSQLState())) {
+        throw new SQLException(what + " failed: " + e.getMessage() + " (table " + schema + "."
+            + table + " is gone; only a teardown failing on what is missing is let go): it stays"
+            + " recorded, and the next run tries it again", e.getSQLState(), e);
+      }
       LOG.info("{} failed, table {}.{} being gone (dropped by hand?), with what the teardown"
           + " undoes: let go ({})", what, schema, table, e.getMessage());
     }
   }
+
+  /**
+   * The SQLSTATEs of a statement naming what does not exist: undefined table, object, function,
+   * schema.
+   */
+  private static final Set<String> MISSING = Set.of("42P01", "42704", "42883", "3F000");
 
   /** Whether table {@code schema.table} exists. */
   private static boolean exists(Connection conn, String schema, String table)

@@ -72,6 +72,12 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    * whatever their action says.
    */
   private final Set<List<String>> foundMissing = ConcurrentHashMap.newKeySet();
+  /**
+   * The other apps' tables of this run that this app writes into as its user's, as (database
+   * key, schema, table), to be recorded as its by their action ({@link TableGuests}), with the
+   * count of their own app's changes that lost this app's rows, which the action takes back.
+   */
+  private final Map<List<String>, Long> guestOf = new ConcurrentHashMap<>();
   /** The app's name ({@link Ctx#appName()}), or null: see {@link #TableHandler(Map, String)}. */
   private final String app;
 
@@ -99,7 +105,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
         (name, ds) ->
             databases.put(name, new Database(name, Objects.requireNonNull(ds, name), rowHandlers,
                 other -> database(other).dataSource, app,
-                t -> foundMissing.contains(List.of(t.database(), t.schema(), t.table())))));
+                t -> foundMissing.contains(List.of(t.database(), t.schema(), t.table())),
+                t -> guestOf.get(List.of(t.database(), t.schema(), t.table())))));
   }
 
   /** A handler for the databases of these keys, resolved from the context of this run. */
@@ -129,8 +136,32 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       LOG.warn("table {} of database {} is gone (dropped by hand?): it is created again and its"
           + " rows written again", table.qualifiedName(), table.database());
       foundMissing.add(List.of(table.database(), table.schema(), table.table()));
+      return new RowHandler(db, table, TargetChildInvalidation.DESTRUCTIVE);
     }
-    return new RowHandler(db, table, missing);
+    TableGuests.Look look = table.managedBy() == ManagedBy.USER && app != null
+        ? look(db, table) : null;
+    if (look == null || !look.guest(app)) {
+      return new RowHandler(db, table, null);
+    }
+    if (!look.registered() || look.lost() > 0) {
+      guestOf.put(List.of(table.database(), table.schema(), table.table()), look.lost());
+    }
+    if (look.lost() == 0) {
+      return new RowHandler(db, table, null);
+    }
+    LOG.warn("table {} of database {} was changed by its app '{}' in a way that lost app '{}''s"
+        + " rows (recreated): they are written again", table.qualifiedName(), table.database(),
+        look.maker(), app);
+    return new RowHandler(db, table, TargetChildInvalidation.LOSSY);
+  }
+
+  private TableGuests.Look look(Database db, TableAction table) {
+    try (Connection conn = db.dataSource.getConnection()) {
+      return TableGuests.look(conn, table.schema(), table.table(), app);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not look at table " + table.qualifiedName()
+          + " in database " + table.database() + ": " + e.getMessage(), e);
+    }
   }
 
   private static boolean exists(Database db, TableAction table) {

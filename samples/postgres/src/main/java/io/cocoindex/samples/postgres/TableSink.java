@@ -27,20 +27,23 @@ final class TableSink {
   private final String app;
   /** The tables of the run found missing (dropped by hand), created whatever their action says. */
   private final Predicate<TableAction> foundMissing;
+  /** For another app's table this app writes into, the count to take back ({@link TableGuests}). */
+  private final Function<TableAction, Long> guestOf;
 
   TableSink(DataSource dataSource, Function<String, DataSource> others, String app,
-      Predicate<TableAction> foundMissing) {
+      Predicate<TableAction> foundMissing, Function<TableAction, Long> guestOf) {
     this.dataSource = dataSource;
     this.others = others;
     this.app = app;
     this.foundMissing = foundMissing;
+    this.guestOf = guestOf;
   }
 
   void apply(List<TargetAction<TableAction>> actions) throws SQLException {
     List<TableAction> work = new ArrayList<>();
     for (TargetAction<TableAction> a : actions) {
       TableAction t = a.value();
-      if (!t.changes().isEmpty()) {
+      if (!t.changes().isEmpty() || guestOf.apply(t) != null) {
         work.add(t);
       } else if (foundMissing.test(t)) {
         work.add(new TableAction(t.database(), t.schema(), t.table(), t.columns(),
@@ -61,6 +64,10 @@ final class TableSink {
         if (t.changes().stream().anyMatch(c -> c.kind() == SchemaChange.Kind.RELEASE_TABLE)) {
           release(conn, t);
           continue;
+        }
+        Long lost = guestOf.apply(t);
+        if (lost != null) {
+          TableGuests.register(conn, t.schema(), t.table(), app, lost);
         }
         boolean drop = t.changes().stream().anyMatch(c -> c.kind() == SchemaChange.Kind.DROP_TABLE);
         String owner = app == null ? null : TableComment.owner(conn, t.schema(), t.table());
@@ -136,6 +143,7 @@ final class TableSink {
           t.database(), app);
       return;
     }
+    TableGuests.forget(conn, t.schema(), t.table(), app);
     List<String> commands = UserTableCommands.tearDownAllOf(conn, t.schema(), t.table(), app);
     for (String name : commands) {
       TableComment.handOver(conn, t.schema(), t.table(), name, app);
@@ -192,7 +200,12 @@ final class TableSink {
         case CREATE_TABLE -> {
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           checkNameFree(conn, t);
+          boolean there = TableGuests.there(conn, t.schema(), t.table());
           st.execute("CREATE TABLE IF NOT EXISTS " + table + " (" + columnList(t) + ")");
+          if (!there) {
+            // Made again after a drop: the rows other apps wrote into it went with it.
+            TableGuests.rowsLost(conn, t.schema(), t.table(), app);
+          }
         }
         case RECREATE_TABLE -> {
           checkNameFree(conn, t);
@@ -204,6 +217,7 @@ final class TableSink {
           st.execute("DROP TABLE IF EXISTS " + table);
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           st.execute("CREATE TABLE " + table + " (" + columnList(t) + ")");
+          TableGuests.rowsLost(conn, t.schema(), t.table(), app);
           handOver(conn, t, tornDown, app);
           IndexSink.makeAgain(conn, t.schema(), t.table(), othersIndexes);
         }

@@ -38,7 +38,8 @@ class IndexRecordTest {
     TargetReconcileOutput<IndexAction, IndexRecord> out =
         indexes.reconcile(StableKey.of("docs_lookup"), spec, List.of(old), false);
     assertThat(out.action()).isEqualTo(TargetAction.update(
-        new IndexAction("public", "docs", List.of("docs_lookup"), "docs__docs_lookup", spec)));
+        new IndexAction("public", "docs", List.of("docs_lookup"), "docs__docs_lookup", spec,
+            List.of(old.withPhysicalName()))));
     assertThat(out.trackingRecord()).isEqualTo(
         new IndexRecord("docs_lookup", List.of("title"), false, "btree", "docs__docs_lookup"));
     assertThat(indexes.reconcile(StableKey.of("docs_lookup"), spec,

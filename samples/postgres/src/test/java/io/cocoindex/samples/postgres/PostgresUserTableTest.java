@@ -6,17 +6,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
+import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.testkit.CocoIndexExtension;
+import io.cocoindex.testkit.CrashPoint;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What apps make on user-managed tables, and who owns it: the indexes and SQL commands an app
@@ -267,14 +274,19 @@ class PostgresUserTableTest {
           "DROP VIEW IF EXISTS \"" + schema + "\".guest_titles"));
     });
     coco.update(guest);
-    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey", "i docs_by_user",
-        "i docs_pkey", "i owned_pkey", "r cocoindex_sql_commands", "r docs", "r owned",
+    assertThat(relations()).containsExactly("i cocoindex_sql_commands_pkey",
+        "i cocoindex_table_guests_pkey", "i docs_by_user", "i docs_pkey", "i owned_pkey",
+        "r cocoindex_sql_commands", "r cocoindex_table_guests", "r docs", "r owned",
         "v guest_titles");
 
     ownerDeclares[0] = false;
     coco.update(owner);
 
-    assertThat(relations()).isEqualTo(THE_USERS);
+    // The guest's record that it writes into the table stays until the guest releases it.
+    assertThat(relations()).containsExactly("i cocoindex_table_guests_pkey", "i docs_by_user",
+        "i docs_pkey", "r cocoindex_table_guests", "r docs");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".cocoindex_table_guests"))
+        .containsExactly("owned|guest|0");
   }
 
   record Titled(long id, String title) {}
@@ -402,8 +414,9 @@ class PostgresUserTableTest {
   /**
    * The owner changes its table's primary key (a recreate) while a guest app (writing into it as
    * a user's table) has an index on it: the guest's index is made again on the new table, its
-   * comment naming the guest, and the guest's next run changes nothing but its table's refresh.
-   * (It was lost: the guest's record, unchanged, planned nothing.)
+   * comment naming the guest; the guest's next run, told of the recreate, finds it there, and the
+   * one after changes nothing but its table's refresh. (It was lost: the guest's record,
+   * unchanged, planned nothing.)
    */
   @Test
   void theOwnersRecreateMakesAGuestsIndexAgain() {
@@ -431,14 +444,19 @@ class PostgresUserTableTest {
     recreated[0] = true;
     coco.update(owner);
 
-    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey",
-        "i owned__by_guest", "i owned_pkey", "r docs", "r owned");
+    assertThat(relations()).containsExactly("i cocoindex_table_guests_pkey", "i docs_by_user",
+        "i docs_pkey", "i owned__by_guest", "i owned_pkey", "r cocoindex_table_guests", "r docs",
+        "r owned");
     assertThat(lines("SELECT indexdef FROM pg_indexes WHERE schemaname = '" + schema
         + "' AND indexname = 'owned__by_guest'")).containsExactly("CREATE INDEX owned__by_guest"
             + " ON " + schema + ".owned USING btree (title)");
     assertThat(comment("owned__by_guest")).isEqualTo("{\"cocoindex_app\": \"guest\"}");
-    assertThat(coco.update(guest))
-        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]");
+    // The guest hears of the recreate ({@link TableGuests}): what it declares on the table is
+    // reconciled once as possibly missing (the index there already: IF NOT EXISTS), then nothing.
+    String owned = TABLE + " update [\"main_db\", \"" + schema + "\", \"owned\"]";
+    assertThat(coco.update(guest)).containsExactly(owned, TABLE + "/[\"main_db\", \"" + schema
+        + "\", \"owned\"]@index update \"by_guest\"");
+    assertThat(coco.update(guest)).containsExactly(owned);
   }
   /** A command granting reads of docs to everyone: its teardown names the table. */
   SqlCommand grant() {
@@ -662,5 +680,291 @@ class PostgresUserTableTest {
 
     assertThat(lines("SELECT indexname FROM pg_indexes WHERE schemaname = '" + schema
         + "' AND tablename = 'codes' ORDER BY 1")).isEqualTo(indexes);
+  }
+
+  /** App indexer declaring index {@code by_indexer} on the user's docs, nothing else. */
+  App indexing() {
+    return coco.app("indexer", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareIndex(ctx, IndexSpec.btree("by_indexer", "title")));
+  }
+
+  String indexDef(String index) {
+    return lines("SELECT pg_get_indexdef('\"" + schema + "\"." + index + "'::regclass)").get(0);
+  }
+
+  /**
+   * The app sets up with no tracking (its first run, or its state store lost: every state new,
+   * as on a full reprocess), and the user has made by hand an index under the name the app's
+   * takes, with another definition: nothing says it is the app's, so it is neither kept as the
+   * app's by {@code IF NOT EXISTS} (its comment then naming the app, and the app's release
+   * dropping it) nor replaced. The run fails naming the index, the table and what to do; the
+   * user's index stays as it was, and once the user has dropped it the app makes its own.
+   */
+  @Test
+  void aHandMadeIndexOfTheAppsNameWithAnotherDefinitionIsNotTaken() {
+    execute("CREATE INDEX docs__by_indexer ON \"" + schema + "\".docs (views)");
+    String users = indexDef("docs__by_indexer");
+    App app = indexing();
+
+    assertThatThrownBy(() -> coco.update(app)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("index by_indexer of table " + schema + ".docs cannot be created as "
+            + schema + ".docs__by_indexer: an index of that name on the table, not recorded as"
+            + " this app's, has another definition");
+    assertThat(indexDef("docs__by_indexer")).isEqualTo(users);
+    assertThat(comment("docs__by_indexer")).isEqualTo("null");
+
+    execute("DROP INDEX \"" + schema + "\".docs__by_indexer");
+    coco.update(app);
+    assertThat(indexDef("docs__by_indexer"))
+        .isEqualTo("CREATE INDEX docs__by_indexer ON " + schema + ".docs USING btree (title)");
+    assertThat(comment("docs__by_indexer")).isEqualTo("{\"cocoindex_app\": \"indexer\"}");
+  }
+
+  /**
+   * The same, with a hand-made index of the app's definition: it is the app's index in all but
+   * the record of its maker, so it is taken (its comment naming the app), and the app's release
+   * drops it.
+   */
+  @Test
+  void aHandMadeIndexOfTheAppsNameAndDefinitionIsTakenAndReleased() {
+    execute("CREATE INDEX docs__by_indexer ON \"" + schema + "\".docs (title)");
+    App app = indexing();
+
+    coco.update(app);
+    assertThat(comment("docs__by_indexer")).isEqualTo("{\"cocoindex_app\": \"indexer\"}");
+    app.dropState();
+    assertThat(relations()).isEqualTo(THE_USERS);
+  }
+
+  /** A command making view {@code <app>_titles} over {@code table} with a plain CREATE VIEW. */
+  SqlCommand plainView(String app, String table) {
+    return new SqlCommand("titles", "CREATE VIEW \"" + schema + "\"." + app + "_titles AS"
+        + " SELECT id, title FROM \"" + schema + "\"." + table,
+        "DROP VIEW IF EXISTS \"" + schema + "\"." + app + "_titles");
+  }
+
+  /**
+   * The app's state store is lost, and the app sets up again, every state new: its command,
+   * whose setup is a plain {@code CREATE VIEW} (which fails over a view it did not make, so that
+   * a user's view of that name is never taken), finds its own view, recorded as its own beside
+   * its table: that recorded teardown runs first, then the setup, where the setup failed every
+   * run before.
+   */
+  @Test
+  void aCommandRecordedAsTheAppsIsTornDownBeforeItsSetupWhenTheAppsTrackingIsLost(
+      @TempDir Path lostStore) {
+    Consumer<Ctx> main = ctx -> {
+      TableTarget own = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.table(DB, schema, "own"));
+      own.declareRow(ctx, DOCS.row(new Doc(1, "own", 1)));
+      own.declareSqlCommand(ctx, plainView("indexer", "own"));
+    };
+    coco.update(coco.app("indexer", main));
+
+    try (App again = App.create("indexer", Environment.builder().dbPath(lostStore)
+        .provide(DB, PostgresServer.DATA_SOURCE).build(), main)) {
+      again.update();
+    }
+
+    assertThat(lines("SELECT * FROM \"" + schema + "\".indexer_titles")).containsExactly("1|own");
+    assertThat(lines("SELECT obj_description('\"" + schema + "\".own'::regclass, 'pg_class')"
+        + "::jsonb -> 'cocoindex_sql_commands' -> 'titles' ->> 'app'")).containsExactly("indexer");
+  }
+
+  /**
+   * A view the user made under the name of the app's command's view, recorded nowhere: the
+   * command's plain {@code CREATE VIEW} fails, naming the command and its table, and the user's
+   * view stays as it was (a {@code CREATE OR REPLACE VIEW} or {@code IF NOT EXISTS} setup would
+   * take it, for the command's teardown to drop later: the connector cannot see what a
+   * command's SQL makes).
+   */
+  @Test
+  void aUsersViewOfTheNameOfACommandsPlainCreateViewFailsItsSetup() {
+    execute("CREATE VIEW \"" + schema + "\".indexer_titles AS SELECT 'the user''s' AS v");
+    App app = coco.app("indexer", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "docs"))
+        .declareSqlCommand(ctx, plainView("indexer", "docs")));
+
+    assertThatThrownBy(() -> coco.update(app)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the setup of SQL command titles of table " + schema
+            + ".docs failed")
+        .hasMessageContaining("already exists");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".indexer_titles"))
+        .containsExactly("the user's");
+  }
+
+  /**
+   * A guest app writes rows into the owner's table as its user's table, one from a memoized
+   * component; the owner changes the table's primary key (its type), which drops and recreates
+   * the table, the guest's rows with it, while the guest's records of them are unchanged. The
+   * guest's next run writes them again, the memo not holding (the recreate is counted for the
+   * guests of the table, whose rows' handler finds the count), and the run after that writes
+   * nothing. (It wrote nothing: the guest's rows were gone until a full reprocess.)
+   */
+  @Test
+  void aGuestsRowsLostToTheOwnersRecreateAreWrittenAgainInTheGuestsNextRun() {
+    TableSchema<Doc> integerKey =
+        TableSchema.of(Doc.class).primaryKey("id").columnType("id", "integer").build();
+    boolean[] recreated = {false};
+    App owner = coco.app("owner", ctx -> {
+      TableSchema<Doc> docs = recreated[0] ? integerKey : DOCS;
+      Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, docs.table(DB, schema, "shared"))
+          .declareRow(ctx, docs.row(new Doc(1, "owner's", 1)));
+    });
+    App guest = coco.app("guest", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "shared"));
+      t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1)));
+      ctx.mountMemo("memoized", Fingerprint.ofString("source"),
+          c -> t.declareRow(c, DOCS.row(new Doc(3, "guest's memoized", 1))));
+    });
+    coco.update(owner);
+    coco.update(guest);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|1", "3|guest's memoized|1");
+
+    recreated[0] = true;
+    coco.update(owner);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1");
+
+    String shared = TABLE + " update [\"main_db\", \"" + schema + "\", \"shared\"]";
+    String rows = TABLE + "/[\"main_db\", \"" + schema + "\", \"shared\"] update ";
+    assertThat(coco.update(guest)).containsExactlyInAnyOrder(shared, rows + "2", rows + "3");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|1", "3|guest's memoized|1");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".cocoindex_table_guests"))
+        .containsExactly("shared|guest|0");
+    assertThat(coco.update(guest)).containsExactly(shared);
+
+    guest.dropState(); // its record as a guest goes, and the record table with it
+    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey", "i shared_pkey",
+        "r docs", "r shared");
+  }
+
+  /**
+   * The owner's table is dropped by hand, the guest's row with it; the owner's next run creates
+   * it again (found missing), and the guest's next run writes its row again.
+   */
+  @Test
+  void aGuestsRowsLostWithTheOwnersTableDroppedByHandAreWrittenAgainOnceItIsBack() {
+    App owner = coco.app("owner", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.table(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1))));
+    App guest = coco.app("guest", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1))));
+    coco.update(owner);
+    coco.update(guest);
+    execute("DROP TABLE \"" + schema + "\".shared");
+
+    coco.update(owner);
+    coco.update(guest);
+
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|1");
+  }
+
+  /**
+   * As above, the guest's run after the recreate killed at each of its precommits and commits
+   * in turn (its table's action, which takes the count back, may be applied before its rows are
+   * written): the next process's run still writes every row.
+   */
+  @Test
+  void aGuestsRunKilledAfterTheOwnersRecreateStillWritesItsRowsAgain() {
+    TableSchema<Doc> integerKey =
+        TableSchema.of(Doc.class).primaryKey("id").columnType("id", "integer").build();
+    int trial = 0;
+    for (int n = 1; ; n++) {
+      for (CrashPoint point : List.of(CrashPoint.afterPrecommit(n), CrashPoint.beforeCommit(n),
+          CrashPoint.afterCommit(n))) {
+        trial++;
+        execute("DROP TABLE IF EXISTS \"" + schema + "\".shared",
+            "DROP TABLE IF EXISTS \"" + schema + "\".cocoindex_table_guests");
+        boolean[] recreated = {false};
+        App owner = coco.app("owner" + trial, ctx -> {
+          TableSchema<Doc> docs = recreated[0] ? integerKey : DOCS;
+          Tables.register(ctx, TableHandler.of(ctx, DB))
+              .mountTable(ctx, docs.table(DB, schema, "shared"))
+              .declareRow(ctx, docs.row(new Doc(1, "owner's", 1)));
+        });
+        App guest = coco.app("guest" + trial, ctx -> {
+          TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+              .mountTable(ctx, DOCS.userTable(DB, schema, "shared"));
+          t.declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1)));
+          ctx.mountMemo("memoized", Fingerprint.ofString("source"),
+              c -> t.declareRow(c, DOCS.row(new Doc(3, "guest's memoized", 1))));
+        });
+        coco.update(owner);
+        coco.update(guest);
+        recreated[0] = true;
+        coco.update(owner);
+
+        boolean crashed = coco.updateCrashing(guest, point);
+        App next = coco.restart(guest);
+        coco.update(next);
+
+        assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+            .as(point.toString()).containsExactly("1|owner's|1", "2|guest's|1", "3|guest's memoized|1");
+        if (!crashed) {
+          assertThat(trial).as("runs killed before one completed").isGreaterThan(3);
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * The app's index, replaced by hand under its name with another definition (no comment naming
+   * the app): once the app no longer declares it, the user's index is not dropped, since nothing
+   * says it is the app's (it names no app, and is not the definition the app's record made), and
+   * the app forgets its own.
+   */
+  @Test
+  void anIndexReplacedByHandUnderTheAppsNameIsNotDroppedWhenNoLongerDeclared() {
+    boolean[] declares = {true};
+    App app = coco.app("indexer", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      if (declares[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("by_indexer", "title"));
+      }
+    });
+    coco.update(app);
+    execute("DROP INDEX \"" + schema + "\".docs__by_indexer",
+        "CREATE INDEX docs__by_indexer ON \"" + schema + "\".docs (views)");
+    String users = indexDef("docs__by_indexer");
+
+    declares[0] = false;
+    coco.update(app);
+
+    assertThat(indexDef("docs__by_indexer")).isEqualTo(users);
+    assertThat(coco.update(app))
+        .containsExactly(TABLE + " update [\"main_db\", \"" + schema + "\", \"docs\"]");
+  }
+
+  /**
+   * As an earlier version left it (no comment, its definition the app's record's), an index no
+   * longer declared is the app's, and dropped.
+   */
+  @Test
+  void anIndexAsAnEarlierVersionMadeItIsDroppedWhenNoLongerDeclared() {
+    boolean[] declares = {true};
+    App app = coco.app("indexer", ctx -> {
+      TableTarget t = Tables.register(ctx, TableHandler.of(ctx, DB))
+          .mountTable(ctx, DOCS.userTable(DB, schema, "docs"));
+      if (declares[0]) {
+        t.declareIndex(ctx, IndexSpec.btree("by_indexer", "title"));
+      }
+    });
+    coco.update(app);
+    execute("COMMENT ON INDEX \"" + schema + "\".docs__by_indexer IS NULL");
+
+    declares[0] = false;
+    coco.update(app);
+
+    assertThat(relations()).isEqualTo(THE_USERS);
   }
 }

@@ -28,18 +28,21 @@ import java.util.List;
  * @param indexName for an index to create, its name in the database ({@link IndexNames}): the
  *     setup runs if the name is free, nothing if it is an index of {@code table} already, and
  *     anything else holding it is an error naming it; null when only dropping
+ * @param indexMade for an index, the {@code CREATE INDEX} statements the app's records say it
+ *     made under {@code indexDrops} (never run): an index there that names no app is dropped
+ *     only if it is one of them, as a user's index under the name is not the app's to drop
  */
 @ActionValue
 public record AttachmentAction(
     String table, List<String> teardown, List<String> setup, String fullTextIndex,
     String sqlCommand, String sqlCommandTeardown, String index, List<String> indexDrops,
     String indexName, String handOverTable, List<String> handOverSetup,
-    List<SqlCommandHandler.Declared> sqlCommandsElsewhere) {
+    List<SqlCommandHandler.Declared> sqlCommandsElsewhere, List<String> indexMade) {
 
   /** An action that runs {@code teardown}, then {@code setup}. */
   static AttachmentAction of(String table, List<String> teardown, List<String> setup) {
     return new AttachmentAction(table, teardown, setup, null, null, null, null, List.of(), null,
-        null, List.of(), List.of());
+        null, List.of(), List.of(), List.of());
   }
 
   /**
@@ -50,7 +53,7 @@ public record AttachmentAction(
       String table, String index, List<String> drops, String name, List<String> setup) {
     return new AttachmentAction(
         table, List.of(), setup, null, null, null, index, List.copyOf(drops), name, null,
-        List.of(), List.of());
+        List.of(), List.of(), List.of());
   }
 
   /**
@@ -59,13 +62,20 @@ public record AttachmentAction(
    */
   static AttachmentAction ofFullTextIndex(String table, String name, List<String> setup) {
     return new AttachmentAction(table, List.of(), setup, name, null, null, null, List.of(), null,
-        null, List.of(), List.of());
+        null, List.of(), List.of(), List.of());
+  }
+
+  /** This index action, with the statements the app's records say made {@link #indexDrops}. */
+  AttachmentAction withIndexMade(List<String> made) {
+    return new AttachmentAction(table, teardown, setup, fullTextIndex, sqlCommand,
+        sqlCommandTeardown, index, indexDrops, indexName, handOverTable, handOverSetup,
+        sqlCommandsElsewhere, List.copyOf(made));
   }
 
   /** This removal, then {@code setup} of the index on {@code table} if the name is left free. */
   AttachmentAction handingOverTo(String table, List<String> setup) {
     return new AttachmentAction(this.table, teardown, this.setup, fullTextIndex, null, null, null,
-        List.of(), null, table, List.copyOf(setup), List.of());
+        List.of(), null, table, List.copyOf(setup), List.of(), List.of());
   }
 
   /**
@@ -75,6 +85,6 @@ public record AttachmentAction(
   AttachmentAction withSqlCommand(
       String name, String teardown, List<SqlCommandHandler.Declared> elsewhere) {
     return new AttachmentAction(table, this.teardown, setup, null, name, teardown, null,
-        List.of(), null, null, List.of(), List.copyOf(elsewhere));
+        List.of(), null, null, List.of(), List.copyOf(elsewhere), List.of());
   }
 }

@@ -40,7 +40,7 @@ final class AttachmentWriter {
       db.execute(c, sql);
     }
     boolean droppedFullTextIndex =
-        a.fullTextIndex() != null && FullTextIndexHandler.dropIndex(db, c, a);
+        a.fullTextIndex() != null && FullTextIndexHandler.dropIndex(db, c, a, app);
     // An index's drops run here, and its setup only when its name is free.
     if (a.index() == null || IndexHandler.dropAndCheckName(db, c, a, app)) {
       for (String sql : a.setup()) {

@@ -247,16 +247,40 @@ final class FullTextIndexHandler
    *
    * @return whether an FTS5 table was dropped
    */
-  static boolean dropIndex(SqliteDatabase db, Connection c, AttachmentAction a)
+  static boolean dropIndex(SqliteDatabase db, Connection c, AttachmentAction a, String app)
       throws SQLException {
     String name = a.fullTextIndex();
     SchemaObjects.SchemaObject existing = SchemaObjects.find(db, c, name);
     String indexed = existing == null ? null : indexedTable(existing);
+    String owner = existing == null ? null : MadeBy.appIn(existing.sql());
+    if (existing != null && indexed != null && indexed.equalsIgnoreCase(a.table())
+        && owner != null && !owner.equals(app)) {
+      // Another app's, on a table both write (this app's as a user's table).
+      if (a.setup().isEmpty()) {
+        log.warn("full-text index {} of table {} is not dropped: app '{}' made it, and app '{}'"
+            + " no longer declares it", name, a.table(), owner, app);
+        return false;
+      }
+      throw new IllegalStateException("full-text index " + name + " of table " + a.table()
+          + " cannot be created: app '" + owner + "' made an index of that name on the table,"
+          + " and two apps cannot both create and drop one index (SQLite names are"
+          + " database-wide): give the index another name");
+    }
+    if (existing != null && indexed != null && indexed.equalsIgnoreCase(a.table())
+        && owner == null && !a.setup().isEmpty()
+        && !IndexHandler.tokens(existing.sql()).equals(IndexHandler.tokens(a.setup().get(0)))) {
+      // Naming no app (an earlier version's, or copied by hand): only one over the declared
+      // columns is provably what this app would make; any other is not its to drop.
+      throw new IllegalStateException("full-text index " + name + " of table " + a.table()
+          + " cannot be created: an FTS5 table of that name on the table names no app and has"
+          + " other columns (" + existing.sql() + ") than the app's, so it is not taken for the"
+          + " app's (made by an earlier version under another spec, or by hand?): drop it (DROP"
+          + " TABLE " + name + ", with its triggers " + name + "_ai, _ad and _au) if it is not"
+          + " needed, or give the index another name");
+    }
     if (existing == null || (indexed != null && indexed.equalsIgnoreCase(a.table()))) {
       dropTriggers(db, c, name, a.table());
     } else if (indexed != null && !a.setup().isEmpty()) {
-      String owner = MadeBy.appIn(existing.sql());
-      String app = MadeBy.appIn(a.setup().get(0));
       if (owner != null && !owner.equals(app)) {
         throw new IllegalStateException("full-text index " + name + " of table " + a.table()
             + " cannot be created: app '" + owner + "' made an index of that name on table "

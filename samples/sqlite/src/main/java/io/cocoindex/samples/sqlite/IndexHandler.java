@@ -61,8 +61,8 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         return null;
       }
       String index = prev.isEmpty() ? keyName : prev.get(0).name();
-      return TargetReconcileOutput.of(TargetAction.delete(
-          AttachmentAction.ofIndex(table.name(), index, drops, null, List.of())), sink, null);
+      return TargetReconcileOutput.of(TargetAction.delete(AttachmentAction.ofIndex(
+          table.name(), index, drops, null, List.of()).withIndexMade(made(prev))), sink, null);
     }
     String name = IndexNames.of(table.name(), desired.name());
     declared.add(SqlIdentifiers.fold(name));
@@ -76,10 +76,27 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         .filter(n -> SqlIdentifiers.fold(n).equals(SqlIdentifiers.fold(name)) ? changed
             : !declared.contains(SqlIdentifiers.fold(n)))
         .toList();
-    AttachmentAction action = AttachmentAction.ofIndex(
-        table.name(), desired.name(), drops, name, List.of(createSql(desired, name)));
+    AttachmentAction action = AttachmentAction.ofIndex(table.name(), desired.name(), drops, name,
+        List.of(createSql(desired, name))).withIndexMade(drops.isEmpty() ? List.of() : made(prev));
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
+  }
+
+  /**
+   * What the earlier records say the app made: each spec's {@code CREATE INDEX} under its name
+   * now and under its declared name (as versions before {@link IndexNames} named it), distinct.
+   */
+  private List<String> made(List<IndexSpec> prev) {
+    List<String> made = new ArrayList<>();
+    for (IndexSpec p : prev) {
+      for (String name : List.of(IndexNames.of(table.name(), p.name()), p.name())) {
+        String sql = sql(p, name);
+        if (!made.contains(sql)) {
+          made.add(sql);
+        }
+      }
+    }
+    return made;
   }
 
   /**
@@ -123,6 +140,11 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
 
   private String createSql(IndexSpec spec, String name) {
     check(table.name(), table.columns(), spec);
+    return sql(spec, name);
+  }
+
+  /** The {@code CREATE INDEX} of {@code spec} under {@code name}, unchecked. */
+  private String sql(IndexSpec spec, String name) {
     StringBuilder cols = new StringBuilder();
     for (String col : spec.columns()) {
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlIdentifiers.quote("column", col));
@@ -149,6 +171,12 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         // Another app's index on a table both write (this app's as a user's table).
         log.warn("index {} of table {} is not dropped: app '{}' made it, and app '{}' no longer"
             + " declares it", holder.name(), a.table(), maker, app);
+      } else if (holder != null && holder.isIndexOf(a.table()) && maker == null
+          && a.indexMade().stream().noneMatch(m -> tokens(m).equals(tokens(holder.sql())))) {
+        // Names no app, and is none of what the app's records say it made under the name.
+        log.warn("index {} of table {} is not dropped: it names no app and is defined otherwise"
+            + " ({}) than app '{}' made it (made by hand?)", holder.name(), a.table(),
+            holder.sql(), app);
       } else if (holder != null && holder.isIndexOf(a.table())) {
         db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", holder.name()));
       } else if (holder != null) {
@@ -175,7 +203,16 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
       // Made by an earlier version (or by hand), naming no app: SQLite cannot comment an index
       // afterwards, so it is made again naming the app declaring it, which adopts it (its
       // removal, and its user's table's release, then find it). Runs only when an action is
-      // planned for it (a changed spec, a full reprocess), not in an unchanged run.
+      // planned for it (a changed spec, a full reprocess), not in an unchanged run. Only an
+      // index of the app's definition is provably its own: any other is the user's, which the
+      // app would otherwise replace, or keep and later drop as its own.
+      if (!tokens(holder.sql()).equals(tokens(a.setup().get(0)))) {
+        throw new IllegalStateException("index " + a.index() + " of table " + a.table()
+            + " cannot be created as " + holder.name() + ": an index of that name on the table"
+            + " names no app and has another definition (" + holder.sql() + ") than the app's ("
+            + a.setup().get(0) + "), so it is not taken for the app's (made by hand?): drop or"
+            + " rename it, or declare another index name");
+      }
       db.execute(c, "DROP INDEX " + SqlIdentifiers.quote("index", holder.name()));
       return true;
     }
@@ -186,6 +223,54 @@ final class IndexHandler implements TargetHandler<IndexSpec, IndexSpec, Attachme
         + " cannot be created" + (a.indexName().equals(a.index()) ? "" : " as " + a.indexName())
         + ": " + holder.describe() + " has that name (SQLite names are case-insensitive, shared"
         + " by tables, views and indexes): declare another index name");
+  }
+
+  /**
+   * The tokens of {@code sql} as SQLite reads them, to compare two {@code CREATE INDEX}
+   * statements by what they define: comments and spacing dropped, identifiers unquoted and, as
+   * keywords, case-folded; string literals kept as written.
+   */
+  static List<String> tokens(String sql) {
+    List<String> out = new ArrayList<>();
+    int i = 0;
+    int n = sql.length();
+    while (i < n) {
+      char ch = sql.charAt(i);
+      if (Character.isWhitespace(ch)) {
+        i++;
+      } else if (sql.startsWith("/*", i)) {
+        int end = sql.indexOf("*/", i + 2);
+        i = end < 0 ? n : end + 2;
+      } else if (sql.startsWith("--", i)) {
+        int end = sql.indexOf('\n', i);
+        i = end < 0 ? n : end + 1;
+      } else if (ch == '"' || ch == '`' || ch == '[' || ch == '\'') {
+        char close = ch == '[' ? ']' : ch;
+        StringBuilder quoted = new StringBuilder();
+        for (i++; i < n; i++) {
+          char d = sql.charAt(i);
+          if (d == close && close != ']' && i + 1 < n && sql.charAt(i + 1) == close) {
+            i++; // a doubled quote stands for itself
+          } else if (d == close) {
+            i++;
+            break;
+          }
+          quoted.append(d);
+        }
+        out.add(ch == '\'' ? "'" + quoted : SqlIdentifiers.fold(quoted.toString()));
+      } else if (Character.isLetterOrDigit(ch) || ch == '_' || ch == '$') {
+        int start = i;
+        while (i < n && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_'
+            || sql.charAt(i) == '$')) {
+          i++;
+        }
+        out.add(SqlIdentifiers.fold(sql.substring(start, i)));
+      } else {
+        out.add(String.valueOf(ch));
+        i++;
+      }
+    }
+    return out;
   }
 
   /**

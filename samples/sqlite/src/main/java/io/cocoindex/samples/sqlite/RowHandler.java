@@ -27,7 +27,7 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   private final SqlCommandHandler sqlCommands;
   private final FullTextIndexHandler fullTextIndexes;
   /** The table was not there when this handler was built: see {@link #childInvalidationFound}. */
-  private final boolean tableMissing;
+  private final TargetChildInvalidation found;
 
   /**
    * What one run declared that is database-wide, for one database file: shared by every key that
@@ -74,17 +74,18 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   }
 
   RowHandler(TableSpec table, Sinks sinks) {
-    this(table, sinks, false);
+    this(table, sinks, null);
   }
 
   /**
-   * @param tableMissing the table was looked for and not found (dropped by hand since the last
-   *     run, its rows with it)
+   * @param found DESTRUCTIVE: the table was looked for and not found (dropped by hand since the
+   *     last run, its rows with it); LOSSY: its own app changed it in a way that lost this app's
+   *     rows ({@link TableGuests}); null: nothing
    */
-  RowHandler(TableSpec table, Sinks sinks, boolean tableMissing) {
+  RowHandler(TableSpec table, Sinks sinks, TargetChildInvalidation found) {
     this.table = table;
     this.sinks = sinks;
-    this.tableMissing = tableMissing;
+    this.found = found;
     List<String> names = new ArrayList<>();
     table.columns().forEach(c -> names.add(c.name()));
     this.columns = List.copyOf(names);
@@ -118,11 +119,12 @@ final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {
   /**
    * A table found missing lost every row: the engine reconciles each declared row as new (so it
    * is written), sends no deletion for the others, and lets no memo of a component that declared
-   * rows into it hold.
+   * rows into it hold. Another app's table whose changes lost this app's rows: each is
+   * reconciled once as possibly missing, so written again.
    */
   @Override
   public TargetChildInvalidation childInvalidationFound() {
-    return tableMissing ? TargetChildInvalidation.DESTRUCTIVE : null;
+    return found;
   }
 
   @Override

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,9 @@ final class SqlCommandRecords {
   private static final Logger log = LoggerFactory.getLogger(SqlCommandRecords.class);
   static final String TABLE = SqlIdentifiers.RESERVED_PREFIX + "sql_commands";
   private static final String QUOTED = SqlIdentifiers.quote("table", TABLE);
+  /** SQLite's message for a statement naming an object that does not exist. */
+  private static final Pattern MISSING_OBJECT =
+      Pattern.compile("no such (table|view|trigger|index): ");
 
   private SqlCommandRecords() {}
 
@@ -222,27 +226,45 @@ final class SqlCommandRecords {
 
   /**
    * Runs the teardown of command {@code name} of {@code table}. When the table is gone (dropped
-   * by hand), a teardown that fails is let go with a log line, in a savepoint: what it undoes went
-   * with the table (a trigger), and one naming the table ({@code DELETE FROM} it) can never
-   * succeed again, which would fail every run. On a table that is there, a failure fails.
+   * by hand), a teardown that fails on a missing object ({@code no such table}, view, trigger or
+   * index) is let go with a log line, in a savepoint: what it undoes went with the table (a
+   * trigger), and one naming the table ({@code DELETE FROM} it) can never succeed again, which
+   * would fail every run. Any other failure (a trigger of the user's refusing it, a read-only
+   * database) fails, naming the command and the table, so that its record is kept and the next
+   * run retries it; so does any failure on a table that is there.
    */
   static void runTeardown(SqliteDatabase db, Connection c, String table, String name,
       String teardown) throws SQLException {
     SchemaObjects.SchemaObject holder = SchemaObjects.find(db, c, table);
-    if (holder != null && holder.isTable()) {
-      db.execute(c, teardown);
-      return;
+    boolean there = holder != null && holder.isTable();
+    if (!there) {
+      db.execute(c, "SAVEPOINT cocoindex_teardown");
     }
-    db.execute(c, "SAVEPOINT cocoindex_teardown");
     try {
       db.execute(c, teardown);
     } catch (SQLException failed) {
+      if (there) {
+        throw failed(name, table, failed);
+      }
       db.execute(c, "ROLLBACK TO cocoindex_teardown");
+      db.execute(c, "RELEASE cocoindex_teardown");
+      if (!MISSING_OBJECT.matcher(String.valueOf(failed.getMessage())).find()) {
+        throw failed(name, table, failed);
+      }
       log.info("the teardown of SQL command {} of table {} failed, the table being gone (dropped"
           + " by hand?) with what the teardown undoes: let go ({})", name, table,
           failed.getMessage());
+      return;
     }
-    db.execute(c, "RELEASE cocoindex_teardown");
+    if (!there) {
+      db.execute(c, "RELEASE cocoindex_teardown");
+    }
+  }
+
+  private static SQLException failed(String name, String table, SQLException cause) {
+    return new SQLException("the teardown of SQL command " + name + " of table " + table
+        + " failed: " + cause.getMessage() + "; it stays recorded, and the next run tries it"
+        + " again", cause.getSQLState(), cause.getErrorCode(), cause);
   }
 
   /**

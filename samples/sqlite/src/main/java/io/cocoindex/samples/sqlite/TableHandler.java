@@ -79,6 +79,12 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
    * says, as a recreate is.
    */
   private final Set<String> foundMissing = ConcurrentHashMap.newKeySet();
+  /**
+   * The other apps' tables of this run that this app writes into as its user's, as {@link
+   * #where}, to be recorded as its by their action ({@link TableGuests}), with the count of their
+   * own app's changes that lost this app's rows, which the action takes back.
+   */
+  private final Map<String, Long> guestOf = new ConcurrentHashMap<>();
   /** The app's name. */
   private final String app;
 
@@ -161,8 +167,41 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       log.warn("table {} of database {} is gone (dropped by hand?): it is created again and its"
           + " rows written again", spec.name(), target.db().location());
       foundMissing.add(where(target, spec.name()));
+      return new RowHandler(spec, target.sinks(), TargetChildInvalidation.DESTRUCTIVE);
     }
-    return new RowHandler(spec, target.sinks(), missing);
+    TableGuests.Look look = spec.userManaged() && !table.drop() ? look(target.db(), spec.name())
+        : null;
+    if (look == null || !look.guest(app)) {
+      return new RowHandler(spec, target.sinks(), null);
+    }
+    if (!look.registered() || look.lost() > 0) {
+      guestOf.put(where(target, spec.name()), look.lost());
+    }
+    if (look.lost() == 0) {
+      return new RowHandler(spec, target.sinks(), null);
+    }
+    log.warn("table {} of database {} was changed by its app '{}' in a way that lost app '{}''s"
+        + " rows (recreated): they are written again", spec.name(), target.db().location(),
+        look.maker(), app);
+    return new RowHandler(spec, target.sinks(), TargetChildInvalidation.LOSSY);
+  }
+
+  /** Looks at the user's table {@code name} for this app as a guest ({@link TableGuests}). */
+  private TableGuests.Look look(SqliteDatabase db, String name) {
+    if (!Files.exists(Path.of(db.location()))) {
+      return null;
+    }
+    try {
+      return db.read(c -> TableGuests.look(c, name, app));
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not look at table " + name + " in database "
+          + db.location() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The count a guest's action of the user's table {@code spec} takes back, or null. */
+  private Long guestOf(TableSpec spec) {
+    return guestOf.get(where(database(spec.database(), spec.name()), spec.name()));
   }
 
   /** Whether the table of {@code spec} was found missing in this run ({@link #rows}). */
@@ -320,7 +359,8 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     // One transaction per database, in the order the actions came.
     Map<String, List<TableAction>> byDatabase = new LinkedHashMap<>();
     for (TargetAction<TableAction> a : actions) {
-      if (touchesTheDatabase(a.value()) || foundMissing(a.value().spec())) {
+      if (touchesTheDatabase(a.value()) || foundMissing(a.value().spec())
+          || guestOf(a.value().spec()) != null) {
         byDatabase.computeIfAbsent(a.value().spec().database(), d -> new ArrayList<>())
             .add(a.value());
       }
@@ -373,6 +413,10 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
             .filter(d -> d.command().name().equals(command)).toList(), app);
       }
       return;
+    }
+    Long lost = a.drop() ? null : guestOf(spec);
+    if (lost != null) {
+      TableGuests.register(db, c, spec.name(), app, lost);
     }
     boolean missing = foundMissing(spec);
     if (!touchesTheDatabase(a) && !missing) {
@@ -433,6 +477,10 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
       }
     }
     db.execute(c, createTable(table, spec, app));
+    if (holder == null || a.recreate() || missing) {
+      // Made (again): the rows other apps wrote into it, if any, went with the table.
+      TableGuests.rowsLost(db, c, spec.name(), app);
+    }
     Set<String> existing = TableColumns.folded(db, c, spec.name());
     for (ColumnSpec col : a.addColumns()) {
       if (!existing.contains(SqlIdentifiers.fold(col.name()))) {
@@ -458,6 +506,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
   private void removeWhatTheAppMade(SqliteDatabase db, Connection c, TableAction a)
       throws SQLException {
     String name = a.spec().name();
+    TableGuests.forget(db, c, name, app);
     List<String> tornDown = SqlCommandRecords.tearDownAllOf(db, c, name, app);
     List<String> dropped = FullTextIndexHandler.dropIndexesMadeBy(db, c, name, app);
     List<String> indexes = IndexHandler.dropIndexesMadeBy(db, c, name, app);

@@ -42,6 +42,15 @@ class IndexHandlerTest {
         .doesNotEndWith("by_title");
   }
 
+  /**
+   * What a record of index by_title over title says the app made, under its name in the database
+   * and under its declared name (an earlier version's): an index there that names no app is
+   * dropped only if it is one of them.
+   */
+  static final List<String> MADE_BY_TITLE = List.of(
+      "CREATE INDEX \"docs__by_title\" /* cocoindex app: indexer */ ON \"docs\" (\"title\")",
+      "CREATE INDEX \"by_title\" /* cocoindex app: indexer */ ON \"docs\" (\"title\")");
+
   @Test
   void aRecordKeyedByItsDeclaredNameDropsTheIndexUnderBothNames() {
     IndexSpec byTitle = IndexSpec.of("by_title", "title");
@@ -49,7 +58,8 @@ class IndexHandlerTest {
         indexes.reconcile(StableKey.of("by_title"), null, List.of(byTitle), false);
 
     assertThat(out.action()).isEqualTo(TargetAction.delete(AttachmentAction.ofIndex(
-        "docs", "by_title", List.of("docs__by_title", "by_title"), null, List.of())));
+        "docs", "by_title", List.of("docs__by_title", "by_title"), null, List.of())
+        .withIndexMade(MADE_BY_TITLE)));
   }
 
   @Test
@@ -59,7 +69,8 @@ class IndexHandlerTest {
         indexes.reconcile(StableKey.of("docs__by_title"), null, List.of(byTitle), false);
 
     assertThat(out.action()).isEqualTo(TargetAction.delete(AttachmentAction.ofIndex(
-        "docs", "by_title", List.of("docs__by_title"), null, List.of())));
+        "docs", "by_title", List.of("docs__by_title"), null, List.of())
+        .withIndexMade(MADE_BY_TITLE)));
   }
 
   @Test
@@ -76,7 +87,7 @@ class IndexHandlerTest {
     TargetReconcileOutput<AttachmentAction, IndexSpec> old =
         indexes.reconcile(StableKey.of("by_title"), null, List.of(byTitle), false);
     assertThat(old.action()).isEqualTo(TargetAction.delete(AttachmentAction.ofIndex(
-        "docs", "by_title", List.of("by_title"), null, List.of())));
+        "docs", "by_title", List.of("by_title"), null, List.of()).withIndexMade(MADE_BY_TITLE)));
   }
 
   @Test
@@ -88,7 +99,7 @@ class IndexHandlerTest {
     assertThat(out.action()).isEqualTo(TargetAction.update(AttachmentAction.ofIndex("docs",
         "by_title", List.of("docs__by_title"), "docs__by_title",
         List.of("CREATE UNIQUE INDEX \"docs__by_title\" /* cocoindex app: indexer */ ON"
-            + " \"docs\" (\"title\", \"id\")"))));
+            + " \"docs\" (\"title\", \"id\")")).withIndexMade(MADE_BY_TITLE)));
     assertThat(out.trackingRecord()).isEqualTo(unique);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
+import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
@@ -69,6 +70,8 @@ class SharedDatabaseTest extends TargetDatabaseTest {
     second.dropState();
     assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A", "b|B");
     assertThat(second.status().providers()).isEmpty();
+    // Its record as a guest of the table ({@link TableGuests}) goes too, and the table with it.
+    assertThat(schema()).containsExactly("table docs");
   }
 
   @Test
@@ -203,15 +206,16 @@ class SharedDatabaseTest extends TargetDatabaseTest {
             + " app 'owner' set up a command of that name on the table (recorded in"
             + " cocoindex_sql_commands), and two apps cannot both set up and tear down one"
             + " command: declare another command name");
-    assertThat(schema()).containsExactly(
-        "table cocoindex_sql_commands", "table docs", "view docs_titles");
+    // The guest's table action applied, recording it as a guest of the owner's table.
+    assertThat(schema()).containsExactly("table cocoindex_sql_commands",
+        "table cocoindex_table_guests", "table docs", "view docs_titles");
     assertThat(q("SELECT table_name, name, teardown, app FROM cocoindex_sql_commands"))
         .containsExactly("docs|titles|DROP VIEW IF EXISTS docs_titles|owner");
 
     withCommand[0] = false;
     guest.update();
-    assertThat(schema()).containsExactly(
-        "table cocoindex_sql_commands", "table docs", "view docs_titles");
+    assertThat(schema()).containsExactly("table cocoindex_sql_commands",
+        "table cocoindex_table_guests", "table docs", "view docs_titles");
     assertThat(q("SELECT table_name, name, teardown, app FROM cocoindex_sql_commands"))
         .containsExactly("docs|titles|DROP VIEW IF EXISTS docs_titles|owner");
     assertThat(q("SELECT id, title FROM docs_titles ORDER BY id")).containsExactly("a|A", "g|G");
@@ -309,7 +313,8 @@ class SharedDatabaseTest extends TargetDatabaseTest {
     });
     guest.update();
     List<String> withTheGuests = List.of("index docs__guest_by_title",
-        "table cocoindex_sql_commands", "table docs", "table guest_fts", "table guest_fts_config",
+        "table cocoindex_sql_commands", "table cocoindex_table_guests", "table docs",
+        "table guest_fts", "table guest_fts_config",
         "table guest_fts_data", "table guest_fts_docsize", "table guest_fts_idx",
         "trigger guest_fts_ad", "trigger guest_fts_ai", "trigger guest_fts_au",
         "view guest_titles");
@@ -342,8 +347,82 @@ class SharedDatabaseTest extends TargetDatabaseTest {
     assertThat(q("SELECT title FROM guest_fts WHERE guest_fts MATCH 'h'")).containsExactly("H");
     exec("DELETE FROM docs WHERE id = 'h'");
 
+    // Its row, lost with the recreate, is written again ({@link TableGuests}); here the guest's
+    // primary key (id) no longer fits the table's (id, title), and the write says so.
+    assertThatThrownBy(guest::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("ON CONFLICT clause does not match any PRIMARY KEY");
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A");
+  }
+
+  record Numbered(double id, String title) {}
+
+  /**
+   * A guest app writes rows into the owner's table as its user's table, one from a memoized
+   * component; the owner changes the table's primary key (its type, to REAL: an INTEGER one would
+   * be the rowid, refusing the guest's text keys), which drops and recreates
+   * the table, the guest's rows with it, while the guest's records of them are unchanged. The
+   * guest's next run writes them again, the memo not holding (the recreate is counted for the
+   * table's guests, whose rows' handler finds the count), and the run after that sends nothing.
+   * (It wrote nothing: the guest's rows were gone until a full reprocess.)
+   */
+  @Test
+  void aGuestsRowsLostToTheOwnersRecreateAreWrittenAgainInTheGuestsNextRun() throws Exception {
+    Environment env = environment().build();
+    boolean[] recreated = {false};
+    App owner = app("owner", env, ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (recreated[0]) {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Numbered.class, "id"))
+            .declareRow(ctx, new Numbered(1, "owner's"));
+      } else {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Doc.class, "id"))
+            .declareRow(ctx, new Doc("1", "owner's"));
+      }
+    });
+    App guest = app("guest", env, ctx -> {
+      SqliteTable<Doc> t = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      t.declareRow(ctx, new Doc("b", "guest's"));
+      ctx.mountMemo("memoized", Fingerprint.ofString("source"),
+          c -> t.declareRow(c, new Doc("c", "guest's memoized")));
+    });
+    owner.update();
+    guest.update();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("1|owner's", "b|guest's", "c|guest's memoized");
+
+    recreated[0] = true;
+    owner.update();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("1.0|owner's");
+
+    guest.update();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("1.0|owner's", "b|guest's", "c|guest's memoized");
+    assertThat(q("SELECT table_name, app, lost FROM cocoindex_table_guests"))
+        .containsExactly("docs|guest|0");
     long statements = db().statementsExecuted();
-    guest.update(); // its row, lost with the recreate, is not written again: its record holds
+    guest.update();
     assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * The owner's table is dropped by hand, the guest's row with it; the owner's next run creates
+   * it again (found missing), and the guest's next run writes its row again.
+   */
+  @Test
+  void aGuestsRowsLostWithTheOwnersTableDroppedByHandAreWrittenAgainOnceItIsBack()
+      throws Exception {
+    Environment env = environment().build();
+    App owner = app("owner", env, docs(TableSchema.of("docs", Doc.class, "id"), Map.of("a", "A")));
+    App guest = app("guest", env,
+        docs(TableSchema.userManaged("docs", Doc.class, "id"), Map.of("b", "B")));
+    owner.update();
+    guest.update();
+    exec("DROP TABLE docs");
+
+    owner.update();
+    guest.update();
+
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A", "b|B");
   }
 }

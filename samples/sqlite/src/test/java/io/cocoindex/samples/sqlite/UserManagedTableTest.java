@@ -1,11 +1,15 @@
 package io.cocoindex.samples.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ContextKey;
+import io.cocoindex.Ctx;
 import io.cocoindex.runtime.App;
+import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.runtime.UpdateOptions;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -254,6 +258,44 @@ class UserManagedTableTest extends TargetDatabaseTest {
   }
 
   /**
+   * The user drops their table by hand; the app then no longer declares its command, whose
+   * teardown fails for another reason than a missing object (the user's audit trigger refuses
+   * it): the run fails naming the command and the table, the command stays recorded in the
+   * database and tracked, and the run after the cause is gone tears it down and forgets it.
+   */
+  @Test
+  void aTeardownFailingForAnotherReasonOnATableDroppedByHandFailsTheRunUntilItSucceeds()
+      throws Exception {
+    exec("CREATE TABLE audit (source TEXT)");
+    exec("CREATE TRIGGER audit_kept BEFORE DELETE ON audit"
+        + " BEGIN SELECT RAISE(ABORT, 'audit rows are kept'); END");
+    boolean[] command = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (command[0]) {
+        docs.declareSqlCommand(ctx, new SqlCommand("audited",
+            "INSERT INTO audit VALUES ('docs')", "DELETE FROM audit WHERE source = 'docs'"));
+      }
+    });
+    app.update();
+    exec("DROP TABLE docs");
+
+    command[0] = false;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the teardown of SQL command audited of table docs failed")
+        .hasMessageContaining("audit rows are kept");
+
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|audited|test");
+    assertThat(q("SELECT source FROM audit")).containsExactly("docs");
+    exec("DROP TRIGGER audit_kept");
+    app.update();
+    assertThat(schema()).containsExactly("table audit");
+    assertThat(q("SELECT count(*) FROM audit")).containsExactly("0");
+  }
+
+  /**
    * The user drops their table by hand; the app then no longer declares it: its release lets go
    * of the command's teardown that fails on the missing table, forgets its record, drops the
    * full-text index left behind, and succeeds.
@@ -303,6 +345,195 @@ class UserManagedTableTest extends TargetDatabaseTest {
 
     table[0] = false;
     app.update();
+    assertThat(schema()).isEqualTo(THE_USERS);
+  }
+
+  /** An app declaring index {@code by_title} on the user's table, nothing else. */
+  private App indexing() {
+    return app(ctx -> Sqlite.register(ctx, DB)
+        .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"))
+        .declareIndex(ctx, IndexSpec.of("by_title", "title")));
+  }
+
+  /**
+   * The app sets up with no tracking (its first run, or its state store lost: every state new,
+   * as on a full reprocess), and the user has made by hand an index under the name the app's
+   * takes, with another definition: nothing says it is the app's, so it is neither taken (made
+   * again as the app's, then dropped with the app's release) nor kept as if it were. The run
+   * fails naming the index, the table and what to do, the user's index stays as it was, and once
+   * the user has dropped it the app makes its own.
+   */
+  @Test
+  void aHandMadeIndexOfTheAppsNameWithAnotherDefinitionIsNotTaken() throws Exception {
+    exec("CREATE INDEX docs__by_title ON docs (title, id)");
+    App app = indexing();
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("index by_title of table docs cannot be created as docs__by_title:"
+            + " an index of that name on the table names no app and has another definition");
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs__by_title'"))
+        .containsExactly("CREATE INDEX docs__by_title ON docs (title, id)");
+
+    exec("DROP INDEX docs__by_title");
+    app.update();
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs__by_title'")).containsExactly(
+        "CREATE INDEX \"docs__by_title\" /* cocoindex app: test */ ON \"docs\" (\"title\")");
+  }
+
+  /**
+   * The same, with a hand-made index of the app's definition, written another way: it is the
+   * app's index in all but the name of its maker, so it is taken (made again naming the app),
+   * and the app's release drops it.
+   */
+  @Test
+  void aHandMadeIndexOfTheAppsNameAndDefinitionIsTakenAndReleased() throws Exception {
+    exec("create index Docs__By_Title on DOCS ( [Title] ) -- the user's copy");
+    App app = indexing();
+
+    app.update();
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs__by_title'")).containsExactly(
+        "CREATE INDEX \"docs__by_title\" /* cocoindex app: test */ ON \"docs\" (\"title\")");
+    app.dropState();
+    assertThat(schema()).isEqualTo(THE_USERS);
+  }
+
+  /** An app declaring full-text index {@code docs_fts} over title on the user's table. */
+  private App fullTextIndexing(String name) {
+    return app(name, environment().build(), ctx -> Sqlite.register(ctx, DB)
+        .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"))
+        .declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title"))));
+  }
+
+  /**
+   * A full-text index as an earlier version made it (naming no app) but over other columns,
+   * found by an app setting up with no tracking: nothing says it is this app's, so it is not
+   * dropped and made again as the app's; the run fails naming it, its table and what to do.
+   */
+  @Test
+  void aFullTextIndexNamingNoAppWithOtherColumnsIsNotTaken() throws Exception {
+    String earlier = "CREATE VIRTUAL TABLE \"docs_fts\" USING fts5(\"id\", content='docs',"
+        + " content_rowid='rowid')";
+    exec(earlier);
+
+    assertThatThrownBy(fullTextIndexing("test")::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("full-text index docs_fts of table docs cannot be created: an FTS5"
+            + " table of that name on the table names no app and has other columns");
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'"))
+        .containsExactly(earlier);
+  }
+
+  /**
+   * Another app's full-text index of the name, on the user's table both write: an error naming
+   * that app, and it stays as that app made it (it was dropped and made again as this app's).
+   */
+  @Test
+  void anotherAppsFullTextIndexOfTheNameOnASharedTableIsNotTaken() throws Exception {
+    fullTextIndexing("other").update();
+    List<String> others = q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'");
+    boolean[] declares = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (declares[0]) {
+        docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", List.of("title")));
+      }
+    });
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("full-text index docs_fts of table docs cannot be created: app"
+            + " 'other' made an index of that name on the table");
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'")).isEqualTo(others);
+
+    // No longer declared, its failed creation is removed: the other app's index stays.
+    declares[0] = false;
+    app.update();
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'")).isEqualTo(others);
+    assertThat(q("SELECT count(*) FROM sqlite_master WHERE name LIKE 'docs_fts_a_'"))
+        .containsExactly("3");
+  }
+
+  /**
+   * The app's state store is lost, and the app sets up again, every state new: its command,
+   * whose setup is a plain {@code CREATE VIEW} (which fails over a view it did not make, so that
+   * a user's view of the name is never taken), finds its own view, recorded as its own in the
+   * database: that recorded teardown runs first, then the setup. A view of the name the user
+   * made, recorded nowhere, fails the setup and stays.
+   */
+  @Test
+  void aCommandRecordedAsTheAppsIsTornDownBeforeItsSetupWhenTheAppsTrackingIsLost()
+      throws Exception {
+    Consumer<Ctx> main = ctx -> Sqlite.register(ctx, DB)
+        .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"))
+        .declareSqlCommand(ctx, VIEW);
+    app(main).update();
+
+    app("test", environment().dbPath(dir.resolve("lost")).build(), main).update();
+
+    assertThat(q("SELECT * FROM docs_titles")).containsExactly("u|the user's");
+    assertThat(q("SELECT table_name, name, app FROM cocoindex_sql_commands"))
+        .containsExactly("docs|titles|test");
+
+    exec("DROP VIEW docs_titles");
+    exec("DELETE FROM cocoindex_sql_commands");
+    exec("CREATE VIEW docs_titles AS SELECT 'the user''s view' AS v");
+    assertThatThrownBy(app("test", environment().dbPath(dir.resolve("lost again")).build(),
+        main)::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("already exists");
+    assertThat(q("SELECT * FROM docs_titles")).containsExactly("the user's view");
+  }
+
+  /**
+   * The app's index, replaced by hand under its name with another definition (naming no app):
+   * once the app no longer declares it, the user's index is not dropped, since nothing says it
+   * is the app's (it names no app, and is not the definition the app's record made), and the
+   * app forgets its own.
+   */
+  @Test
+  void anIndexReplacedByHandUnderTheAppsNameIsNotDroppedWhenNoLongerDeclared() throws Exception {
+    boolean[] declares = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (declares[0]) {
+        docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      }
+    });
+    app.update();
+    exec("DROP INDEX docs__by_title");
+    exec("CREATE INDEX docs__by_title ON docs (title, id)");
+
+    declares[0] = false;
+    app.update();
+
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs__by_title'"))
+        .containsExactly("CREATE INDEX docs__by_title ON docs (title, id)");
+    long statements = db().statementsExecuted();
+    app.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * As an earlier version left it (naming no app, its definition the app's record's), an index
+   * no longer declared is the app's, and dropped.
+   */
+  @Test
+  void anIndexAsAnEarlierVersionMadeItIsDroppedWhenNoLongerDeclared() throws Exception {
+    boolean[] declares = {true};
+    App app = app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (declares[0]) {
+        docs.declareIndex(ctx, IndexSpec.of("by_title", "title"));
+      }
+    });
+    app.update();
+    exec("DROP INDEX docs__by_title");
+    exec("CREATE INDEX \"docs__by_title\" ON \"docs\" (\"title\")");
+
+    declares[0] = false;
+    app.update();
+
     assertThat(schema()).isEqualTo(THE_USERS);
   }
 }
