@@ -288,8 +288,24 @@ public final class App implements AutoCloseable {
    * under way when the update lock goes.
    */
   private void awaitStoppedTasks(Run run) {
-    if (!onPoolWorker() && !componentPool.awaitQuiescence(STOPPED_TASKS_WAIT_SECONDS,
-        TimeUnit.SECONDS)) {
+    if (onPoolWorker()) {
+      return; // running on one of its workers, the pool is never quiet while this waits
+    }
+    // Polled, not awaitQuiescence: that runs the pool's queued tasks on this thread, and one of
+    // them may be a body that blocks.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STOPPED_TASKS_WAIT_SECONDS);
+    boolean interrupted = false;
+    while (!componentPool.isQuiescent() && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        interrupted = true; // waited for all the same: the wait is bounded
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    if (!componentPool.isQuiescent()) {
       log.warn("app '{}': tasks of the stopped run {} still run after {} s (a component body, or"
           + " a wait for a lost task); none of them applies or commits anything", name,
           run.version, STOPPED_TASKS_WAIT_SECONDS);
