@@ -96,6 +96,27 @@ class RunStoppedEarlyTest extends EngineTestBase {
   }
 
   @Test
+  void anOutOfMemoryErrorInAPreviewIsThrownAsItWasAndTheAppGoesOn() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("c", c -> {
+        if (faulty) {
+          throw new OutOfMemoryError("test: out of memory in /c");
+        }
+        declareTargetState(c, p.targetState("c", "1"));
+      });
+    });
+    assertThatThrownBy(app::preview)
+        .isInstanceOf(OutOfMemoryError.class)
+        .hasMessage("test: out of memory in /c");
+
+    faulty = false;
+    assertThat(app.preview().actions()).hasSize(1);
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create c=1");
+  }
+
+  @Test
   void anOutOfMemoryErrorInADropStopsItBeforeItDeletesAnything() {
     App app = app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
