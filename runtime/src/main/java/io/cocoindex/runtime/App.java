@@ -75,9 +75,9 @@ public final class App implements AutoCloseable {
   private boolean released;
   private volatile Run current;
   /**
-   * The error that stopped a run in which a thread of the engine died (a component worker, or a
-   * shared thread's task: a sink's calls, the store's writer), or null: a task of that run may
-   * still wait for good, so the app takes no further runs.
+   * The error that stopped a run in which a task of the engine's threads (a component worker's,
+   * a sink's, the store writer's) threw past itself, or null: another task of that run may still
+   * wait for good for what it held, so the app takes no further runs.
    */
   private volatile Throwable stoppedBy;
 
@@ -131,8 +131,8 @@ public final class App implements AutoCloseable {
    * <p>An {@link OutOfMemoryError} (any {@link VirtualMachineError} but a stack overflow) thrown
    * anywhere in the run stops it, as a crash would: nothing is applied or committed after it,
    * and this throws that error once the run's other tasks have ended. What the run committed
-   * before stands; the next run finishes the rest. A thread of the engine that dies (a component
-   * worker, a sink's or the store writer's) stops the run the same way, and this app then takes
+   * before stands; the next run finishes the rest. A task of the engine's threads that throws past
+   * itself (its work lost) stops the run the same way, and this app then takes
    * no further runs (close it and open it again).
    *
    * @throws UpdateFailedException after committing the healthy components, when any failed
@@ -314,8 +314,8 @@ public final class App implements AutoCloseable {
 
   /**
    * Throws the error that stopped {@code run} early, if one did: an {@link Error} as it was
-   * thrown, anything else (a thread of the engine died of it) in an {@link
-   * IllegalStateException}. After such a death the app takes no further runs.
+   * thrown, anything else (a task of the engine's threads threw it past itself) in an {@link
+   * IllegalStateException}. After a lost task the app takes no further runs.
    */
   private Run stopIfAborted(Run run, RunMode mode) {
     Throwable error = run.abortedBy();
@@ -327,13 +327,13 @@ public final class App implements AutoCloseable {
     }
     log.error("{} of app '{}' stopped early by {}: what it committed before stands, and the next"
         + " run finishes the rest{}", mode.name().toLowerCase(java.util.Locale.ROOT), name, error,
-        run.lostATask() ? "; a thread of the engine died, so this app takes no further runs: close"
-            + " it, and open it again (best in a new process)" : "");
+        run.lostATask() ? "; a task of the engine was lost, so this app takes no further runs:"
+            + " close it, and open it again (best in a new process)" : "");
     if (error instanceof Error e) {
       throw e;
     }
     throw new IllegalStateException(mode.name().toLowerCase(java.util.Locale.ROOT) + " of app '"
-        + name + "' stopped early: a thread of the engine died of " + error, error);
+        + name + "' stopped early: a task of the engine was lost to " + error, error);
   }
 
   /** Runs {@code work} holding the store's update lock of this app ({@link #lockForUpdate}). */
@@ -399,12 +399,12 @@ public final class App implements AutoCloseable {
     return stats;
   }
 
-  /** Refuses a run once a thread of the engine died in an earlier one ({@link #stoppedBy}). */
+  /** Refuses a run once a task of the engine was lost in an earlier one ({@link #stoppedBy}). */
   private void refuseIfStopped() {
     Throwable stopped = stoppedBy;
     if (stopped != null) {
-      throw new IllegalStateException("app '" + name + "' takes no further runs: a thread of the"
-          + " engine died in an earlier one (" + stopped + "), and a task of that run may"
+      throw new IllegalStateException("app '" + name + "' takes no further runs: a task of the"
+          + " engine was lost in an earlier one (" + stopped + "), and another task of that run may"
           + " still be waiting. Close the app and open it again, best in a new process; the"
           + " next run finishes what that one left, as after a crash", stopped);
     }

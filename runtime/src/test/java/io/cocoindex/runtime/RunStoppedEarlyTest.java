@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A fatal error (out of memory) anywhere in a run stops the run, as a crash would: nothing is
  * applied or committed after it, the update throws that error as it was thrown, and the next
- * run finishes what the stopped one left. A worker that dies (its task, and the future that task
- * was to complete, lost) stops the run too, rather than leaving it waiting for good; that app
- * then takes no further runs.
+ * run finishes what the stopped one left. A task of the engine's threads that throws past itself
+ * (what it was to complete, lost) stops the run too, rather than leaving it waiting for good;
+ * that app then takes no further runs.
  */
 @Timeout(60)
 class RunStoppedEarlyTest extends EngineTestBase {
@@ -145,15 +145,15 @@ class RunStoppedEarlyTest extends EngineTestBase {
   }
 
   @Test
-  void aComponentWorkerThatDiesStopsTheRunInsteadOfLeavingItWaiting() {
+  void aTaskThatThrowsPastItselfStopsTheRunInsteadOfLeavingItWaiting() {
     Consumer<Ctx> main = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       ctx.mount("c", c -> {
         if (faulty) {
-          // A task that throws past itself kills the worker that runs it, as a completion
-          // stage whose own failure handling runs out of memory does.
+          // A task that throws past itself, as the run's scan of the records did out of memory:
+          // what it was to complete never is.
           ForkJoinTask.getPool().execute(() -> {
-            throw new OutOfMemoryError("test: a worker died");
+            throw new OutOfMemoryError("test: a task lost");
           });
           await(released); // the lost task's future, which nothing will complete
         }
@@ -163,11 +163,11 @@ class RunStoppedEarlyTest extends EngineTestBase {
     App app = app(main);
     assertThatThrownBy(app::update)
         .isInstanceOf(OutOfMemoryError.class)
-        .hasMessage("test: a worker died");
+        .hasMessage("test: a task lost");
     assertThatThrownBy(app::update)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("app 'test' takes no further runs: a thread of the engine died in an"
-            + " earlier one (java.lang.OutOfMemoryError: test: a worker died)");
+        .hasMessageContaining("app 'test' takes no further runs: a task of the engine was lost in"
+            + " an earlier one (java.lang.OutOfMemoryError: test: a task lost)");
     assertThat(app.status()).isNotNull(); // reading what it tracks still works
 
     faulty = false;

@@ -205,8 +205,8 @@ public final class Run {
   /** Completes with the error that stopped the run early ({@link #abort}), if one did. */
   private final CompletableFuture<Throwable> aborted = new CompletableFuture<>();
   /**
-   * A worker of the run's pool died, or a shared thread's task (a store's writer, an app's sink
-   * calls) threw past itself, while the run went on: a task of the run may be lost.
+   * A task of the run's pool, or of a shared thread (a store's writer, an app's sink calls),
+   * threw past itself while the run went on: a task of the run may be lost.
    */
   private volatile boolean taskLost;
   private final Consumer<Throwable> onWorkerDeath = error -> {
@@ -215,9 +215,10 @@ public final class Run {
   };
 
   /**
-   * Stops the run early: a fatal error ({@link RunAborted#fatalIn}) was thrown in it, or a
-   * worker of its pool died. No stage applies or commits anything after this ({@link
-   * #checkNotAborted}); every wait for a component ends; the app then reports {@code error}.
+   * Stops the run early: a fatal error ({@link RunAborted#fatalIn}) was thrown in it, or a task
+   * of the engine's threads threw past itself ({@link #lostATask}). No stage applies or commits
+   * anything after this ({@link #checkNotAborted}); every wait for a component ends; the app
+   * then reports {@code error}.
    * What the run committed before stands, and the next run finishes the rest, as after a crash.
    */
   public void abort(Throwable error) {
@@ -234,7 +235,7 @@ public final class Run {
     return aborted;
   }
 
-  /** Whether a worker died in the run: a task may be lost, and something may wait for it. */
+  /** Whether a task threw past itself in the run: something may wait for good for what it held. */
   public boolean lostATask() {
     return taskLost;
   }
@@ -308,7 +309,7 @@ public final class Run {
   public void end() {
     componentPool.unwatch(onWorkerDeath);
     SharedThreads.unwatchDeaths(onWorkerDeath);
-    // After a worker's death a task of the run may still be under way: the run is not told
+    // After a lost task another of the run's may still be under way: the run is not told
     // ended (a shared store keeps its records as a live run's) until the store closes.
     if (mode != RunMode.PREVIEW && !taskLost) {
       store.runEnded(app, version);

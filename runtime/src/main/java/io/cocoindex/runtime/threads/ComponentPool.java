@@ -11,27 +11,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fork-join pool an app's components run on, which tells the runs using it when one of its
- * workers died.
+ * The fork-join pool an app's components run on, which tells the runs using it when a task
+ * threw past itself, or a worker died.
  *
- * <p>A worker dies when something it runs throws past the task that ran it: a plain task that
- * threw, or a completion stage whose own failure handling failed (under an {@link
- * OutOfMemoryError}, completing a future exceptionally allocates, and can throw again). The
- * future that task would have completed never is, and a run waiting for it would wait for good
- * (a chain of 4,000 components on a 96 MB heap did). The pool replaces the worker; the runs
- * watching it ({@link #watch}) stop instead of waiting.
+ * <p>The engine's tasks report their own failures; one that throws past itself failed in its own
+ * steps (a plain task's, such as the run's scan of the component records, out of memory), and
+ * the futures it was to complete never are: a run waiting for them waited for good (a chain of
+ * 4,000 components on a 96 MB heap did). The pool hands such a throwable to its handler (on
+ * JDK 17 the worker then goes on; one that dies is replaced), and the runs watching it ({@link
+ * #watch}) stop instead of waiting. Not seen here: a completion stage of a {@link
+ * java.util.concurrent.CompletableFuture} whose own failure handling throws (completing a future
+ * exceptionally allocates) is recorded by the pool without a word.
  */
 public final class ComponentPool extends ForkJoinPool {
   private static final Logger log = LoggerFactory.getLogger(ComponentPool.class);
 
   private final Set<Consumer<Throwable>> watchers = ConcurrentHashMap.newKeySet();
-  /** The last error a worker died of, or null. */
-  private volatile Throwable workerDied;
+  /** The last throwable a task threw past itself, or null. */
+  private volatile Throwable lost;
 
   ComponentPool(String app, int parallelism) {
     // As the four-argument constructor, with SharedThreads' keep-alive and a handler that hears
-    // of each worker that dies.
-    super(parallelism, workerFactory(app), ComponentPool::workerDied, false, 0, 0x7fff, 1, null,
+    // of each task that throws past itself.
+    super(parallelism, workerFactory(app), ComponentPool::uncaught, false, 0, 0x7fff, 1, null,
         SharedThreads.KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
   }
 
@@ -46,9 +48,9 @@ public final class ComponentPool extends ForkJoinPool {
     };
   }
 
-  private static void workerDied(Thread worker, Throwable error) {
+  private static void uncaught(Thread worker, Throwable error) {
     if (worker instanceof ForkJoinWorkerThread w && w.getPool() instanceof ComponentPool pool) {
-      pool.died(worker, error);
+      pool.lost(worker, error);
     }
   }
 
@@ -56,8 +58,8 @@ public final class ComponentPool extends ForkJoinPool {
    * Tells every watcher first, and logs after: with the heap exhausted, the log line is what
    * may fail to allocate.
    */
-  private void died(Thread worker, Throwable error) {
-    workerDied = error;
+  private void lost(Thread worker, Throwable error) {
+    lost = error;
     for (Consumer<Throwable> w : watchers) {
       try {
         w.accept(error);
@@ -66,13 +68,14 @@ public final class ComponentPool extends ForkJoinPool {
       }
     }
     try {
-      log.error("component worker {} died; the task it ran is lost", worker.getName(), error);
+      log.error("a task on component worker {} threw past itself; what it was to complete is"
+          + " lost", worker.getName(), error);
     } catch (Throwable ignored) {
       // out of memory, say: the watchers know
     }
   }
 
-  /** Calls {@code watcher} with the error of each worker that dies, until {@link #unwatch}. */
+  /** Calls {@code watcher} with what each task throws past itself, until {@link #unwatch}. */
   public void watch(Consumer<Throwable> watcher) {
     watchers.add(watcher);
   }
@@ -82,8 +85,8 @@ public final class ComponentPool extends ForkJoinPool {
     watchers.remove(watcher);
   }
 
-  /** Whether a worker of this pool has died since it started (its tasks then may be lost). */
-  public boolean hadWorkerDie() {
-    return workerDied != null;
+  /** Whether a task of this pool has thrown past itself since it started (something is lost). */
+  public boolean lostATask() {
+    return lost != null;
   }
 }

@@ -86,9 +86,9 @@ public final class SharedThreads {
     synchronized (COMPONENT_POOLS) {
       PoolKey key = new PoolKey(app, store, parallelism);
       SharedPool shared = COMPONENT_POOLS.get(key);
-      if (shared != null && shared.users == 0 && shared.pool.hadWorkerDie()) {
-        // A worker died in an earlier run: a task of that run may still hold another worker,
-        // waiting for a future the lost task was to complete. The next app starts afresh.
+      if (shared != null && shared.users == 0 && shared.pool.lostATask()) {
+        // A task was lost in an earlier run: another of that run's may still hold a worker,
+        // waiting for a future the lost one was to complete. The next app starts afresh.
         shared.pool.shutdown();
         shared = null;
       }
