@@ -1,8 +1,11 @@
 package io.cocoindex.runtime.threads;
 
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletableFuture.AsynchronousCompletionTask;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * the futures it was to complete never are: a run waiting for them waited for good (a chain of
  * 4,000 components on a 96 MB heap did). The pool hands such a throwable to its handler (on
  * JDK 17 the worker then goes on; one that dies is replaced), and the runs watching it ({@link
- * #watch}) stop instead of waiting. Not seen here: a completion stage of a {@link
- * java.util.concurrent.CompletableFuture} whose own failure handling throws (completing a future
- * exceptionally allocates) is recorded by the pool without a word.
+ * #watch}) stop instead of waiting. A stage of a {@link CompletableFuture} whose own failure
+ * handling throws (completing a future exceptionally allocates) would be recorded by the pool
+ * without a word: such stages run here through a guard that reports it ({@link #execute}).
  */
 public final class ComponentPool extends ForkJoinPool {
   private static final Logger log = LoggerFactory.getLogger(ComponentPool.class);
@@ -73,6 +76,56 @@ public final class ComponentPool extends ForkJoinPool {
     } catch (Throwable ignored) {
       // out of memory, say: the watchers know
     }
+  }
+
+  /**
+   * Runs {@code task}; a {@link CompletableFuture}'s stage through a guard that reports what it
+   * throws past itself, which the pool, running it as its own task, would keep to itself.
+   */
+  @Override
+  public void execute(Runnable task) {
+    if (task instanceof ForkJoinTask<?> && task instanceof AsynchronousCompletionTask) {
+      super.execute((ForkJoinTask<?>) new GuardedStage(task));
+    } else {
+      super.execute(task);
+    }
+  }
+
+  /**
+   * A completion stage run through a guard; a completion stage itself, as {@link
+   * io.cocoindex.runtime.component.OwnTasks} tells them from a parallel stream's tasks.
+   */
+  private final class GuardedStage extends ForkJoinTask<Void>
+      implements Runnable, AsynchronousCompletionTask {
+    private static final long serialVersionUID = 1L;
+    private final transient Runnable stage;
+
+    GuardedStage(Runnable stage) {
+      this.stage = stage;
+    }
+
+    @Override
+    public void run() {
+      try {
+        stage.run();
+      } catch (Throwable t) {
+        lost(Thread.currentThread(), t);
+      }
+    }
+
+    @Override
+    protected boolean exec() {
+      run();
+      return true;
+    }
+
+    @Override
+    public Void getRawResult() {
+      return null;
+    }
+
+    @Override
+    protected void setRawResult(Void value) {}
   }
 
   /** Calls {@code watcher} with what each task throws past itself, until {@link #unwatch}. */
