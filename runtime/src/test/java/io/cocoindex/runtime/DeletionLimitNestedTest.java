@@ -1,0 +1,211 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.Ctx;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.plan.TargetPath;
+import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.PossibleRecord;
+import io.cocoindex.runtime.state.StateStore;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The deletion limit over nested containers whose states are owned by many components, swept in
+ * chunks and batches of several sizes (the system property {@code cocoindex.sweep.chunk}): the
+ * count is exact (each tracked state the update would delete, once), a refused update deletes
+ * nothing and leaves every tracking record as it was, and an update within the limit deletes
+ * exactly what an update without one does.
+ */
+class DeletionLimitNestedTest extends EngineTestBase {
+  private static final String CHUNK_PROPERTY = "cocoindex.sweep.chunk";
+  private String chunkBefore;
+  private boolean chunkSet;
+
+  void sweepInChunksOf(int n) {
+    if (!chunkSet) {
+      chunkBefore = System.getProperty(CHUNK_PROPERTY);
+      chunkSet = true;
+    }
+    System.setProperty(CHUNK_PROPERTY, Integer.toString(n));
+  }
+
+  @AfterEach
+  void restoreChunk() {
+    if (!chunkSet) {
+      return;
+    }
+    if (chunkBefore == null) {
+      System.clearProperty(CHUNK_PROPERTY);
+    } else {
+      System.setProperty(CHUNK_PROPERTY, chunkBefore);
+    }
+  }
+
+  /**
+   * Table "T" of partitions (tables of rows), declared by {@code tableOwner} ("/" the root, "a0"
+   * the first component in path order, "zz" the last): partition P1 and row f1 of it by
+   * component "f", partition P2 by "p2"; rows r1, r2 (P1) by "a", r3 (P1) and r4 (P2) by "b",
+   * r5 (P2) by "c", f2 (P2) by "f"; and row x1 of a flat provider by "x". Once {@link #declared}
+   * is false, only "f" is mounted, and fails: its tracking is kept, so P1, f1 and f2 are no
+   * candidates of the sweep, but T's drop takes them along with the rest.
+   */
+  final class Nested {
+    final Rows flat = new Rows();
+    final Rows rows = new Rows();
+    final Tables partitions = new Tables(rows);
+    final Tables tables = new Tables(rows, () -> ChildTargetDef.of(partitions.handler));
+    final String tableOwner;
+    boolean declared = true;
+
+    Nested(String tableOwner) {
+      this.tableOwner = tableOwner;
+    }
+
+    Consumer<Ctx> main() {
+      return ctx -> {
+        TargetStateProvider<Tables.TableSpec> root =
+            registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+        TargetStateProvider<String> x = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+        if (!declared) {
+          ctx.mount("f", c -> {
+            throw new IllegalStateException("f fails");
+          });
+          return;
+        }
+        Tables.TableSpec spec = new Tables.TableSpec("g1");
+        TargetStateProvider<Tables.TableSpec> t = tableOwner.equals("/")
+            ? mountTarget(ctx, root.targetState("T", spec))
+            : ctx.useMount(tableOwner, c -> mountTarget(c, root.targetState("T", spec)));
+        TargetStateProvider<String> p2 =
+            ctx.useMount("p2", c -> mountTarget(c, t.targetState("P2", spec)));
+        TargetStateProvider<String> p1 = ctx.useMount("f", c -> {
+          TargetStateProvider<String> p = mountTarget(c, t.targetState("P1", spec));
+          declareTargetState(c, p.targetState("f1", "v"));
+          declareTargetState(c, p2.targetState("f2", "v"));
+          return p;
+        });
+        ctx.mount("a", c -> {
+          declareTargetState(c, p1.targetState("r1", "v"));
+          declareTargetState(c, p1.targetState("r2", "v"));
+        });
+        ctx.mount("b", c -> {
+          declareTargetState(c, p1.targetState("r3", "v"));
+          declareTargetState(c, p2.targetState("r4", "v"));
+        });
+        ctx.mount("c", c -> declareTargetState(c, p2.targetState("r5", "v")));
+        ctx.mount("x", c -> declareTargetState(c, x.targetState("x1", "v")));
+      };
+    }
+
+    List<String> logs() {
+      List<String> out = new ArrayList<>(tables.takeLog());
+      out.addAll(partitions.takeLog());
+      out.addAll(rows.takeLog());
+      out.addAll(flat.takeLog());
+      return out;
+    }
+  }
+
+  static Stream<Arguments> chunksAndTableOwners() {
+    return Stream.of(1, 2, 3, 2048).flatMap(chunk ->
+        Stream.of("/", "a0", "zz").map(owner -> Arguments.of(chunk, owner)));
+  }
+
+  /** Every tracked state and component record of {@code app}, as text. */
+  List<String> tracking(String app) {
+    StateStore store = store();
+    HexFormat hex = HexFormat.of();
+    List<String> out = new ArrayList<>();
+    store.scan(app, new byte[0], s -> {
+      List<String> records = new ArrayList<>();
+      for (PossibleRecord r : s.records()) {
+        records.add(r.version() + ":" + (r.isNone() ? "none" : hex.formatHex(r.record())));
+      }
+      out.add(TargetPath.decode(s.path()) + " of " + TargetPath.decode(s.owner()) + " "
+          + records + " children " + s.childGeneration() + "/" + s.childEpoch() + " parent "
+          + s.parentGeneration() + "/" + s.parentEpoch());
+    });
+    for (ComponentRecord c : store.components(app)) {
+      out.add("component " + TargetPath.decode(c.path()) + " memo "
+          + Arrays.toString(c.memoFingerprint()) + " " + Arrays.toString(c.memoDependencies())
+          + " " + Arrays.toString(c.memoValues()) + " " + c.stateCount());
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /**
+   * Eleven states go: x1 and T through their handlers, and P1, P2, f1, f2, r1..r5 along with T,
+   * each counted once however the chunks and batches fall (P1 and the rows of "f" read below T
+   * in the store, the others as the sweep meets them). A limit of ten refuses the update:
+   * nothing is deleted and no tracking record changes.
+   */
+  @ParameterizedTest
+  @MethodSource("chunksAndTableOwners")
+  void aTableOfPartitionsCountsEachStateItTakesAlongOnce(int chunk, String tableOwner) {
+    sweepInChunksOf(chunk);
+    Nested n = new Nested(tableOwner);
+    App app = app(n.main());
+    app.update();
+    n.logs();
+    assertThat(app.status().total()).isEqualTo(11);
+
+    n.declared = false;
+    List<String> before = tracking("test");
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(10)))
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("f fails")
+        .hasMessageContaining("would delete 11 target states (2 through their handlers,"
+            + " 9 with their containers), more than its deletion limit of 10");
+    assertThat(n.logs()).as("nothing deleted").isEmpty();
+    assertThat(tracking("test")).as("the tracking records").isEqualTo(before);
+  }
+
+  /**
+   * With a limit of exactly eleven, the update does what one without a limit does (a twin app on
+   * the same store): x1's delete and T's drop, and every tracked state gone.
+   */
+  @ParameterizedTest
+  @MethodSource("chunksAndTableOwners")
+  void aLimitOfExactlyTheCountDeletesWhatNoLimitDoes(int chunk, String tableOwner) {
+    sweepInChunksOf(chunk);
+    Nested limited = new Nested(tableOwner);
+    Nested free = new Nested(tableOwner);
+    App a = app("limited", limited.main());
+    App b = app("free", free.main());
+    a.update();
+    b.update();
+    assertThat(limited.logs()).isEqualTo(free.logs());
+
+    limited.declared = false;
+    free.declared = false;
+    assertThatThrownBy(() -> a.update(UpdateOptions.defaults().withDeletionLimit(11)))
+        .isInstanceOfSatisfying(UpdateFailedException.class, e -> onlyFFailed(e));
+    assertThatThrownBy(b::update)
+        .isInstanceOfSatisfying(UpdateFailedException.class, e -> onlyFFailed(e));
+    List<String> deleted = limited.logs();
+    assertThat(deleted).containsExactly("drop T", "delete x1");
+    assertThat(deleted).isEqualTo(free.logs());
+    assertThat(tracking("limited")).isEqualTo(tracking("free"));
+    assertThat(a.status().total()).isZero();
+  }
+
+  static void onlyFFailed(UpdateFailedException e) {
+    assertThat(e.failures()).extracting(ComponentFailure::component).containsExactly("/\"f\"");
+  }
+}
