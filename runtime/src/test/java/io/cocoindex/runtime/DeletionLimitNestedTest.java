@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.ChildTargetDef;
 import io.cocoindex.Ctx;
+import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.ComponentRecord;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The deletion limit over nested containers whose states are owned by many components, swept in
@@ -207,5 +209,142 @@ class DeletionLimitNestedTest extends EngineTestBase {
 
   static void onlyFFailed(UpdateFailedException e) {
     assertThat(e.failures()).extracting(ComponentFailure::component).containsExactly("/\"f\"");
+  }
+
+  /**
+   * The table's handler abandons T once it is no longer declared (it returns no action, so T and
+   * what is in it stay in the database): the sweep forgets T's tracking with everything below
+   * it and deletes none of it, so only x1 counts (they counted: 6 states "with their
+   * containers", the candidates below T, and the update was refused).
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 2048})
+  void statesForgottenWithAnAbandonedTableAreNoDeletions(int chunk) {
+    sweepInChunksOf(chunk);
+    Nested n = new Nested("zz");
+    App app = app(n.main());
+    app.update();
+    n.logs();
+
+    n.declared = false;
+    n.tables.abandonWhenUndeclared = true;
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(0)))
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("would delete 1 target states (1 through their handlers,"
+            + " 0 with their containers), more than its deletion limit of 0");
+    assertThat(n.logs()).as("nothing deleted").isEmpty();
+
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(1)))
+        .isInstanceOfSatisfying(UpdateFailedException.class, e -> onlyFFailed(e));
+    assertThat(n.logs()).containsExactly("delete x1");
+    assertThat(app.status().total()).isZero();
+  }
+
+  /**
+   * T changes so that its partitions are destroyed (DESTRUCTIVE) in the run that no longer
+   * declares P1 (nor flat row x1): T's recreate takes P1 and its rows along, and the sweep only
+   * forgets them (the limit does not weigh a container's recreate), so only x1 counts (they
+   * counted: 3 states "with their containers", the rows below P1, and the update was refused).
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 2048})
+  void statesForgottenBelowAPartitionItsTableDestroyedAreNoDeletions(int chunk) {
+    sweepInChunksOf(chunk);
+    Rows flat = new Rows();
+    Rows rows = new Rows();
+    Tables partitions = new Tables(rows);
+    Tables tables = new Tables(rows, () -> ChildTargetDef.of(partitions.handler));
+    String[] generation = {"g1"};
+    boolean[] declared = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> root =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> x = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      TargetStateProvider<Tables.TableSpec> t =
+          mountTarget(ctx, root.targetState("T", new Tables.TableSpec(generation[0])));
+      if (declared[0]) {
+        TargetStateProvider<String> p1 = ctx.useMount("p1",
+            c -> mountTarget(c, t.targetState("P1", new Tables.TableSpec("g1"))));
+        ctx.mount("a", c -> {
+          declareTargetState(c, p1.targetState("r1", "v"));
+          declareTargetState(c, p1.targetState("r2", "v"));
+        });
+        ctx.mount("b", c -> declareTargetState(c, p1.targetState("r3", "v")));
+        ctx.mount("x", c -> declareTargetState(c, x.targetState("x1", "v")));
+      }
+    });
+    app.update();
+    tables.takeLog();
+    partitions.takeLog();
+    rows.takeLog();
+    flat.takeLog();
+
+    tables.invalidation = TargetChildInvalidation.DESTRUCTIVE;
+    generation[0] = "g2";
+    declared[0] = false;
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(0)))
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("would delete 1 target states (1 through their handlers,"
+            + " 0 with their containers), more than its deletion limit of 0");
+    assertThat(tables.takeLog()).as("the recreate").containsExactly("ensure T");
+    assertThat(flat.takeLog()).isEmpty();
+
+    app.update(UpdateOptions.defaults().withDeletionLimit(1));
+    assertThat(tables.takeLog()).containsExactly("ensure T");
+    assertThat(partitions.takeLog()).as("P1 went with T's recreate").isEmpty();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(flat.takeLog()).containsExactly("delete x1");
+    assertThat(app.status().total()).isEqualTo(1);
+  }
+
+  /**
+   * T is declared as a state without children (as a directory that is now a file) in the run
+   * in which the owners of its partition P1 and of P1's rows are no longer mounted: T's own
+   * action took care of what was below it, and the sweep only forgets P1 and its rows, so only
+   * x1 counts (they counted: the 2 rows "with their containers", and the update was refused).
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 2048})
+  void statesForgottenBelowAContainerDeclaredWithoutChildrenAreNoDeletions(int chunk) {
+    sweepInChunksOf(chunk);
+    Rows flat = new Rows();
+    Rows rows = new Rows();
+    Tables partitions = new Tables(rows);
+    Tables tables = new Tables(rows, () -> ChildTargetDef.of(partitions.handler));
+    boolean[] declared = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> root =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> x = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      if (!declared[0]) {
+        declareTargetState(ctx, root.targetState("T", new Tables.TableSpec("g1")));
+        return;
+      }
+      TargetStateProvider<Tables.TableSpec> t =
+          mountTarget(ctx, root.targetState("T", new Tables.TableSpec("g1")));
+      TargetStateProvider<String> p1 = ctx.useMount("p1",
+          c -> mountTarget(c, t.targetState("P1", new Tables.TableSpec("g1"))));
+      ctx.mount("a", c -> declareTargetState(c, p1.targetState("r1", "v")));
+      ctx.mount("b", c -> declareTargetState(c, p1.targetState("r2", "v")));
+      ctx.mount("x", c -> declareTargetState(c, x.targetState("x1", "v")));
+    });
+    app.update();
+    tables.takeLog();
+    partitions.takeLog();
+    rows.takeLog();
+    flat.takeLog();
+
+    declared[0] = false;
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(0)))
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("would delete 1 target states (1 through their handlers,"
+            + " 0 with their containers), more than its deletion limit of 0");
+    assertThat(flat.takeLog()).isEmpty();
+
+    app.update(UpdateOptions.defaults().withDeletionLimit(1));
+    assertThat(partitions.takeLog()).isEmpty();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(flat.takeLog()).containsExactly("delete x1");
+    assertThat(app.status().total()).isEqualTo(1);
   }
 }

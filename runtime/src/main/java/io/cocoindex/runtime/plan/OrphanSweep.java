@@ -51,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * with a deletion limit first counts, in a pass that writes nothing (each candidate's handler is
  * asked twice then), and deletes nothing when the count is over the limit; the states below a
  * container it would delete count too, those of components whose tracking the run keeps
- * included.
+ * included, each once. What the sweep only forgets (a state whose handler abandons it, one its
+ * container's recreate destroyed, one below a state now declared without children, and what is
+ * below any of those) is no deletion, and does not count.
  *
  * <p>On a store shared by workers, an update leases the stale components (another worker's
  * sweep holding one does it): up to {@link #LEASED_UP_FRONT} of them all when the sweep starts,
@@ -131,6 +133,12 @@ public final class OrphanSweep {
   private final boolean counting;
   /** Containers deleted (or forgotten) by an earlier chunk: what is below them went with them. */
   private final Subtrees deletedSubtrees = new Subtrees();
+  /**
+   * Those of {@link #deletedSubtrees} that were forgotten, not deleted: what is below them is
+   * forgotten with them, and no deletion counts it (the target keeps it, or lost it to its
+   * container's recreate, which the limit does not weigh).
+   */
+  private final Subtrees forgottenSubtrees = new Subtrees();
   /** Containers whose deletion failed in an earlier chunk: what is below them is kept. */
   private final Subtrees failedSubtrees = new Subtrees();
   /** Paths kept because no handler could reach them: what is below them is kept too. */
@@ -308,7 +316,9 @@ public final class OrphanSweep {
       if (failedSubtrees.covers(c.path())) {
         keptOwners.add(c.owner());
       } else if (deletedSubtrees.covers(c.path())) {
-        withContainers++;
+        if (!forgottenSubtrees.covers(c.path())) {
+          withContainers++;
+        }
       } else {
         keep(c.path(), c.owner());
       }
@@ -473,6 +483,8 @@ public final class OrphanSweep {
     final Map<ByteKey, Set<TargetPath>> ownersBelowDeleted = new HashMap<>();
     /** The containers forgotten with what is below them, without an action (see forgetTree). */
     final List<byte[]> forgottenContainers = new ArrayList<>();
+    /** The paths among {@link #deleted} that are forgotten, not deleted: no deletion below. */
+    final Set<ByteKey> forgotten = new HashSet<>();
 
     int size() {
       return deletions.size() + forget.size();
@@ -487,6 +499,7 @@ public final class OrphanSweep {
     chunk.forget.add(new StateWrite.DeleteTree(row.path()));
     chunk.forgetOwners.add(owner);
     chunk.deleted.add(row.path());
+    chunk.forgotten.add(ByteKey.of(row.path()));
     if (row.childGeneration() > 0) {
       chunk.forgottenContainers.add(row.path());
     }
@@ -532,6 +545,7 @@ public final class OrphanSweep {
     int readUpTo = 0;
     byte[] lastContainer = null;
     TargetPath lastOwner = null;
+    boolean lastForgotten = false;
     Chunk chunk = new Chunk();
     for (int i = 0; i < ordered.size(); i++) {
       TargetPath path = ordered.get(i).getKey();
@@ -568,18 +582,26 @@ public final class OrphanSweep {
         continue;
       }
       if (deletedSubtrees.covers(path)) {
-        withContainers++; // went with a container an earlier chunk deleted
+        if (!forgottenSubtrees.covers(path)) {
+          withContainers++; // went with a container an earlier chunk deleted
+        }
         continue;
       }
       byte[] container = subtreeAbove(chunk.deleted, path);
       if (container != null) {
-        withContainers++;
         // In path order, a container's children mostly come together, of one owner.
-        if (container != lastContainer || !owner.equals(lastOwner)) {
+        if (container != lastContainer) {
+          lastContainer = container;
+          lastOwner = null;
+          lastForgotten = chunk.forgotten.contains(ByteKey.of(container));
+        }
+        if (!owner.equals(lastOwner)) {
           chunk.ownersBelowDeleted.computeIfAbsent(ByteKey.of(container), k -> new HashSet<>())
               .add(owner);
-          lastContainer = container;
           lastOwner = owner;
+        }
+        if (!lastForgotten) {
+          withContainers++;
         }
         continue;
       }
@@ -680,6 +702,7 @@ public final class OrphanSweep {
       // Later chunks count (or plan nothing for) what is below the containers this one deletes.
       containers(chunk.deletions).forEach(deletedSubtrees::add);
       chunk.forgottenContainers.forEach(deletedSubtrees::add);
+      chunk.forgottenContainers.forEach(forgottenSubtrees::add);
       return true;
     }
     Applied applied = apply(chunk);
@@ -735,6 +758,7 @@ public final class OrphanSweep {
       }
     }
     chunk.forgottenContainers.forEach(deletedSubtrees::add);
+    chunk.forgottenContainers.forEach(forgottenSubtrees::add);
     deletedRecords.forEach(c -> work.staleMemos.remove(ByteKey.of(c.encodedUnsafe())));
     List<Reconciliation> deleted = new ArrayList<>(applied.deletions().size());
     for (Deletion d : applied.deletions()) {
