@@ -191,10 +191,13 @@ public final class OrphanSweep {
       leaseUpFront(run, work);
     }
     // Without stale components, a count over the limit needs more candidates than the limit, or
-    // a container among them over the states of a component whose tracking this run keeps.
+    // a container among them over states that are no candidates: those of a component whose
+    // tracking this run keeps, or of a stale component another worker's sweep holds (which
+    // leaves none to this one: it dropped a table with such rows uncounted).
     if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
         && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit
-            || (!work.committedCandidates.isEmpty() && keptMayOwn(run)))) {
+            || (!work.committedCandidates.isEmpty()
+                && (keptMayOwn(run) || !work.sweptElsewhere.isEmpty())))) {
       OrphanSweep count = new OrphanSweep(run, work, true);
       count.pass();
       long toDelete = count.throughHandlers + count.withContainers;
