@@ -5,6 +5,7 @@ import static io.cocoindex.TargetStates.declareTargetStateWithChild;
 import static io.cocoindex.TargetStates.mountTarget;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
@@ -364,5 +365,63 @@ class SweepWithOtherWorkersTest {
         .hasMessageContaining("would delete 3 target states (1 through their handlers,"
             + " 2 with their containers), more than its deletion limit of 1");
     assertThat(rows.takeLog()).as("worker 1's sweep").containsExactly("delete r1", "delete r2");
+  }
+
+  /**
+   * Stale component "s" owns rows r1 and r2 in table "docs" of stale component "a", and another
+   * worker's sweep holds "s" (its lease, taken here as that sweep takes it). The worker updating
+   * now, with a limit of 1,102, has more stale components (1,100 fillers of a flat row each) than
+   * it leases up front, and leases them batch by batch. Its first batch holds "a", whose table
+   * its counting pass counts, with nothing below it that is no candidate yet: "s" is found held
+   * only at its batch, the last. The table's drop takes r1 and r2 along all the same: 1,103
+   * states, over the limit. (The pass counted 1,101, r1 and r2 neither below the table nor in
+   * their batch, and the table was dropped.)
+   */
+  @Test
+  void aDeletionLimitCountsWhatAContainerTakesAlongOfAComponentFoundHeldInALaterBatch()
+      throws Exception {
+    Rows rows = new Rows();
+    Tables tables = new Tables(rows);
+    Rows flat = new Rows();
+    boolean[] mounted = {true};
+    int fillers = 1100;
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      if (!mounted[0]) {
+        return;
+      }
+      TargetStateProvider<String> docs = ctx.useMount("a",
+          c -> mountTarget(c, p.targetState("docs", new Tables.TableSpec("g1"))));
+      for (int i = 0; i < fillers; i++) {
+        String key = String.format("f%04d", i);
+        ctx.mount(key, c -> declareTargetState(c, f.targetState(key, "v1")));
+      }
+      ctx.mount("s", c -> {
+        declareTargetState(c, docs.targetState("r1", "v1"));
+        declareTargetState(c, docs.targetState("r2", "v1"));
+      });
+    };
+    App app = app(PostgresStateStore.open(url), main);
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create r1=v1", "create r2=v1");
+    assertThat(flat.takeLog()).hasSize(fillers);
+    tables.takeLog();
+
+    StateStore other = PostgresStateStore.open(url);
+    closeLast.add(other);
+    AutoCloseable sweepingS =
+        other.leaseComponent("w", TargetPath.ROOT.child(StableKey.of("s")).encoded(), true);
+    assertThat(sweepingS).isNotNull();
+    closeLast.add(sweepingS);
+
+    mounted[0] = false;
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(fillers + 2)))
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("would delete 1103 target states (1101 through their handlers,"
+            + " 2 with their containers), more than its deletion limit of 1102");
+    assertThat(tables.takeLog()).as("nothing dropped").isEmpty();
+    assertThat(flat.takeLog()).as("nothing deleted").isEmpty();
   }
 }

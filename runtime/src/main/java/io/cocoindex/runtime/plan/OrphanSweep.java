@@ -407,6 +407,9 @@ public final class OrphanSweep {
         if (granted != null) {
           if (granted.get(i) == null) {
             leftToAnotherSweep(work, p);
+            if (counting) {
+              countBelowDeletedContainers(p);
+            }
             continue;
           }
           componentLeases.put(p, granted.get(i));
@@ -800,6 +803,24 @@ public final class OrphanSweep {
       });
     }
     return n[0];
+  }
+
+  /**
+   * For a counting pass: the states of {@code component}, found held by another worker's sweep
+   * only at its batch, below a container an earlier chunk would delete. They go with it all the
+   * same, and {@link #othersBelow} counted that container when they were still candidates, to
+   * be counted as this sweep met them.
+   */
+  private void countBelowDeletedContainers(TargetPath component) {
+    if (deletedSubtrees.isEmpty()) {
+      return;
+    }
+    for (TrackedState s : run.store.ownedBy(run.app, component.encodedUnsafe())) {
+      TargetPath path = TargetPath.decode(s.path());
+      if (deletedSubtrees.covers(path) && !forgottenSubtrees.covers(path)) {
+        withContainers++;
+      }
+    }
   }
 
   /** Whether the sweep meets {@code s} as a candidate (counted then, if it goes). */
