@@ -193,7 +193,9 @@ public final class OrphanSweep {
     // Without stale components, a count over the limit needs more candidates than the limit, or
     // a container among them over states that are no candidates: those of a component whose
     // tracking this run keeps, or of a stale component another worker's sweep holds (which
-    // leaves none to this one: it dropped a table with such rows uncounted).
+    // leaves none to this one: it dropped a table with such rows uncounted). With stale
+    // components there is no cheaper bound than the pass: only it reads their states (a
+    // component's record counts what it declared last, not what it owns, which may be more).
     if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
         && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit
             || (!work.committedCandidates.isEmpty()
