@@ -192,10 +192,10 @@ public final class OrphanSweep {
     }
     // Without stale components, a count over the limit needs more candidates than the limit, or
     // a container among them over states that are no candidates: those of a component whose
-    // tracking this run keeps, or of a stale component another worker's sweep holds (which
-    // leaves none to this one: it dropped a table with such rows uncounted). With stale
-    // components there is no cheaper bound than the pass: only it reads their states (a
-    // component's record counts what it declared last, not what it owns, which may be more).
+    // tracking this run keeps, or of a stale component another worker's sweep holds (every one
+    // of them may be: a table went with such rows uncounted). With stale components there is
+    // no cheaper bound than the pass: only it reads their states (a component's record counts
+    // what it declared in its last successful run, not what it owns, which may be more).
     if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
         && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit
             || (!work.committedCandidates.isEmpty()
@@ -810,8 +810,8 @@ public final class OrphanSweep {
   /**
    * For a counting pass: the states of {@code component}, found held by another worker's sweep
    * only at its batch, below a container an earlier chunk would delete. They go with it all the
-   * same, and {@link #othersBelow} counted that container when they were still candidates, to
-   * be counted as this sweep met them.
+   * same; when {@link #othersBelow} read below it they were still candidates, left to be counted
+   * as the pass met them, which it now never will.
    */
   private void countBelowDeletedContainers(TargetPath component) {
     if (deletedSubtrees.isEmpty()) {
