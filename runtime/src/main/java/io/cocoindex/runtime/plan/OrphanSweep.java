@@ -190,16 +190,7 @@ public final class OrphanSweep {
     if (run.mode == RunMode.UPDATE && work.stale.size() <= LEASED_UP_FRONT) {
       leaseUpFront(run, work);
     }
-    // Without stale components, a count over the limit needs more candidates than the limit, or
-    // a container among them over states that are no candidates: those of a component whose
-    // tracking this run keeps, or of a stale component another worker's sweep holds (every one
-    // of them may be: a table went with such rows uncounted). With stale components there is
-    // no cheaper bound than the pass: only it reads their states (a component's record counts
-    // what it declared in its last successful run, not what it owns, which may be more).
-    if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
-        && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit
-            || (!work.committedCandidates.isEmpty()
-                && (keptMayOwn(run) || !work.sweptElsewhere.isEmpty())))) {
+    if (mustCount(run, work)) {
       OrphanSweep count = new OrphanSweep(run, work, true);
       count.pass();
       long toDelete = count.throughHandlers + count.withContainers;
@@ -218,6 +209,46 @@ public final class OrphanSweep {
       release(s.stateLeases); // a chunk's, if its flush did not come (a batch's go in sweepStale)
       release(s.awaitingLeases);
     }
+  }
+
+  /**
+   * Whether an update with a deletion limit must count before it sweeps. Each state the count
+   * takes is a distinct tracked state: a candidate (a committed component's, or a stale
+   * component's), or, below a container the sweep deletes, a state that is none (of a component
+   * whose tracking this run keeps, or of a stale component another worker's sweep holds). Without
+   * the latter, the count is at most the candidates', and a bound within the limit spares the
+   * pass (each handler is then asked once): the committed components' candidates are known, and
+   * the stale components' states are counted as they are read, until they pass the room left.
+   * (A component's record counts what it declared in its last successful run, not what it owns,
+   * which may be more: no bound.) They are read only while what they own cannot change
+   * meanwhile: leased up front, or on the app's only writer.
+   */
+  private static boolean mustCount(Run run, Work work) {
+    if (run.mode != RunMode.UPDATE || run.deletionLimit == Long.MAX_VALUE) {
+      return false;
+    }
+    long room = run.deletionLimit - work.committedCandidates.size();
+    if (room < 0) {
+      return true;
+    }
+    if (keptMayOwn(run) || !work.sweptElsewhere.isEmpty()) {
+      // Read below each container the pass deletes (skipped with every stale component left to
+      // another sweep, the pass let a table go with such rows uncounted).
+      return !work.stale.isEmpty() || !work.committedCandidates.isEmpty();
+    }
+    if (work.stale.isEmpty()) {
+      return false;
+    }
+    if (!work.upFront && !run.store.exclusiveWhileLocked()) {
+      return true;
+    }
+    for (TargetPath p : work.stale) {
+      room -= run.store.ownedBy(run.app, p.encodedUnsafe()).size();
+      if (room < 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
