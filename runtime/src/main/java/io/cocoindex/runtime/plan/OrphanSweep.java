@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * later candidate below a container whose deletion failed is kept, as within a chunk. A stale
  * component's record goes with its batch's last chunk, unless a state of it was kept. An update
  * with a deletion limit first counts, in a pass that writes nothing (each candidate's handler is
- * asked twice then), and deletes nothing when the count is over the limit; the states below a
+ * asked twice then; skipped when a bound of the count is within the limit, see {@link
+ * #mustCount}), and deletes nothing when the count is over the limit; the states below a
  * container it would delete count too, those of components whose tracking the run keeps
  * included, each once. What the sweep only forgets (a state whose handler abandons it, one its
  * container's recreate destroyed, one below a state now declared without children, and what is
