@@ -7,7 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.TargetStateProvider;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +79,28 @@ class DeletionLimitTest extends EngineTestBase {
     assertThat(rows.takeLog()).containsExactlyInAnyOrder(
         "delete a", "delete b", "delete c", "delete d", "delete e");
     assertThat(app.status().providers().get("rows")).hasSize(1);
+  }
+
+  /**
+   * Three components no longer mounted own one row each, no more than the limit of 3: the
+   * update needs no counting pass, and each row's handler is asked once (it was asked twice).
+   */
+  @Test
+  void aRemovalOfNoMoreStatesThanTheLimitAsksEachHandlerOnce() {
+    App app = app();
+    for (String k : new String[] {"a", "b", "c", "d"}) {
+      source.put(k, "1");
+    }
+    app.update();
+    rows.takeLog();
+    rows.takeCalls();
+
+    source.keySet().retainAll(Set.of("d"));
+    app.update(UpdateOptions.defaults().withDeletionLimit(3));
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("a", null, List.of("1"), false),
+        new Rows.Call("b", null, List.of("1"), false), new Rows.Call("c", null, List.of("1"), false),
+        new Rows.Call("d", "1", List.of("1"), false));
+    assertThat(rows.takeLog()).containsExactly("delete a", "delete b", "delete c");
   }
 
   @Test

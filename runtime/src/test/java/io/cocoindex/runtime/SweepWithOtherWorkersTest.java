@@ -1,9 +1,11 @@
 package io.cocoindex.runtime;
 
 import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.declareTargetStateWithChild;
 import static io.cocoindex.TargetStates.mountTarget;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
@@ -34,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * leased stays leased until its record is gone or kept (to the sweep's end when it leased every
  * stale component up front, and for a record waiting for the candidates no handler resolved),
  * so worker 2 cannot mount it meanwhile; and a deletion limit counts only what this worker
- * sweeps, not what another worker's sweep holds.
+ * sweeps, not what another worker's sweep holds, but for what lies below a container this
+ * worker would delete (its Delete takes that along).
  */
 class SweepWithOtherWorkersTest {
   String baseUrl;
@@ -301,5 +304,124 @@ class SweepWithOtherWorkersTest {
     assertThat(refused).as("worker 2's update (limit 1)").isNull();
     w1.update();
     assertThat(w1.status().total()).isZero();
+  }
+
+  /**
+   * Worker 1, whose input still declares table "docs" (in "t") but no longer mounts "s",
+   * is deleting the rows r1 and r2 that "s" declared in it, held before their precommit. Worker
+   * 2's input declares neither, and its update has a limit of 1: "s" is left to worker 1's
+   * sweep, and worker 2's own sweep would drop "docs", whose drop takes r1 and r2 along, as the
+   * counting pass counts below a container what another worker's sweep holds. That makes 3, over
+   * the limit: worker 2 drops nothing. (With no stale component left to it, worker 2 used to skip
+   * the counting pass, its one candidate within the limit, and dropped the table.)
+   */
+  @Test
+  void aDeletionLimitCountsWhatAContainerTakesAlongWhenEveryStaleComponentIsAnotherWorkers()
+      throws Exception {
+    Rows rows = new Rows();
+    Tables tables = new Tables(rows);
+    boolean[] tableDeclared = {true};
+    boolean[] sMounted = {true};
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      // "t" declares the table (no other component does): one of t's candidates once it stops.
+      TargetStateProvider<String> docs = ctx.useMount("t", c -> tableDeclared[0]
+          ? declareTargetStateWithChild(c, p.targetState("docs", new Tables.TableSpec("g1")))
+          : null);
+      if (tableDeclared[0]) {
+        if (sMounted[0]) {
+          ctx.mount("s", c -> {
+            declareTargetState(c, docs.targetState("r1", "v1"));
+            declareTargetState(c, docs.targetState("r2", "v1"));
+          });
+        }
+      }
+    };
+    Holding store1 = new Holding(PostgresStateStore.open(url));
+    App w1 = app(store1, main);
+    w1.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1", "create r2=v1");
+
+    sMounted[0] = false;
+    store1.holdWhen = w -> precommitsKey(w, "r1");
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    assertThat(store1.held.await(1, TimeUnit.MINUTES)).isTrue();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+
+    tableDeclared[0] = false; // worker 2's input (worker 1 has run its components)
+    App w2 = app(PostgresStateStore.open(url), main);
+    Throwable refused = null;
+    try {
+      w2.update(UpdateOptions.defaults().withDeletionLimit(1));
+    } catch (UpdateFailedException e) {
+      refused = e;
+    }
+    assertThat(tables.takeLog()).as("worker 2 drops nothing").isEmpty();
+    store1.release.countDown();
+    first.get(1, TimeUnit.MINUTES);
+    assertThat(refused).as("worker 2's update (limit 1)").isNotNull()
+        .hasMessageContaining("would delete 3 target states (1 through their handlers,"
+            + " 2 with their containers), more than its deletion limit of 1");
+    assertThat(rows.takeLog()).as("worker 1's sweep").containsExactly("delete r1", "delete r2");
+  }
+
+  /**
+   * Stale component "s" owns rows r1 and r2 in table "docs" of stale component "a", and another
+   * worker's sweep holds "s" (its lease, taken here as that sweep takes it). The worker updating
+   * now, with a limit of 1,102, has more stale components (1,100 fillers of a flat row each) than
+   * it leases up front, and leases them batch by batch. Its first batch holds "a", whose table
+   * its counting pass counts, with nothing below it that is no candidate yet: "s" is found held
+   * only at its batch, the last. The table's drop takes r1 and r2 along all the same: 1,103
+   * states, over the limit. (The pass counted 1,101, r1 and r2 neither below the table nor in
+   * their batch, and the table was dropped.)
+   */
+  @Test
+  void aDeletionLimitCountsWhatAContainerTakesAlongOfAComponentFoundHeldInALaterBatch()
+      throws Exception {
+    Rows rows = new Rows();
+    Tables tables = new Tables(rows);
+    Rows flat = new Rows();
+    boolean[] mounted = {true};
+    int fillers = 1100;
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      if (!mounted[0]) {
+        return;
+      }
+      TargetStateProvider<String> docs = ctx.useMount("a",
+          c -> mountTarget(c, p.targetState("docs", new Tables.TableSpec("g1"))));
+      for (int i = 0; i < fillers; i++) {
+        String key = String.format("f%04d", i);
+        ctx.mount(key, c -> declareTargetState(c, f.targetState(key, "v1")));
+      }
+      ctx.mount("s", c -> {
+        declareTargetState(c, docs.targetState("r1", "v1"));
+        declareTargetState(c, docs.targetState("r2", "v1"));
+      });
+    };
+    App app = app(PostgresStateStore.open(url), main);
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create r1=v1", "create r2=v1");
+    assertThat(flat.takeLog()).hasSize(fillers);
+    tables.takeLog();
+
+    StateStore other = PostgresStateStore.open(url);
+    closeLast.add(other);
+    AutoCloseable sweepingS =
+        other.leaseComponent("w", TargetPath.ROOT.child(StableKey.of("s")).encoded(), true);
+    assertThat(sweepingS).isNotNull();
+    closeLast.add(sweepingS);
+
+    mounted[0] = false;
+    assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(fillers + 2)))
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("would delete 1103 target states (1101 through their handlers,"
+            + " 2 with their containers), more than its deletion limit of 1102");
+    assertThat(tables.takeLog()).as("nothing dropped").isEmpty();
+    assertThat(flat.takeLog()).as("nothing deleted").isEmpty();
   }
 }

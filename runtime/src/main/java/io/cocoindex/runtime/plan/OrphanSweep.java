@@ -49,9 +49,12 @@ import org.slf4j.LoggerFactory;
  * later candidate below a container whose deletion failed is kept, as within a chunk. A stale
  * component's record goes with its batch's last chunk, unless a state of it was kept. An update
  * with a deletion limit first counts, in a pass that writes nothing (each candidate's handler is
- * asked twice then), and deletes nothing when the count is over the limit; the states below a
+ * asked twice then; skipped when a bound of the count is within the limit, see {@link
+ * #mustCount}), and deletes nothing when the count is over the limit; the states below a
  * container it would delete count too, those of components whose tracking the run keeps
- * included.
+ * included, each once. What the sweep only forgets (a state whose handler abandons it, one its
+ * container's recreate destroyed, one below a state now declared without children, and what is
+ * below any of those) is no deletion, and does not count.
  *
  * <p>On a store shared by workers, an update leases the stale components (another worker's
  * sweep holding one does it): up to {@link #LEASED_UP_FRONT} of them all when the sweep starts,
@@ -131,6 +134,12 @@ public final class OrphanSweep {
   private final boolean counting;
   /** Containers deleted (or forgotten) by an earlier chunk: what is below them went with them. */
   private final Subtrees deletedSubtrees = new Subtrees();
+  /**
+   * Those of {@link #deletedSubtrees} that were forgotten, not deleted: what is below them is
+   * forgotten with them, and no deletion counts it (the target keeps it, or lost it to its
+   * container's recreate, which the limit does not weigh).
+   */
+  private final Subtrees forgottenSubtrees = new Subtrees();
   /** Containers whose deletion failed in an earlier chunk: what is below them is kept. */
   private final Subtrees failedSubtrees = new Subtrees();
   /** Paths kept because no handler could reach them: what is below them is kept too. */
@@ -182,11 +191,7 @@ public final class OrphanSweep {
     if (run.mode == RunMode.UPDATE && work.stale.size() <= LEASED_UP_FRONT) {
       leaseUpFront(run, work);
     }
-    // Without stale components, a count over the limit needs more candidates than the limit, or
-    // a container among them over the states of a component whose tracking this run keeps.
-    if (run.mode == RunMode.UPDATE && run.deletionLimit != Long.MAX_VALUE
-        && (!work.stale.isEmpty() || work.committedCandidates.size() > run.deletionLimit
-            || (!work.committedCandidates.isEmpty() && keptMayOwn(run)))) {
+    if (mustCount(run, work)) {
       OrphanSweep count = new OrphanSweep(run, work, true);
       count.pass();
       long toDelete = count.throughHandlers + count.withContainers;
@@ -205,6 +210,46 @@ public final class OrphanSweep {
       release(s.stateLeases); // a chunk's, if its flush did not come (a batch's go in sweepStale)
       release(s.awaitingLeases);
     }
+  }
+
+  /**
+   * Whether an update with a deletion limit must count before it sweeps. Each state the count
+   * takes is a distinct tracked state: a candidate (a committed component's, or a stale
+   * component's), or, below a container the sweep deletes, a state that is none (of a component
+   * whose tracking this run keeps, or of a stale component another worker's sweep holds). Without
+   * the latter, the count is at most the candidates', and a bound within the limit spares the
+   * pass (each handler is then asked once): the committed components' candidates are known, and
+   * the stale components' states are counted as they are read, until they pass the room left.
+   * (A component's record counts what it declared in its last successful run, not what it owns,
+   * which may be more: no bound.) They are read only while what they own cannot change
+   * meanwhile: leased up front, or on the app's only writer.
+   */
+  private static boolean mustCount(Run run, Work work) {
+    if (run.mode != RunMode.UPDATE || run.deletionLimit == Long.MAX_VALUE) {
+      return false;
+    }
+    long room = run.deletionLimit - work.committedCandidates.size();
+    if (room < 0) {
+      return true;
+    }
+    if (keptMayOwn(run) || !work.sweptElsewhere.isEmpty()) {
+      // Read below each container the pass deletes (skipped with every stale component left to
+      // another sweep, the pass let a table go with such rows uncounted).
+      return !work.stale.isEmpty() || !work.committedCandidates.isEmpty();
+    }
+    if (work.stale.isEmpty()) {
+      return false;
+    }
+    if (!work.upFront && !run.store.exclusiveWhileLocked()) {
+      return true;
+    }
+    for (TargetPath p : work.stale) {
+      room -= run.store.ownedBy(run.app, p.encodedUnsafe()).size();
+      if (room < 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -308,7 +353,9 @@ public final class OrphanSweep {
       if (failedSubtrees.covers(c.path())) {
         keptOwners.add(c.owner());
       } else if (deletedSubtrees.covers(c.path())) {
-        withContainers++;
+        if (!forgottenSubtrees.covers(c.path())) {
+          withContainers++;
+        }
       } else {
         keep(c.path(), c.owner());
       }
@@ -395,6 +442,9 @@ public final class OrphanSweep {
         if (granted != null) {
           if (granted.get(i) == null) {
             leftToAnotherSweep(work, p);
+            if (counting) {
+              countBelowDeletedContainers(p);
+            }
             continue;
           }
           componentLeases.put(p, granted.get(i));
@@ -474,6 +524,8 @@ public final class OrphanSweep {
     final Map<ByteKey, Set<TargetPath>> ownersBelowDeleted = new HashMap<>();
     /** The containers forgotten with what is below them, without an action (see forgetTree). */
     final List<byte[]> forgottenContainers = new ArrayList<>();
+    /** The paths among {@link #deleted} that are forgotten, not deleted: no deletion below. */
+    final Set<ByteKey> forgotten = new HashSet<>();
 
     int size() {
       return deletions.size() + forget.size();
@@ -488,6 +540,7 @@ public final class OrphanSweep {
     chunk.forget.add(new StateWrite.DeleteTree(row.path()));
     chunk.forgetOwners.add(owner);
     chunk.deleted.add(row.path());
+    chunk.forgotten.add(ByteKey.of(row.path()));
     if (row.childGeneration() > 0) {
       chunk.forgottenContainers.add(row.path());
     }
@@ -533,6 +586,7 @@ public final class OrphanSweep {
     int readUpTo = 0;
     byte[] lastContainer = null;
     TargetPath lastOwner = null;
+    boolean lastForgotten = false;
     Chunk chunk = new Chunk();
     for (int i = 0; i < ordered.size(); i++) {
       TargetPath path = ordered.get(i).getKey();
@@ -569,18 +623,26 @@ public final class OrphanSweep {
         continue;
       }
       if (deletedSubtrees.covers(path)) {
-        withContainers++; // went with a container an earlier chunk deleted
+        if (!forgottenSubtrees.covers(path)) {
+          withContainers++; // went with a container an earlier chunk deleted
+        }
         continue;
       }
       byte[] container = subtreeAbove(chunk.deleted, path);
       if (container != null) {
-        withContainers++;
         // In path order, a container's children mostly come together, of one owner.
-        if (container != lastContainer || !owner.equals(lastOwner)) {
+        if (container != lastContainer) {
+          lastContainer = container;
+          lastOwner = null;
+          lastForgotten = chunk.forgotten.contains(ByteKey.of(container));
+        }
+        if (!owner.equals(lastOwner)) {
           chunk.ownersBelowDeleted.computeIfAbsent(ByteKey.of(container), k -> new HashSet<>())
               .add(owner);
-          lastContainer = container;
           lastOwner = owner;
+        }
+        if (!lastForgotten) {
+          withContainers++;
         }
         continue;
       }
@@ -681,6 +743,7 @@ public final class OrphanSweep {
       // Later chunks count (or plan nothing for) what is below the containers this one deletes.
       containers(chunk.deletions).forEach(deletedSubtrees::add);
       chunk.forgottenContainers.forEach(deletedSubtrees::add);
+      chunk.forgottenContainers.forEach(forgottenSubtrees::add);
       return true;
     }
     Applied applied = apply(chunk);
@@ -736,6 +799,7 @@ public final class OrphanSweep {
       }
     }
     chunk.forgottenContainers.forEach(deletedSubtrees::add);
+    chunk.forgottenContainers.forEach(forgottenSubtrees::add);
     deletedRecords.forEach(c -> work.staleMemos.remove(ByteKey.of(c.encodedUnsafe())));
     List<Reconciliation> deleted = new ArrayList<>(applied.deletions().size());
     for (Deletion d : applied.deletions()) {
@@ -774,6 +838,24 @@ public final class OrphanSweep {
       });
     }
     return n[0];
+  }
+
+  /**
+   * For a counting pass: the states of {@code component}, found held by another worker's sweep
+   * only at its batch, below a container an earlier chunk would delete. They go with it all the
+   * same; when {@link #othersBelow} read below it they were still candidates, left to be counted
+   * as the pass met them, which it now never will.
+   */
+  private void countBelowDeletedContainers(TargetPath component) {
+    if (deletedSubtrees.isEmpty()) {
+      return;
+    }
+    for (TrackedState s : run.store.ownedBy(run.app, component.encodedUnsafe())) {
+      TargetPath path = TargetPath.decode(s.path());
+      if (deletedSubtrees.covers(path) && !forgottenSubtrees.covers(path)) {
+        withContainers++;
+      }
+    }
   }
 
   /** Whether the sweep meets {@code s} as a candidate (counted then, if it goes). */
