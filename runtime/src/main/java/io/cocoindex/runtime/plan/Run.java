@@ -198,8 +198,8 @@ public final class Run {
     this.leaseGate = store.exclusiveWhileLocked()
         ? new LeaseGate(MIN_IN_FLIGHT, MAX_IN_FLIGHT, STATES_IN_FLIGHT)
         : new LeaseGate(MIN_IN_FLIGHT);
-    componentPool.watch(onWorkerDeath);
-    SharedThreads.watchDeaths(onWorkerDeath);
+    componentPool.watch(onTaskLost);
+    SharedThreads.watchDeaths(onTaskLost);
   }
 
   /** Completes with the error that stopped the run early ({@link #abort}), if one did. */
@@ -209,7 +209,7 @@ public final class Run {
    * threw past itself while the run went on: a task of the run may be lost.
    */
   private volatile boolean taskLost;
-  private final Consumer<Throwable> onWorkerDeath = error -> {
+  private final Consumer<Throwable> onTaskLost = error -> {
     taskLost = true;
     abort(error);
   };
@@ -218,8 +218,8 @@ public final class Run {
    * Stops the run early: a fatal error ({@link RunAborted#fatalIn}) was thrown in it, or a task
    * of the engine's threads threw past itself ({@link #lostATask}). No stage applies or commits
    * anything after this ({@link #checkNotAborted}); every wait for a component ends; the app
-   * then reports {@code error}.
-   * What the run committed before stands, and the next run finishes the rest, as after a crash.
+   * then reports {@code error}. What the run committed before stands, and the next run finishes
+   * the rest, as after a crash.
    */
   public void abort(Throwable error) {
     aborted.complete(error);
@@ -307,8 +307,8 @@ public final class Run {
    * tells the store, once every action it applied has returned (see {@link StateStore#endedRuns}).
    */
   public void end() {
-    componentPool.unwatch(onWorkerDeath);
-    SharedThreads.unwatchDeaths(onWorkerDeath);
+    componentPool.unwatch(onTaskLost);
+    SharedThreads.unwatchDeaths(onTaskLost);
     // After a lost task another of the run's may still be under way: the run is not told
     // ended (a shared store keeps its records as a live run's) until the store closes.
     if (mode != RunMode.PREVIEW && !taskLost) {
