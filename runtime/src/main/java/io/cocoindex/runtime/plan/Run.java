@@ -221,7 +221,13 @@ public final class Run {
    * What the run committed before stands, and the next run finishes the rest, as after a crash.
    */
   public void abort(Throwable error) {
-    aborted.complete(error);
+    if (aborted.complete(error)) {
+      try {
+        batcher.stop(new RunAborted(error));
+      } catch (Throwable ignored) {
+        // out of memory, say: the run is stopped all the same; a drain still running checks it
+      }
+    }
   }
 
   /** The error that stopped the run early, or null. */
