@@ -158,6 +158,51 @@ class RunStoppedEarlyTest extends EngineTestBase {
     assertThat(rows.takeLog()).containsExactly("create c=1");
   }
 
+  /**
+   * On the shared PostgreSQL store a component's lease is a lock of one of the store's sessions:
+   * one a lost task holds is never given back while the store is open. An app opened again on
+   * that store object skipped the component as another worker's, for good, and reported success.
+   * It is refused now, naming why, until the lease is given back (here, the stuck body ends).
+   */
+  @Test
+  void anAppOpenedAgainOnTheSharedStoreWhileALostTaskHoldsALeaseIsRefusedNotSkipping()
+      throws InterruptedException {
+    org.junit.jupiter.api.Assumptions.assumeTrue(ON_POSTGRES, "leases are the shared store's");
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("c", c -> {
+        if (faulty) {
+          ForkJoinTask.getPool().execute(() -> {
+            throw new OutOfMemoryError("test: a worker died");
+          });
+          await(released); // still held when the app is opened again: a lost task
+        }
+        declareTargetState(c, p.targetState("c", "1"));
+      });
+    };
+    App app = app(main);
+    assertThatThrownBy(app::update).isInstanceOf(OutOfMemoryError.class);
+    faulty = false;
+    app.close();
+    App reopened = app(main);
+    assertThatThrownBy(reopened::update)
+        .isInstanceOf(io.cocoindex.runtime.state.StateStoreException.class)
+        .hasMessageContaining("app 'test' cannot run on this state store: a run of it in this"
+            + " process lost a task (a thread of the engine died) that holds 1 of its leases");
+    assertThat(rows.takeLog()).isEmpty();
+
+    released.countDown(); // the task ends after all: its commit refused, its lease given back
+    for (int i = 0; i < 100; i++) {
+      try {
+        reopened.update();
+        break;
+      } catch (io.cocoindex.runtime.state.StateStoreException stillHeld) {
+        Thread.sleep(50);
+      }
+    }
+    assertThat(rows.takeLog()).containsExactly("create c=1");
+  }
+
   @Test
   void aSharedEngineThreadWhoseTaskDiesStopsTheRunToo() {
     Consumer<Ctx> main = ctx -> {

@@ -319,6 +319,9 @@ public final class Run {
     if (mode != RunMode.PREVIEW && !taskLost) {
       store.runEnded(app, version);
     }
+    if (taskLost) {
+      store.runLostATask(app);
+    }
     claims.clear();
     if (componentScan != null) {
       // After a read under way (a run that failed before any component asked for it): the
