@@ -54,12 +54,52 @@ class ThrownErrorTest extends EngineTestBase {
     assertThatThrownBy(app::update)
         .isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("1 component failed")
-        .hasMessageContaining("/\"c1\": handler's assertion on bad");
+        .hasMessageContaining("/\"c1\": handler io.cocoindex.runtime.ThrownErrorTest$1 of"
+            + " provider rows failed to reconcile key \"bad\": java.lang.AssertionError:"
+            + " handler's assertion on bad");
     assertThat(rows.takeLog()).containsExactly("create good=1");
 
     faulty = false;
     app.update();
     assertThat(rows.takeLog()).containsExactly("create bad=1");
+  }
+
+  @Test
+  void anAssertionErrorFromAHandlerDeletingAnOrphanFailsItsOwnerOnly() {
+    boolean[] declared = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows",
+          assertingHandler);
+      ctx.mount("c1", c -> {
+        if (declared[0]) {
+          declareTargetState(c, p.targetState("bad", "1"));
+        }
+      });
+      ctx.mount("c2", c -> {
+        if (declared[0]) {
+          declareTargetState(c, p.targetState("good", "1"));
+        }
+      });
+    });
+    faulty = false;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("create bad=1", "create good=1");
+
+    // Neither is declared now: the orphan sweep reconciles both for their deletion.
+    faulty = true;
+    declared[0] = false;
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("1 component failed")
+        .hasMessageContaining("/\"c1\"")
+        .hasMessageContaining("handler's assertion on bad");
+    assertThat(rows.takeLog()).containsExactly("delete good");
+
+    faulty = false;
+    app.update();
+    assertThat(rows.takeLog()).containsExactly("delete bad");
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
   }
 
   @Test

@@ -2,13 +2,16 @@ package io.cocoindex.runtime.apply;
 
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
+import io.cocoindex.runtime.plan.RunAborted;
 import io.cocoindex.runtime.threads.DrainingQueue;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +29,10 @@ public final class SinkBatcher {
 
   private final Executor executor;
   private final Map<TargetActionSink<?>, SinkQueue> queues = new IdentityHashMap<>();
+  /** The submissions not completed yet: {@link #stop} fails them. */
+  private final Set<Submission> outstanding = ConcurrentHashMap.newKeySet();
+  /** Why the run stopped early ({@link #stop}), or null: no sink call starts after it. */
+  private volatile Throwable stopped;
 
   /** Applies each sink's batches on {@code executor}, off the components' threads. */
   public SinkBatcher(Executor executor) {
@@ -47,18 +54,57 @@ public final class SinkBatcher {
       queue = queues.computeIfAbsent(sink, SinkQueue::new);
     }
     Submission s = new Submission(owner, List.copyOf(actions), new CompletableFuture<>());
+    outstanding.add(s);
+    Throwable why = stopped;
+    if (why != null) { // after stop's pass over the outstanding ones, or before it
+      fail(s, why);
+      return s.done;
+    }
     queue.add(s);
     return s.done;
   }
 
-  private record Submission(Object owner, List<TargetAction<?>> actions,
-      CompletableFuture<Void> done) {}
+  /**
+   * Stops the batcher as its run stops early ({@link io.cocoindex.runtime.plan.Run#abort}): every
+   * submission not applied yet fails with {@code error} at once, without its sink call, and so
+   * does every later one. A wait for a sink call that a lost task held (a sink thread died)
+   * ends then too: the orphan sweep waits for its deletions on the caller's thread.
+   */
+  public void stop(Throwable error) {
+    stopped = error;
+    for (Submission s : outstanding) {
+      fail(s, error);
+    }
+  }
+
+  private void complete(Submission s) {
+    s.done.complete(null);
+    outstanding.remove(s);
+  }
+
+  private void fail(Submission s, Throwable error) {
+    s.done.completeExceptionally(error);
+    outstanding.remove(s);
+  }
+
+  /** One component's actions for one sink; an identity (its actions are not compared). */
+  private static final class Submission {
+    final Object owner;
+    final List<TargetAction<?>> actions;
+    final CompletableFuture<Void> done;
+
+    Submission(Object owner, List<TargetAction<?>> actions, CompletableFuture<Void> done) {
+      this.owner = owner;
+      this.actions = actions;
+      this.done = done;
+    }
+  }
 
   private final class SinkQueue {
     private final TargetActionSink<?> sink;
     /** No bound on a batch: one sink call takes every submission that queued meanwhile. */
     private final DrainingQueue<Submission> pending = new DrainingQueue<>(executor,
-        Integer.MAX_VALUE, this::applySplitting, (s, e) -> s.done.completeExceptionally(e));
+        Integer.MAX_VALUE, this::applySplitting, SinkBatcher.this::fail);
 
     SinkQueue(TargetActionSink<?> sink) {
       this.sink = sink;
@@ -69,13 +115,19 @@ public final class SinkBatcher {
     }
 
     private void applySplitting(List<Submission> batch) {
-      Throwable error = applyOnce(batch);
-      if (error == null) {
-        batch.forEach(s -> s.done.complete(null));
+      Throwable why = stopped;
+      if (why != null) {
+        batch.forEach(s -> fail(s, why)); // the run stopped early: nothing more is applied
         return;
       }
-      if (batch.size() == 1) {
-        batch.get(0).done.completeExceptionally(error);
+      Throwable error = applyOnce(batch);
+      if (error == null) {
+        batch.forEach(SinkBatcher.this::complete);
+        return;
+      }
+      if (batch.size() == 1 || RunAborted.fatalIn(error) != null) {
+        // Out of memory stops the run: its batch is not retried, in parts or at all.
+        batch.forEach(s -> fail(s, error));
         return;
       }
       log.debug("a batch of {} submissions to {} failed; retrying it split", batch.size(), sink,

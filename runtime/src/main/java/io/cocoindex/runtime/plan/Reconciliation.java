@@ -130,7 +130,10 @@ final class Reconciliation {
     TargetReconcileOutput out;
     try {
       out = b.handler().reconcile(key, desired, prev, mayBeMissing);
-    } catch (Exception e) {
+    } catch (Exception | Error e) {
+      // An Error too (an assertion): the orphan sweep, which calls this for a deletion, fails
+      // the owner of what it was given, and would let an Error escape the run. Out of memory
+      // stays found in the cause, and stops the run (RunAborted#fatalIn).
       throw new IllegalStateException(
           "handler " + b.handler().getClass().getName() + " of provider " + provider.name()
               + " failed to reconcile key " + key + ": " + e, e);

@@ -222,7 +222,13 @@ public final class Run {
    * the rest, as after a crash.
    */
   public void abort(Throwable error) {
-    aborted.complete(error);
+    if (aborted.complete(error)) {
+      try {
+        batcher.stop(new RunAborted(error));
+      } catch (Throwable ignored) {
+        // out of memory, say: the run is stopped all the same; a drain still running checks it
+      }
+    }
   }
 
   /** The error that stopped the run early, or null. */
@@ -313,6 +319,9 @@ public final class Run {
     // ended (a shared store keeps its records as a live run's) until the store closes.
     if (mode != RunMode.PREVIEW && !taskLost) {
       store.runEnded(app, version);
+    }
+    if (taskLost) {
+      store.runLostATask(app);
     }
     claims.clear();
     if (componentScan != null) {

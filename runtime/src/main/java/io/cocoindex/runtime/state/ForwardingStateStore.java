@@ -59,6 +59,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public void runLostATask(String app) {
+    delegate.runLostATask(app);
+  }
+
+  @Override
   public java.util.Set<Long> endedRuns(String app, Collection<Long> versions) {
     return delegate.endedRuns(app, versions);
   }

@@ -272,7 +272,7 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
-    return lease(lockKey(app, componentPath), wait,
+    return lease(app, lockKey(app, componentPath), wait,
         connection -> wait || claimForThisRun(connection, app, componentPath),
         "a component lease");
   }
@@ -280,7 +280,8 @@ public final class PostgresStateStore extends JdbcStateStore {
   /** The advisory lock of one target state (a key space apart from the components'). */
   @Override
   public AutoCloseable leaseState(String app, byte[] statePath) {
-    return lease(stateLockKey(app, statePath), true, connection -> true, "a target state lease");
+    return lease(app, stateLockKey(app, statePath), true, connection -> true,
+        "a target state lease");
   }
 
   /**
@@ -303,7 +304,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     List<AutoCloseable> leases = new java.util.ArrayList<>(n);
     try {
       for (int i = 0; i < firstHeld; i++) {
-        leases.add(releaser.lease(leaseConnection(keys[i]), keys[i]));
+        leases.add(releaser.lease(leaseConnection(keys[i]), keys[i], app));
       }
       giveBack(keys, locked, firstHeld);
       for (int i = firstHeld; i < n; i++) {
@@ -452,7 +453,8 @@ public final class PostgresStateStore extends JdbcStateStore {
    *
    * @return the lease, or null when not granted
    */
-  private AutoCloseable lease(long key, boolean wait, LeaseCondition condition, String what) {
+  private AutoCloseable lease(String app, long key, boolean wait, LeaseCondition condition,
+      String what) {
     Connection leaseConnection = leaseConnection(key);
     try {
       while (true) {
@@ -468,7 +470,7 @@ public final class PostgresStateStore extends JdbcStateStore {
           }
           if (locked) {
             if (condition.holds(leaseConnection)) {
-              return releaser.lease(leaseConnection, key);
+              return releaser.lease(leaseConnection, key, app);
             }
             unlock(leaseConnection, key);
             return null;
@@ -554,7 +556,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     for (int i = 0; i < n; i++) {
       // Advisory locks are re-entrant per session: each granted row holds one lock to give back.
       leases.add(granted.contains(ByteKey.of(paths[i]))
-          ? releaser.lease(leaseConnection, keys[i]) : null);
+          ? releaser.lease(leaseConnection, keys[i], app) : null);
     }
     return leases;
   }
@@ -638,9 +640,33 @@ public final class PostgresStateStore extends JdbcStateStore {
    * the run's lock (see {@link #endedRuns}) before the version commits, so whoever sees the
    * version allocated sees the lock held until the run ends or its worker dies.
    */
+  /** The leases this store holds, by app: taken and not yet closed. */
+  private final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> heldLeases =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  /** Apps a run of which lost a task ({@link #runLostATask}), until none of their leases is held. */
+  private final java.util.Set<String> lostATask =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  @Override
+  public void runLostATask(String app) {
+    lostATask.add(app);
+  }
+
   @Override
   public long nextVersion(String app) {
     releaser.awaitGivenBack();
+    if (lostATask.contains(app)) {
+      java.util.concurrent.atomic.AtomicInteger held = heldLeases.get(app);
+      if (held != null && held.get() > 0) {
+        throw new StateStoreException("app '" + app + "' cannot run on this state store: a run"
+            + " of it in this process lost a task (a thread of the engine died) that holds "
+            + held.get() + " of its leases, which only closing the store gives back (they would"
+            + " have its runs skip those components for good, as another worker's). Close the"
+            + " store and open it again, best in a new process; the next run finishes what that"
+            + " one left, as after a crash");
+      }
+      lostATask.remove(app);
+    }
     long[] version = new long[1];
     Long[] locked = new Long[1];
     try {
@@ -851,12 +877,19 @@ public final class PostgresStateStore extends JdbcStateStore {
       thread.start();
     }
 
-    /** A lease whose close gives the lock back (once, however often it is closed). */
-    AutoCloseable lease(Connection connection, long key) {
+    /**
+     * A lease of {@code app} whose close gives the lock back (once, however often it is closed),
+     * counted in {@link #heldLeases} until then.
+     */
+    AutoCloseable lease(Connection connection, long key, String app) {
       java.util.concurrent.atomic.AtomicBoolean released =
           new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicInteger held = heldLeases.computeIfAbsent(app,
+          a -> new java.util.concurrent.atomic.AtomicInteger());
+      held.incrementAndGet();
       return () -> {
         if (released.compareAndSet(false, true)) {
+          held.decrementAndGet();
           queue.add(new HeldLock(connection, key, null));
         }
       };

@@ -185,6 +185,15 @@ public interface StateStore extends AutoCloseable {
   default void runEnded(String app, long version) {}
 
   /**
+   * Tells the store that a run of {@code app} lost a task (a thread of the engine died): a lease
+   * that task held may never be given back. A store whose leases are locks of its own sessions
+   * (PostgreSQL) then refuses the app's next runs while it still holds any lease of the app: one
+   * lost would have them skip its component for good, as another worker's, until the store
+   * closes.
+   */
+  default void runLostATask(String app) {}
+
+  /**
    * Of {@code versions}, runs of {@code app} whose records the engine read with the states it is
    * about to write, those that have ended: every write of theirs has landed, so the engine's own
    * write replaces them, and its settle drops their records ({@link StateWrite.Settle#superseded}).

@@ -95,10 +95,7 @@ final class TableGuests {
   static void register(Connection conn, String schema, String table, String app, long lost)
       throws SQLException {
     tolerating(conn, schema, table, app, () -> {
-      try (Statement st = conn.createStatement()) {
-        st.execute("CREATE TABLE IF NOT EXISTS " + qualified(schema) + " (table_name text NOT"
-            + " NULL, app text NOT NULL, lost bigint NOT NULL, PRIMARY KEY (table_name, app))");
-      }
+      create(conn, schema);
       try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + qualified(schema)
           + " AS g VALUES (?, ?, 0) ON CONFLICT (table_name, app) DO UPDATE"
           + " SET lost = greatest(g.lost - ?, 0)")) {
@@ -108,6 +105,29 @@ final class TableGuests {
         ps.executeUpdate();
       }
     });
+  }
+
+  /**
+   * Creates the record table unless it exists. Two guests' first runs at once: CREATE TABLE IF
+   * NOT EXISTS does not see the table the other's transaction is making, waits for it, and then
+   * fails on the catalog's unique index (SQLSTATE 23505, or 42P07); the table is there then, and
+   * the guest goes on with it rather than fail its run.
+   */
+  private static void create(Connection conn, String schema) throws SQLException {
+    Savepoint savepoint = conn.setSavepoint();
+    try (Statement st = conn.createStatement()) {
+      st.execute("CREATE TABLE IF NOT EXISTS " + qualified(schema) + " (table_name text NOT"
+          + " NULL, app text NOT NULL, lost bigint NOT NULL, PRIMARY KEY (table_name, app))");
+      conn.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
+        throw e;
+      }
+      conn.rollback(savepoint);
+      if (!exists(conn, schema)) {
+        throw e; // not the race: another failure of the same kind
+      }
+    }
   }
 
   /**

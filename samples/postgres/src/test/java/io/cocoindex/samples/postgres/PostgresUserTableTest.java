@@ -802,6 +802,48 @@ class PostgresUserTableTest {
    * guests of the table, whose rows' handler finds the count), and the run after that writes
    * nothing. (It wrote nothing: the guest's rows were gone until a full reprocess.)
    */
+  /**
+   * Two guests' first runs at once (here, another guest's registration still uncommitted, made by
+   * the test): PostgreSQL's CREATE TABLE IF NOT EXISTS of the guests' record table waits for the
+   * other transaction, then fails with a unique violation on pg_type (it does not see the table
+   * the other made). The guest's run failed; now it goes on with the table the other made.
+   */
+  @Test
+  void aGuestsFirstRegistrationRacingAnothersCreationOfTheRecordTableStillRegisters()
+      throws Exception {
+    App owner = coco.app("owner", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.table(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1))));
+    App guest = coco.app("guest", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1))));
+    coco.update(owner);
+
+    String guests = "\"" + schema + "\".cocoindex_table_guests";
+    try (java.sql.Connection other = PostgresServer.DATA_SOURCE.getConnection()) {
+      other.setAutoCommit(false);
+      try (java.sql.Statement st = other.createStatement()) {
+        st.execute("CREATE TABLE " + guests + " (table_name text NOT NULL, app text NOT NULL,"
+            + " lost bigint NOT NULL, PRIMARY KEY (table_name, app))");
+        st.execute("INSERT INTO " + guests + " VALUES ('shared', 'another', 0)");
+      }
+      java.util.concurrent.CompletableFuture<List<String>> update =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> coco.update(guest));
+      // Until the guest's CREATE TABLE waits for the other transaction.
+      for (int i = 0; i < 400 && lines("SELECT count(*) FROM pg_stat_activity WHERE"
+          + " wait_event_type = 'Lock' AND query LIKE 'CREATE TABLE IF NOT EXISTS %"
+          + "cocoindex_table_guests%'").equals(List.of("0")); i++) {
+        Thread.sleep(25);
+      }
+      other.commit();
+      update.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|1");
+    assertThat(lines("SELECT * FROM " + guests + " ORDER BY app"))
+        .containsExactly("shared|another|0", "shared|guest|0");
+  }
+
   @Test
   void aGuestsRowsLostToTheOwnersRecreateAreWrittenAgainInTheGuestsNextRun() {
     TableSchema<Doc> integerKey =

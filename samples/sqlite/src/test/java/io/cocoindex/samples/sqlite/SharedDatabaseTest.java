@@ -425,4 +425,65 @@ class SharedDatabaseTest extends TargetDatabaseTest {
 
     assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A", "b|B");
   }
+
+  /**
+   * Two guests of the owner's table; one stops declaring it (its record as a guest goes, its
+   * rows stay, a user's table being abandoned as it is); the owner recreates the table. The
+   * other guest's rows come back in its next run, its count taken back, and the guest that left
+   * is neither counted nor told.
+   */
+  @Test
+  void withTwoGuestsOneThatStopsDeclaringTheTableIsForgottenAndTheOtherStillGetsItsRowsBack()
+      throws Exception {
+    Environment env = environment().build();
+    boolean[] recreated = {false};
+    App owner = app("owner", env, ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (recreated[0]) {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Numbered.class, "id"))
+            .declareRow(ctx, new Numbered(1, "owner's"));
+      } else {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Doc.class, "id"))
+            .declareRow(ctx, new Doc("1", "owner's"));
+      }
+    });
+    App first = app("first", env,
+        docs(TableSchema.userManaged("docs", Doc.class, "id"), Map.of("f", "first's")));
+    boolean[] secondDeclares = {true};
+    App second = app("second", env, ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (secondDeclares[0]) {
+        sqlite.mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"))
+            .declareRow(ctx, new Doc("s", "second's"));
+      }
+    });
+    owner.update();
+    first.update();
+    second.update();
+    assertThat(q("SELECT table_name, app, lost FROM cocoindex_table_guests ORDER BY app"))
+        .containsExactly("docs|first|0", "docs|second|0");
+
+    secondDeclares[0] = false;
+    second.update();
+    assertThat(q("SELECT table_name, app, lost FROM cocoindex_table_guests ORDER BY app"))
+        .containsExactly("docs|first|0");
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("1|owner's", "f|first's", "s|second's");
+
+    recreated[0] = true;
+    owner.update();
+    assertThat(q("SELECT table_name, app, lost FROM cocoindex_table_guests ORDER BY app"))
+        .containsExactly("docs|first|1");
+    first.update();
+    second.update();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("1.0|owner's", "f|first's");
+    assertThat(q("SELECT table_name, app, lost FROM cocoindex_table_guests ORDER BY app"))
+        .containsExactly("docs|first|0");
+    long statements = db().statementsExecuted();
+    first.update();
+    second.update();
+    owner.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
 }
