@@ -113,11 +113,18 @@ final class GroupCommitter implements AutoCloseable {
           commit(group);
         }
       } catch (Throwable fatal) {
-        // Out of memory, say: fail what waits rather than leave the run waiting forever.
+        // Out of memory, say: fail what waits rather than leave the run waiting forever. Every
+        // write it held is failed, so nothing is lost: it ends quietly rather than throw past
+        // its task, which tells every run of the process that work was lost (SharedThreads).
         group.forEach(b -> b.done.completeExceptionally(fatal));
         closed = true;
         failPending(fatal);
-        throw fatal;
+        try {
+          log.error("the state store's writer stopped; the store takes no more writes", fatal);
+        } catch (Throwable ignored) {
+          // out of memory: the writes it held carry the error
+        }
+        return;
       }
       if (stop) {
         return;

@@ -55,6 +55,31 @@ class GroupCommitterTest {
   }
 
   @Test
+  void aWriterFailingWithAnErrorFailsWhatItHeldAndTellsNoRunOfALostTask() throws Exception {
+    // The writer fails every write it held: nothing is lost, so no run of the process (another
+    // app's, say) is stopped as if it were.
+    List<Throwable> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.function.Consumer<Throwable> watcher = told::add;
+    io.cocoindex.runtime.threads.SharedThreads.watchDeaths(watcher);
+    GroupCommitter c = new GroupCommitter(WRITER, group -> {
+      throw new AssertionError("test: the driver's assertion");
+    }, e -> new StateStoreException("commit failed", e));
+    try {
+      assertThat(c.submit("app", ONE_WRITE)).failsWithin(10, TimeUnit.SECONDS)
+          .withThrowableOfType(ExecutionException.class)
+          .withCauseInstanceOf(AssertionError.class);
+      // The next fails too: with the same error when queued before the writer stopped, as
+      // closed after.
+      assertThat(c.submit("app", ONE_WRITE)).failsWithin(10, TimeUnit.SECONDS);
+      Thread.sleep(100); // the writer's task has ended by now
+      assertThat(told).isEmpty();
+    } finally {
+      io.cocoindex.runtime.threads.SharedThreads.unwatchDeaths(watcher);
+      c.close();
+    }
+  }
+
+  @Test
   void closedWithoutAWriteItStartsNoWriterAndRefusesLaterWrites() {
     GroupCommitter c = committer();
     c.close();
