@@ -209,7 +209,7 @@ class RunStoppedEarlyTest extends EngineTestBase {
     assertThatThrownBy(reopened::update)
         .isInstanceOf(io.cocoindex.runtime.state.StateStoreException.class)
         .hasMessageContaining("app 'test' cannot run on this state store: a run of it in this"
-            + " process lost a task (a thread of the engine died) that holds 1 of its leases");
+            + " process lost a task (one threw past itself) that holds 1 of its leases");
     assertThat(rows.takeLog()).isEmpty();
 
     released.countDown(); // the task ends after all: its commit refused, its lease given back
@@ -297,6 +297,7 @@ class RunStoppedEarlyTest extends EngineTestBase {
     faulty = false;
     released.countDown(); // the stuck call goes on: its deletion is not committed
     app.close();
+    awaitLogged(); // on the sink's thread, which the app's close does not wait for
     assertThat(rows.takeLog()).containsExactly("delete a");
     App reopened = app(main);
     reopened.update();
@@ -356,6 +357,19 @@ class RunStoppedEarlyTest extends EngineTestBase {
         .isSubsetOf("update k1=1", "update k2=1", "update k3=1", "update k4=1");
     app.update();
     assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /** Waits (a bounded time) until the rows' sink has logged something. */
+  private void awaitLogged() {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    while (rows.log.isEmpty() && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
   }
 
   private static void await(CountDownLatch latch) {

@@ -635,11 +635,6 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
   }
 
-  /**
-   * A run starts by taking its version: remember when, in the server's clock, per app, and take
-   * the run's lock (see {@link #endedRuns}) before the version commits, so whoever sees the
-   * version allocated sees the lock held until the run ends or its worker dies.
-   */
   /** The leases this store holds, by app: taken and not yet closed. */
   private final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> heldLeases =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -652,6 +647,11 @@ public final class PostgresStateStore extends JdbcStateStore {
     lostATask.add(app);
   }
 
+  /**
+   * A run starts by taking its version: remember when, in the server's clock, per app, and take
+   * the run's lock (see {@link #endedRuns}) before the version commits, so whoever sees the
+   * version allocated sees the lock held until the run ends or its worker dies.
+   */
   @Override
   public long nextVersion(String app) {
     releaser.awaitGivenBack();
@@ -659,7 +659,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       java.util.concurrent.atomic.AtomicInteger held = heldLeases.get(app);
       if (held != null && held.get() > 0) {
         throw new StateStoreException("app '" + app + "' cannot run on this state store: a run"
-            + " of it in this process lost a task (a thread of the engine died) that holds "
+            + " of it in this process lost a task (one threw past itself) that holds "
             + held.get() + " of its leases, which only closing the store gives back (they would"
             + " have its runs skip those components for good, as another worker's). Close the"
             + " store and open it again, best in a new process; the next run finishes what that"

@@ -185,7 +185,7 @@ public interface StateStore extends AutoCloseable {
   default void runEnded(String app, long version) {}
 
   /**
-   * Tells the store that a run of {@code app} lost a task (a thread of the engine died): a lease
+   * Tells the store that a run of {@code app} lost a task (one threw past itself): a lease
    * that task held may never be given back. A store whose leases are locks of its own sessions
    * (PostgreSQL) then refuses the app's next runs while it still holds any lease of the app: one
    * lost would have them skip its component for good, as another worker's, until the store
