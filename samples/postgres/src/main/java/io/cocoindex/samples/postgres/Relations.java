@@ -54,6 +54,16 @@ final class Relations {
       + " JOIN pg_namespace n ON n.oid = c.relnamespace"
       + " WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p'))";
 
+  /** Whether a relation of any kind is named {@code name} in {@code schema}. */
+  static boolean exist(Connection conn, String schema, String name) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      ps.setString(1, SqlNames.qualified(schema, name));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
   /** Whether table {@code name} is in {@code schema} (a view or an index of that name is not). */
   static boolean isTable(Connection conn, String schema, String name) throws SQLException {
     try (PreparedStatement ps = conn.prepareStatement(TABLE_THERE_SQL)) {

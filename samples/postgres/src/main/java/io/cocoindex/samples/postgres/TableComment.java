@@ -294,7 +294,7 @@ final class TableComment {
    */
   static void runTeardown(Connection conn, String schema, String table, String sql, String what)
       throws SQLException {
-    if (exists(conn, schema, table)) {
+    if (Relations.exist(conn, schema, table)) {
       run(conn, sql, what);
       return;
     }
@@ -319,17 +319,6 @@ final class TableComment {
    * schema.
    */
   private static final Set<String> MISSING = Set.of("42P01", "42704", "42883", "3F000");
-
-  /** Whether table {@code schema.table} exists. */
-  private static boolean exists(Connection conn, String schema, String table)
-      throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-      ps.setString(1, SqlNames.qualified(schema, table));
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() && rs.getBoolean(1);
-      }
-    }
-  }
 
   /**
    * Other tables with a recorded command of this name, whose comments name {@code app} (or no
@@ -371,7 +360,7 @@ final class TableComment {
    * with reads and writes of rows); false when the table does not exist.
    */
   private static boolean lock(Connection conn, String schema, String table) throws SQLException {
-    if (!exists(conn, schema, table)) {
+    if (!Relations.exist(conn, schema, table)) {
       return false;
     }
     try (Statement st = conn.createStatement()) {

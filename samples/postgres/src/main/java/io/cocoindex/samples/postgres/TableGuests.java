@@ -124,7 +124,7 @@ final class TableGuests {
         throw e;
       }
       conn.rollback(savepoint);
-      if (!exists(conn, schema)) {
+      if (!Relations.exist(conn, schema, TABLE)) {
         throw e; // not the race: another failure of the same kind
       }
     }
@@ -136,7 +136,7 @@ final class TableGuests {
    */
   static void forget(Connection conn, String schema, String table, String app)
       throws SQLException {
-    if (app == null || !exists(conn, schema)) {
+    if (app == null || !Relations.exist(conn, schema, TABLE)) {
       return;
     }
     tolerating(conn, schema, table, app, () -> {
@@ -162,7 +162,7 @@ final class TableGuests {
    */
   static void rowsLost(Connection conn, String schema, String table, String owner)
       throws SQLException {
-    if (!exists(conn, schema)) {
+    if (!Relations.exist(conn, schema, TABLE)) {
       return;
     }
     tolerating(conn, schema, table, owner, () -> {
@@ -210,26 +210,7 @@ final class TableGuests {
         e.getMessage(), schema, table);
   }
 
-  /** Whether relation {@code schema.table} exists (its kind checked apart). */
-  static boolean there(Connection conn, String schema, String table) throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-      ps.setString(1, SqlNames.qualified(schema, table));
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() && rs.getBoolean(1);
-      }
-    }
-  }
-
   private static String qualified(String schema) {
     return SqlNames.qualified(schema, TABLE);
-  }
-
-  private static boolean exists(Connection conn, String schema) throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-      ps.setString(1, qualified(schema));
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() && rs.getBoolean(1);
-      }
-    }
   }
 }

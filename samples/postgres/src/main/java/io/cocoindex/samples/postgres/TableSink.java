@@ -200,7 +200,7 @@ final class TableSink {
         case CREATE_TABLE -> {
           st.execute("CREATE SCHEMA IF NOT EXISTS " + SqlNames.quote("schema", t.schema()));
           checkNameFree(conn, t);
-          boolean there = TableGuests.there(conn, t.schema(), t.table());
+          boolean there = Relations.exist(conn, t.schema(), t.table());
           st.execute("CREATE TABLE IF NOT EXISTS " + table + " (" + columnList(t) + ")");
           if (!there) {
             // Made again after a drop: the rows other apps wrote into it went with it.

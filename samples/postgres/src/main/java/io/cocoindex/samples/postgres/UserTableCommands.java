@@ -46,7 +46,7 @@ final class UserTableCommands {
   /** The command {@code name} recorded on table {@code schema.table}, or null. */
   static Entry find(Connection conn, String schema, String table, String name)
       throws SQLException {
-    if (!exists(conn, schema)) {
+    if (!Relations.exist(conn, schema, TABLE)) {
       return null;
     }
     try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, setup, teardown FROM "
@@ -68,7 +68,7 @@ final class UserTableCommands {
   static List<Entry> recordedBy(Connection conn, String schema, String table, String app)
       throws SQLException {
     List<Entry> entries = new ArrayList<>();
-    if (!exists(conn, schema)) {
+    if (!Relations.exist(conn, schema, TABLE)) {
       return entries;
     }
     try (PreparedStatement ps = conn.prepareStatement("SELECT name, app, setup, teardown FROM "
@@ -158,7 +158,7 @@ final class UserTableCommands {
   static void remove(Connection conn, String schema, String table, String name)
       throws SQLException {
     lock(conn, schema);
-    if (!exists(conn, schema)) {
+    if (!Relations.exist(conn, schema, TABLE)) {
       return;
     }
     try (PreparedStatement ps = conn.prepareStatement(
@@ -223,11 +223,11 @@ final class UserTableCommands {
   /** Tears down the commands of {@code schema.table} that {@code app} set up, or all. */
   private static List<Entry> tearDown(Connection conn, String schema, String table, String app,
       String why) throws SQLException {
-    if (!exists(conn, schema)) {
+    if (!Relations.exist(conn, schema, TABLE)) {
       return List.of();
     }
     lock(conn, schema);
-    if (!exists(conn, schema)) { // dropped while this transaction waited for the lock
+    if (!Relations.exist(conn, schema, TABLE)) { // dropped while this waited for the lock
       return List.of();
     }
     List<Entry> entries = new ArrayList<>();
@@ -258,17 +258,6 @@ final class UserTableCommands {
   private static String qualified(String schema) {
     return SqlNames.qualified(schema, TABLE);
   }
-
-  /** Whether the record table is in {@code schema}. */
-  private static boolean exists(Connection conn, String schema) throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-      ps.setString(1, qualified(schema));
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() && rs.getBoolean(1);
-      }
-    }
-  }
-
   /**
    * Serializes the schema's records until the commit: two transactions creating or dropping the
    * record table at once would collide on the catalog.
