@@ -206,16 +206,32 @@ class SweepWithOtherWorkersTest {
   }
 
   /**
-   * Worker 1 sweeps stale components "a", "b" and "s" ("s" in a later batch than "a" in chunks
-   * of 1 or 2), held inside the first batch. Worker 2's run, with an input that mounts "s"
-   * again (a foreground mount, which waits for a held lease and claims nothing), declares row "x"
-   * in it. A sweep of no more stale components than it leases up front holds "s" from its
-   * start, so worker 2 waits and mounts "s" after the sweep, and "x" stays (leased batch by
-   * batch, worker 1 would find "s" free at its batch and delete the row worker 2 just declared).
+   * Worker 1 sweeps stale components "a", "b" and "s", held inside the batch of "a". Worker 2's
+   * run, with an input that mounts "s" again (a foreground mount, which waits for a held lease),
+   * declares row "x" in it. A sweep of no more stale components than it leases up front holds
+   * "s" from its start, so worker 2 waits and mounts "s" after the sweep, and "x" stays.
    */
   @Test
   void aStaleComponentOfALaterBatchMountedMeanwhileByAnotherWorkerKeepsWhatItDeclared()
       throws Exception {
+    staleComponentMountedMidSweep(0);
+  }
+
+  /**
+   * As above, with more stale components than the sweep leases up front: "s" is leased only at
+   * its batch, after worker 2 mounted it (not waiting: "s" was free) and declared "x" there. The
+   * sweep finds it mounted in this round by another worker (a foreground lease claims the
+   * component as a background one does) and leaves it, so "x" stays. (Before foreground leases
+   * claimed, the sweep found "s" free at its batch and deleted the row worker 2 had just
+   * declared.)
+   */
+  @Test
+  void aStaleComponentOfALaterBatchMountedByAnotherWorkerBeforeItsBatchKeepsWhatItDeclared()
+      throws Exception {
+    staleComponentMountedMidSweep(1100);
+  }
+
+  void staleComponentMountedMidSweep(int fillers) throws Exception {
     Rows flat = new Rows();
     boolean[] full = {true};
     Consumer<Ctx> main1 = ctx -> {
@@ -223,6 +239,10 @@ class SweepWithOtherWorkersTest {
       if (full[0]) {
         ctx.mount("a", c -> declareTargetState(c, f.targetState("a1", "v1")));
         ctx.mount("b", c -> declareTargetState(c, f.targetState("b1", "v1")));
+        for (int i = 0; i < fillers; i++) {
+          String key = String.format("f%04d", i); // between "b" and "s": "s" in the last batch
+          ctx.mount(key, c -> declareTargetState(c, f.targetState(key, "v1")));
+        }
         ctx.mount("s", c -> declareTargetState(c, f.targetState("s1", "v1")));
       }
     };
@@ -251,7 +271,7 @@ class SweepWithOtherWorkersTest {
       }
     });
     try {
-      second.get(2, TimeUnit.SECONDS); // done only if "s" was free to mount
+      second.get(fillers > 0 ? 60 : 2, TimeUnit.SECONDS); // done only if "s" was free to mount
     } catch (java.util.concurrent.TimeoutException stillWaiting) {
       // worker 2 waits for the lease worker 1 holds on "s"
     }
@@ -263,6 +283,59 @@ class SweepWithOtherWorkersTest {
         .as("rows in the target after both runs: worker 2's input, the later one, declares x;"
             + " the sink's log: " + flat.log)
         .containsExactly("x");
+  }
+
+  /**
+   * Worker 1's input no longer mounts "s"; its run is held at the precommit of "k" (changed),
+   * before its sweep starts. Worker 2's input mounts "s" again (a foreground mount) and declares
+   * row "x" there (and no longer "k", which worker 1 holds), and its run ends. Worker 1's sweep
+   * then finds "s" stale, by its input (an older one), and free: mounted by another worker in
+   * this round, it is left alone, and "x" stays. (Before foreground leases claimed, the sweep
+   * leased "s" up front and deleted the row worker 2 had just declared.)
+   */
+  @Test
+  void aStaleComponentMountedByAnotherWorkerBeforeTheSweepStartsKeepsWhatItDeclared()
+      throws Exception {
+    Rows flat = new Rows();
+    String[] kValue = {"v1"};
+    boolean[] withS = {true};
+    Consumer<Ctx> main1 = ctx -> {
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      ctx.mount("k", c -> declareTargetState(c, f.targetState("k1", kValue[0])));
+      if (withS[0]) {
+        ctx.mount("s", c -> declareTargetState(c, f.targetState("s1", "v1")));
+      }
+    };
+    Consumer<Ctx> main2 = ctx -> { // "k" is worker 1's, held: its sweep leaves it
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      ctx.useMount("s", c -> {
+        declareTargetState(c, f.targetState("x", "v2"));
+        return null;
+      });
+    };
+    Holding store1 = new Holding(PostgresStateStore.open(url));
+    App w1 = app(store1, main1);
+    w1.update();
+    assertThat(flat.takeLog()).containsExactlyInAnyOrder("create k1=v1", "create s1=v1");
+
+    withS[0] = false;
+    kValue[0] = "v2";
+    store1.holdWhen = w -> precommitsKey(w, "k1");
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached k's precommit")
+        .isTrue();
+
+    App w2 = app(PostgresStateStore.open(url), main2);
+    w2.update(); // "s" is free
+    store1.release.countDown();
+    first.get(1, TimeUnit.MINUTES);
+
+    assertThat(flat.takeLog())
+        .as("the sink's log, sorted: worker 2 mounts s (x in, s1 out), worker 1 writes k")
+        .containsExactly("create x=v2", "delete s1", "update k1=v2");
+    byte[] s = TargetPath.ROOT.child(StableKey.of("s")).encoded();
+    assertThat(store1.component("w", s)).as("the record of s, worker 2's").isPresent();
+    assertThat(w1.status().total()).as("k1 and x tracked").isEqualTo(2);
   }
 
   /**

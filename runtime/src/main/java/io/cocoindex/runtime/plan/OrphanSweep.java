@@ -56,14 +56,15 @@ import org.slf4j.LoggerFactory;
  * container's recreate destroyed, one below a state now declared without children, and what is
  * below any of those) is no deletion, and does not count.
  *
- * <p>On a store shared by workers, an update leases the stale components (another worker's
- * sweep holding one does it): up to {@link #LEASED_UP_FRONT} of them all when the sweep starts,
- * held to its end, so no other worker mounts one meanwhile; beyond that, each batch in its turn,
- * held until its commit (a record waiting for the candidates no handler resolved, to the end).
- * Only then can another worker's run mount a stale component of a later batch between the start
- * of this sweep and its batch, and lose what it declared there to this sweep (its next run
- * declares it again); the alternative, a lock per stale component held throughout, is what the
- * server's lock table refuses.
+ * <p>On a store shared by workers, an update leases the stale components: up to {@link
+ * #LEASED_UP_FRONT} of them all when the sweep starts, held to its end, so no other worker mounts
+ * one meanwhile; beyond that, each batch in its turn, held until its commit (a record waiting for
+ * the candidates no handler resolved, to the end). A stale component another worker holds (its
+ * sweep), or has mounted since this run started (a run on a newer input, which declares it
+ * again: every lease claims its component for the round, a foreground one too), is left to that
+ * worker: not swept, not counted. (Before foreground leases claimed, a component such a run
+ * mounted between this run's start and the component's lease here was swept, with what that run
+ * had just declared in it.)
  */
 public final class OrphanSweep {
   private static final Logger log = LoggerFactory.getLogger(OrphanSweep.class);
@@ -122,8 +123,8 @@ public final class OrphanSweep {
     /** Whether the stale components were leased up front: none is leased batch by batch. */
     boolean upFront;
     /**
-     * Stale components another worker's sweep holds: whether it succeeds is not known here, and
-     * neither pass counts or sweeps them.
+     * Stale components another worker's sweep holds, or another worker mounted in this round:
+     * what becomes of them is not known here, and neither pass counts or sweeps them.
      */
     final Set<TargetPath> sweptElsewhere = new HashSet<>();
   }
@@ -279,8 +280,9 @@ public final class OrphanSweep {
   }
 
   /**
-   * Leaves {@code component} to the other worker's sweep that holds it: its memo is that sweep's
-   * to forget, or to keep with its record (this one never writes a record it does not hold).
+   * Leaves {@code component} to the other worker that holds it (its sweep) or mounted it in this
+   * round: its memo is that worker's to forget, or to keep with its record (this one never
+   * writes a record it does not hold).
    */
   private static void leftToAnotherSweep(Work work, TargetPath component) {
     work.sweptElsewhere.add(component);

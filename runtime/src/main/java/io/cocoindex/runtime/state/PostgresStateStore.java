@@ -62,6 +62,14 @@ public final class PostgresStateStore extends JdbcStateStore {
       + " unnest(?::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i";
 
   /**
+   * The end of a claim's insert: it takes the component unless claimed at or after the
+   * parameter's time (null: whatever the claim).
+   */
+  private static final String UNLESS_CLAIMED_SINCE =
+      " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at"
+          + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')";
+
+  /**
    * Leases background components in one round trip. Parameters: their paths (bytea[]), their
    * lock keys (bigint[]), the app, this worker's run start. Returns one row per lock taken:
    * (path, claimed for this run, and null, or the unlock's result where another worker claimed
@@ -74,8 +82,7 @@ public final class PostgresStateStore extends JdbcStateStore {
           + " locked AS MATERIALIZED (SELECT path, key FROM req WHERE pg_try_advisory_lock(key)),"
           + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at)"
           + " SELECT ?, path, clock_timestamp() FROM locked"
-          + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at"
-          + " WHERE cocoindex_claim.claimed_at < ? RETURNING path)"
+          + UNLESS_CLAIMED_SINCE + " RETURNING path)"
           + " SELECT l.path, c.path IS NOT NULL,"
           + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END"
           + " FROM locked l LEFT JOIN claimed c ON c.path = l.path";
@@ -265,16 +272,21 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /**
-   * The lease of a component: its advisory lock, and for a background component ({@code wait}
-   * false) a claim for this run. A component already claimed since this worker's run started
-   * was (or is being) processed by another worker in this round, and is skipped; a worker that
-   * died after claiming leaves it to the next run.
+   * The lease of a component: its advisory lock, and a claim for this run. A background
+   * component ({@code wait} false) already claimed since this worker's run started was (or is
+   * being) processed by another worker in this round, and is skipped; a worker that died after
+   * claiming leaves it to the next run. A foreground component is processed whatever its claim
+   * says (its parent needs its result), and claims all the same: another worker whose run
+   * started earlier, and whose input no longer mounts it, must find it processed in this round
+   * and leave it to this worker, not sweep what this one declares there (see {@code
+   * OrphanSweep}).
    */
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
-    return lease(app, lockKey(app, componentPath), wait,
-        connection -> wait || claimForThisRun(connection, app, componentPath),
-        "a component lease");
+    return lease(app, lockKey(app, componentPath), wait, connection -> {
+      boolean claimed = claimForThisRun(connection, app, componentPath, wait);
+      return wait || claimed;
+    }, "a component lease");
   }
 
   /** The advisory lock of one target state (a key space apart from the components'). */
@@ -539,7 +551,7 @@ public final class PostgresStateStore extends JdbcStateStore {
           ps.setArray(1, leaseConnection.createArrayOf("bytea", paths));
           ps.setArray(2, leaseConnection.createArrayOf("bigint", keys));
           ps.setString(3, app);
-          ps.setTimestamp(4, since != null ? since : new java.sql.Timestamp(Long.MAX_VALUE / 2));
+          ps.setTimestamp(4, since); // none: over any claim
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
               if (rs.getBoolean(2)) {
@@ -561,17 +573,19 @@ public final class PostgresStateStore extends JdbcStateStore {
     return leases;
   }
 
-  /** Claims the component unless another worker claimed it since this worker's run started. */
-  private boolean claimForThisRun(Connection leaseConnection, String app, byte[] componentPath)
-      throws SQLException {
-    java.sql.Timestamp since = runStarts.get(app);
+  /**
+   * Claims the component unless another worker claimed it since this worker's run started (or,
+   * {@code whatever}, over any claim); whether it did.
+   */
+  private boolean claimForThisRun(Connection leaseConnection, String app, byte[] componentPath,
+      boolean whatever) throws SQLException {
+    java.sql.Timestamp since = whatever ? null : runStarts.get(app);
     try (PreparedStatement ps = leaseConnection.prepareStatement(
         "INSERT INTO cocoindex_claim(app, path, claimed_at) VALUES(?, ?, clock_timestamp())"
-            + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at"
-            + " WHERE cocoindex_claim.claimed_at < ? RETURNING 1")) {
+            + UNLESS_CLAIMED_SINCE + " RETURNING 1")) {
       ps.setString(1, app);
       ps.setBytes(2, componentPath);
-      ps.setTimestamp(3, since != null ? since : new java.sql.Timestamp(Long.MAX_VALUE / 2));
+      ps.setTimestamp(3, since); // none: over any claim
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next();
       }
@@ -638,7 +652,9 @@ public final class PostgresStateStore extends JdbcStateStore {
   /** The leases this store holds, by app: taken and not yet closed. */
   private final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> heldLeases =
       new java.util.concurrent.ConcurrentHashMap<>();
-  /** Apps a run of which lost a task ({@link #runLostATask}), until none of their leases is held. */
+  /**
+   * Apps a run of which lost a task ({@link #runLostATask}), until none of their leases is held.
+   */
   private final java.util.Set<String> lostATask =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 

@@ -31,8 +31,10 @@ public interface StateStore extends AutoCloseable {
    * several processes share the store. Released by closing the handle.
    *
    * @param wait block until the lease is free (foreground components) instead of giving up
-   * @return the lease, or null when another worker holds it and {@code wait} is false. A store
-   *     used by one process grants every lease at once.
+   * @return the lease, or null when another worker holds it, or has processed it in this round,
+   *     and {@code wait} is false. A store shared by workers records the component as processed
+   *     in this round either way, so that another worker's sweep leaves it (see {@link
+   *     #leaseComponents}). A store used by one process grants every lease at once.
    */
   default AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
     return NO_LEASE;
