@@ -23,6 +23,8 @@ final class Dataset {
   private final long[] revisions;
   /** Components {@code 0..live-1} are declared; those after were removed. */
   private int live;
+  /** Whether every component declares no row ({@link #emptyAll}). */
+  private boolean emptied;
   private final Map<Long, Integer> rowVersions = new HashMap<>();
 
   Dataset(int rows, int perComponent) {
@@ -48,6 +50,11 @@ final class Dataset {
     live = 0;
   }
 
+  /** Keeps every component, each now declaring no row (their rows are to be deleted). */
+  void emptyAll() {
+    emptied = true;
+  }
+
   /**
    * Removes the last 1% of the components still declared (their rows are to be deleted).
    *
@@ -68,6 +75,9 @@ final class Dataset {
   }
 
   List<BenchRow> rows(int component) {
+    if (emptied) {
+      return List.of();
+    }
     List<BenchRow> out = new ArrayList<>(perComponent);
     long first = (long) component * perComponent;
     for (long id = first; id < first + perComponent; id++) {

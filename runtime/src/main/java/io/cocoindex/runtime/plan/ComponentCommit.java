@@ -480,7 +480,7 @@ public final class ComponentCommit {
 
   private void offerOrphans() {
     for (TargetPath p : undeclaredOwned) {
-      run.orphanCandidates.add(new Run.OrphanCandidate(p, in.component));
+      run.orphanCandidates.add(new Run.OrphanCandidate(p.encodedUnsafe(), in.component));
     }
   }
 

@@ -108,7 +108,7 @@ public final class OrphanSweep {
   private static final class Work {
     final Sizes sizes = Sizes.current();
     /** The states committed components no longer declared (a drop's: every state). */
-    final TreeMap<TargetPath, TargetPath> committedCandidates = new TreeMap<>();
+    final SweepCandidates committedCandidates = new SweepCandidates();
     /** The components this run did not mount, in path order (a drop's: every component). */
     final List<TargetPath> stale = new ArrayList<>();
     /**
@@ -292,13 +292,15 @@ public final class OrphanSweep {
   /** Reads what the sweep works through; leases nothing. */
   private static Work collect(Run run) {
     Work work = new Work();
-    for (Run.OrphanCandidate c : run.orphanCandidates) {
-      work.committedCandidates.put(c.path(), c.owner());
+    for (Run.OrphanCandidate c; (c = run.orphanCandidates.poll()) != null; ) {
+      work.committedCandidates.add(c);
     }
     if (run.mode == RunMode.DROP) {
-      run.store.scan(run.app, new byte[0], s -> work.committedCandidates.put(
-          TargetPath.decode(s.path()), TargetPath.decode(s.owner())));
+      Map<ByteKey, TargetPath> owners = new HashMap<>(); // each decoded once
+      run.store.scan(run.app, new byte[0], s -> work.committedCandidates.add(s.path(),
+          owners.computeIfAbsent(ByteKey.of(s.owner()), k -> TargetPath.decode(s.owner()))));
     }
+    work.committedCandidates.sort();
     Collection<ComponentRecord> records = run.mode == RunMode.DROP ? null
         : run.componentsNotAskedFor();
     for (ComponentRecord c : records != null ? records : run.store.components(run.app)) {
@@ -325,7 +327,8 @@ public final class OrphanSweep {
       // Every state was a candidate above: the records go in chunks.
       for (int from = 0; from < work.stale.size() && !stopped; from += work.sizes.chunk()) {
         int to = Math.min(work.stale.size(), from + work.sizes.chunk());
-        sweepCandidates(new TreeMap<>(), work.stale.subList(from, to), to == work.stale.size());
+        sweepCandidates(
+            new SweepCandidates(), work.stale.subList(from, to), to == work.stale.size());
       }
       return;
     }
@@ -436,7 +439,7 @@ public final class OrphanSweep {
       asked.forEach(p -> paths.add(p.encoded()));
       granted = run.store.leaseComponents(run.app, paths);
     }
-    TreeMap<TargetPath, TargetPath> candidates = new TreeMap<>();
+    SweepCandidates candidates = new SweepCandidates();
     List<TargetPath> swept = new ArrayList<>(asked.size());
     try {
       for (int i = 0; i < asked.size(); i++) {
@@ -453,9 +456,10 @@ public final class OrphanSweep {
         }
         swept.add(p);
         for (TrackedState s : run.store.ownedBy(run.app, p.encodedUnsafe())) {
-          candidates.put(TargetPath.decode(s.path()), p);
+          candidates.add(s.path(), p);
         }
       }
+      candidates.sort();
       sweepCandidates(candidates, swept, last);
     } finally {
       // After the batch's commit its records are gone or kept, but those waiting for the
@@ -572,7 +576,7 @@ public final class OrphanSweep {
    * the last chunk unless a state of theirs is kept; if {@code last}, that chunk is the sweep's.
    */
   private void sweepCandidates(
-      TreeMap<TargetPath, TargetPath> candidates, List<TargetPath> components, boolean last) {
+      SweepCandidates candidates, List<TargetPath> components, boolean last) {
     if (!candidates.isEmpty()) {
       awaitOtherWorkers();
     }
@@ -583,16 +587,15 @@ public final class OrphanSweep {
         && !run.store.exclusiveWhileLocked();
     // In path order (a container before its children), which is also the encoded-path order
     // leases are taken in.
-    List<Map.Entry<TargetPath, TargetPath>> ordered = new ArrayList<>(candidates.entrySet());
     Map<ByteKey, TrackedState> rows = new HashMap<>();
     int readUpTo = 0;
     byte[] lastContainer = null;
     TargetPath lastOwner = null;
     boolean lastForgotten = false;
     Chunk chunk = new Chunk();
-    for (int i = 0; i < ordered.size(); i++) {
-      TargetPath path = ordered.get(i).getKey();
-      TargetPath owner = ordered.get(i).getValue();
+    for (int i = 0; i < candidates.size(); i++) {
+      TargetPath path = candidates.path(i);
+      TargetPath owner = candidates.owner(i);
       if (i >= readUpTo) {
         // A chunk ends where nothing read ahead (and leased) is left to reconcile, and nothing
         // after it lies below a container it deletes (whose Delete takes that along: the chunk
@@ -649,7 +652,7 @@ public final class OrphanSweep {
         continue;
       }
       if (i >= readUpTo) {
-        readUpTo = readAhead(ordered, i, rows, leaseStates, chunk);
+        readUpTo = readAhead(candidates, i, rows, leaseStates, chunk);
       }
       TrackedState row = rows.remove(ByteKey.of(path.encodedUnsafe()));
       if (row == null) {
@@ -864,7 +867,7 @@ public final class OrphanSweep {
   private boolean isCandidate(TrackedState s) {
     TargetPath owner = TargetPath.decode(s.owner());
     return isStale(owner) ? !work.sweptElsewhere.contains(owner)
-        : work.committedCandidates.containsKey(TargetPath.decode(s.path()));
+        : work.committedCandidates.contains(s.path());
   }
 
   /** The encoded paths of the containers among {@code deletions}. */
@@ -1063,12 +1066,12 @@ public final class OrphanSweep {
    *
    * @return the index of the first candidate not read
    */
-  private int readAhead(List<Map.Entry<TargetPath, TargetPath>> ordered, int from,
+  private int readAhead(SweepCandidates candidates, int from,
       Map<ByteKey, TrackedState> rows, boolean leaseStates, Chunk chunk) {
     List<byte[]> paths = new ArrayList<>(work.sizes.readAhead());
     int i = from;
-    for (; i < ordered.size() && paths.size() < work.sizes.readAhead(); i++) {
-      TargetPath path = ordered.get(i).getKey();
+    for (; i < candidates.size() && paths.size() < work.sizes.readAhead(); i++) {
+      TargetPath path = candidates.path(i);
       if (run.claims.contains(path) || subtreeAbove(chunk.deleted, path) != null
           || deletedSubtrees.covers(path) || failedSubtrees.covers(path)) {
         continue;

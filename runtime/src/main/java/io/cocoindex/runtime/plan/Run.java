@@ -163,8 +163,11 @@ public final class Run {
   /** One planned action; {@code refresh}: a container re-ensured as it was. */
   record Planned(PlannedAction action, boolean refresh) {}
 
-  /** A state {@code owner} tracked and did not declare in this run. */
-  record OrphanCandidate(TargetPath path, TargetPath owner) {}
+  /**
+   * A state {@code owner} tracks and did not declare in this run, by its encoded {@code path}
+   * (see {@link SweepCandidates}).
+   */
+  record OrphanCandidate(byte[] path, TargetPath owner) {}
 
   public Run(
       String app,

@@ -1,0 +1,102 @@
+package io.cocoindex.runtime.plan;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+
+/**
+ * What an orphan sweep works through: each candidate's encoded path and owner, in path order
+ * once {@link #sort sorted}. A path is kept as its bytes and decoded when the sweep reaches it:
+ * removing a million rows from components that stay held a decoded path, a tree-map entry and
+ * a queued record per row (the keys a reconciliation made staying with each path, about 400
+ * bytes a row), and ran out of memory at {@code -Xmx512m}; about 90 bytes a row now.
+ */
+final class SweepCandidates {
+  private static final Comparator<Run.OrphanCandidate> BY_PATH =
+      (a, b) -> Arrays.compareUnsigned(a.path(), b.path());
+
+  private final ArrayList<Run.OrphanCandidate> entries = new ArrayList<>();
+  private boolean sorted = true;
+
+  /** Adds a candidate; {@code path} is its encoded path, kept as it is (not copied). */
+  void add(byte[] path, TargetPath owner) {
+    add(new Run.OrphanCandidate(path, owner));
+  }
+
+  void add(Run.OrphanCandidate candidate) {
+    if (sorted && !entries.isEmpty()
+        && BY_PATH.compare(entries.get(entries.size() - 1), candidate) >= 0) {
+      sorted = false;
+    }
+    entries.add(candidate);
+  }
+
+  /**
+   * Puts the candidates in path order (a container before its children); of two with one path,
+   * the one added last stays.
+   */
+  void sort() {
+    if (sorted) {
+      return;
+    }
+    entries.sort(BY_PATH); // stable: of equal paths, the last added comes last
+    int kept = 0;
+    for (int i = 0; i < entries.size(); i++) {
+      if (i + 1 < entries.size() && BY_PATH.compare(entries.get(i), entries.get(i + 1)) == 0) {
+        continue;
+      }
+      entries.set(kept++, entries.get(i));
+    }
+    entries.subList(kept, entries.size()).clear();
+    entries.trimToSize();
+    sorted = true;
+  }
+
+  int size() {
+    return entries.size();
+  }
+
+  boolean isEmpty() {
+    return entries.isEmpty();
+  }
+
+  /** The {@code i}th candidate's encoded path (not to be changed). */
+  byte[] encodedPath(int i) {
+    return entries.get(i).path();
+  }
+
+  /** The {@code i}th candidate's path, decoded now (a new object each time). */
+  TargetPath path(int i) {
+    return TargetPath.decode(entries.get(i).path());
+  }
+
+  TargetPath owner(int i) {
+    return entries.get(i).owner();
+  }
+
+  /** Whether a candidate has the encoded path {@code path}; once {@link #sort sorted}. */
+  boolean contains(byte[] path) {
+    checkSorted();
+    int low = 0;
+    int high = entries.size() - 1;
+    while (low <= high) {
+      int mid = (low + high) >>> 1;
+      int c = Arrays.compareUnsigned(entries.get(mid).path(), path);
+      if (c == 0) {
+        return true;
+      }
+      if (c < 0) {
+        low = mid + 1;
+      } else {
+        high = mid - 1;
+      }
+    }
+    return false;
+  }
+
+  private void checkSorted() {
+    if (!sorted) {
+      throw new IllegalStateException("the sweep's candidates are read before being sorted");
+    }
+  }
+}
