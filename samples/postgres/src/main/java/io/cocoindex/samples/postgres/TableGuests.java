@@ -45,7 +45,7 @@ final class TableGuests {
 
   /**
    * The app a table's comment names (its own app, {@link TableComment}), and whether its schema
-   * has guests recorded: the look-up a user's table costs every run.
+   * has the guests' record table: the look-up a user's table costs every run.
    */
   static final String LOOK_SQL = "SELECT CASE WHEN d LIKE '{\"cocoindex\\_%' THEN"
       + " CAST(d AS jsonb) ->> 'cocoindex_app' END, to_regclass(?) IS NOT NULL"
@@ -53,7 +53,7 @@ final class TableGuests {
 
   /**
    * Looks at table {@code schema.table} for guest {@code app}: one query, and one more for
-   * another app's table with guests recorded in its schema. Records this app's role may not read
+   * another app's table whose schema has the record table. Records this app's role may not read
    * are as none to act on (a warning says so).
    */
   static Look look(Connection conn, String schema, String table, String app)
@@ -131,8 +131,13 @@ final class TableGuests {
   }
 
   /**
-   * Forgets {@code app} as a guest of table {@code schema.table}, which it no longer declares;
-   * the record table goes with the schema's last guest.
+   * Forgets {@code app} as a guest of table {@code schema.table}, which it no longer declares.
+   *
+   * <p>The record table stays, even empty: dropped once it looked empty, it took with it another
+   * guest's registration not yet committed (the drop waits for it, then drops it), or failed that
+   * registration and the owner's count (their statements waiting for the drop, then finding no
+   * table). A lock all of them took would order them, at the risk of deadlocks with the tables
+   * their transactions also lock; an empty table costs its place in the schema.
    */
   static void forget(Connection conn, String schema, String table, String app)
       throws SQLException {
@@ -145,13 +150,6 @@ final class TableGuests {
         ps.setString(1, table);
         ps.setString(2, app);
         ps.executeUpdate();
-      }
-      try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery(
-          "SELECT EXISTS (SELECT 1 FROM " + qualified(schema) + ")")) {
-        rs.next();
-        if (!rs.getBoolean(1)) {
-          st.execute("DROP TABLE " + qualified(schema));
-        }
       }
     });
   }

@@ -844,6 +844,58 @@ class PostgresUserTableTest {
         .containsExactly("shared|another|0", "shared|guest|0");
   }
 
+  /**
+   * A guest no longer declaring the table forgets its record while another guest's first
+   * registration is still uncommitted (made by the test): the forget saw the record table empty
+   * and dropped it, waiting for the registration's commit, which it then lost. The record table
+   * is never dropped now, and both the other guest's record and its count stay.
+   */
+  @Test
+  void aGuestForgettingItsRecordWhileAnotherRegistersKeepsTheOthersRecord() throws Exception {
+    App owner = coco.app("owner", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.table(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1))));
+    boolean[] declares = {true};
+    App guest = coco.app("guest", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (declares[0]) {
+        tables.mountTable(ctx, DOCS.userTable(DB, schema, "shared"))
+            .declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1)));
+      }
+    });
+    coco.update(owner);
+    coco.update(guest);
+
+    String guests = "\"" + schema + "\".cocoindex_table_guests";
+    declares[0] = false;
+    try (java.sql.Connection other = PostgresServer.DATA_SOURCE.getConnection()) {
+      other.setAutoCommit(false);
+      try (java.sql.Statement st = other.createStatement()) {
+        st.execute("INSERT INTO " + guests + " VALUES ('shared', 'another', 0)");
+      }
+      java.util.concurrent.CompletableFuture<List<String>> update =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> coco.update(guest));
+      // Until the guest's run is done, or waits for the other transaction.
+      for (int i = 0; i < 400 && !update.isDone() && lines("SELECT count(*) FROM"
+          + " pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"
+          + "cocoindex_table_guests%'").equals(List.of("0")); i++) {
+        Thread.sleep(25);
+      }
+      other.commit();
+      update.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    assertThat(lines("SELECT * FROM " + guests + " ORDER BY app"))
+        .containsExactly("shared|another|0");
+    // The owner's creation of its table again, dropped by hand, counts for the other guest.
+    execute("DROP TABLE \"" + schema + "\".shared");
+    coco.update(owner);
+    assertThat(lines("SELECT * FROM " + guests + " ORDER BY app"))
+        .containsExactly("shared|another|1");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1");
+  }
+
   @Test
   void aGuestsRowsLostToTheOwnersRecreateAreWrittenAgainInTheGuestsNextRun() {
     TableSchema<Doc> integerKey =
@@ -881,9 +933,9 @@ class PostgresUserTableTest {
         .containsExactly("shared|guest|0");
     assertThat(coco.update(guest)).containsExactly(shared);
 
-    guest.dropState(); // its record as a guest goes, and the record table with it
-    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey", "i shared_pkey",
-        "r docs", "r shared");
+    guest.dropState(); // its record as a guest goes; the record table stays, empty
+    assertThat(lines("SELECT count(*) FROM \"" + schema + "\".cocoindex_table_guests"))
+        .containsExactly("0");
   }
 
   /**
