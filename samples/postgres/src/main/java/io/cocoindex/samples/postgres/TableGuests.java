@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The apps writing rows into another app's table as their user's table ("guests"), recorded in
  * the table {@value #TABLE} of its schema with a count of the changes of the table's own app that
- * lost their rows (a recreate for a new primary key, a creation after a drop).
+ * lost their rows or values (a recreate for a new primary key, a creation after a drop, a column
+ * dropped, or dropped and added again for a type its values cannot convert to).
  *
  * <p>Why: such a change drops the guests' rows while their records, which
  * the owner cannot reach, say the rows are there, and a user's table is not otherwise looked at:
@@ -156,7 +157,8 @@ final class TableGuests {
 
   /**
    * Counts a change of table {@code schema.table} by its own app {@code owner} that lost the
-   * rows of its guests (a recreate, or a creation after a drop), in the change's transaction.
+   * rows of its guests (a recreate, or a creation after a drop) or values in them (a column
+   * dropped: a guest may write it, and it may come back empty), in the change's transaction.
    */
   static void rowsLost(Connection conn, String schema, String table, String owner)
       throws SQLException {
