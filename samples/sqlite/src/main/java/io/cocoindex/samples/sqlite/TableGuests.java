@@ -8,7 +8,8 @@ import java.sql.SQLException;
 /**
  * The apps writing rows into another app's table as their user's table ("guests"), recorded in
  * the table {@value #TABLE} of the database with a count of the changes of the table's own app
- * that lost their rows (a recreate for a new primary key, a creation after a drop).
+ * that lost their rows or values (a recreate for a new primary key, a creation after a drop, a
+ * rebuild for a dropped or retyped column).
  *
  * <p>Why: such a change drops the guests' rows while their records, which the owner cannot
  * reach, say the rows are there, and a user's table is not otherwise looked at: the guest would
@@ -106,7 +107,8 @@ final class TableGuests {
 
   /**
    * Counts a change of {@code table} by its own app {@code owner} that lost the rows of its
-   * guests (a recreate, or a creation after a drop), in the change's transaction.
+   * guests (a recreate, or a creation after a drop) or values in them (a rebuild), in the
+   * change's transaction.
    */
   static void rowsLost(SqliteDatabase db, Connection c, String table, String owner)
       throws SQLException {

@@ -406,6 +406,47 @@ class SharedDatabaseTest extends TargetDatabaseTest {
   }
 
   /**
+   * The owner drops a column (no longer declared: the table is rebuilt without it) and adds it
+   * back in a later run: the guest's values in it went with the rebuild, while the guest's
+   * records say its row holds them. The rebuild is counted for the table's guests as a recreate
+   * is, and the guest's next run writes its row again. (It wrote nothing: the guest's row kept a
+   * null there until a full reprocess.)
+   */
+  @Test
+  void aGuestsValuesInAColumnTheOwnerDropsAndAddsAgainAreWrittenAgain() throws Exception {
+    Environment env = environment().build();
+    boolean[] dropped = {false};
+    App owner = app("owner", env, ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (dropped[0]) {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Doc.class, "id"))
+            .declareRow(ctx, new Doc("a", "owner's"));
+      } else {
+        sqlite.mountTable(ctx, TableSchema.of("docs", DocWithViews.class, "id"))
+            .declareRow(ctx, new DocWithViews("a", "owner's", 1));
+      }
+    });
+    App guest = app("guest", env, ctx -> Sqlite.register(ctx, DB)
+        .mountTable(ctx, TableSchema.userManaged("docs", DocWithViews.class, "id"))
+        .declareRow(ctx, new DocWithViews("b", "guest's", 5)));
+    owner.update();
+    guest.update();
+
+    dropped[0] = true;
+    owner.update();
+    dropped[0] = false;
+    owner.update();
+    assertThat(q("SELECT id, title, views FROM docs ORDER BY id"))
+        .containsExactly("a|owner's|1", "b|guest's|null");
+
+    guest.update();
+    assertThat(q("SELECT id, title, views FROM docs ORDER BY id"))
+        .containsExactly("a|owner's|1", "b|guest's|5");
+    assertThat(q("SELECT table_name, app, lost FROM cocoindex_table_guests"))
+        .containsExactly("docs|guest|0");
+  }
+
+  /**
    * The owner's table is dropped by hand, the guest's row with it; the owner's next run creates
    * it again (found missing), and the guest's next run writes its row again.
    */
