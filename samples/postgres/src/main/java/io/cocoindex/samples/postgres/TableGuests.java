@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The apps writing rows into another app's table as their user's table ("guests"), recorded in
  * the table {@value #TABLE} of its schema with a count of the changes of the table's own app that
- * lost their rows (a recreate for a new primary key, a creation after a drop).
+ * lost their rows or values (a recreate for a new primary key, a creation after a drop, a column
+ * dropped, or dropped and added again for a type its values cannot convert to).
  *
  * <p>Why: such a change drops the guests' rows while their records, which
  * the owner cannot reach, say the rows are there, and a user's table is not otherwise looked at:
@@ -45,7 +46,7 @@ final class TableGuests {
 
   /**
    * The app a table's comment names (its own app, {@link TableComment}), and whether its schema
-   * has guests recorded: the look-up a user's table costs every run.
+   * has the guests' record table: the look-up a user's table costs every run.
    */
   static final String LOOK_SQL = "SELECT CASE WHEN d LIKE '{\"cocoindex\\_%' THEN"
       + " CAST(d AS jsonb) ->> 'cocoindex_app' END, to_regclass(?) IS NOT NULL"
@@ -53,7 +54,7 @@ final class TableGuests {
 
   /**
    * Looks at table {@code schema.table} for guest {@code app}: one query, and one more for
-   * another app's table with guests recorded in its schema. Records this app's role may not read
+   * another app's table whose schema has the record table. Records this app's role may not read
    * are as none to act on (a warning says so).
    */
   static Look look(Connection conn, String schema, String table, String app)
@@ -131,8 +132,13 @@ final class TableGuests {
   }
 
   /**
-   * Forgets {@code app} as a guest of table {@code schema.table}, which it no longer declares;
-   * the record table goes with the schema's last guest.
+   * Forgets {@code app} as a guest of table {@code schema.table}, which it no longer declares.
+   *
+   * <p>The record table stays, even empty: dropped once it looked empty, it took with it another
+   * guest's registration not yet committed (the drop waits for it, then drops it), or failed that
+   * registration and the owner's count (their statements waiting for the drop, then finding no
+   * table). A lock all of them took would order them, at the risk of deadlocks with the tables
+   * their transactions also lock; an empty table costs its place in the schema.
    */
   static void forget(Connection conn, String schema, String table, String app)
       throws SQLException {
@@ -146,19 +152,13 @@ final class TableGuests {
         ps.setString(2, app);
         ps.executeUpdate();
       }
-      try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery(
-          "SELECT EXISTS (SELECT 1 FROM " + qualified(schema) + ")")) {
-        rs.next();
-        if (!rs.getBoolean(1)) {
-          st.execute("DROP TABLE " + qualified(schema));
-        }
-      }
     });
   }
 
   /**
    * Counts a change of table {@code schema.table} by its own app {@code owner} that lost the
-   * rows of its guests (a recreate, or a creation after a drop), in the change's transaction.
+   * rows of its guests (a recreate, or a creation after a drop) or values in them (a column
+   * dropped: a guest may write it, and it may come back empty), in the change's transaction.
    */
   static void rowsLost(Connection conn, String schema, String table, String owner)
       throws SQLException {

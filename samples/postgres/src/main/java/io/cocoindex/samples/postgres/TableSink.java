@@ -227,9 +227,12 @@ final class TableSink {
         }
         case ADD_COLUMN -> st.execute(
             "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS " + column(change));
-        case DROP_COLUMN -> st.execute(
-            "ALTER TABLE " + table + " DROP COLUMN IF EXISTS "
-                + SqlNames.quote("column", change.column()));
+        case DROP_COLUMN -> {
+          st.execute("ALTER TABLE " + table + " DROP COLUMN IF EXISTS "
+              + SqlNames.quote("column", change.column()));
+          // Other apps may write the column: added back later, it is empty in their rows too.
+          TableGuests.rowsLost(conn, t.schema(), t.table(), app);
+        }
         case ALTER_COLUMN_TYPE -> alterType(conn, t, table, change, app);
         default -> throw new IllegalStateException("unknown schema change " + change.kind());
       }
@@ -326,7 +329,8 @@ final class TableSink {
 
   /**
    * Converts a column in place when PostgreSQL can ({@code USING col::type}); otherwise drops
-   * and re-adds it empty, and the rows (invalidated as LOSSY) write their values again.
+   * and re-adds it empty, and the rows (invalidated as LOSSY) write their values again, as do
+   * the table's guests' rows in the guests' next runs ({@link TableGuests#rowsLost}).
    */
   private static void alterType(Connection conn, TableAction t, String table,
       SchemaChange change, String app) throws SQLException {
@@ -352,6 +356,7 @@ final class TableSink {
         st.execute("ALTER TABLE " + table + " DROP COLUMN IF EXISTS " + column);
         st.execute("ALTER TABLE " + table + " ADD COLUMN " + column + " " + type);
       }
+      TableGuests.rowsLost(conn, t.schema(), t.table(), app); // their values in it too
       List<IndexSink.Made> dropped = new ArrayList<>();
       for (IndexSink.Made m : othersIndexes) {
         try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NULL")) {

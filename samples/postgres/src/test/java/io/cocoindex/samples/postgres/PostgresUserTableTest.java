@@ -682,6 +682,128 @@ class PostgresUserTableTest {
         + "' AND tablename = 'codes' ORDER BY 1")).isEqualTo(indexes);
   }
 
+  /**
+   * The owner drops a column (no longer declared) and adds it back in a later run: the guest's
+   * values in it went with the drop, while the guest's records say its row holds them. The drop
+   * is counted for the table's guests as a recreate is, and the guest's next run writes its row
+   * again. (It wrote nothing: the guest's row kept a null there until a full reprocess.)
+   */
+  @Test
+  void aGuestsValuesInAColumnTheOwnerDropsAndAddsAgainAreWrittenAgain() {
+    TableSchema<Titled> titled = TableSchema.of(Titled.class).primaryKey("id").build();
+    boolean[] dropped = {false};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (dropped[0]) {
+        tables.mountTable(ctx, titled.table(DB, schema, "shared"))
+            .declareRow(ctx, titled.row(new Titled(1, "owner's")));
+      } else {
+        tables.mountTable(ctx, DOCS.table(DB, schema, "shared"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      }
+    });
+    App guest = coco.app("guest", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(2, "guest's", 5))));
+    coco.update(owner);
+    coco.update(guest);
+
+    dropped[0] = true;
+    coco.update(owner);
+    dropped[0] = false;
+    coco.update(owner);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|null");
+
+    String shared = TABLE + " update [\"main_db\", \"" + schema + "\", \"shared\"]";
+    String rows = TABLE + "/[\"main_db\", \"" + schema + "\", \"shared\"] update ";
+    assertThat(coco.update(guest)).containsExactlyInAnyOrder(shared, rows + "2");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|5");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".cocoindex_table_guests"))
+        .containsExactly("shared|guest|0");
+  }
+
+  /**
+   * As above, the guest running between the drop and the add: told of the drop, it writes its
+   * row again, which fails naming the column gone (it wrote nothing, its row's values silently
+   * lost), and its run after the add writes the row, the failed write being retried.
+   */
+  @Test
+  void aGuestWritingAColumnTheOwnerDroppedFailsUntilTheColumnIsBack() {
+    TableSchema<Titled> titled = TableSchema.of(Titled.class).primaryKey("id").build();
+    boolean[] dropped = {false};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (dropped[0]) {
+        tables.mountTable(ctx, titled.table(DB, schema, "shared"))
+            .declareRow(ctx, titled.row(new Titled(1, "owner's")));
+      } else {
+        tables.mountTable(ctx, DOCS.table(DB, schema, "shared"))
+            .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1)));
+      }
+    });
+    App guest = coco.app("guest", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.userTable(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(2, "guest's", 5))));
+    coco.update(owner);
+    coco.update(guest);
+
+    dropped[0] = true;
+    coco.update(owner);
+    assertThatThrownBy(() -> coco.update(guest)).hasMessageContaining("writing rows of table "
+        + schema + ".shared: ERROR: column \"views\" of relation \"shared\" does not exist");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's", "2|guest's");
+
+    dropped[0] = false;
+    coco.update(owner);
+    coco.update(guest);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1", "2|guest's|5");
+  }
+
+  record GuestCode(long id, long code) {}
+
+  /**
+   * The owner retypes a column its own values cannot convert, so it is dropped and added again
+   * empty in one change: the guest's values in it go too, and the guest's next run writes them
+   * again, as after a recreate.
+   */
+  @Test
+  void aGuestsValuesInAColumnTheOwnerRetypesByDroppingItAreWrittenAgain() {
+    TableSchema<Coded> text = TableSchema.of(Coded.class).primaryKey("id").build();
+    TableSchema<CodedNumber> number = TableSchema.of(CodedNumber.class).primaryKey("id").build();
+    boolean[] retyped = {false};
+    App owner = coco.app("owner", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (retyped[0]) {
+        tables.mountTable(ctx, number.table(DB, schema, "codes"))
+            .declareRow(ctx, number.row(new CodedNumber(1, 7)));
+      } else {
+        tables.mountTable(ctx, text.table(DB, schema, "codes"))
+            .declareRow(ctx, text.row(new Coded(1, "not a number")));
+      }
+    });
+    TableSchema<GuestCode> guests = TableSchema.of(GuestCode.class).primaryKey("id").build();
+    App guest = coco.app("guest", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, guests.userTable(DB, schema, "codes"))
+        .declareRow(ctx, guests.row(new GuestCode(2, 42))));
+    coco.update(owner);
+    coco.update(guest);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".codes ORDER BY 1"))
+        .containsExactly("1|not a number", "2|42");
+
+    retyped[0] = true;
+    coco.update(owner);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".codes ORDER BY 1"))
+        .containsExactly("1|7", "2|null");
+
+    coco.update(guest);
+    assertThat(lines("SELECT * FROM \"" + schema + "\".codes ORDER BY 1"))
+        .containsExactly("1|7", "2|42");
+  }
+
   /** App indexer declaring index {@code by_indexer} on the user's docs, nothing else. */
   App indexing() {
     return coco.app("indexer", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
@@ -844,6 +966,58 @@ class PostgresUserTableTest {
         .containsExactly("shared|another|0", "shared|guest|0");
   }
 
+  /**
+   * A guest no longer declaring the table forgets its record while another guest's first
+   * registration is still uncommitted (made by the test): the forget saw the record table empty
+   * and dropped it, waiting for the registration's commit, which it then lost. The record table
+   * is never dropped now, and both the other guest's record and its count stay.
+   */
+  @Test
+  void aGuestForgettingItsRecordWhileAnotherRegistersKeepsTheOthersRecord() throws Exception {
+    App owner = coco.app("owner", ctx -> Tables.register(ctx, TableHandler.of(ctx, DB))
+        .mountTable(ctx, DOCS.table(DB, schema, "shared"))
+        .declareRow(ctx, DOCS.row(new Doc(1, "owner's", 1))));
+    boolean[] declares = {true};
+    App guest = coco.app("guest", ctx -> {
+      Tables tables = Tables.register(ctx, TableHandler.of(ctx, DB));
+      if (declares[0]) {
+        tables.mountTable(ctx, DOCS.userTable(DB, schema, "shared"))
+            .declareRow(ctx, DOCS.row(new Doc(2, "guest's", 1)));
+      }
+    });
+    coco.update(owner);
+    coco.update(guest);
+
+    String guests = "\"" + schema + "\".cocoindex_table_guests";
+    declares[0] = false;
+    try (java.sql.Connection other = PostgresServer.DATA_SOURCE.getConnection()) {
+      other.setAutoCommit(false);
+      try (java.sql.Statement st = other.createStatement()) {
+        st.execute("INSERT INTO " + guests + " VALUES ('shared', 'another', 0)");
+      }
+      java.util.concurrent.CompletableFuture<List<String>> update =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> coco.update(guest));
+      // Until the guest's run is done, or waits for the other transaction.
+      for (int i = 0; i < 400 && !update.isDone() && lines("SELECT count(*) FROM"
+          + " pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"
+          + "cocoindex_table_guests%'").equals(List.of("0")); i++) {
+        Thread.sleep(25);
+      }
+      other.commit();
+      update.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    assertThat(lines("SELECT * FROM " + guests + " ORDER BY app"))
+        .containsExactly("shared|another|0");
+    // The owner's creation of its table again, dropped by hand, counts for the other guest.
+    execute("DROP TABLE \"" + schema + "\".shared");
+    coco.update(owner);
+    assertThat(lines("SELECT * FROM " + guests + " ORDER BY app"))
+        .containsExactly("shared|another|1");
+    assertThat(lines("SELECT * FROM \"" + schema + "\".shared ORDER BY 1"))
+        .containsExactly("1|owner's|1");
+  }
+
   @Test
   void aGuestsRowsLostToTheOwnersRecreateAreWrittenAgainInTheGuestsNextRun() {
     TableSchema<Doc> integerKey =
@@ -881,9 +1055,9 @@ class PostgresUserTableTest {
         .containsExactly("shared|guest|0");
     assertThat(coco.update(guest)).containsExactly(shared);
 
-    guest.dropState(); // its record as a guest goes, and the record table with it
-    assertThat(relations()).containsExactly("i docs_by_user", "i docs_pkey", "i shared_pkey",
-        "r docs", "r shared");
+    guest.dropState(); // its record as a guest goes; the record table stays, empty
+    assertThat(lines("SELECT count(*) FROM \"" + schema + "\".cocoindex_table_guests"))
+        .containsExactly("0");
   }
 
   /**

@@ -30,7 +30,8 @@ import java.util.List;
  *     anything else holding it is an error naming it; null when only dropping
  * @param indexMade for an index, the {@code CREATE INDEX} statements the app's records say it
  *     made under {@code indexDrops} (never run): an index there that names no app is dropped
- *     only if it is one of them, as a user's index under the name is not the app's to drop
+ *     only if it is one of them, as a user's index under the name is not the app's to drop; for
+ *     a full-text index, the {@code CREATE VIRTUAL TABLE} statements of its records, likewise
  */
 @ActionValue
 public record AttachmentAction(
@@ -75,7 +76,7 @@ public record AttachmentAction(
   /** This removal, then {@code setup} of the index on {@code table} if the name is left free. */
   AttachmentAction handingOverTo(String table, List<String> setup) {
     return new AttachmentAction(this.table, teardown, this.setup, fullTextIndex, null, null, null,
-        List.of(), null, table, List.copyOf(setup), List.of(), List.of());
+        List.of(), null, table, List.copyOf(setup), List.of(), indexMade);
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p>Several apps may write one database, so the FTS5 table's SQL names the app that made it
  * ({@link MadeBy}): an index is taken from another table only if the declaring app made it (or it
  * predates these comments). Another app's index of that name is an error naming its table and
- * app, and stays.
+ * app, and stays. One on the table naming no app is the app's only if its SQL is, token by token,
+ * what the app makes or its records say it made; otherwise it is a user's, never dropped.
  */
 final class FullTextIndexHandler
     implements TargetHandler<FullTextIndex, FullTextIndex, AttachmentAction> {
@@ -156,7 +158,8 @@ final class FullTextIndexHandler
         // keys were folded): dropping it would drop the declared index.
         return null;
       }
-      AttachmentAction removal = AttachmentAction.ofFullTextIndex(table.name(), name, List.of());
+      AttachmentAction removal = AttachmentAction.ofFullTextIndex(table.name(), name, List.of())
+          .withIndexMade(made(prev));
       Declared elsewhere = run.get(name);
       if (elsewhere != null) {
         removal = removal.handingOverTo(elsewhere.table(), elsewhere.setup());
@@ -172,10 +175,15 @@ final class FullTextIndexHandler
       return null;
     }
     // Whatever may exist goes first (an earlier spec, an interrupted setup): then the new one.
-    AttachmentAction action =
-        AttachmentAction.ofFullTextIndex(table.name(), desired.name(), setup);
+    AttachmentAction action = AttachmentAction.ofFullTextIndex(table.name(), desired.name(),
+        setup).withIndexMade(made(prev));
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action), sink, desired);
+  }
+
+  /** The FTS5 tables the earlier records say the app made: each one's {@code CREATE}. */
+  private List<String> made(List<FullTextIndex> prev) {
+    return prev.stream().map(p -> setup(p).get(0)).distinct().toList();
   }
 
   /**
@@ -243,7 +251,10 @@ final class FullTextIndexHandler
    * triggers, if it exists. When the action creates the index, one this connector made on
    * another table under that name is dropped too (the index moved: see {@link #reconcile}), and
    * anything else holding the name fails it, naming both. A removal leaves whatever is not an
-   * index of its table alone, triggers of other tables included.
+   * index of its table alone, triggers of other tables included. An index of its table that
+   * names no app is dropped only if it is what the app makes or its records say it made: any
+   * other (a user's FTS5 table under the name) fails a creation naming both definitions, and a
+   * removal leaves it with a warning.
    *
    * @return whether an FTS5 table was dropped
    */
@@ -267,16 +278,21 @@ final class FullTextIndexHandler
           + " database-wide): give the index another name");
     }
     if (existing != null && indexed != null && indexed.equalsIgnoreCase(a.table())
-        && owner == null && !a.setup().isEmpty()
-        && !IndexHandler.tokens(existing.sql()).equals(IndexHandler.tokens(a.setup().get(0)))) {
-      // Naming no app (an earlier version's, or copied by hand): only one over the declared
-      // columns is provably what this app would make; any other is not its to drop.
+        && owner == null && !isTheApps(existing, a)) {
+      // Naming no app (an earlier version's, or written by hand in the connector's form): only
+      // what the app's records say it made, or would make now, is provably its own to drop.
+      if (a.setup().isEmpty()) {
+        log.warn("full-text index {} of table {} is not dropped: its FTS5 table names no app and"
+            + " is defined otherwise ({}) than app '{}' made it (made by hand?)", name,
+            a.table(), existing.sql(), app);
+        return false;
+      }
       throw new IllegalStateException("full-text index " + name + " of table " + a.table()
           + " cannot be created: an FTS5 table of that name on the table names no app and has"
-          + " other columns (" + existing.sql() + ") than the app's, so it is not taken for the"
-          + " app's (made by an earlier version under another spec, or by hand?): drop it (DROP"
-          + " TABLE " + name + ", with its triggers " + name + "_ai, _ad and _au) if it is not"
-          + " needed, or give the index another name");
+          + " another definition (" + existing.sql() + ") than the app's (" + a.setup().get(0)
+          + "), so it is not taken for the app's (made by hand?): drop it (DROP TABLE " + name
+          + ", with its triggers " + name + "_ai, _ad and _au) if it is not needed, or give the"
+          + " index another name");
     }
     if (existing == null || (indexed != null && indexed.equalsIgnoreCase(a.table()))) {
       dropTriggers(db, c, name, a.table());
@@ -302,6 +318,16 @@ final class FullTextIndexHandler
     }
     db.execute(c, "DROP TABLE " + SqlIdentifiers.quote("full-text index", existing.name()));
     return true;
+  }
+
+  /**
+   * Whether the FTS5 table {@code existing} is, token by token, what the action {@code a} creates
+   * or what the app's records say it made ({@link AttachmentAction#indexMade}).
+   */
+  private static boolean isTheApps(SchemaObjects.SchemaObject existing, AttachmentAction a) {
+    List<String> tokens = IndexHandler.tokens(existing.sql());
+    return Stream.concat(a.setup().stream().limit(1), a.indexMade().stream())
+        .anyMatch(sql -> IndexHandler.tokens(sql).equals(tokens));
   }
 
   /**

@@ -8,7 +8,8 @@ import java.sql.SQLException;
 /**
  * The apps writing rows into another app's table as their user's table ("guests"), recorded in
  * the table {@value #TABLE} of the database with a count of the changes of the table's own app
- * that lost their rows (a recreate for a new primary key, a creation after a drop).
+ * that lost their rows or values (a recreate for a new primary key, a creation after a drop, a
+ * rebuild for a dropped or retyped column).
  *
  * <p>Why: such a change drops the guests' rows while their records, which the owner cannot
  * reach, say the rows are there, and a user's table is not otherwise looked at: the guest would
@@ -81,8 +82,11 @@ final class TableGuests {
   }
 
   /**
-   * Forgets {@code app} as a guest of {@code table}, which it no longer declares; the records
-   * table goes with the last guest.
+   * Forgets {@code app} as a guest of {@code table}, which it no longer declares.
+   *
+   * <p>The record table stays, even empty. Its writers are ordered ({@code BEGIN IMMEDIATE}), so
+   * dropping it with the last guest lost no registration, but a guest's {@link #look}, two reads
+   * outside any transaction, failed on a drop between them by another process's app.
    */
   static void forget(SqliteDatabase db, Connection c, String table, String app)
       throws SQLException {
@@ -95,18 +99,12 @@ final class TableGuests {
       ps.setString(2, app);
       ps.executeUpdate();
     }
-    try (PreparedStatement ps = db.prepare(c, "SELECT 1 FROM " + QUOTED + " LIMIT 1");
-        ResultSet rs = ps.executeQuery()) {
-      if (rs.next()) {
-        return;
-      }
-    }
-    db.execute(c, "DROP TABLE " + QUOTED);
   }
 
   /**
    * Counts a change of {@code table} by its own app {@code owner} that lost the rows of its
-   * guests (a recreate, or a creation after a drop), in the change's transaction.
+   * guests (a recreate, or a creation after a drop) or values in them (a rebuild), in the
+   * change's transaction.
    */
   static void rowsLost(SqliteDatabase db, Connection c, String table, String owner)
       throws SQLException {

@@ -490,6 +490,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     }
     if (a.rebuild()) {
       rebuild(db, c, spec, table, app);
+      // Other apps' values in a dropped column went with it (empty if it comes back), and a
+      // retyped one's CAST may have changed them.
+      TableGuests.rowsLost(db, c, spec.name(), app);
     }
     IndexHandler.makeAgain(db, c, spec.name(), othersIndexes);
     FullTextIndexHandler.makeAgain(db, c, spec.name(), othersFullText);

@@ -8,6 +8,10 @@ import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.UpdateFailedException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -70,8 +74,9 @@ class SharedDatabaseTest extends TargetDatabaseTest {
     second.dropState();
     assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A", "b|B");
     assertThat(second.status().providers()).isEmpty();
-    // Its record as a guest of the table ({@link TableGuests}) goes too, and the table with it.
-    assertThat(schema()).containsExactly("table docs");
+    // Its record as a guest of the table ({@link TableGuests}) goes too; the record table stays.
+    assertThat(schema()).containsExactly("table cocoindex_table_guests", "table docs");
+    assertThat(q("SELECT count(*) FROM cocoindex_table_guests")).containsExactly("0");
   }
 
   @Test
@@ -403,6 +408,94 @@ class SharedDatabaseTest extends TargetDatabaseTest {
     long statements = db().statementsExecuted();
     guest.update();
     assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * The owner drops a column (no longer declared: the table is rebuilt without it) and adds it
+   * back in a later run: the guest's values in it went with the rebuild, while the guest's
+   * records say its row holds them. The rebuild is counted for the table's guests as a recreate
+   * is, and the guest's next run writes its row again. (It wrote nothing: the guest's row kept a
+   * null there until a full reprocess.)
+   */
+  @Test
+  void aGuestsValuesInAColumnTheOwnerDropsAndAddsAgainAreWrittenAgain() throws Exception {
+    Environment env = environment().build();
+    boolean[] dropped = {false};
+    App owner = app("owner", env, ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (dropped[0]) {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Doc.class, "id"))
+            .declareRow(ctx, new Doc("a", "owner's"));
+      } else {
+        sqlite.mountTable(ctx, TableSchema.of("docs", DocWithViews.class, "id"))
+            .declareRow(ctx, new DocWithViews("a", "owner's", 1));
+      }
+    });
+    App guest = app("guest", env, ctx -> Sqlite.register(ctx, DB)
+        .mountTable(ctx, TableSchema.userManaged("docs", DocWithViews.class, "id"))
+        .declareRow(ctx, new DocWithViews("b", "guest's", 5)));
+    owner.update();
+    guest.update();
+
+    dropped[0] = true;
+    owner.update();
+    dropped[0] = false;
+    owner.update();
+    assertThat(q("SELECT id, title, views FROM docs ORDER BY id"))
+        .containsExactly("a|owner's|1", "b|guest's|null");
+
+    guest.update();
+    assertThat(q("SELECT id, title, views FROM docs ORDER BY id"))
+        .containsExactly("a|owner's|1", "b|guest's|5");
+    assertThat(q("SELECT table_name, app, lost FROM cocoindex_table_guests"))
+        .containsExactly("docs|guest|0");
+  }
+
+  /**
+   * A guest (in another process, so not ordered by this one's lock) looks at the owner's table
+   * while the table's last other guest, no longer declaring it, forgets its record between the
+   * look's two reads: that forget dropped the record table once empty, and the look failed with
+   * SQLite's {@code no such table}, failing the guest's run. The record table stays now, empty,
+   * and the look finds the owner and no record of the guest.
+   */
+  @Test
+  void aGuestsLookWhileTheLastOtherGuestForgetsItsRecordStillReadsIt() throws Exception {
+    Environment env = environment().build();
+    App owner = app("owner", env, docs(TableSchema.of("docs", Doc.class, "id"), Map.of("a", "A")));
+    boolean[] declares = {true};
+    App leaving = app("leaving", env, ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (declares[0]) {
+        sqlite.mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"))
+            .declareRow(ctx, new Doc("l", "leaving's"));
+      }
+    });
+    owner.update();
+    leaving.update();
+
+    declares[0] = false;
+    TableGuests.Look look;
+    try (Connection plain =
+        DriverManager.getConnection("jdbc:sqlite:" + dbFile().toAbsolutePath())) {
+      // The look's connection, on which the leaving guest's run goes between the two reads.
+      Connection racing = (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+          new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+            if (method.getName().equals("prepareStatement")
+                && ((String) args[0]).startsWith("SELECT lost")) {
+              leaving.update();
+            }
+            try {
+              return method.invoke(plain, args);
+            } catch (InvocationTargetException e) {
+              throw e.getCause();
+            }
+          });
+      look = TableGuests.look(racing, "docs", "arriving");
+    }
+
+    assertThat(look).isEqualTo(new TableGuests.Look("owner", false, 0));
+    assertThat(q("SELECT count(*) FROM cocoindex_table_guests")).containsExactly("0");
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("a|A", "l|leaving's");
   }
 
   /**

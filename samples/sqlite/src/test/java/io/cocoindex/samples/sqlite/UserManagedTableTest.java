@@ -418,7 +418,8 @@ class UserManagedTableTest extends TargetDatabaseTest {
     assertThatThrownBy(fullTextIndexing("test")::update)
         .isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("full-text index docs_fts of table docs cannot be created: an FTS5"
-            + " table of that name on the table names no app and has other columns");
+            + " table of that name on the table names no app and has another definition ("
+            + earlier + ") than the app's");
     assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'"))
         .containsExactly(earlier);
   }
@@ -535,5 +536,100 @@ class UserManagedTableTest extends TargetDatabaseTest {
     app.update();
 
     assertThat(schema()).isEqualTo(THE_USERS);
+  }
+  /** An app declaring full-text index {@code docs_fts} on the user's table over {@code columns}. */
+  private App fullTextIndexingOver(List<String>[] columns) {
+    return app(ctx -> {
+      SqliteTable<Doc> docs = Sqlite.register(ctx, DB)
+          .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"));
+      if (columns[0] != null) {
+        docs.declareFullTextIndex(ctx, new FullTextIndex("docs_fts", columns[0]));
+      }
+    });
+  }
+
+  /** Replaces the app's full-text index docs_fts by the user's FTS5 table {@code sql}. */
+  private void replaceFullTextIndexByHand(String sql) throws Exception {
+    for (String suffix : List.of("_ai", "_ad", "_au")) {
+      exec("DROP TRIGGER docs_fts" + suffix);
+    }
+    exec("DROP TABLE docs_fts");
+    exec(sql);
+  }
+
+  /**
+   * The app's full-text index, replaced by hand under its name with an FTS5 table over other
+   * columns (in the form the connector writes, naming no app): once the app respecifies its
+   * index, the user's table is neither dropped nor taken, since nothing says it is the app's
+   * (it names no app, and is neither what the app's record made nor what it would make now).
+   * The run fails naming it, its table and both definitions, and it stays as the user made it.
+   */
+  @Test
+  void aFullTextIndexReplacedByHandIsNotDroppedWhenRespecified() throws Exception {
+    @SuppressWarnings("unchecked")
+    List<String>[] columns = new List[] {List.of("title")};
+    App app = fullTextIndexingOver(columns);
+    app.update();
+    String users = "CREATE VIRTUAL TABLE \"docs_fts\" USING fts5(\"id\", content='docs',"
+        + " content_rowid='rowid')";
+    replaceFullTextIndexByHand(users);
+
+    columns[0] = List.of("title", "id");
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("full-text index docs_fts of table docs cannot be created: an FTS5"
+            + " table of that name on the table names no app and has another definition ("
+            + users + ") than the app's (CREATE VIRTUAL TABLE \"docs_fts\" /* cocoindex app:"
+            + " test */ USING fts5(\"title\", \"id\", content='docs', content_rowid='rowid'))");
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'"))
+        .containsExactly(users);
+    assertThat(q("SELECT name FROM sqlite_master WHERE type = 'trigger'")).isEmpty();
+  }
+
+  /**
+   * The same, the index no longer declared: the user's FTS5 table stays, with a warning, as a
+   * user's index under an index's name does, and the app forgets its own.
+   */
+  @Test
+  void aFullTextIndexReplacedByHandIsNotDroppedWhenNoLongerDeclared() throws Exception {
+    @SuppressWarnings("unchecked")
+    List<String>[] columns = new List[] {List.of("title")};
+    App app = fullTextIndexingOver(columns);
+    app.update();
+    String users = "CREATE VIRTUAL TABLE \"docs_fts\" USING fts5(\"id\", content='docs',"
+        + " content_rowid='rowid')";
+    replaceFullTextIndexByHand(users);
+
+    columns[0] = null;
+    app.update();
+
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'"))
+        .containsExactly(users);
+    long statements = db().statementsExecuted();
+    app.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
+   * As an earlier version left it (naming no app, its definition the app's record's), a
+   * full-text index respecified is the app's: dropped and made anew over the declared columns.
+   */
+  @Test
+  void aFullTextIndexAsAnEarlierVersionMadeItIsRespecified() throws Exception {
+    @SuppressWarnings("unchecked")
+    List<String>[] columns = new List[] {List.of("title")};
+    App app = fullTextIndexingOver(columns);
+    app.update();
+    String earlier = q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'").get(0)
+        .replace(" /* cocoindex app: test */", "");
+    replaceFullTextIndexByHand(earlier);
+
+    columns[0] = List.of("title", "id");
+    app.update();
+
+    assertThat(q("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'")).containsExactly(
+        "CREATE VIRTUAL TABLE \"docs_fts\" /* cocoindex app: test */ USING fts5(\"title\","
+            + " \"id\", content='docs', content_rowid='rowid')");
+    // Rebuilt from the user's row, its id indexed now.
+    assertThat(q("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'u'")).containsExactly("1");
   }
 }
