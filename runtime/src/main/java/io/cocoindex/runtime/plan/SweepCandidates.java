@@ -60,17 +60,14 @@ final class SweepCandidates {
     return entries.isEmpty();
   }
 
-  /** The {@code i}th candidate's encoded path (not to be changed). */
-  byte[] encodedPath(int i) {
-    return entries.get(i).path();
-  }
-
   /** The {@code i}th candidate's path, decoded now (a new object each time). */
   TargetPath path(int i) {
+    checkSorted();
     return TargetPath.decode(entries.get(i).path());
   }
 
   TargetPath owner(int i) {
+    checkSorted();
     return entries.get(i).owner();
   }
 
