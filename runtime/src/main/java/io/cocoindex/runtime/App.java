@@ -146,7 +146,8 @@ public final class App implements AutoCloseable {
       log.info("updated app '{}'{}: {}{}", name,
           options.isFullReprocess() ? " (full reprocess)" : "", stats.summary(),
           leftToOthers == 0 ? "" : "; " + leftToOthers + " components left to other workers"
-              + " (any a dead worker claimed are finished by the next run)");
+              + " (one a worker claimed and died on is taken over by a worker reaching it"
+              + " later, or else by the next run)");
     }
     return stats;
   }

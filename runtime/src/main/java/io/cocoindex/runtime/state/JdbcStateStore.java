@@ -118,7 +118,6 @@ abstract class JdbcStateStore implements StateStore {
     try {
       inTransaction(c -> {
         version[0] = tables.nextVersion(c, app);
-        runStarted(c, app);
       });
     } catch (SQLException e) {
       throw failure("allocate a run version", e);
@@ -144,9 +143,6 @@ abstract class JdbcStateStore implements StateStore {
     }
     tables.useSettledRuns(app, runs[0]);
   }
-
-  /** Called in the transaction that allocates a run's version: a run of {@code app} starts. */
-  protected void runStarted(Connection c, String app) throws SQLException {}
 
   @Override
   public Optional<TrackedState> get(String app, byte[] path) {

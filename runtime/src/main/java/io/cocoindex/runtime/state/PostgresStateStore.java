@@ -49,6 +49,8 @@ public final class PostgresStateStore extends JdbcStateStore {
   static final int SCHEMA_VERSION = 1;
   private static final int LEASE_CONNECTIONS = 4;
   private static final int MAX_ATTEMPTS = 8;
+  /** How long the end of a run is recorded ({@link #recordRunEnded}). */
+  private static final String RUN_ENDS_KEPT = "7 days";
   /** Serializes schema creation across workers starting together. */
   private static final long SCHEMA_LOCK = 0x636f636f696e6465L;
 
@@ -62,26 +64,46 @@ public final class PostgresStateStore extends JdbcStateStore {
       + " unnest(?::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i";
 
   /**
-   * The end of a claim's insert: it takes the component unless claimed at or after the
-   * parameter's time (null: whatever the claim).
+   * The runs of an app alive now, by the low 32 bits of their versions: the shared locks held on
+   * the app's run keys ({@link #runLockKey}). Parameter: the keys' high 32 bits. Read only when
+   * a claim in the round is met (a CTE is evaluated when first read).
    */
-  private static final String UNLESS_CLAIMED_SINCE =
-      " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at"
-          + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')";
+  private static final String LIVE_RUNS = "live AS MATERIALIZED (SELECT objid::bigint AS low"
+      + " FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"
+      + " AND classid::bigint = ?"
+      + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))";
 
   /**
-   * Leases background components in one round trip. Parameters: their paths (bytea[]), their
-   * lock keys (bigint[]), the app, this worker's run start. Returns one row per lock taken:
-   * (path, claimed for this run, and null, or the unlock's result where another worker claimed
-   * it in this round, whose lock is given back at once). The CTEs are materialized so that each
-   * lock is tried once.
+   * The end of a claim's insert, for this run's version: it takes the component unless claimed
+   * at or after the parameter's time (null: whatever the claim) by another run that is alive
+   * ({@link #LIVE_RUNS}) or ended ({@code cocoindex_run_end}). A claim of a run that died (its
+   * worker killed, its sessions gone) is taken over: that run did not finish the component, and
+   * no other live worker will. A claim written before claims named their run is kept as it was.
+   */
+  private static final String UNLESS_CLAIMED_SINCE =
+      " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
+          + " run_version = excluded.run_version"
+          + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')"
+          + " OR (cocoindex_claim.run_version <> excluded.run_version"
+          + " AND NOT EXISTS (SELECT 1 FROM live"
+          + " WHERE live.low = cocoindex_claim.run_version & 4294967295)"
+          + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
+          + " WHERE e.app = cocoindex_claim.app AND e.version = cocoindex_claim.run_version))";
+
+  /**
+   * Leases background components in one round trip. Parameters: the app's run keys' high bits,
+   * the components' paths (bytea[]), their lock keys (bigint[]), the app, this worker's run
+   * version and start. Returns one row per lock taken: (path, claimed for this run, and null, or
+   * the unlock's result where another worker claimed it in this round, whose lock is given back
+   * at once). The CTEs are materialized so that each lock is tried once.
    */
   private static final String BATCH_LEASE_SQL =
-      "WITH req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
+      "WITH " + LIVE_RUNS + ","
+          + " req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
           + " AS r(path, key)),"
           + " locked AS MATERIALIZED (SELECT path, key FROM req WHERE pg_try_advisory_lock(key)),"
-          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at)"
-          + " SELECT ?, path, clock_timestamp() FROM locked"
+          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at, run_version)"
+          + " SELECT ?, path, clock_timestamp(), ? FROM locked"
           + UNLESS_CLAIMED_SINCE + " RETURNING path)"
           + " SELECT l.path, c.path IS NOT NULL,"
           + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END"
@@ -105,7 +127,8 @@ public final class PostgresStateStore extends JdbcStateStore {
       (app, paths) -> onReadConnection(c -> tables.statesAt(c, app, paths)), null);
   /** Gives advisory locks back in batches, off the engine's threads. */
   private final LeaseReleaser releaser;
-  private final java.util.Map<String, java.sql.Timestamp> runStarts =
+  /** Per app, this store's run going on (or the last one). */
+  private final java.util.Map<String, RunStart> runStarts =
       new java.util.concurrent.ConcurrentHashMap<>();
   /** The locks of this store's runs still going, by run (see {@link #endedRuns}). */
   private final Map<RunId, Long> runLocks = new java.util.concurrent.ConcurrentHashMap<>();
@@ -247,7 +270,12 @@ public final class PostgresStateStore extends JdbcStateStore {
           s.execute("CREATE INDEX IF NOT EXISTS " + tables.stateTable() + "_owner ON "
               + tables.stateTable() + "(app, owner)");
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_claim(app TEXT NOT NULL,"
-              + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, PRIMARY KEY(app, path))");
+              + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, run_version BIGINT,"
+              + " PRIMARY KEY(app, path))");
+          addClaimsRunColumn(s);
+          s.execute("CREATE TABLE IF NOT EXISTS cocoindex_run_end(app TEXT NOT NULL,"
+              + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
+              + " PRIMARY KEY(app, version))");
           s.execute("CREATE TABLE IF NOT EXISTS " + tables.componentTable()
               + "(app TEXT NOT NULL, path BYTEA NOT NULL, memo_fp BYTEA, memo_deps BYTEA,"
               + " memo_values BYTEA, state_count BIGINT NOT NULL, PRIMARY KEY(app, path))");
@@ -263,6 +291,22 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /**
+   * Adds the run to the claims of a store made before claims named it: an older worker on the
+   * store writes none there (its claims are kept as before: never taken over), and reads none.
+   * Looked up first, as the {@code ALTER} would wait for every claim being written.
+   */
+  private static void addClaimsRunColumn(Statement s) throws SQLException {
+    try (ResultSet rs = s.executeQuery("SELECT 1 FROM information_schema.columns"
+        + " WHERE table_schema = current_schema() AND table_name = 'cocoindex_claim'"
+        + " AND column_name = 'run_version'")) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    s.execute("ALTER TABLE cocoindex_claim ADD COLUMN IF NOT EXISTS run_version BIGINT");
+  }
+
+  /**
    * Workers of one app run concurrently on this store, coordinated per component (see {@link
    * #leaseComponent}), so the app-level lock is not exclusive here.
    */
@@ -274,8 +318,9 @@ public final class PostgresStateStore extends JdbcStateStore {
   /**
    * The lease of a component: its advisory lock, and a claim for this run. A background
    * component ({@code wait} false) already claimed since this worker's run started was (or is
-   * being) processed by another worker in this round, and is skipped; a worker that died after
-   * claiming leaves it to the next run. A foreground component is processed whatever its claim
+   * being) processed by another worker in this round, and is skipped, unless that worker's run
+   * died (its sessions gone: see {@link #UNLESS_CLAIMED_SINCE}), whose component is taken over.
+   * A foreground component is processed whatever its claim
    * says (its parent needs its result), and claims all the same: another worker whose run
    * started earlier, and whose input no longer mounts it, must find it processed in this round
    * and leave it to this worker, not sweep what this one declares there (see {@code
@@ -541,17 +586,18 @@ public final class PostgresStateStore extends JdbcStateStore {
     for (int i = 0; i < n; i++) {
       keys[i] = lockKey(app, paths[i]);
     }
-    java.sql.Timestamp since = runStarts.get(app);
+    RunStart run = runStarts.get(app);
     Connection leaseConnection =
         leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
     java.util.Set<ByteKey> granted = new java.util.HashSet<>();
     try {
       synchronized (leaseConnection) {
         try (PreparedStatement ps = leaseConnection.prepareStatement(BATCH_LEASE_SQL)) {
-          ps.setArray(1, leaseConnection.createArrayOf("bytea", paths));
-          ps.setArray(2, leaseConnection.createArrayOf("bigint", keys));
-          ps.setString(3, app);
-          ps.setTimestamp(4, since); // none: over any claim
+          ps.setLong(1, runLockKey(app, 0) >>> 32);
+          ps.setArray(2, leaseConnection.createArrayOf("bytea", paths));
+          ps.setArray(3, leaseConnection.createArrayOf("bigint", keys));
+          ps.setString(4, app);
+          setClaimant(ps, 5, run, false);
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
               if (rs.getBoolean(2)) {
@@ -574,22 +620,37 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /**
-   * Claims the component unless another worker claimed it since this worker's run started (or,
-   * {@code whatever}, over any claim); whether it did.
+   * Claims the component unless another worker's run, alive or ended, claimed it since this
+   * worker's run started (or, {@code whatever}, over any claim); whether it did.
    */
   private boolean claimForThisRun(Connection leaseConnection, String app, byte[] componentPath,
       boolean whatever) throws SQLException {
-    java.sql.Timestamp since = whatever ? null : runStarts.get(app);
-    try (PreparedStatement ps = leaseConnection.prepareStatement(
-        "INSERT INTO cocoindex_claim(app, path, claimed_at) VALUES(?, ?, clock_timestamp())"
-            + UNLESS_CLAIMED_SINCE + " RETURNING 1")) {
-      ps.setString(1, app);
-      ps.setBytes(2, componentPath);
-      ps.setTimestamp(3, since); // none: over any claim
+    try (PreparedStatement ps = leaseConnection.prepareStatement("WITH " + LIVE_RUNS
+        + " INSERT INTO cocoindex_claim(app, path, claimed_at, run_version)"
+        + " VALUES(?, ?, clock_timestamp(), ?)" + UNLESS_CLAIMED_SINCE + " RETURNING 1")) {
+      ps.setLong(1, runLockKey(app, 0) >>> 32);
+      ps.setString(2, app);
+      ps.setBytes(3, componentPath);
+      setClaimant(ps, 4, runStarts.get(app), whatever);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next();
       }
     }
+  }
+
+  /**
+   * Sets a claim's run version at {@code at} and, after it, the time since which another run's
+   * claim stands: the run's start, or none (over any claim) when {@code whatever} or outside a
+   * run.
+   */
+  private static void setClaimant(PreparedStatement ps, int at, RunStart run, boolean whatever)
+      throws SQLException {
+    if (run == null) {
+      ps.setNull(at, java.sql.Types.BIGINT);
+    } else {
+      ps.setLong(at, run.version());
+    }
+    ps.setTimestamp(at + 1, run == null || whatever ? null : run.at());
   }
 
   private static void unlock(Connection leaseConnection, long key) throws SQLException {
@@ -684,11 +745,12 @@ public final class PostgresStateStore extends JdbcStateStore {
       lostATask.remove(app);
     }
     long[] version = new long[1];
+    java.sql.Timestamp[] started = new java.sql.Timestamp[1];
     Long[] locked = new Long[1];
     try {
       inTransaction(c -> {
         version[0] = tables.nextVersion(c, app);
-        runStarted(c, app);
+        started[0] = serverClock(c);
         long key = runLockKey(app, version[0]);
         takeRunLock(key);
         locked[0] = key;
@@ -705,17 +767,21 @@ public final class PostgresStateStore extends JdbcStateStore {
           : (RuntimeException) e;
     }
     runLocks.put(new RunId(app, version[0]), locked[0]);
+    runStarts.put(app, new RunStart(started[0], version[0]));
     return version[0];
   }
 
-  @Override
-  protected void runStarted(Connection c, String app) throws SQLException {
+  /** The server's clock now: claims are compared by it, never by this host's. */
+  private static java.sql.Timestamp serverClock(Connection c) throws SQLException {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
       rs.next();
-      runStarts.put(app, rs.getTimestamp(1));
+      return rs.getTimestamp(1);
     }
   }
+
+  /** A run of this store: when it started, in the server's clock, and its version. */
+  private record RunStart(java.sql.Timestamp at, long version) {}
 
   /**
    * A run's lock: shared (two runs whose keys collide do not wait for each other, and both look
@@ -756,11 +822,41 @@ public final class PostgresStateStore extends JdbcStateStore {
     if (key == null) {
       return;
     }
+    recordRunEnded(app, version);
     try {
       unlockRun(key);
     } catch (SQLException e) {
       // Held until the store closes: the run looks alive meanwhile, which keeps its records.
       log.warn("giving back the lock of run {} of app '{}' failed", version, app, e);
+    }
+  }
+
+  /**
+   * Records that a run ended, before its lock is given back: a claim of a run whose lock no
+   * session holds is taken over unless the run is recorded here (it died otherwise). Records
+   * older than {@link #RUN_ENDS_KEPT} go: a run going on longer than that may take over a
+   * component a run that ended had finished, which costs that component's work twice, no more.
+   */
+  private void recordRunEnded(String app, long version) {
+    try {
+      inTransaction(c -> {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO cocoindex_run_end(app,"
+            + " version, ended_at) VALUES(?, ?, clock_timestamp()) ON CONFLICT DO NOTHING")) {
+          ps.setString(1, app);
+          ps.setLong(2, version);
+          ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM cocoindex_run_end"
+            + " WHERE app = ? AND ended_at < clock_timestamp() - CAST(? AS INTERVAL)")) {
+          ps.setString(1, app);
+          ps.setString(2, RUN_ENDS_KEPT);
+          ps.executeUpdate();
+        }
+      });
+    } catch (SQLException | RuntimeException e) {
+      // Then the run looks dead once its lock is given back: what it claimed in the round may
+      // be processed again by another worker, which is safe.
+      log.warn("recording the end of run {} of app '{}' failed", version, app, e);
     }
   }
 

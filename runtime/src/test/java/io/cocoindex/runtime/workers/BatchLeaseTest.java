@@ -132,13 +132,84 @@ class BatchLeaseTest {
     try (PostgresStateStore b = PostgresStateStore.open(url)) {
       b.nextVersion("app");
       try (PostgresStateStore a = PostgresStateStore.open(url)) {
-        a.nextVersion("app");
-        assertThat(granted(a.leaseComponents("app", List.of(path("c1"))))).isEqualTo(1);
+        long run = a.nextVersion("app");
+        List<AutoCloseable> leases = a.leaseComponents("app", List.of(path("c1")));
+        assertThat(granted(leases)).isEqualTo(1);
+        leases.get(0).close();
+        a.runEnded("app", run);
       }
       awaitLocksHeld(0); // a's lock goes with its session, which ends asynchronously
-      // b's run started first, so a's claim is newer: b skips c1 and must not keep its lock.
+      // b's run started first, so a's claim is newer (and a's run ended: it processed c1): b
+      // skips c1 and must not keep its lock.
       assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0)).isNull();
+      assertThat(b.leaseComponent("app", path("c1"), false)).as("alone, too").isNull();
       assertThat(advisoryLocksHeld()).isZero();
+    }
+  }
+
+  /**
+   * A worker that dies mid-round (its sessions end, as when it is killed with {@code kill -9})
+   * leaves what it claimed and did not finish to the workers still running the round: a claim
+   * by a run that no session holds the lock of, and that did not end, is taken over, in a batch
+   * and alone. (Those components were left to the next run.) A claim by a live run is not.
+   */
+  @Test
+  void aComponentClaimedByARunThatDiedIsTakenOverInTheSameRound() throws Exception {
+    String dying = schema + "_dying";
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      PostgresStateStore a = PostgresStateStore.open(
+          TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + dying);
+      a.nextVersion("app");
+      assertThat(granted(a.leaseComponents("app", List.of(path("c1"), path("c2")))))
+          .isEqualTo(2);
+      List<AutoCloseable> released = a.leaseComponents("app", List.of(path("c3")));
+      released.get(0).close(); // claimed, given back: a's run goes on
+      assertThat(b.leaseComponents("app", List.of(path("c3"))).get(0))
+          .as("claimed by a run still alive").isNull();
+
+      terminateSessions(dying);
+      try {
+        a.close();
+      } catch (RuntimeException expected) {
+        // its sessions are gone
+      }
+
+      List<AutoCloseable> taken =
+          b.leaseComponents("app", List.of(path("c1"), path("c3")));
+      assertThat(taken).as("claimed by a run that died").doesNotContainNull();
+      AutoCloseable alone = b.leaseComponent("app", path("c2"), false);
+      assertThat(alone).as("alone, too").isNotNull();
+      assertThat(b.leaseComponents("app", List.of(path("c2"))).get(0))
+          .as("b's own claim now, held").isNull();
+      alone.close();
+      for (AutoCloseable l : taken) {
+        l.close();
+      }
+    }
+  }
+
+  /** Ends the server sessions named {@code applicationName}, and waits until they are gone. */
+  private void terminateSessions(String applicationName) throws Exception {
+    try (Connection c = DriverManager.getConnection(baseUrl);
+        var q = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            + " WHERE application_name = ?");
+        var left = c.prepareStatement(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?")) {
+      q.setString(1, applicationName);
+      q.executeQuery().close();
+      left.setString(1, applicationName);
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (true) {
+        try (var rs = left.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("sessions ended").isLessThan(deadline);
+        Thread.sleep(10);
+      }
     }
   }
 
