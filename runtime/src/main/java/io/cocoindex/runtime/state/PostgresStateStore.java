@@ -785,34 +785,53 @@ public final class PostgresStateStore extends JdbcStateStore {
 
   /**
    * A run's lock: shared (two runs whose keys collide do not wait for each other, and both look
-   * alive, which only keeps records longer), on the lease connection of its key.
+   * alive, which only keeps records longer), on every lease connection, so that the run looks
+   * dead (its claims taken over, see {@link #UNLESS_CLAIMED_SINCE}) only once all of them are
+   * gone, as with its process: one session dropped while the worker goes on is not its death.
    */
   private void takeRunLock(long key) throws SQLException {
-    Connection connection = leaseConnection(key);
-    synchronized (connection) {
-      try (PreparedStatement ps =
-          connection.prepareStatement("SELECT pg_try_advisory_lock_shared(?)")) {
-        ps.setLong(1, key);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next() || !rs.getBoolean(1)) {
-            throw new SQLException("the lock of a new run is held exclusively by another session");
+    for (Connection connection : leaseConnections) {
+      synchronized (connection) {
+        try (PreparedStatement ps =
+            connection.prepareStatement("SELECT pg_try_advisory_lock_shared(?)")) {
+          ps.setLong(1, key);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next() || !rs.getBoolean(1)) {
+              throw new SQLException(
+                  "the lock of a new run is held exclusively by another session");
+            }
           }
         }
       }
     }
   }
 
+  /** Gives a run's lock back on every lease connection that holds it (each one tried). */
   private void unlockRun(long key) throws SQLException {
-    Connection connection = leaseConnection(key);
-    synchronized (connection) {
-      if (connection.isClosed()) {
-        return;
+    SQLException failure = null;
+    for (Connection connection : leaseConnections) {
+      synchronized (connection) {
+        try {
+          if (connection.isClosed()) {
+            continue;
+          }
+          // Not held (its taking failed before this one): false, and a warning of the server.
+          try (PreparedStatement ps =
+              connection.prepareStatement("SELECT pg_advisory_unlock_shared(?)")) {
+            ps.setLong(1, key);
+            ps.execute();
+          }
+        } catch (SQLException e) {
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
       }
-      try (PreparedStatement ps =
-          connection.prepareStatement("SELECT pg_advisory_unlock_shared(?)")) {
-        ps.setLong(1, key);
-        ps.execute();
-      }
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 

@@ -167,6 +167,10 @@ class BatchLeaseTest {
       released.get(0).close(); // claimed, given back: a's run goes on
       assertThat(b.leaseComponents("app", List.of(path("c3"))).get(0))
           .as("claimed by a run still alive").isNull();
+      terminateOneSessionHoldingARunLock(dying);
+      assertThat(b.leaseComponents("app", List.of(path("c3"))).get(0))
+          .as("claimed by a run that lost one session: alive while another holds its lock")
+          .isNull();
 
       terminateSessions(dying);
       try {
@@ -185,6 +189,40 @@ class BatchLeaseTest {
       alone.close();
       for (AutoCloseable l : taken) {
         l.close();
+      }
+    }
+  }
+
+  /**
+   * Ends one session named {@code applicationName} that holds a run's (shared) lock, and waits
+   * until it is gone.
+   */
+  private void terminateOneSessionHoldingARunLock(String applicationName) throws Exception {
+    try (Connection c = DriverManager.getConnection(baseUrl);
+        var find = c.prepareStatement("SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a"
+            + " ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.mode = 'ShareLock'"
+            + " AND l.granted AND a.application_name = ? LIMIT 1");
+        var kill = c.prepareStatement("SELECT pg_terminate_backend(?)");
+        var alive = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?")) {
+      find.setString(1, applicationName);
+      int pid;
+      try (var rs = find.executeQuery()) {
+        assertThat(rs.next()).as("a session holding a run's lock").isTrue();
+        pid = rs.getInt(1);
+      }
+      kill.setInt(1, pid);
+      kill.executeQuery().close();
+      alive.setInt(1, pid);
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (true) {
+        try (var rs = alive.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("the session ended").isLessThan(deadline);
+        Thread.sleep(10);
       }
     }
   }
