@@ -62,9 +62,7 @@ import org.slf4j.LoggerFactory;
  * the candidates no handler resolved, to the end). A stale component another worker holds (its
  * sweep), or has mounted since this run started (a run on a newer input, which declares it
  * again: every lease claims its component for the round, a foreground one too), is left to that
- * worker: not swept, not counted. (Before foreground leases claimed, a component such a run
- * mounted between this run's start and the component's lease here was swept, with what that run
- * had just declared in it.)
+ * worker: not swept, not counted, so that what the newer run declares there stays.
  */
 public final class OrphanSweep {
   private static final Logger log = LoggerFactory.getLogger(OrphanSweep.class);
