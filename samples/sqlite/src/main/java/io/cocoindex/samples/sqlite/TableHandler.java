@@ -177,6 +177,14 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (!look.registered() || look.lost() > 0) {
       guestOf.put(where(target, spec.name()), look.lost());
     }
+    if (!look.registered()) {
+      // Its rows (if any: a first run has none) may have been written by a version that kept
+      // no record of guests, and lost to a change of the owner's that nothing counted for it.
+      log.debug("app '{}' is not yet recorded as a guest of table {} of database {} (app '{}'):"
+          + " its rows there are written again once", app, spec.name(), target.db().location(),
+          look.maker());
+      return new RowHandler(spec, target.sinks(), TargetChildInvalidation.LOSSY);
+    }
     if (look.lost() == 0) {
       return new RowHandler(spec, target.sinks(), null);
     }

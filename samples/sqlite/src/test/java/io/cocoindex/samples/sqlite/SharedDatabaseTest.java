@@ -411,6 +411,49 @@ class SharedDatabaseTest extends TargetDatabaseTest {
   }
 
   /**
+   * A guest whose rows are tracked but that is not recorded as a guest of the table (its rows
+   * were written by a version that kept no record of guests; here the record is deleted to
+   * stand for that): the owner's recreate cannot count for it, so the guest, finding itself
+   * unrecorded, writes its rows again once, and registers; the run after that sends nothing.
+   * (Its rows lost to the recreate stayed lost until a full reprocess.)
+   */
+  @Test
+  void aGuestNotYetRecordedWritesItsRowsAgainOnceSoThatNoneLostBeforeStaysLost()
+      throws Exception {
+    Environment env = environment().build();
+    boolean[] recreated = {false};
+    App owner = app("owner", env, ctx -> {
+      Sqlite sqlite = Sqlite.register(ctx, DB);
+      if (recreated[0]) {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Numbered.class, "id"))
+            .declareRow(ctx, new Numbered(1, "owner's"));
+      } else {
+        sqlite.mountTable(ctx, TableSchema.of("docs", Doc.class, "id"))
+            .declareRow(ctx, new Doc("1", "owner's"));
+      }
+    });
+    App guest = app("guest", env, ctx -> Sqlite.register(ctx, DB)
+        .mountTable(ctx, TableSchema.userManaged("docs", Doc.class, "id"))
+        .declareRow(ctx, new Doc("b", "guest's")));
+    owner.update();
+    guest.update();
+    exec("DELETE FROM cocoindex_table_guests");
+
+    recreated[0] = true;
+    owner.update();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id")).containsExactly("1.0|owner's");
+
+    guest.update();
+    assertThat(q("SELECT id, title FROM docs ORDER BY id"))
+        .containsExactly("1.0|owner's", "b|guest's");
+    assertThat(q("SELECT table_name, app, lost FROM cocoindex_table_guests"))
+        .containsExactly("docs|guest|0");
+    long statements = db().statementsExecuted();
+    guest.update();
+    assertThat(db().statementsExecuted()).isEqualTo(statements);
+  }
+
+  /**
    * The owner drops a column (no longer declared: the table is rebuilt without it) and adds it
    * back in a later run: the guest's values in it went with the rebuild, while the guest's
    * records say its row holds them. The rebuild is counted for the table's guests as a recreate
