@@ -194,6 +194,29 @@ class BatchLeaseTest {
   }
 
   /**
+   * A store whose claims were made before claims named their run gets the column when opened,
+   * and a claim without a run (an older worker's, beside this one) stands for the round: it is
+   * never taken for a dead run's.
+   */
+  @Test
+  void aClaimWithoutItsRunByAnOlderWorkerIsNeverTakenOver() throws Exception {
+    MultiWorkerTest.sql(url, "CREATE TABLE cocoindex_claim(app TEXT NOT NULL, path BYTEA NOT NULL,"
+        + " claimed_at TIMESTAMPTZ NOT NULL, PRIMARY KEY(app, path))");
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      MultiWorkerTest.sql(url, "INSERT INTO cocoindex_claim VALUES ('app', 'c1'::bytea,"
+          + " clock_timestamp())");
+      assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0))
+          .as("claimed in the round by a worker that names no run").isNull();
+      assertThat(b.leaseComponent("app", path("c1"), false)).as("alone, too").isNull();
+      b.nextVersion("app");
+      List<AutoCloseable> later = b.leaseComponents("app", List.of(path("c1")));
+      assertThat(later.get(0)).as("a later run of b").isNotNull();
+      later.get(0).close();
+    }
+  }
+
+  /**
    * Ends one session named {@code applicationName} that holds a run's (shared) lock, and waits
    * until it is gone.
    */
