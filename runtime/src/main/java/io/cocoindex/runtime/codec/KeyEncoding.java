@@ -114,6 +114,33 @@ public final class KeyEncoding {
     return n;
   }
 
+  /**
+   * The last key of the encoded path {@code bytes} (not the root's), its ancestors' keys skipped,
+   * not made: the orphan sweep reconciles each candidate by its key alone, and making every key
+   * of its path to read the last was a fifth of the sweep's thread. {@code from} is where the
+   * last key starts when known, else -1.
+   *
+   * @throws CodecException if {@code bytes} is not an encoded path
+   */
+  public static StableKey decodeLast(byte[] bytes, int from) {
+    Reader r = new Reader(bytes);
+    if (from >= 0) {
+      r.pos = from;
+    } else {
+      int start = 0;
+      while (r.pos < bytes.length) {
+        start = r.pos;
+        r.skip();
+      }
+      r.pos = start;
+    }
+    StableKey key = r.read();
+    if (r.pos != bytes.length) {
+      throw new CodecException("trailing bytes after the last key of an encoded path");
+    }
+    return key;
+  }
+
   public static List<StableKey> decodePath(byte[] bytes) {
     Reader r = new Reader(bytes);
     List<StableKey> keys = new ArrayList<>();

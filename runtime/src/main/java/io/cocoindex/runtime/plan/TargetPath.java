@@ -123,6 +123,12 @@ public final class TargetPath implements Comparable<TargetPath> {
     if (last != null) {
       return last;
     }
+    if (keys == null && parent == null && madeKeys == null && depth > 0) {
+      // Decoded, its keys not made: the last alone (where it starts is known once the parent
+      // was asked for).
+      int[] ends = keyEnds;
+      return KeyEncoding.decodeLast(encoded, ends == null ? -1 : depth > 1 ? ends[depth - 2] : 0);
+    }
     return keyArray()[depth - 1];
   }
 

@@ -168,6 +168,30 @@ class TargetPathTest {
     assertThat(TargetPath.decode(new byte[0]).depth()).isZero();
   }
 
+  /**
+   * A decoded path's last key is read alone (the sweep reconciles each candidate by it), before
+   * or after its parent was asked for (where the key starts is known then), and its parent's
+   * too.
+   */
+  @Test
+  void aDecodedPathsLastKeyIsTheEncodedPathsWhicheverIsAskedFirst() {
+    List<StableKey> so = new ArrayList<>();
+    for (StableKey key : EVERY_KIND) {
+      so.add(key);
+      byte[] encoded = TargetPath.of(so).encoded();
+      assertThat(TargetPath.decode(encoded).last()).isEqualTo(key);
+      TargetPath parentAsked = TargetPath.decode(encoded);
+      TargetPath parent = so.size() > 1 ? parentAsked.parent() : null;
+      assertThat(parentAsked.last()).isEqualTo(key);
+      if (parent != null) {
+        assertThat(parent.last()).isEqualTo(so.get(so.size() - 2));
+        assertThat(parent.last()).isEqualTo(parent.keys().get(so.size() - 2));
+      }
+    }
+    assertThatThrownBy(() -> TargetPath.decode(new byte[0]).last())
+        .isInstanceOf(RuntimeException.class);
+  }
+
   /** Bytes that are no path fail to decode at once, as when the keys were made there. */
   @Test
   void bytesThatAreNoPathFailToDecodeWithTheKeysError() {
