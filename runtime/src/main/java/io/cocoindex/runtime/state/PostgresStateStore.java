@@ -428,17 +428,22 @@ public final class PostgresStateStore extends JdbcStateStore {
         try {
           unlock(leaseConnection(keys[i]), keys[i]);
         } catch (SQLException e) {
-          if (failure == null) {
-            failure = e;
-          } else {
-            failure.addSuppressed(e);
-          }
+          failure = firstWithRest(failure, e);
         }
       }
     }
     if (failure != null) {
       throw failure;
     }
+  }
+
+  /** {@code e} if it is the first failure, else {@code failure} with {@code e} suppressed. */
+  private static SQLException firstWithRest(SQLException failure, SQLException e) {
+    if (failure == null) {
+      return e;
+    }
+    failure.addSuppressed(e);
+    return failure;
   }
 
   private Connection leaseConnection(long key) {
@@ -822,11 +827,7 @@ public final class PostgresStateStore extends JdbcStateStore {
             ps.execute();
           }
         } catch (SQLException e) {
-          if (failure == null) {
-            failure = e;
-          } else {
-            failure.addSuppressed(e);
-          }
+          failure = firstWithRest(failure, e);
         }
       }
     }
