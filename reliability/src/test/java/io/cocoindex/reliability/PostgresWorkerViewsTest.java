@@ -737,32 +737,43 @@ class PostgresWorkerViewsTest {
   /**
    * A table deleted by one worker while another processes a memoized component that writes a
    * row in it: worker 2, on its view (table {@code t} declared, {@code m} writing {@code r=2}),
-   * takes {@code m} in the round worker 1 has started, updates the row and records the memo;
-   * worker 1, on its view (no table), leaves {@code m} to worker 2 and its sweep deletes the
-   * table, taking the row along. {@code m}'s tracking is kept as worker 2 left it, but its memo
-   * must go: on worker 2's view again, the table is created anew and {@code m}, on the same
-   * input, must run and write the row into it (its memo hit there, and the row stayed missing for
-   * good, without the part of {@code OrphanSweep#invalidateMemosOfOwnersKeptBelow} for components
-   * left to another worker).
+   * mounts the table, then (worker 1's round begun meanwhile) takes {@code m}, updates the row
+   * and records the memo; worker 1, on its view (no table), leaves {@code m} to worker 2 (claimed
+   * in its round) and its sweep deletes the table (mounted before its round began: worker 1's
+   * view is the later there), taking the row along. {@code m}'s tracking is kept as worker 2 left
+   * it, but its memo must go: on worker 2's view again, the table is created anew and {@code m},
+   * on the same input, must run and write the row into it (its memo hit there, and the row
+   * stayed missing for good, without the part of {@code
+   * OrphanSweep#invalidateMemosOfOwnersKeptBelow} for components left to another worker).
    */
   @Test
   void aTableDeletedWhileAnotherWorkerProcessesAMemoizedComponentWritingInItForgetsItsMemo()
       throws Exception {
     ModelConnectors conn = new ModelConnectors();
-    worker(tableAndMemo(conn, true, "1", () -> {})).update();
+    worker(tableAndMemo(conn, true, "1", () -> {}, () -> {})).update();
     assertThat(conn.ext.rows).isEqualTo(Map.of("t/r", "1"));
 
+    // Worker 2 mounts the table and is held before mounting m.
+    CountDownLatch w2MountedTheTable = new CountDownLatch(1);
+    CountDownLatch w2MayGoOn = new CountDownLatch(1);
+    App w2 = worker(tableAndMemo(conn, true, "2", () -> {}, () -> {
+      w2MountedTheTable.countDown();
+      await(w2MayGoOn);
+    }));
+    CompletableFuture<UpdateStats> w2Run = CompletableFuture.supplyAsync(w2::update);
+    await(w2MountedTheTable);
     // Worker 1, without the table, starts its round and is held before mounting anything.
     CountDownLatch w1Started = new CountDownLatch(1);
     App w1 = worker(tableAndMemo(conn, false, "1", () -> {
       w1Started.countDown();
       await(release);
-    }));
+    }, () -> {}));
     CompletableFuture<UpdateStats> w1Run = CompletableFuture.supplyAsync(w1::update);
     await(w1Started);
     // Worker 2 takes m in this round (its memo misses), writes r=2 and ends.
-    UpdateStats w2 = worker(tableAndMemo(conn, true, "2", () -> {})).update();
-    assertThat(w2.componentsMemoized()).isZero();
+    w2MayGoOn.countDown();
+    UpdateStats w2Stats = w2Run.get(60, TimeUnit.SECONDS);
+    assertThat(w2Stats.componentsMemoized()).isZero();
     assertThat(conn.ext.rows).isEqualTo(Map.of("t/r", "2"));
     // Worker 1 goes on: m is left to worker 2 (neither run nor a memo hit), and the table is
     // deleted with its row.
@@ -773,7 +784,7 @@ class PostgresWorkerViewsTest {
     assertThat(conn.ext.tables).isEmpty();
     assertThat(conn.ext.rows).isEmpty();
 
-    App w3 = worker(tableAndMemo(conn, true, "2", () -> {}));
+    App w3 = worker(tableAndMemo(conn, true, "2", () -> {}, () -> {}));
     for (int round = 1; round <= 2; round++) {
       w3.update();
       assertThat(conn.ext.tables).as("round %d", round).containsOnlyKeys("t");
@@ -782,18 +793,45 @@ class PostgresWorkerViewsTest {
   }
 
   /**
+   * As above, but worker 2 mounts the table after worker 1's round began: its view is the later
+   * one there, and worker 1's sweep leaves the table it finds mounted in its round (a foreground
+   * lease claims as a background one does), with worker 2's row in it.
+   */
+  @Test
+  void aTableAnotherWorkerMountedSinceThisRoundBeganIsLeftWithItsRows() throws Exception {
+    ModelConnectors conn = new ModelConnectors();
+    worker(tableAndMemo(conn, true, "1", () -> {}, () -> {})).update();
+
+    CountDownLatch w1Started = new CountDownLatch(1);
+    App w1 = worker(tableAndMemo(conn, false, "1", () -> {
+      w1Started.countDown();
+      await(release);
+    }, () -> {}));
+    CompletableFuture<UpdateStats> w1Run = CompletableFuture.supplyAsync(w1::update);
+    await(w1Started);
+    worker(tableAndMemo(conn, true, "2", () -> {}, () -> {})).update();
+    assertThat(conn.ext.rows).isEqualTo(Map.of("t/r", "2"));
+    release.countDown();
+    w1Run.get(60, TimeUnit.SECONDS);
+    assertThat(conn.ext.tables).containsOnlyKeys("t");
+    assertThat(conn.ext.rows).isEqualTo(Map.of("t/r", "2"));
+  }
+
+  /**
    * The app of {@link ModelConnectors}: table {@code t}, if declared, mounted by the root; the
    * component {@code m}, memoized on {@code value}, writing row {@code r=value} into it (or
-   * nothing without the table). {@code beforeMounting} runs in the root component.
+   * nothing without the table). {@code beforeMounting} runs in the root component, and {@code
+   * beforeTheMemo} after the table is mounted.
    */
-  private static Consumer<Ctx> tableAndMemo(
-      ModelConnectors conn, boolean table, String value, Runnable beforeMounting) {
+  private static Consumer<Ctx> tableAndMemo(ModelConnectors conn, boolean table, String value,
+      Runnable beforeMounting, Runnable beforeTheMemo) {
     return ctx -> {
       TargetStateProvider<ModelConnectors.TableSpec> tables =
           registerRootTargetStatesProvider(ctx, "tables", conn.new TableHandler());
       beforeMounting.run();
       TargetStateProvider<String> rows = table ? TargetStates.mountTarget(
           ctx, tables.targetState("t", new ModelConnectors.TableSpec(0, "NONE"))) : null;
+      beforeTheMemo.run();
       ctx.mountMemo("m", value, c -> {
         if (rows != null) {
           declareTargetState(c, rows.targetState("r", value));
