@@ -78,13 +78,16 @@ public final class PostgresStateStore extends JdbcStateStore {
    * at or after the parameter's time (null: whatever the claim) by another run that is alive
    * ({@link #LIVE_RUNS}) or ended ({@code cocoindex_run_end}). A claim of a run that died (its
    * worker killed, its sessions gone) is taken over: that run did not finish the component, and
-   * no other live worker will. A claim written before claims named their run is kept as it was.
+   * no other live worker will. A claim written before claims named their run is kept as it was,
+   * and so is one a worker of that version moved since (its claimed_at no longer the one written
+   * with the run: the run named is then an earlier round's, not the claimer's).
    */
   private static final String UNLESS_CLAIMED_SINCE =
       " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
-          + " run_version = excluded.run_version"
+          + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at"
           + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')"
-          + " OR (cocoindex_claim.run_version <> excluded.run_version"
+          + " OR (cocoindex_claim.run_claimed_at = cocoindex_claim.claimed_at"
+          + " AND cocoindex_claim.run_version <> excluded.run_version"
           + " AND NOT EXISTS (SELECT 1 FROM live"
           + " WHERE live.low = cocoindex_claim.run_version & 4294967295)"
           + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
@@ -102,8 +105,9 @@ public final class PostgresStateStore extends JdbcStateStore {
           + " req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
           + " AS r(path, key)),"
           + " locked AS MATERIALIZED (SELECT path, key FROM req WHERE pg_try_advisory_lock(key)),"
-          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at, run_version)"
-          + " SELECT ?, path, clock_timestamp(), ? FROM locked"
+          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at, run_version,"
+          + " run_claimed_at) SELECT ?, path, t, ?, t FROM (SELECT path, clock_timestamp() AS t"
+          + " FROM locked OFFSET 0) n"
           + UNLESS_CLAIMED_SINCE + " RETURNING path)"
           + " SELECT l.path, c.path IS NOT NULL,"
           + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END"
@@ -271,7 +275,7 @@ public final class PostgresStateStore extends JdbcStateStore {
               + tables.stateTable() + "(app, owner)");
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_claim(app TEXT NOT NULL,"
               + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, run_version BIGINT,"
-              + " PRIMARY KEY(app, path))");
+              + " run_claimed_at TIMESTAMPTZ, PRIMARY KEY(app, path))");
           addClaimsRunColumn(s);
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_run_end(app TEXT NOT NULL,"
               + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
@@ -293,17 +297,20 @@ public final class PostgresStateStore extends JdbcStateStore {
   /**
    * Adds the run to the claims of a store made before claims named it: an older worker on the
    * store writes none there (its claims are kept as before: never taken over), and reads none.
-   * Looked up first, as the {@code ALTER} would wait for every claim being written.
+   * An older worker claiming over a claim that names a run moves its claimed_at only: the run is
+   * trusted only with the claimed_at written with it ({@code run_claimed_at}). Looked up first,
+   * as the {@code ALTER} would wait for every claim being written.
    */
   private static void addClaimsRunColumn(Statement s) throws SQLException {
     try (ResultSet rs = s.executeQuery("SELECT 1 FROM information_schema.columns"
         + " WHERE table_schema = current_schema() AND table_name = 'cocoindex_claim'"
-        + " AND column_name = 'run_version'")) {
+        + " AND column_name = 'run_claimed_at'")) {
       if (rs.next()) {
         return;
       }
     }
-    s.execute("ALTER TABLE cocoindex_claim ADD COLUMN IF NOT EXISTS run_version BIGINT");
+    s.execute("ALTER TABLE cocoindex_claim ADD COLUMN IF NOT EXISTS run_version BIGINT,"
+        + " ADD COLUMN IF NOT EXISTS run_claimed_at TIMESTAMPTZ");
   }
 
   /**
@@ -626,8 +633,9 @@ public final class PostgresStateStore extends JdbcStateStore {
   private boolean claimForThisRun(Connection leaseConnection, String app, byte[] componentPath,
       boolean whatever) throws SQLException {
     try (PreparedStatement ps = leaseConnection.prepareStatement("WITH " + LIVE_RUNS
-        + " INSERT INTO cocoindex_claim(app, path, claimed_at, run_version)"
-        + " VALUES(?, ?, clock_timestamp(), ?)" + UNLESS_CLAIMED_SINCE + " RETURNING 1")) {
+        + " INSERT INTO cocoindex_claim(app, path, claimed_at, run_version, run_claimed_at)"
+        + " SELECT ?, ?, t, ?, t FROM (SELECT clock_timestamp() AS t) n" + UNLESS_CLAIMED_SINCE
+        + " RETURNING 1")) {
       ps.setLong(1, runLockKey(app, 0) >>> 32);
       ps.setString(2, app);
       ps.setBytes(3, componentPath);

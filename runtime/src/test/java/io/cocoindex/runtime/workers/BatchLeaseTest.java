@@ -194,6 +194,80 @@ class BatchLeaseTest {
   }
 
   /**
+   * A worker of the version before claims named their run, running beside this one, claims a
+   * component by moving its claim's time only: the run the row names is then the one that
+   * claimed it in an earlier round, not the older worker's live run. Here that earlier run was
+   * killed (no end recorded), and the older worker's claim in this round was taken for a dead
+   * run's and taken over: the component processed twice in the round, by a run whose input may
+   * be older (or swept by it). Such a claim is kept, as every claim of an older worker is.
+   */
+  @Test
+  void aClaimAnOlderWorkerMadeInTheRoundIsNotTakenForTheEarlierRunItsRowStillNames()
+      throws Exception {
+    String killed = schema + "_killed";
+    PostgresStateStore earlier = PostgresStateStore.open(
+        TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + killed);
+    earlier.nextVersion("app");
+    List<AutoCloseable> claimed = earlier.leaseComponents("app", List.of(path("c1")));
+    assertThat(granted(claimed)).isEqualTo(1);
+    terminateSessions(killed);
+    try {
+      earlier.close();
+    } catch (RuntimeException expected) {
+      // its sessions are gone
+    }
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      // The older worker's run (started before b's, or after: its claim is in this round
+      // either way), claiming c1 as that version did.
+      try (Connection c = DriverManager.getConnection(TestPostgres.inSchema(baseUrl, schema));
+          var claim = c.prepareStatement("INSERT INTO cocoindex_claim(app, path, claimed_at)"
+              + " VALUES(?, ?, clock_timestamp()) ON CONFLICT(app, path) DO UPDATE"
+              + " SET claimed_at = excluded.claimed_at WHERE cocoindex_claim.claimed_at < ?"
+              + " RETURNING 1")) {
+        claim.setString(1, "app");
+        claim.setBytes(2, path("c1"));
+        claim.setTimestamp(3, new java.sql.Timestamp(System.currentTimeMillis() + 3_600_000));
+        try (var rs = claim.executeQuery()) {
+          assertThat(rs.next()).as("the older worker's claim").isTrue();
+        }
+      }
+      assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0))
+          .as("claimed in this round by an older worker, alive").isNull();
+      assertThat(b.leaseComponent("app", path("c1"), false)).as("alone, too").isNull();
+    }
+  }
+
+  /**
+   * A store made before claims named their run (or named it without the time it was written
+   * with) gains the columns on open; its claims, naming no run, are kept in their round and
+   * taken after it.
+   */
+  @Test
+  void claimsOfAStoreMadeBeforeClaimsNamedTheirRunAreKeptInTheirRound() throws Exception {
+    String inSchema = TestPostgres.inSchema(baseUrl, schema);
+    MultiWorkerTest.sql(inSchema, "CREATE TABLE cocoindex_claim(app TEXT NOT NULL,"
+        + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, PRIMARY KEY(app, path))");
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      MultiWorkerTest.sql(inSchema, "INSERT INTO cocoindex_claim(app, path, claimed_at)"
+          + " VALUES('app', '\\x6331', clock_timestamp())"); // c1, by an older worker now
+      assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0)).isNull();
+      b.nextVersion("app");
+      List<AutoCloseable> next = b.leaseComponents("app", List.of(path("c1")));
+      assertThat(granted(next)).as("in the next round").isEqualTo(1);
+      next.get(0).close();
+    }
+    MultiWorkerTest.sql(inSchema, "ALTER TABLE cocoindex_claim DROP COLUMN run_claimed_at");
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      List<AutoCloseable> again = b.leaseComponents("app", List.of(path("c1")));
+      assertThat(granted(again)).as("with the column added again").isEqualTo(1);
+      again.get(0).close();
+    }
+  }
+
+  /**
    * Ends one session named {@code applicationName} that holds a run's (shared) lock, and waits
    * until it is gone.
    */
