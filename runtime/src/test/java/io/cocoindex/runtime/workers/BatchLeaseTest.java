@@ -268,6 +268,62 @@ class BatchLeaseTest {
   }
 
   /**
+   * A run that ends while another worker's lease statement runs is not taken for dead: the
+   * statement reads the runs' ends in its snapshot, taken when it starts, and the locks of the
+   * runs alive when it first meets a claim, later. A run recording its end and giving its lock
+   * back between the two looked dead, and the component it had processed in the round was taken
+   * over. Here the statement is held between the two by a lock on the claim's row (in a worker,
+   * the time it spends on the batch's paths before the claim).
+   */
+  @Test
+  void aRunEndingWhileALeaseStatementRunsIsNotTakenForDead() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore r = PostgresStateStore.open(url)) {
+      a.nextVersion("app");
+      long ending = r.nextVersion("app");
+      List<AutoCloseable> processed = r.leaseComponents("app", List.of(path("c1")));
+      assertThat(granted(processed)).isEqualTo(1);
+      processed.get(0).close();
+      awaitLocksHeld(0);
+      try (Connection hold = DriverManager.getConnection(TestPostgres.inSchema(baseUrl, schema))) {
+        hold.setAutoCommit(false);
+        try (var lock = hold.prepareStatement(
+            "SELECT 1 FROM cocoindex_claim WHERE app = 'app' AND path = ? FOR UPDATE")) {
+          lock.setBytes(1, path("c1"));
+          lock.executeQuery().close();
+        }
+        CompletableFuture<AutoCloseable> lease = CompletableFuture.supplyAsync(
+            () -> a.leaseComponents("app", List.of(path("c1"))).get(0));
+        awaitALeaseStatementWaiting();
+        r.runEnded("app", ending);
+        hold.commit();
+        assertThat(lease.get(10, TimeUnit.SECONDS))
+            .as("processed in the round by a run that ended").isNull();
+      }
+    }
+  }
+
+  /** Waits until a session of the test's stores waits for a lock. */
+  private void awaitALeaseStatementWaiting() throws Exception {
+    try (Connection c = DriverManager.getConnection(baseUrl);
+        var q = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE NOT granted"
+            + " AND pid IN (SELECT pid FROM pg_stat_activity WHERE application_name = ?)")) {
+      q.setString(1, schema);
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (true) {
+        try (var rs = q.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) > 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("a lease statement waiting").isLessThan(deadline);
+        Thread.sleep(10);
+      }
+    }
+  }
+
+  /**
    * Ends one session named {@code applicationName} that holds a run's (shared) lock, and waits
    * until it is gone.
    */
