@@ -607,6 +607,21 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+    return leaseComponents(app, componentPaths, true);
+  }
+
+  /**
+   * As {@link #leaseComponents}, but a claim of a run that died is not taken over: that run,
+   * whose input mounted the component, may have finished it, and its record is not this sweep's
+   * to delete.
+   */
+  @Override
+  public List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> componentPaths) {
+    return leaseComponents(app, componentPaths, false);
+  }
+
+  private List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths,
+      boolean takeOverTheDead) {
     int n = componentPaths.size();
     byte[][] paths = componentPaths.toArray(new byte[0][]);
     Long[] keys = new Long[n];
@@ -623,7 +638,7 @@ public final class PostgresStateStore extends JdbcStateStore {
         // No run known dead at first: a read of the runs kept from earlier (endedRuns') may
         // predate a dropState, after which versions are allocated again from 1.
         leaseBatch(leaseConnection, app, paths, keys, run, null, granted, lookDead);
-        if (!lookDead.isEmpty()) {
+        if (takeOverTheDead && !lookDead.isEmpty()) {
           // Claimed by runs that look dead now: read the runs (before the statement that takes
           // them over, whose snapshot then holds the end of any that gave its lock back) and try
           // those components once more.
