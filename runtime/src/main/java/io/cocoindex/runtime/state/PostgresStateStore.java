@@ -553,7 +553,19 @@ public final class PostgresStateStore extends JdbcStateStore {
             }
           }
           if (locked) {
-            if (condition.holds(leaseConnection)) {
+            boolean holds;
+            try {
+              holds = condition.holds(leaseConnection);
+            } catch (SQLException | RuntimeException e) {
+              // Nobody else would give the lock back before the store closes.
+              try {
+                unlock(leaseConnection, key);
+              } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+              }
+              throw e;
+            }
+            if (holds) {
               return releaser.lease(leaseConnection, key, app);
             }
             unlock(leaseConnection, key);

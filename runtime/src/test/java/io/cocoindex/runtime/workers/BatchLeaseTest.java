@@ -324,6 +324,28 @@ class BatchLeaseTest {
   }
 
   /**
+   * A foreground lease whose claim fails (here a trigger of the test's refuses it; a statement
+   * or lock timeout of the data source, say) fails and gives its lock back. Since foreground
+   * leases claim, the lock was kept on the session, counted nowhere, until the store closed:
+   * every other worker mounting that component in the foreground waited for it that long.
+   */
+  @Test
+  void aForegroundLeaseWhoseClaimFailsGivesItsLockBack() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url)) {
+      a.nextVersion("app");
+      String inSchema = TestPostgres.inSchema(baseUrl, schema);
+      MultiWorkerTest.sql(inSchema, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql"
+          + " AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$");
+      MultiWorkerTest.sql(inSchema, "CREATE TRIGGER refuse BEFORE INSERT ON cocoindex_claim"
+          + " FOR EACH ROW EXECUTE FUNCTION refuse()");
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+          () -> a.leaseComponent("app", path("c1"), true))
+          .hasMessageContaining("refused by the test");
+      assertThat(advisoryLocksHeld()).as("the component's lock, given back").isZero();
+    }
+  }
+
+  /**
    * Ends one session named {@code applicationName} that holds a run's (shared) lock, and waits
    * until it is gone.
    */
