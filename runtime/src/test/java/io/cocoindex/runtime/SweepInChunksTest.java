@@ -51,6 +51,12 @@ class SweepInChunksTest extends EngineTestBase {
     }
 
     @Override
+    public List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> componentPaths) {
+      return counted(super.leaseComponentsToSweep(app, componentPaths), componentLeases,
+          mostComponentLeases);
+    }
+
+    @Override
     public List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
       return counted(super.leaseStates(app, statePaths), stateLeases, mostStateLeases);
     }

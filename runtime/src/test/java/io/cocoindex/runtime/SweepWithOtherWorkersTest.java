@@ -293,6 +293,101 @@ class SweepWithOtherWorkersTest {
    * this round, it is left alone, and "x" stays. (Before foreground leases claimed, the sweep
    * leased "s" up front and deleted the row worker 2 had just declared.)
    */
+  /**
+   * As below, but worker 2 dies (its sessions end, as when it is killed) after it committed "s"
+   * with row "x", while its run goes on elsewhere. Its claim on "s" still tells that a newer
+   * input mounted "s" in this round: worker 1's sweep, by its older input, leaves "s", and "x"
+   * stays (the next run decides). Taking over a dead run's claim is right for a component the
+   * taker processes, not for one it would sweep: the dead run may have finished it.
+   */
+  @Test
+  void aStaleComponentMountedByAWorkerThatDiedSinceKeepsWhatItDeclared() throws Exception {
+    Rows flat = new Rows();
+    String[] kValue = {"v1"};
+    boolean[] withS = {true};
+    Consumer<Ctx> main1 = ctx -> {
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      ctx.mount("k", c -> declareTargetState(c, f.targetState("k1", kValue[0])));
+      if (withS[0]) {
+        ctx.mount("s", c -> declareTargetState(c, f.targetState("s1", "v1")));
+      }
+    };
+    CountDownLatch reached = new CountDownLatch(1);
+    CountDownLatch stuck = new CountDownLatch(1);
+    Consumer<Ctx> main2 = ctx -> {
+      TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
+      ctx.useMount("s", c -> {
+        declareTargetState(c, f.targetState("x", "v2"));
+        return null;
+      });
+      ctx.useMount("t", c -> { // "s" committed: worker 2 dies here
+        reached.countDown();
+        try {
+          stuck.await(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return null;
+      });
+    };
+    Holding store1 = new Holding(PostgresStateStore.open(url));
+    App w1 = app(store1, main1);
+    w1.update();
+    assertThat(flat.takeLog()).containsExactlyInAnyOrder("create k1=v1", "create s1=v1");
+
+    withS[0] = false;
+    kValue[0] = "v2";
+    store1.holdWhen = w -> precommitsKey(w, "k1");
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached k's precommit")
+        .isTrue();
+
+    String dying = schema + "_dying";
+    PostgresStateStore store2 = PostgresStateStore.open(url + "&ApplicationName=" + dying);
+    App w2 = App.create("w", Environment.builder().stateStore(store2).build(), main2);
+    CompletableFuture<Void> second = CompletableFuture.runAsync(w2::update);
+    try {
+      assertThat(reached.await(1, TimeUnit.MINUTES)).as("worker 2 committed s").isTrue();
+      try (Connection c = DriverManager.getConnection(baseUrl);
+          Statement st = c.createStatement()) {
+        st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            + " WHERE application_name = '" + dying + "'");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+          try (var rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity"
+              + " WHERE application_name = '" + dying + "'")) {
+            rs.next();
+            if (rs.getLong(1) == 0) {
+              break;
+            }
+          }
+          assertThat(System.nanoTime()).as("worker 2's sessions ended").isLessThan(deadline);
+          Thread.sleep(10);
+        }
+      }
+      store1.release.countDown();
+      first.get(1, TimeUnit.MINUTES);
+    } finally {
+      stuck.countDown();
+      try {
+        second.get(1, TimeUnit.MINUTES);
+      } catch (Exception expected) {
+        // its sessions are gone
+      }
+      try {
+        w2.close();
+        store2.close();
+      } catch (RuntimeException expected) {
+        // likewise
+      }
+    }
+
+    assertThat(flat.takeLog())
+        .as("the sink's log, sorted: worker 2 declares x in s (and dies before its sweep,"
+            + " which would delete s1: the next run's), worker 1 writes k")
+        .containsExactly("create x=v2", "update k1=v2");
+  }
+
   @Test
   void aStaleComponentMountedByAnotherWorkerBeforeTheSweepStartsKeepsWhatItDeclared()
       throws Exception {

@@ -263,7 +263,7 @@ public final class OrphanSweep {
           work.stale.subList(from, Math.min(work.stale.size(), from + work.sizes.staleBatch()));
       List<byte[]> paths = new ArrayList<>(batch.size());
       batch.forEach(p -> paths.add(p.encoded()));
-      List<AutoCloseable> granted = run.store.leaseComponents(run.app, paths);
+      List<AutoCloseable> granted = run.store.leaseComponentsToSweep(run.app, paths);
       for (int i = 0; i < batch.size(); i++) {
         if (granted.get(i) == null) {
           leftToAnotherSweep(work, batch.get(i));
@@ -435,7 +435,7 @@ public final class OrphanSweep {
     if (run.mode == RunMode.UPDATE && !work.upFront) {
       List<byte[]> paths = new ArrayList<>(asked.size());
       asked.forEach(p -> paths.add(p.encoded()));
-      granted = run.store.leaseComponents(run.app, paths);
+      granted = run.store.leaseComponentsToSweep(run.app, paths);
     }
     SweepCandidates candidates = new SweepCandidates();
     List<TargetPath> swept = new ArrayList<>(asked.size());

@@ -79,6 +79,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> componentPaths) {
+    return delegate.leaseComponentsToSweep(app, componentPaths);
+  }
+
+  @Override
   public boolean exclusiveWhileLocked() {
     return delegate.exclusiveWhileLocked();
   }

@@ -66,7 +66,10 @@ public final class PostgresStateStore extends JdbcStateStore {
   /**
    * The runs of an app alive now, by the low 32 bits of their versions: the shared locks held on
    * the app's run keys ({@link #runLockKey}). Parameter: the keys' high 32 bits. Read only when
-   * a claim in the round is met (a CTE is evaluated when first read).
+   * a claim in the round is met (a CTE is evaluated when first read), and only to tell whether
+   * the runs should be read again (see {@link #BATCH_LEASE_SQL}): it is read after the
+   * statement's snapshot was taken, so a run that records its end and gives its lock back in
+   * between looks dead to it.
    */
   private static final String LIVE_RUNS = "live AS MATERIALIZED (SELECT objid::bigint AS low"
       + " FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"
@@ -75,38 +78,55 @@ public final class PostgresStateStore extends JdbcStateStore {
 
   /**
    * The end of a claim's insert, for this run's version: it takes the component unless claimed
-   * at or after the parameter's time (null: whatever the claim) by another run that is alive
-   * ({@link #LIVE_RUNS}) or ended ({@code cocoindex_run_end}). A claim of a run that died (its
-   * worker killed, its sessions gone) is taken over: that run did not finish the component, and
-   * no other live worker will. A claim written before claims named their run is kept as it was.
+   * at or after the first parameter's time (null: whatever the claim) by another run not known
+   * dead: one that is at or above the second parameter (the app's next version) or among the
+   * third's (the low 32 bits of the versions whose run locks were held), both as {@link
+   * #readRunsSeen} read them before this statement began, or that ended ({@code
+   * cocoindex_run_end}, read in this statement's snapshot, which follows that read: a run gives
+   * its lock back only once its end is recorded). A claim of a run that died (its worker killed,
+   * its sessions gone) is taken over: that run did not finish the component, and no other live
+   * worker will. A claim written before claims named their run is kept as it was,
+   * and so is one a worker of that version moved since (its claimed_at no longer the one written
+   * with the run: the run named is then an earlier round's, not the claimer's).
    */
   private static final String UNLESS_CLAIMED_SINCE =
       " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
-          + " run_version = excluded.run_version"
+          + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at"
           + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')"
-          + " OR (cocoindex_claim.run_version <> excluded.run_version"
-          + " AND NOT EXISTS (SELECT 1 FROM live"
-          + " WHERE live.low = cocoindex_claim.run_version & 4294967295)"
+          + " OR (cocoindex_claim.run_claimed_at = cocoindex_claim.claimed_at"
+          + " AND cocoindex_claim.run_version <> excluded.run_version"
+          + " AND cocoindex_claim.run_version < ?"
+          + " AND NOT (cocoindex_claim.run_version & 4294967295) = ANY(CAST(? AS BIGINT[]))"
           + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
           + " WHERE e.app = cocoindex_claim.app AND e.version = cocoindex_claim.run_version))";
 
   /**
    * Leases background components in one round trip. Parameters: the app's run keys' high bits,
    * the components' paths (bytea[]), their lock keys (bigint[]), the app, this worker's run
-   * version and start. Returns one row per lock taken: (path, claimed for this run, and null, or
-   * the unlock's result where another worker claimed it in this round, whose lock is given back
-   * at once). The CTEs are materialized so that each lock is tried once.
+   * version and start, the runs as last read ({@link #UNLESS_CLAIMED_SINCE}), then the app, this
+   * worker's run version and start again. Returns one row per lock taken: (path, claimed for this
+   * run, and null, or the unlock's result where another worker claimed it in this round, whose
+   * lock is given back at once, and whether that claim's run looks dead now: its lock held by
+   * none ({@link #LIVE_RUNS}) and its end not recorded; the runs are then read again and the
+   * component tried once more). The CTEs are materialized so that each lock is tried once.
    */
   private static final String BATCH_LEASE_SQL =
       "WITH " + LIVE_RUNS + ","
           + " req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
           + " AS r(path, key)),"
           + " locked AS MATERIALIZED (SELECT path, key FROM req WHERE pg_try_advisory_lock(key)),"
-          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at, run_version)"
-          + " SELECT ?, path, clock_timestamp(), ? FROM locked"
+          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at, run_version,"
+          + " run_claimed_at) SELECT ?, path, t, ?, t FROM (SELECT path, clock_timestamp() AS t"
+          + " FROM locked OFFSET 0) n"
           + UNLESS_CLAIMED_SINCE + " RETURNING path)"
           + " SELECT l.path, c.path IS NOT NULL,"
-          + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END"
+          + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END,"
+          + " c.path IS NULL AND EXISTS (SELECT 1 FROM cocoindex_claim k"
+          + " WHERE k.app = ? AND k.path = l.path AND k.run_claimed_at = k.claimed_at"
+          + " AND k.run_version <> ? AND k.claimed_at >= ?"
+          + " AND NOT EXISTS (SELECT 1 FROM live WHERE live.low = k.run_version & 4294967295)"
+          + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
+          + " WHERE e.app = k.app AND e.version = k.run_version))"
           + " FROM locked l LEFT JOIN claimed c ON c.path = l.path";
 
   private final DataSource dataSource;
@@ -271,7 +291,7 @@ public final class PostgresStateStore extends JdbcStateStore {
               + tables.stateTable() + "(app, owner)");
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_claim(app TEXT NOT NULL,"
               + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, run_version BIGINT,"
-              + " PRIMARY KEY(app, path))");
+              + " run_claimed_at TIMESTAMPTZ, PRIMARY KEY(app, path))");
           addClaimsRunColumn(s);
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_run_end(app TEXT NOT NULL,"
               + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
@@ -293,17 +313,20 @@ public final class PostgresStateStore extends JdbcStateStore {
   /**
    * Adds the run to the claims of a store made before claims named it: an older worker on the
    * store writes none there (its claims are kept as before: never taken over), and reads none.
-   * Looked up first, as the {@code ALTER} would wait for every claim being written.
+   * An older worker claiming over a claim that names a run moves its claimed_at only: the run is
+   * trusted only with the claimed_at written with it ({@code run_claimed_at}). Looked up first,
+   * as the {@code ALTER} would wait for every claim being written.
    */
   private static void addClaimsRunColumn(Statement s) throws SQLException {
     try (ResultSet rs = s.executeQuery("SELECT 1 FROM information_schema.columns"
         + " WHERE table_schema = current_schema() AND table_name = 'cocoindex_claim'"
-        + " AND column_name = 'run_version'")) {
+        + " AND column_name = 'run_claimed_at'")) {
       if (rs.next()) {
         return;
       }
     }
-    s.execute("ALTER TABLE cocoindex_claim ADD COLUMN IF NOT EXISTS run_version BIGINT");
+    s.execute("ALTER TABLE cocoindex_claim ADD COLUMN IF NOT EXISTS run_version BIGINT,"
+        + " ADD COLUMN IF NOT EXISTS run_claimed_at TIMESTAMPTZ");
   }
 
   /**
@@ -328,9 +351,13 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
-    return lease(app, lockKey(app, componentPath), wait, connection -> {
-      boolean claimed = claimForThisRun(connection, app, componentPath, wait);
-      return wait || claimed;
+    if (!wait) {
+      // As in a batch: a claim of a run that looks dead is taken over once the runs are read.
+      return leaseComponents(app, List.of(componentPath)).get(0);
+    }
+    return lease(app, lockKey(app, componentPath), true, connection -> {
+      claimForThisRun(connection, app, componentPath, true);
+      return true;
     }, "a component lease");
   }
 
@@ -531,7 +558,19 @@ public final class PostgresStateStore extends JdbcStateStore {
             }
           }
           if (locked) {
-            if (condition.holds(leaseConnection)) {
+            boolean holds;
+            try {
+              holds = condition.holds(leaseConnection);
+            } catch (SQLException | RuntimeException e) {
+              // Nobody else would give the lock back before the store closes.
+              try {
+                unlock(leaseConnection, key);
+              } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+              }
+              throw e;
+            }
+            if (holds) {
               return releaser.lease(leaseConnection, key, app);
             }
             unlock(leaseConnection, key);
@@ -585,6 +624,21 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+    return leaseComponents(app, componentPaths, true);
+  }
+
+  /**
+   * As {@link #leaseComponents}, but a claim of a run that died is not taken over: that run,
+   * whose input mounted the component, may have finished it, and its record is not this sweep's
+   * to delete.
+   */
+  @Override
+  public List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> componentPaths) {
+    return leaseComponents(app, componentPaths, false);
+  }
+
+  private List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths,
+      boolean takeOverTheDead) {
     int n = componentPaths.size();
     byte[][] paths = componentPaths.toArray(new byte[0][]);
     Long[] keys = new Long[n];
@@ -595,21 +649,28 @@ public final class PostgresStateStore extends JdbcStateStore {
     Connection leaseConnection =
         leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
     java.util.Set<ByteKey> granted = new java.util.HashSet<>();
+    java.util.Set<ByteKey> lookDead = new java.util.HashSet<>();
     try {
       synchronized (leaseConnection) {
-        try (PreparedStatement ps = leaseConnection.prepareStatement(BATCH_LEASE_SQL)) {
-          ps.setLong(1, runLockKey(app, 0) >>> 32);
-          ps.setArray(2, leaseConnection.createArrayOf("bytea", paths));
-          ps.setArray(3, leaseConnection.createArrayOf("bigint", keys));
-          ps.setString(4, app);
-          setClaimant(ps, 5, run, false);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              if (rs.getBoolean(2)) {
-                granted.add(ByteKey.of(rs.getBytes(1)));
-              }
+        // No run known dead at first: a read of the runs kept from earlier (endedRuns') may
+        // predate a dropState, after which versions are allocated again from 1.
+        leaseBatch(leaseConnection, app, paths, keys, run, null, granted, lookDead);
+        if (takeOverTheDead && !lookDead.isEmpty()) {
+          // Claimed by runs that look dead now: read the runs (before the statement that takes
+          // them over, whose snapshot then holds the end of any that gave its lock back) and try
+          // those components once more.
+          RunsSeen seen = read("read which runs are alive", c -> readRunsSeen(c, app));
+          runsSeen.put(app, seen);
+          List<byte[]> again = new java.util.ArrayList<>();
+          List<Long> againKeys = new java.util.ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            if (lookDead.remove(ByteKey.of(paths[i]))) {
+              again.add(paths[i]);
+              againKeys.add(keys[i]);
             }
           }
+          leaseBatch(leaseConnection, app, again.toArray(new byte[0][]),
+              againKeys.toArray(new Long[0]), run, seen, granted, lookDead);
         }
       }
     } catch (SQLException e) {
@@ -625,18 +686,46 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /**
+   * Runs {@link #BATCH_LEASE_SQL} once on {@code leaseConnection}, taking over the claims of
+   * runs {@code seen} tells dead; adds to {@code granted} the components leased, and to {@code
+   * lookDead} those refused for a claim whose run looks dead now.
+   */
+  private void leaseBatch(Connection leaseConnection, String app, byte[][] paths, Long[] keys,
+      RunStart run, RunsSeen seen, java.util.Set<ByteKey> granted,
+      java.util.Set<ByteKey> lookDead) throws SQLException {
+    try (PreparedStatement ps = leaseConnection.prepareStatement(BATCH_LEASE_SQL)) {
+      ps.setLong(1, runLockKey(app, 0) >>> 32);
+      ps.setArray(2, leaseConnection.createArrayOf("bytea", paths));
+      ps.setArray(3, leaseConnection.createArrayOf("bigint", keys));
+      ps.setString(4, app);
+      int next = setClaimant(ps, 5, run, false, seen);
+      ps.setString(next, app);
+      setClaimant(ps, next + 1, run, false);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          if (rs.getBoolean(2)) {
+            granted.add(ByteKey.of(rs.getBytes(1)));
+          } else if (rs.getBoolean(4)) {
+            lookDead.add(ByteKey.of(rs.getBytes(1)));
+          }
+        }
+      }
+    }
+  }
+
+  /**
    * Claims the component unless another worker's run, alive or ended, claimed it since this
    * worker's run started (or, {@code whatever}, over any claim); whether it did.
    */
   private boolean claimForThisRun(Connection leaseConnection, String app, byte[] componentPath,
       boolean whatever) throws SQLException {
-    try (PreparedStatement ps = leaseConnection.prepareStatement("WITH " + LIVE_RUNS
-        + " INSERT INTO cocoindex_claim(app, path, claimed_at, run_version)"
-        + " VALUES(?, ?, clock_timestamp(), ?)" + UNLESS_CLAIMED_SINCE + " RETURNING 1")) {
-      ps.setLong(1, runLockKey(app, 0) >>> 32);
-      ps.setString(2, app);
-      ps.setBytes(3, componentPath);
-      setClaimant(ps, 4, runStarts.get(app), whatever);
+    try (PreparedStatement ps = leaseConnection.prepareStatement(
+        "INSERT INTO cocoindex_claim(app, path, claimed_at, run_version, run_claimed_at)"
+        + " SELECT ?, ?, t, ?, t FROM (SELECT clock_timestamp() AS t) n" + UNLESS_CLAIMED_SINCE
+        + " RETURNING 1")) {
+      ps.setString(1, app);
+      ps.setBytes(2, componentPath);
+      setClaimant(ps, 3, runStarts.get(app), whatever, null);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next();
       }
@@ -656,6 +745,20 @@ public final class PostgresStateStore extends JdbcStateStore {
       ps.setLong(at, run.version());
     }
     ps.setTimestamp(at + 1, run == null || whatever ? null : run.at());
+  }
+
+  /**
+   * {@link #setClaimant(PreparedStatement, int, RunStart, boolean)}, then the runs as last read
+   * ({@code seen}; none yet: no run known dead) for {@link #UNLESS_CLAIMED_SINCE}; the index of
+   * the next parameter.
+   */
+  private static int setClaimant(PreparedStatement ps, int at, RunStart run, boolean whatever,
+      RunsSeen seen) throws SQLException {
+    setClaimant(ps, at, run, whatever);
+    ps.setLong(at + 2, seen == null ? Long.MIN_VALUE : seen.below());
+    ps.setArray(at + 3, ps.getConnection().createArrayOf("bigint",
+        seen == null ? new Long[0] : seen.aliveLowBits().toArray(new Long[0])));
+    return at + 4;
   }
 
   private static void unlock(Connection leaseConnection, long key) throws SQLException {

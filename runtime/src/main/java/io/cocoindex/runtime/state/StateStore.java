@@ -59,6 +59,16 @@ public interface StateStore extends AutoCloseable {
     }
     return leases;
   }
+  /**
+   * Leases stale components for an orphan sweep, as {@link #leaseComponents}, except that a
+   * component another worker claimed in this round is refused even when that worker's run
+   * died: a run whose input mounted it processed it then (maybe finished it) and its record is
+   * that input's, not to be swept by a run whose input is older.
+   */
+  default List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> componentPaths) {
+    return leaseComponents(app, componentPaths);
+  }
+
 
   /**
    * Releases the leases taken before {@code failure}, whose caller gets no handle to them; a

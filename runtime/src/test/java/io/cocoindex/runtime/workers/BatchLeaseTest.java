@@ -194,25 +194,154 @@ class BatchLeaseTest {
   }
 
   /**
-   * A store whose claims were made before claims named their run gets the column when opened,
-   * and a claim without a run (an older worker's, beside this one) stands for the round: it is
-   * never taken for a dead run's.
+   * A worker of the version before claims named their run, running beside this one, claims a
+   * component by moving its claim's time only: the run the row names is then the one that
+   * claimed it in an earlier round, not the older worker's live run. Here that earlier run was
+   * killed (no end recorded), and the older worker's claim in this round was taken for a dead
+   * run's and taken over: the component processed twice in the round, by a run whose input may
+   * be older (or swept by it). Such a claim is kept, as every claim of an older worker is.
    */
   @Test
-  void aClaimWithoutItsRunByAnOlderWorkerIsNeverTakenOver() throws Exception {
-    MultiWorkerTest.sql(url, "CREATE TABLE cocoindex_claim(app TEXT NOT NULL, path BYTEA NOT NULL,"
-        + " claimed_at TIMESTAMPTZ NOT NULL, PRIMARY KEY(app, path))");
+  void aClaimAnOlderWorkerMadeInTheRoundIsNotTakenForTheEarlierRunItsRowStillNames()
+      throws Exception {
+    String killed = schema + "_killed";
+    PostgresStateStore earlier = PostgresStateStore.open(
+        TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + killed);
+    earlier.nextVersion("app");
+    List<AutoCloseable> claimed = earlier.leaseComponents("app", List.of(path("c1")));
+    assertThat(granted(claimed)).isEqualTo(1);
+    terminateSessions(killed);
+    try {
+      earlier.close();
+    } catch (RuntimeException expected) {
+      // its sessions are gone
+    }
     try (PostgresStateStore b = PostgresStateStore.open(url)) {
       b.nextVersion("app");
-      MultiWorkerTest.sql(url, "INSERT INTO cocoindex_claim VALUES ('app', 'c1'::bytea,"
-          + " clock_timestamp())");
+      // The older worker's run (started before b's, or after: its claim is in this round
+      // either way), claiming c1 as that version did.
+      try (Connection c = DriverManager.getConnection(TestPostgres.inSchema(baseUrl, schema));
+          var claim = c.prepareStatement("INSERT INTO cocoindex_claim(app, path, claimed_at)"
+              + " VALUES(?, ?, clock_timestamp()) ON CONFLICT(app, path) DO UPDATE"
+              + " SET claimed_at = excluded.claimed_at WHERE cocoindex_claim.claimed_at < ?"
+              + " RETURNING 1")) {
+        claim.setString(1, "app");
+        claim.setBytes(2, path("c1"));
+        claim.setTimestamp(3, new java.sql.Timestamp(System.currentTimeMillis() + 3_600_000));
+        try (var rs = claim.executeQuery()) {
+          assertThat(rs.next()).as("the older worker's claim").isTrue();
+        }
+      }
       assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0))
-          .as("claimed in the round by a worker that names no run").isNull();
+          .as("claimed in this round by an older worker, alive").isNull();
       assertThat(b.leaseComponent("app", path("c1"), false)).as("alone, too").isNull();
+    }
+  }
+
+  /**
+   * A store made before claims named their run (or named it without the time it was written
+   * with) gains the columns on open; its claims, naming no run, are kept in their round and
+   * taken after it.
+   */
+  @Test
+  void claimsOfAStoreMadeBeforeClaimsNamedTheirRunAreKeptInTheirRound() throws Exception {
+    String inSchema = TestPostgres.inSchema(baseUrl, schema);
+    MultiWorkerTest.sql(inSchema, "CREATE TABLE cocoindex_claim(app TEXT NOT NULL,"
+        + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, PRIMARY KEY(app, path))");
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
       b.nextVersion("app");
-      List<AutoCloseable> later = b.leaseComponents("app", List.of(path("c1")));
-      assertThat(later.get(0)).as("a later run of b").isNotNull();
-      later.get(0).close();
+      MultiWorkerTest.sql(inSchema, "INSERT INTO cocoindex_claim(app, path, claimed_at)"
+          + " VALUES('app', '\\x6331', clock_timestamp())"); // c1, by an older worker now
+      assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0)).isNull();
+      b.nextVersion("app");
+      List<AutoCloseable> next = b.leaseComponents("app", List.of(path("c1")));
+      assertThat(granted(next)).as("in the next round").isEqualTo(1);
+      next.get(0).close();
+    }
+    MultiWorkerTest.sql(inSchema, "ALTER TABLE cocoindex_claim DROP COLUMN run_claimed_at");
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      List<AutoCloseable> again = b.leaseComponents("app", List.of(path("c1")));
+      assertThat(granted(again)).as("with the column added again").isEqualTo(1);
+      again.get(0).close();
+    }
+  }
+
+  /**
+   * A run that ends while another worker's lease statement runs is not taken for dead: the
+   * statement reads the runs' ends in its snapshot, taken when it starts, and the locks of the
+   * runs alive when it first meets a claim, later. A run recording its end and giving its lock
+   * back between the two looked dead, and the component it had processed in the round was taken
+   * over. Here the statement is held between the two by a lock on the claim's row (in a worker,
+   * the time it spends on the batch's paths before the claim).
+   */
+  @Test
+  void aRunEndingWhileALeaseStatementRunsIsNotTakenForDead() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore r = PostgresStateStore.open(url)) {
+      a.nextVersion("app");
+      long ending = r.nextVersion("app");
+      List<AutoCloseable> processed = r.leaseComponents("app", List.of(path("c1")));
+      assertThat(granted(processed)).isEqualTo(1);
+      processed.get(0).close();
+      awaitLocksHeld(0);
+      try (Connection hold = DriverManager.getConnection(TestPostgres.inSchema(baseUrl, schema))) {
+        hold.setAutoCommit(false);
+        try (var lock = hold.prepareStatement(
+            "SELECT 1 FROM cocoindex_claim WHERE app = 'app' AND path = ? FOR UPDATE")) {
+          lock.setBytes(1, path("c1"));
+          lock.executeQuery().close();
+        }
+        CompletableFuture<AutoCloseable> lease = CompletableFuture.supplyAsync(
+            () -> a.leaseComponents("app", List.of(path("c1"))).get(0));
+        awaitALeaseStatementWaiting();
+        r.runEnded("app", ending);
+        hold.commit();
+        assertThat(lease.get(10, TimeUnit.SECONDS))
+            .as("processed in the round by a run that ended").isNull();
+      }
+    }
+  }
+
+  /** Waits until a session of the test's stores waits for a lock. */
+  private void awaitALeaseStatementWaiting() throws Exception {
+    try (Connection c = DriverManager.getConnection(baseUrl);
+        var q = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE NOT granted"
+            + " AND pid IN (SELECT pid FROM pg_stat_activity WHERE application_name = ?)")) {
+      q.setString(1, schema);
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (true) {
+        try (var rs = q.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) > 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("a lease statement waiting").isLessThan(deadline);
+        Thread.sleep(10);
+      }
+    }
+  }
+
+  /**
+   * A foreground lease whose claim fails (here a trigger of the test's refuses it; a statement
+   * or lock timeout of the data source, say) fails and gives its lock back. Since foreground
+   * leases claim, the lock was kept on the session, counted nowhere, until the store closed:
+   * every other worker mounting that component in the foreground waited for it that long.
+   */
+  @Test
+  void aForegroundLeaseWhoseClaimFailsGivesItsLockBack() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url)) {
+      a.nextVersion("app");
+      String inSchema = TestPostgres.inSchema(baseUrl, schema);
+      MultiWorkerTest.sql(inSchema, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql"
+          + " AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$");
+      MultiWorkerTest.sql(inSchema, "CREATE TRIGGER refuse BEFORE INSERT ON cocoindex_claim"
+          + " FOR EACH ROW EXECUTE FUNCTION refuse()");
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+          () -> a.leaseComponent("app", path("c1"), true))
+          .hasMessageContaining("refused by the test");
+      assertThat(advisoryLocksHeld()).as("the component's lock, given back").isZero();
     }
   }
 
