@@ -356,7 +356,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       return leaseComponents(app, List.of(componentPath)).get(0);
     }
     return lease(app, lockKey(app, componentPath), true, connection -> {
-      claimForThisRun(connection, app, componentPath, true);
+      claimOverAny(connection, app, componentPath);
       return true;
     }, "a component lease");
   }
@@ -698,9 +698,9 @@ public final class PostgresStateStore extends JdbcStateStore {
       ps.setArray(2, leaseConnection.createArrayOf("bytea", paths));
       ps.setArray(3, leaseConnection.createArrayOf("bigint", keys));
       ps.setString(4, app);
-      int next = setClaimant(ps, 5, run, false, seen);
+      int next = setClaimant(ps, 5, run, seen);
       ps.setString(next, app);
-      setClaimant(ps, next + 1, run, false);
+      setClaimant(ps, next + 1, run);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           if (rs.getBoolean(2)) {
@@ -714,47 +714,52 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /**
-   * Claims the component unless another worker's run, alive or ended, claimed it since this
-   * worker's run started (or, {@code whatever}, over any claim); whether it did.
+   * Claims the component for this run over any claim: a foreground component is processed
+   * whatever its claim says (its parent needs its result), and claimed so that an older run's
+   * sweep leaves it.
    */
-  private boolean claimForThisRun(Connection leaseConnection, String app, byte[] componentPath,
-      boolean whatever) throws SQLException {
+  private void claimOverAny(Connection leaseConnection, String app, byte[] componentPath)
+      throws SQLException {
     try (PreparedStatement ps = leaseConnection.prepareStatement(
         "INSERT INTO cocoindex_claim(app, path, claimed_at, run_version, run_claimed_at)"
-        + " SELECT ?, ?, t, ?, t FROM (SELECT clock_timestamp() AS t) n" + UNLESS_CLAIMED_SINCE
-        + " RETURNING 1")) {
+        + " SELECT ?, ?, t, ?, t FROM (SELECT clock_timestamp() AS t) n"
+        + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
+        + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at")) {
       ps.setString(1, app);
       ps.setBytes(2, componentPath);
-      setClaimant(ps, 3, runStarts.get(app), whatever, null);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
+      setRunVersion(ps, 3, runStarts.get(app));
+      ps.executeUpdate();
     }
   }
 
-  /**
-   * Sets a claim's run version at {@code at} and, after it, the time since which another run's
-   * claim stands: the run's start, or none (over any claim) when {@code whatever} or outside a
-   * run.
-   */
-  private static void setClaimant(PreparedStatement ps, int at, RunStart run, boolean whatever)
+  /** Sets a claim's run version at {@code at}: {@code run}'s, or none outside a run. */
+  private static void setRunVersion(PreparedStatement ps, int at, RunStart run)
       throws SQLException {
     if (run == null) {
       ps.setNull(at, java.sql.Types.BIGINT);
     } else {
       ps.setLong(at, run.version());
     }
-    ps.setTimestamp(at + 1, run == null || whatever ? null : run.at());
   }
 
   /**
-   * {@link #setClaimant(PreparedStatement, int, RunStart, boolean)}, then the runs as last read
-   * ({@code seen}; none yet: no run known dead) for {@link #UNLESS_CLAIMED_SINCE}; the index of
-   * the next parameter.
+   * Sets a claim's run version at {@code at} and, after it, the time since which another run's
+   * claim stands: the run's start (none, outside a run: over any claim).
    */
-  private static int setClaimant(PreparedStatement ps, int at, RunStart run, boolean whatever,
-      RunsSeen seen) throws SQLException {
-    setClaimant(ps, at, run, whatever);
+  private static void setClaimant(PreparedStatement ps, int at, RunStart run)
+      throws SQLException {
+    setRunVersion(ps, at, run);
+    ps.setTimestamp(at + 1, run == null ? null : run.at());
+  }
+
+  /**
+   * {@link #setClaimant(PreparedStatement, int, RunStart)}, then the runs as last read ({@code
+   * seen}; none yet: no run known dead) for {@link #UNLESS_CLAIMED_SINCE}; the index of the next
+   * parameter.
+   */
+  private static int setClaimant(PreparedStatement ps, int at, RunStart run, RunsSeen seen)
+      throws SQLException {
+    setClaimant(ps, at, run);
     ps.setLong(at + 2, seen == null ? Long.MIN_VALUE : seen.below());
     ps.setArray(at + 3, ps.getConnection().createArrayOf("bigint",
         seen == null ? new Long[0] : seen.aliveLowBits().toArray(new Long[0])));
