@@ -250,10 +250,12 @@ public final class App implements AutoCloseable {
       Run run = newRun(mode, options.isFullReprocess());
       run.limitDeletions(options.deletionLimit());
       run.startNanos = System.nanoTime();
-      run.startComponentScan();
       current = run;
       boolean completed = false;
       try {
+        // Within the try: whatever fails from here on, the run ends (on a shared store its
+        // lock is given back, and what it claimed is known finished or not).
+        run.startComponentScan();
         ComponentRunner.runRoot(run, main);
         if (run.abortedBy() == null) {
           OrphanSweep.sweep(run);
