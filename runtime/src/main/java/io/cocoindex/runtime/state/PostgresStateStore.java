@@ -960,6 +960,29 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /**
+   * Clears the app's state, then the ends recorded for its runs: its versions start again at 1,
+   * and an end recorded for one of them would make a run of that version that dies look ended
+   * (what it claimed left to the next run). Failing after the state went, those ends stay, which
+   * only delays such work.
+   */
+  @Override
+  public void clear(String app) {
+    super.clear(app);
+    try {
+      inTransaction(c -> {
+        try (PreparedStatement ps =
+            c.prepareStatement("DELETE FROM cocoindex_run_end WHERE app = ?")) {
+          ps.setString(1, app);
+          ps.executeUpdate();
+        }
+      });
+    } catch (SQLException e) {
+      throw failure("clear the ends recorded for the app's runs", e);
+    }
+    runsSeen.remove(app);
+  }
+
+  /**
    * Records that a run ended, before its lock is given back: a claim of a run whose lock no
    * session holds is taken over unless the run is recorded here (it died otherwise). Records
    * older than {@link #RUN_ENDS_KEPT} go: a run going on longer than that may take over a

@@ -346,6 +346,38 @@ class BatchLeaseTest {
   }
 
   /**
+   * After a {@code dropState} (the app's state cleared), an app's versions start again at 1: an
+   * end recorded for a run of before the drop must not make a run of the same version that dies
+   * look ended, its claims then left to the next run.
+   */
+  @Test
+  void aRunEndRecordedBeforeTheAppWasClearedDoesNotMakeALaterRunOfItsVersionLookEnded()
+      throws Exception {
+    String dying = schema + "_dying";
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.runEnded("app", b.nextVersion("app"));
+      long second = b.nextVersion("app");
+      b.runEnded("app", second);
+      b.clear("app");
+      b.nextVersion("app");
+      PostgresStateStore a = PostgresStateStore.open(
+          TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + dying);
+      assertThat(a.nextVersion("app")).as("a version ended before the clear, again")
+          .isEqualTo(second);
+      assertThat(granted(a.leaseComponents("app", List.of(path("c1"))))).isEqualTo(1);
+      terminateSessions(dying);
+      try {
+        a.close();
+      } catch (RuntimeException expected) {
+        // its sessions are gone
+      }
+      List<AutoCloseable> taken = b.leaseComponents("app", List.of(path("c1")));
+      assertThat(taken.get(0)).as("claimed by a run that died").isNotNull();
+      taken.get(0).close();
+    }
+  }
+
+  /**
    * Ends one session named {@code applicationName} that holds a run's (shared) lock, and waits
    * until it is gone.
    */
