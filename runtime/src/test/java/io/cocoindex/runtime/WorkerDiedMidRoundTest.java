@@ -109,7 +109,7 @@ class WorkerDiedMidRoundTest {
     App a = worker(schema + "_a", mainA);
     CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
     assertThat(aInBody.await(1, TimeUnit.MINUTES)).as("A in x's body").isTrue();
-    terminateSessions(schema + "_a");
+    TestPostgres.terminateSessions(baseUrl, schema + "_a");
     bMayMount.countDown();
 
     UpdateStats stats = runB.get(1, TimeUnit.MINUTES);
@@ -152,30 +152,6 @@ class WorkerDiedMidRoundTest {
           }
         }
         assertThat(System.nanoTime()).as("runs started").isLessThan(deadline);
-        Thread.sleep(10);
-      }
-    }
-  }
-
-  /** Ends the server sessions named {@code applicationName}, and waits until they are gone. */
-  private void terminateSessions(String applicationName) throws Exception {
-    try (Connection c = DriverManager.getConnection(baseUrl);
-        PreparedStatement kill = c.prepareStatement("SELECT pg_terminate_backend(pid)"
-            + " FROM pg_stat_activity WHERE application_name = ?");
-        PreparedStatement left = c.prepareStatement(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?")) {
-      kill.setString(1, applicationName);
-      kill.executeQuery().close();
-      left.setString(1, applicationName);
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (true) {
-        try (ResultSet rs = left.executeQuery()) {
-          rs.next();
-          if (rs.getLong(1) == 0) {
-            return;
-          }
-        }
-        assertThat(System.nanoTime()).as("sessions ended").isLessThan(deadline);
         Thread.sleep(10);
       }
     }

@@ -172,7 +172,7 @@ class BatchLeaseTest {
           .as("claimed by a run that lost one session: alive while another holds its lock")
           .isNull();
 
-      terminateSessions(dying);
+      TestPostgres.terminateSessions(baseUrl, dying);
       try {
         a.close();
       } catch (RuntimeException expected) {
@@ -210,7 +210,7 @@ class BatchLeaseTest {
     earlier.nextVersion("app");
     List<AutoCloseable> claimed = earlier.leaseComponents("app", List.of(path("c1")));
     assertThat(granted(claimed)).isEqualTo(1);
-    terminateSessions(killed);
+    TestPostgres.terminateSessions(baseUrl, killed);
     try {
       earlier.close();
     } catch (RuntimeException expected) {
@@ -365,7 +365,7 @@ class BatchLeaseTest {
       assertThat(a.nextVersion("app")).as("a version ended before the clear, again")
           .isEqualTo(second);
       assertThat(granted(a.leaseComponents("app", List.of(path("c1"))))).isEqualTo(1);
-      terminateSessions(dying);
+      TestPostgres.terminateSessions(baseUrl, dying);
       try {
         a.close();
       } catch (RuntimeException expected) {
@@ -406,30 +406,6 @@ class BatchLeaseTest {
           }
         }
         assertThat(System.nanoTime()).as("the session ended").isLessThan(deadline);
-        Thread.sleep(10);
-      }
-    }
-  }
-
-  /** Ends the server sessions named {@code applicationName}, and waits until they are gone. */
-  private void terminateSessions(String applicationName) throws Exception {
-    try (Connection c = DriverManager.getConnection(baseUrl);
-        var q = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            + " WHERE application_name = ?");
-        var left = c.prepareStatement(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?")) {
-      q.setString(1, applicationName);
-      q.executeQuery().close();
-      left.setString(1, applicationName);
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (true) {
-        try (var rs = left.executeQuery()) {
-          rs.next();
-          if (rs.getLong(1) == 0) {
-            return;
-          }
-        }
-        assertThat(System.nanoTime()).as("sessions ended").isLessThan(deadline);
         Thread.sleep(10);
       }
     }
