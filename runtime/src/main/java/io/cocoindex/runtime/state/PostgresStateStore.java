@@ -674,6 +674,16 @@ public final class PostgresStateStore extends JdbcStateStore {
         }
       }
     } catch (SQLException e) {
+      // What the first statement granted has no handle the caller could give back.
+      for (int i = 0; i < n; i++) {
+        if (granted.contains(ByteKey.of(paths[i]))) {
+          try {
+            unlock(leaseConnection, keys[i]);
+          } catch (SQLException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+        }
+      }
       throw failure("take component leases", e);
     }
     List<AutoCloseable> leases = new java.util.ArrayList<>(n);
