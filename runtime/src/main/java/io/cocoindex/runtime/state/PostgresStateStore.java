@@ -650,6 +650,7 @@ public final class PostgresStateStore extends JdbcStateStore {
         leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
     java.util.Set<ByteKey> granted = new java.util.HashSet<>();
     java.util.Set<ByteKey> lookDead = new java.util.HashSet<>();
+    Long[] trying = keys;
     try {
       synchronized (leaseConnection) {
         // No run known dead at first: a read of the runs kept from earlier (endedRuns') may
@@ -669,19 +670,27 @@ public final class PostgresStateStore extends JdbcStateStore {
               againKeys.add(keys[i]);
             }
           }
-          leaseBatch(leaseConnection, app, again.toArray(new byte[0][]),
-              againKeys.toArray(new Long[0]), run, seen, granted, lookDead);
+          trying = againKeys.toArray(new Long[0]);
+          leaseBatch(leaseConnection, app, again.toArray(new byte[0][]), trying, run, seen,
+              granted, lookDead);
         }
       }
     } catch (SQLException e) {
-      // What the first statement granted has no handle the caller could give back.
+      // No lease reaches the caller: what the first statement granted, and what the failing
+      // one locked (session locks outlive its error; which ones is not known, and giving back
+      // one not held only warns), would be held until the store closes. This session holds no
+      // other lease of a component it leases here.
+      java.util.Set<Long> held = new java.util.LinkedHashSet<>(List.of(trying));
       for (int i = 0; i < n; i++) {
         if (granted.contains(ByteKey.of(paths[i]))) {
-          try {
-            unlock(leaseConnection, keys[i]);
-          } catch (SQLException suppressed) {
-            e.addSuppressed(suppressed);
-          }
+          held.add(keys[i]);
+        }
+      }
+      for (long key : held) {
+        try {
+          unlock(leaseConnection, key);
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
         }
       }
       throw failure("take component leases", e);

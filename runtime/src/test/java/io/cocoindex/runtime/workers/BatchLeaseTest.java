@@ -346,6 +346,38 @@ class BatchLeaseTest {
   }
 
   /**
+   * A batch whose second statement (taking over a dead run's claim) fails gives back the locks
+   * its first statement granted: the caller gets no lease to close, and they were held until the
+   * store closed.
+   */
+  @Test
+  void aLeaseBatchWhoseTakeOverFailsGivesBackWhatItGranted() throws Exception {
+    String dying = schema + "_dying";
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      PostgresStateStore a = PostgresStateStore.open(
+          TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + dying);
+      a.nextVersion("app");
+      assertThat(granted(a.leaseComponents("app", List.of(path("c2"))))).isEqualTo(1);
+      TestPostgres.terminateSessions(baseUrl, dying);
+      try {
+        a.close();
+      } catch (RuntimeException expected) {
+        // its sessions are gone
+      }
+      String inSchema = TestPostgres.inSchema(baseUrl, schema);
+      MultiWorkerTest.sql(inSchema, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql"
+          + " AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$");
+      MultiWorkerTest.sql(inSchema, "CREATE TRIGGER refuse BEFORE UPDATE ON cocoindex_claim"
+          + " FOR EACH ROW EXECUTE FUNCTION refuse()");
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+          () -> b.leaseComponents("app", List.of(path("c1"), path("c2"))))
+          .hasMessageContaining("refused by the test");
+      assertThat(advisoryLocksHeld()).as("c1's lock, granted first, given back").isZero();
+    }
+  }
+
+  /**
    * After a {@code dropState} (the app's state cleared), an app's versions start again at 1: an
    * end recorded for a run of before the drop must not make a run of the same version that dies
    * look ended, its claims then left to the next run.
