@@ -343,11 +343,10 @@ public final class PostgresStateStore extends JdbcStateStore {
    * component ({@code wait} false) already claimed since this worker's run started was (or is
    * being) processed by another worker in this round, and is skipped, unless that worker's run
    * died (its sessions gone: see {@link #UNLESS_CLAIMED_SINCE}), whose component is taken over.
-   * A foreground component is processed whatever its claim
-   * says (its parent needs its result), and claims all the same: another worker whose run
-   * started earlier, and whose input no longer mounts it, must find it processed in this round
-   * and leave it to this worker, not sweep what this one declares there (see {@code
-   * OrphanSweep}).
+   * A foreground component is processed whatever its claim says (its parent needs its result),
+   * and claims all the same: another worker whose run started earlier, and whose input no longer
+   * mounts it, must find it processed in this round and leave it to this worker, not sweep what
+   * this one declares there (see {@code OrphanSweep}).
    */
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {

@@ -59,6 +59,7 @@ public interface StateStore extends AutoCloseable {
     }
     return leases;
   }
+
   /**
    * Leases stale components for an orphan sweep, as {@link #leaseComponents}, except that a
    * component another worker claimed in this round is refused even when that worker's run
