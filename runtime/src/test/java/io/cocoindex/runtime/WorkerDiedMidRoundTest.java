@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two workers on one PostgreSQL store, one of which dies in the middle of a round (its server
- * sessions end, as when its process is killed): the other finishes what it had claimed in the
- * same round, rather than leaving it to the next run.
+ * sessions end, as when its process is killed) or has its run stopped by a fatal error: the
+ * other finishes what it had claimed and left half done in the same round, rather than leaving
+ * it to the next run, and leaves what it had finished as it wrote it.
  */
 class WorkerDiedMidRoundTest {
   String baseUrl;
@@ -123,6 +124,127 @@ class WorkerDiedMidRoundTest {
       // its sessions are gone
     }
     assertThat(rows.takeLog()).as("nothing more from A").isEmpty();
+  }
+
+  /**
+   * B's run starts and reads its input ("v2"), and its {@code main} waits. The input changes
+   * ("v3"); A's run mounts "x", writes "x1=v3", and dies in the body of "y". B mounts "x" next,
+   * with its older input: claimed since B's run started by a run that died, but finished by it,
+   * so B leaves it, and "x1" keeps the newer value. (B took it over and wrote "x1=v2" over A's
+   * "x1=v3", which stayed until the next run.)
+   */
+  @Test
+  void aComponentAWorkerFinishedBeforeItDiedKeepsWhatItWrote() throws Exception {
+    Rows rows = new Rows();
+    String[] value = {"v1"};
+    CountDownLatch[] bReadItsInput = {new CountDownLatch(0)};
+    Consumer<Ctx> mainA = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      String input = value[0];
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
+      ctx.mount("y", c -> {
+        aInBody.countDown();
+        await(aMayGoOn);
+        declareTargetState(c, p.targetState("y1", input));
+      });
+    };
+    Consumer<Ctx> mainB = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      String input = value[0];
+      bReadItsInput[0].countDown();
+      await(bMayMount);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
+    };
+    App b = worker(schema + "_b", mainB);
+    b.update();
+    assertThat(rows.takeLog()).containsExactly("create x1=v1");
+
+    value[0] = "v2";
+    bMayMount = new CountDownLatch(1);
+    aInBody = new CountDownLatch(1);
+    aMayGoOn = new CountDownLatch(1);
+    bReadItsInput[0] = new CountDownLatch(1);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    assertThat(bReadItsInput[0].await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+
+    value[0] = "v3";
+    App a = worker(schema + "_a", mainA);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    assertThat(aInBody.await(1, TimeUnit.MINUTES)).as("A in y's body").isTrue();
+    awaitNewestRunFinishedAClaim(); // x's, as A gave it back
+    TestPostgres.terminateSessions(baseUrl, schema + "_a");
+    bMayMount.countDown();
+
+    runB.get(1, TimeUnit.MINUTES);
+    assertThat(rows.takeLog()).as("A wrote x; B left it").containsExactly("update x1=v3");
+
+    aMayGoOn.countDown();
+    try {
+      runA.get(1, TimeUnit.MINUTES);
+    } catch (java.util.concurrent.ExecutionException expected) {
+      // its sessions are gone
+    }
+    assertThat(rows.takeLog()).as("nothing more from A").isEmpty();
+  }
+
+  /**
+   * B's run starts, and its {@code main} waits. A's run mounts "x", whose body fails with an
+   * out-of-memory error: A's run stops, as after a crash, and its worker lives on. B mounts "x"
+   * next: claimed in this round by a run that ended without finishing it, so B takes it over and
+   * writes "x1=v2" in this round. (A's run recorded its end, its claim stood, and "x1" stayed at
+   * v1 until the next run.)
+   */
+  @Test
+  void aComponentARunStoppedEarlyLeftIsFinishedByAnotherInTheSameRound() throws Exception {
+    Rows rows = new Rows();
+    String[] value = {"v1"};
+    Consumer<Ctx> mainA = ctx -> {
+      registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("x", c -> {
+        throw new OutOfMemoryError("scripted: the worker ran out of memory in x");
+      });
+    };
+    Consumer<Ctx> mainB = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      await(bMayMount);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", value[0])));
+    };
+    App b = worker(schema + "_b", mainB);
+    b.update();
+    assertThat(rows.takeLog()).containsExactly("create x1=v1");
+
+    value[0] = "v2";
+    bMayMount = new CountDownLatch(1);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    awaitRunsAlive(1);
+
+    App a = worker(schema + "_a", mainA);
+    Throwable stopped = org.junit.jupiter.api.Assertions.assertThrows(Throwable.class, a::update);
+    assertThat(stopped).isInstanceOf(OutOfMemoryError.class);
+    bMayMount.countDown();
+
+    runB.get(1, TimeUnit.MINUTES);
+    assertThat(rows.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
+  }
+
+  /** Waits until the newest run of the test's schema marked one of its claims finished. */
+  private void awaitNewestRunFinishedAClaim() throws Exception {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    String claims = schema + ".cocoindex_claim";
+    try (Connection c = DriverManager.getConnection(baseUrl);
+        Statement s = c.createStatement()) {
+      while (true) {
+        try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + claims + " WHERE"
+            + " run_finished AND run_version = (SELECT max(run_version) FROM " + claims + ")")) {
+          rs.next();
+          if (rs.getLong(1) > 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("claims finished").isLessThan(deadline);
+        Thread.sleep(10);
+      }
+    }
   }
 
   private static void await(CountDownLatch latch) {

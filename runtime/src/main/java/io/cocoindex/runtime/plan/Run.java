@@ -231,6 +231,12 @@ public final class Run {
       } catch (Throwable ignored) {
         // out of memory, say: the run is stopped all the same; a drain still running checks it
       }
+      try {
+        store.runAborted(app, version);
+      } catch (Throwable ignored) {
+        // a shared store then takes the leases closed from now on for finished: what the run
+        // left is the next run's, as before
+      }
     }
   }
 

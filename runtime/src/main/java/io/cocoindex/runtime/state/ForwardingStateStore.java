@@ -59,6 +59,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public void runAborted(String app, long version) {
+    delegate.runAborted(app, version);
+  }
+
+  @Override
   public void runLostATask(String app) {
     delegate.runLostATask(app);
   }

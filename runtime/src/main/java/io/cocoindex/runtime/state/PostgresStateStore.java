@@ -83,20 +83,24 @@ public final class PostgresStateStore extends JdbcStateStore {
    * third's (the low 32 bits of the versions whose run locks were held), both as {@link
    * #readRunsSeen} read them before this statement began, or that ended ({@code
    * cocoindex_run_end}, read in this statement's snapshot, which follows that read: a run gives
-   * its lock back only once its end is recorded). A claim of a run that died (its worker killed,
-   * its sessions gone) is taken over: that run did not finish the component, and no other live
-   * worker will. A claim written before claims named their run is kept as it was,
+   * its lock back only once its end is recorded), or that marked the claim finished. A claim of a
+   * run that died (its worker killed, its sessions gone) or was stopped early (no end recorded),
+   * and that it did not mark finished, is taken over: no other live worker will process that
+   * component in the round. A finished one stands: that run's input may be newer than this
+   * one's. A claim written before claims named their run is kept as it was,
    * and so is one a worker of that version moved since (its claimed_at no longer the one written
    * with the run: the run named is then an earlier round's, not the claimer's).
    */
   private static final String UNLESS_CLAIMED_SINCE =
       " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
-          + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at"
+          + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at,"
+          + " run_finished = NULL"
           + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')"
           + " OR (cocoindex_claim.run_claimed_at = cocoindex_claim.claimed_at"
           + " AND cocoindex_claim.run_version <> excluded.run_version"
           + " AND cocoindex_claim.run_version < ?"
           + " AND NOT (cocoindex_claim.run_version & 4294967295) = ANY(CAST(? AS BIGINT[]))"
+          + " AND cocoindex_claim.run_finished IS NOT TRUE"
           + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
           + " WHERE e.app = cocoindex_claim.app AND e.version = cocoindex_claim.run_version))";
 
@@ -123,7 +127,7 @@ public final class PostgresStateStore extends JdbcStateStore {
           + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END,"
           + " c.path IS NULL AND EXISTS (SELECT 1 FROM cocoindex_claim k"
           + " WHERE k.app = ? AND k.path = l.path AND k.run_claimed_at = k.claimed_at"
-          + " AND k.run_version <> ? AND k.claimed_at >= ?"
+          + " AND k.run_version <> ? AND k.claimed_at >= ? AND k.run_finished IS NOT TRUE"
           + " AND NOT EXISTS (SELECT 1 FROM live WHERE live.low = k.run_version & 4294967295)"
           + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
           + " WHERE e.app = k.app AND e.version = k.run_version))"
@@ -291,7 +295,7 @@ public final class PostgresStateStore extends JdbcStateStore {
               + tables.stateTable() + "(app, owner)");
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_claim(app TEXT NOT NULL,"
               + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, run_version BIGINT,"
-              + " run_claimed_at TIMESTAMPTZ, PRIMARY KEY(app, path))");
+              + " run_claimed_at TIMESTAMPTZ, run_finished BOOLEAN, PRIMARY KEY(app, path))");
           addClaimsRunColumn(s);
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_run_end(app TEXT NOT NULL,"
               + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
@@ -314,19 +318,22 @@ public final class PostgresStateStore extends JdbcStateStore {
    * Adds the run to the claims of a store made before claims named it: an older worker on the
    * store writes none there (its claims are kept as before: never taken over), and reads none.
    * An older worker claiming over a claim that names a run moves its claimed_at only: the run is
-   * trusted only with the claimed_at written with it ({@code run_claimed_at}). Looked up first,
-   * as the {@code ALTER} would wait for every claim being written.
+   * trusted only with the claimed_at written with it ({@code run_claimed_at}). A claim's run
+   * marks it finished ({@code run_finished}) as it gives the component back. Looked up first, as
+   * the {@code ALTER} would wait for every claim being written.
    */
   private static void addClaimsRunColumn(Statement s) throws SQLException {
-    try (ResultSet rs = s.executeQuery("SELECT 1 FROM information_schema.columns"
+    try (ResultSet rs = s.executeQuery("SELECT count(*) FROM information_schema.columns"
         + " WHERE table_schema = current_schema() AND table_name = 'cocoindex_claim'"
-        + " AND column_name = 'run_claimed_at'")) {
-      if (rs.next()) {
+        + " AND column_name IN ('run_version', 'run_claimed_at', 'run_finished')")) {
+      rs.next();
+      if (rs.getInt(1) == 3) {
         return;
       }
     }
     s.execute("ALTER TABLE cocoindex_claim ADD COLUMN IF NOT EXISTS run_version BIGINT,"
-        + " ADD COLUMN IF NOT EXISTS run_claimed_at TIMESTAMPTZ");
+        + " ADD COLUMN IF NOT EXISTS run_claimed_at TIMESTAMPTZ,"
+        + " ADD COLUMN IF NOT EXISTS run_finished BOOLEAN");
   }
 
   /**
@@ -354,7 +361,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       // As in a batch: a claim of a run that looks dead is taken over once the runs are read.
       return leaseComponents(app, List.of(componentPath)).get(0);
     }
-    return lease(app, lockKey(app, componentPath), true, connection -> {
+    return lease(app, lockKey(app, componentPath), componentPath, true, connection -> {
       claimOverAny(connection, app, componentPath);
       return true;
     }, "a component lease");
@@ -363,7 +370,7 @@ public final class PostgresStateStore extends JdbcStateStore {
   /** The advisory lock of one target state (a key space apart from the components'). */
   @Override
   public AutoCloseable leaseState(String app, byte[] statePath) {
-    return lease(app, stateLockKey(app, statePath), true, connection -> true,
+    return lease(app, stateLockKey(app, statePath), null, true, connection -> true,
         "a target state lease");
   }
 
@@ -387,7 +394,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     List<AutoCloseable> leases = new java.util.ArrayList<>(n);
     try {
       for (int i = 0; i < firstHeld; i++) {
-        leases.add(releaser.lease(leaseConnection(keys[i]), keys[i], app));
+        leases.add(releaser.lease(leaseConnection(keys[i]), keys[i], app, null, null));
       }
       giveBack(keys, locked, firstHeld);
       for (int i = firstHeld; i < n; i++) {
@@ -537,12 +544,14 @@ public final class PostgresStateStore extends JdbcStateStore {
 
   /**
    * Takes advisory lock {@code key} on its lease connection, polling while another session holds
-   * it if {@code wait}; gives the lock back at once when {@code condition} fails.
+   * it if {@code wait}; gives the lock back at once when {@code condition} fails. The lease of a
+   * component the condition claimed ({@code claimed}) marks the claim finished as it is given
+   * back ({@link LeaseReleaser#lease}).
    *
    * @return the lease, or null when not granted
    */
-  private AutoCloseable lease(String app, long key, boolean wait, LeaseCondition condition,
-      String what) {
+  private AutoCloseable lease(String app, long key, byte[] claimed, boolean wait,
+      LeaseCondition condition, String what) {
     Connection leaseConnection = leaseConnection(key);
     try {
       while (true) {
@@ -570,7 +579,7 @@ public final class PostgresStateStore extends JdbcStateStore {
               throw e;
             }
             if (holds) {
-              return releaser.lease(leaseConnection, key, app);
+              return releaser.lease(leaseConnection, key, app, claimed, runStarts.get(app));
             }
             unlock(leaseConnection, key);
             return null;
@@ -698,7 +707,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     for (int i = 0; i < n; i++) {
       // Advisory locks are re-entrant per session: each granted row holds one lock to give back.
       leases.add(granted.contains(ByteKey.of(paths[i]))
-          ? releaser.lease(leaseConnection, keys[i], app) : null);
+          ? releaser.lease(leaseConnection, keys[i], app, paths[i], run) : null);
     }
     return leases;
   }
@@ -742,7 +751,8 @@ public final class PostgresStateStore extends JdbcStateStore {
         "INSERT INTO cocoindex_claim(app, path, claimed_at, run_version, run_claimed_at)"
         + " SELECT ?, ?, t, ?, t FROM (SELECT clock_timestamp() AS t) n"
         + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
-        + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at")) {
+        + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at,"
+        + " run_finished = NULL")) {
       ps.setString(1, app);
       ps.setBytes(2, componentPath);
       setRunVersion(ps, 3, runStarts.get(app));
@@ -911,8 +921,16 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
   }
 
-  /** A run of this store: when it started, in the server's clock, and its version. */
-  private record RunStart(java.sql.Timestamp at, long version) {}
+  /**
+   * A run of this store: when it started, in the server's clock, and its version; {@code
+   * aborted} once it was stopped early ({@link #runAborted}).
+   */
+  private record RunStart(java.sql.Timestamp at, long version,
+      java.util.concurrent.atomic.AtomicBoolean aborted) {
+    RunStart(java.sql.Timestamp at, long version) {
+      this(at, version, new java.util.concurrent.atomic.AtomicBoolean());
+    }
+  }
 
   /**
    * A run's lock: shared (two runs whose keys collide do not wait for each other, and both look
@@ -962,13 +980,41 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
   }
 
+  /**
+   * From now on the run's leases are given back without marking their claims finished: a
+   * component it leased may have been left half done.
+   */
+  @Override
+  public void runAborted(String app, long version) {
+    RunStart run = runStarts.get(app);
+    if (run != null && run.version() == version && runLocks.containsKey(new RunId(app, version))) {
+      run.aborted().set(true);
+    }
+  }
+
+  /**
+   * Records the run's end and gives its lock back: its claims stand for the rest of the round.
+   * A run stopped early records no end: once the claims of the components it finished are marked
+   * (its leases given back), the others look as a dead run's, and the workers still in the round
+   * take them over.
+   */
   @Override
   public void runEnded(String app, long version) {
     Long key = runLocks.remove(new RunId(app, version));
     if (key == null) {
       return;
     }
-    recordRunEnded(app, version);
+    RunStart run = runStarts.get(app);
+    if (run != null && run.version() == version && run.aborted().get()) {
+      try {
+        releaser.awaitGivenBack();
+      } catch (RuntimeException e) {
+        // Its finished components may then be taken over too: processed twice, no more.
+        log.warn("giving back the leases of run {} of app '{}' failed", version, app, e);
+      }
+    } else {
+      recordRunEnded(app, version);
+    }
     try {
       unlockRun(key);
     } catch (SQLException e) {
@@ -1137,10 +1183,29 @@ public final class PostgresStateStore extends JdbcStateStore {
 
 
   /**
-   * An advisory lock held on one lease connection, or (with {@code given}) a marker completed
-   * once every lock queued before it was given back.
+   * An advisory lock held on one lease connection, with the claim its giving back marks finished
+   * (or null), or (with {@code given}) a marker completed once every lock queued before it was
+   * given back.
    */
-  private record HeldLock(Connection connection, long key, CompletableFuture<Void> given) {}
+  private record HeldLock(Connection connection, long key, FinishedClaim finished,
+      CompletableFuture<Void> given) {}
+
+  /** A claim of run {@code version} to mark finished. */
+  private record FinishedClaim(String app, byte[] path, long version) {}
+
+  /**
+   * Marks claims finished (parameters: their apps, paths and run versions), then gives locks
+   * back (the keys), in one round trip: the marks go first (the filter's subquery is evaluated
+   * before any row), so a failing mark gives nothing back (and the locks are then given back
+   * alone: a lock is re-entrant, and given back twice would drop another hold of it). A claim
+   * is marked only where this run's claim still stands.
+   */
+  private static final String MARK_AND_UNLOCK_SQL = "WITH marked AS (UPDATE cocoindex_claim c"
+      + " SET run_finished = TRUE FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
+      + " AS f(app, path, version) WHERE c.app = f.app AND c.path = f.path"
+      + " AND c.run_version = f.version AND c.run_claimed_at = c.claimed_at RETURNING 1)"
+      + " SELECT pg_advisory_unlock(k) FROM unnest(?::bigint[]) AS k"
+      + " WHERE (SELECT count(*) FROM marked) >= 0";
 
   /**
    * Gives advisory locks back on a thread of its own, all those released meanwhile in one
@@ -1150,7 +1215,7 @@ public final class PostgresStateStore extends JdbcStateStore {
   private final class LeaseReleaser implements AutoCloseable {
     private final java.util.concurrent.LinkedBlockingQueue<HeldLock> queue =
         new java.util.concurrent.LinkedBlockingQueue<>();
-    private final HeldLock stop = new HeldLock(null, 0, null);
+    private final HeldLock stop = new HeldLock(null, 0, null, null);
     private final Thread thread = new Thread(this::loop, "cocoindex-pg-lease-release");
 
     LeaseReleaser() {
@@ -1160,9 +1225,14 @@ public final class PostgresStateStore extends JdbcStateStore {
 
     /**
      * A lease of {@code app} whose close gives the lock back (once, however often it is closed),
-     * counted in {@link #heldLeases} until then.
+     * counted in {@link #heldLeases} until then. The lease of a component claimed for {@code
+     * run} ({@code claimed} not null) marks that claim finished as it gives the lock back,
+     * unless the run was stopped early before the close: the engine closes a component's lease
+     * once the component is done (committed, or failed), so a worker dying later has its
+     * claim stand; one left half done by a run stopped early is taken over as a dead run's.
      */
-    AutoCloseable lease(Connection connection, long key, String app) {
+    AutoCloseable lease(Connection connection, long key, String app, byte[] claimed,
+        RunStart run) {
       java.util.concurrent.atomic.AtomicBoolean released =
           new java.util.concurrent.atomic.AtomicBoolean();
       java.util.concurrent.atomic.AtomicInteger held = heldLeases.computeIfAbsent(app,
@@ -1171,7 +1241,9 @@ public final class PostgresStateStore extends JdbcStateStore {
       return () -> {
         if (released.compareAndSet(false, true)) {
           held.decrementAndGet();
-          queue.add(new HeldLock(connection, key, null));
+          FinishedClaim finished = claimed == null || run == null || run.aborted().get() ? null
+              : new FinishedClaim(app, claimed, run.version());
+          queue.add(new HeldLock(connection, key, finished, null));
         }
       };
     }
@@ -1187,17 +1259,17 @@ public final class PostgresStateStore extends JdbcStateStore {
         }
         queue.drainTo(group);
         boolean stopping = group.remove(stop);
-        java.util.Map<Connection, List<Long>> byConnection = new java.util.IdentityHashMap<>();
+        java.util.Map<Connection, List<HeldLock>> byConnection =
+            new java.util.IdentityHashMap<>();
         List<CompletableFuture<Void>> markers = new java.util.ArrayList<>();
         for (HeldLock h : group) {
           if (h.given() != null) {
             markers.add(h.given());
           } else {
-            byConnection.computeIfAbsent(h.connection(), c -> new java.util.ArrayList<>())
-                .add(h.key());
+            byConnection.computeIfAbsent(h.connection(), c -> new java.util.ArrayList<>()).add(h);
           }
         }
-        byConnection.forEach(this::unlockAll);
+        byConnection.forEach(this::giveBack);
         markers.forEach(m -> m.complete(null));
         if (stopping) {
           return;
@@ -1205,21 +1277,59 @@ public final class PostgresStateStore extends JdbcStateStore {
       }
     }
 
-    private void unlockAll(Connection connection, List<Long> keys) {
+    /** Gives back {@code held}'s locks, marking the claims they finished. */
+    private void giveBack(Connection connection, List<HeldLock> held) {
+      Long[] keys = new Long[held.size()];
+      List<FinishedClaim> finished = new java.util.ArrayList<>();
+      for (int i = 0; i < keys.length; i++) {
+        keys[i] = held.get(i).key();
+        if (held.get(i).finished() != null) {
+          finished.add(held.get(i).finished());
+        }
+      }
       synchronized (connection) {
         try {
           if (connection.isClosed()) {
             return; // the server released its locks with the session
           }
+          if (!finished.isEmpty()) {
+            try {
+              markAndUnlock(connection, finished, keys);
+              return;
+            } catch (SQLException e) {
+              // Those claims then look unfinished once this run is gone: taken over, processed
+              // twice. The locks are still given back.
+              log.warn("marking {} claims finished failed", finished.size(), e);
+            }
+          }
           try (PreparedStatement ps = connection.prepareStatement(
               "SELECT pg_advisory_unlock(k) FROM unnest(?::bigint[]) AS k")) {
-            ps.setArray(1, connection.createArrayOf("bigint", keys.toArray(new Long[0])));
+            ps.setArray(1, connection.createArrayOf("bigint", keys));
             ps.execute();
           }
         } catch (SQLException e) {
           // The locks stay until the connection closes (at the latest when this store does).
-          log.warn("giving back {} component leases failed", keys.size(), e);
+          log.warn("giving back {} component leases failed", keys.length, e);
         }
+      }
+    }
+
+    private void markAndUnlock(Connection connection, List<FinishedClaim> finished, Long[] keys)
+        throws SQLException {
+      String[] apps = new String[finished.size()];
+      byte[][] paths = new byte[finished.size()][];
+      Long[] versions = new Long[finished.size()];
+      for (int i = 0; i < apps.length; i++) {
+        apps[i] = finished.get(i).app();
+        paths[i] = finished.get(i).path();
+        versions[i] = finished.get(i).version();
+      }
+      try (PreparedStatement ps = connection.prepareStatement(MARK_AND_UNLOCK_SQL)) {
+        ps.setArray(1, connection.createArrayOf("text", apps));
+        ps.setArray(2, connection.createArrayOf("bytea", paths));
+        ps.setArray(3, connection.createArrayOf("bigint", versions));
+        ps.setArray(4, connection.createArrayOf("bigint", keys));
+        ps.execute();
       }
     }
 
@@ -1231,7 +1341,7 @@ public final class PostgresStateStore extends JdbcStateStore {
      */
     void awaitGivenBack() {
       CompletableFuture<Void> given = new CompletableFuture<>();
-      queue.add(new HeldLock(null, 0, given));
+      queue.add(new HeldLock(null, 0, null, given));
       try {
         given.get(30, java.util.concurrent.TimeUnit.SECONDS);
       } catch (InterruptedException e) {

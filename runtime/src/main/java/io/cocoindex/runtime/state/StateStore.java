@@ -198,6 +198,15 @@ public interface StateStore extends AutoCloseable {
   default void runEnded(String app, long version) {}
 
   /**
+   * Tells the store that run {@code version} of {@code app} was stopped early (a fatal error, or
+   * a task that threw past itself): a component lease closed from now on may not have been
+   * finished, and the run will end without finishing every component it leased. A store shared
+   * by workers then leaves those components to the other workers still in the round rather than
+   * to the next run.
+   */
+  default void runAborted(String app, long version) {}
+
+  /**
    * Tells the store that a run of {@code app} lost a task (one threw past itself): a lease
    * that task held may never be given back. A store whose leases are locks of its own sessions
    * (PostgreSQL) then refuses the app's next runs while it still holds any lease of the app: one

@@ -151,7 +151,9 @@ class BatchLeaseTest {
    * A worker that dies mid-round (its sessions end, as when it is killed with {@code kill -9})
    * leaves what it claimed and did not finish to the workers still running the round: a claim
    * by a run that no session holds the lock of, and that did not end, is taken over, in a batch
-   * and alone. (Those components were left to the next run.) A claim by a live run is not.
+   * and alone. (Those components were left to the next run.) A claim by a live run is not, and
+   * neither is one the dead run marked finished as it gave the lease back: its input may be
+   * newer than the taker's.
    */
   @Test
   void aComponentClaimedByARunThatDiedIsTakenOverInTheSameRound() throws Exception {
@@ -164,7 +166,8 @@ class BatchLeaseTest {
       assertThat(granted(a.leaseComponents("app", List.of(path("c1"), path("c2")))))
           .isEqualTo(2);
       List<AutoCloseable> released = a.leaseComponents("app", List.of(path("c3")));
-      released.get(0).close(); // claimed, given back: a's run goes on
+      released.get(0).close(); // claimed, finished, given back: a's run goes on
+      awaitClaimsFinished(1);
       assertThat(b.leaseComponents("app", List.of(path("c3"))).get(0))
           .as("claimed by a run still alive").isNull();
       terminateOneSessionHoldingARunLock(dying);
@@ -181,15 +184,58 @@ class BatchLeaseTest {
 
       List<AutoCloseable> taken =
           b.leaseComponents("app", List.of(path("c1"), path("c3")));
-      assertThat(taken).as("claimed by a run that died").doesNotContainNull();
+      assertThat(taken.get(0)).as("claimed by a run that died").isNotNull();
+      assertThat(taken.get(1)).as("finished by a run that died").isNull();
       AutoCloseable alone = b.leaseComponent("app", path("c2"), false);
       assertThat(alone).as("alone, too").isNotNull();
       assertThat(b.leaseComponents("app", List.of(path("c2"))).get(0))
           .as("b's own claim now, held").isNull();
       alone.close();
-      for (AutoCloseable l : taken) {
-        l.close();
-      }
+      taken.get(0).close();
+    }
+  }
+
+  /**
+   * A run stopped early (a fatal error) records no end: the components it claimed and left
+   * half done (their leases given back after it was stopped) are taken over by the workers still
+   * in the round, and those it had finished stand. (An ended run's claims all stood: what it
+   * left went to the next run.)
+   */
+  @Test
+  void aComponentLeftByARunStoppedEarlyIsTakenOverInTheSameRound() throws Exception {
+    try (PostgresStateStore b = PostgresStateStore.open(url);
+        PostgresStateStore a = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      long version = a.nextVersion("app");
+      List<AutoCloseable> leases = a.leaseComponents("app", List.of(path("c1"), path("c2")));
+      assertThat(granted(leases)).isEqualTo(2);
+      leases.get(1).close(); // c2 finished
+      a.runAborted("app", version);
+      leases.get(0).close(); // c1 given back after the stop: maybe half done
+      a.runEnded("app", version);
+
+      List<AutoCloseable> taken = b.leaseComponents("app", List.of(path("c1"), path("c2")));
+      assertThat(taken.get(0)).as("left half done by the stopped run").isNotNull();
+      assertThat(taken.get(1)).as("finished by it").isNull();
+      taken.get(0).close();
+    }
+  }
+
+  /** Waits until {@code n} claims of the test's schema are marked finished by their run. */
+  private void awaitClaimsFinished(long n) throws Exception {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (claimsFinished() < n && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(claimsFinished()).as("claims marked finished").isEqualTo(n);
+  }
+
+  private long claimsFinished() throws Exception {
+    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement();
+        var rs = s.executeQuery(
+            "SELECT count(*) FROM " + schema + ".cocoindex_claim WHERE run_finished")) {
+      rs.next();
+      return rs.getLong(1);
     }
   }
 
