@@ -24,10 +24,11 @@ import javax.sql.DataSource;
  * processes a component only while it holds the component's lock, and skips a component another
  * worker holds (waiting only for foreground components, whose result it needs). Advisory locks
  * need no table, cost no writes, and are released by the server the moment a worker's connection
- * drops: a worker killed with {@code kill -9} blocks nobody, and the components it did not commit
- * are finished by whichever worker runs next. Precommit and settle are read-modify-writes of
- * locked rows ({@code SELECT ... FOR UPDATE}) in one transaction, retried on deadlock or
- * serialization failure.
+ * drops: a worker killed with {@code kill -9} blocks nobody, and the components it claimed and
+ * did not finish are taken over by the workers still in the round (a claim names its run, which
+ * marks it finished as it gives the lock back), or finished by whichever worker runs next.
+ * Precommit and settle are read-modify-writes of locked rows ({@code SELECT ... FOR UPDATE}) in
+ * one transaction, retried on deadlock or serialization failure.
  *
  * <p>Round trips are shared: the engine leases background components in batches (one statement
  * tries the locks and claims the components of a whole batch, see {@link #leaseComponents}),
