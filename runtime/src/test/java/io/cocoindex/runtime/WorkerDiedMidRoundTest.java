@@ -227,6 +227,61 @@ class WorkerDiedMidRoundTest {
     assertThat(rows.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
   }
 
+  /**
+   * As above, but "x" is half done when A's run stops: its sink call is under way (it waits),
+   * and the out-of-memory error is thrown in "y". Stopping the run fails x's sink submission at
+   * once, which fails x and gives its lease back: that lease must not mark x's claim finished.
+   * B then takes x over in this round and writes "x1=v2". (The run was told stopped to the store
+   * only after its sink submissions were failed, so x's lease, given back in between, marked the
+   * claim finished: B left x, and "x1" stayed at v1 until the next run.)
+   */
+  @Test
+  void aComponentWhoseSinkCallTheStopCutShortIsFinishedByAnotherInTheSameRound()
+      throws Exception {
+    Rows rowsA = new Rows();
+    Rows rowsB = new Rows();
+    String[] value = {"v1"};
+    CountDownLatch aInSink = new CountDownLatch(1);
+    CountDownLatch aSinkMayReturn = new CountDownLatch(1);
+    rowsA.onSinkCall = () -> {
+      aInSink.countDown();
+      await(aSinkMayReturn);
+    };
+    Consumer<Ctx> mainA = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rowsA.handler);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", value[0])));
+      ctx.mount("y", c -> {
+        await(aInSink);
+        throw new OutOfMemoryError("scripted: the worker ran out of memory in y");
+      });
+    };
+    Consumer<Ctx> mainB = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rowsB.handler);
+      await(bMayMount);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", value[0])));
+    };
+    App b = worker(schema + "_b", mainB);
+    b.update();
+    assertThat(rowsB.takeLog()).containsExactly("create x1=v1");
+
+    value[0] = "v2";
+    bMayMount = new CountDownLatch(1);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    awaitRunsAlive(1);
+
+    App a = worker(schema + "_a", mainA);
+    try {
+      Throwable stopped = org.junit.jupiter.api.Assertions.assertThrows(Throwable.class, a::update);
+      assertThat(stopped).isInstanceOf(OutOfMemoryError.class);
+      bMayMount.countDown();
+      runB.get(1, TimeUnit.MINUTES);
+      assertThat(rowsB.takeLog()).as("B took x over in this round")
+          .containsExactly("update x1=v2");
+    } finally {
+      aSinkMayReturn.countDown();
+    }
+  }
+
   /** Waits until the newest run of the test's schema marked one of its claims finished. */
   private void awaitNewestRunFinishedAClaim() throws Exception {
     long deadline = System.nanoTime() + 60_000_000_000L;

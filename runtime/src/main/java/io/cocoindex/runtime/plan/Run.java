@@ -225,17 +225,22 @@ public final class Run {
    * the rest, as after a crash.
    */
   public void abort(Throwable error) {
+    if (aborted.isDone()) {
+      return;
+    }
+    // The store first: a lease given back once the run is seen stopped (a component failed by
+    // the batcher's stop below, or one that does not start) must not mark its claim finished.
+    try {
+      store.runAborted(app, version);
+    } catch (Throwable ignored) {
+      // a shared store then takes the leases closed from now on for finished: what the run
+      // left is the next run's, as before
+    }
     if (aborted.complete(error)) {
       try {
         batcher.stop(new RunAborted(error));
       } catch (Throwable ignored) {
         // out of memory, say: the run is stopped all the same; a drain still running checks it
-      }
-      try {
-        store.runAborted(app, version);
-      } catch (Throwable ignored) {
-        // a shared store then takes the leases closed from now on for finished: what the run
-        // left is the next run's, as before
       }
     }
   }
