@@ -290,7 +290,7 @@ class WorkerDiedMidRoundTest {
         Statement s = c.createStatement()) {
       while (true) {
         try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + claims + " WHERE"
-            + " run_finished AND run_version = (SELECT max(run_version) FROM " + claims + ")")) {
+            + " run_finished_at = claimed_at AND run_version = (SELECT max(run_version) FROM " + claims + ")")) {
           rs.next();
           if (rs.getLong(1) > 0) {
             return;

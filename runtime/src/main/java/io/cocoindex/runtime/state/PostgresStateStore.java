@@ -95,13 +95,13 @@ public final class PostgresStateStore extends JdbcStateStore {
   private static final String UNLESS_CLAIMED_SINCE =
       " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
           + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at,"
-          + " run_finished = NULL"
+          + " run_finished_at = NULL"
           + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')"
           + " OR (cocoindex_claim.run_claimed_at = cocoindex_claim.claimed_at"
           + " AND cocoindex_claim.run_version <> excluded.run_version"
           + " AND cocoindex_claim.run_version < ?"
           + " AND NOT (cocoindex_claim.run_version & 4294967295) = ANY(CAST(? AS BIGINT[]))"
-          + " AND cocoindex_claim.run_finished IS NOT TRUE"
+          + " AND cocoindex_claim.run_finished_at IS DISTINCT FROM cocoindex_claim.claimed_at"
           + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
           + " WHERE e.app = cocoindex_claim.app AND e.version = cocoindex_claim.run_version))";
 
@@ -128,7 +128,8 @@ public final class PostgresStateStore extends JdbcStateStore {
           + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END,"
           + " c.path IS NULL AND EXISTS (SELECT 1 FROM cocoindex_claim k"
           + " WHERE k.app = ? AND k.path = l.path AND k.run_claimed_at = k.claimed_at"
-          + " AND k.run_version <> ? AND k.claimed_at >= ? AND k.run_finished IS NOT TRUE"
+          + " AND k.run_version <> ? AND k.claimed_at >= ?"
+          + " AND k.run_finished_at IS DISTINCT FROM k.claimed_at"
           + " AND NOT EXISTS (SELECT 1 FROM live WHERE live.low = k.run_version & 4294967295)"
           + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
           + " WHERE e.app = k.app AND e.version = k.run_version))"
@@ -296,7 +297,8 @@ public final class PostgresStateStore extends JdbcStateStore {
               + tables.stateTable() + "(app, owner)");
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_claim(app TEXT NOT NULL,"
               + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, run_version BIGINT,"
-              + " run_claimed_at TIMESTAMPTZ, run_finished BOOLEAN, PRIMARY KEY(app, path))");
+              + " run_claimed_at TIMESTAMPTZ, run_finished_at TIMESTAMPTZ,"
+              + " PRIMARY KEY(app, path))");
           addClaimsRunColumn(s);
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_run_end(app TEXT NOT NULL,"
               + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
@@ -320,13 +322,15 @@ public final class PostgresStateStore extends JdbcStateStore {
    * store writes none there (its claims are kept as before: never taken over), and reads none.
    * An older worker claiming over a claim that names a run moves its claimed_at only: the run is
    * trusted only with the claimed_at written with it ({@code run_claimed_at}). A claim's run
-   * marks it finished ({@code run_finished}) as it gives the component back. Looked up first, as
-   * the {@code ALTER} would wait for every claim being written.
+   * marks it finished as it gives the component back, by copying its claimed_at to {@code
+   * run_finished_at}: a worker of the version before, claiming over a claim so marked, leaves
+   * the mark (it writes the other columns only), which then no longer matches its claim's time.
+   * Looked up first, as the {@code ALTER} would wait for every claim being written.
    */
   private static void addClaimsRunColumn(Statement s) throws SQLException {
     try (ResultSet rs = s.executeQuery("SELECT count(*) FROM information_schema.columns"
         + " WHERE table_schema = current_schema() AND table_name = 'cocoindex_claim'"
-        + " AND column_name IN ('run_version', 'run_claimed_at', 'run_finished')")) {
+        + " AND column_name IN ('run_version', 'run_claimed_at', 'run_finished_at')")) {
       rs.next();
       if (rs.getInt(1) == 3) {
         return;
@@ -334,7 +338,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
     s.execute("ALTER TABLE cocoindex_claim ADD COLUMN IF NOT EXISTS run_version BIGINT,"
         + " ADD COLUMN IF NOT EXISTS run_claimed_at TIMESTAMPTZ,"
-        + " ADD COLUMN IF NOT EXISTS run_finished BOOLEAN");
+        + " ADD COLUMN IF NOT EXISTS run_finished_at TIMESTAMPTZ");
   }
 
   /**
@@ -753,7 +757,7 @@ public final class PostgresStateStore extends JdbcStateStore {
         + " SELECT ?, ?, t, ?, t FROM (SELECT clock_timestamp() AS t) n"
         + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
         + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at,"
-        + " run_finished = NULL")) {
+        + " run_finished_at = NULL")) {
       ps.setString(1, app);
       ps.setBytes(2, componentPath);
       setRunVersion(ps, 3, runStarts.get(app));
@@ -1199,10 +1203,12 @@ public final class PostgresStateStore extends JdbcStateStore {
    * back (the keys), in one round trip: the marks go first (the filter's subquery is evaluated
    * before any row), so a failing mark gives nothing back (and the locks are then given back
    * alone: a lock is re-entrant, and given back twice would drop another hold of it). A claim
-   * is marked only where this run's claim still stands.
+   * is marked only where this run's claim still stands, by the time it was written ({@code
+   * run_finished_at = claimed_at}: a boolean would outlive a later claim written by a worker of
+   * the version before, which leaves the column as it was).
    */
   private static final String MARK_AND_UNLOCK_SQL = "WITH marked AS (UPDATE cocoindex_claim c"
-      + " SET run_finished = TRUE FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
+      + " SET run_finished_at = c.claimed_at FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
       + " AS f(app, path, version) WHERE c.app = f.app AND c.path = f.path"
       + " AND c.run_version = f.version AND c.run_claimed_at = c.claimed_at RETURNING 1)"
       + " SELECT pg_advisory_unlock(k) FROM unnest(?::bigint[]) AS k"

@@ -233,7 +233,7 @@ class BatchLeaseTest {
   private long claimsFinished() throws Exception {
     try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement();
         var rs = s.executeQuery(
-            "SELECT count(*) FROM " + schema + ".cocoindex_claim WHERE run_finished")) {
+            "SELECT count(*) FROM " + schema + ".cocoindex_claim WHERE run_finished_at = claimed_at")) {
       rs.next();
       return rs.getLong(1);
     }
@@ -281,6 +281,59 @@ class BatchLeaseTest {
       assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0))
           .as("claimed in this round by an older worker, alive").isNull();
       assertThat(b.leaseComponent("app", path("c1"), false)).as("alone, too").isNull();
+    }
+  }
+
+  /**
+   * A worker of the version before claims were marked finished, running beside this one, claims
+   * a component whose row a run of this version had marked finished in an earlier round: it moves
+   * the claim's time and run, and leaves the mark. It then dies in the component's body: its
+   * claim in this round, of a dead run that never marks, must be taken over as that version's
+   * own workers would. (The mark left by the earlier round made it look finished: the component
+   * was skipped, and left to the next run.)
+   */
+  @Test
+  void aClaimAnOlderWorkerMadeOverAFinishedOneIsNotTakenForFinished() throws Exception {
+    String older = schema + "_older";
+    try (PostgresStateStore earlier = PostgresStateStore.open(url)) {
+      long version = earlier.nextVersion("app");
+      List<AutoCloseable> leases = earlier.leaseComponents("app", List.of(path("c1")));
+      assertThat(granted(leases)).isEqualTo(1);
+      leases.get(0).close(); // finished: its claim marked
+      awaitClaimsFinished(1);
+      earlier.runEnded("app", version);
+    }
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      PostgresStateStore olderWorker = PostgresStateStore.open(
+          TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + older);
+      long olderVersion = olderWorker.nextVersion("app"); // its run, as that version takes it
+      // Its claim, as that version wrote it: the run and the time, not the mark.
+      try (Connection c = DriverManager.getConnection(
+              TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + older);
+          var claim = c.prepareStatement("INSERT INTO cocoindex_claim(app, path, claimed_at,"
+              + " run_version, run_claimed_at) SELECT ?, ?, t, ?, t"
+              + " FROM (SELECT clock_timestamp() AS t) n ON CONFLICT(app, path) DO UPDATE"
+              + " SET claimed_at = excluded.claimed_at, run_version = excluded.run_version,"
+              + " run_claimed_at = excluded.run_claimed_at RETURNING 1")) {
+        claim.setString(1, "app");
+        claim.setBytes(2, path("c1"));
+        claim.setLong(3, olderVersion);
+        try (var rs = claim.executeQuery()) {
+          assertThat(rs.next()).as("the older worker's claim").isTrue();
+        }
+      }
+      assertThat(b.leaseComponents("app", List.of(path("c1"))).get(0))
+          .as("claimed by an older worker, alive").isNull();
+      TestPostgres.terminateSessions(baseUrl, older);
+      try {
+        olderWorker.close();
+      } catch (RuntimeException expected) {
+        // its sessions are gone
+      }
+      AutoCloseable taken = b.leaseComponents("app", List.of(path("c1"))).get(0);
+      assertThat(taken).as("claimed by an older worker that died").isNotNull();
+      taken.close();
     }
   }
 
