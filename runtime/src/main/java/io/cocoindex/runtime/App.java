@@ -287,18 +287,23 @@ public final class App implements AutoCloseable {
   private static final long STOPPED_TASKS_WAIT_SECONDS = 5;
 
   /**
-   * Waits, a bounded time, for the tasks of a stopped run still on the pool, so that none is
-   * under way when the update lock goes.
+   * Waits, a bounded time, for the tasks of a stopped run still on the pool, and for its sink
+   * calls still under way (the stop failed their submissions at once, and their components gave
+   * their leases back), so that none is under way when the update lock goes: on a store shared
+   * by workers, the run's lock going is what lets another worker take over the components it
+   * left, and a call of this run landing after that worker's would leave the sink at this run's
+   * value while the tracking holds the other's.
    */
   private void awaitStoppedTasks(Run run) {
-    if (onPoolWorker()) {
-      return; // running on one of its workers, the pool is never quiet while this waits
-    }
-    // Polled, not awaitQuiescence: that runs the pool's queued tasks on this thread, and one of
-    // them may be a body that blocks.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STOPPED_TASKS_WAIT_SECONDS);
     boolean interrupted = false;
-    while (!componentPool.isQuiescent() && System.nanoTime() < deadline) {
+    // On one of the pool's workers the pool is never quiet while this waits; its sink calls
+    // run elsewhere.
+    boolean onPool = onPoolWorker();
+    // Polled, not awaitQuiescence: that runs the pool's queued tasks on this thread, and one of
+    // them may be a body that blocks.
+    while ((!onPool && !componentPool.isQuiescent() || run.batcher.callsUnderWay() > 0)
+        && System.nanoTime() < deadline) {
       try {
         Thread.sleep(1);
       } catch (InterruptedException e) {
@@ -308,10 +313,15 @@ public final class App implements AutoCloseable {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    if (!componentPool.isQuiescent()) {
+    if (!onPool && !componentPool.isQuiescent()) {
       log.warn("app '{}': tasks of the stopped run {} still run after {} s (a component body, or"
           + " a wait for a lost task); none of them applies or commits anything", name,
           run.version, STOPPED_TASKS_WAIT_SECONDS);
+    }
+    if (run.batcher.callsUnderWay() > 0) {
+      log.warn("app '{}': {} sink calls of the stopped run {} are still under way after {} s;"
+          + " a worker that takes over their components may write before them", name,
+          run.batcher.callsUnderWay(), run.version, STOPPED_TASKS_WAIT_SECONDS);
     }
   }
 

@@ -228,11 +228,12 @@ class WorkerDiedMidRoundTest {
   }
 
   /**
-   * As above, but "x" is half done when A's run stops: its sink call is under way (it waits),
-   * and the out-of-memory error is thrown in "y". Stopping the run fails x's sink submission at
-   * once, which fails x and gives its lease back: that lease must not mark x's claim finished.
-   * B then takes x over in this round and writes "x1=v2". (The run was told stopped to the store
-   * only after its sink submissions were failed, so x's lease, given back in between, marked the
+   * As above, but "x" is half done when A's run stops: its sink call is under way, and the
+   * out-of-memory error is thrown in "y". Stopping the run fails x's sink submission at once,
+   * which fails x and gives its lease back: that lease must not mark x's claim finished. The
+   * call returns once A's component locks are given back, and A's run ends after it. B then
+   * takes x over in this round and writes "x1=v2". (The run was told stopped to the store only
+   * after its sink submissions were failed, so x's lease, given back in between, marked the
    * claim finished: B left x, and "x1" stayed at v1 until the next run.)
    */
   @Test
@@ -242,10 +243,9 @@ class WorkerDiedMidRoundTest {
     Rows rowsB = new Rows();
     String[] value = {"v1"};
     CountDownLatch aInSink = new CountDownLatch(1);
-    CountDownLatch aSinkMayReturn = new CountDownLatch(1);
     rowsA.onSinkCall = () -> {
       aInSink.countDown();
-      await(aSinkMayReturn);
+      awaitComponentLocksGivenBack(schema + "_a"); // y's and x's: A's run is stopped
     };
     Consumer<Ctx> mainA = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rowsA.handler);
@@ -270,16 +270,121 @@ class WorkerDiedMidRoundTest {
     awaitRunsAlive(1);
 
     App a = worker(schema + "_a", mainA);
+    Throwable stopped = org.junit.jupiter.api.Assertions.assertThrows(Throwable.class, a::update);
+    assertThat(stopped).isInstanceOf(OutOfMemoryError.class);
+    bMayMount.countDown();
+    runB.get(1, TimeUnit.MINUTES);
+    assertThat(rowsB.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
+  }
+
+  /**
+   * Waits until no session named {@code applicationName} holds an advisory lock exclusively (a
+   * component's or a state's lease; a run's lock is shared).
+   */
+  private void awaitComponentLocksGivenBack(String applicationName) {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    try (Connection c = DriverManager.getConnection(baseUrl);
+        PreparedStatement q = c.prepareStatement("SELECT count(*) FROM pg_locks"
+            + " WHERE locktype = 'advisory' AND granted AND mode = 'ExclusiveLock' AND pid IN"
+            + " (SELECT pid FROM pg_stat_activity WHERE application_name = ?)")) {
+      q.setString(1, applicationName);
+      while (true) {
+        try (ResultSet rs = q.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            return;
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the component locks were not given back");
+        }
+        Thread.sleep(10);
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A's run is stopped (out of memory in "y") while the sink call that writes "x1=a" for "x" is
+   * under way; the stop fails x's submission at once, and x's lease is given back. That call
+   * lands once the test lets it return. Whoever writes x next must do so after it: B, whose run
+   * goes on, may take x over in this round only once that call returned, and otherwise leaves x
+   * to its next run, which writes "x1=v2" over A's "x1=a". (A's run gave its lock back without
+   * waiting for the call: B took x over, wrote and tracked "x1=v2", then A's late call wrote
+   * "x1=a", and B's next run, its input unchanged, found x tracked as declared: "x1" stayed at
+   * A's value, which no tracking record holds.)
+   */
+  @Test
+  void aSinkCallAStoppedRunHadUnderWayLandsBeforeAnotherWorkerWritesItsComponent()
+      throws Exception {
+    Rows rows = new Rows(); // one sink, written by both workers
+    String[] value = {"v1"};
+    java.util.concurrent.atomic.AtomicBoolean holdNextCall =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    CountDownLatch aInSink = new CountDownLatch(1);
+    CountDownLatch aSinkMayReturn = new CountDownLatch(1);
+    rows.onSinkCall = () -> {
+      if (holdNextCall.compareAndSet(true, false)) {
+        aInSink.countDown();
+        await(aSinkMayReturn);
+      }
+    };
+    Consumer<Ctx> mainA = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", "a")));
+      ctx.mount("y", c -> {
+        await(aInSink);
+        throw new OutOfMemoryError("scripted: the worker ran out of memory in y");
+      });
+    };
+    Consumer<Ctx> mainB = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      await(bMayMount);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", value[0])));
+    };
+    App b = worker(schema + "_b", mainB);
+    b.update();
+    assertThat(rows.takeLog()).containsExactly("create x1=v1");
+
+    value[0] = "v2";
+    bMayMount = new CountDownLatch(1);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    awaitRunsAlive(1);
+
+    App a = worker(schema + "_a", mainA);
+    holdNextCall.set(true);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
     try {
-      Throwable stopped = org.junit.jupiter.api.Assertions.assertThrows(Throwable.class, a::update);
-      assertThat(stopped).isInstanceOf(OutOfMemoryError.class);
+      assertThat(aInSink.await(1, TimeUnit.MINUTES)).as("A's call for x under way").isTrue();
+      try {
+        runA.get(3, TimeUnit.SECONDS); // stopped, and ended unless it waits for its call
+      } catch (java.util.concurrent.TimeoutException waitsForItsCall) {
+        // its run goes on until the call returns
+      } catch (java.util.concurrent.ExecutionException stopped) {
+        assertThat(stopped.getCause()).isInstanceOf(OutOfMemoryError.class);
+      }
       bMayMount.countDown();
       runB.get(1, TimeUnit.MINUTES);
-      assertThat(rowsB.takeLog()).as("B took x over in this round")
-          .containsExactly("update x1=v2");
     } finally {
-      aSinkMayReturn.countDown();
+      aSinkMayReturn.countDown(); // A's call lands now
     }
+    try {
+      runA.get(1, TimeUnit.MINUTES);
+    } catch (java.util.concurrent.ExecutionException stopped) {
+      assertThat(stopped.getCause()).isInstanceOf(OutOfMemoryError.class);
+    }
+
+    b.update(); // B's input unchanged: "x1=v2"
+    List<String> written;
+    synchronized (rows.log) {
+      written = new ArrayList<>(rows.log);
+    }
+    assertThat(written).as("the sink's writes, in order").isNotEmpty();
+    assertThat(written.get(written.size() - 1)).as("x1 as tracked").isEqualTo("update x1=v2");
   }
 
   /** Waits until the newest run of the test's schema marked one of its claims finished. */

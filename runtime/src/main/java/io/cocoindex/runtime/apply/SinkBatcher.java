@@ -33,6 +33,12 @@ public final class SinkBatcher {
   private final Set<Submission> outstanding = ConcurrentHashMap.newKeySet();
   /** Why the run stopped early ({@link #stop}), or null: no sink call starts after it. */
   private volatile Throwable stopped;
+  /**
+   * Sink calls under way: {@link #stop} fails their submissions at once, but the calls go on
+   * until the sinks return ({@link #callsUnderWay}).
+   */
+  private final java.util.concurrent.atomic.AtomicInteger callsUnderWay =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   /** Applies each sink's batches on {@code executor}, off the components' threads. */
   public SinkBatcher(Executor executor) {
@@ -75,6 +81,16 @@ public final class SinkBatcher {
     for (Submission s : outstanding) {
       fail(s, error);
     }
+  }
+
+  /**
+   * How many sink calls are under way. Once the run is stopped no call starts, so this only goes
+   * down: a stopped run on a store shared by workers waits for it to reach 0 before its lock
+   * goes, so that a worker taking over one of its components writes after the calls it had
+   * under way, not before them (see {@code App}).
+   */
+  public int callsUnderWay() {
+    return callsUnderWay.get();
   }
 
   private void complete(Submission s) {
@@ -143,6 +159,7 @@ public final class SinkBatcher {
       for (Submission s : batch) {
         all.addAll(s.actions);
       }
+      callsUnderWay.incrementAndGet();
       try {
         ((TargetActionSink) sink).applyAsync(List.copyOf(all)).toCompletableFuture().join();
         return null;
@@ -150,6 +167,8 @@ public final class SinkBatcher {
         return e.getCause() != null ? e.getCause() : e;
       } catch (RuntimeException | Error e) {
         return e;
+      } finally {
+        callsUnderWay.decrementAndGet();
       }
     }
   }
