@@ -445,6 +445,66 @@ class BatchLeaseTest {
   }
 
   /**
+   * A lease whose mark fails (a trigger of the test's refuses it) is given back all the same,
+   * and only once: the lock it was given back with, no other. Its claim is left unmarked, so
+   * once its run dies it is taken over.
+   */
+  @Test
+  void aLeaseWhoseMarkFailsIsGivenBackAllTheSame() throws Exception {
+    String dying = schema + "_dying";
+    try (PostgresStateStore b = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      PostgresStateStore a = PostgresStateStore.open(
+          TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + dying);
+      a.nextVersion("app");
+      String inSchema = TestPostgres.inSchema(baseUrl, schema);
+      MultiWorkerTest.sql(inSchema, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql"
+          + " AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$");
+      MultiWorkerTest.sql(inSchema, "CREATE TRIGGER refuse BEFORE UPDATE ON cocoindex_claim"
+          + " FOR EACH ROW EXECUTE FUNCTION refuse()");
+      List<AutoCloseable> leases = a.leaseComponents("app", List.of(path("c1"), path("c2")));
+      assertThat(granted(leases)).isEqualTo(2);
+      leases.get(0).close();
+      // c1 given back, c2 still held: b leases neither (c1 claimed by a live run)
+      assertThat(b.leaseComponents("app", List.of(path("c1"), path("c2"))))
+          .containsOnlyNulls();
+      assertThat(locksHeldBy(dying)).as("c2's lock only").isEqualTo(1);
+      MultiWorkerTest.sql(inSchema, "DROP TRIGGER refuse ON cocoindex_claim");
+      TestPostgres.terminateSessions(baseUrl, dying);
+      try {
+        a.close();
+      } catch (RuntimeException expected) {
+        // its sessions are gone
+      }
+      List<AutoCloseable> taken = b.leaseComponents("app", List.of(path("c1"), path("c2")));
+      assertThat(taken).as("neither marked: both taken over").doesNotContainNull();
+      for (AutoCloseable l : taken) {
+        l.close();
+      }
+    }
+  }
+
+  private long locksHeldBy(String applicationName) throws Exception {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (true) {
+      try (Connection c = DriverManager.getConnection(baseUrl);
+          var q = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+              + " AND granted AND mode = 'ExclusiveLock'"
+              + " AND pid IN (SELECT pid FROM pg_stat_activity WHERE application_name = ?)")) {
+        q.setString(1, applicationName);
+        try (var rs = q.executeQuery()) {
+          rs.next();
+          long n = rs.getLong(1);
+          if (n <= 1 || System.nanoTime() > deadline) {
+            return n;
+          }
+        }
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  /**
    * A batch whose second statement (taking over a dead run's claim) fails gives back the locks
    * its first statement granted: the caller gets no lease to close, and they were held until the
    * store closed.
