@@ -84,7 +84,8 @@ public final class PostgresStateStore extends JdbcStateStore {
    * third's (the low 32 bits of the versions whose run locks were held), both as {@link
    * #readRunsSeen} read them before this statement began, or that ended ({@code
    * cocoindex_run_end}, read in this statement's snapshot, which follows that read: a run gives
-   * its lock back only once its end is recorded), or that marked the claim finished. A claim of a
+   * its lock back only once its end is recorded), or that marked the claim finished (copied its
+   * claimed_at to run_finished_at as it gave the component back). A claim of a
    * run that died (its worker killed, its sessions gone) or was stopped early (no end recorded),
    * and that it did not mark finished, is taken over: no other live worker will process that
    * component in the round. A finished one stands: that run's input may be newer than this
@@ -358,7 +359,8 @@ public final class PostgresStateStore extends JdbcStateStore {
    * A foreground component is processed whatever its claim says (its parent needs its result),
    * and claims all the same: another worker whose run started earlier, and whose input no longer
    * mounts it, must find it processed in this round and leave it to this worker, not sweep what
-   * this one declares there (see {@code OrphanSweep}).
+   * this one declares there (see {@code OrphanSweep}). A run stopped early ({@link #runAborted})
+   * claims nothing: its background leases are refused, and a foreground one takes the lock only.
    */
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
@@ -367,7 +369,9 @@ public final class PostgresStateStore extends JdbcStateStore {
       return leaseComponents(app, List.of(componentPath)).get(0);
     }
     return lease(app, lockKey(app, componentPath), componentPath, true, connection -> {
-      claimOverAny(connection, app, componentPath);
+      if (!stopped(runStarts.get(app))) {
+        claimOverAny(connection, app, componentPath);
+      }
       return true;
     }, "a component lease");
   }
@@ -659,6 +663,12 @@ public final class PostgresStateStore extends JdbcStateStore {
       keys[i] = lockKey(app, paths[i]);
     }
     RunStart run = runStarts.get(app);
+    if (stopped(run)) {
+      // Nothing it leases now will be committed: a claim would stand over another worker's
+      // (one that finished the component in the round, say), and, left unmarked, have it taken
+      // over as a dead run's once this run ends.
+      return java.util.Arrays.asList(new AutoCloseable[n]);
+    }
     Connection leaseConnection =
         leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
     java.util.Set<ByteKey> granted = new java.util.HashSet<>();
@@ -743,6 +753,11 @@ public final class PostgresStateStore extends JdbcStateStore {
         }
       }
     }
+  }
+
+  /** Whether {@code run} was stopped early ({@link #runAborted}): it claims nothing more. */
+  private static boolean stopped(RunStart run) {
+    return run != null && run.aborted().get();
   }
 
   /**

@@ -221,6 +221,41 @@ class BatchLeaseTest {
     }
   }
 
+  /**
+   * A run stopped early claims nothing it leases after the stop: a background batch requested
+   * before the stop (sent after it), or a foreground component that a body still running mounts.
+   * Here c's run finished x and y in the round; a's run, which started after c claimed them, is
+   * stopped, then leases them. Such a claim of a's, left unmarked, made x and y look left half
+   * done by a dead run once a's run ended: b, whose run started before c's claims (its input
+   * older than c's), took them over and processed them a second time in the round.
+   */
+  @Test
+  void aRunStoppedEarlyClaimsNothingItLeasesAfterTheStop() throws Exception {
+    try (PostgresStateStore b = PostgresStateStore.open(url);
+        PostgresStateStore c = PostgresStateStore.open(url);
+        PostgresStateStore a = PostgresStateStore.open(url)) {
+      b.nextVersion("app");
+      c.nextVersion("app");
+      List<AutoCloseable> finished = c.leaseComponents("app", List.of(path("x"), path("y")));
+      assertThat(granted(finished)).isEqualTo(2);
+      for (AutoCloseable l : finished) {
+        l.close();
+      }
+      awaitClaimsFinished(2);
+      long version = a.nextVersion("app");
+      a.runAborted("app", version);
+      AutoCloseable background = a.leaseComponents("app", List.of(path("x"))).get(0);
+      if (background != null) {
+        background.close();
+      }
+      a.leaseComponent("app", path("y"), true).close(); // the foreground: the lock, still
+      a.runEnded("app", version);
+
+      List<AutoCloseable> taken = b.leaseComponents("app", List.of(path("x"), path("y")));
+      assertThat(taken).as("c's claims, finished, stand").containsOnlyNulls();
+    }
+  }
+
   /** Waits until {@code n} claims of the test's schema are marked finished by their run. */
   private void awaitClaimsFinished(long n) throws Exception {
     long deadline = System.nanoTime() + 10_000_000_000L;
