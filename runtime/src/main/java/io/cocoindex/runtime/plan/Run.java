@@ -222,7 +222,8 @@ public final class Run {
    * of the engine's threads threw past itself ({@link #lostATask}). No stage applies or commits
    * anything after this ({@link #checkNotAborted}); every wait for a component ends; the app
    * then reports {@code error}. What the run committed before stands, and the next run finishes
-   * the rest, as after a crash.
+   * the rest, as after a crash (on a store shared by workers, those still in the round may, once
+   * this run ends: see {@link StateStore#runAborted}, which is told first).
    */
   public void abort(Throwable error) {
     if (aborted.isDone()) {

@@ -202,7 +202,10 @@ public interface StateStore extends AutoCloseable {
    * a task that threw past itself): a component lease closed from now on may not have been
    * finished, and the run will end without finishing every component it leased. A store shared
    * by workers then leaves those components to the other workers still in the round rather than
-   * to the next run.
+   * to the next run, once the run's lock goes: at its end ({@link #runEnded}, which the engine
+   * calls once the run's sink calls under way returned, or a bounded wait for them ended), or,
+   * for a run that lost a task (never told ended), when the store closes. Called before anything
+   * sees the run stopped: a lease closed because of the stop must not count as finished.
    */
   default void runAborted(String app, long version) {}
 
