@@ -301,6 +301,9 @@ public final class PostgresStateStore extends JdbcStateStore {
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_run_end(app TEXT NOT NULL,"
               + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
               + " PRIMARY KEY(app, version))");
+          // Each run's end prunes the app's ends older than RUN_ENDS_KEPT by this index.
+          s.execute("CREATE INDEX IF NOT EXISTS cocoindex_run_end_ended_at"
+              + " ON cocoindex_run_end(app, ended_at)");
           s.execute("CREATE TABLE IF NOT EXISTS " + tables.componentTable()
               + "(app TEXT NOT NULL, path BYTEA NOT NULL, memo_fp BYTEA, memo_deps BYTEA,"
               + " memo_values BYTEA, state_count BIGINT NOT NULL, PRIMARY KEY(app, path))");
