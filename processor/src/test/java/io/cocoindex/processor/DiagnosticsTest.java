@@ -1246,6 +1246,44 @@ class DiagnosticsTest {
     }
 
     @Test
+    void childHandlerReturningARawGenericHandler() {
+      JavaFileObject f = source("Dirs", "package test;", HANDLER_IMPORTS,
+          "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+              + " childValue = String.class)",
+          "class Dirs implements TargetHandler<String, String, Long> {",
+          "  @SuppressWarnings(\"rawtypes\") @ChildHandler Files files(Long dir) {"
+              + " return new Files<Long>(); }",
+          reconcile("String", "String", "Long"),
+          "}",
+          "class Files<T> implements TargetHandler<String, String, String> {",
+          reconcile("String", "String", "String"),
+          "}");
+      assertSingleError(compile(f), f,
+          "[COCO-011] @ChildHandler test.Dirs.files() returns the raw type test.Files, whose V, R"
+              + " and A are unknown (write its type arguments: test.Files<...>)"
+              + CHILD_HANDLER_RULE,
+          "@ChildHandler");
+    }
+
+    @Test
+    void attachmentReturningARawGenericHandler() {
+      JavaFileObject f = source("Rows", "package test;", HANDLER_IMPORTS,
+          "class Rows implements TargetHandler<String, String, String> {",
+          "  @SuppressWarnings(\"rawtypes\") @Attachment(\"index\") Indexes index() {"
+              + " return new Indexes<Long>(); }",
+          ATTACHMENTS_OVERRIDE,
+          reconcile("String", "String", "String"),
+          "}",
+          "class Indexes<T> implements TargetHandler<String, String, String> {",
+          reconcile("String", "String", "String"),
+          "}");
+      assertSingleError(compile(f), f,
+          "[COCO-012] @Attachment test.Rows.index() returns the raw type test.Indexes, whose V, R"
+              + " and A are unknown (write its type arguments: test.Indexes<...>)",
+          "@Attachment(\"index\")");
+    }
+
+    @Test
     void privateChildHandler() {
       JavaFileObject f = dirsContainer("Dirs", "  private Files files(Long dir) { return null; }");
       assertSingleError(compile(f), f,
