@@ -32,6 +32,8 @@ public final class Documents {
 
   /**
    * Declares {@code document} as a Document in the calling component.
+   *
+   * <p>{@code key} identifies it, as {@code String} has no {@code @Key} component: a String, a long or int, a UUID, a byte[], a Fingerprint, a StableKey or a List of those ({@code StableKey.of} rejects anything else when it is declared).
    */
   public void declareDocument(Ctx ctx, Object key, String document) {
     TargetStates.declareTargetState(ctx, provider.targetState(key, document));

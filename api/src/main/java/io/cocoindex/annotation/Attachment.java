@@ -11,6 +11,9 @@ import java.lang.annotation.Target;
  * (indexes, triggers) tracked beside the handler's own. The processor generates {@code
  * <Handler>_Attachments.of(handler)}, the map to return from {@code attachments()}, and a {@code
  * declare<Name>} method on the generated API or target class whose provider uses this handler.
+ * The handler must return that map from {@code attachments()} (the engine registers no other
+ * attachment types); a handler with {@code @Attachment} methods that does not override it is
+ * COCO-023.
  *
  * <pre>{@code
  * final class RowHandler implements TargetHandler<Row, Fingerprint, RowAction> {

@@ -62,6 +62,13 @@ class DiagnosticsTest {
         "}");
   }
 
+  /**
+   * An {@code attachments()} override, which a handler with {@code @Attachment} methods needs
+   * (COCO-023): for the tests about another mistake of such a handler.
+   */
+  private static final String ATTACHMENTS_OVERRIDE =
+      "  @Override public Map<String, ChildTargetDef<?>> attachments() { return Map.of(); }";
+
   private static String reconcile(String v, String r, String a) {
     return "  public TargetReconcileOutput<" + a + ", " + r + "> reconcile(StableKey key, " + v
         + " desired, List<" + r + "> prev, boolean mbm) { return null; }";
@@ -508,6 +515,51 @@ class DiagnosticsTest {
   }
 
   @Test
+  void attachmentsNotReturnedFromAttachments() {
+    JavaFileObject f =
+        source(
+            "Rows",
+            "package test;",
+            HANDLER_IMPORTS,
+            "class Rows implements TargetHandler<String, String, String> {",
+            "  @Attachment(\"index\") Rows index() { return this; }",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-023] test.Rows has @Attachment methods (index()) but does not override"
+            + " attachments(), so the engine never registers them and declaring one fails at run"
+            + " time: add @Override public Map<String, ChildTargetDef<?>> attachments() { return"
+            + " Rows_Attachments.of(this); }",
+        "class Rows");
+  }
+
+  @Test
+  void attachmentsReturnedByASuperclassAreEnough() {
+    JavaFileObject base =
+        source(
+            "Base",
+            "package test;",
+            HANDLER_IMPORTS,
+            "abstract class Base implements TargetHandler<String, String, String> {",
+            "  @Attachment(\"index\") Base index() { return this; }",
+            "  @Override public Map<String, ChildTargetDef<?>> attachments() {"
+                + " return Base_Attachments.of(this); }",
+            "}");
+    JavaFileObject rows =
+        source(
+            "Rows",
+            "package test;",
+            HANDLER_IMPORTS,
+            "class Rows extends Base {",
+            "  @Attachment(\"other\") Rows other() { return this; }",
+            reconcile("String", "String", "String"),
+            "}");
+    assertThat(compile(base, rows)).succeededWithoutWarnings();
+  }
+
+  @Test
   void attachmentNameThatIsNoIdentifier() {
     JavaFileObject f =
         source(
@@ -568,6 +620,9 @@ class DiagnosticsTest {
       }
       lines.add("class " + name + " implements TargetHandler<String, String, String> {");
       lines.addAll(List.of(members));
+      if (String.join("", members).contains("@Attachment")) {
+        lines.add(ATTACHMENTS_OVERRIDE);
+      }
       lines.add(reconcile("String", "String", "String"));
       lines.add("}");
       return source(name, lines.toArray(String[]::new));
@@ -676,6 +731,7 @@ class DiagnosticsTest {
               "@RootTarget(provider = \"p\", name = \"Row\")",
               "class Handler implements TargetHandler<String, String, String> {",
               "  @Attachment(\"row\") Longs longs() { return new Longs(); }",
+              ATTACHMENTS_OVERRIDE,
               reconcile("String", "String", "String"),
               "}",
               "class Longs implements TargetHandler<Long, String, String> {",
@@ -701,6 +757,7 @@ class DiagnosticsTest {
               "class DirHandler implements TargetHandler<String, String, Long> {",
               "  @ChildHandler Files files(Long dir) { return new Files(); }",
               "  @Attachment(\"dir\") Files dirs() { return new Files(); }",
+              ATTACHMENTS_OVERRIDE,
               reconcile("String", "String", "Long"),
               "}",
               "class Files implements TargetHandler<String, String, String> {",
@@ -1186,6 +1243,44 @@ class DiagnosticsTest {
               + " io.cocoindex.TargetHandler<?,java.lang.String,java.lang.String>, whose value type"
               + " V is not concrete" + CHILD_HANDLER_RULE,
           "@ChildHandler");
+    }
+
+    @Test
+    void childHandlerReturningARawGenericHandler() {
+      JavaFileObject f = source("Dirs", "package test;", HANDLER_IMPORTS,
+          "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+              + " childValue = String.class)",
+          "class Dirs implements TargetHandler<String, String, Long> {",
+          "  @SuppressWarnings(\"rawtypes\") @ChildHandler Files files(Long dir) {"
+              + " return new Files<Long>(); }",
+          reconcile("String", "String", "Long"),
+          "}",
+          "class Files<T> implements TargetHandler<String, String, String> {",
+          reconcile("String", "String", "String"),
+          "}");
+      assertSingleError(compile(f), f,
+          "[COCO-011] @ChildHandler test.Dirs.files() returns the raw type test.Files, whose V, R"
+              + " and A are unknown (write its type arguments: test.Files<...>)"
+              + CHILD_HANDLER_RULE,
+          "@ChildHandler");
+    }
+
+    @Test
+    void attachmentReturningARawGenericHandler() {
+      JavaFileObject f = source("Rows", "package test;", HANDLER_IMPORTS,
+          "class Rows implements TargetHandler<String, String, String> {",
+          "  @SuppressWarnings(\"rawtypes\") @Attachment(\"index\") Indexes index() {"
+              + " return new Indexes<Long>(); }",
+          ATTACHMENTS_OVERRIDE,
+          reconcile("String", "String", "String"),
+          "}",
+          "class Indexes<T> implements TargetHandler<String, String, String> {",
+          reconcile("String", "String", "String"),
+          "}");
+      assertSingleError(compile(f), f,
+          "[COCO-012] @Attachment test.Rows.index() returns the raw type test.Indexes, whose V, R"
+              + " and A are unknown (write its type arguments: test.Indexes<...>)",
+          "@Attachment(\"index\")");
     }
 
     @Test

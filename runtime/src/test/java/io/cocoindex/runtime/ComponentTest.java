@@ -84,6 +84,52 @@ class ComponentTest extends EngineTestBase {
     assertThat(rows.takeLog()).isEmpty();
   }
 
+  /**
+   * A body declaring through the Ctx of its parent whose body still runs (captured from outside
+   * its lambda) fails too, rather than declaring the state as the parent's: in a foreground
+   * child, and in a mounted one that runs while its parent waits.
+   */
+  @Test
+  void declaringThroughTheCapturedCtxOfARunningAncestorFails() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.useMount("f", f -> {
+        declareTargetState(ctx, p.targetState("k", "v"));
+        return null;
+      });
+    });
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("/\"f\": cannot declare a target state in component / from the"
+            + " body of its descendant /\"f\": inside a mounted component, use the Ctx its lambda"
+            + " was given, not one captured from outside it");
+    assertThat(rows.takeLog()).isEmpty();
+
+    java.util.concurrent.CountDownLatch tried = new java.util.concurrent.CountDownLatch(1);
+    App mounting = app("mounting", ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("c", c -> {
+        c.mount("d", d -> {
+          try {
+            declareTargetState(c, p.targetState("k", "v"));
+          } finally {
+            tried.countDown();
+          }
+        });
+        try {
+          tried.await(10, TimeUnit.SECONDS); // c's body still runs while d declares
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+    });
+    assertThatThrownBy(mounting::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("/\"c\"/\"d\": cannot declare a target state in component /\"c\""
+            + " from the body of its descendant /\"c\"/\"d\"");
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
   @Test
   void everyComponentKnowsItsAppsName() {
     List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -88,6 +88,10 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
     this.context = Map.copyOf(b.context);
   }
 
+  /**
+   * A builder of the extension, to hold in a {@code @RegisterExtension} field (one fresh store
+   * per test): {@code CocoIndexExtension.builder().provide(DB, db).build()}.
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -308,6 +312,7 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
       return this;
     }
 
+    /** The extension, giving every app it makes the context values provided so far. */
     public CocoIndexExtension build() {
       return new CocoIndexExtension(this);
     }

@@ -120,6 +120,16 @@ public enum Message {
       22,
       "@ContainerTarget(childValue = %s.class) of %s is %s, which no TargetHandler takes as its"
           + " value type V: %s"),
+  /**
+   * A handler with {@code @Attachment} methods that does not override {@code attachments()}: the
+   * engine registers only the attachment types {@code attachments()} returns, so every {@code
+   * declare<Name>} of them would fail at run time ("has no attachment type").
+   */
+  ATTACHMENTS_NOT_RETURNED(
+      23,
+      "%s has @Attachment methods (%s) but does not override attachments(), so the engine never"
+          + " registers them and declaring one fails at run time: add @Override public"
+          + " Map<String, ChildTargetDef<?>> attachments() { return %s.of(this); }"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,

@@ -49,6 +49,7 @@ public final class ContainerTargetGenerator {
                             + " component.\n",
                         DeclareMethods.parameter(child),
                         Identifiers.withArticle(child.name()))
+                    .addJavadoc(DeclareMethods.keyNote(child))
                     .addStatement(
                         "$T.declareTargetState(ctx, children.targetState($L, $N))",
                         DeclareMethods.TARGET_STATES,

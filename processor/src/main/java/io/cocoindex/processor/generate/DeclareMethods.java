@@ -35,6 +35,23 @@ final class DeclareMethods {
     return Identifiers.parameterName(target.name());
   }
 
+  /**
+   * For a method taking the key beside the value, the Javadoc paragraph saying why and what it may
+   * be (a value without {@code @Key} is the usual cause of a call with the value alone not
+   * compiling); empty otherwise.
+   */
+  static CodeBlock keyNote(DeclaredTarget target) {
+    if (!target.key().isExplicit()) {
+      return CodeBlock.of("");
+    }
+    String value = target.value() instanceof ClassName c ? c.simpleName() : target.value().toString();
+    return CodeBlock.of(
+        "\n<p>{@code key} identifies it, as {@code $L} has no {@code @Key} component: a String, a"
+            + " long or int, a UUID, a byte[], a Fingerprint, a StableKey or a List of those"
+            + " ({@code StableKey.of} rejects anything else when it is declared).\n",
+        value);
+  }
+
   /** The key expression: the explicit parameter, one {@code @Key} component, or a list of them. */
   static CodeBlock key(DeclaredTarget target) {
     if (target.key().isExplicit()) {
@@ -61,6 +78,7 @@ final class DeclareMethods {
             Identifiers.article(a.type()),
             a.type(),
             owner)
+        .addJavadoc(keyNote(t))
         .addStatement(
             "$T.declareTargetState(ctx, $N.<$T>attachment(ctx, $S).targetState($L, $N))",
             TARGET_STATES,

@@ -79,6 +79,7 @@ public final class TargetApiGenerator {
                       + " when that component commits, so declare them from the same component.\n",
                   DeclareMethods.parameter(target),
                   Identifiers.withArticle(target.name()))
+              .addJavadoc(DeclareMethods.keyNote(target))
               .returns(targetClass)
               .addStatement(
                   "return new $T($T.<$T, $T>declareTargetStateWithChild(ctx,"
@@ -97,6 +98,7 @@ public final class TargetApiGenerator {
                       + " its children may be declared from any component at once.\n",
                   DeclareMethods.parameter(target),
                   Identifiers.withArticle(target.name()))
+              .addJavadoc(DeclareMethods.keyNote(target))
               .returns(targetClass)
               .addStatement(
                   "return new $T($T.<$T, $T>mountTarget(ctx, provider.targetState($L, $N)))",
@@ -114,6 +116,7 @@ public final class TargetApiGenerator {
                   "Declares {@code $N} as $L in the calling component.\n",
                   DeclareMethods.parameter(target),
                   Identifiers.withArticle(target.name()))
+              .addJavadoc(DeclareMethods.keyNote(target))
               .addStatement(
                   "$T.declareTargetState(ctx, provider.targetState($L, $N))",
                   DeclareMethods.TARGET_STATES,

@@ -2,6 +2,7 @@ package io.cocoindex.processor.validate;
 
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.TypeName;
+import io.cocoindex.TargetHandler;
 import io.cocoindex.processor.diag.Message;
 import io.cocoindex.processor.diag.Reporter;
 import io.cocoindex.processor.mirror.AttachmentAnnotation;
@@ -118,6 +119,9 @@ public final class AttachmentValidator {
         problem = "takes parameters";
       } else if (args.isEmpty()) {
         problem = "returns " + m.getReturnType() + ", which is not a TargetHandler";
+      } else if (inspector.isRaw(m.getReturnType())) {
+        problem = "returns the raw type " + m.getReturnType() + ", whose V, R and A are unknown"
+            + " (write its type arguments: " + m.getReturnType() + "<...>)";
       } else if (args.get().size() != 3 || !inspector.isConcrete(args.get().get(0))) {
         problem = "returns " + m.getReturnType() + ", whose value type V is not concrete";
       }
@@ -162,12 +166,39 @@ public final class AttachmentValidator {
     if (!methods.isEmpty() && !TypeInspector.isReachable(type)) {
       reporter.error(type, Message.INACCESSIBLE_ELEMENT, type.getQualifiedName());
     }
+    if (isHandler && !methods.isEmpty() && !reporter.hasErrors() && !returnsAttachments(type)) {
+      reporter.error(
+          type,
+          Message.ATTACHMENTS_NOT_RETURNED,
+          type.getQualifiedName(),
+          String.join(", ", methods.stream().map(m -> m.getSimpleName() + "()").toList()),
+          TypeInspector.sibling(type, "Attachments").simpleName());
+    }
     if (reporter.hasErrors()) {
       return Optional.empty();
     }
     return Optional.of(
         new AttachmentsModel(
             ClassName.get(type), TypeInspector.sibling(type, "Attachments"), attachments, type));
+  }
+
+  /**
+   * Whether {@code type} (or a superclass) overrides {@code TargetHandler.attachments()}, whose
+   * default returns no attachment; an abstract handler leaves it to its subclasses.
+   */
+  private boolean returnsAttachments(TypeElement type) {
+    if (type.getModifiers().contains(Modifier.ABSTRACT)) {
+      return true;
+    }
+    for (ExecutableElement m : ElementFilter.methodsIn(elements.getAllMembers(type))) {
+      if (m.getSimpleName().contentEquals("attachments")
+          && m.getParameters().isEmpty()
+          && !m.getModifiers().contains(Modifier.STATIC)) {
+        return !(m.getEnclosingElement() instanceof TypeElement owner
+            && owner.getQualifiedName().contentEquals(TargetHandler.class.getCanonicalName()));
+      }
+    }
+    return true;
   }
 
   /**

@@ -433,6 +433,9 @@ public final class HandlerValidator {
       problem = "takes " + m.getParameters().get(0).asType() + ", not the action type";
     } else if (args.isEmpty()) {
       problem = "returns " + m.getReturnType() + ", which is not a TargetHandler";
+    } else if (inspector.isRaw(m.getReturnType())) {
+      problem = "returns the raw type " + m.getReturnType() + ", whose V, R and A are unknown"
+          + " (write its type arguments: " + m.getReturnType() + "<...>)";
     } else if (args.get().size() != 3 || !inspector.isConcrete(args.get().get(0))) {
       problem = "returns " + m.getReturnType() + ", whose value type V is not concrete";
     } else {

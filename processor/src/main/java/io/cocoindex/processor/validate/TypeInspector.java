@@ -93,6 +93,16 @@ public final class TypeInspector {
     return true;
   }
 
+  /**
+   * Whether {@code type} is a generic class used without its type arguments ({@code RowHandler}
+   * for {@code RowHandler<T>}): its supertypes are erased, so its V, R and A are unknown.
+   */
+  public boolean isRaw(TypeMirror type) {
+    return type instanceof DeclaredType d
+        && d.getTypeArguments().isEmpty()
+        && !((TypeElement) d.asElement()).getTypeParameters().isEmpty();
+  }
+
   /** A type with no type variables or wildcards anywhere: the engine can serialize by it. */
   public boolean isConcrete(TypeMirror type) {
     if (type.getKind().isPrimitive()) {

@@ -95,6 +95,11 @@ public final class JacksonCodecFactory implements CodecFactory {
     private final JavaType type;
     private final ObjectWriter writer;
     private final ObjectReader reader;
+    /**
+     * A value this codec wrote was read back: its type can be constructed from its bytes. Until
+     * then each encode reads its bytes back once ({@link #checkReadsBack}).
+     */
+    private volatile boolean readsBack;
 
     JacksonCodec(JavaType type, ObjectWriter writer, ObjectReader reader) {
       this.type = type;
@@ -104,12 +109,37 @@ public final class JacksonCodecFactory implements CodecFactory {
 
     @Override
     public byte[] encode(T value) {
+      byte[] bytes;
       try {
-        return writer.writeValueAsBytes(value);
+        bytes = writer.writeValueAsBytes(value);
       } catch (IOException e) {
         throw new CodecException(
             "cannot serialize a value of " + describe(value) + ": " + e.getMessage(), e);
       }
+      if (!readsBack && value != null) {
+        checkReadsBack(value, bytes);
+      }
+      return bytes;
+    }
+
+    /**
+     * Reads {@code bytes} back, once per codec: a class Jackson writes but cannot construct (no
+     * record, no constructor without arguments) would otherwise be stored, and fail only when a
+     * later run reads it, with advice about a component that changed type.
+     */
+    private void checkReadsBack(T value, byte[] bytes) {
+      try {
+        reader.readValue(bytes);
+      } catch (IOException e) {
+        String problem = e instanceof com.fasterxml.jackson.core.JsonProcessingException p
+            ? p.getOriginalMessage() : e.getMessage();
+        throw new CodecException("a value of " + describe(value) + " can be written but not read"
+            + " back (" + problem + "): a type without a generated codec is read back through its"
+            + " record components, or a constructor without arguments and its fields; declare it"
+            + " as a record (annotated @TrackingRecord, @TargetValue or @ActionValue for a"
+            + " generated codec)", e);
+      }
+      readsBack = true;
     }
 
     @Override

@@ -35,6 +35,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class ComponentContext implements Ctx, DeclarationScope {
   private static final Logger log = LoggerFactory.getLogger(ComponentContext.class);
+  /**
+   * The component whose body runs on this thread ({@link #enterBody}), the innermost of nested
+   * foreground bodies; null outside a body. A declaration through an ancestor's context from
+   * there is a {@code Ctx} captured from outside the lambda ({@link #checkOpen}).
+   */
+  private static final ThreadLocal<ComponentContext> RUNNING_BODY = new ThreadLocal<>();
 
   final Run run;
   final TargetPath path;
@@ -481,6 +487,45 @@ public final class ComponentContext implements Ctx, DeclarationScope {
           "cannot " + what + " in component " + path + " after its body returned: inside a"
               + " mounted component, use the Ctx its lambda was given, not one captured from"
               + " outside it");
+    }
+    ComponentContext running = RUNNING_BODY.get();
+    if (running != null && running != this && running.isBelow(this)) {
+      // While the ancestor's body still runs (a foreground child, or a mounted one started
+      // before the ancestor returned), the declaration would be taken as the ancestor's: its
+      // own component would not own it, and whether it failed depended on timing.
+      throw new IllegalStateException(
+          "cannot " + what + " in component " + path + " from the body of its descendant "
+              + running.path + ": inside a mounted component, use the Ctx its lambda was given,"
+              + " not one captured from outside it");
+    }
+  }
+
+  /** Whether {@code ancestor} mounted this component, or one of its ancestors. */
+  private boolean isBelow(ComponentContext ancestor) {
+    for (ComponentContext c = parent; c != null; c = c.parent) {
+      if (c == ancestor) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Marks {@code ctx}'s body as running on this thread until {@link #exitBody}; returns what to
+   * restore then (the body this one is nested in).
+   */
+  static ComponentContext enterBody(ComponentContext ctx) {
+    ComponentContext outer = RUNNING_BODY.get();
+    RUNNING_BODY.set(ctx);
+    return outer;
+  }
+
+  /** Ends a body {@link #enterBody} began: {@code outer} is what it returned. */
+  static void exitBody(ComponentContext outer) {
+    if (outer == null) {
+      RUNNING_BODY.remove();
+    } else {
+      RUNNING_BODY.set(outer);
     }
   }
 

@@ -72,10 +72,13 @@ public final class ComponentRunner {
   private static CompletableFuture<Boolean> runBody(
       ComponentContext ctx, Function<Ctx, ?> body, Executor stages) {
     Throwable error = null;
+    ComponentContext outer = ComponentContext.enterBody(ctx);
     try {
       body.apply(ctx);
     } catch (Throwable t) {
       error = t;
+    } finally {
+      ComponentContext.exitBody(outer);
     }
     return finish(ctx, error, stages);
   }
@@ -214,10 +217,13 @@ public final class ComponentRunner {
     Throwable error = null;
     boolean healthy;
     try {
+      ComponentContext outer = ComponentContext.enterBody(ctx);
       try {
         result = body.apply(ctx);
       } catch (Throwable t) {
         error = t;
+      } finally {
+        ComponentContext.exitBody(outer);
       }
       // On a pool worker (a component mounting a target in the foreground), stages of the commit
       // that could not run at once (and the run's other tasks) may be queued on this very

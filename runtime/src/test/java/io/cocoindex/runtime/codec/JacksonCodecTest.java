@@ -45,6 +45,31 @@ class JacksonCodecTest {
     assertThat(back).usingRecursiveComparison().isEqualTo(e);
   }
 
+  /** A class with state Jackson writes (its field) but no way to construct it from that. */
+  static final class Unreadable {
+    private final String name;
+
+    Unreadable(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  @Test
+  void aClassThatCannotBeReadBackFailsWhenWrittenNamingTheFix() {
+    Codec<Unreadable> codec = registry.codecFor(Unreadable.class);
+    assertThatThrownBy(() -> codec.encode(new Unreadable("n")))
+        .isInstanceOf(CodecException.class)
+        .hasMessageStartingWith("a value of " + Unreadable.class.getName() + " can be written but"
+            + " not read back (Cannot construct instance of")
+        .hasMessageEndingWith("declare it as a record (annotated @TrackingRecord, @TargetValue or"
+            + " @ActionValue for a generated codec)");
+  }
+
   record V1(String name) {}
 
   record V2(String name, int added) {}

@@ -72,6 +72,36 @@ class RunLivenessTest {
     assertThat(b.endedRuns(APP, List.of(v1, v2))).containsExactlyInAnyOrder(v1, v2);
   }
 
+  /**
+   * A run's end, recorded so that its claims are not taken for a dead run's, prunes the app's
+   * ends recorded more than 7 days before (by an index on the time), and no other app's.
+   */
+  @Test
+  void aRunsEndPrunesTheAppsEndsRecordedAWeekBefore() throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(schema.url());
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("INSERT INTO cocoindex_run_end(app, version, ended_at) VALUES"
+          + " ('app', 100, now() - interval '8 days'), ('app', 101, now() - interval '6 days'),"
+          + " ('other', 100, now() - interval '8 days')");
+      long v1 = a.nextVersion(APP);
+      a.runEnded(APP, v1);
+      List<String> ends = new java.util.ArrayList<>();
+      try (java.sql.ResultSet rs = s.executeQuery(
+          "SELECT app || ' ' || version FROM cocoindex_run_end ORDER BY app, version")) {
+        while (rs.next()) {
+          ends.add(rs.getString(1));
+        }
+      }
+      assertThat(ends).containsExactly("app " + v1, "app 101", "other 100");
+      try (java.sql.ResultSet rs = s.executeQuery("SELECT indexdef FROM pg_indexes"
+          + " WHERE schemaname = current_schema() AND tablename = 'cocoindex_run_end'"
+          + " AND indexname = 'cocoindex_run_end_ended_at'")) {
+        assertThat(rs.next()).as("the index the pruning goes by").isTrue();
+        assertThat(rs.getString(1)).endsWith("(app, ended_at)");
+      }
+    }
+  }
+
   @Test
   void runsOfAnotherAppOrSchemaDoNotCount() throws Exception {
     long v1 = a.nextVersion(APP);

@@ -27,8 +27,7 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
       codec.write(out, value);
     } catch (RuntimeException e) {
       out.release();
-      throw new CodecException(
-          "cannot serialize a value of " + codec.type().getName() + ": " + e.getMessage(), e);
+      throw encodeFailure(value, e);
     }
     return out.finish();
   }
@@ -72,8 +71,7 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
     try {
       return codec.copy(value);
     } catch (RuntimeException e) {
-      throw new CodecException(
-          "cannot serialize a value of " + codec.type().getName() + ": " + e.getMessage(), e);
+      throw encodeFailure(value, e);
     }
   }
 
@@ -89,8 +87,7 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
       try {
         codec.write(tape, value);
       } catch (RuntimeException e) {
-        throw new CodecException(
-            "cannot serialize a value of " + codec.type().getName() + ": " + e.getMessage(), e);
+        throw encodeFailure(value, e);
       }
       ValueReader reader = tape.reader();
       T copied;
@@ -105,6 +102,24 @@ final class GeneratedCodecAdapter<T> implements Codec<T> {
     } finally {
       tape.release();
     }
+  }
+
+  /**
+   * Why {@code value} could not be written. A value of another class reaches a codec only through
+   * an unchecked type argument (a child provider's {@code C}, inferred where {@code
+   * declareTargetStateWithChild} or {@code mountTarget} is assigned): say so, rather than quote
+   * the {@code ClassCastException}.
+   */
+  private CodecException encodeFailure(Object value, RuntimeException e) {
+    if (e instanceof ClassCastException && value != null && !codec.type().isInstance(value)) {
+      return new CodecException("cannot serialize a " + value.getClass().getName() + " as "
+          + codec.type().getName() + ": the handler takes " + codec.type().getName()
+          + " here, so declare values of that type (a child provider's value type, inferred where"
+          + " declareTargetStateWithChild or mountTarget is assigned, must be the V of the"
+          + " container's child handler)", e);
+    }
+    return new CodecException(
+        "cannot serialize a value of " + codec.type().getName() + ": " + e.getMessage(), e);
   }
 
   private RuntimeException decodeFailure(RuntimeException e) {

@@ -62,6 +62,22 @@ class GeneratedCodecAdapterTest {
 
   static final GeneratedCodecAdapter<Point> POINTS = new GeneratedCodecAdapter<>(new PointCodec());
 
+  /**
+   * A value of another class, which only an unchecked type argument lets through (a child
+   * provider whose value type was inferred wrongly), is named with the type to declare instead.
+   */
+  @Test
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void aValueOfAnotherClassNamesTheTypeToDeclare() {
+    GeneratedCodecAdapter<Object> points = (GeneratedCodecAdapter) POINTS;
+    String expected = "cannot serialize a java.lang.Integer as " + Point.class.getName()
+        + ": the handler takes " + Point.class.getName() + " here, so declare values of that type";
+    assertThatThrownBy(() -> points.encode(42))
+        .isInstanceOf(CodecException.class).hasMessageStartingWith(expected);
+    assertThatThrownBy(() -> points.copy(42))
+        .isInstanceOf(CodecException.class).hasMessageStartingWith(expected);
+  }
+
   static final class ShapeCodec implements GeneratedCodec<Shape> {
     static final FieldNames FIELDS = new FieldNames("Shape", "name", "points", "inner");
     /** The point decoded from {@code inner} while the shape was being read. */
