@@ -481,8 +481,10 @@ class BatchLeaseTest {
 
   /**
    * A lease whose mark fails (a trigger of the test's refuses it) is given back all the same,
-   * and only once: the lock it was given back with, no other. Its claim is left unmarked, so
-   * once its run dies it is taken over.
+   * and the other lease of its batch stays held. Its claim is left unmarked, so once its run dies
+   * it is taken over. (That no lock is given back twice, which would drop a second hold of it by
+   * the session, is argued from the statement's order, not shown here: the marks run as a
+   * one-time filter before any unlock.)
    */
   @Test
   void aLeaseWhoseMarkFailsIsGivenBackAllTheSame() throws Exception {
