@@ -214,16 +214,7 @@ class WorkerDiedMidRoundTest {
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
     value[0] = "v2";
-    bMayMount = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
-    awaitRunsAlive(1);
-
-    App a = worker(schema + "_a", mainA);
-    Throwable stopped = org.junit.jupiter.api.Assertions.assertThrows(Throwable.class, a::update);
-    assertThat(stopped).isInstanceOf(OutOfMemoryError.class);
-    bMayMount.countDown();
-
-    runB.get(1, TimeUnit.MINUTES);
+    runBWhileAStops(b, worker(schema + "_a", mainA));
     assertThat(rows.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
   }
 
@@ -265,16 +256,22 @@ class WorkerDiedMidRoundTest {
     assertThat(rowsB.takeLog()).containsExactly("create x1=v1");
 
     value[0] = "v2";
+    runBWhileAStops(b, worker(schema + "_a", mainA));
+    assertThat(rowsB.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
+  }
+
+  /**
+   * Starts B's run (its {@code main} waits for {@link #bMayMount}), runs A's to its stop on an
+   * out-of-memory error, then lets B go on and waits for its run to end.
+   */
+  private void runBWhileAStops(App b, App a) throws Exception {
     bMayMount = new CountDownLatch(1);
     CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
     awaitRunsAlive(1);
-
-    App a = worker(schema + "_a", mainA);
     Throwable stopped = org.junit.jupiter.api.Assertions.assertThrows(Throwable.class, a::update);
     assertThat(stopped).isInstanceOf(OutOfMemoryError.class);
     bMayMount.countDown();
     runB.get(1, TimeUnit.MINUTES);
-    assertThat(rowsB.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
   }
 
   /**
