@@ -118,7 +118,9 @@ class AttachmentTest extends EngineTestBase {
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("provider main has no attachment type 'vector_index'")
         .hasMessageContaining("index")
-        .hasMessageContaining("trigger");
+        .hasMessageContaining("trigger")
+        .hasMessageContaining("the keys of the map its attachments() returns")
+        .hasMessageContaining("AttachmentTest_MainHandler_Attachments.of(this)");
   }
 
   @Test

@@ -447,7 +447,8 @@ class ComponentTest extends EngineTestBase {
     });
     assertThatThrownBy(app::update)
         .isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("provider name 'rows' is already registered in this run");
+        .hasMessageContaining("provider name 'rows' is already registered in this run")
+        .hasMessageContaining("Register each provider once per run");
   }
 
   @Test

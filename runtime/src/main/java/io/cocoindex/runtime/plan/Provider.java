@@ -80,16 +80,22 @@ public final class Provider<V> implements TargetStateProvider<V> {
     Provider<?> p = attachments.get(type);
     if (p == null) {
       throw new IllegalArgumentException(
-          "provider "
-              + name
-              + " has no attachment type '"
-              + type
-              + "'; its handler "
-              + binding.handler().getClass().getName()
-              + " declares "
-              + attachments.keySet());
+          noAttachmentType(type, binding.handler(), attachments.keySet()));
     }
     return (Provider<W>) p;
+  }
+
+  /** Why an attachment type is unknown, and how a handler declares its types. */
+  private String noAttachmentType(String type, Object handler, java.util.Set<String> declared) {
+    Class<?> c = handler.getClass();
+    // The processor names a handler's generated class after its simple names joined by '_'.
+    String generated = c.isAnonymousClass() || c.isSynthetic() ? "<Handler>"
+        : c.getName().substring(c.getPackageName().isEmpty() ? 0
+            : c.getPackageName().length() + 1).replace('$', '_');
+    return "provider " + name + " has no attachment type '" + type + "'; its handler "
+        + c.getName() + " declares " + declared + ": a handler's attachment types are the keys"
+        + " of the map its attachments() returns (a handler with @Attachment methods returns "
+        + generated + "_Attachments.of(this) from it)";
   }
 
   @Override
@@ -167,9 +173,8 @@ public final class Provider<V> implements TargetStateProvider<V> {
       atts.put(e.getKey(), att);
     }
     for (Map.Entry<String, Provider<?>> unknown : pendingAttachments.entrySet()) {
-      unknown.getValue().markUnresolved("provider " + name + " has no attachment type '"
-          + unknown.getKey() + "'; its handler " + handler.getClass().getName() + " declares "
-          + defs.keySet());
+      unknown.getValue().markUnresolved(
+          noAttachmentType(unknown.getKey(), handler, defs.keySet()));
     }
     pendingAttachments.clear();
     this.generation = generation;

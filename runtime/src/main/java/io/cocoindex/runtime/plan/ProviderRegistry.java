@@ -38,7 +38,8 @@ public final class ProviderRegistry {
     if (roots.putIfAbsent(name, p) != null) {
       throw new IllegalStateException(
           "provider name '" + name + "' is already registered in this run: provider names must be"
-              + " unique in an app");
+              + " unique in an app. Register each provider once per run (in main, say) and pass"
+              + " the TargetStateProvider it returns to the components that declare through it");
     }
     p.resolve(handler, 0, 0, codecs);
     return p;
