@@ -8,8 +8,9 @@ import java.util.Objects;
  * @param action the operation to apply
  * @param sink the sink that applies it; actions of the same sink instance are batched together
  * @param trackingRecord what to remember for the next run; {@code null} records non-existence,
- *     so a Delete returns {@code null} (a Delete that keeps a record leaves the state tracked as
- *     existing, and a state no longer declared is then deleted again on every run)
+ *     so a Delete returns {@code null} (for a state no longer declared, a Delete with a record
+ *     fails its component: kept, the record would leave the state tracked as existing, and it
+ *     would be deleted again on every run)
  * @param childInvalidation for containers: how this change affects the children, or {@code null}
  * @param <A> the action type
  * @param <R> the tracking record type

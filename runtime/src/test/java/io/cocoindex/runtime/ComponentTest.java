@@ -439,6 +439,40 @@ class ComponentTest extends EngineTestBase {
     }
   }
 
+  /**
+   * A handler that deletes a state no longer declared but returns a tracking record with the
+   * Delete fails the run, naming itself and the key, and applies nothing. (The record kept the
+   * state tracked, and the state was deleted again in every run.)
+   */
+  @Test
+  void aDeleteReturnedWithATrackingRecordIsAClearErrorAndNothingIsApplied() {
+    List<String> applied = new java.util.concurrent.CopyOnWriteArrayList<>();
+    io.cocoindex.TargetActionSink<String> sink = io.cocoindex.TargetActionSink.of(
+        actions -> actions.forEach(a -> applied.add(a.verb() + " " + a.value())));
+    io.cocoindex.TargetHandler<String, String, String> keepsARecord =
+        (key, desired, prev, mayBeMissing) -> desired != null
+            ? (prev.contains(desired) ? null : io.cocoindex.TargetReconcileOutput.of(
+                io.cocoindex.TargetAction.create(desired), sink, desired))
+            : io.cocoindex.TargetReconcileOutput.of(
+                io.cocoindex.TargetAction.delete(key.asString()), sink, "gone");
+    boolean[] declared = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "kept", keepsARecord);
+      ctx.mount("c", c -> {
+        if (declared[0]) {
+          declareTargetState(c, p.targetState("k", "v"));
+        }
+      });
+    });
+    app.update();
+    declared[0] = false;
+    assertThatThrownBy(app::update)
+        .isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("of provider kept returned a Delete with a tracking record for key")
+        .hasMessageContaining("a deletion's tracking record is null");
+    assertThat(applied).as("the deletion not applied").containsExactly("create v");
+  }
+
   @Test
   void duplicateProviderNameIsAClearError() {
     App app = app(ctx -> {

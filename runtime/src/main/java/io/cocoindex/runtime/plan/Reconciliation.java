@@ -141,6 +141,14 @@ final class Reconciliation {
     if (out == null) {
       return new Reconciliation(provider, key, path, row, fresh, null, null, null, run.version);
     }
+    if (desired == null && out.action() instanceof TargetAction.Delete
+        && out.trackingRecord() != null) {
+      // Kept, the record would keep the state tracked, and it would be deleted again every run.
+      throw new IllegalStateException("handler " + b.handler().getClass().getName()
+          + " of provider " + provider.name() + " returned a Delete with a tracking record for"
+          + " key " + key + ", which is no longer declared: a deletion's tracking record is"
+          + " null (TargetReconcileOutput.of(TargetAction.delete(...), sink, null))");
+    }
     byte[] record = out.trackingRecord() == null ? null
         : b.recordCodec().encode(out.trackingRecord());
     Object value = out.action().value();
