@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -226,6 +227,29 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
     }
     Collections.sort(out);
     return out;
+  }
+
+  /**
+   * {@link #pending} of {@code app}, checking that the preview behind it left the external system
+   * as it was: {@code external} reads what your connector's target holds (the rows, files or keys
+   * it may touch, as a value with {@code equals}), once before the preview and once after. A
+   * preview calls every handler's {@code reconcile} and the child-handler factories, and applies
+   * nothing; a target it changed means one of those does I/O, which {@code docs/CONNECTORS.md}
+   * forbids (it would run in a preview, and again on every retry).
+   *
+   * @throws AssertionError naming what the target held before and after, when they differ
+   */
+  public List<String> pendingLeavingTheTargetAsItWas(App app, Supplier<?> external) {
+    Objects.requireNonNull(external, "external");
+    Object before = external.get();
+    List<String> pending = pending(app);
+    Object after = external.get();
+    if (!Objects.equals(before, after)) {
+      throw new AssertionError("a preview of app '" + app.name() + "' changed the target: "
+          + before + " before, " + after + " after. A handler's reconcile and a child-handler"
+          + " factory must do no I/O (docs/CONNECTORS.md): move it to the sink");
+    }
+    return pending;
   }
 
   private Made made(App app, String what) {

@@ -65,6 +65,39 @@ class CocoIndexExtensionTest {
     });
   }
 
+  /**
+   * A handler that writes to its target in {@code reconcile} (here, a key it marks as seen) is
+   * caught by a preview: the check names what the target held before and after, and the I/O to
+   * move. A handler that does none passes, and the pending changes come back.
+   */
+  @Test
+  void aPreviewThatChangesTheTargetIsCaught() {
+    Map<String, String> target = new TreeMap<>();
+    TargetActionSink<Put> sink = TargetActionSink.of(actions -> actions.forEach(
+        a -> target.put(a.value().key(), a.value().value())));
+    boolean[] writesInReconcile = {false};
+    KvHandler kv = new KvHandler(sink);
+    TargetHandler<String, String, Put> handler = (key, desired, prev, mbm) -> {
+      if (writesInReconcile[0]) {
+        target.put(key.asString() + ".seen", "yes"); // I/O where none belongs
+      }
+      return kv.reconcile(key, desired, prev, mbm);
+    };
+    App app = coco.app(ctx -> {
+      var p = registerRootTargetStatesProvider(ctx, "kv", handler);
+      data.forEach((k, v) -> declareTargetState(ctx, p.targetState(k, v)));
+    });
+    assertThat(coco.pendingLeavingTheTargetAsItWas(app, () -> new TreeMap<>(target)))
+        .containsExactly("kv update \"a\"", "kv update \"b\"");
+
+    writesInReconcile[0] = true;
+    assertThatThrownBy(() -> coco.pendingLeavingTheTargetAsItWas(app, () -> new TreeMap<>(target)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("a preview of app")
+        .hasMessageContaining("changed the target: {} before, {a.seen=yes, b.seen=yes} after")
+        .hasMessageContaining("must do no I/O");
+  }
+
   @Test
   void updateTwiceReturnsTheSecondRunsActions() {
     App app = kvApp();
