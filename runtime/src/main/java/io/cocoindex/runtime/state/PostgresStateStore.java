@@ -85,13 +85,13 @@ public final class PostgresStateStore extends JdbcStateStore {
    * #readRunsSeen} read them before this statement began, or that ended ({@code
    * cocoindex_run_end}, read in this statement's snapshot, which follows that read: a run gives
    * its lock back only once its end is recorded), or that marked the claim finished (copied its
-   * claimed_at to run_finished_at as it gave the component back). A claim of a
-   * run that died (its worker killed, its sessions gone) or was stopped early (no end recorded),
-   * and that it did not mark finished, is taken over: no other live worker will process that
-   * component in the round. A finished one stands: that run's input may be newer than this
-   * one's. A claim written before claims named their run is kept as it was,
-   * and so is one a worker of that version moved since (its claimed_at no longer the one written
-   * with the run: the run named is then an earlier round's, not the claimer's).
+   * claimed_at to run_finished_at as it gave the component back). A claim of a run that died
+   * (its worker killed, its sessions gone) or was stopped early (no end recorded), and that it
+   * did not mark finished, is taken over: no other live worker will process that component in
+   * the round. A finished one stands: that run's input may be newer than this one's. A claim
+   * written before claims named their run is kept as it was, and so is one a worker of that
+   * version moved since (its claimed_at no longer the one written with the run: the run named
+   * is then an earlier round's, not the claimer's).
    */
   private static final String UNLESS_CLAIMED_SINCE =
       " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
