@@ -2,7 +2,6 @@ package io.cocoindex.processor.validate;
 
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.TypeName;
-import io.cocoindex.TargetHandler;
 import io.cocoindex.processor.diag.Message;
 import io.cocoindex.processor.diag.Reporter;
 import io.cocoindex.processor.mirror.AttachmentAnnotation;
@@ -195,7 +194,7 @@ public final class AttachmentValidator {
           && m.getParameters().isEmpty()
           && !m.getModifiers().contains(Modifier.STATIC)) {
         return !(m.getEnclosingElement() instanceof TypeElement owner
-            && owner.getQualifiedName().contentEquals(TargetHandler.class.getCanonicalName()));
+            && owner.getQualifiedName().contentEquals(TypeInspector.TARGET_HANDLER));
       }
     }
     return true;

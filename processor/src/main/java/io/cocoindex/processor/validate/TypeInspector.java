@@ -19,7 +19,8 @@ import javax.lang.model.util.Types;
 
 /** Questions about types and elements that several validators ask. */
 public final class TypeInspector {
-  private static final String TARGET_HANDLER = TargetHandler.class.getCanonicalName();
+  /** The handler interface's qualified name, as elements give it. */
+  static final String TARGET_HANDLER = TargetHandler.class.getCanonicalName();
 
   private final Types types;
 

@@ -1030,10 +1030,16 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public void runAborted(String app, long version) {
-    RunStart run = runStarts.get(app);
-    if (run != null && run.version() == version && runLocks.containsKey(new RunId(app, version))) {
+    RunStart run = runStart(app, version);
+    if (run != null && runLocks.containsKey(new RunId(app, version))) {
       run.aborted().set(true);
     }
+  }
+
+  /** This store's run {@code version} of {@code app}, if it is the last one it started. */
+  private RunStart runStart(String app, long version) {
+    RunStart run = runStarts.get(app);
+    return run != null && run.version() == version ? run : null;
   }
 
   /**
@@ -1048,8 +1054,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     if (key == null) {
       return;
     }
-    RunStart run = runStarts.get(app);
-    if (run != null && run.version() == version && run.aborted().get()) {
+    if (stopped(runStart(app, version))) {
       try {
         releaser.awaitGivenBack();
       } catch (RuntimeException e) {
