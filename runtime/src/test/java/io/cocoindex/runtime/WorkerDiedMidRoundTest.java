@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.PostgresStateStore;
+import io.cocoindex.runtime.state.StateStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -19,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,8 +68,13 @@ class WorkerDiedMidRoundTest {
   }
 
   App worker(String name, Consumer<Ctx> main) {
-    PostgresStateStore store = PostgresStateStore.open(
-        TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + name);
+    return worker(name, main, store -> store);
+  }
+
+  /** A worker on a store of its own, as {@code decorate} makes it of the PostgreSQL one. */
+  App worker(String name, Consumer<Ctx> main, UnaryOperator<StateStore> decorate) {
+    StateStore store = decorate.apply(PostgresStateStore.open(
+        TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + name));
     App app = App.create("w", Environment.builder().stateStore(store).build(), main);
     closeLast.add(store);
     closeLast.add(app);
@@ -185,6 +193,243 @@ class WorkerDiedMidRoundTest {
       // its sessions are gone
     }
     assertThat(rows.takeLog()).as("nothing more from A").isEmpty();
+  }
+
+  /**
+   * As above, but A dies after x's commit and before x's lease is given back (the release
+   * thread's next batch): B, with its older input, leaves x all the same, and "x1" keeps the
+   * newer value. (x's claim was marked finished only as its lease was given back: B took x over
+   * and wrote "x1=v2" over A's "x1=v3", which stayed until the next run.)
+   */
+  @Test
+  void aComponentAWorkerCommittedBeforeItDiedKeepsWhatItWroteThoughItsLeaseWasNotGivenBack()
+      throws Exception {
+    Rows rows = new Rows();
+    String[] value = {"v1"};
+    CountDownLatch[] bReadItsInput = {new CountDownLatch(0)};
+    Consumer<Ctx> mainA = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      String input = value[0];
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
+    };
+    Consumer<Ctx> mainB = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      String input = value[0];
+      bReadItsInput[0].countDown();
+      await(bMayMount);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
+    };
+    App b = worker(schema + "_b", mainB);
+    b.update();
+    assertThat(rows.takeLog()).containsExactly("create x1=v1");
+
+    value[0] = "v2";
+    bMayMount = new CountDownLatch(1);
+    bReadItsInput[0] = new CountDownLatch(1);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    assertThat(bReadItsInput[0].await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+
+    value[0] = "v3";
+    GiveBackHeld[] storeA = new GiveBackHeld[1];
+    App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    try {
+      assertThat(storeA[0].givingBack.await(1, TimeUnit.MINUTES)).as("x committed").isTrue();
+      assertThat(rows.takeLog()).as("A wrote x").containsExactly("update x1=v3");
+      TestPostgres.terminateSessions(baseUrl, schema + "_a");
+      bMayMount.countDown();
+      runB.get(1, TimeUnit.MINUTES);
+      assertThat(rows.takeLog()).as("B left x").isEmpty();
+    } finally {
+      storeA[0].mayGiveBack.countDown();
+    }
+    try {
+      runA.get(1, TimeUnit.MINUTES);
+    } catch (java.util.concurrent.ExecutionException expected) {
+      // its sessions are gone
+    }
+    assertThat(rows.takeLog()).as("nothing more from A").isEmpty();
+  }
+
+  /**
+   * As above, but A lives on and its run is stopped (out of memory in "y") after x's commit and
+   * before x's lease is given back: x stays finished, and B, with its older input, leaves it.
+   * (The leases of a run stopped early are given back without marking their claims, so x looked
+   * half done: B took it over and wrote "x1=v2" over A's "x1=v3".)
+   */
+  @Test
+  void aComponentCommittedBeforeItsRunWasStoppedKeepsWhatItWrote() throws Exception {
+    Rows rows = new Rows();
+    String[] value = {"v1"};
+    CountDownLatch[] bReadItsInput = {new CountDownLatch(0)};
+    GiveBackHeld[] storeA = new GiveBackHeld[1];
+    Consumer<Ctx> mainA = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      String input = value[0];
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
+      ctx.mount("y", c -> {
+        awaitManaged(storeA[0].givingBack);
+        throw new OutOfMemoryError("scripted: the worker ran out of memory in y");
+      });
+    };
+    Consumer<Ctx> mainB = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      String input = value[0];
+      bReadItsInput[0].countDown();
+      await(bMayMount);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
+    };
+    App b = worker(schema + "_b", mainB);
+    b.update();
+    assertThat(rows.takeLog()).containsExactly("create x1=v1");
+
+    value[0] = "v2";
+    bMayMount = new CountDownLatch(1);
+    bReadItsInput[0] = new CountDownLatch(1);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    assertThat(bReadItsInput[0].await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+
+    value[0] = "v3";
+    App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    try {
+      assertThat(storeA[0].givingBack.await(1, TimeUnit.MINUTES)).as("x committed").isTrue();
+      assertThat(storeA[0].aborted.await(1, TimeUnit.MINUTES)).as("A's run stopped").isTrue();
+    } finally {
+      storeA[0].mayGiveBack.countDown();
+    }
+    java.util.concurrent.ExecutionException stopped = org.junit.jupiter.api.Assertions.assertThrows(
+        java.util.concurrent.ExecutionException.class, () -> runA.get(1, TimeUnit.MINUTES));
+    assertThat(stopped.getCause()).isInstanceOf(OutOfMemoryError.class);
+    assertThat(rows.takeLog()).as("A wrote x").containsExactly("update x1=v3");
+
+    bMayMount.countDown();
+    runB.get(1, TimeUnit.MINUTES);
+    assertThat(rows.takeLog()).as("B left x").isEmpty();
+  }
+
+  /**
+   * B's run starts and reads its input, which mounts "s", and its {@code main} waits. The input
+   * changes: A's run mounts "x" alone, its orphan sweep deletes "s1" and s's record, and A dies
+   * before the sweep gives s's lease back. B mounts "s" next, with its older input: claimed since
+   * B's run started by a run that died, but finished by it (swept), so B leaves it, and "s1"
+   * stays deleted. (The sweep's claims were marked finished only as their leases were given
+   * back, at the sweep's end: B took s over and created "s1" again, which stayed until the next
+   * run.)
+   */
+  @Test
+  void aComponentSweptBeforeItsWorkerDiedStaysSweptThoughItsLeaseWasNotGivenBack()
+      throws Exception {
+    Rows rows = new Rows();
+    boolean[] mountsS = {true};
+    CountDownLatch[] bReadItsInput = {new CountDownLatch(0)};
+    Consumer<Ctx> mainA = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", "v1")));
+    };
+    Consumer<Ctx> mainB = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      boolean withS = mountsS[0];
+      bReadItsInput[0].countDown();
+      await(bMayMount);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", "v1")));
+      if (withS) {
+        ctx.mount("s", c -> declareTargetState(c, p.targetState("s1", "v1")));
+      }
+    };
+    App b = worker(schema + "_b", mainB);
+    b.update();
+    assertThat(rows.takeLog()).containsExactlyInAnyOrder("create x1=v1", "create s1=v1");
+
+    bMayMount = new CountDownLatch(1);
+    bReadItsInput[0] = new CountDownLatch(1);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    assertThat(bReadItsInput[0].await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+
+    mountsS[0] = false;
+    GiveBackHeld[] storeA = new GiveBackHeld[1];
+    App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, true));
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    try {
+      assertThat(storeA[0].givingBack.await(1, TimeUnit.MINUTES)).as("s swept").isTrue();
+      assertThat(rows.takeLog()).as("A swept s").containsExactly("delete s1");
+      TestPostgres.terminateSessions(baseUrl, schema + "_a");
+      bMayMount.countDown();
+      runB.get(1, TimeUnit.MINUTES);
+      assertThat(rows.takeLog()).as("B left s").isEmpty();
+    } finally {
+      storeA[0].mayGiveBack.countDown();
+    }
+    try {
+      runA.get(1, TimeUnit.MINUTES);
+    } catch (java.util.concurrent.ExecutionException expected) {
+      // its sessions are gone
+    }
+    assertThat(rows.takeLog()).as("nothing more from A").isEmpty();
+  }
+
+  /**
+   * A store whose first component lease (one of the orphan sweep's, with {@code sweep}), once
+   * closed (its component done), is given back only when the test lets it: the worker can die
+   * in between.
+   */
+  static final class GiveBackHeld extends ForwardingStateStore {
+    final CountDownLatch givingBack = new CountDownLatch(1);
+    final CountDownLatch mayGiveBack = new CountDownLatch(1);
+    /** Counted down once the engine told the store the run was stopped early. */
+    final CountDownLatch aborted = new CountDownLatch(1);
+    private final boolean sweep;
+    private final java.util.concurrent.atomic.AtomicBoolean first =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+
+    GiveBackHeld(StateStore store, boolean sweep) {
+      super(store);
+      this.sweep = sweep;
+    }
+
+    @Override
+    public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
+      AutoCloseable lease = super.leaseComponent(app, componentPath, wait);
+      return sweep ? lease : held(lease);
+    }
+
+    @Override
+    public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+      List<AutoCloseable> leases = new ArrayList<>(super.leaseComponents(app, componentPaths));
+      if (!sweep) {
+        leases.replaceAll(this::held);
+      }
+      return leases;
+    }
+
+    @Override
+    public List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> componentPaths) {
+      List<AutoCloseable> leases =
+          new ArrayList<>(super.leaseComponentsToSweep(app, componentPaths));
+      if (sweep) {
+        leases.replaceAll(this::held);
+      }
+      return leases;
+    }
+
+    @Override
+    public void runAborted(String app, long version) {
+      super.runAborted(app, version);
+      aborted.countDown();
+    }
+
+    private AutoCloseable held(AutoCloseable lease) {
+      if (lease == null) {
+        return null;
+      }
+      return () -> {
+        if (first.compareAndSet(true, false)) {
+          givingBack.countDown();
+          awaitManaged(mayGiveBack);
+        }
+        lease.close();
+      };
+    }
   }
 
   /**
@@ -401,6 +646,31 @@ class WorkerDiedMidRoundTest {
         assertThat(System.nanoTime()).as("claims finished").isLessThan(deadline);
         Thread.sleep(10);
       }
+    }
+  }
+
+  /**
+   * Waits for {@code latch} on a component pool's thread as a managed block: the pool then runs
+   * the run's other tasks on a spare.
+   */
+  private static void awaitManaged(CountDownLatch latch) {
+    try {
+      java.util.concurrent.ForkJoinPool.managedBlock(
+          new java.util.concurrent.ForkJoinPool.ManagedBlocker() {
+            @Override
+            public boolean block() {
+              await(latch);
+              return true;
+            }
+
+            @Override
+            public boolean isReleasable() {
+              return latch.getCount() == 0;
+            }
+          });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 

@@ -680,6 +680,11 @@ public final class ComponentCommit {
       // fails keeps its record, and its memo would carry the taken states forward).
       invalidateAncestorMemos(writes);
     }
+    if (!writes.isEmpty() && !run.store.exclusiveWhileLocked()) {
+      // Its claim is marked finished with the commit, not only as its lease is given back: a
+      // worker dying in between would leave it to be taken over, with an older input maybe.
+      writes.add(new StateWrite.ComponentDone(in.component.encoded(), run.version));
+    }
     boolean leftToRun = settledByRun;
     Runnable committed = () -> {
       if (leftToRun) {

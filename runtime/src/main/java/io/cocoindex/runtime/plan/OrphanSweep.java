@@ -370,11 +370,24 @@ public final class OrphanSweep {
     Set<TargetPath> concerned = new HashSet<>();
     for (TargetPath component : recordsAwaitingUnresolved) {
       if (!keptOwners.contains(component)) {
-        commit.add(new StateWrite.DeleteComponent(component.encoded()));
+        deleteRecord(component, commit);
         concerned.add(component);
       }
     }
     write(commit, concerned, addDeferredMemos(commit, keptOwners));
+  }
+
+  /**
+   * Adds to {@code commit} the deletion of a stale component's record, which ends the sweep's
+   * work on it: on a store shared by workers its claim is marked finished in the same write (a
+   * worker dying before the sweep gives its lease back leaves it as swept, not as half done).
+   */
+  private void deleteRecord(TargetPath component, List<StateWrite> commit) {
+    byte[] path = component.encoded();
+    commit.add(new StateWrite.DeleteComponent(path));
+    if (!run.store.exclusiveWhileLocked()) {
+      commit.add(new StateWrite.ComponentDone(path, run.version));
+    }
   }
 
   /**
@@ -774,7 +787,7 @@ public final class OrphanSweep {
       if (unresolvedOwners.contains(component)) {
         recordsAwaitingUnresolved.add(component);
       } else if (!keptOwners.contains(component)) {
-        commit.add(new StateWrite.DeleteComponent(component.encoded()));
+        deleteRecord(component, commit);
         concerned.add(component);
         deletedRecords.add(component);
       }

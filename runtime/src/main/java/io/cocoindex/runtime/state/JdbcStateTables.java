@@ -629,7 +629,8 @@ public class JdbcStateTables {
 
   /**
    * Batches a {@link StateWrite.PutComponent}, {@link StateWrite.DeleteComponent}, {@link
-   * StateWrite.ForgetMemo} or {@link StateWrite.InvalidateMemo}.
+   * StateWrite.ForgetMemo} or {@link StateWrite.InvalidateMemo}; a {@link
+   * StateWrite.ComponentDone} writes nothing here.
    */
   final void writeComponent(StatementBatches out, String app, StateWrite w) throws SQLException {
     if (w instanceof StateWrite.PutComponent pc) {
@@ -665,6 +666,8 @@ public class JdbcStateTables {
         invalidate.setBytes(3, forgottenMemoMark(im.runVersion() - 1));
       }
       invalidate.addBatch();
+    } else if (w instanceof StateWrite.ComponentDone) {
+      // The claims are the shared store's, which marks them in its own statement.
     } else {
       throw new IllegalArgumentException("not a component write: " + w);
     }

@@ -26,7 +26,8 @@ import javax.sql.DataSource;
  * need no table, cost no writes, and are released by the server the moment a worker's connection
  * drops: a worker killed with {@code kill -9} blocks nobody, and the components it claimed and
  * did not finish are taken over by the workers still in the round (a claim names its run, which
- * marks it finished as it gives the lock back), or finished by whichever worker runs next.
+ * marks it finished with the component's commit, or as it gives the lock back), or finished by
+ * whichever worker runs next.
  * Precommit and settle are read-modify-writes of locked rows ({@code SELECT ... FOR UPDATE}) in
  * one transaction, retried on deadlock or serialization failure.
  *
@@ -1193,13 +1194,33 @@ public final class PostgresStateStore extends JdbcStateStore {
     return ((long) ByteBuffer.wrap(fp).getInt() << 32) | (version & 0xFFFFFFFFL);
   }
 
-  /** Other workers lock the same rows: a deadlock or serialization failure is retried. */
+  /**
+   * Marks claims finished (parameters: their apps, paths and run versions) where the run's claim
+   * still stands, as {@link #MARK_AND_UNLOCK_SQL} does, in the transaction of the components'
+   * commits ({@link StateWrite.ComponentDone}). Claim rows are locked last in that transaction,
+   * and only those of components whose advisory locks this worker holds.
+   */
+  private static final String MARK_FINISHED_SQL = "UPDATE cocoindex_claim c"
+      + " SET run_finished_at = c.claimed_at FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
+      + " AS f(app, path, version) WHERE c.app = f.app AND c.path = f.path"
+      + " AND c.run_version = f.version AND c.run_claimed_at = c.claimed_at";
+
+  /**
+   * Other workers lock the same rows: a deadlock or serialization failure is retried. The claims
+   * of the components whose work ends in the group are marked finished in its transaction.
+   */
   @Override
   protected void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
+    List<FinishedClaim> done = componentsDone(group);
     for (int attempt = 1; ; attempt++) {
       try {
         synchronized (writeConnection) {
-          inTransaction(c -> tables.apply(c, group));
+          inTransaction(c -> {
+            tables.apply(c, group);
+            if (!done.isEmpty()) {
+              markFinished(c, done);
+            }
+          });
         }
         return;
       } catch (SQLException e) {
@@ -1217,6 +1238,36 @@ public final class PostgresStateStore extends JdbcStateStore {
           throw e;
         }
       }
+    }
+  }
+
+  /** The claims the group's {@link StateWrite.ComponentDone} writes mark finished. */
+  private static List<FinishedClaim> componentsDone(List<GroupCommitter.Batch> group) {
+    List<FinishedClaim> done = new java.util.ArrayList<>();
+    for (GroupCommitter.Batch b : group) {
+      for (StateWrite w : b.writes()) {
+        if (w instanceof StateWrite.ComponentDone d) {
+          done.add(new FinishedClaim(b.app(), d.path(), d.runVersion()));
+        }
+      }
+    }
+    return done;
+  }
+
+  private static void markFinished(Connection c, List<FinishedClaim> done) throws SQLException {
+    String[] apps = new String[done.size()];
+    byte[][] paths = new byte[done.size()][];
+    Long[] versions = new Long[done.size()];
+    for (int i = 0; i < apps.length; i++) {
+      apps[i] = done.get(i).app();
+      paths[i] = done.get(i).path();
+      versions[i] = done.get(i).version();
+    }
+    try (PreparedStatement ps = c.prepareStatement(MARK_FINISHED_SQL)) {
+      ps.setArray(1, c.createArrayOf("text", apps));
+      ps.setArray(2, c.createArrayOf("bytea", paths));
+      ps.setArray(3, c.createArrayOf("bigint", versions));
+      ps.executeUpdate();
     }
   }
 

@@ -11,7 +11,8 @@ public sealed interface StateWrite
         StateWrite.PutComponent,
         StateWrite.DeleteComponent,
         StateWrite.ForgetMemo,
-        StateWrite.InvalidateMemo {
+        StateWrite.InvalidateMemo,
+        StateWrite.ComponentDone {
 
   /** Insert or replace the tracking of one path. */
   record PutState(TrackedState state) implements StateWrite {}
@@ -109,4 +110,14 @@ public sealed interface StateWrite
    * recorded (see {@link PutComponent}).
    */
   record InvalidateMemo(byte[] path, long runVersion) implements StateWrite {}
+
+  /**
+   * The component at {@code path} ends its work of the run of version {@code runVersion} with
+   * this batch: its commit, or the orphan sweep's deletion of its record. A store shared by
+   * workers marks the run's claim of the component finished in the same transaction, so that a
+   * worker dying between this write and the give-back of the component's lease leaves the
+   * component as finished, not as half done for another worker to take over (see {@link
+   * StateStore#leaseComponents}). A store with one writer at a time has nothing to mark.
+   */
+  record ComponentDone(byte[] path, long runVersion) implements StateWrite {}
 }
