@@ -1,21 +1,32 @@
 package io.cocoindex.runtime.state;
 
 import io.cocoindex.Fingerprint;
+import io.cocoindex.runtime.state.PostgresRuns.RunStart;
+import io.cocoindex.runtime.state.PostgresRuns.RunsSeen;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A state store in PostgreSQL, shared by several worker processes running the same app.
@@ -46,13 +57,10 @@ import javax.sql.DataSource;
  * and the schema version is checked. Needs the {@code org.postgresql:postgresql} driver.
  */
 public final class PostgresStateStore extends JdbcStateStore {
-  private static final org.slf4j.Logger log =
-      org.slf4j.LoggerFactory.getLogger(PostgresStateStore.class);
+  private static final Logger log = LoggerFactory.getLogger(PostgresStateStore.class);
   static final int SCHEMA_VERSION = 1;
   private static final int LEASE_CONNECTIONS = 4;
   private static final int MAX_ATTEMPTS = 8;
-  /** How long the end of a run is recorded ({@link #recordRunEnded}). */
-  private static final String RUN_ENDS_KEPT = "7 days";
   /** Serializes schema creation across workers starting together. */
   private static final long SCHEMA_LOCK = 0x636f636f696e6465L;
 
@@ -65,84 +73,11 @@ public final class PostgresStateStore extends JdbcStateStore {
   private static final String TRY_LOCKS_SQL = "SELECT pg_try_advisory_lock(k) FROM"
       + " unnest(?::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i";
 
-  /**
-   * The runs of an app alive now, by the low 32 bits of their versions: the shared locks held on
-   * the app's run keys ({@link #runLockKey}). Parameter: the keys' high 32 bits. Read only when
-   * a claim in the round is met (a CTE is evaluated when first read), and only to tell whether
-   * the runs should be read again (see {@link #BATCH_LEASE_SQL}): it is read after the
-   * statement's snapshot was taken, so a run that records its end and gives its lock back in
-   * between looks dead to it.
-   */
-  private static final String LIVE_RUNS = "live AS MATERIALIZED (SELECT objid::bigint AS low"
-      + " FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"
-      + " AND classid::bigint = ?"
-      + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))";
-
-  /**
-   * The end of a claim's insert, for this run's version: it takes the component unless claimed
-   * at or after the first parameter's time (null: whatever the claim) by another run not known
-   * dead: one that is at or above the second parameter (the app's next version) or among the
-   * third's (the low 32 bits of the versions whose run locks were held), both as {@link
-   * #readRunsSeen} read them before this statement began, or that ended ({@code
-   * cocoindex_run_end}, read in this statement's snapshot, which follows that read: a run gives
-   * its lock back only once its end is recorded), or that marked the claim finished (copied its
-   * claimed_at to run_finished_at as it gave the component back). A claim of a run that died
-   * (its worker killed, its sessions gone) or was stopped early (no end recorded), and that it
-   * did not mark finished, is taken over: no other live worker will process that component in
-   * the round. A finished one stands: that run's input may be newer than this one's. A claim
-   * written before claims named their run is kept as it was, and so is one a worker of that
-   * version moved since (its claimed_at no longer the one written with the run: the run named
-   * is then an earlier round's, not the claimer's).
-   */
-  private static final String UNLESS_CLAIMED_SINCE =
-      " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
-          + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at,"
-          + " run_finished_at = NULL"
-          + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')"
-          + " OR (cocoindex_claim.run_claimed_at = cocoindex_claim.claimed_at"
-          + " AND cocoindex_claim.run_version <> excluded.run_version"
-          + " AND cocoindex_claim.run_version < ?"
-          + " AND NOT (cocoindex_claim.run_version & 4294967295) = ANY(CAST(? AS BIGINT[]))"
-          + " AND cocoindex_claim.run_finished_at IS DISTINCT FROM cocoindex_claim.claimed_at"
-          + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
-          + " WHERE e.app = cocoindex_claim.app AND e.version = cocoindex_claim.run_version))";
-
-  /**
-   * Leases background components in one round trip. Parameters: the app's run keys' high bits,
-   * the components' paths (bytea[]), their lock keys (bigint[]), the app, this worker's run
-   * version and start, the runs as last read ({@link #UNLESS_CLAIMED_SINCE}), then the app, this
-   * worker's run version and start again. Returns one row per lock taken: (path, claimed for this
-   * run, and null, or the unlock's result where another worker claimed it in this round, whose
-   * lock is given back at once, and whether that claim's run looks dead now: its lock held by
-   * none ({@link #LIVE_RUNS}) and its end not recorded; the runs are then read again and the
-   * component tried once more). The CTEs are materialized so that each lock is tried once.
-   */
-  private static final String BATCH_LEASE_SQL =
-      "WITH " + LIVE_RUNS + ","
-          + " req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
-          + " AS r(path, key)),"
-          + " locked AS MATERIALIZED (SELECT path, key FROM req WHERE pg_try_advisory_lock(key)),"
-          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at, run_version,"
-          + " run_claimed_at) SELECT ?, path, t, ?, t FROM (SELECT path, clock_timestamp() AS t"
-          + " FROM locked OFFSET 0) n"
-          + UNLESS_CLAIMED_SINCE + " RETURNING path)"
-          + " SELECT l.path, c.path IS NOT NULL,"
-          + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END,"
-          + " c.path IS NULL AND EXISTS (SELECT 1 FROM cocoindex_claim k"
-          + " WHERE k.app = ? AND k.path = l.path AND k.run_claimed_at = k.claimed_at"
-          + " AND k.run_version <> ? AND k.claimed_at >= ?"
-          + " AND k.run_finished_at IS DISTINCT FROM k.claimed_at"
-          + " AND NOT EXISTS (SELECT 1 FROM live WHERE live.low = k.run_version & 4294967295)"
-          + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
-          + " WHERE e.app = k.app AND e.version = k.run_version))"
-          + " FROM locked l LEFT JOIN claimed c ON c.path = l.path";
-
   private final DataSource dataSource;
   private final String description;
   /** Session advisory locks live on these; a key always uses the same one (it must unlock). */
   private final Connection[] leaseConnections;
-  private final java.util.concurrent.atomic.AtomicInteger nextLeaseConnection =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger nextLeaseConnection = new AtomicInteger();
   /**
    * The point reads every component makes (its record, the states it owns, the states it
    * declares for the first time), grouped across concurrently finishing components.
@@ -154,24 +89,21 @@ public final class PostgresStateStore extends JdbcStateStore {
   private final GroupReads<TrackedState> stateReads = new GroupReads<>(
       (app, paths) -> onReadConnection(c -> tables.statesAt(c, app, paths)), null);
   /** Gives advisory locks back in batches, off the engine's threads. */
-  private final LeaseReleaser releaser;
-  /** Per app, this store's run going on (or the last one). */
-  private final java.util.Map<String, RunStart> runStarts =
-      new java.util.concurrent.ConcurrentHashMap<>();
-  /** The locks of this store's runs still going, by run (see {@link #endedRuns}). */
-  private final Map<RunId, Long> runLocks = new java.util.concurrent.ConcurrentHashMap<>();
-  /** The schema of the store's tables, read once: part of the runs' lock keys. */
+  private final PostgresLeaseReleaser releaser;
+  /** This store's runs, and which runs of the apps are alive. */
+  private final PostgresRuns runs;
+  /** The claims of components for this store's runs. */
+  private final PostgresClaims claims;
+  /** The schema of the store's tables, read once: part of the lease and run lock keys. */
   private String schemaName = "";
   /** The database of the store's tables, read with {@link #schemaName}. */
   private String databaseName = "";
   /** See {@link #identity}. */
   private final String identity;
-  /** Per app, what the last read of its runs told. */
-  private final Map<String, RunsSeen> runsSeen = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** Opens the store at a JDBC URL ({@code jdbc:postgresql://host:port/db?user=...}). */
   public static PostgresStateStore open(String jdbcUrl) {
-    org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+    PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setURL(jdbcUrl);
     String safe = jdbcUrl.replaceAll("password=[^&]*", "password=***");
     return new PostgresStateStore(ds, safe);
@@ -192,7 +124,10 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
     initSchema();
     this.identity = identity(writeConnection, databaseName, schemaName);
-    this.releaser = new LeaseReleaser();
+    this.runs = new PostgresRuns(
+        leaseConnections, schemaName, tables, this::inTransaction, this::read);
+    this.claims = new PostgresClaims(runs);
+    this.releaser = new PostgresLeaseReleaser();
     start("cocoindex-pg-state-writer");
   }
 
@@ -270,7 +205,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       int at = rest.indexOf(stop);
       end = at < 0 ? end : Math.min(end, at);
     }
-    return rest.substring(0, end).toLowerCase(java.util.Locale.ROOT);
+    return rest.substring(0, end).toLowerCase(Locale.ROOT);
   }
 
   private static Connection connect(DataSource dataSource, String description) {
@@ -326,7 +261,8 @@ public final class PostgresStateStore extends JdbcStateStore {
           s.execute("CREATE TABLE IF NOT EXISTS cocoindex_run_end(app TEXT NOT NULL,"
               + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
               + " PRIMARY KEY(app, version))");
-          // Each run's end prunes the app's ends older than RUN_ENDS_KEPT by this index.
+          // Each run's end prunes the app's ends older than RUN_ENDS_KEPT (PostgresRuns) by
+          // this index.
           s.execute("CREATE INDEX IF NOT EXISTS cocoindex_run_end_ended_at"
               + " ON cocoindex_run_end(app, ended_at)");
           s.execute("CREATE TABLE IF NOT EXISTS " + tables.componentTable()
@@ -377,15 +313,15 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /**
-   * The lease of a component: its advisory lock, and a claim for this run. A background
-   * component ({@code wait} false) already claimed since this worker's run started was (or is
-   * being) processed by another worker in this round, and is skipped, unless that worker's run
-   * died (its sessions gone: see {@link #UNLESS_CLAIMED_SINCE}), whose component is taken over.
-   * A foreground component is processed whatever its claim says (its parent needs its result),
-   * and claims all the same: another worker whose run started earlier, and whose input no longer
-   * mounts it, must find it processed in this round and leave it to this worker, not sweep what
-   * this one declares there (see {@code OrphanSweep}). A run stopped early ({@link #runAborted})
-   * claims nothing: its background leases are refused, and a foreground one takes the lock only.
+   * The lease of a component: its advisory lock, and a claim for this run. A background component
+   * ({@code wait} false) already claimed since this worker's run started was (or is being)
+   * processed by another worker in this round, and is skipped, unless that worker's run died (its
+   * sessions gone: see {@link PostgresClaims#UNLESS_CLAIMED_SINCE}), whose component is taken over.
+   * A foreground component is processed whatever its claim says (its parent needs its result), and
+   * claims all the same: another worker whose run started earlier, and whose input no longer mounts
+   * it, must find it processed in this round and leave it to this worker, not sweep what this one
+   * declares there (see {@code OrphanSweep}). A run stopped early ({@link #runAborted}) claims
+   * nothing: its background leases are refused, and a foreground one takes the lock only.
    */
   @Override
   public AutoCloseable leaseComponent(String app, byte[] componentPath, boolean wait) {
@@ -394,8 +330,8 @@ public final class PostgresStateStore extends JdbcStateStore {
       return leaseComponents(app, List.of(componentPath)).get(0);
     }
     return lease(app, lockKey(app, componentPath), componentPath, true, connection -> {
-      if (!stopped(runStarts.get(app))) {
-        claimOverAny(connection, app, componentPath);
+      if (!PostgresRuns.stopped(runs.current(app))) {
+        claims.claimOverAny(connection, app, componentPath);
       }
       return true;
     }, "a component lease");
@@ -425,7 +361,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     while (firstHeld < n && locked[firstHeld]) {
       firstHeld++;
     }
-    List<AutoCloseable> leases = new java.util.ArrayList<>(n);
+    List<AutoCloseable> leases = new ArrayList<>(n);
     try {
       for (int i = 0; i < firstHeld; i++) {
         leases.add(releaser.lease(leaseConnection(keys[i]), keys[i], app, null, null));
@@ -447,10 +383,9 @@ public final class PostgresStateStore extends JdbcStateStore {
   /** Tries advisory locks {@code keys}, each on its lease connection; which ones it took. */
   private boolean[] tryLocks(long[] keys) {
     boolean[] locked = new boolean[keys.length];
-    Map<Connection, List<Integer>> byConnection = new java.util.IdentityHashMap<>();
+    Map<Connection, List<Integer>> byConnection = new IdentityHashMap<>();
     for (int i = 0; i < keys.length; i++) {
-      byConnection.computeIfAbsent(leaseConnection(keys[i]), c -> new java.util.ArrayList<>())
-          .add(i);
+      byConnection.computeIfAbsent(leaseConnection(keys[i]), c -> new ArrayList<>()).add(i);
     }
     try {
       for (Map.Entry<Connection, List<Integer>> e : byConnection.entrySet()) {
@@ -505,7 +440,7 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /** {@code e} if it is the first failure, else {@code failure} with {@code e} suppressed. */
-  private static SQLException firstWithRest(SQLException failure, SQLException e) {
+  static SQLException firstWithRest(SQLException failure, SQLException e) {
     if (failure == null) {
       return e;
     }
@@ -580,7 +515,7 @@ public final class PostgresStateStore extends JdbcStateStore {
    * Takes advisory lock {@code key} on its lease connection, polling while another session holds
    * it if {@code wait}; gives the lock back at once when {@code condition} fails. The lease of a
    * component the condition claimed ({@code claimed}) marks the claim finished as it is given
-   * back ({@link LeaseReleaser#lease}).
+   * back ({@link PostgresLeaseReleaser#lease}).
    *
    * @return the lease, or null when not granted
    */
@@ -613,7 +548,7 @@ public final class PostgresStateStore extends JdbcStateStore {
               throw e;
             }
             if (holds) {
-              return releaser.lease(leaseConnection, key, app, claimed, runStarts.get(app));
+              return releaser.lease(leaseConnection, key, app, claimed, runs.current(app));
             }
             unlock(leaseConnection, key);
             return null;
@@ -687,31 +622,30 @@ public final class PostgresStateStore extends JdbcStateStore {
     for (int i = 0; i < n; i++) {
       keys[i] = lockKey(app, paths[i]);
     }
-    RunStart run = runStarts.get(app);
-    if (stopped(run)) {
+    RunStart run = runs.current(app);
+    if (PostgresRuns.stopped(run)) {
       // Nothing it leases now will be committed: a claim would stand over another worker's
       // (one that finished the component in the round, say), and, left unmarked, have it taken
       // over as a dead run's once this run ends.
-      return java.util.Arrays.asList(new AutoCloseable[n]);
+      return Arrays.asList(new AutoCloseable[n]);
     }
     Connection leaseConnection =
         leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
-    java.util.Set<ByteKey> granted = new java.util.HashSet<>();
-    java.util.Set<ByteKey> lookDead = new java.util.HashSet<>();
+    Set<ByteKey> granted = new HashSet<>();
+    Set<ByteKey> lookDead = new HashSet<>();
     Long[] trying = keys;
     try {
       synchronized (leaseConnection) {
         // No run known dead at first: a read of the runs kept from earlier (endedRuns') may
         // predate a dropState, after which versions are allocated again from 1.
-        leaseBatch(leaseConnection, app, paths, keys, run, null, granted, lookDead);
+        claims.leaseBatch(leaseConnection, app, paths, keys, run, null, granted, lookDead);
         if (takeOverTheDead && !lookDead.isEmpty()) {
           // Claimed by runs that look dead now: read the runs (before the statement that takes
           // them over, whose snapshot then holds the end of any that gave its lock back) and try
           // those components once more.
-          RunsSeen seen = read("read which runs are alive", c -> readRunsSeen(c, app));
-          runsSeen.put(app, seen);
-          List<byte[]> again = new java.util.ArrayList<>();
-          List<Long> againKeys = new java.util.ArrayList<>();
+          RunsSeen seen = runs.read(app);
+          List<byte[]> again = new ArrayList<>();
+          List<Long> againKeys = new ArrayList<>();
           for (int i = 0; i < n; i++) {
             if (lookDead.remove(ByteKey.of(paths[i]))) {
               again.add(paths[i]);
@@ -719,7 +653,7 @@ public final class PostgresStateStore extends JdbcStateStore {
             }
           }
           trying = againKeys.toArray(new Long[0]);
-          leaseBatch(leaseConnection, app, again.toArray(new byte[0][]), trying, run, seen,
+          claims.leaseBatch(leaseConnection, app, again.toArray(new byte[0][]), trying, run, seen,
               granted, lookDead);
         }
       }
@@ -728,7 +662,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       // one locked (session locks outlive its error; which ones is not known, and giving back
       // one not held only warns), would be held until the store closes. This session holds no
       // other lease of a component it leases here.
-      java.util.Set<Long> held = new java.util.LinkedHashSet<>(List.of(trying));
+      Set<Long> held = new LinkedHashSet<>(List.of(trying));
       for (int i = 0; i < n; i++) {
         if (granted.contains(ByteKey.of(paths[i]))) {
           held.add(keys[i]);
@@ -743,100 +677,13 @@ public final class PostgresStateStore extends JdbcStateStore {
       }
       throw failure("take component leases", e);
     }
-    List<AutoCloseable> leases = new java.util.ArrayList<>(n);
+    List<AutoCloseable> leases = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       // Advisory locks are re-entrant per session: each granted row holds one lock to give back.
       leases.add(granted.contains(ByteKey.of(paths[i]))
           ? releaser.lease(leaseConnection, keys[i], app, paths[i], run) : null);
     }
     return leases;
-  }
-
-  /**
-   * Runs {@link #BATCH_LEASE_SQL} once on {@code leaseConnection}, taking over the claims of
-   * runs {@code seen} tells dead; adds to {@code granted} the components leased, and to {@code
-   * lookDead} those refused for a claim whose run looks dead now.
-   */
-  private void leaseBatch(Connection leaseConnection, String app, byte[][] paths, Long[] keys,
-      RunStart run, RunsSeen seen, java.util.Set<ByteKey> granted,
-      java.util.Set<ByteKey> lookDead) throws SQLException {
-    try (PreparedStatement ps = leaseConnection.prepareStatement(BATCH_LEASE_SQL)) {
-      ps.setLong(1, runLockKey(app, 0) >>> 32);
-      ps.setArray(2, leaseConnection.createArrayOf("bytea", paths));
-      ps.setArray(3, leaseConnection.createArrayOf("bigint", keys));
-      ps.setString(4, app);
-      int next = setClaimant(ps, 5, run, seen);
-      ps.setString(next, app);
-      setClaimant(ps, next + 1, run);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          if (rs.getBoolean(2)) {
-            granted.add(ByteKey.of(rs.getBytes(1)));
-          } else if (rs.getBoolean(4)) {
-            lookDead.add(ByteKey.of(rs.getBytes(1)));
-          }
-        }
-      }
-    }
-  }
-
-  /** Whether {@code run} was stopped early ({@link #runAborted}): it claims nothing more. */
-  private static boolean stopped(RunStart run) {
-    return run != null && run.aborted().get();
-  }
-
-  /**
-   * Claims the component for this run over any claim: a foreground component is processed
-   * whatever its claim says (its parent needs its result), and claimed so that an older run's
-   * sweep leaves it.
-   */
-  private void claimOverAny(Connection leaseConnection, String app, byte[] componentPath)
-      throws SQLException {
-    try (PreparedStatement ps = leaseConnection.prepareStatement(
-        "INSERT INTO cocoindex_claim(app, path, claimed_at, run_version, run_claimed_at)"
-        + " SELECT ?, ?, t, ?, t FROM (SELECT clock_timestamp() AS t) n"
-        + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
-        + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at,"
-        + " run_finished_at = NULL")) {
-      ps.setString(1, app);
-      ps.setBytes(2, componentPath);
-      setRunVersion(ps, 3, runStarts.get(app));
-      ps.executeUpdate();
-    }
-  }
-
-  /** Sets a claim's run version at {@code at}: {@code run}'s, or none outside a run. */
-  private static void setRunVersion(PreparedStatement ps, int at, RunStart run)
-      throws SQLException {
-    if (run == null) {
-      ps.setNull(at, java.sql.Types.BIGINT);
-    } else {
-      ps.setLong(at, run.version());
-    }
-  }
-
-  /**
-   * Sets a claim's run version at {@code at} and, after it, the time since which another run's
-   * claim stands: the run's start (none, outside a run: over any claim).
-   */
-  private static void setClaimant(PreparedStatement ps, int at, RunStart run)
-      throws SQLException {
-    setRunVersion(ps, at, run);
-    ps.setTimestamp(at + 1, run == null ? null : run.at());
-  }
-
-  /**
-   * {@link #setClaimant(PreparedStatement, int, RunStart)}, then the runs as last read ({@code
-   * seen}; none yet: no run known dead) for {@link #UNLESS_CLAIMED_SINCE}; the index of the next
-   * parameter.
-   */
-  private static int setClaimant(PreparedStatement ps, int at, RunStart run, RunsSeen seen)
-      throws SQLException {
-    setClaimant(ps, at, run);
-    ps.setLong(at + 2, seen == null ? Long.MIN_VALUE : seen.below());
-    ps.setArray(at + 3, ps.getConnection().createArrayOf("bigint",
-        seen == null ? new Long[0] : seen.aliveLowBits().toArray(new Long[0])));
-    return at + 4;
   }
 
   private static void unlock(Connection leaseConnection, long key) throws SQLException {
@@ -859,9 +706,9 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   @Override
-  public java.util.Optional<ComponentRecord> component(String app, byte[] path) {
+  public Optional<ComponentRecord> component(String app, byte[] path) {
     try {
-      return java.util.Optional.ofNullable(componentReads.get(app, path));
+      return Optional.ofNullable(componentReads.get(app, path));
     } catch (SQLException e) {
       throw failure("read a component", e);
     }
@@ -877,13 +724,13 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   @Override
-  public List<TrackedState> getAll(String app, java.util.Collection<byte[]> paths) {
+  public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
     if (paths.isEmpty()) {
       return List.of();
     }
     try {
-      List<TrackedState> out = new java.util.ArrayList<>(paths.size());
-      java.util.Map<ByteKey, byte[]> distinct = new java.util.LinkedHashMap<>();
+      List<TrackedState> out = new ArrayList<>(paths.size());
+      Map<ByteKey, byte[]> distinct = new LinkedHashMap<>();
       paths.forEach(p -> distinct.putIfAbsent(ByteKey.of(p), p));
       for (TrackedState s : stateReads.getAll(app, List.copyOf(distinct.values()))) {
         if (s != null) {
@@ -896,18 +743,9 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
   }
 
-  /** The leases this store holds, by app: taken and not yet closed. */
-  private final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> heldLeases =
-      new java.util.concurrent.ConcurrentHashMap<>();
-  /**
-   * Apps a run of which lost a task ({@link #runLostATask}), until none of their leases is held.
-   */
-  private final java.util.Set<String> lostATask =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
-
   @Override
   public void runLostATask(String app) {
-    lostATask.add(app);
+    releaser.runLostATask(app);
   }
 
   /**
@@ -918,110 +756,11 @@ public final class PostgresStateStore extends JdbcStateStore {
   @Override
   public long nextVersion(String app) {
     releaser.awaitGivenBack();
-    if (lostATask.contains(app)) {
-      java.util.concurrent.atomic.AtomicInteger held = heldLeases.get(app);
-      if (held != null && held.get() > 0) {
-        throw new StateStoreException("app '" + app + "' cannot run on this state store: a run"
-            + " of it in this process lost a task (one threw past itself) that holds "
-            + held.get() + " of its leases, which only closing the store gives back (they would"
-            + " have its runs skip those components for good, as another worker's). Close the"
-            + " store and open it again, best in a new process; the next run finishes what that"
-            + " one left, as after a crash");
-      }
-      lostATask.remove(app);
-    }
-    long[] version = new long[1];
-    java.sql.Timestamp[] started = new java.sql.Timestamp[1];
-    Long[] locked = new Long[1];
+    releaser.refuseRunWhileLostLeasesHeld(app);
     try {
-      inTransaction(c -> {
-        version[0] = tables.nextVersion(c, app);
-        started[0] = serverClock(c);
-        long key = runLockKey(app, version[0]);
-        takeRunLock(key);
-        locked[0] = key;
-      });
-    } catch (SQLException | RuntimeException e) {
-      if (locked[0] != null) {
-        try {
-          unlockRun(locked[0]); // the version was not allocated: a later run gets it
-        } catch (SQLException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-      }
-      throw e instanceof SQLException sql ? failure("allocate a run version", sql)
-          : (RuntimeException) e;
-    }
-    runLocks.put(new RunId(app, version[0]), locked[0]);
-    runStarts.put(app, new RunStart(started[0], version[0]));
-    return version[0];
-  }
-
-  /** The server's clock now: claims are compared by it, never by this host's. */
-  private static java.sql.Timestamp serverClock(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
-      rs.next();
-      return rs.getTimestamp(1);
-    }
-  }
-
-  /**
-   * A run of this store: when it started, in the server's clock, and its version; {@code
-   * aborted} once it was stopped early ({@link #runAborted}).
-   */
-  private record RunStart(java.sql.Timestamp at, long version,
-      java.util.concurrent.atomic.AtomicBoolean aborted) {
-    RunStart(java.sql.Timestamp at, long version) {
-      this(at, version, new java.util.concurrent.atomic.AtomicBoolean());
-    }
-  }
-
-  /**
-   * A run's lock: shared (two runs whose keys collide do not wait for each other, and both look
-   * alive, which only keeps records longer), on every lease connection, so that the run looks
-   * dead (its claims taken over, see {@link #UNLESS_CLAIMED_SINCE}) only once all of them are
-   * gone, as with its process: one session dropped while the worker goes on is not its death.
-   */
-  private void takeRunLock(long key) throws SQLException {
-    for (Connection connection : leaseConnections) {
-      synchronized (connection) {
-        try (PreparedStatement ps =
-            connection.prepareStatement("SELECT pg_try_advisory_lock_shared(?)")) {
-          ps.setLong(1, key);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next() || !rs.getBoolean(1)) {
-              throw new SQLException(
-                  "the lock of a new run is held exclusively by another session");
-            }
-          }
-        }
-      }
-    }
-  }
-
-  /** Gives a run's lock back on every lease connection that holds it (each one tried). */
-  private void unlockRun(long key) throws SQLException {
-    SQLException failure = null;
-    for (Connection connection : leaseConnections) {
-      synchronized (connection) {
-        try {
-          if (connection.isClosed()) {
-            continue;
-          }
-          // Not held (its taking failed before this one): false, and a warning of the server.
-          try (PreparedStatement ps =
-              connection.prepareStatement("SELECT pg_advisory_unlock_shared(?)")) {
-            ps.setLong(1, key);
-            ps.execute();
-          }
-        } catch (SQLException e) {
-          failure = firstWithRest(failure, e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
+      return runs.start(app);
+    } catch (SQLException e) {
+      throw failure("allocate a run version", e);
     }
   }
 
@@ -1031,16 +770,7 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public void runAborted(String app, long version) {
-    RunStart run = runStart(app, version);
-    if (run != null && runLocks.containsKey(new RunId(app, version))) {
-      run.aborted().set(true);
-    }
-  }
-
-  /** This store's run {@code version} of {@code app}, if it is the last one it started. */
-  private RunStart runStart(String app, long version) {
-    RunStart run = runStarts.get(app);
-    return run != null && run.version() == version ? run : null;
+    runs.aborted(app, version);
   }
 
   /**
@@ -1051,11 +781,11 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public void runEnded(String app, long version) {
-    Long key = runLocks.remove(new RunId(app, version));
+    Long key = runs.forgetLock(app, version);
     if (key == null) {
       return;
     }
-    if (stopped(runStart(app, version))) {
+    if (PostgresRuns.stopped(runs.runStart(app, version))) {
       try {
         releaser.awaitGivenBack();
       } catch (RuntimeException e) {
@@ -1063,10 +793,10 @@ public final class PostgresStateStore extends JdbcStateStore {
         log.warn("giving back the leases of run {} of app '{}' failed", version, app, e);
       }
     } else {
-      recordRunEnded(app, version);
+      runs.recordEnd(app, version);
     }
     try {
-      unlockRun(key);
+      runs.unlock(key);
     } catch (SQLException e) {
       // Held until the store closes: the run looks alive meanwhile, which keeps its records.
       log.warn("giving back the lock of run {} of app '{}' failed", version, app, e);
@@ -1083,46 +813,11 @@ public final class PostgresStateStore extends JdbcStateStore {
   public void clear(String app) {
     super.clear(app);
     try {
-      inTransaction(c -> {
-        try (PreparedStatement ps =
-            c.prepareStatement("DELETE FROM cocoindex_run_end WHERE app = ?")) {
-          ps.setString(1, app);
-          ps.executeUpdate();
-        }
-      });
+      runs.deleteEnds(app);
     } catch (SQLException e) {
       throw failure("clear the ends recorded for the app's runs", e);
     }
-    runsSeen.remove(app);
-  }
-
-  /**
-   * Records that a run ended, before its lock is given back: a claim of a run whose lock no
-   * session holds is taken over unless the run is recorded here (it died otherwise). Records
-   * older than {@link #RUN_ENDS_KEPT} go: a run going on longer than that may take over a
-   * component a run that ended had finished, which costs that component's work twice, no more.
-   */
-  private void recordRunEnded(String app, long version) {
-    try {
-      inTransaction(c -> {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO cocoindex_run_end(app,"
-            + " version, ended_at) VALUES(?, ?, clock_timestamp()) ON CONFLICT DO NOTHING")) {
-          ps.setString(1, app);
-          ps.setLong(2, version);
-          ps.executeUpdate();
-        }
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM cocoindex_run_end"
-            + " WHERE app = ? AND ended_at < clock_timestamp() - CAST(? AS INTERVAL)")) {
-          ps.setString(1, app);
-          ps.setString(2, RUN_ENDS_KEPT);
-          ps.executeUpdate();
-        }
-      });
-    } catch (SQLException | RuntimeException e) {
-      // Then the run looks dead once its lock is given back: what it claimed in the round may
-      // be processed again by another worker, which is safe.
-      log.warn("recording the end of run {} of app '{}' failed", version, app, e);
-    }
+    runs.forgetSeen(app);
   }
 
   /**
@@ -1133,65 +828,7 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public Set<Long> endedRuns(String app, Collection<Long> versions) {
-    RunsSeen seen = runsSeen.get(app);
-    if (seen == null || !seen.tellsAll(versions)) {
-      seen = read("read which runs are alive", c -> readRunsSeen(c, app));
-      runsSeen.put(app, seen);
-    }
-    Set<Long> ended = new HashSet<>();
-    for (long v : versions) {
-      if (seen.ended(v)) {
-        ended.add(v);
-      }
-    }
-    return ended;
-  }
-
-  private RunsSeen readRunsSeen(Connection c, String app) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT next_version FROM "
-        + tables.appTable() + " WHERE name = ?), ARRAY(SELECT objid::bigint FROM pg_locks"
-        + " WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND classid::bigint = ?"
-        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))")) {
-      ps.setString(1, app);
-      ps.setLong(2, runLockKey(app, 0) >>> 32);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        long below = rs.getLong(1); // the statement's snapshot predates its read of the locks
-        Set<Long> alive = new HashSet<>();
-        for (Long low : (Long[]) rs.getArray(2).getArray()) {
-          alive.add(low);
-        }
-        return new RunsSeen(below, alive);
-      }
-    }
-  }
-
-  /** What one read of the runs told: versions below {@code below} whose locks were held. */
-  private record RunsSeen(long below, Set<Long> aliveLowBits) {
-    boolean ended(long version) {
-      return version < below && !aliveLowBits.contains(version & 0xFFFFFFFFL);
-    }
-
-    /** Whether each of {@code versions} was known ended (a run alive then may have ended since). */
-    boolean tellsAll(Collection<Long> versions) {
-      for (long v : versions) {
-        if (!ended(v)) {
-          return false;
-        }
-      }
-      return true;
-    }
-  }
-
-  private record RunId(String app, long version) {}
-
-  /**
-   * A run's lock key: 32 bits of the app (and schema: each schema numbers its runs from 1), then
-   * the version's low 32 bits.
-   */
-  private long runLockKey(String app, long version) {
-    byte[] fp = Fingerprint.of(Arrays.asList(schemaName, app, "run")).bytes();
-    return ((long) ByteBuffer.wrap(fp).getInt() << 32) | (version & 0xFFFFFFFFL);
+    return runs.ended(app, versions);
   }
 
   /**
@@ -1281,188 +918,4 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
   }
 
-
-  /**
-   * An advisory lock held on one lease connection, with the claim its giving back marks finished
-   * (or null), or (with {@code given}) a marker completed once every lock queued before it was
-   * given back.
-   */
-  private record HeldLock(Connection connection, long key, FinishedClaim finished,
-      CompletableFuture<Void> given) {}
-
-  /** A claim of run {@code version} to mark finished. */
-  private record FinishedClaim(String app, byte[] path, long version) {}
-
-  /**
-   * Marks claims finished (parameters: their apps, paths and run versions), then gives locks
-   * back (the keys), in one round trip: the marks go first (the filter's subquery is evaluated
-   * before any row), so a failing mark gives nothing back (and the locks are then given back
-   * alone: a lock is re-entrant, and given back twice would drop another hold of it). A claim
-   * is marked only where this run's claim still stands, by the time it was written ({@code
-   * run_finished_at = claimed_at}: a boolean would outlive a later claim written by a worker of
-   * the version before, which leaves the column as it was).
-   */
-  private static final String MARK_AND_UNLOCK_SQL = "WITH marked AS (UPDATE cocoindex_claim c"
-      + " SET run_finished_at = c.claimed_at FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
-      + " AS f(app, path, version) WHERE c.app = f.app AND c.path = f.path"
-      + " AND c.run_version = f.version AND c.run_claimed_at = c.claimed_at RETURNING 1)"
-      + " SELECT pg_advisory_unlock(k) FROM unnest(?::bigint[]) AS k"
-      + " WHERE (SELECT count(*) FROM marked) >= 0";
-
-  /**
-   * Gives advisory locks back on a thread of its own, all those released meanwhile in one
-   * statement per connection: a component's commit completes on the state writer's thread, which
-   * must not spend a round trip per component on unlocking.
-   */
-  private final class LeaseReleaser implements AutoCloseable {
-    private final java.util.concurrent.LinkedBlockingQueue<HeldLock> queue =
-        new java.util.concurrent.LinkedBlockingQueue<>();
-    private final HeldLock stop = new HeldLock(null, 0, null, null);
-    private final Thread thread = new Thread(this::loop, "cocoindex-pg-lease-release");
-
-    LeaseReleaser() {
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    /**
-     * A lease of {@code app} whose close gives the lock back (once, however often it is closed),
-     * counted in {@link #heldLeases} until then. The lease of a component claimed for {@code
-     * run} ({@code claimed} not null) marks that claim finished as it gives the lock back,
-     * unless the run was stopped early before the close: the engine closes a component's lease
-     * once the component is done (committed, or failed), so a worker dying later has its
-     * claim stand; one left half done by a run stopped early is taken over as a dead run's.
-     */
-    AutoCloseable lease(Connection connection, long key, String app, byte[] claimed,
-        RunStart run) {
-      java.util.concurrent.atomic.AtomicBoolean released =
-          new java.util.concurrent.atomic.AtomicBoolean();
-      java.util.concurrent.atomic.AtomicInteger held = heldLeases.computeIfAbsent(app,
-          a -> new java.util.concurrent.atomic.AtomicInteger());
-      held.incrementAndGet();
-      return () -> {
-        if (released.compareAndSet(false, true)) {
-          held.decrementAndGet();
-          FinishedClaim finished = claimed == null || run == null || run.aborted().get() ? null
-              : new FinishedClaim(app, claimed, run.version());
-          queue.add(new HeldLock(connection, key, finished, null));
-        }
-      };
-    }
-
-    private void loop() {
-      List<HeldLock> group = new java.util.ArrayList<>();
-      while (true) {
-        group.clear();
-        try {
-          group.add(queue.take());
-        } catch (InterruptedException e) {
-          return;
-        }
-        queue.drainTo(group);
-        boolean stopping = group.remove(stop);
-        java.util.Map<Connection, List<HeldLock>> byConnection =
-            new java.util.IdentityHashMap<>();
-        List<CompletableFuture<Void>> markers = new java.util.ArrayList<>();
-        for (HeldLock h : group) {
-          if (h.given() != null) {
-            markers.add(h.given());
-          } else {
-            byConnection.computeIfAbsent(h.connection(), c -> new java.util.ArrayList<>()).add(h);
-          }
-        }
-        byConnection.forEach(this::giveBack);
-        markers.forEach(m -> m.complete(null));
-        if (stopping) {
-          return;
-        }
-      }
-    }
-
-    /** Gives back {@code held}'s locks, marking the claims they finished. */
-    private void giveBack(Connection connection, List<HeldLock> held) {
-      Long[] keys = new Long[held.size()];
-      List<FinishedClaim> finished = new java.util.ArrayList<>();
-      for (int i = 0; i < keys.length; i++) {
-        keys[i] = held.get(i).key();
-        if (held.get(i).finished() != null) {
-          finished.add(held.get(i).finished());
-        }
-      }
-      synchronized (connection) {
-        try {
-          if (connection.isClosed()) {
-            return; // the server released its locks with the session
-          }
-          if (!finished.isEmpty()) {
-            try {
-              markAndUnlock(connection, finished, keys);
-              return;
-            } catch (SQLException e) {
-              // Those claims then look unfinished once this run is gone: taken over, processed
-              // twice. The locks are still given back.
-              log.warn("marking {} claims finished failed", finished.size(), e);
-            }
-          }
-          try (PreparedStatement ps = connection.prepareStatement(
-              "SELECT pg_advisory_unlock(k) FROM unnest(?::bigint[]) AS k")) {
-            ps.setArray(1, connection.createArrayOf("bigint", keys));
-            ps.execute();
-          }
-        } catch (SQLException e) {
-          // The locks stay until the connection closes (at the latest when this store does).
-          log.warn("giving back {} component leases failed", keys.length, e);
-        }
-      }
-    }
-
-    private void markAndUnlock(Connection connection, List<FinishedClaim> finished, Long[] keys)
-        throws SQLException {
-      String[] apps = new String[finished.size()];
-      byte[][] paths = new byte[finished.size()][];
-      Long[] versions = new Long[finished.size()];
-      for (int i = 0; i < apps.length; i++) {
-        apps[i] = finished.get(i).app();
-        paths[i] = finished.get(i).path();
-        versions[i] = finished.get(i).version();
-      }
-      try (PreparedStatement ps = connection.prepareStatement(MARK_AND_UNLOCK_SQL)) {
-        ps.setArray(1, connection.createArrayOf("text", apps));
-        ps.setArray(2, connection.createArrayOf("bytea", paths));
-        ps.setArray(3, connection.createArrayOf("bigint", versions));
-        ps.setArray(4, connection.createArrayOf("bigint", keys));
-        ps.execute();
-      }
-    }
-
-    /**
-     * Waits until every lease released so far was given back. A run starts with it: a lock its
-     * predecessor in this process released but had not yet given back would otherwise look held
-     * by another worker (each lease connection is a session of its own), and the component
-     * would be skipped.
-     */
-    void awaitGivenBack() {
-      CompletableFuture<Void> given = new CompletableFuture<>();
-      queue.add(new HeldLock(null, 0, null, given));
-      try {
-        given.get(30, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new StateStoreException("interrupted while giving back component leases");
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-        throw new StateStoreException("component leases were not given back: " + e, e);
-      }
-    }
-
-    /** Gives back what was released so far, then stops. */
-    @Override
-    public void close() {
-      queue.add(stop);
-      try {
-        thread.join(30_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
 }

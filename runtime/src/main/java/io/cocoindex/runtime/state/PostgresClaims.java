@@ -1,0 +1,184 @@
+package io.cocoindex.runtime.state;
+
+import io.cocoindex.runtime.state.PostgresRuns.RunStart;
+import io.cocoindex.runtime.state.PostgresRuns.RunsSeen;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Set;
+
+/**
+ * The claims of components for a run ({@code cocoindex_claim}), which share a round's work among
+ * the workers of a {@link PostgresStateStore}. A worker that takes a component's lock claims the
+ * component for its run; another worker in the same round then skips it, unless the run that
+ * claimed it looks dead ({@link PostgresRuns}) and did not mark it finished, in which case the
+ * component is taken over. A run marks its claims finished as it gives their locks back ({@link
+ * PostgresLeaseReleaser}).
+ *
+ * <p>Claims are written on a lease session, by the caller holding that connection's monitor, in
+ * the same statement as the locks (a batch) or right after the lock (a foreground component).
+ */
+final class PostgresClaims {
+  /**
+   * The runs of an app alive now, by the low 32 bits of their versions: the shared locks held on
+   * the app's run keys ({@link PostgresRuns#lockKey}). Parameter: the keys' high 32 bits. Read
+   * only when a claim in the round is met (a CTE is evaluated when first read), and only to tell
+   * whether the runs should be read again (see {@link #BATCH_LEASE_SQL}): it is read after the
+   * statement's snapshot was taken, so a run that records its end and gives its lock back in
+   * between looks dead to it.
+   */
+  private static final String LIVE_RUNS = "live AS MATERIALIZED (SELECT objid::bigint AS low"
+      + " FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"
+      + " AND classid::bigint = ?"
+      + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))";
+
+  /**
+   * The end of a claim's insert, for this run's version: it takes the component unless claimed
+   * at or after the first parameter's time (null: whatever the claim) by another run not known
+   * dead: one that is at or above the second parameter (the app's next version) or among the
+   * third's (the low 32 bits of the versions whose run locks were held), both as {@link
+   * PostgresRuns#readRunsSeen} read them before this statement began, or that ended ({@code
+   * cocoindex_run_end}, read in this statement's snapshot, which follows that read: a run gives
+   * its lock back only once its end is recorded), or that marked the claim finished (copied its
+   * claimed_at to run_finished_at as it gave the component back). A claim of a run that died
+   * (its worker killed, its sessions gone) or was stopped early (no end recorded), and that it
+   * did not mark finished, is taken over: no other live worker will process that component in
+   * the round. A finished one stands: that run's input may be newer than this one's. A claim
+   * written before claims named their run is kept as it was, and so is one a worker of that
+   * version moved since (its claimed_at no longer the one written with the run: the run named
+   * is then an earlier round's, not the claimer's).
+   */
+  private static final String UNLESS_CLAIMED_SINCE =
+      " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
+          + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at,"
+          + " run_finished_at = NULL"
+          + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')"
+          + " OR (cocoindex_claim.run_claimed_at = cocoindex_claim.claimed_at"
+          + " AND cocoindex_claim.run_version <> excluded.run_version"
+          + " AND cocoindex_claim.run_version < ?"
+          + " AND NOT (cocoindex_claim.run_version & 4294967295) = ANY(CAST(? AS BIGINT[]))"
+          + " AND cocoindex_claim.run_finished_at IS DISTINCT FROM cocoindex_claim.claimed_at"
+          + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
+          + " WHERE e.app = cocoindex_claim.app AND e.version = cocoindex_claim.run_version))";
+
+  /**
+   * Leases background components in one round trip. Parameters: the app's run keys' high bits,
+   * the components' paths (bytea[]), their lock keys (bigint[]), the app, this worker's run
+   * version and start, the runs as last read ({@link #UNLESS_CLAIMED_SINCE}), then the app, this
+   * worker's run version and start again. Returns one row per lock taken: (path, claimed for this
+   * run, and null, or the unlock's result where another worker claimed it in this round, whose
+   * lock is given back at once, and whether that claim's run looks dead now: its lock held by
+   * none ({@link #LIVE_RUNS}) and its end not recorded; the runs are then read again and the
+   * component tried once more). The CTEs are materialized so that each lock is tried once.
+   */
+  private static final String BATCH_LEASE_SQL =
+      "WITH " + LIVE_RUNS + ","
+          + " req AS MATERIALIZED (SELECT r.path, r.key FROM unnest(?::bytea[], ?::bigint[])"
+          + " AS r(path, key)),"
+          + " locked AS MATERIALIZED (SELECT path, key FROM req WHERE pg_try_advisory_lock(key)),"
+          + " claimed AS (INSERT INTO cocoindex_claim(app, path, claimed_at, run_version,"
+          + " run_claimed_at) SELECT ?, path, t, ?, t FROM (SELECT path, clock_timestamp() AS t"
+          + " FROM locked OFFSET 0) n"
+          + UNLESS_CLAIMED_SINCE + " RETURNING path)"
+          + " SELECT l.path, c.path IS NOT NULL,"
+          + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END,"
+          + " c.path IS NULL AND EXISTS (SELECT 1 FROM cocoindex_claim k"
+          + " WHERE k.app = ? AND k.path = l.path AND k.run_claimed_at = k.claimed_at"
+          + " AND k.run_version <> ? AND k.claimed_at >= ?"
+          + " AND k.run_finished_at IS DISTINCT FROM k.claimed_at"
+          + " AND NOT EXISTS (SELECT 1 FROM live WHERE live.low = k.run_version & 4294967295)"
+          + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
+          + " WHERE e.app = k.app AND e.version = k.run_version))"
+          + " FROM locked l LEFT JOIN claimed c ON c.path = l.path";
+
+  /** The runs claims are made for, and whose lock keys tell which are alive. */
+  private final PostgresRuns runs;
+
+  PostgresClaims(PostgresRuns runs) {
+    this.runs = runs;
+  }
+
+  /**
+   * Runs {@link #BATCH_LEASE_SQL} once on {@code leaseConnection}, taking over the claims of
+   * runs {@code seen} tells dead; adds to {@code granted} the components leased, and to {@code
+   * lookDead} those refused for a claim whose run looks dead now.
+   */
+  void leaseBatch(Connection leaseConnection, String app, byte[][] paths, Long[] keys,
+      RunStart run, RunsSeen seen, Set<ByteKey> granted, Set<ByteKey> lookDead)
+      throws SQLException {
+    try (PreparedStatement ps = leaseConnection.prepareStatement(BATCH_LEASE_SQL)) {
+      ps.setLong(1, runs.lockKey(app, 0) >>> 32);
+      ps.setArray(2, leaseConnection.createArrayOf("bytea", paths));
+      ps.setArray(3, leaseConnection.createArrayOf("bigint", keys));
+      ps.setString(4, app);
+      int next = setClaimant(ps, 5, run, seen);
+      ps.setString(next, app);
+      setClaimant(ps, next + 1, run);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          if (rs.getBoolean(2)) {
+            granted.add(ByteKey.of(rs.getBytes(1)));
+          } else if (rs.getBoolean(4)) {
+            lookDead.add(ByteKey.of(rs.getBytes(1)));
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Claims the component for this run over any claim: a foreground component is processed
+   * whatever its claim says (its parent needs its result), and claimed so that an older run's
+   * sweep leaves it.
+   */
+  void claimOverAny(Connection leaseConnection, String app, byte[] componentPath)
+      throws SQLException {
+    try (PreparedStatement ps = leaseConnection.prepareStatement(
+        "INSERT INTO cocoindex_claim(app, path, claimed_at, run_version, run_claimed_at)"
+        + " SELECT ?, ?, t, ?, t FROM (SELECT clock_timestamp() AS t) n"
+        + " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
+        + " run_version = excluded.run_version, run_claimed_at = excluded.run_claimed_at,"
+        + " run_finished_at = NULL")) {
+      ps.setString(1, app);
+      ps.setBytes(2, componentPath);
+      setRunVersion(ps, 3, runs.current(app));
+      ps.executeUpdate();
+    }
+  }
+
+  /** Sets a claim's run version at {@code at}: {@code run}'s, or none outside a run. */
+  private static void setRunVersion(PreparedStatement ps, int at, RunStart run)
+      throws SQLException {
+    if (run == null) {
+      ps.setNull(at, Types.BIGINT);
+    } else {
+      ps.setLong(at, run.version());
+    }
+  }
+
+  /**
+   * Sets a claim's run version at {@code at} and, after it, the time since which another run's
+   * claim stands: the run's start (none, outside a run: over any claim).
+   */
+  private static void setClaimant(PreparedStatement ps, int at, RunStart run)
+      throws SQLException {
+    setRunVersion(ps, at, run);
+    ps.setTimestamp(at + 1, run == null ? null : run.at());
+  }
+
+  /**
+   * {@link #setClaimant(PreparedStatement, int, RunStart)}, then the runs as last read ({@code
+   * seen}; none yet: no run known dead) for {@link #UNLESS_CLAIMED_SINCE}; the index of the next
+   * parameter.
+   */
+  private static int setClaimant(PreparedStatement ps, int at, RunStart run, RunsSeen seen)
+      throws SQLException {
+    setClaimant(ps, at, run);
+    ps.setLong(at + 2, seen == null ? Long.MIN_VALUE : seen.below());
+    ps.setArray(at + 3, ps.getConnection().createArrayOf("bigint",
+        seen == null ? new Long[0] : seen.aliveLowBits().toArray(new Long[0])));
+    return at + 4;
+  }
+}

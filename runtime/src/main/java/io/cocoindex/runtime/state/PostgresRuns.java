@@ -1,0 +1,326 @@
+package io.cocoindex.runtime.state;
+
+import io.cocoindex.Fingerprint;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runs of a {@link PostgresStateStore}'s apps, and whether they are alive. A run holds a
+ * shared advisory lock on its run key, on every lease session, from before its version commits
+ * until it ends, and records its end before giving that lock back. A version below the app's
+ * next one whose lock no session holds has then ended (its end recorded), died or been stopped
+ * early (none recorded): the workers still in the round take over such a run's unfinished
+ * claims ({@link PostgresClaims}).
+ *
+ * <p>It keeps this store's own runs (their starts and locks) and what the last read of each
+ * app's runs told. It writes in the store's transactions on its write connection and reads on
+ * the store's read connections; the run locks live on the store's lease sessions.
+ */
+final class PostgresRuns {
+  // The store's logger: its warnings keep the name they were configured by.
+  private static final Logger log = LoggerFactory.getLogger(PostgresStateStore.class);
+  /** How long the end of a run is recorded ({@link #recordEnd}). */
+  private static final String RUN_ENDS_KEPT = "7 days";
+
+  /** The store's lease sessions: a run's lock is held on each of them. */
+  private final Connection[] leaseConnections;
+  /** The schema of the store's tables: part of the runs' lock keys. */
+  private final String schemaName;
+  /** The store's tables: the apps' next versions. */
+  private final JdbcStateTables tables;
+  /** The store's transactions on its write connection. */
+  private final Transactions writes;
+  /** The store's reads on its read connections. */
+  private final Reads reads;
+  /** Per app, this store's run going on (or the last one). */
+  private final Map<String, RunStart> runStarts = new ConcurrentHashMap<>();
+  /**
+   * The locks of this store's runs still going, by run (see {@link PostgresStateStore#endedRuns}).
+   */
+  private final Map<RunId, Long> runLocks = new ConcurrentHashMap<>();
+  /** Per app, what the last read of its runs told. */
+  private final Map<String, RunsSeen> runsSeen = new ConcurrentHashMap<>();
+
+  /** Runs work in one transaction of the store's write connection. */
+  interface Transactions {
+    void inTransaction(JdbcStateStore.TransactionWork work) throws SQLException;
+  }
+
+  /** Runs a read on one of the store's read connections, failing as the store does. */
+  interface Reads {
+    <T> T read(String what, ReadConnections.Read<T> op);
+  }
+
+  PostgresRuns(Connection[] leaseConnections, String schemaName, JdbcStateTables tables,
+      Transactions writes, Reads reads) {
+    this.leaseConnections = leaseConnections;
+    this.schemaName = schemaName;
+    this.tables = tables;
+    this.writes = writes;
+    this.reads = reads;
+  }
+
+  /**
+   * A run of this store: when it started, in the server's clock, and its version; {@code
+   * aborted} once it was stopped early ({@link PostgresStateStore#runAborted}).
+   */
+  record RunStart(Timestamp at, long version, AtomicBoolean aborted) {
+    RunStart(Timestamp at, long version) {
+      this(at, version, new AtomicBoolean());
+    }
+  }
+
+  /** What one read of the runs told: versions below {@code below} whose locks were held. */
+  record RunsSeen(long below, Set<Long> aliveLowBits) {
+    boolean ended(long version) {
+      return version < below && !aliveLowBits.contains(version & 0xFFFFFFFFL);
+    }
+
+    /** Whether each of {@code versions} was known ended (a run alive then may have ended since). */
+    boolean tellsAll(Collection<Long> versions) {
+      for (long v : versions) {
+        if (!ended(v)) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  private record RunId(String app, long version) {}
+
+  /** The server's clock now: claims are compared by it, never by this host's. */
+  private static Timestamp serverClock(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT clock_timestamp()")) {
+      rs.next();
+      return rs.getTimestamp(1);
+    }
+  }
+
+  /**
+   * A run's lock key: 32 bits of the app (and schema: each schema numbers its runs from 1), then
+   * the version's low 32 bits.
+   */
+  long lockKey(String app, long version) {
+    byte[] fp = Fingerprint.of(Arrays.asList(schemaName, app, "run")).bytes();
+    return ((long) ByteBuffer.wrap(fp).getInt() << 32) | (version & 0xFFFFFFFFL);
+  }
+
+  /**
+   * A run's lock: shared (two runs whose keys collide do not wait for each other, and both look
+   * alive, which only keeps records longer), on every lease connection, so that the run looks
+   * dead (its claims taken over, see {@link PostgresClaims#UNLESS_CLAIMED_SINCE}) only once all
+   * of them are gone, as with its process: one session dropped while the worker goes on is not
+   * its death.
+   */
+  private void takeLock(long key) throws SQLException {
+    for (Connection connection : leaseConnections) {
+      synchronized (connection) {
+        try (PreparedStatement ps =
+            connection.prepareStatement("SELECT pg_try_advisory_lock_shared(?)")) {
+          ps.setLong(1, key);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next() || !rs.getBoolean(1)) {
+              throw new SQLException(
+                  "the lock of a new run is held exclusively by another session");
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Gives a run's lock back on every lease connection that holds it (each one tried). */
+  void unlock(long key) throws SQLException {
+    SQLException failure = null;
+    for (Connection connection : leaseConnections) {
+      synchronized (connection) {
+        try {
+          if (connection.isClosed()) {
+            continue;
+          }
+          // Not held (its taking failed before this one): false, and a warning of the server.
+          try (PreparedStatement ps =
+              connection.prepareStatement("SELECT pg_advisory_unlock_shared(?)")) {
+            ps.setLong(1, key);
+            ps.execute();
+          }
+        } catch (SQLException e) {
+          failure = PostgresStateStore.firstWithRest(failure, e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /**
+   * Starts a run of {@code app} ({@link PostgresStateStore#nextVersion}): allocates its version
+   * in one transaction, in which it reads the server's clock and takes the run's lock; its
+   * version.
+   */
+  long start(String app) throws SQLException {
+    long[] version = new long[1];
+    Timestamp[] started = new Timestamp[1];
+    Long[] locked = new Long[1];
+    try {
+      writes.inTransaction(c -> {
+        version[0] = tables.nextVersion(c, app);
+        started[0] = serverClock(c);
+        long key = lockKey(app, version[0]);
+        takeLock(key);
+        locked[0] = key;
+      });
+    } catch (SQLException | RuntimeException e) {
+      if (locked[0] != null) {
+        try {
+          unlock(locked[0]); // the version was not allocated: a later run gets it
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    }
+    runLocks.put(new RunId(app, version[0]), locked[0]);
+    runStarts.put(app, new RunStart(started[0], version[0]));
+    return version[0];
+  }
+
+  /** This store's run of {@code app} going on (or the last one), or null. */
+  RunStart current(String app) {
+    return runStarts.get(app);
+  }
+
+  /** This store's run {@code version} of {@code app}, if it is the last one it started. */
+  RunStart runStart(String app, long version) {
+    RunStart run = runStarts.get(app);
+    return run != null && run.version() == version ? run : null;
+  }
+
+  /**
+   * Whether {@code run} was stopped early ({@link PostgresStateStore#runAborted}): it claims
+   * nothing more.
+   */
+  static boolean stopped(RunStart run) {
+    return run != null && run.aborted().get();
+  }
+
+  /**
+   * Marks run {@code version} of {@code app} stopped early ({@link PostgresStateStore#runAborted})
+   * if it is this store's last run of the app and still going.
+   */
+  void aborted(String app, long version) {
+    RunStart run = runStart(app, version);
+    if (run != null && runLocks.containsKey(new RunId(app, version))) {
+      run.aborted().set(true);
+    }
+  }
+
+  /** Forgets the lock of run {@code version} of {@code app} as it ends: its key, or null. */
+  Long forgetLock(String app, long version) {
+    return runLocks.remove(new RunId(app, version));
+  }
+
+  /**
+   * Records that a run ended, before its lock is given back: a claim of a run whose lock no
+   * session holds is taken over unless the run is recorded here (it died otherwise). Records
+   * older than {@link #RUN_ENDS_KEPT} go: a run going on longer than that may take over a
+   * component a run that ended had finished, which costs that component's work twice, no more.
+   */
+  void recordEnd(String app, long version) {
+    try {
+      writes.inTransaction(c -> {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO cocoindex_run_end(app,"
+            + " version, ended_at) VALUES(?, ?, clock_timestamp()) ON CONFLICT DO NOTHING")) {
+          ps.setString(1, app);
+          ps.setLong(2, version);
+          ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM cocoindex_run_end"
+            + " WHERE app = ? AND ended_at < clock_timestamp() - CAST(? AS INTERVAL)")) {
+          ps.setString(1, app);
+          ps.setString(2, RUN_ENDS_KEPT);
+          ps.executeUpdate();
+        }
+      });
+    } catch (SQLException | RuntimeException e) {
+      // Then the run looks dead once its lock is given back: what it claimed in the round may
+      // be processed again by another worker, which is safe.
+      log.warn("recording the end of run {} of app '{}' failed", version, app, e);
+    }
+  }
+
+  /** Deletes the ends recorded for {@code app}'s runs (see {@link PostgresStateStore#clear}). */
+  void deleteEnds(String app) throws SQLException {
+    writes.inTransaction(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement("DELETE FROM cocoindex_run_end WHERE app = ?")) {
+        ps.setString(1, app);
+        ps.executeUpdate();
+      }
+    });
+  }
+
+  /** Which of {@code versions} of {@code app} ended ({@link PostgresStateStore#endedRuns}). */
+  Set<Long> ended(String app, Collection<Long> versions) {
+    RunsSeen seen = runsSeen.get(app);
+    if (seen == null || !seen.tellsAll(versions)) {
+      seen = read(app);
+    }
+    Set<Long> ended = new HashSet<>();
+    for (long v : versions) {
+      if (seen.ended(v)) {
+        ended.add(v);
+      }
+    }
+    return ended;
+  }
+
+  /** Reads which runs of {@code app} are alive, and keeps what it told. */
+  RunsSeen read(String app) {
+    RunsSeen seen = reads.read("read which runs are alive", c -> readRunsSeen(c, app));
+    runsSeen.put(app, seen);
+    return seen;
+  }
+
+  /** One read of {@code app}'s runs: its next version, then the run locks held. */
+  private RunsSeen readRunsSeen(Connection c, String app) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT next_version FROM "
+        + tables.appTable() + " WHERE name = ?), ARRAY(SELECT objid::bigint FROM pg_locks"
+        + " WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND classid::bigint = ?"
+        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))")) {
+      ps.setString(1, app);
+      ps.setLong(2, lockKey(app, 0) >>> 32);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        long below = rs.getLong(1); // the statement's snapshot predates its read of the locks
+        Set<Long> alive = new HashSet<>();
+        for (Long low : (Long[]) rs.getArray(2).getArray()) {
+          alive.add(low);
+        }
+        return new RunsSeen(below, alive);
+      }
+    }
+  }
+
+  /** Forgets what was read of {@code app}'s runs: its versions start again at 1. */
+  void forgetSeen(String app) {
+    runsSeen.remove(app);
+  }
+}
