@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -14,8 +15,11 @@ import java.util.Set;
  * the workers of a {@link PostgresStateStore}. A worker that takes a component's lock claims the
  * component for its run; another worker in the same round then skips it, unless the run that
  * claimed it looks dead ({@link PostgresRuns}) and did not mark it finished, in which case the
- * component is taken over. A run marks its claims finished as it gives their locks back ({@link
- * PostgresLeaseReleaser}).
+ * component is taken over. A run marks a claim finished in the transaction of the component's
+ * commit ({@link StateWrite.ComponentDone}), and as it gives the component's lock back ({@link
+ * PostgresLeaseReleaser}) unless the run was stopped early: the commit's mark is there when a
+ * worker dies before the give-back, the give-back's for a component whose commit had nothing to
+ * write.
  *
  * <p>Claims are written on a lease session, by the caller holding that connection's monitor, in
  * the same statement as the locks (a batch) or right after the lock (a foreground component).
@@ -42,7 +46,7 @@ final class PostgresClaims {
    * PostgresRuns#readRunsSeen} read them before this statement began, or that ended ({@code
    * cocoindex_run_end}, read in this statement's snapshot, which follows that read: a run gives
    * its lock back only once its end is recorded), or that marked the claim finished (copied its
-   * claimed_at to run_finished_at as it gave the component back). A claim of a run that died
+   * claimed_at to run_finished_at with its commit, or as it gave the component back). A claim of a run that died
    * (its worker killed, its sessions gone) or was stopped early (no end recorded), and that it
    * did not mark finished, is taken over: no other live worker will process that component in
    * the round. A finished one stands: that run's input may be newer than this one's. A claim
@@ -92,6 +96,22 @@ final class PostgresClaims {
           + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
           + " WHERE e.app = k.app AND e.version = k.run_version))"
           + " FROM locked l LEFT JOIN claimed c ON c.path = l.path";
+
+  /**
+   * Marks claims finished (parameters: their apps, paths and run versions): copies a claim's
+   * claimed_at to run_finished_at where the run's claim still stands, by the time it was written
+   * (a boolean would outlive a later claim written by a worker of the version before, which
+   * leaves the column as it was). A claim already marked is not written again: a component whose
+   * commit marked it is marked again as its lease is given back.
+   */
+  static final String MARK_FINISHED_SQL = "UPDATE cocoindex_claim c"
+      + " SET run_finished_at = c.claimed_at FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
+      + " AS f(app, path, version) WHERE c.app = f.app AND c.path = f.path"
+      + " AND c.run_version = f.version AND c.run_claimed_at = c.claimed_at"
+      + " AND c.run_finished_at IS DISTINCT FROM c.claimed_at";
+
+  /** A claim of run {@code version} to mark finished. */
+  record Finished(String app, byte[] path, long version) {}
 
   /** The runs claims are made for, and whose lock keys tell which are alive. */
   private final PostgresRuns runs;
@@ -146,6 +166,35 @@ final class PostgresClaims {
       setRunVersion(ps, 3, runs.current(app));
       ps.executeUpdate();
     }
+  }
+
+  /**
+   * Marks {@code claims} finished ({@link #MARK_FINISHED_SQL}) on {@code c}: in the transaction
+   * of the components' commits, so that a worker dying before it gives their leases back leaves
+   * them finished.
+   */
+  static void markFinished(Connection c, List<Finished> claims) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(MARK_FINISHED_SQL)) {
+      bindFinished(ps, 1, claims);
+      ps.executeUpdate();
+    }
+  }
+
+  /** Binds {@code claims} at {@code at} and the two parameters after it, as arrays. */
+  static void bindFinished(PreparedStatement ps, int at, List<Finished> claims)
+      throws SQLException {
+    String[] apps = new String[claims.size()];
+    byte[][] paths = new byte[claims.size()][];
+    Long[] versions = new Long[claims.size()];
+    for (int i = 0; i < apps.length; i++) {
+      apps[i] = claims.get(i).app();
+      paths[i] = claims.get(i).path();
+      versions[i] = claims.get(i).version();
+    }
+    Connection c = ps.getConnection();
+    ps.setArray(at, c.createArrayOf("text", apps));
+    ps.setArray(at + 1, c.createArrayOf("bytea", paths));
+    ps.setArray(at + 2, c.createArrayOf("bigint", versions));
   }
 
   /** Sets a claim's run version at {@code at}: {@code run}'s, or none outside a run. */

@@ -34,18 +34,14 @@ final class PostgresLeaseReleaser implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PostgresStateStore.class);
 
   /**
-   * Marks claims finished (parameters: their apps, paths and run versions), then gives locks
-   * back (the keys), in one round trip: the marks go first (the filter's subquery is evaluated
-   * before any row), so a failing mark gives nothing back (and the locks are then given back
-   * alone: a lock is re-entrant, and given back twice would drop another hold of it). A claim
-   * is marked only where this run's claim still stands, by the time it was written ({@code
-   * run_finished_at = claimed_at}: a boolean would outlive a later claim written by a worker of
-   * the version before, which leaves the column as it was).
+   * Marks claims finished ({@link PostgresClaims#MARK_FINISHED_SQL}; parameters: their apps,
+   * paths and run versions), then gives locks back (the keys), in one round trip: the marks go
+   * first (the filter's subquery is evaluated before any row), so a failing mark gives nothing
+   * back (and the locks are then given back alone: a lock is re-entrant, and given back twice
+   * would drop another hold of it).
    */
-  private static final String MARK_AND_UNLOCK_SQL = "WITH marked AS (UPDATE cocoindex_claim c"
-      + " SET run_finished_at = c.claimed_at FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
-      + " AS f(app, path, version) WHERE c.app = f.app AND c.path = f.path"
-      + " AND c.run_version = f.version AND c.run_claimed_at = c.claimed_at RETURNING 1)"
+  private static final String MARK_AND_UNLOCK_SQL = "WITH marked AS ("
+      + PostgresClaims.MARK_FINISHED_SQL + " RETURNING 1)"
       + " SELECT pg_advisory_unlock(k) FROM unnest(?::bigint[]) AS k"
       + " WHERE (SELECT count(*) FROM marked) >= 0";
 
@@ -54,11 +50,8 @@ final class PostgresLeaseReleaser implements AutoCloseable {
    * (or null), or (with {@code given}) a marker completed once every lock queued before it was
    * given back.
    */
-  private record HeldLock(Connection connection, long key, FinishedClaim finished,
+  private record HeldLock(Connection connection, long key, PostgresClaims.Finished finished,
       CompletableFuture<Void> given) {}
-
-  /** A claim of run {@code version} to mark finished. */
-  private record FinishedClaim(String app, byte[] path, long version) {}
 
   /** The leases this store holds, by app: taken and not yet closed. */
   private final Map<String, AtomicInteger> heldLeases = new ConcurrentHashMap<>();
@@ -82,7 +75,9 @@ final class PostgresLeaseReleaser implements AutoCloseable {
    * run} ({@code claimed} not null) marks that claim finished as it gives the lock back,
    * unless the run was stopped early before the close: the engine closes a component's lease
    * once the component is done (committed, or failed), so a worker dying later has its
-   * claim stand; one left half done by a run stopped early is taken over as a dead run's.
+   * claim stand; one left half done by a run stopped early is taken over as a dead run's. (A
+   * component whose commit wrote something was marked by it already, in case the worker dies
+   * before this: see {@link PostgresClaims}.)
    */
   AutoCloseable lease(Connection connection, long key, String app, byte[] claimed,
       RunStart run) {
@@ -92,8 +87,9 @@ final class PostgresLeaseReleaser implements AutoCloseable {
     return () -> {
       if (released.compareAndSet(false, true)) {
         held.decrementAndGet();
-        FinishedClaim finished = claimed == null || run == null || run.aborted().get() ? null
-            : new FinishedClaim(app, claimed, run.version());
+        PostgresClaims.Finished finished =
+            claimed == null || run == null || run.aborted().get() ? null
+                : new PostgresClaims.Finished(app, claimed, run.version());
         queue.add(new HeldLock(connection, key, finished, null));
       }
     };
@@ -155,7 +151,7 @@ final class PostgresLeaseReleaser implements AutoCloseable {
   /** Gives back {@code held}'s locks, marking the claims they finished. */
   private void giveBack(Connection connection, List<HeldLock> held) {
     Long[] keys = new Long[held.size()];
-    List<FinishedClaim> finished = new ArrayList<>();
+    List<PostgresClaims.Finished> finished = new ArrayList<>();
     for (int i = 0; i < keys.length; i++) {
       keys[i] = held.get(i).key();
       if (held.get(i).finished() != null) {
@@ -189,20 +185,10 @@ final class PostgresLeaseReleaser implements AutoCloseable {
     }
   }
 
-  private void markAndUnlock(Connection connection, List<FinishedClaim> finished, Long[] keys)
-      throws SQLException {
-    String[] apps = new String[finished.size()];
-    byte[][] paths = new byte[finished.size()][];
-    Long[] versions = new Long[finished.size()];
-    for (int i = 0; i < apps.length; i++) {
-      apps[i] = finished.get(i).app();
-      paths[i] = finished.get(i).path();
-      versions[i] = finished.get(i).version();
-    }
+  private void markAndUnlock(Connection connection, List<PostgresClaims.Finished> finished,
+      Long[] keys) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement(MARK_AND_UNLOCK_SQL)) {
-      ps.setArray(1, connection.createArrayOf("text", apps));
-      ps.setArray(2, connection.createArrayOf("bytea", paths));
-      ps.setArray(3, connection.createArrayOf("bigint", versions));
+      PostgresClaims.bindFinished(ps, 1, finished);
       ps.setArray(4, connection.createArrayOf("bigint", keys));
       ps.execute();
     }

@@ -184,8 +184,8 @@ final class PostgresRuns {
         version[0] = tables.nextVersion(c, app);
         started[0] = serverClock(c);
         long key = lockKey(app, version[0]);
+        locked[0] = key; // given back below if taking it fails half-way (some sessions hold it)
         takeLock(key);
-        locked[0] = key;
       });
     } catch (SQLException | RuntimeException e) {
       if (locked[0] != null) {

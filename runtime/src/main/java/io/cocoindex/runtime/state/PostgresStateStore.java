@@ -119,10 +119,21 @@ public final class PostgresStateStore extends JdbcStateStore {
     this.dataSource = dataSource;
     this.description = description;
     this.leaseConnections = new Connection[LEASE_CONNECTIONS];
-    for (int i = 0; i < LEASE_CONNECTIONS; i++) {
-      leaseConnections[i] = leaseConnect();
+    try {
+      for (int i = 0; i < LEASE_CONNECTIONS; i++) {
+        leaseConnections[i] = leaseConnect();
+      }
+      initSchema();
+    } catch (RuntimeException e) {
+      // The caller gets no store to close: nothing else would close these sessions.
+      for (Connection c : leaseConnections) {
+        if (c != null) {
+          closeQuietly(c);
+        }
+      }
+      closeQuietly(writeConnection);
+      throw e;
     }
-    initSchema();
     this.identity = identity(writeConnection, databaseName, schemaName);
     this.runs = new PostgresRuns(
         leaseConnections, schemaName, tables, this::inTransaction, this::read);
@@ -449,7 +460,7 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   private Connection leaseConnection(long key) {
-    return leaseConnections[(int) Math.floorMod(key, LEASE_CONNECTIONS)];
+    return leaseConnections[Math.floorMod(key, LEASE_CONNECTIONS)];
   }
 
   /**
@@ -832,33 +843,21 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /**
-   * Marks claims finished (parameters: their apps, paths and run versions) where the run's claim
-   * still stands, as {@link #MARK_AND_UNLOCK_SQL} does, in the transaction of the components'
-   * commits ({@link StateWrite.ComponentDone}). Claim rows are locked last in that transaction,
-   * and only those of components whose advisory locks this worker holds.
-   */
-  private static final String MARK_FINISHED_SQL = "UPDATE cocoindex_claim c"
-      + " SET run_finished_at = c.claimed_at FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
-      + " AS f(app, path, version) WHERE c.app = f.app AND c.path = f.path"
-      + " AND c.run_version = f.version AND c.run_claimed_at = c.claimed_at";
-
-  /**
    * Other workers lock the same rows: a deadlock or serialization failure is retried. The claims
    * of the components whose work ends in the group are marked finished in its transaction.
    */
   @Override
   protected void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
-    List<FinishedClaim> done = componentsDone(group);
+    List<PostgresClaims.Finished> done = componentsDone(group);
     for (int attempt = 1; ; attempt++) {
       try {
-        synchronized (writeConnection) {
-          inTransaction(c -> {
-            tables.apply(c, group);
-            if (!done.isEmpty()) {
-              markFinished(c, done);
-            }
-          });
-        }
+        inTransaction(c -> {
+          tables.apply(c, group);
+          if (!done.isEmpty()) {
+            // Claim rows last, and only those of components whose locks this worker holds.
+            PostgresClaims.markFinished(c, done);
+          }
+        });
         return;
       } catch (SQLException e) {
         String state = e.getSQLState();
@@ -879,33 +878,16 @@ public final class PostgresStateStore extends JdbcStateStore {
   }
 
   /** The claims the group's {@link StateWrite.ComponentDone} writes mark finished. */
-  private static List<FinishedClaim> componentsDone(List<GroupCommitter.Batch> group) {
-    List<FinishedClaim> done = new java.util.ArrayList<>();
+  private static List<PostgresClaims.Finished> componentsDone(List<GroupCommitter.Batch> group) {
+    List<PostgresClaims.Finished> done = new ArrayList<>();
     for (GroupCommitter.Batch b : group) {
       for (StateWrite w : b.writes()) {
         if (w instanceof StateWrite.ComponentDone d) {
-          done.add(new FinishedClaim(b.app(), d.path(), d.runVersion()));
+          done.add(new PostgresClaims.Finished(b.app(), d.path(), d.runVersion()));
         }
       }
     }
     return done;
-  }
-
-  private static void markFinished(Connection c, List<FinishedClaim> done) throws SQLException {
-    String[] apps = new String[done.size()];
-    byte[][] paths = new byte[done.size()][];
-    Long[] versions = new Long[done.size()];
-    for (int i = 0; i < apps.length; i++) {
-      apps[i] = done.get(i).app();
-      paths[i] = done.get(i).path();
-      versions[i] = done.get(i).version();
-    }
-    try (PreparedStatement ps = c.prepareStatement(MARK_FINISHED_SQL)) {
-      ps.setArray(1, c.createArrayOf("text", apps));
-      ps.setArray(2, c.createArrayOf("bytea", paths));
-      ps.setArray(3, c.createArrayOf("bigint", versions));
-      ps.executeUpdate();
-    }
   }
 
   @Override
