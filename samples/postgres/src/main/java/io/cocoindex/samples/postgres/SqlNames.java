@@ -23,6 +23,14 @@ public final class SqlNames {
           "^[a-z_][a-z0-9_]*( [a-z_][a-z0-9_]*)*(\\( ?[0-9]{1,5} ?(, ?[0-9]{1,5} ?)?\\))?"
               + "( [a-z_][a-z0-9_]*)*(\\[\\])*$");
 
+  /**
+   * Words that begin a column constraint or clause, never part of a type name ({@code integer
+   * not null} is a type and a constraint; the connector casts values to the type).
+   */
+  private static final java.util.Set<String> CONSTRAINT_WORDS = java.util.Set.of(
+      "not", "null", "default", "primary", "references", "check", "unique", "constraint",
+      "collate", "generated");
+
   /** Types already checked: each row action carries its table's column types. */
   private static final Map<String, String> CHECKED_TYPES = new ConcurrentHashMap<>();
 
@@ -73,6 +81,18 @@ public final class SqlNames {
       throw new IllegalArgumentException(
           "invalid SQL type " + (sqlType == null ? "null" : "'" + sqlType + "'") + " of " + what
               + ": use a type name such as text, bigint, numeric(10,2) or text[]");
+    }
+    StringBuilder before = new StringBuilder();
+    for (String word : normalized.split(" ")) {
+      if (!CONSTRAINT_WORDS.contains(word)) {
+        before.append(before.length() == 0 ? "" : " ").append(word);
+      } else {
+        String alone = before.length() == 0 ? "text" : before.toString();
+        throw new IllegalArgumentException("invalid SQL type '" + sqlType + "' of " + what + ": '"
+            + word + "' begins a constraint, which a column's type cannot hold (the connector"
+            + " casts every value to the type, and declares no NOT NULL, DEFAULT, CHECK, UNIQUE,"
+            + " REFERENCES or COLLATE): give the type alone ('" + alone + "')");
+      }
     }
     normalized = canonicalType(normalized);
     if (CHECKED_TYPES.size() < 10_000) {

@@ -179,7 +179,7 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
     if (desired == null) {
       return dropped(key, prev);
     }
-    Database db = database(desired.database());
+    Database db = database(desired.database(), desired.schema() + "." + desired.table(), true);
     declared.add(List.of(desired.database(), desired.schema(), desired.table()));
     TableRecord record = TableRecord.of(desired);
     List<SchemaChange> changes = new ArrayList<>();
@@ -295,17 +295,39 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
             List.of(SchemaChange.table(SchemaChange.Kind.DROP_TABLE)), ManagedBy.SYSTEM,
             declaredUnder);
     return new TargetReconcileOutput<>(
-        TargetAction.delete(drop), database(databaseName).tables, null,
+        TargetAction.delete(drop),
+        database(databaseName, p.schema() + "." + p.table(), false).tables, null,
         TargetChildInvalidation.DESTRUCTIVE);
   }
 
   private Database database(String name) {
+    return database(name, null, false);
+  }
+
+  /**
+   * The database of this key name, or an error naming the table and what to do: pass the key,
+   * and, for a table tracked under a key renamed since, the old key beside the new one.
+   */
+  private Database database(String name, String table, boolean declared) {
     Database db = databases.get(name);
-    if (db == null) {
-      throw new IllegalStateException(
-          "no DataSource for database '" + name + "': pass its ContextKey to TableHandler.of(ctx,"
-              + " ...) (known: " + databases.keySet() + ")");
+    if (db != null) {
+      return db;
     }
-    return db;
+    String known = " (known: " + databases.keySet() + ")";
+    if (table == null) {
+      throw new IllegalStateException("no DataSource for database '" + name + "'" + known
+          + ": pass its ContextKey to TableHandler.of(ctx, ...)");
+    }
+    if (declared) {
+      throw new IllegalStateException("no DataSource for database '" + name + "'" + known
+          + ": table " + table + " is declared in it; pass its ContextKey to TableHandler.of(ctx,"
+          + " ...), and provide it to the Environment");
+    }
+    throw new IllegalStateException("no DataSource for database '" + name + "'" + known
+        + ": the app tracks table " + table + " under it, and no longer declares it there. If that"
+        + " ContextKey was renamed, pass the old key beside the new one for a run"
+        + " (TableHandler.of(ctx, OLD, NEW), both provided to the Environment): the table is"
+        + " handed over to the new key if declared there, and dropped otherwise. Until then it"
+        + " and its rows are left as they are");
   }
 }

@@ -1293,4 +1293,50 @@ class PostgresConnectorTest {
     assertThat(columns("counts")).containsExactly("id|bigint", "n|bigint");
     assertThat(app.preview().changes()).isEmpty();
   }
+
+  /**
+   * The database key a table is tracked under, renamed in the app's code and no longer passed,
+   * fails naming the table and the ways out, rather than a bare "no DataSource"; the table and
+   * its rows stay.
+   */
+  @Test
+  void aTableTrackedUnderAKeyNoLongerPassedNamesTheWaysOut() {
+    ContextKey<DataSource> renamedKey = ContextKey.of("renamed_db", DataSource.class);
+    boolean[] renamed = {false};
+    App moved = coco.app(ctx -> {
+      ContextKey<DataSource> key = renamed[0] ? renamedKey : DB;
+      Tables.register(ctx, new TableHandler(Map.of(key.name(), COUNTING.dataSource())))
+          .declareTable(ctx, DOCS.table(key, schema, "docs"))
+          .declareRow(ctx, DOCS.row(new Doc(1, "alpha", 1)));
+    });
+    coco.update(moved);
+    renamed[0] = true;
+    assertThatThrownBy(() -> coco.update(moved)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("no DataSource for database 'main_db' (known: [renamed_db]): the app"
+            + " tracks table " + schema + ".docs under it")
+        .hasMessageContaining("TableHandler.of(ctx, OLD, NEW)");
+    assertThat(rows("docs")).containsExactly("1|alpha|1");
+  }
+
+  /**
+   * A constraint written into a column's type ({@code integer not null}) looked like a type
+   * name: the table was created with it, and then every row failed with PostgreSQL's "syntax
+   * error at or near "not"", the value being cast to it. It is rejected when the schema is
+   * built, naming the column and the type to give.
+   */
+  @Test
+  void aConstraintInAColumnTypeIsRejectedNamingTheTypeToGive() {
+    assertThatThrownBy(() -> TableSchema.of(Doc.class).primaryKey("id")
+        .columnType("views", "integer not null").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("invalid SQL type 'integer not null' of column 'views': 'not' begins"
+            + " a constraint")
+        .hasMessageContaining("give the type alone ('integer')");
+    assertThatThrownBy(() -> new ColumnDef("title", "text DEFAULT x"))
+        .hasMessageContaining("give the type alone ('text')");
+    assertThat(new ColumnDef("at", "timestamp(3) with time zone").type())
+        .isEqualTo("timestamptz(3)");
+    assertThat(new ColumnDef("span", "interval day to second").type())
+        .isEqualTo("interval day to second");
+  }
 }

@@ -3,6 +3,7 @@ package io.cocoindex.samples.redis;
 import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
+import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.statediff.DiffAction;
@@ -15,10 +16,23 @@ import java.util.Map;
 final class DocumentHandler implements TargetHandler<Document, DocumentRecord, DocumentAction> {
   private final RedisDatabase db;
   private final IndexAction index;
+  /** What was found when this handler was built: see {@link #childInvalidationFound}. */
+  private final TargetChildInvalidation found;
 
-  DocumentHandler(RedisDatabase db, IndexAction index) {
+  DocumentHandler(RedisDatabase db, IndexAction index, TargetChildInvalidation found) {
     this.db = db;
     this.index = index;
+    this.found = found;
+  }
+
+  /**
+   * {@code LOSSY} when the index's keys were found lost behind the app's back (its maker's record
+   * gone: {@link IndexHandler#documents}), so that every document it declares is written again;
+   * null otherwise.
+   */
+  @Override
+  public TargetChildInvalidation childInvalidationFound() {
+    return found;
   }
 
   @Override
@@ -38,7 +52,9 @@ final class DocumentHandler implements TargetHandler<Document, DocumentRecord, D
       if (!index.fields().contains(field)) {
         throw new IllegalArgumentException(
             "document " + id + " of index " + index.prefix() + " has field '" + field + "', which"
-                + " the index does not declare " + index.fields());
+                + " the index does not declare " + index.fields() + ": add it to the index's"
+                + " fields (IndexSpec.of(key, prefix, ..., \"" + field + "\"), which replaces a"
+                + " system-managed index) or leave it out of the document");
       }
     }
     DocumentRecord record = new DocumentRecord(Fingerprint.of(desired.fields()));

@@ -15,11 +15,15 @@ import java.util.List;
  * @param declaredUnder for a removal: the other database keys under which the prefix is declared
  *     in the run; under one reaching this database, it is the same index, handed over rather than
  *     purged (empty otherwise)
+ * @param tracked the index was tracked before this run (false in a removal, and in actions of an
+ *     earlier version): its documents' handler then looks up its maker's record, whose absence
+ *     says that its keys were lost behind the app's back (a FLUSHALL, a restart without
+ *     persistence), so that they are written again
  */
 @ActionValue
 public record IndexAction(
     String database, String prefix, List<String> fields, boolean purge, boolean system,
-    List<String> declaredUnder) {
+    List<String> declaredUnder, boolean tracked) {
   public IndexAction {
     declaredUnder = declaredUnder == null ? List.of() : List.copyOf(declaredUnder);
   }
@@ -27,6 +31,12 @@ public record IndexAction(
   /** An action declared under no other key. */
   public IndexAction(
       String database, String prefix, List<String> fields, boolean purge, boolean system) {
-    this(database, prefix, fields, purge, system, List.of());
+    this(database, prefix, fields, purge, system, List.of(), false);
+  }
+
+  /** A removal, or an action of an index not tracked before: its maker is not looked up. */
+  public IndexAction(String database, String prefix, List<String> fields, boolean purge,
+      boolean system, List<String> declaredUnder) {
+    this(database, prefix, fields, purge, system, declaredUnder, false);
   }
 }

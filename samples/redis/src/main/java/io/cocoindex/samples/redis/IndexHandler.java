@@ -89,16 +89,38 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
     return new IndexHandler(clients, ctx.appName());
   }
 
+  /**
+   * The documents' handler of an index, built when the index's action resolves its children
+   * (before the action is applied, and in a preview instead of it). A system-managed index this
+   * handler records its app for ({@link #of}), tracked before and not replaced in this run, is
+   * looked up (one {@code HGET} of its maker's record): a record gone says that its keys went
+   * with it (a {@code FLUSHALL}, a Redis restarted without persistence, the prefix purged by
+   * hand), and every document is then written again ({@link
+   * DocumentHandler#childInvalidationFound}), memoized components' included, and the app
+   * recorded again.
+   */
   @ChildHandler
   DocumentHandler documents(IndexAction index) {
-    return new DocumentHandler(database(index.database()), index);
+    RedisDatabase db = database(index.database());
+    if (!index.tracked() || !index.system() || index.purge() || !db.recordsMakers()) {
+      return new DocumentHandler(db, index, null);
+    }
+    if (db.makerOf(index.prefix()) != null) {
+      return new DocumentHandler(db, index, null);
+    }
+    log.warn("index {} of Redis database '{}' has lost its maker's record (the database flushed or"
+        + " restarted without persistence?): its documents are written again", index.prefix(),
+        index.database());
+    db.foundMissing(index.prefix());
+    return new DocumentHandler(db, index, TargetChildInvalidation.LOSSY);
   }
 
   @Override
   public TargetReconcileOutput<IndexAction, IndexRecord> reconcile(
       StableKey key, IndexSpec desired, List<IndexRecord> prev, boolean prevMayBeMissing) {
     String databaseName = key.part(0).asString();
-    RedisDatabase db = database(databaseName);
+    RedisDatabase db = desired != null ? database(databaseName, desired.prefix(), true)
+        : database(databaseName, prev.isEmpty() ? null : prev.get(0).prefix(), false);
     IndexRecord record = desired == null ? null
         : IndexRecord.of(desired.prefix(), desired.fields(), desired.managedBy());
     // The fields are a set (a hash has no field order): records written with them in declared
@@ -139,7 +161,7 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
     // Only a changed schema of a system-managed index is replaced; creating needs no command.
     boolean replace = diff == DiffAction.REPLACE && desired.managedBy() == ManagedBy.SYSTEM;
     IndexAction action = new IndexAction(databaseName, desired.prefix(), desired.fields(), replace,
-        desired.managedBy() == ManagedBy.SYSTEM);
+        desired.managedBy() == ManagedBy.SYSTEM, List.of(), !prev.isEmpty());
     return new TargetReconcileOutput<>(
         prev.isEmpty() ? TargetAction.create(action) : TargetAction.update(action),
         db.indexes,
@@ -148,12 +170,33 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
   }
 
   private RedisDatabase database(String name) {
+    return database(name, null, false);
+  }
+
+  /**
+   * The database of this key name, or an error naming the index and what to do: pass the key,
+   * and, for an index tracked under a key renamed since, the old key beside the new one.
+   */
+  private RedisDatabase database(String name, String prefix, boolean declared) {
     RedisDatabase db = databases.get(name);
-    if (db == null) {
-      throw new IllegalStateException(
-          "no Redis client for database '" + name + "': pass its ContextKey to IndexHandler.of(ctx,"
-              + " ...) (known: " + databases.keySet() + ")");
+    if (db != null) {
+      return db;
     }
-    return db;
+    String known = " (known: " + databases.keySet() + ")";
+    if (prefix == null) {
+      throw new IllegalStateException("no Redis client for database '" + name + "'" + known
+          + ": pass its ContextKey to IndexHandler.of(ctx, ...)");
+    }
+    if (declared) {
+      throw new IllegalStateException("no Redis client for database '" + name + "'" + known
+          + ": index " + prefix + " is declared in it; pass its ContextKey to IndexHandler.of(ctx,"
+          + " ...), and provide it to the Environment");
+    }
+    throw new IllegalStateException("no Redis client for database '" + name + "'" + known
+        + ": the app tracks index " + prefix + " under it, and no longer declares it there. If"
+        + " that ContextKey was renamed, pass the old key beside the new one for a run"
+        + " (IndexHandler.of(ctx, OLD, NEW), both provided to the Environment): the index is"
+        + " handed over to the new key if declared there, and purged otherwise. Until then it"
+        + " and its documents are left as they are");
   }
 }

@@ -367,7 +367,10 @@ class RedisConnectorTest {
         "1", Map.of("title", "ok"), "2", Map.of("title", "x", "secret", "not in the schema")));
     resetCommandStats(redis);
     assertThatThrownBy(() -> coco.update(app))
-        .hasMessageContaining("document 2 of index " + prefix + " has field 'secret'");
+        .hasMessageContaining("document 2 of index " + prefix + " has field 'secret', which the"
+            + " index does not declare [title]: add it to the index's fields (IndexSpec.of(key,"
+            + " prefix, ..., \"secret\"), which replaces a system-managed index) or leave it out"
+            + " of the document");
     assertThat(commandStats(redis)).isEmpty();
     assertThat(keys(redis, prefix)).isEmpty();
   }
@@ -450,5 +453,86 @@ class RedisConnectorTest {
         assertThat(moved.preview().changes()).isEmpty();
       }
     }
+  }
+
+  /**
+   * The keys of an index lost behind the app's back (a Redis restarted without persistence, a
+   * FLUSHALL, the prefix purged by hand) take its record in {@code cocoindex-index-makers} with
+   * them: the next run finds the record gone when it builds the documents' handler and writes
+   * every document again, memoized components' included, and records the app again. Without
+   * the look, every run counted them unchanged and wrote nothing until a full reprocess, which
+   * did not record the app again either.
+   */
+  @Test
+  void anIndexWhoseKeysWereFlushedIsWrittenAgainWholeInTheNextRun() {
+    String prefix = root + "doc:";
+    App memoized = coco.app("flushed", ctx -> {
+      IndexTarget docs = Indexes.register(ctx,
+              new IndexHandler(Map.of(REDIS.name(), redis), "flushed"))
+          .mountIndex(ctx, IndexSpec.of(REDIS, prefix, "title"));
+      for (String id : List.of("1", "2")) {
+        ctx.mountMemo(id, id, c -> docs.declareDocument(c, new Document(id, Map.of("title", id))));
+      }
+    });
+    coco.update(memoized);
+    assertThat(redis.hget(RedisDatabase.MAKERS, prefix)).isEqualTo("flushed");
+
+    redis.unlink(keys(redis, prefix).toArray(String[]::new)); // what FLUSHALL does to the index
+    redis.hdel(RedisDatabase.MAKERS, prefix);
+    assertThat(memoized.preview().changes()).hasSize(2);
+    coco.update(memoized);
+
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1", prefix + "2");
+    assertThat(redis.hgetAll(prefix + "2")).isEqualTo(Map.of("title", "2"));
+    assertThat(redis.hget(RedisDatabase.MAKERS, prefix)).isEqualTo("flushed");
+    resetCommandStats(redis);
+    assertThat(memoized.preview().changes()).isEmpty();
+    coco.update(memoized);
+    assertThat(commandStats(redis)).as("an unchanged run looks the maker up, and sends no more")
+        .isEqualTo(Map.of("hget", 2L));
+    memoized.dropState();
+    assertThat(keys(redis, prefix)).isEmpty();
+  }
+
+  /**
+   * A write the server cannot take (here: no server at all) fails naming the Redis database's
+   * key and the documents' keys, not only the client's "Failed to connect".
+   */
+  @Test
+  void aWriteThatCannotReachTheServerNamesTheDatabaseAndTheKeys() {
+    String prefix = root + "doc:";
+    try (UnifiedJedis nowhere = new UnifiedJedis(java.net.URI.create("redis://127.0.0.1:1"))) {
+      App unreachable = coco.app(ctx -> Indexes.register(ctx,
+              new IndexHandler(Map.of(REDIS.name(), nowhere)))
+          .declareIndex(ctx, IndexSpec.of(REDIS, prefix, "title"))
+          .declareDocument(ctx, new Document("1", Map.of("title", "alpha"))));
+      assertThatThrownBy(() -> coco.update(unreachable)).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("writing 1 document of index " + prefix + " to Redis database"
+              + " 'cache' failed (" + prefix + "1)")
+          .hasMessageContaining("Failed to connect");
+    }
+  }
+
+  /**
+   * The database key an index is tracked under, renamed in the app's code and no longer passed,
+   * fails naming the index and both ways out, rather than a bare "no Redis client".
+   */
+  @Test
+  void anIndexTrackedUnderAKeyNoLongerPassedNamesTheWaysOut() {
+    String prefix = root + "doc:";
+    boolean[] renamed = {false};
+    App moved = coco.app(ctx -> {
+      ContextKey<UnifiedJedis> key = renamed[0] ? RENAMED : REDIS;
+      Indexes.register(ctx, new IndexHandler(Map.of(key.name(), redis)))
+          .declareIndex(ctx, IndexSpec.of(key, prefix, "title"))
+          .declareDocument(ctx, new Document("1", Map.of("title", "alpha")));
+    });
+    coco.update(moved);
+    renamed[0] = true;
+    assertThatThrownBy(() -> coco.update(moved)).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("no Redis client for database 'cache' (known: [cache2]): the app"
+            + " tracks index " + prefix + " under it")
+        .hasMessageContaining("IndexHandler.of(ctx, OLD, NEW)");
+    assertThat(keys(redis, prefix)).containsExactly(prefix + "1");
   }
 }
