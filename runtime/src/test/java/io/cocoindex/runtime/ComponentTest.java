@@ -548,6 +548,40 @@ class ComponentTest extends EngineTestBase {
   }
 
   /**
+   * One target after another: the parent declares its document only once the child's row is
+   * applied. When the row's write fails, {@code useMount} throws, the parent fails with it, and
+   * its document is not written; the next run writes both.
+   */
+  @Test
+  void aTargetDeclaredAfterAForegroundChildWhoseWriteFailedIsNotWritten() {
+    Rows search = new Rows();
+    App app = app(ctx -> {
+      TargetStateProvider<String> table =
+          registerRootTargetStatesProvider(ctx, "table", rows.handler);
+      TargetStateProvider<String> index =
+          registerRootTargetStatesProvider(ctx, "index", search.handler);
+      ctx.mount("p1", c -> {
+        c.useMount("row", r -> {
+          declareTargetState(r, table.targetState("p1", "9.99"));
+          return null;
+        });
+        declareTargetState(c, index.targetState("p1", "9.99"));
+      });
+    });
+    rows.failWhen = a -> a.key().equals("p1");
+
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+    assertThat(rows.takeLog()).as("the table").isEmpty();
+    assertThat(search.takeLog()).as("the index").isEmpty();
+
+    rows.failWhen = a -> false;
+    app.update();
+    // An update: the failed write's record is possible, as it may have landed.
+    assertThat(rows.takeLog()).as("the table").containsExactly("update p1=9.99");
+    assertThat(search.takeLog()).as("the index").containsExactly("create p1=9.99");
+  }
+
+  /**
    * A foreground mount whose subtree failed names that failure, not a sibling's whose path merely
    * begins with the same text (component 12 is not below component 1).
    */
