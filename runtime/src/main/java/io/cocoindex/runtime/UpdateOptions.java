@@ -25,6 +25,12 @@ public final class UpdateOptions {
    * Runs every component (ignoring memos and memoized functions) and reconciles every state with
    * {@code prevMayBeMissing = true}, so unchanged states are rewritten once. States no longer
    * declared are deleted as usual, never resurrected.
+   *
+   * <p>A container handler may take a container that may be missing as having lost its children
+   * (LOSSY: the sample PostgreSQL connector's table does). If such a container is written and a
+   * component that declares children into it fails, its children, not rewritten, stay possibly
+   * missing: {@link App#status()} lists them as unsettled, {@link App#preview()} plans them, and
+   * the next ordinary update writes them again, though they did not change.
    */
   public static UpdateOptions fullReprocess() {
     return FULL;

@@ -15,7 +15,8 @@ import java.util.Objects;
  *     providers in the order given ({@link StateInspector}'s: by name), so that a listing reads
  *     the same on every run
  * @param unsettled states left with several possible records (or a possible non-existence) by
- *     an interrupted or failed run; the next update reconciles them against all
+ *     an interrupted or failed run, or left behind their container's invalidation by a component
+ *     that failed; the next update reconciles them against all, as possibly missing
  * @param components number of processing components with a stored record
  */
 public record StatusReport(
@@ -64,8 +65,10 @@ public record StatusReport(
         unsettled.isEmpty() ? "all settled"
             : unsettled.size() + " unsettled (left by an interrupted or failed run)"));
     for (UnsettledState u : unsettled.subList(0, Math.min(UNSETTLED_LISTED, unsettled.size()))) {
-      sb.append(String.format("  unsettled %s: %d possible records%s%n", u.path(),
-          u.possibleRecords(), u.mayBeMissing() ? ", may be missing" : ""));
+      sb.append(String.format("  unsettled %s: %d possible record%s%s%n", u.path(),
+          u.possibleRecords(), u.possibleRecords() == 1 ? "" : "s", u.containerInvalidated()
+              ? ", may be missing (its container was invalidated since it was written)"
+              : u.mayBeMissing() ? ", may be missing" : ""));
     }
     if (unsettled.size() > UNSETTLED_LISTED) {
       sb.append(String.format("  ... and %d more unsettled; the next update reconciles them%n",
@@ -81,7 +84,19 @@ public record StatusReport(
    * @param path its path, e.g. {@code /@tables/"docs"/"r1"}
    * @param possibleRecords how many records may be current
    * @param mayBeMissing whether "does not exist" is among the possibilities
+   * @param containerInvalidated whether it was written before its container's last DESTRUCTIVE or
+   *     LOSSY invalidation (its container's, or an enclosing one's) and not confirmed since: its
+   *     component failed in the run that invalidated the container (a full reprocess makes a
+   *     container that may be missing invalidate its children, as the PostgreSQL table does), or
+   *     the run stopped before it. It may be missing, whatever its records say, and the next
+   *     update writes it again
    */
   public record UnsettledState(
-      String provider, String path, int possibleRecords, boolean mayBeMissing) {}
+      String provider, String path, int possibleRecords, boolean mayBeMissing,
+      boolean containerInvalidated) {
+    /** A state left with several possible records, or a possible non-existence. */
+    public UnsettledState(String provider, String path, int possibleRecords, boolean mayBeMissing) {
+      this(provider, path, possibleRecords, mayBeMissing, false);
+    }
+  }
 }
