@@ -24,4 +24,28 @@ public record RowAction(
     List<String> primaryKey,
     List<SqlValue> keyValues,
     Map<String, SqlValue> values,
-    boolean delete) {}
+    boolean delete) {
+
+  /**
+   * The row as a preview shows it: {@code public.products (sku='SKU1'): name='Widget',
+   * price=9.99}, or for a delete its table and key alone. The columns' definitions, which the
+   * action carries for the sink, are left out.
+   */
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder(schema).append('.').append(table).append(" (");
+    for (int i = 0; i < primaryKey.size(); i++) {
+      sb.append(i == 0 ? "" : ", ").append(primaryKey.get(i)).append('=')
+          .append(i < keyValues.size() ? keyValues.get(i) : "?");
+    }
+    sb.append(')');
+    String sep = ": ";
+    for (Map.Entry<String, SqlValue> v : values.entrySet()) {
+      if (!primaryKey.contains(v.getKey())) {
+        sb.append(sep).append(v.getKey()).append('=').append(v.getValue());
+        sep = ", ";
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -110,6 +110,36 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
             + " BigDecimal, UUID, a java.time value, an enum, or a SqlValue");
   }
 
+  /**
+   * The value as a preview or a log shows it, in SQL's notation: {@code NULL}, {@code 42},
+   * {@code 9.99}, {@code true}, {@code 'it''s'} (a text of more than 60 characters cut, with its
+   * length), {@code <12 bytes>}.
+   */
+  @Override
+  public String toString() {
+    if (text != null) {
+      return quoted(text);
+    }
+    if (integer != null) {
+      return integer.toString();
+    }
+    if (real != null) {
+      return real.toString();
+    }
+    if (bool != null) {
+      return bool.toString();
+    }
+    return bytes != null ? "<" + bytes.length + " bytes>" : "NULL";
+  }
+
+  /** {@code text} in single quotes (doubled inside), cut past 60 characters with its length. */
+  private static String quoted(String text) {
+    int shown = Math.min(text.length(), 60);
+    String cut = text.substring(0, shown).replace("'", "''");
+    return shown == text.length() ? "'" + cut + "'"
+        : "'" + cut + "...'(" + text.length() + " chars)";
+  }
+
   /** Whether this is SQL {@code NULL}. */
   public boolean isNull() {
     return text == null && integer == null && real == null && bool == null && bytes == null;
@@ -165,22 +195,5 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
   @Override
   public int hashCode() {
     return java.util.Objects.hash(text, integer, real, bool) * 31 + java.util.Arrays.hashCode(bytes);
-  }
-
-  @Override
-  public String toString() {
-    if (integer != null) {
-      return integer.toString();
-    }
-    if (real != null) {
-      return real.toString();
-    }
-    if (bool != null) {
-      return bool.toString();
-    }
-    if (bytes != null) {
-      return "bytes[" + bytes.length + "]";
-    }
-    return text == null ? "NULL" : "'" + text + "'";
   }
 }

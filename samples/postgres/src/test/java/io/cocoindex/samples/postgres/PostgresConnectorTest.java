@@ -1162,6 +1162,23 @@ class PostgresConnectorTest {
     assertThat(tables()).isEmpty();
   }
 
+  /** A preview line names the row by its table and key, with its values, not its columns' types. */
+  @Test
+  void aPreviewShowsEachRowByItsTableKeyAndValues() {
+    docs.add(new Doc(1, "alpha", 10));
+    docs.add(new Doc(2, "it's", 20));
+    declareDocs();
+    coco.update(app);
+    docs.set(0, new Doc(1, "alpha, again", 11));
+    docs.remove(1);
+
+    List<String> planned = app.preview().changes().stream().map(p -> p.action().verb() + " "
+        + p.action().value().toString().replace(schema + ".", "")).sorted().toList();
+
+    assertThat(planned).containsExactly(
+        "delete docs (id=2)", "update docs (id=1): title='alpha, again', views=11");
+  }
+
   @Test
   void dropStateDropsEveryTableTheAppCreated() {
     docs.add(new Doc(1, "alpha", 10));

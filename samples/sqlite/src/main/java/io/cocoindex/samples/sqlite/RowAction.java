@@ -15,4 +15,35 @@ import java.util.List;
 @ActionValue
 public record RowAction(
     String table, List<String> columns, List<String> primaryKey, List<SqlValue> values,
-    boolean delete) {}
+    boolean delete) {
+
+  /**
+   * The row as a preview shows it: {@code docs (id=1): title='alpha', views=10}, or for a delete
+   * its table and key alone.
+   */
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder(table).append(" (");
+    StringBuilder rest = new StringBuilder();
+    if (delete) {
+      for (int i = 0; i < primaryKey.size(); i++) {
+        sb.append(i == 0 ? "" : ", ").append(primaryKey.get(i)).append('=')
+            .append(i < values.size() ? values.get(i) : "?");
+      }
+    } else {
+      String keySep = "";
+      String sep = ": ";
+      for (int i = 0; i < columns.size(); i++) {
+        String value = i < values.size() ? String.valueOf(values.get(i)) : "?";
+        if (primaryKey.contains(columns.get(i))) {
+          sb.append(keySep).append(columns.get(i)).append('=').append(value);
+          keySep = ", ";
+        } else {
+          rest.append(sep).append(columns.get(i)).append('=').append(value);
+          sep = ", ";
+        }
+      }
+    }
+    return sb.append(')').append(rest).toString();
+  }
+}

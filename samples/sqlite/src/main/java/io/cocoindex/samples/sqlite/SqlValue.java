@@ -75,6 +75,35 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
             + ": use String, Long/Integer/Short/Byte, Boolean, Double/Float, byte[] or null");
   }
 
+  /**
+   * The value as a preview or a log shows it, in SQL's notation: {@code NULL}, {@code 42},
+   * {@code 9.99}, {@code 'it''s'} (a text of more than 60 characters cut, with its length),
+   * {@code <12 bytes>}.
+   */
+  @Override
+  public String toString() {
+    switch (kind) {
+      case INTEGER:
+        return Long.toString(integer);
+      case REAL:
+        return Double.toString(real);
+      case TEXT:
+        return quoted(text);
+      case BLOB:
+        return "<" + blob.length + " bytes>";
+      default:
+        return "NULL";
+    }
+  }
+
+  /** {@code text} in single quotes (doubled inside), cut past 60 characters with its length. */
+  private static String quoted(String text) {
+    int shown = Math.min(text.length(), 60);
+    String cut = text.substring(0, shown).replace("'", "''");
+    return shown == text.length() ? "'" + cut + "'"
+        : "'" + cut + "...'(" + text.length() + " chars)";
+  }
+
   /** Whether this is SQL NULL. */
   public boolean isNull() {
     return kind == Kind.NULL;

@@ -90,6 +90,20 @@ class DroppedTableTest extends TargetDatabaseTest {
     assertThat(schema()).isEqualTo(schema);
   }
 
+  /** A preview line names the row by its table and key, with its values. */
+  @Test
+  void aPreviewShowsEachRowByItsTableKeyAndValues() throws Exception {
+    App app = app(docs());
+    app.update();
+    exec("DROP TABLE docs");
+
+    List<String> planned = app.preview().changes().stream()
+        .filter(p -> p.key().toString().equals("\"a\""))
+        .map(p -> p.action().verb() + " " + p.action().value()).toList();
+
+    assertThat(planned).containsExactly("create docs (id='a'): title='alpha fox'");
+  }
+
   @Test
   void aPreviewOfADeletedDatabaseFileDoesNotCreateIt() throws Exception {
     App app = app(docs());
