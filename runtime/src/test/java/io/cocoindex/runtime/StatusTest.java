@@ -252,4 +252,60 @@ class StatusTest extends EngineTestBase {
     assertThat(partitionRows.takeLog()).containsExactly("update x=1");
     assertThat(app.status().unsettled()).isEmpty();
   }
+
+  /**
+   * The states of an attachment of a container's children (an index of the table's rows) are
+   * judged against that container, as the rows are: a LOSSY change of the table whose component
+   * declaring a row and its index entry fails leaves both behind it.
+   */
+  @Test
+  void anAttachmentOfAContainersChildrenIsJudgedAgainstThatContainer() {
+    Rows tableRows = new Rows();
+    Rows indexEntries = new Rows();
+    TargetHandler<String, String, Rows.RowAction> rowsWithIndex = new TargetHandler<>() {
+      @Override
+      public TargetReconcileOutput<Rows.RowAction, String> reconcile(
+          StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
+        return tableRows.handler.reconcile(key, desired, prev, mayBeMissing);
+      }
+
+      @Override
+      public Map<String, ChildTargetDef<?>> attachments() {
+        return Map.of("index", ChildTargetDef.of(indexEntries.handler));
+      }
+    };
+    Tables table = new Tables(tableRows, () -> ChildTargetDef.of(rowsWithIndex));
+    table.invalidation = TargetChildInvalidation.LOSSY;
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", table.handler);
+      TargetStateProvider<String> rowsOfT =
+          mountTarget(ctx, p.targetState("t", new Tables.TableSpec(generation)));
+      TargetStateProvider<String> docs = registerRootTargetStatesProvider(ctx, "docs", document);
+      ctx.mount("r", c -> {
+        declareTargetState(c, rowsOfT.targetState("x", "1"));
+        declareTargetState(c, rowsOfT.<String>attachment(c, "index").targetState("i", "1"));
+        declareTargetState(c, docs.targetState("d", generation));
+      });
+    });
+    app.update();
+    assertThat(tableRows.takeLog()).containsExactly("create x=1");
+    assertThat(indexEntries.takeLog()).containsExactly("create i=1");
+    assertThat(app.status().unsettled()).isEmpty();
+
+    generation = "g2";
+    documentsThrow = true;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class);
+    assertThat(table.takeLog()).containsExactly("ensure t", "ensure t");
+    documentsThrow = false;
+
+    assertThat(app.status().unsettled()).containsExactly(
+        new StatusReport.UnsettledState("tables/t", "/@tables/\"t\"/\"x\"", 1, true, true),
+        new StatusReport.UnsettledState(
+            "tables/t@index", "/@tables/\"t\"/@index/\"i\"", 1, true, true));
+    app.update();
+    assertThat(tableRows.takeLog()).containsExactly("update x=1");
+    assertThat(indexEntries.takeLog()).containsExactly("update i=1");
+    assertThat(app.status().unsettled()).isEmpty();
+  }
 }

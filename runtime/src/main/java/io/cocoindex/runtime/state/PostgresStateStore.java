@@ -128,7 +128,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       // The caller gets no store to close: nothing else would close these sessions.
       for (Connection c : leaseConnections) {
         if (c != null) {
-          closeQuietly(c);
+          closeLeaseSession(c);
         }
       }
       closeQuietly(writeConnection);
@@ -854,7 +854,9 @@ public final class PostgresStateStore extends JdbcStateStore {
         inTransaction(c -> {
           tables.apply(c, group);
           if (!done.isEmpty()) {
-            // Claim rows last, and only those of components whose locks this worker holds.
+            // Claim rows last. Only this run's claims match (by version and claim time), and
+            // the engine commits a component while it holds its lease: a claim another worker
+            // made since (the lease given back early, by a stopped run) is left as it is.
             PostgresClaims.markFinished(c, done);
           }
         });
@@ -895,9 +897,31 @@ public final class PostgresStateStore extends JdbcStateStore {
     releaser.close();
     for (Connection c : leaseConnections) {
       synchronized (c) {
-        closeQuietly(c);
+        closeLeaseSession(c);
       }
     }
+  }
+
+  /**
+   * Closes a lease session. One of the application's pool ({@link #open(DataSource)}) goes back
+   * to it with its session going on: the advisory locks it still holds (a lost task's leases, a
+   * run's lock whose give-back failed) would stay held by a connection nobody knows of, not
+   * given back as a closed store promises, and the application's own transactions on it would
+   * commit without waiting for the WAL flush ({@link #leaseConnect}). Both are undone first; a
+   * session that cannot undo them is closed all the same.
+   */
+  private static void closeLeaseSession(Connection c) {
+    try {
+      if (!c.isClosed()) {
+        try (Statement s = c.createStatement()) {
+          s.execute("SELECT pg_advisory_unlock_all()");
+          s.execute("RESET synchronous_commit");
+        }
+      }
+    } catch (SQLException e) {
+      log.debug("resetting a lease session before it is closed failed", e);
+    }
+    closeQuietly(c);
   }
 
 }

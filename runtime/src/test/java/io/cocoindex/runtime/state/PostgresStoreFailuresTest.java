@@ -82,6 +82,62 @@ class PostgresStoreFailuresTest {
     }
   }
 
+  /**
+   * A store opened on the application's pool gives its lease sessions back to the pool, where
+   * they go on: closed, it leaves them holding no advisory lock (a lease a lost task never gave
+   * back, which the store's close is documented to give back) and committing synchronously
+   * again. (They went back as the store left them: the lease kept its component locked for every
+   * worker, and the application's own transactions on that connection committed without waiting
+   * for the WAL flush.)
+   */
+  @Test
+  void aStoreOnAPoolGivesItsLeaseSessionsBackClean() throws Exception {
+    try (FreshSchema schema = FreshSchema.create("pooled_")) {
+      PGSimpleDataSource server = new PGSimpleDataSource();
+      server.setURL(schema.url());
+      java.util.List<Connection> handedOut = new java.util.concurrent.CopyOnWriteArrayList<>();
+      // A pool, as far as the store can tell: close() hands the session back, open.
+      javax.sql.DataSource pool = (javax.sql.DataSource) Proxy.newProxyInstance(
+          getClass().getClassLoader(), new Class<?>[] {javax.sql.DataSource.class},
+          (proxy, method, args) -> {
+            Object result = invoke(method, server, args);
+            if (!method.getName().equals("getConnection")) {
+              return result;
+            }
+            Connection real = (Connection) result;
+            handedOut.add(real);
+            return Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {Connection.class}, (p, m, a) -> m.getName().equals("close")
+                    ? null : m.getName().equals("isClosed") ? false : invoke(m, real, a));
+          });
+      try {
+        PostgresStateStore store = PostgresStateStore.open(pool);
+        long version = store.nextVersion("app");
+        AutoCloseable lost = store.leaseComponent("app", new byte[] {1}, true);
+        assertThat(lost).isNotNull();
+        store.close(); // a lost task's lease: never closed
+        assertThat(version).isPositive();
+
+        for (Connection c : handedOut) {
+          try (Statement s = c.createStatement();
+              ResultSet rs = s.executeQuery("SELECT current_setting('synchronous_commit'),"
+                  + " (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                  + " AND pid = pg_backend_pid())")) {
+            rs.next();
+            assertThat(rs.getString(1)).as("synchronous_commit of a session back in the pool")
+                .isEqualTo("on");
+            assertThat(rs.getLong(2)).as("advisory locks of a session back in the pool")
+                .isZero();
+          }
+        }
+      } finally {
+        for (Connection c : handedOut) {
+          c.close();
+        }
+      }
+    }
+  }
+
   /** {@code c}, whose statements taking a run's lock fail while {@code failuresLeft} lasts. */
   private static Connection failingRunLocks(Connection c, AtomicInteger failuresLeft) {
     return (Connection) Proxy.newProxyInstance(PostgresStoreFailuresTest.class.getClassLoader(),

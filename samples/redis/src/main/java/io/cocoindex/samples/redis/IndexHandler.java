@@ -94,10 +94,14 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
    * (before the action is applied, and in a preview instead of it). A system-managed index this
    * handler records its app for ({@link #of}), tracked before and not replaced in this run, is
    * looked up (one {@code HGET} of its maker's record): a record gone says that its keys went
-   * with it (a {@code FLUSHALL}, a Redis restarted without persistence, the prefix purged by
-   * hand), and every document is then written again ({@link
+   * with it (a {@code FLUSHALL}, a Redis restarted without persistence; a prefix purged by hand
+   * leaves the record, a key of its own), and every document is then written again ({@link
    * DocumentHandler#childInvalidationFound}), memoized components' included, and the app
-   * recorded again.
+   * recorded again. A record never written (an index made before apps were recorded, by a
+   * handler that recorded none, or user-managed then) looks the same, and costs that rewrite
+   * once. Keys found beside an absent record would not tell it apart: a run that looked before a
+   * flush writes its changed documents after it, and the next run, taking those for a sign that
+   * nothing was lost, would record the app and leave the others lost for good.
    */
   @ChildHandler
   DocumentHandler documents(IndexAction index) {
@@ -108,9 +112,9 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
     if (db.makerOf(index.prefix()) != null) {
       return new DocumentHandler(db, index, null);
     }
-    log.warn("index {} of Redis database '{}' has lost its maker's record (the database flushed or"
-        + " restarted without persistence?): its documents are written again", index.prefix(),
-        index.database());
+    log.warn("index {} of Redis database '{}' has no maker's record (the database flushed or"
+        + " restarted without persistence, or the index was made before its app was recorded):"
+        + " its documents are written again", index.prefix(), index.database());
     db.foundMissing(index.prefix());
     return new DocumentHandler(db, index, TargetChildInvalidation.LOSSY);
   }
