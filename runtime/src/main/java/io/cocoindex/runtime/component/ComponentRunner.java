@@ -71,14 +71,27 @@ public final class ComponentRunner {
    */
   private static CompletableFuture<Boolean> runBody(
       ComponentContext ctx, Function<Ctx, ?> body, Executor stages) {
+    return runBody(ctx, body, stages, null);
+  }
+
+  /**
+   * Runs {@code body} on this thread, then its commit; the time the body held the thread (its
+   * foreground children's included) is reported to {@code leasedAhead}, if given.
+   */
+  private static CompletableFuture<Boolean> runBody(
+      ComponentContext ctx, Function<Ctx, ?> body, Executor stages, LeaseGate leasedAhead) {
     Throwable error = null;
     ComponentContext outer = ComponentContext.enterBody(ctx);
+    long started = leasedAhead != null ? System.nanoTime() : 0;
     try {
       body.apply(ctx);
     } catch (Throwable t) {
       error = t;
     } finally {
       ComponentContext.exitBody(outer);
+      if (leasedAhead != null) {
+        leasedAhead.reportSize((System.nanoTime() - started) / 1_000);
+      }
     }
     return finish(ctx, error, stages);
   }
@@ -92,11 +105,16 @@ public final class ComponentRunner {
     LeaseGate gate = !ctx.withinGate ? run.leaseGate : null;
     CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
         : gate.acquire();
-    // Leases are taken in batches; no thread waits for this component's own round trip.
-    CompletableFuture<AutoCloseable> leasing = leased
-        ? slot.thenCompose(v -> run.leases.lease(ctx.path.encoded()))
-        : slot.thenApply(v -> StateStore.NO_LEASE);
+    // Leases are taken in batches; no thread waits for this component's own round trip. On a
+    // shared store only a few per thread are taken ahead of their start (Run#leasedAhead).
+    LeaseGate ahead = leased && gate != null ? run.leasedAhead : null;
+    CompletableFuture<AutoCloseable> leasing = !leased ? slot.thenApply(v -> StateStore.NO_LEASE)
+        : (ahead == null ? slot : slot.thenCompose(v -> ahead.acquire()))
+            .thenCompose(v -> run.leases.lease(ctx.path.encoded()));
     return leasing.handleAsync((lease, leaseError) -> {
+      if (ahead != null) {
+        ahead.release(); // it starts now, or is skipped
+      }
       Throwable cannotStart = leaseError != null ? unwrap(leaseError)
           : run.abortedBy() != null ? new RunAborted(run.abortedBy()) : null;
       if (cannotStart != null) {
@@ -129,7 +147,8 @@ public final class ComponentRunner {
       if (gate != null) {
         ctx.withinGate = true;
       }
-      return runBody(ctx, body, run.componentPool).whenComplete((ok, err) -> {
+      // The time bodies hold a thread sizes what is leased ahead of them.
+      return runBody(ctx, body, run.componentPool, ahead).whenComplete((ok, err) -> {
         release(lease, ctx.path);
         if (gate != null) {
           gate.release();

@@ -714,7 +714,7 @@ public final class ComponentCommit {
   private void reportSize() {
     for (Reconciliation r : results) {
       if (r.hasAction() && !r.isRefresh()) {
-        run.leaseGate.declared(in.declared.size());
+        run.leaseGate.reportSize(in.declared.size());
         return;
       }
     }

@@ -12,14 +12,15 @@ import java.util.concurrent.CompletableFuture;
  * the bounded pool keeps running the components that hold one).
  *
  * <p>The bound can follow the components' size, between {@code minSlots} and {@code
- * maxSlots}: what a slot holds in memory is its component's declarations, so the gate admits
- * about {@code statesBudget} declared states in flight, by the running mean of the sizes
- * reported to {@link #declared}. The run reports the components that changed something (a
- * container's refresh does not count): small ones (a row changed in each of many) then go
+ * maxSlots}: the gate admits as many as hold about a budget, by the running mean of the sizes
+ * reported to {@link #reportSize}. The run's gate of components in flight counts declared
+ * states, which a slot holds in memory; the run reports the components that changed something
+ * (a container's refresh does not count): small ones (a row changed in each of many) then go
  * through the sink and the store in larger batches, which was about 9% of a cold run and 9-13%
  * of a change of one row per component (BENCHMARKS.md, twenty-fourth session), and large ones
- * stay at {@code minSlots}. It starts at {@code minSlots}, before any component has
- * reported, and a run that changes nothing stays there.
+ * stay at {@code minSlots}. On a shared store, the gate of components leased ahead of their
+ * start counts the time their bodies hold a thread ({@code Run#leasedAhead}). A gate starts at
+ * {@code minSlots}, before any component has reported, and stays there until one does.
  *
  * <p>A component's size is known only once it has run, and slots are not taken back: where
  * large components follow many small ones, up to {@code maxSlots} of them may be admitted before
@@ -27,17 +28,17 @@ import java.util.concurrent.CompletableFuture;
  * 10,000 states after components of 100 brings the bound of 256 down to 64).
  */
 public final class LeaseGate {
-  /** Weight of each reported component in the running mean of declared states. */
+  /** Weight of each reported component in the running mean of the sizes reported. */
   private static final double MEAN_WEIGHT = 1.0 / 8;
 
   private final Queue<CompletableFuture<Void>> waiting = new ArrayDeque<>();
   private final int minSlots;
   private final int maxSlots;
-  private final long statesBudget;
+  private final long budget;
   private int slots;
   private int taken;
-  /** The running mean of declared states per reported component; negative before the first. */
-  private double meanStates = -1;
+  /** The running mean of the sizes reported; negative before the first. */
+  private double meanSize = -1;
 
   /** A gate of a fixed number of slots. */
   public LeaseGate(int slots) {
@@ -45,17 +46,17 @@ public final class LeaseGate {
   }
 
   /**
-   * A gate of {@code minSlots} to {@code maxSlots} slots, as many as hold about {@code
-   * statesBudget} declared states by the components' running mean.
+   * A gate of {@code minSlots} to {@code maxSlots} slots, as many as hold about {@code budget}
+   * by the running mean of the components' sizes ({@link #reportSize}): declared states, say.
    */
-  public LeaseGate(int minSlots, int maxSlots, long statesBudget) {
-    if (minSlots < 1 || maxSlots < minSlots || statesBudget < 0) {
+  public LeaseGate(int minSlots, int maxSlots, long budget) {
+    if (minSlots < 1 || maxSlots < minSlots || budget < 0) {
       throw new IllegalArgumentException("slots " + minSlots + ".." + maxSlots + ", budget "
-          + statesBudget);
+          + budget);
     }
     this.minSlots = minSlots;
     this.maxSlots = maxSlots;
-    this.statesBudget = statesBudget;
+    this.budget = budget;
     this.slots = minSlots;
   }
 
@@ -81,18 +82,18 @@ public final class LeaseGate {
   }
 
   /**
-   * Notes that a component declared {@code states}; the number of slots follows the mean (a
+   * Notes a component's size (what it declared, say); the number of slots follows the mean (a
    * gate of fixed size ignores it). Slots taken beyond a lowered bound are not taken back: new
    * components wait until enough return.
    */
-  public void declared(int states) {
+  public void reportSize(long size) {
     if (minSlots == maxSlots) {
       return;
     }
     List<CompletableFuture<Void>> admitted;
     synchronized (this) {
-      meanStates = meanStates < 0 ? states : meanStates + (states - meanStates) * MEAN_WEIGHT;
-      double fit = statesBudget / Math.max(1.0, meanStates);
+      meanSize = meanSize < 0 ? size : meanSize + (size - meanSize) * MEAN_WEIGHT;
+      double fit = budget / Math.max(1.0, meanSize);
       slots = (int) Math.max(minSlots, Math.min(maxSlots, fit));
       admitted = admit();
     }

@@ -30,7 +30,7 @@ class LeaseGateTest {
     assertThat(slots).extracting(CompletableFuture::isDone)
         .containsExactly(true, true, false, false);
 
-    gate.declared(1); // a fixed gate ignores the components' size
+    gate.reportSize(1); // a fixed gate ignores the components' size
     assertThat(gate.slots()).isEqualTo(2);
     assertThat(done(slots)).isEqualTo(2);
 
@@ -48,14 +48,14 @@ class LeaseGateTest {
     assertThat(gate.slots()).isEqualTo(2);
     assertThat(done(slots)).isEqualTo(2);
 
-    gate.declared(25); // 100 / 25: four slots
+    gate.reportSize(25); // 100 / 25: four slots
     assertThat(gate.slots()).isEqualTo(4);
     assertThat(slots).extracting(CompletableFuture::isDone)
         .containsExactly(true, true, true, true, false, false, false, false);
 
-    gate.declared(0); // the mean falls towards none: as many slots as allowed, no more
+    gate.reportSize(0); // the mean falls towards none: as many slots as allowed, no more
     for (int i = 0; i < 40; i++) {
-      gate.declared(0);
+      gate.reportSize(0);
     }
     assertThat(gate.slots()).isEqualTo(6);
     assertThat(done(slots)).isEqualTo(6);
@@ -64,14 +64,14 @@ class LeaseGateTest {
   @Test
   void largeComponentsKeepTheMinimumAndSlotsTakenAboveALoweredBoundAreNotTakenBack() {
     LeaseGate gate = new LeaseGate(2, 6, 100);
-    gate.declared(10);
+    gate.reportSize(10);
     assertThat(gate.slots()).isEqualTo(6);
     List<CompletableFuture<Void>> held = acquire(gate, 6);
     assertThat(done(held)).isEqualTo(6);
 
-    gate.declared(10_000); // the mean moves an eighth of the way per component
+    gate.reportSize(10_000); // the mean moves an eighth of the way per component
     for (int i = 0; i < 40; i++) {
-      gate.declared(10_000);
+      gate.reportSize(10_000);
     }
     assertThat(gate.slots()).isEqualTo(2);
     assertThat(done(held)).isEqualTo(6);
@@ -88,9 +88,9 @@ class LeaseGateTest {
   @Test
   void theMeanMovesAnEighthOfTheWayPerComponent() {
     LeaseGate gate = new LeaseGate(1, 1_000, 800);
-    gate.declared(8); // the first sets the mean: 100 slots
+    gate.reportSize(8); // the first sets the mean: 100 slots
     assertThat(gate.slots()).isEqualTo(100);
-    gate.declared(16); // 8 + (16 - 8) / 8 = 9: 88 slots
+    gate.reportSize(16); // 8 + (16 - 8) / 8 = 9: 88 slots
     assertThat(gate.slots()).isEqualTo(88);
   }
 

@@ -34,13 +34,26 @@ import java.util.List;
  * one wait per n rows.
  *
  * <p>With {@code -Dcocoindex.worker.barrier=true} it prints {@code ready} once the store is open
- * and waits for a line on stdin before running the update.
+ * and waits for a line on stdin before running the update; with {@code
+ * -Dcocoindex.worker.bodyMillis=n} each component's body takes n ms (layout {@code spread}).
  */
 public final class Worker {
   /** System property: print {@link #READY} once up, then wait for a line on stdin to start. */
   static final String BARRIER = "cocoindex.worker.barrier";
 
   static final String READY = "ready";
+
+  /** System property: how long each component's body takes (a slow call), in milliseconds. */
+  static final String BODY_MILLIS = "cocoindex.worker.bodyMillis";
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
 
   /** A row write; value null deletes. */
   public record Put(String key, String value) {}
@@ -92,9 +105,15 @@ public final class Worker {
             } else if (layout.equals("transfer-before")) {
               ctx.mount("c1", c -> declareTargetState(c, rows.targetState("x", version)));
             } else {
+              long bodyMillis = Long.getLong(BODY_MILLIS, 0);
               for (int i = 0; i < components; i++) {
                 String key = "k" + i;
-                ctx.mount("c" + i, c -> declareTargetState(c, rows.targetState(key, version)));
+                ctx.mount("c" + i, c -> {
+                  if (bodyMillis > 0) {
+                    sleep(bodyMillis); // a slow body: a model call, say
+                  }
+                  declareTargetState(c, rows.targetState(key, version));
+                });
               }
             }
           })) {

@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * exiting: JVM start-up (about a second of CPU per JVM, and several JVMs starting at once on a
  * small machine slow each other down) is excluded for every worker count alike. With {@code
  * --include-startup} as the last argument the time runs from starting the JVMs instead (the
- * method of the first measurements).
+ * method of the first measurements). With {@code -Dcocoindex.worker.bodyMillis=n} each
+ * component's body takes n ms (a slow call), in every worker.
  */
 public final class WorkerScaling {
   private static final int[] WORKERS = {1, 2, 4};
@@ -86,6 +87,7 @@ public final class WorkerScaling {
         ps.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-cp", System.getProperty("java.class.path"),
             "-D" + Worker.BARRIER + "=" + !includeStartup,
+            "-D" + Worker.BODY_MILLIS + "=" + Long.getLong(Worker.BODY_MILLIS, 0),
             Worker.class.getName(), url, "w" + i, String.valueOf(components), "v1", "5", "spread",
             String.valueOf(rowsPerRequest))
             .redirectErrorStream(true).start());
