@@ -40,6 +40,8 @@ class WorkerDiedMidRoundTest {
   volatile CountDownLatch bMayMount = new CountDownLatch(0);
   volatile CountDownLatch aInBody = new CountDownLatch(0);
   volatile CountDownLatch aMayGoOn = new CountDownLatch(0);
+  /** Counted down by B's {@code main} once it read its input (see {@link #xOnItsInput}). */
+  volatile CountDownLatch bReadItsInput = new CountDownLatch(0);
 
   @BeforeEach
   void schema() throws Exception {
@@ -145,7 +147,6 @@ class WorkerDiedMidRoundTest {
   void aComponentAWorkerFinishedBeforeItDiedKeepsWhatItWrote() throws Exception {
     Rows rows = new Rows();
     String[] value = {"v1"};
-    CountDownLatch[] bReadItsInput = {new CountDownLatch(0)};
     Consumer<Ctx> mainA = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       String input = value[0];
@@ -156,24 +157,14 @@ class WorkerDiedMidRoundTest {
         declareTargetState(c, p.targetState("y1", input));
       });
     };
-    Consumer<Ctx> mainB = ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      String input = value[0];
-      bReadItsInput[0].countDown();
-      await(bMayMount);
-      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
-    };
-    App b = worker(schema + "_b", mainB);
+    App b = worker(schema + "_b", xOnItsInput(rows, value));
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
     value[0] = "v2";
-    bMayMount = new CountDownLatch(1);
     aInBody = new CountDownLatch(1);
     aMayGoOn = new CountDownLatch(1);
-    bReadItsInput[0] = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
-    assertThat(bReadItsInput[0].await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+    CompletableFuture<UpdateStats> runB = startOnItsInput(b);
 
     value[0] = "v3";
     App a = worker(schema + "_a", mainA);
@@ -206,28 +197,17 @@ class WorkerDiedMidRoundTest {
       throws Exception {
     Rows rows = new Rows();
     String[] value = {"v1"};
-    CountDownLatch[] bReadItsInput = {new CountDownLatch(0)};
     Consumer<Ctx> mainA = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       String input = value[0];
       ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
     };
-    Consumer<Ctx> mainB = ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      String input = value[0];
-      bReadItsInput[0].countDown();
-      await(bMayMount);
-      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
-    };
-    App b = worker(schema + "_b", mainB);
+    App b = worker(schema + "_b", xOnItsInput(rows, value));
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
     value[0] = "v2";
-    bMayMount = new CountDownLatch(1);
-    bReadItsInput[0] = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
-    assertThat(bReadItsInput[0].await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+    CompletableFuture<UpdateStats> runB = startOnItsInput(b);
 
     value[0] = "v3";
     GiveBackHeld[] storeA = new GiveBackHeld[1];
@@ -261,7 +241,6 @@ class WorkerDiedMidRoundTest {
   void aComponentCommittedBeforeItsRunWasStoppedKeepsWhatItWrote() throws Exception {
     Rows rows = new Rows();
     String[] value = {"v1"};
-    CountDownLatch[] bReadItsInput = {new CountDownLatch(0)};
     GiveBackHeld[] storeA = new GiveBackHeld[1];
     Consumer<Ctx> mainA = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
@@ -272,22 +251,12 @@ class WorkerDiedMidRoundTest {
         throw new OutOfMemoryError("scripted: the worker ran out of memory in y");
       });
     };
-    Consumer<Ctx> mainB = ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      String input = value[0];
-      bReadItsInput[0].countDown();
-      await(bMayMount);
-      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
-    };
-    App b = worker(schema + "_b", mainB);
+    App b = worker(schema + "_b", xOnItsInput(rows, value));
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
     value[0] = "v2";
-    bMayMount = new CountDownLatch(1);
-    bReadItsInput[0] = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
-    assertThat(bReadItsInput[0].await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+    CompletableFuture<UpdateStats> runB = startOnItsInput(b);
 
     value[0] = "v3";
     App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
@@ -322,7 +291,6 @@ class WorkerDiedMidRoundTest {
       throws Exception {
     Rows rows = new Rows();
     boolean[] mountsS = {true};
-    CountDownLatch[] bReadItsInput = {new CountDownLatch(0)};
     Consumer<Ctx> mainA = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", "v1")));
@@ -330,7 +298,7 @@ class WorkerDiedMidRoundTest {
     Consumer<Ctx> mainB = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       boolean withS = mountsS[0];
-      bReadItsInput[0].countDown();
+      bReadItsInput.countDown();
       await(bMayMount);
       ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", "v1")));
       if (withS) {
@@ -341,10 +309,7 @@ class WorkerDiedMidRoundTest {
     b.update();
     assertThat(rows.takeLog()).containsExactlyInAnyOrder("create x1=v1", "create s1=v1");
 
-    bMayMount = new CountDownLatch(1);
-    bReadItsInput[0] = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
-    assertThat(bReadItsInput[0].await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+    CompletableFuture<UpdateStats> runB = startOnItsInput(b);
 
     mountsS[0] = false;
     GiveBackHeld[] storeA = new GiveBackHeld[1];
@@ -503,6 +468,29 @@ class WorkerDiedMidRoundTest {
     value[0] = "v2";
     runBWhileAStops(b, worker(schema + "_a", mainA));
     assertThat(rowsB.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
+  }
+
+  /**
+   * B's {@code main}: it reads its input ({@code value}), says so ({@link #bReadItsInput}), waits
+   * for {@link #bMayMount}, and mounts "x", which declares "x1" with the value it read.
+   */
+  private Consumer<Ctx> xOnItsInput(Rows rows, String[] value) {
+    return ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      String input = value[0];
+      bReadItsInput.countDown();
+      await(bMayMount);
+      ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
+    };
+  }
+
+  /** Starts B's run and returns once its {@code main} read its input and waits to mount. */
+  private CompletableFuture<UpdateStats> startOnItsInput(App b) throws InterruptedException {
+    bMayMount = new CountDownLatch(1);
+    bReadItsInput = new CountDownLatch(1);
+    CompletableFuture<UpdateStats> run = CompletableFuture.supplyAsync(b::update);
+    assertThat(bReadItsInput.await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
+    return run;
   }
 
   /**

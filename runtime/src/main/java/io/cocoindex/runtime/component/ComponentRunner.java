@@ -106,7 +106,7 @@ public final class ComponentRunner {
     CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
         : gate.acquire();
     // Leases are taken in batches; no thread waits for this component's own round trip. On a
-    // shared store only a few per thread are taken ahead of their start (Run#leasedAhead).
+    // shared store, only about what the pool is to start soon is leased (Run#leasedAhead).
     LeaseGate ahead = leased && gate != null ? run.leasedAhead : null;
     CompletableFuture<AutoCloseable> leasing = !leased ? slot.thenApply(v -> StateStore.NO_LEASE)
         : (ahead == null ? slot : slot.thenCompose(v -> ahead.acquire()))
