@@ -7,6 +7,7 @@ import com.palantir.javapoet.TypeSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.util.Set;
 import javax.annotation.processing.Filer;
 import javax.lang.model.element.Element;
 import javax.tools.JavaFileObject;
@@ -33,6 +34,21 @@ public final class GeneratedFiles {
 
   public static JavaFile file(String packageName, TypeSpec type) {
     return JavaFile.builder(packageName, type).skipJavaLangImports(true).indent("  ").build();
+  }
+
+  /**
+   * {@code file} with the {@code java.lang} types named {@code shadowed} written by their
+   * qualified names: a type of the file's package with one of these names ({@code String},
+   * {@code Integer}, {@code Class}) would otherwise be what the simple name means there, and
+   * JavaPoet knows only the types the file itself mentions.
+   */
+  public static JavaFile qualifying(JavaFile file, Set<String> shadowed) {
+    if (shadowed.isEmpty()) {
+      return file;
+    }
+    TypeSpec type =
+        file.typeSpec().toBuilder().alwaysQualify(shadowed.toArray(String[]::new)).build();
+    return file(file.packageName(), type);
   }
 
   /** The qualified name of the type {@code file} declares. */
