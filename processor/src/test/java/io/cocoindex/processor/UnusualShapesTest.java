@@ -47,4 +47,47 @@ class UnusualShapesTest {
                 "public @interface Override {}")))
         .succeededWithoutWarnings();
   }
+
+  @Test
+  void targetsAndAttachmentsNamedLikeTheFieldsOfGeneratedClasses() {
+    // The API class reads its field provider, the target class its field children: a declare
+    // method's parameter of that name would hide them.
+    JavaFileObject stores = source("Stores", "package test;", IMPORTS,
+        "@ContainerTarget(provider = \"stores\", name = \"Provider\", child = \"Children\",",
+        "    childValue = String.class)",
+        "public class Stores implements TargetHandler<String, String, String> {",
+        "  @ChildHandler Stores child(String action) { return this; }",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject shelves = source("ShelfHandler", "package test;", IMPORTS,
+        "@ContainerTarget(provider = \"shelves\", name = \"Shelf\", child = \"Book\",",
+        "    childValue = String.class, api = \"Shelves\")",
+        "public class ShelfHandler implements TargetHandler<String, String, String> {",
+        "  @ChildHandler Items items(String action) { return new Items(); }",
+        "  @Attachment(\"provider\") Items provider() { return new Items(); }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return ShelfHandler_Attachments.of(this);",
+        "  }",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject items = source("Items", "package test;", IMPORTS,
+        "public class Items implements TargetHandler<String, String, String> {",
+        "  @Attachment(\"children\") Items children() { return this; }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return Items_Attachments.of(this);",
+        "  }",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject use = source("Use", "package test;",
+        "class Use {",
+        "  static void run(io.cocoindex.Ctx ctx) {",
+        "    Providers.register(ctx, new Stores()).mountProvider(ctx, \"k\", \"s\")",
+        "        .declareChildren(ctx, \"c\", \"child\");",
+        "    Shelves shelves = Shelves.register(ctx, new ShelfHandler());",
+        "    shelves.declareProvider(ctx, \"a\", \"attached\");",
+        "    shelves.declareShelf(ctx, \"s\", \"shelf\").declareChildren(ctx, \"c\", \"child\");",
+        "  }",
+        "}");
+    assertThat(compile(stores, shelves, items, use)).succeededWithoutWarnings();
+  }
 }
