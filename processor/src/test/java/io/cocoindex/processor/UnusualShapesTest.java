@@ -90,4 +90,48 @@ class UnusualShapesTest {
         "}");
     assertThat(compile(stores, shelves, items, use)).succeededWithoutWarnings();
   }
+
+  @Test
+  void genericHandlersAndAnInnerHandlerOfAGenericClass() {
+    // A generic handler's methods, called on the raw type, would return raw handlers.
+    JavaFileObject dirs = source("DirHandler", "package test;", IMPORTS,
+        "@ContainerTarget(provider = \"dirs\", name = \"Dir\", child = \"File\",",
+        "    childValue = String.class)",
+        "public class DirHandler<T extends Number> implements TargetHandler<String, String, Long> {",
+        "  @ChildHandler FileHandler<T> files(Long action) { return new FileHandler<>(); }",
+        "  @Attachment(\"meta\") FileHandler<T> meta() { return new FileHandler<>(); }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return DirHandler_Attachments.of(this);",
+        "  }",
+        reconcile("String", "String", "Long"),
+        "}");
+    JavaFileObject files = source("FileHandler", "package test;", IMPORTS,
+        "public class FileHandler<U> implements TargetHandler<String, String, String> {",
+        "  @Attachment(\"index\") FileHandler<List<U>> index() { return new FileHandler<>(); }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return FileHandler_Attachments.of(this);",
+        "  }",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject outer = source("Outer", "package test;", IMPORTS,
+        "public class Outer<K> {",
+        "  @RootTarget(provider = \"inner\", name = \"Note\")",
+        "  public class Notes implements TargetHandler<String, String, String> {",
+        "    @Attachment(\"tag\") FileHandler<K> tag() { return new FileHandler<>(); }",
+        "    @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "      return Outer_Notes_Attachments.of(this);",
+        "    }",
+        reconcile("String", "String", "String"),
+        "  }",
+        "}");
+    JavaFileObject use = source("Use", "package test;",
+        "class Use {",
+        "  static void run(io.cocoindex.Ctx ctx) {",
+        "    Dirs.register(ctx, new DirHandler<Integer>()).mountDir(ctx, \"k\", \"d\")",
+        "        .declareFile(ctx, \"f\", \"file\");",
+        "    Notes.register(ctx, new Outer<String>().new Notes()).declareTag(ctx, \"t\", \"x\");",
+        "  }",
+        "}");
+    assertThat(compile(dirs, files, outer, use)).succeededWithoutWarnings();
+  }
 }

@@ -57,7 +57,7 @@ public final class TargetApiGenerator {
                     .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                     .returns(model.api())
                     .addParameter(Ctx.class, "ctx")
-                    .addParameter(model.handler(), "handler")
+                    .addParameter(model.handlerType(), "handler")
                     .addStatement(
                         "return new $T($T.registerRootTargetStatesProvider(ctx, PROVIDER,"
                             + " $T.requireNonNull(handler, $S)))",

@@ -178,7 +178,11 @@ public final class AttachmentValidator {
     }
     return Optional.of(
         new AttachmentsModel(
-            ClassName.get(type), TypeInspector.sibling(type, "Attachments"), attachments, type));
+            ClassName.get(type),
+            TypeInspector.anyInstanceOf(type),
+            TypeInspector.sibling(type, "Attachments"),
+            attachments,
+            type));
   }
 
   /**

@@ -195,6 +195,7 @@ public final class HandlerValidator {
             Optional.of(
                 new ChildHandlerFactoryModel(
                     ClassName.get(type),
+                    TypeInspector.anyInstanceOf(type),
                     TypeInspector.sibling(type, "ChildHandlerFactory"),
                     TypeName.get(action),
                     TypeName.get(childValue),
@@ -226,6 +227,7 @@ public final class HandlerValidator {
     TargetApiModel model =
         new TargetApiModel(
             ClassName.get(type),
+            TypeInspector.anyInstanceOf(type),
             api,
             target.provider(),
             new DeclaredTarget(target.name(), TypeName.get(value), KeyModels.of(value)),

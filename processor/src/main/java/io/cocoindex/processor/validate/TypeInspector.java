@@ -1,6 +1,9 @@
 package io.cocoindex.processor.validate;
 
 import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.ParameterizedTypeName;
+import com.palantir.javapoet.TypeName;
+import com.palantir.javapoet.WildcardTypeName;
 import io.cocoindex.TargetHandler;
 import java.util.ArrayList;
 import java.util.List;
@@ -160,6 +163,27 @@ public final class TypeInspector {
       }
     }
     return component;
+  }
+
+  /**
+   * {@code type} as generated code names a parameter that takes any instance of it: the class
+   * itself, or {@code Handler<?>} for a generic one (with its generic enclosing class's type
+   * arguments wildcards too, for an inner class). The raw type would erase the types of its
+   * methods, and {@code Map.ofEntries} of the raw attachment handlers they return does not
+   * compile.
+   */
+  public static TypeName anyInstanceOf(TypeElement type) {
+    TypeName[] wildcards = type.getTypeParameters().stream()
+        .map(p -> WildcardTypeName.subtypeOf(Object.class))
+        .toArray(TypeName[]::new);
+    if (type.getEnclosingElement() instanceof TypeElement outer
+        && !type.getModifiers().contains(Modifier.STATIC)
+        && type.getKind() == ElementKind.CLASS
+        && anyInstanceOf(outer) instanceof ParameterizedTypeName owner) {
+      return owner.nestedClass(type.getSimpleName().toString(), List.of(wildcards));
+    }
+    ClassName name = ClassName.get(type);
+    return wildcards.length == 0 ? name : ParameterizedTypeName.get(name, wildcards);
   }
 
   /** The generated sibling class {@code Outer_Inner_<suffix>} of {@code type}. */
