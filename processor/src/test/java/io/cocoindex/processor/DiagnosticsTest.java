@@ -383,6 +383,28 @@ class DiagnosticsTest {
               + " keys are stored as field names, so they must be String, not java.lang.Integer",
           "record Counts(");
     }
+
+    @Test
+    void optionalOfAnOptional() {
+      // Both empties are stored as null (as the reflective codec stores them): one would read
+      // back as the other.
+      JavaFileObject f =
+          source(
+              "Note",
+              "package test;",
+              "import java.util.Optional;",
+              "@io.cocoindex.annotation.TargetValue",
+              "record Note(Optional<Optional<String>> text) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'text' of test.Note has type"
+              + " java.util.Optional<java.util.Optional<java.lang.String>>, which cannot be"
+              + " serialized: an Optional of an Optional is stored as null when either is empty, so"
+              + " Optional.of(Optional.empty()) would read back as Optional.empty(); use one"
+              + " Optional",
+          "record Note(");
+    }
   }
 
   @Test

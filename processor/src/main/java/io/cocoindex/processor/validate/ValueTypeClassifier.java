@@ -240,6 +240,12 @@ public final class ValueTypeClassifier {
       if (args.isEmpty()) {
         return Classified.problem("the raw " + name + " has no element type; write its type argument");
       }
+      if (name.equals(Optional.class.getName()) && isOptional(args.get(0))) {
+        return Classified.problem(
+            "an Optional of an Optional is stored as null when either is empty, so"
+                + " Optional.of(Optional.empty()) would read back as Optional.empty(); use one"
+                + " Optional");
+      }
       Classified element0 = classify(args.get(0), codec, visiting);
       if (name.equals(List.class.getName())) {
         return element0.map(ValueType.ListOf::new);
@@ -362,6 +368,11 @@ public final class ValueTypeClassifier {
       name = classify(element, codec, visiting).ok() ? element.toString() : null;
     }
     return name == null ? null : "List<" + name + ">";
+  }
+
+  private static boolean isOptional(TypeMirror t) {
+    return t instanceof DeclaredType d
+        && ((TypeElement) d.asElement()).getQualifiedName().contentEquals(Optional.class.getName());
   }
 
   private static boolean isArrayOtherThanBytes(TypeMirror t) {
