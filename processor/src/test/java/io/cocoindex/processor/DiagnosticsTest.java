@@ -1529,6 +1529,46 @@ class DiagnosticsTest {
   }
 
   @Test
+  void genericRecordWhoseComponentsHaveItsTypeVariables() {
+    // One mistake: not also a COCO-003 on each component of type T.
+    JavaFileObject f =
+        source(
+            "Box",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Box<T>(T value, java.util.List<T> more, String name) {}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-015] @TargetValue record test.Box declares type parameters: a generated codec needs"
+            + " concrete component types; remove the type parameters",
+        "@io.cocoindex.annotation.TargetValue");
+  }
+
+  @Test
+  void recordUsingAGenericRecord() {
+    // The generic record's COCO-015 is the one error, not also a COCO-003 on each record using it.
+    JavaFileObject box =
+        source(
+            "Box",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Box<T>(String name) {}");
+    JavaFileObject shelf =
+        source(
+            "Shelf",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Shelf(Box<String> box, java.util.List<Box<Long>> boxes) {}");
+    assertSingleError(
+        compile(box, shelf),
+        box,
+        "[COCO-015] @TargetValue record test.Box declares type parameters: a generated codec needs"
+            + " concrete component types; remove the type parameters",
+        "@io.cocoindex.annotation.TargetValue");
+  }
+
+  @Test
   void twoChildHandlers() {
     JavaFileObject f =
         source(

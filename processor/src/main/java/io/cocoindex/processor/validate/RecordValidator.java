@@ -90,6 +90,9 @@ public final class RecordValidator {
             c.asType());
         continue;
       }
+      if (!type.getTypeParameters().isEmpty() && inspector.mentionsTypeVariable(c.asType())) {
+        continue; // the record's COCO-015 says what to do: one mistake, one error
+      }
       ValueTypeClassifier.Classified classified = classifier.classify(c.asType());
       if (classified.reportedOnItself()) {
         unusable = true; // the class's own error (COCO-002) says what to fix

@@ -60,6 +60,26 @@ public final class TypeInspector {
     return false;
   }
 
+  /** Whether {@code type} is or has a type variable, in a type argument, bound or array. */
+  public boolean mentionsTypeVariable(TypeMirror type) {
+    if (type == null) {
+      return false;
+    }
+    if (type.getKind() == TypeKind.TYPEVAR) {
+      return true;
+    }
+    if (type instanceof DeclaredType d) {
+      return d.getTypeArguments().stream().anyMatch(this::mentionsTypeVariable);
+    }
+    if (type instanceof ArrayType a) {
+      return mentionsTypeVariable(a.getComponentType());
+    }
+    if (type instanceof WildcardType w) {
+      return mentionsTypeVariable(w.getExtendsBound()) || mentionsTypeVariable(w.getSuperBound());
+    }
+    return false;
+  }
+
   /**
    * The {@code TargetHandler} supertype of {@code type}, with its type arguments as seen from
    * {@code type} (empty list when raw); empty when {@code type} is no handler.

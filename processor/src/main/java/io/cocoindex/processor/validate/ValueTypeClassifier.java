@@ -65,7 +65,12 @@ public final class ValueTypeClassifier {
      * mistake gives one error.
      */
     static Classified reportedOnItself(String name) {
-      return new Classified(null, name + " is not a record", false, true);
+      return reportedOnItself(name, "is not a record");
+    }
+
+    /** A type whose own error (COCO-002, COCO-015) is reported on it: {@code name is what}. */
+    static Classified reportedOnItself(String name, String what) {
+      return new Classified(null, name + " " + what, false, true);
     }
 
     public boolean ok() {
@@ -288,10 +293,10 @@ public final class ValueTypeClassifier {
                 + " has no generated codec; annotate it with @TargetValue (or @ActionValue,"
                 + " @TrackingRecord)");
       }
-      // An annotated record's own components and type parameters are reported on the record.
+      // An annotated record's own components and type parameters are reported on the record
+      // (a generic one is COCO-015), not again on each record using it.
       if (!element.getTypeParameters().isEmpty() && codec == Codec.GENERATED) {
-        return Classified.problem(
-            "the generic record " + name + " has no codec; use a record without type parameters");
+        return Classified.reportedOnItself(name, "is generic");
       }
       return Classified.of(
           new ValueType.RecordRef(
