@@ -134,4 +134,23 @@ class UnusualShapesTest {
         "}");
     assertThat(compile(dirs, files, outer, use)).succeededWithoutWarnings();
   }
+
+  @Test
+  void typeAnnotationsOnComponentsAndTypeArguments() {
+    // A nullness annotation is part of the type javac gives; Map<@N String, ?> is still a map
+    // with String keys.
+    JavaFileObject n = source("N", "package test;",
+        "@java.lang.annotation.Target(java.lang.annotation.ElementType.TYPE_USE)",
+        "public @interface N {}");
+    JavaFileObject row = source("Row", "package test;", IMPORTS,
+        "@TargetValue",
+        "public record Row(@Key @N String id, Map<@N String, @N List<@N Integer>> counts,",
+        "    Optional<@N String> note, @N byte @N [] blob, java.util.@N UUID uuid) {}");
+    JavaFileObject handler = source("RowHandler", "package test;", IMPORTS,
+        "@RootTarget(provider = \"rows\", name = \"Row\")",
+        "public class RowHandler implements TargetHandler<@N Row, Map<@N String, @N Long>, Row> {",
+        reconcile("Row", "Map<String, Long>", "Row"),
+        "}");
+    assertThat(compile(n, row, handler)).succeededWithoutWarnings();
+  }
 }

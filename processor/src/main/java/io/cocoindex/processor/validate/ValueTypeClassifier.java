@@ -274,7 +274,9 @@ public final class ValueTypeClassifier {
       if (args.isEmpty()) {
         return Classified.problem("the raw java.util.Map has no key and value types; write them");
       }
-      if (!args.get(0).toString().equals(String.class.getName())) {
+      // By the element, not toString(): a type annotation (Map<@NonNull String, V>) is printed.
+      if (!(args.get(0) instanceof DeclaredType key
+          && ((TypeElement) key.asElement()).getQualifiedName().contentEquals("java.lang.String"))) {
         return Classified.problem(
             "Map keys are stored as field names, so they must be String, not " + args.get(0));
       }
