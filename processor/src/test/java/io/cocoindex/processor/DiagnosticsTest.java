@@ -1528,6 +1528,81 @@ class DiagnosticsTest {
         "@io.cocoindex.annotation.TargetValue");
   }
 
+  @Nested
+  class InaccessibleType {
+    @Test
+    void privateEnumOfAComponent() {
+      // The record itself is reachable; the codec beside it must name the enum too. One error
+      // for the enum, however many components use it.
+      JavaFileObject f =
+          source(
+              "Outer",
+              "package test;",
+              "public class Outer {",
+              "  private enum Status { ON, OFF }",
+              "  @io.cocoindex.annotation.TargetValue",
+              "  record Row(String id, Status status, java.util.List<Status> history) {}",
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-024] component 'status' of test.Outer.Row has type test.Outer.Status, which the"
+              + " code generated in package test names but cannot reach: test.Outer.Status is"
+              + " private; make it package-private or public",
+          "record Row(");
+    }
+
+    @Test
+    void protectedTypeInheritedFromAnotherPackage() {
+      JavaFileObject base =
+          JavaFileObjects.forSourceLines(
+              "other.Base",
+              "package other;",
+              "public class Base {",
+              "  protected enum Status { ON, OFF }",
+              "}");
+      JavaFileObject f =
+          source(
+              "Rows",
+              "package test;",
+              "public class Rows extends other.Base {",
+              "  @io.cocoindex.annotation.TargetValue",
+              "  record Row(String id, Status status) {}",
+              "}");
+      assertSingleError(
+          compile(base, f),
+          f,
+          "[COCO-024] component 'status' of test.Rows.Row has type other.Base.Status, which the"
+              + " code generated in package test names but cannot reach: other.Base.Status is"
+              + " protected, in package other; make it public",
+          "record Row(");
+    }
+
+    @Test
+    void privateValueTypeOfAHandler() {
+      // A record without annotation is serialized reflectively, but the API class names it.
+      JavaFileObject f =
+          source(
+              "Outer",
+              "package test;",
+              HANDLER_IMPORTS,
+              "public class Outer {",
+              "  private record Doc(String id) {}",
+              "  @RootTarget(provider = \"docs\", name = \"Doc\")",
+              "  static class Docs implements TargetHandler<Doc, String, String> {",
+              reconcile("Doc", "String", "String"),
+              "  }",
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-024] the value type V of @RootTarget handler test.Outer.Docs is test.Outer.Doc,"
+              + " which the code generated in package test names but cannot reach:"
+              + " test.Outer.Doc is private; make it package-private or public",
+          "@RootTarget");
+    }
+  }
+
   @Test
   void genericRecordWhoseComponentsHaveItsTypeVariables() {
     // One mistake: not also a COCO-003 on each component of type T.

@@ -18,10 +18,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
@@ -221,6 +224,11 @@ public final class HandlerValidator {
     if (ownAttachments.isEmpty()) {
       return Optional.empty();
     }
+    if (reportUnreachable(type, target, value, action, ownAttachments.get(), childHandler,
+        container.map(TargetApiModel.ContainerModel::childAttachments).orElse(List.of()),
+        reporter)) {
+      return Optional.empty();
+    }
     String pkg = ClassName.get(type).packageName();
     ClassName api = ClassName.get(
         pkg, target.api().isEmpty() ? Identifiers.plural(target.name()) : target.api());
@@ -266,6 +274,78 @@ public final class HandlerValidator {
       }
     }
     return Optional.of(new HandlerModel(model, factory));
+  }
+
+  /**
+   * Reports (COCO-024) each type the generated API, target and factory classes name that code in
+   * the handler's package cannot: V; a container's A and childValue; the value type of each
+   * attachment declared through them. Whether any was.
+   */
+  private boolean reportUnreachable(
+      TypeElement type,
+      TargetAnnotation target,
+      TypeMirror value,
+      TypeMirror action,
+      List<AttachmentModel> own,
+      TypeElement childHandler,
+      List<AttachmentModel> childAttachments,
+      Reporter reporter) {
+    PackageElement pkg = TypeInspector.packageOf(type);
+    String handler = "@" + target.simpleName() + " handler " + type.getQualifiedName();
+    boolean any = reportUnreachable(
+        type, target.mirror(), "the value type V of " + handler + " is " + value, value, pkg,
+        reporter);
+    if (target.isContainer()) {
+      any |= reportUnreachable(
+          type, target.mirror(), "the action type A of " + handler + " is " + action, action, pkg,
+          reporter);
+      TypeMirror childValue = target.childValue().orElseThrow();
+      any |= reportUnreachable(
+          type, target.mirror(), "the childValue of " + handler + " is " + childValue, childValue,
+          pkg, reporter);
+    }
+    for (AttachmentModel a : own) {
+      any |= reportUnreachableAttachment(type, a, pkg, reporter);
+    }
+    for (AttachmentModel a : childAttachments) {
+      any |= reportUnreachableAttachment(childHandler, a, pkg, reporter);
+    }
+    return any;
+  }
+
+  private boolean reportUnreachableAttachment(
+      TypeElement owner, AttachmentModel a, PackageElement pkg, Reporter reporter) {
+    ExecutableElement m = attachments.methodOf(owner, a);
+    TypeMirror value = inspector.handlerTypeArguments(m.getReturnType()).orElseThrow().get(0);
+    return reportUnreachable(
+        m,
+        null,
+        "the value type V of the handler returned by @Attachment " + owner.getQualifiedName()
+            + "." + m.getSimpleName() + "() is " + value,
+        value,
+        pkg,
+        reporter);
+  }
+
+  private static boolean reportUnreachable(
+      Element at,
+      AnnotationMirror annotation,
+      String what,
+      TypeMirror type,
+      PackageElement pkg,
+      Reporter reporter) {
+    Optional<TypeInspector.Unreachable> u = TypeInspector.unreachableFrom(type, pkg);
+    u.filter(x -> !x.reportedOnItself()).ifPresent(
+        x -> reporter.error(
+            at,
+            annotation,
+            Message.INACCESSIBLE_TYPE,
+            what,
+            TypeInspector.Unreachable.describe(pkg),
+            x.offender().getQualifiedName(),
+            x.why(),
+            x.fix()));
+    return u.isPresent();
   }
 
   /**

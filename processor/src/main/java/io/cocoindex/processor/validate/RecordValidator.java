@@ -8,9 +8,11 @@ import io.cocoindex.processor.model.CodecModel;
 import io.cocoindex.processor.model.ComponentModel;
 import com.palantir.javapoet.ClassName;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.Modifier;
@@ -78,6 +80,7 @@ public final class RecordValidator {
     }
     List<ComponentModel> components = new ArrayList<>();
     boolean unusable = false;
+    Set<TypeElement> offenders = new HashSet<>();
     for (RecordComponentElement c : type.getRecordComponents()) {
       Optional<AnnotationMirror> key = Mirrors.find(c, AnnotationNames.KEY);
       if (key.isPresent() && !KeyModels.isKeyType(c.asType())) {
@@ -104,6 +107,8 @@ public final class RecordValidator {
             type.getQualifiedName(),
             c.asType(),
             classified.problem());
+      } else if (unreachable(type, c, offenders, reporter)) {
+        unusable = true;
       } else {
         components.add(new ComponentModel(c.getSimpleName().toString(), classified.type()));
       }
@@ -114,6 +119,32 @@ public final class RecordValidator {
     return Optional.of(
         new CodecModel(
             ClassName.get(type), TypeInspector.sibling(type, "Codec"), components, type));
+  }
+
+  /**
+   * Whether the codec could not name a type of component {@code c}: reported (COCO-024) once per
+   * type out of reach ({@code offenders} so far), unless it is a private record with a codec
+   * annotation, whose own COCO-014 says it already.
+   */
+  private static boolean unreachable(
+      TypeElement type, RecordComponentElement c, Set<TypeElement> offenders, Reporter reporter) {
+    Optional<TypeInspector.Unreachable> u =
+        TypeInspector.unreachableFrom(c.asType(), TypeInspector.packageOf(type));
+    if (u.isEmpty()) {
+      return false;
+    }
+    if (!u.get().reportedOnItself() && offenders.add(u.get().offender())) {
+      reporter.error(
+          TypeInspector.positionOf(c),
+          Message.INACCESSIBLE_TYPE,
+          "component '" + c.getSimpleName() + "' of " + type.getQualifiedName() + " has type "
+              + c.asType(),
+          TypeInspector.Unreachable.describe(u.get().from()),
+          u.get().offender().getQualifiedName(),
+          u.get().why(),
+          u.get().fix());
+    }
+    return true;
   }
 
   private static String classShape(TypeElement type) {

@@ -5,12 +5,16 @@ import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.WildcardTypeName;
 import io.cocoindex.TargetHandler;
+import io.cocoindex.processor.mirror.AnnotationNames;
+import io.cocoindex.processor.mirror.Mirrors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
@@ -156,6 +160,90 @@ public final class TypeInspector {
       }
     }
     return true;
+  }
+
+  /**
+   * A type {@code type} names that code in package {@code from} cannot name.
+   *
+   * @param named the type as {@code type} names it (itself, a type argument, an array's element)
+   * @param offender {@code named} or the class enclosing it that is out of reach
+   * @param from the package of the generated code
+   */
+  public record Unreachable(TypeElement named, TypeElement offender, PackageElement from) {
+    /** What is wrong with {@link #offender}: {@code private}, {@code protected, in package b}. */
+    public String why() {
+      Set<Modifier> m = offender.getModifiers();
+      if (m.contains(Modifier.PRIVATE)) {
+        return "private";
+      }
+      return (m.contains(Modifier.PROTECTED) ? "protected" : "package-private") + ", in "
+          + describe(packageOf(offender));
+    }
+
+    /**
+     * Whether {@link #named} is a private record with a codec annotation, whose own COCO-014 says
+     * what to do: one mistake, one error.
+     */
+    public boolean reportedOnItself() {
+      return !isReachable(named)
+          && AnnotationNames.CODEC_ANNOTATIONS.stream().anyMatch(a -> Mirrors.has(named, a));
+    }
+
+    /** How to fix {@link #offender}. */
+    public String fix() {
+      return offender.getModifiers().contains(Modifier.PRIVATE)
+          ? "package-private or public"
+          : "public";
+    }
+
+    /** {@code package a.b}, or {@code the unnamed package}. */
+    public static String describe(PackageElement p) {
+      return p.isUnnamed() ? "the unnamed package" : "package " + p.getQualifiedName();
+    }
+  }
+
+  /**
+   * The first type {@code type} names (itself, its type arguments, an array's elements, and the
+   * classes enclosing each) that code generated in package {@code from} cannot name: a private
+   * one, or one neither public nor in {@code from}; empty when it can name them all.
+   */
+  public static Optional<Unreachable> unreachableFrom(TypeMirror type, PackageElement from) {
+    if (type instanceof ArrayType a) {
+      return unreachableFrom(a.getComponentType(), from);
+    }
+    if (type instanceof WildcardType w) {
+      return w.getExtendsBound() != null
+          ? unreachableFrom(w.getExtendsBound(), from)
+          : w.getSuperBound() != null ? unreachableFrom(w.getSuperBound(), from) : Optional.empty();
+    }
+    if (!(type instanceof DeclaredType d)) {
+      return Optional.empty();
+    }
+    TypeElement named = (TypeElement) d.asElement();
+    for (Element e = named; e instanceof TypeElement t; e = e.getEnclosingElement()) {
+      Set<Modifier> m = t.getModifiers();
+      if (m.contains(Modifier.PRIVATE)
+          || (!m.contains(Modifier.PUBLIC)
+              && !packageOf(t).getQualifiedName().equals(from.getQualifiedName()))) {
+        return Optional.of(new Unreachable(named, t, from));
+      }
+    }
+    for (TypeMirror arg : d.getTypeArguments()) {
+      Optional<Unreachable> u = unreachableFrom(arg, from);
+      if (u.isPresent()) {
+        return u;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The package {@code element} is in. */
+  public static PackageElement packageOf(Element element) {
+    Element e = element;
+    while (!(e instanceof PackageElement)) {
+      e = e.getEnclosingElement();
+    }
+    return (PackageElement) e;
   }
 
   /** Whether {@code element} and every class enclosing it are public. */
