@@ -102,7 +102,7 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     messager = env.getMessager();
     TypeInspector inspector = new TypeInspector(env.getTypeUtils());
     ValueTypeClassifier classifier = new ValueTypeClassifier(env.getTypeUtils());
-    records = new RecordValidator(inspector, classifier);
+    records = new RecordValidator(inspector, classifier, claims);
     attachments = new AttachmentValidator(elements, inspector, classifier);
     handlers =
         new HandlerValidator(elements, inspector, classifier, attachments, claims, sourceTypes);

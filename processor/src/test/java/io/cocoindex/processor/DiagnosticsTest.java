@@ -1688,6 +1688,32 @@ class DiagnosticsTest {
   }
 
   @Test
+  void nestedAndTopLevelRecordsWithOneCodecName() {
+    // Outer.Inner's codec is Outer_Inner_Codec, as is the top-level Outer_Inner's: not COCO-019,
+    // which would blame a type "written by hand or by another processor".
+    JavaFileObject outer =
+        source(
+            "Outer",
+            "package test;",
+            "public class Outer {",
+            "  @io.cocoindex.annotation.TargetValue",
+            "  public record Inner(String a) {}",
+            "}");
+    JavaFileObject flat =
+        source(
+            "Outer_Inner",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Outer_Inner(String b) {}");
+    assertSingleError(
+        compile(outer, flat),
+        flat,
+        "[COCO-020] @TargetValue record test.Outer_Inner and the record test.Outer.Inner both"
+            + " generate the codec test.Outer_Inner_Codec: rename one of the records",
+        "@io.cocoindex.annotation.TargetValue");
+  }
+
+  @Test
   void generatedCodecNamedLikeATypeOfTheCompilationIsAnErrorOnTheRecord() {
     JavaFileObject record =
         source(

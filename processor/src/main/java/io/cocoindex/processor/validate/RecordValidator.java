@@ -28,10 +28,14 @@ import javax.lang.model.util.ElementFilter;
 public final class RecordValidator {
   private final TypeInspector inspector;
   private final ValueTypeClassifier classifier;
+  private final NameClaims claims;
 
-  public RecordValidator(TypeInspector inspector, ValueTypeClassifier classifier) {
+  /** @param claims the generated names of the compilation, a codec's among them */
+  public RecordValidator(
+      TypeInspector inspector, ValueTypeClassifier classifier, NameClaims claims) {
     this.inspector = inspector;
     this.classifier = classifier;
+    this.claims = claims;
   }
 
   /** Whether some component type is not resolved yet (defer to a later round). */
@@ -116,9 +120,22 @@ public final class RecordValidator {
     if (reporter.hasErrors() || unusable) {
       return Optional.empty();
     }
-    return Optional.of(
-        new CodecModel(
-            ClassName.get(type), TypeInspector.sibling(type, "Codec"), components, type));
+    // Outer.Inner and a top-level Outer_Inner both have the codec Outer_Inner_Codec.
+    ClassName codec = TypeInspector.sibling(type, "Codec");
+    Optional<String> other =
+        claims.claim("class " + codec.canonicalName(), type.getQualifiedName().toString());
+    if (other.isPresent()) {
+      reporter.error(
+          type,
+          mirror,
+          Message.GENERATED_NAME_CLASH,
+          "@" + simple + " record " + type.getQualifiedName(),
+          "the record " + other.get(),
+          "the codec " + codec.canonicalName(),
+          "rename one of the records");
+      return Optional.empty();
+    }
+    return Optional.of(new CodecModel(ClassName.get(type), codec, components, type));
   }
 
   /**
