@@ -2,6 +2,7 @@ package io.cocoindex.processor;
 
 import static com.google.testing.compile.CompilationSubject.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
@@ -52,6 +53,29 @@ class GeneratedSourcesTest {
           .contains("@Generated(\"io.cocoindex.processor.CocoIndexProcessor\")")
           .doesNotContain("date =");
     }
+  }
+
+  @Test
+  void everyGeneratedFileHasItsAnnotatedTypeAsItsOneOriginatingElement() {
+    // What Gradle's isolating mode (META-INF/gradle/incremental.annotation.processors) needs.
+    RecordingProcessor processor = new RecordingProcessor();
+    Compilation c = com.google.testing.compile.Compiler.javac()
+        .withProcessors(processor)
+        .compile(Fixtures.connector());
+    assertThat(c).succeeded();
+    assertThat(processor.origins)
+        .containsOnly(
+            entry("test.Documents", List.of("test.DocumentHandler")),
+            entry("test.IndexSpec_Codec", List.of("test.IndexSpec")),
+            entry("test.RowAction_Codec", List.of("test.RowAction")),
+            entry("test.RowHandler_Attachments", List.of("test.RowHandler")),
+            entry("test.Row_Codec", List.of("test.Row")),
+            entry("test.TableAction_Codec", List.of("test.TableAction")),
+            entry("test.TableHandler_ChildHandlerFactory", List.of("test.TableHandler")),
+            entry("test.TableRecord_Codec", List.of("test.TableRecord")),
+            entry("test.TableSpec_Codec", List.of("test.TableSpec")),
+            entry("test.TableTarget", List.of("test.TableHandler")),
+            entry("test.Tables", List.of("test.TableHandler")));
   }
 
   @Test
