@@ -153,4 +153,42 @@ class UnusualShapesTest {
         "}");
     assertThat(compile(n, row, handler)).succeededWithoutWarnings();
   }
+
+  @Test
+  void deprecatedRecordsHandlersAndMethods() {
+    // A connector deprecating a record it still reads, or a handler it phases out: the code
+    // generated for them names them, and must not fail a -Werror build with javac's warnings.
+    JavaFileObject old = source("OldStatus", "package test;",
+        "@Deprecated(forRemoval = true)",
+        "public enum OldStatus { ON }");
+    JavaFileObject row = source("Row", "package test;", IMPORTS,
+        "@Deprecated",
+        "@TargetValue",
+        "public record Row(@Key String id, String text) {",
+        "  @Deprecated @Override public String text() { return text; }",
+        "}");
+    JavaFileObject handler = source("RowHandler", "package test;", IMPORTS,
+        "@Deprecated",
+        "@ContainerTarget(provider = \"rows\", name = \"Table\", child = \"Row\",",
+        "    childValue = Row.class)",
+        "@SuppressWarnings(\"deprecation\")",
+        "public class RowHandler implements TargetHandler<String, String, String> {",
+        "  @Deprecated @ChildHandler Rows rows(String action) { return new Rows(); }",
+        "  @Deprecated @Attachment(\"index\") Rows index() { return new Rows(); }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return RowHandler_Attachments.of(this);",
+        "  }",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject rows = source("Rows", "package test;", IMPORTS,
+        "@SuppressWarnings(\"deprecation\")",
+        "public class Rows implements TargetHandler<Row, String, String> {",
+        reconcile("Row", "String", "String"),
+        "}");
+    JavaFileObject status = source("Status", "package test;", IMPORTS,
+        "@SuppressWarnings(\"removal\")",
+        "@TrackingRecord",
+        "public record Status(OldStatus status) {}");
+    assertThat(compile(old, row, handler, rows, status)).succeededWithoutWarnings();
+  }
 }

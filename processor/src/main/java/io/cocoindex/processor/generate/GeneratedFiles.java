@@ -22,13 +22,18 @@ public final class GeneratedFiles {
   private static final ClassName GENERATED =
       ClassName.get("javax.annotation.processing", "Generated");
 
-  /** {@code @Generated} and the fixed {@code @SuppressWarnings} set. */
+  /**
+   * {@code @Generated} and the fixed {@code @SuppressWarnings} set: besides the raw and unchecked
+   * uses generic handlers need, the deprecation of a record, handler or method the connector
+   * deprecated, which the generated code has to name still.
+   */
   public static TypeSpec.Builder annotate(TypeSpec.Builder type) {
     return type.addAnnotation(
             AnnotationSpec.builder(GENERATED).addMember("value", "$S", GENERATOR).build())
         .addAnnotation(
             AnnotationSpec.builder(SuppressWarnings.class)
-                .addMember("value", "{$S, $S}", "unchecked", "rawtypes")
+                .addMember(
+                    "value", "{$S, $S, $S, $S}", "unchecked", "rawtypes", "deprecation", "removal")
                 .build());
   }
 
