@@ -191,4 +191,34 @@ class UnusualShapesTest {
         "public record Status(OldStatus status) {}");
     assertThat(compile(old, row, handler, rows, status)).succeededWithoutWarnings();
   }
+
+  @Test
+  void singletonEnumHandlers() {
+    JavaFileObject dirs = source("DirHandler", "package test;", IMPORTS,
+        "@ContainerTarget(provider = \"dirs\", name = \"Dir\", child = \"File\",",
+        "    childValue = String.class)",
+        "public enum DirHandler implements TargetHandler<String, String, Long> {",
+        "  INSTANCE;",
+        "  @ChildHandler FileHandler files(Long action) { return FileHandler.INSTANCE; }",
+        "  @Attachment(\"meta\") FileHandler meta() { return FileHandler.INSTANCE; }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return DirHandler_Attachments.of(this);",
+        "  }",
+        reconcile("String", "String", "Long"),
+        "}");
+    JavaFileObject files = source("FileHandler", "package test;", IMPORTS,
+        "public enum FileHandler implements TargetHandler<String, String, String> {",
+        "  INSTANCE;",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject use = source("Use", "package test;",
+        "class Use {",
+        "  static void run(io.cocoindex.Ctx ctx) {",
+        "    Dirs dirs = Dirs.register(ctx, DirHandler.INSTANCE);",
+        "    dirs.declareMeta(ctx, \"m\", \"meta\");",
+        "    dirs.mountDir(ctx, \"k\", \"d\").declareFile(ctx, \"f\", \"file\");",
+        "  }",
+        "}");
+    assertThat(compile(dirs, files, use)).succeededWithoutWarnings();
+  }
 }

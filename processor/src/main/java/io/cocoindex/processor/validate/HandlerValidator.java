@@ -96,7 +96,9 @@ public final class HandlerValidator {
   public Optional<HandlerModel> validate(TypeElement type, Reporter reporter) {
     TargetAnnotation target = TargetAnnotation.read(elements, type).orElseThrow();
     String at = "@" + target.simpleName();
-    if (type.getKind() != ElementKind.CLASS && type.getKind() != ElementKind.RECORD) {
+    // An enum is a class too: a stateless handler may well be a singleton enum.
+    if (type.getKind() != ElementKind.CLASS && type.getKind() != ElementKind.RECORD
+        && type.getKind() != ElementKind.ENUM) {
       reporter.error(
           type,
           target.mirror(),
