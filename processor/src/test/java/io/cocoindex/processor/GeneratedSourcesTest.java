@@ -6,15 +6,18 @@ import static org.assertj.core.api.Assertions.entry;
 
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The generated files of the fixture connector. Goldens live in {@code
@@ -76,6 +79,40 @@ class GeneratedSourcesTest {
             entry("test.TableSpec_Codec", List.of("test.TableSpec")),
             entry("test.TableTarget", List.of("test.TableHandler")),
             entry("test.Tables", List.of("test.TableHandler")));
+  }
+
+  @Test
+  void recompilingTheContainerAloneAgainstTheEarlierClassesGeneratesTheSameFiles(
+      @TempDir Path classes) throws IOException {
+    // An incremental build (Gradle's isolating mode) recompiles the changed handler and what
+    // uses it; the child handler, its attachments and the records' @Key come from class files.
+    Compilation full = Fixtures.compile(Fixtures.connector());
+    assertThat(full).succeeded();
+    for (JavaFileObject f : full.generatedFiles()) {
+      if (f.getKind() == JavaFileObject.Kind.CLASS) {
+        Path out = classes.resolve(f.toUri().getPath().replaceFirst("^/CLASS_OUTPUT/", ""));
+        Files.createDirectories(out.getParent());
+        try (var in = f.openInputStream()) {
+          Files.write(out, in.readAllBytes());
+        }
+      }
+    }
+    List<File> classpath = new ArrayList<>(List.of(classes.toFile()));
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      classpath.add(new File(entry));
+    }
+    Compilation again = com.google.testing.compile.Compiler.javac()
+        .withProcessors(new CocoIndexProcessor())
+        .withOptions("-Xlint:all,-processing", "-Werror")
+        .withClasspath(classpath)
+        .compile(
+            JavaFileObjects.forResource("fixtures/test/TableHandler.java"),
+            JavaFileObjects.forResource("fixtures/test/Usage.java"));
+    assertThat(again).succeededWithoutWarnings();
+    for (String name : List.of("Tables", "TableTarget", "TableHandler_ChildHandlerFactory")) {
+      assertThat(content(again.generatedSourceFile("test/" + name).orElseThrow()))
+          .isEqualTo(content(full.generatedSourceFile("test/" + name).orElseThrow()));
+    }
   }
 
   @Test
