@@ -558,7 +558,8 @@ class DiagnosticsTest {
   }
 
   @Test
-  void attachmentsReturnedByASuperclassAreEnough() {
+  void attachmentsReturnedByASuperclassMissTheSubclasssOwn() {
+    // Base_Attachments.of knows Base's attachments only: Rows's own would never be registered.
     JavaFileObject base =
         source(
             "Base",
@@ -578,7 +579,43 @@ class DiagnosticsTest {
             "  @Attachment(\"other\") Rows other() { return this; }",
             reconcile("String", "String", "String"),
             "}");
-    assertThat(compile(base, rows)).succeededWithoutWarnings();
+    assertSingleError(
+        compile(base, rows),
+        rows,
+        "[COCO-023] test.Rows has @Attachment methods (other()) but does not override"
+            + " attachments(), so the engine never registers them and declaring one fails at run"
+            + " time: add @Override public Map<String, ChildTargetDef<?>> attachments() { return"
+            + " Rows_Attachments.of(this); }",
+        "class Rows");
+  }
+
+  @Test
+  void attachmentsInheritedFromAnAbstractClassThatNeverReturnsThem() {
+    JavaFileObject base =
+        source(
+            "Base",
+            "package test;",
+            HANDLER_IMPORTS,
+            "abstract class Base implements TargetHandler<String, String, String> {",
+            "  @Attachment(\"index\") Base index() { return this; }",
+            "}");
+    JavaFileObject rows =
+        source(
+            "Rows",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@RootTarget(provider = \"rows\", name = \"Row\")",
+            "class Rows extends Base {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(base, rows),
+        rows,
+        "[COCO-023] test.Rows has @Attachment methods (index()) but does not override"
+            + " attachments(), so the engine never registers them and declaring one fails at run"
+            + " time: add @Override public Map<String, ChildTargetDef<?>> attachments() { return"
+            + " Base_Attachments.of(this); }",
+        "class Rows");
   }
 
   @Test

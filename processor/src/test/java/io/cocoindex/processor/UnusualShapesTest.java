@@ -221,4 +221,50 @@ class UnusualShapesTest {
         "}");
     assertThat(compile(dirs, files, use)).succeededWithoutWarnings();
   }
+
+  @Test
+  void attachmentsInheritedFromAnAbstractHandler() {
+    // The engine registers what attachments() returns, whichever class declares the methods: the
+    // API and target classes declare them all, and a subclass's _Attachments.of includes them.
+    JavaFileObject base = source("BaseDirs", "package test;", IMPORTS,
+        "public abstract class BaseDirs implements TargetHandler<String, String, Long> {",
+        "  @Attachment(\"meta\") Files meta() { return new Files(); }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return BaseDirs_Attachments.of(this);",
+        "  }",
+        "}");
+    JavaFileObject dirs = source("DirHandler", "package test;", IMPORTS,
+        "@ContainerTarget(provider = \"dirs\", name = \"Dir\", child = \"File\",",
+        "    childValue = String.class)",
+        "public class DirHandler extends BaseDirs {",
+        "  @ChildHandler Files files(Long action) { return new Files(); }",
+        "  @Attachment(\"owner\") Files owner() { return new Files(); }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return DirHandler_Attachments.of(this);",
+        "  }",
+        reconcile("String", "String", "Long"),
+        "}");
+    JavaFileObject baseFiles = source("BaseFiles", "package test;", IMPORTS,
+        "public abstract class BaseFiles implements TargetHandler<String, String, String> {",
+        "  @Attachment(\"index\") Files index() { return new Files(); }",
+        "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+        "    return BaseFiles_Attachments.of(this);",
+        "  }",
+        "}");
+    JavaFileObject files = source("Files", "package test;", IMPORTS,
+        "public class Files extends BaseFiles {",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject use = source("Use", "package test;",
+        "class Use {",
+        "  static void run(io.cocoindex.Ctx ctx) {",
+        "    Dirs dirs = Dirs.register(ctx, new DirHandler());",
+        "    dirs.declareMeta(ctx, \"m\", \"meta\");",
+        "    dirs.declareOwner(ctx, \"o\", \"owner\");",
+        "    dirs.mountDir(ctx, \"k\", \"d\").declareIndex(ctx, \"i\", \"index\");",
+        "    String both = DirHandler_Attachments.META + DirHandler_Attachments.OWNER;",
+        "  }",
+        "}");
+    assertThat(compile(base, dirs, baseFiles, files, use)).succeededWithoutWarnings();
+  }
 }

@@ -222,7 +222,7 @@ public final class HandlerValidator {
     }
     // Invalid attachments of the handler itself are reported where its @Attachment methods are
     // validated; without them the API would silently lack their declare methods.
-    Optional<List<AttachmentModel>> ownAttachments = attachments.attachmentsOf(type.asType());
+    Optional<List<AttachmentModel>> ownAttachments = attachmentsOf(type, reporter);
     if (ownAttachments.isEmpty()) {
       return Optional.empty();
     }
@@ -352,8 +352,9 @@ public final class HandlerValidator {
 
   /**
    * The attachments of the handler a {@code @ChildHandler} method returns, which the target class
-   * declares into; empty when they are invalid. Their errors are reported on the child handler
-   * when the compilation has its source, and on the {@code @ChildHandler} method otherwise.
+   * declares into, own and inherited; empty when they are invalid. Their errors are reported on
+   * the child handler when the compilation has its source (here when it only inherits
+   * attachments: no step of its own runs), and on the {@code @ChildHandler} method otherwise.
    */
   private Optional<List<AttachmentModel>> childAttachments(
       ExecutableElement method, TypeElement childHandler, Reporter reporter) {
@@ -362,6 +363,22 @@ public final class HandlerValidator {
     if (model.isEmpty() && !isInCompilation(childHandler)) {
       reporter.addAllOn(
           childReports, method, Mirrors.find(method, AnnotationNames.CHILD_HANDLER).orElseThrow());
+    } else if (attachments.attachmentMethods(childHandler).isEmpty()) {
+      reporter.addAll(childReports);
+    }
+    return model.map(AttachmentsModel::attachments);
+  }
+
+  /**
+   * The attachments of the root handler {@code type}, own and inherited; empty when invalid, the
+   * errors reported where its {@code @Attachment} methods are validated, or here when it
+   * declares none and only inherits some (then its own attachments step does not run).
+   */
+  private Optional<List<AttachmentModel>> attachmentsOf(TypeElement type, Reporter reporter) {
+    Reporter reports = new Reporter();
+    Optional<AttachmentsModel> model = attachments.validate(type, reports);
+    if (attachments.attachmentMethods(type).isEmpty()) {
+      reporter.addAll(reports);
     }
     return model.map(AttachmentsModel::attachments);
   }
@@ -472,7 +489,7 @@ public final class HandlerValidator {
     ExecutableElement method = attachments.methodOf(handler, a);
     AttachmentAnnotation annotation = AttachmentAnnotation.read(elements, method).orElseThrow();
     return new GeneratedNames.Origin(
-        AttachmentValidator.describe(handler, method, a.type()),
+        AttachmentValidator.describe(method, a.type()),
         "rename the attachment",
         method,
         annotation.mirror(),
