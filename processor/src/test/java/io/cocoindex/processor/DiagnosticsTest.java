@@ -1055,6 +1055,30 @@ class DiagnosticsTest {
           "[COCO-010] test.Raw implements the raw type TargetHandler: the engine serializes",
           "@RootTarget");
     }
+
+    @Test
+    void handlerExtendingARawBaseClass() {
+      // The raw TargetHandler comes from the base: its type arguments are what to write.
+      JavaFileObject f =
+          source(
+              "Items",
+              "package test;",
+              HANDLER_IMPORTS,
+              "abstract class Base<T> implements TargetHandler<String, String, String> {}",
+              "@RootTarget(provider = \"p\", name = \"Item\")",
+              "@SuppressWarnings(\"rawtypes\")",
+              "class Items extends Base {",
+              "  public TargetReconcileOutput reconcile(StableKey key, Object desired, List prev,"
+                  + " boolean mbm) { return null; }",
+              "}");
+      Compilation c = javac().withProcessors(new CocoIndexProcessor()).compile(f);
+      assertSingleError(
+          c,
+          f,
+          "[COCO-010] test.Items extends the raw type test.Base, which erases the type arguments"
+              + " of its TargetHandler (write them: Base<...>): the engine serializes",
+          "@RootTarget");
+    }
   }
 
   @Nested

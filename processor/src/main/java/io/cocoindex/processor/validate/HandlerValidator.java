@@ -129,7 +129,11 @@ public final class HandlerValidator {
           target.mirror(),
           Message.UNRESOLVED_HANDLER_TYPES,
           type.getQualifiedName(),
-          "implements the raw type TargetHandler");
+          rawSupertype(type)
+              .map(raw -> "extends the raw type " + raw + ", which erases the type arguments of"
+                  + " its TargetHandler (write them: "
+                  + inspector.types().asElement(raw).getSimpleName() + "<...>)")
+              .orElse("implements the raw type TargetHandler"));
       return Optional.empty();
     }
     for (int i = 0; i < 3; i++) {
@@ -276,6 +280,22 @@ public final class HandlerValidator {
       }
     }
     return Optional.of(new HandlerModel(model, factory));
+  }
+
+  /** The generic class or interface {@code type} extends or implements raw, if any. */
+  private Optional<TypeMirror> rawSupertype(TypeElement type) {
+    List<TypeMirror> queue = new ArrayList<>(inspector.types().directSupertypes(type.asType()));
+    while (!queue.isEmpty()) {
+      TypeMirror t = queue.remove(0);
+      if (inspector.isRaw(t)) {
+        TypeElement e = (TypeElement) inspector.types().asElement(t);
+        return e.getQualifiedName().contentEquals(TypeInspector.TARGET_HANDLER)
+            ? Optional.empty()
+            : Optional.of(t);
+      }
+      queue.addAll(inspector.types().directSupertypes(t));
+    }
+    return Optional.empty();
   }
 
   /**
