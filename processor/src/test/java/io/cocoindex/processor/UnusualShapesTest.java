@@ -267,4 +267,40 @@ class UnusualShapesTest {
         "}");
     assertThat(compile(base, dirs, baseFiles, files, use)).succeededWithoutWarnings();
   }
+
+  @Test
+  void childHandlerInheritedFromAnAbstractGenericBase() {
+    // Two containers share their base's @ChildHandler, its action type a type variable there.
+    JavaFileObject base = source("BaseDirs", "package test;", IMPORTS,
+        "public abstract class BaseDirs<A> implements TargetHandler<String, String, A> {",
+        "  @ChildHandler Files files(A action) { return new Files(); }",
+        "}");
+    JavaFileObject local = source("LocalDirs", "package test;", IMPORTS,
+        "@ContainerTarget(provider = \"local\", name = \"Dir\", child = \"File\",",
+        "    childValue = String.class)",
+        "public class LocalDirs extends BaseDirs<Long> {",
+        reconcile("String", "String", "Long"),
+        "}");
+    JavaFileObject remote = source("RemoteDirs", "package test;", IMPORTS,
+        "@ContainerTarget(provider = \"remote\", name = \"Share\", child = \"Entry\",",
+        "    childValue = String.class)",
+        "public class RemoteDirs extends BaseDirs<String> {",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject files = source("Files", "package test;", IMPORTS,
+        "public class Files implements TargetHandler<String, String, String> {",
+        reconcile("String", "String", "String"),
+        "}");
+    JavaFileObject use = source("Use", "package test;",
+        "class Use {",
+        "  static void run(io.cocoindex.Ctx ctx) {",
+        "    Dirs.register(ctx, new LocalDirs()).mountDir(ctx, \"k\", \"d\")",
+        "        .declareFile(ctx, \"f\", \"file\");",
+        "    Shares.register(ctx, new RemoteDirs()).mountShare(ctx, \"k\", \"s\")",
+        "        .declareEntry(ctx, \"e\", \"entry\");",
+        "    new LocalDirs_ChildHandlerFactory(new LocalDirs()).childHandler(1L);",
+        "  }",
+        "}");
+    assertThat(compile(base, local, remote, files, use)).succeededWithoutWarnings();
+  }
 }

@@ -26,6 +26,8 @@ import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.ExecutableType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
@@ -193,7 +195,7 @@ public final class HandlerValidator {
       Optional<ExecutableElement> method = childHandler(type, target, action, reporter);
       if (method.isPresent()) {
         TypeMirror childValue = target.childValue().orElseThrow();
-        TypeMirror childHandlerType = method.get().getReturnType();
+        TypeMirror childHandlerType = asMemberOf(type, method.get()).getReturnType();
         childHandler = (TypeElement) inspector.types().asElement(childHandlerType);
         Optional<List<AttachmentModel>> childAttachments =
             childAttachments(method.get(), childHandler, reporter);
@@ -544,21 +546,24 @@ public final class HandlerValidator {
           m, Message.INACCESSIBLE_ELEMENT, type.getQualifiedName() + "." + m.getSimpleName() + "()");
       return Optional.empty();
     }
-    Optional<List<TypeMirror>> args = inspector.handlerTypeArguments(m.getReturnType());
+    // As a member of the handler, which may inherit it from a generic base.
+    ExecutableType member = asMemberOf(type, m);
+    TypeMirror returned = member.getReturnType();
+    Optional<List<TypeMirror>> args = inspector.handlerTypeArguments(returned);
     String problem = null;
     if (m.getModifiers().contains(Modifier.STATIC)) {
       problem = "is static";
     } else if (m.getParameters().size() != 1) {
       problem = "takes " + m.getParameters().size() + " parameters";
-    } else if (!inspector.types().isAssignable(action, m.getParameters().get(0).asType())) {
-      problem = "takes " + m.getParameters().get(0).asType() + ", not the action type";
+    } else if (!inspector.types().isAssignable(action, member.getParameterTypes().get(0))) {
+      problem = "takes " + member.getParameterTypes().get(0) + ", not the action type";
     } else if (args.isEmpty()) {
-      problem = "returns " + m.getReturnType() + ", which is not a TargetHandler";
-    } else if (inspector.isRaw(m.getReturnType())) {
-      problem = "returns the raw type " + m.getReturnType() + ", whose V, R and A are unknown"
-          + " (write its type arguments: " + m.getReturnType() + "<...>)";
+      problem = "returns " + returned + ", which is not a TargetHandler";
+    } else if (inspector.isRaw(returned)) {
+      problem = "returns the raw type " + returned + ", whose V, R and A are unknown"
+          + " (write its type arguments: " + returned + "<...>)";
     } else if (args.get().size() != 3 || !inspector.isConcrete(args.get().get(0))) {
-      problem = "returns " + m.getReturnType() + ", whose value type V is not concrete";
+      problem = "returns " + returned + ", whose value type V is not concrete";
     } else {
       // ChildHandlerFactory.childHandler throws nothing checked: building a child handler is
       // synchronous and side-effect free, with no I/O to fail.
@@ -606,7 +611,7 @@ public final class HandlerValidator {
           m,
           Mirrors.find(m, AnnotationNames.CHILD_HANDLER).orElseThrow(),
           Message.UNSERIALIZABLE_HANDLER_TYPE,
-          "the handler " + m.getReturnType() + " returned by @ChildHandler "
+          "the handler " + returned + " returned by @ChildHandler "
               + type.getQualifiedName() + "." + m.getSimpleName() + "()",
           p.type(),
           p.roles(),
@@ -615,10 +620,26 @@ public final class HandlerValidator {
     return unserializable.isEmpty() ? Optional.of(m) : Optional.empty();
   }
 
+  /**
+   * The {@code @ChildHandler} methods of {@code type}, or, when it declares none, of its nearest
+   * superclass declaring some (an abstract base shared by several containers).
+   */
   private List<ExecutableElement> childHandlerMethods(TypeElement type) {
-    return ElementFilter.methodsIn(type.getEnclosedElements()).stream()
-        .filter(m -> Mirrors.has(m, AnnotationNames.CHILD_HANDLER))
-        .toList();
+    for (TypeElement t = type; t != null;
+        t = inspector.types().asElement(t.getSuperclass()) instanceof TypeElement s ? s : null) {
+      List<ExecutableElement> methods = ElementFilter.methodsIn(t.getEnclosedElements()).stream()
+          .filter(m -> Mirrors.has(m, AnnotationNames.CHILD_HANDLER))
+          .toList();
+      if (!methods.isEmpty()) {
+        return methods;
+      }
+    }
+    return List.of();
+  }
+
+  /** {@code m}'s parameter and return types as a member of {@code type} (it may inherit it). */
+  private ExecutableType asMemberOf(TypeElement type, ExecutableElement m) {
+    return (ExecutableType) inspector.types().asMemberOf((DeclaredType) type.asType(), m);
   }
 
   /**
