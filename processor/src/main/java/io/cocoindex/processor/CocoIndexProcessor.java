@@ -43,8 +43,10 @@ import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.ModuleElement;
 import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.util.ElementFilter;
 import javax.lang.model.util.Elements;
 import javax.tools.Diagnostic;
 
@@ -212,8 +214,9 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     }
     if (reporters.stream().noneMatch(Reporter::hasErrors)) {
       Set<String> shadowed = javaLangShadowedIn(elements.getPackageOf(type));
+      boolean generated = readsJavaCompiler(elements.getModuleOf(type));
       outputs.forEach(
-          build -> files.add(type, () -> GeneratedFiles.qualifying(build.get(), shadowed)));
+          build -> files.add(type, () -> GeneratedFiles.finish(build.get(), shadowed, generated)));
     }
     reporters.forEach(r -> r.flushTo(messager));
   }
@@ -235,6 +238,41 @@ public final class CocoIndexProcessor extends AbstractProcessor {
       }
       return Set.copyOf(shadowed);
     });
+  }
+
+  /**
+   * Whether code in {@code module} can name {@code javax.annotation.processing.Generated}: the
+   * unnamed module reads every module, a named one only what it requires (directly, or through a
+   * {@code requires transitive} of a module it requires, as {@code java.se} has).
+   */
+  private static boolean readsJavaCompiler(ModuleElement module) {
+    if (module == null || module.isUnnamed()) {
+      return true;
+    }
+    for (ModuleElement.RequiresDirective r :
+        ElementFilter.requiresIn(module.getDirectives())) {
+      if (givesJavaCompiler(r.getDependency(), new HashSet<>())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a module requiring {@code m} reads {@code java.compiler} through it. */
+  private static boolean givesJavaCompiler(ModuleElement m, Set<String> seen) {
+    String name = m.getQualifiedName().toString();
+    if (name.equals("java.compiler")) {
+      return true;
+    }
+    if (!seen.add(name)) {
+      return false;
+    }
+    for (ModuleElement.RequiresDirective r : ElementFilter.requiresIn(m.getDirectives())) {
+      if (r.isTransitive() && givesJavaCompiler(r.getDependency(), seen)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The files of a validated root handler. */

@@ -4,8 +4,21 @@ import static com.google.testing.compile.CompilationSubject.assertThat;
 import static io.cocoindex.processor.Fixtures.compile;
 import static io.cocoindex.processor.Fixtures.source;
 
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Connectors written in unusual but legal Java: each compiles, the generated code included, with
@@ -302,5 +315,67 @@ class UnusualShapesTest {
         "  }",
         "}");
     assertThat(compile(base, local, remote, files, use)).succeededWithoutWarnings();
+  }
+
+  @Test
+  void aConnectorInANamedModuleThatDoesNotReadJavaCompiler(@TempDir Path dir) throws Exception {
+    // @javax.annotation.processing.Generated is java.compiler's: a module that does not read it
+    // gets generated classes without it, rather than code that does not compile.
+    Path src = dir.resolve("src/com/example");
+    Files.createDirectories(src);
+    Files.writeString(dir.resolve("src/module-info.java"),
+        "module com.example.conn { requires io.cocoindex.api; }");
+    Files.writeString(src.resolve("Row.java"), String.join("\n",
+        "package com.example;",
+        "@io.cocoindex.annotation.TargetValue",
+        "public record Row(@io.cocoindex.annotation.Key String id, String text) {}"));
+    Files.writeString(src.resolve("RowHandler.java"), String.join("\n",
+        "package com.example;",
+        IMPORTS,
+        "@RootTarget(provider = \"rows\", name = \"Row\")",
+        "public final class RowHandler implements TargetHandler<Row, Row, Row> {",
+        reconcile("Row", "Row", "Row"),
+        "}"));
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    StringWriter out = new StringWriter();
+    try (StandardJavaFileManager files = javac.getStandardFileManager(null, null, null)) {
+      List<String> options = List.of(
+          "-Xlint:all,-processing,-requires-automatic", "-Werror",
+          "--module-path", apiJar(dir).toString(),
+          "-d", Files.createDirectories(dir.resolve("out")).toString(),
+          "-s", Files.createDirectories(dir.resolve("gen")).toString());
+      JavaCompiler.CompilationTask task = javac.getTask(out, files, null, options, null,
+          files.getJavaFileObjects(dir.resolve("src/module-info.java"),
+              src.resolve("Row.java"), src.resolve("RowHandler.java")));
+      task.setProcessors(List.of(new CocoIndexProcessor()));
+      org.assertj.core.api.Assertions.assertThat(task.call()).as(out.toString()).isTrue();
+    }
+    org.assertj.core.api.Assertions.assertThat(out.toString()).isEmpty();
+    org.assertj.core.api.Assertions.assertThat(
+            Files.readString(dir.resolve("gen/com/example/Row_Codec.java")))
+        .doesNotContain("Generated(")
+        .contains("@SuppressWarnings");
+  }
+
+  /** cocoindex-api as a jar, the automatic module {@code io.cocoindex.api}. */
+  private static Path apiJar(Path dir) throws Exception {
+    Path classes = Path.of(io.cocoindex.annotation.TargetValue.class.getProtectionDomain()
+        .getCodeSource().getLocation().toURI());
+    if (Files.isRegularFile(classes)) {
+      return classes;
+    }
+    Path jar = dir.resolve("cocoindex-api.jar");
+    Manifest manifest = new Manifest();
+    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().putValue("Automatic-Module-Name", "io.cocoindex.api");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest);
+        Stream<Path> all = Files.walk(classes)) {
+      for (Path f : all.filter(Files::isRegularFile).toList()) {
+        out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
+        out.write(Files.readAllBytes(f));
+        out.closeEntry();
+      }
+    }
+    return jar;
   }
 }

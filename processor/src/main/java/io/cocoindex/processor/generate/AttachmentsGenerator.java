@@ -61,7 +61,6 @@ public final class AttachmentsGenerator {
             .addParameter(model.handlerType(), "handler")
             .addStatement("return $T.ofEntries($>$L$<)", Map.class, entries.build())
             .build());
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(model.handler().packageName(), type.build());
   }
 }

@@ -52,7 +52,6 @@ public final class ChildHandlerFactoryGenerator {
                     .addStatement(
                         "return $T.of(handler.$N(action))", ChildTargetDef.class, model.method())
                     .build());
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(model.handler().packageName(), type.build());
   }
 }

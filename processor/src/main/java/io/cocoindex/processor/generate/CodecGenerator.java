@@ -62,7 +62,6 @@ public final class CodecGenerator {
                     .addStatement("return true")
                     .build())
             .addMethod(copy(model));
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(record.packageName(), type.build());
   }
 

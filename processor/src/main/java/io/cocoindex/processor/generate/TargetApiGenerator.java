@@ -134,7 +134,6 @@ public final class TargetApiGenerator {
             .returns(providerType)
             .addStatement("return provider")
             .build());
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(model.api().packageName(), type.build());
   }
 }
