@@ -1640,6 +1640,36 @@ class DiagnosticsTest {
     }
 
     @Test
+    void attachmentInheritedFromAnotherPackageThatTheSubclasssAttachmentsCannotCall() {
+      // Rows_Attachments.of, in package test, calls the inherited other.Base.index() too.
+      JavaFileObject base =
+          JavaFileObjects.forSourceLines(
+              "other.Base",
+              "package other;",
+              HANDLER_IMPORTS,
+              "public abstract class Base implements TargetHandler<String, String, String> {",
+              "  @Attachment(\"index\") protected Base index() { return this; }",
+              "}");
+      JavaFileObject f =
+          source(
+              "Rows",
+              "package test;",
+              HANDLER_IMPORTS,
+              "class Rows extends other.Base {",
+              "  @Attachment(\"other\") Rows other() { return this; }",
+              ATTACHMENTS_OVERRIDE,
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(base, f),
+          f,
+          "[COCO-024] test.Rows inherits @Attachment other.Base.index(), which the code generated in"
+              + " package test names but cannot reach: other.Base.index() is protected, in package"
+              + " other; make it public",
+          "class Rows");
+    }
+
+    @Test
     void privateValueTypeOfAHandler() {
       // A record without annotation is serialized reflectively, but the API class names it.
       JavaFileObject f =
