@@ -1670,6 +1670,43 @@ class DiagnosticsTest {
     }
 
     @Test
+    void childHandlerInheritedFromAnotherPackageThatTheFactoryCannotCall() {
+      JavaFileObject base =
+          JavaFileObjects.forSourceLines(
+              "other.BaseDirs",
+              "package other;",
+              HANDLER_IMPORTS,
+              "public abstract class BaseDirs implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler protected Files files(Long action) { return new Files(); }",
+              "}");
+      JavaFileObject files =
+          JavaFileObjects.forSourceLines(
+              "other.Files",
+              "package other;",
+              HANDLER_IMPORTS,
+              "public class Files implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      JavaFileObject f =
+          source(
+              "Dirs",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+                  + " childValue = String.class)",
+              "class Dirs extends other.BaseDirs {",
+              reconcile("String", "String", "Long"),
+              "}");
+      assertSingleError(
+          compile(base, files, f),
+          f,
+          "[COCO-024] test.Dirs inherits @ChildHandler other.BaseDirs.files(), which the code"
+              + " generated in package test names but cannot reach: other.BaseDirs.files() is"
+              + " protected, in package other; make it public",
+          "@ContainerTarget");
+    }
+
+    @Test
     void privateValueTypeOfAHandler() {
       // A record without annotation is serialized reflectively, but the API class names it.
       JavaFileObject f =
