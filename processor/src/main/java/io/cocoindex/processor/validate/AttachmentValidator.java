@@ -53,7 +53,8 @@ public final class AttachmentValidator {
     return attachmentMethods(type).stream()
         .anyMatch(
             m ->
-                inspector.containsError(m.getReturnType())
+                AttachmentAnnotation.read(elements, m).orElseThrow().isUnresolved()
+                    || inspector.containsError(m.getReturnType())
                     || inspector.handlerTypeArguments(m.getReturnType()).stream()
                         .flatMap(List::stream)
                         .anyMatch(classifier::isUnresolvedHandlerType));

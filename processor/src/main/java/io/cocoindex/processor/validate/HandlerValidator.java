@@ -76,7 +76,9 @@ public final class HandlerValidator {
       return true;
     }
     Optional<TargetAnnotation> target = TargetAnnotation.read(elements, type);
-    if (target.isPresent() && target.get().childValue().map(inspector::containsError).orElse(false)) {
+    if (target.isPresent()
+        && (target.get().unresolved()
+            || target.get().childValue().map(inspector::containsError).orElse(false))) {
       return true;
     }
     return childHandlerMethods(type).stream()
