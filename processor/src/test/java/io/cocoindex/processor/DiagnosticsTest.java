@@ -514,6 +514,20 @@ class DiagnosticsTest {
               + " values",
           "childValue = void.class");
     }
+
+    @Test
+    void genericChildValue() {
+      // Not COCO-005's "return a TargetHandler<java.util.List, ?, ?>", a raw type COCO-010 rejects.
+      JavaFileObject f = container("java.util.List", "Files");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-022] @ContainerTarget(childValue = java.util.List.class) of test.DirHandler is a"
+              + " generic class, named raw by its class literal, which no TargetHandler takes as its"
+              + " value type V: give the children a value type without type parameters, e.g. a"
+              + " record holding the java.util.List<...>",
+          "childValue = java.util.List.class");
+    }
   }
 
   @Test

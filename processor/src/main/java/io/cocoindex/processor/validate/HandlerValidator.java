@@ -669,12 +669,19 @@ public final class HandlerValidator {
    */
   private static boolean checkChildValueIsAClass(
       TypeElement type, TargetAnnotation target, TypeMirror childValue, Reporter reporter) {
-    if (!childValue.getKind().isPrimitive() && childValue.getKind() != TypeKind.VOID) {
+    // A class literal names a generic class raw (List.class), and a raw V is no handler's.
+    boolean generic = childValue instanceof DeclaredType d
+        && !((TypeElement) d.asElement()).getTypeParameters().isEmpty();
+    if (!childValue.getKind().isPrimitive() && childValue.getKind() != TypeKind.VOID && !generic) {
       return false;
     }
     String what;
     String fix;
-    if (childValue.getKind() == TypeKind.VOID) {
+    if (generic) {
+      what = "a generic class, named raw by its class literal";
+      fix = "give the children a value type without type parameters, e.g. a record holding the "
+          + childValue + "<...>";
+    } else if (childValue.getKind() == TypeKind.VOID) {
       what = "void";
       fix = "set it to the class of the children's values";
     } else {
