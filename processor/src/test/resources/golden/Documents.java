@@ -10,7 +10,7 @@ import javax.annotation.processing.Generated;
  * Declares Document target states handled by {@link DocumentHandler}. Call {@link #register} once per run (from the app's main component), then declare through the returned instance from any component.
  */
 @Generated("io.cocoindex.processor.CocoIndexProcessor")
-@SuppressWarnings({"unchecked", "rawtypes"})
+@SuppressWarnings({"unchecked", "rawtypes", "deprecation", "removal"})
 public final class Documents {
   /**
    * The provider name the handler is registered under.

@@ -8,7 +8,7 @@ import javax.annotation.processing.Generated;
  * The attachment handlers of {@link RowHandler}: return {@link #of} from its {@code attachments()}.
  */
 @Generated("io.cocoindex.processor.CocoIndexProcessor")
-@SuppressWarnings({"unchecked", "rawtypes"})
+@SuppressWarnings({"unchecked", "rawtypes", "deprecation", "removal"})
 public final class RowHandler_Attachments {
   /**
    * The attachment type of {@link RowHandler#index}.

@@ -11,7 +11,7 @@ import javax.annotation.processing.Generated;
  * The generated codec of {@link Row}.
  */
 @Generated("io.cocoindex.processor.CocoIndexProcessor")
-@SuppressWarnings({"unchecked", "rawtypes"})
+@SuppressWarnings({"unchecked", "rawtypes", "deprecation", "removal"})
 public final class Row_Codec implements GeneratedCodec<Row> {
   private static final FieldNames FIELDS = new FieldNames("test.Row", "id", "text");
 

@@ -9,7 +9,7 @@ import javax.annotation.processing.Generated;
  * Builds the handler of a {@link TableHandler} container's children from its action with {@link TableHandler#rows}; pass it to {@code TargetActionSink.withChildHandler}.
  */
 @Generated("io.cocoindex.processor.CocoIndexProcessor")
-@SuppressWarnings({"unchecked", "rawtypes"})
+@SuppressWarnings({"unchecked", "rawtypes", "deprecation", "removal"})
 public final class TableHandler_ChildHandlerFactory implements ChildHandlerFactory<TableAction> {
   private final TableHandler handler;
 

@@ -9,7 +9,7 @@ import javax.annotation.processing.Generated;
  * A declared Table of {@link TableHandler}: declares its Row children. Obtained from {@link Tables}.
  */
 @Generated("io.cocoindex.processor.CocoIndexProcessor")
-@SuppressWarnings({"unchecked", "rawtypes"})
+@SuppressWarnings({"unchecked", "rawtypes", "deprecation", "removal"})
 public final class TableTarget {
   private final TargetStateProvider<Row> children;
 

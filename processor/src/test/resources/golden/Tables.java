@@ -10,7 +10,7 @@ import javax.annotation.processing.Generated;
  * Declares Table target states handled by {@link TableHandler}. Call {@link #register} once per run (from the app's main component), then declare through the returned instance from any component.
  */
 @Generated("io.cocoindex.processor.CocoIndexProcessor")
-@SuppressWarnings({"unchecked", "rawtypes"})
+@SuppressWarnings({"unchecked", "rawtypes", "deprecation", "removal"})
 public final class Tables {
   /**
    * The provider name the handler is registered under.

@@ -110,13 +110,23 @@ public final class GeneratedCodecs {
 
   /** Reads an unmodifiable list, or {@code null} for a stored null. */
   public static <T> List<T> readList(ValueReader in, Function<ValueReader, T> element) {
+    return readList(in, element, null);
+  }
+
+  /**
+   * Reads an unmodifiable list whose stored null elements read as {@code whenNull}: an empty
+   * optional for a list of optionals, which stores an empty one as null (as the reflective codec
+   * does, and reads it back).
+   */
+  public static <T> List<T> readList(
+      ValueReader in, Function<ValueReader, T> element, T whenNull) {
     if (in.readNull()) {
       return null;
     }
     FrozenList.Builder<T> list = new FrozenList.Builder<>();
     in.beginArray();
     while (in.nextElement()) {
-      list.add(in.readNull() ? null : element.apply(in));
+      list.add(in.readNull() ? whenNull : element.apply(in));
     }
     return list.build();
   }
@@ -223,13 +233,22 @@ public final class GeneratedCodecs {
 
   /** Reads an unmodifiable map keeping the stored order, or {@code null} for a stored null. */
   public static <V> Map<String, V> readMap(ValueReader in, Function<ValueReader, V> value) {
+    return readMap(in, value, null);
+  }
+
+  /**
+   * Reads an unmodifiable map whose stored null values read as {@code whenNull}: an empty
+   * optional for a map of optionals (see {@link #readList(ValueReader, Function, Object)}).
+   */
+  public static <V> Map<String, V> readMap(
+      ValueReader in, Function<ValueReader, V> value, V whenNull) {
     if (in.readNull()) {
       return null;
     }
     FrozenMap.Builder<V> map = new FrozenMap.Builder<>(4);
     in.beginObject();
     for (String key = in.nextField(); key != null; key = in.nextField()) {
-      map.put(key, in.readNull() ? null : value.apply(in));
+      map.put(key, in.readNull() ? whenNull : value.apply(in));
     }
     return map.build();
   }
@@ -323,12 +342,20 @@ public final class GeneratedCodecs {
    * only to repeat what it already was.
    */
   public static <T> List<T> copyList(List<T> list, Function<T, T> element) {
+    return copyList(list, element, null);
+  }
+
+  /**
+   * {@link #copyList(List, Function)} for a list whose null elements read back as {@code
+   * whenNull}, as {@link #readList(ValueReader, Function, Object)} reads them.
+   */
+  public static <T> List<T> copyList(List<T> list, Function<T, T> element, T whenNull) {
     if (list == null) {
       return null;
     }
     Object[] copy;
     if (isImmutableList(list)) {
-      copy = copiedOrNull(list.size(), list::get, element);
+      copy = copiedOrNull(list.size(), list::get, element, whenNull);
       if (copy == null) {
         return list;
       }
@@ -341,21 +368,23 @@ public final class GeneratedCodecs {
       for (int i = 0; i < copy.length; i++) {
         @SuppressWarnings("unchecked")
         T item = (T) copy[i];
-        copy[i] = item == null ? null : element.apply(item);
+        copy[i] = item == null ? whenNull : element.apply(item);
       }
     }
     return FrozenList.wrap(copy);
   }
 
   /**
-   * The {@code n} elements {@code at} gives, each non-null one copied, or null when each copied
-   * as itself: the array is allocated at the first element that did not.
+   * The {@code n} elements {@code at} gives, each non-null one copied and each null one {@code
+   * whenNull}, or null when each copied as itself: the array is allocated at the first element
+   * that did not.
    */
-  private static <T> Object[] copiedOrNull(int n, IntFunction<T> at, Function<T, T> element) {
+  private static <T> Object[] copiedOrNull(
+      int n, IntFunction<T> at, Function<T, T> element, T whenNull) {
     Object[] copy = null;
     for (int i = 0; i < n; i++) {
       T item = at.apply(i);
-      T copied = item == null ? null : element.apply(item);
+      T copied = item == null ? whenNull : element.apply(item);
       if (copy == null && copied != item) {
         copy = new Object[n];
         for (int j = 0; j < i; j++) {
@@ -402,12 +431,20 @@ public final class GeneratedCodecs {
    * value copied by {@code value}.
    */
   public static <V> Map<String, V> copyMap(Map<String, V> map, Function<V, V> value) {
+    return copyMap(map, value, null);
+  }
+
+  /**
+   * {@link #copyMap(Map, Function)} for a map whose null values read back as {@code whenNull},
+   * as {@link #readMap(ValueReader, Function, Object)} reads them.
+   */
+  public static <V> Map<String, V> copyMap(Map<String, V> map, Function<V, V> value, V whenNull) {
     if (map == null) {
       return null;
     }
     if (map instanceof FrozenMap<V> frozen && frozen.keysAscending()) {
       // Kept as it is when every value copies as itself, as a list is.
-      Object[] values = copiedOrNull(frozen.size(), frozen::valueAt, value);
+      Object[] values = copiedOrNull(frozen.size(), frozen::valueAt, value, whenNull);
       return values == null ? frozen : frozen.withValues(values);
     }
     Object[] entries = keysAndValuesByKey(map);
@@ -417,7 +454,7 @@ public final class GeneratedCodecs {
       keys[i] = (String) entries[2 * i];
       @SuppressWarnings("unchecked")
       V v = (V) entries[2 * i + 1];
-      values[i] = v == null ? null : value.apply(v);
+      values[i] = v == null ? whenNull : value.apply(v);
     }
     return FrozenMap.ofDistinctKeys(keys, values);
   }

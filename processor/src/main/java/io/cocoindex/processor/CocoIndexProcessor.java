@@ -8,6 +8,7 @@ import io.cocoindex.processor.generate.AttachmentsGenerator;
 import io.cocoindex.processor.generate.ChildHandlerFactoryGenerator;
 import io.cocoindex.processor.generate.CodecGenerator;
 import io.cocoindex.processor.generate.ContainerTargetGenerator;
+import io.cocoindex.processor.generate.GeneratedFiles;
 import io.cocoindex.processor.generate.RoundFiles;
 import io.cocoindex.processor.generate.TargetApiGenerator;
 import io.cocoindex.processor.mirror.AnnotationNames;
@@ -29,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.annotation.processing.AbstractProcessor;
@@ -40,7 +42,11 @@ import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.ModuleElement;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.util.ElementFilter;
 import javax.lang.model.util.Elements;
 import javax.tools.Diagnostic;
 
@@ -71,6 +77,8 @@ public final class CocoIndexProcessor extends AbstractProcessor {
   private final NameClaims claims = new NameClaims();
   /** The compilation's top-level types, its sources' and ours, as the rounds bring them. */
   private final Set<String> sourceTypes = new HashSet<>();
+  /** {@link #javaLangShadowedIn} by package, for the current round. */
+  private final Map<String, Set<String>> shadowedByPackage = new HashMap<>();
 
   private Elements elements;
   private Filer filer;
@@ -96,7 +104,7 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     messager = env.getMessager();
     TypeInspector inspector = new TypeInspector(env.getTypeUtils());
     ValueTypeClassifier classifier = new ValueTypeClassifier(env.getTypeUtils());
-    records = new RecordValidator(inspector, classifier);
+    records = new RecordValidator(inspector, classifier, claims);
     attachments = new AttachmentValidator(elements, inspector, classifier);
     handlers =
         new HandlerValidator(elements, inspector, classifier, attachments, claims, sourceTypes);
@@ -148,6 +156,7 @@ public final class CocoIndexProcessor extends AbstractProcessor {
       }
     }
     RoundFiles files = new RoundFiles();
+    shadowedByPackage.clear(); // a round may add types to a package
     for (Map.Entry<String, Set<Step>> s : subjects.entrySet()) {
       TypeElement type = elements.getTypeElement(s.getKey());
       if (type != null) {
@@ -204,9 +213,66 @@ public final class CocoIndexProcessor extends AbstractProcessor {
       }
     }
     if (reporters.stream().noneMatch(Reporter::hasErrors)) {
-      outputs.forEach(build -> files.add(type, build));
+      Set<String> shadowed = javaLangShadowedIn(elements.getPackageOf(type));
+      boolean generated = readsJavaCompiler(elements.getModuleOf(type));
+      outputs.forEach(
+          build -> files.add(type, () -> GeneratedFiles.finish(build.get(), shadowed, generated)));
     }
     reporters.forEach(r -> r.flushTo(messager));
+  }
+
+  /**
+   * The simple names of {@code java.lang} types that a type of {@code pkg} also has (a connector's
+   * own {@code String} or {@code Class}): the files generated there name those by their
+   * qualified names. Read on javac's thread, once per package and round.
+   */
+  private Set<String> javaLangShadowedIn(PackageElement pkg) {
+    return shadowedByPackage.computeIfAbsent(pkg.getQualifiedName().toString(), name -> {
+      Set<String> shadowed = new TreeSet<>();
+      for (Element e : pkg.getEnclosedElements()) {
+        String simple = e.getSimpleName().toString();
+        TypeElement javaLang = elements.getTypeElement("java.lang." + simple);
+        if (javaLang != null && javaLang.getModifiers().contains(Modifier.PUBLIC)) {
+          shadowed.add(simple);
+        }
+      }
+      return Set.copyOf(shadowed);
+    });
+  }
+
+  /**
+   * Whether code in {@code module} can name {@code javax.annotation.processing.Generated}: the
+   * unnamed module reads every module, a named one only what it requires (directly, or through a
+   * {@code requires transitive} of a module it requires, as {@code java.se} has).
+   */
+  private static boolean readsJavaCompiler(ModuleElement module) {
+    if (module == null || module.isUnnamed()) {
+      return true;
+    }
+    for (ModuleElement.RequiresDirective r :
+        ElementFilter.requiresIn(module.getDirectives())) {
+      if (givesJavaCompiler(r.getDependency(), new HashSet<>())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a module requiring {@code m} reads {@code java.compiler} through it. */
+  private static boolean givesJavaCompiler(ModuleElement m, Set<String> seen) {
+    String name = m.getQualifiedName().toString();
+    if (name.equals("java.compiler")) {
+      return true;
+    }
+    if (!seen.add(name)) {
+      return false;
+    }
+    for (ModuleElement.RequiresDirective r : ElementFilter.requiresIn(m.getDirectives())) {
+      if (r.isTransitive() && givesJavaCompiler(r.getDependency(), seen)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The files of a validated root handler. */

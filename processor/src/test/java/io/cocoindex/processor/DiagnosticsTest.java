@@ -383,6 +383,28 @@ class DiagnosticsTest {
               + " keys are stored as field names, so they must be String, not java.lang.Integer",
           "record Counts(");
     }
+
+    @Test
+    void optionalOfAnOptional() {
+      // Both empties are stored as null (as the reflective codec stores them): one would read
+      // back as the other.
+      JavaFileObject f =
+          source(
+              "Note",
+              "package test;",
+              "import java.util.Optional;",
+              "@io.cocoindex.annotation.TargetValue",
+              "record Note(Optional<Optional<String>> text) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'text' of test.Note has type"
+              + " java.util.Optional<java.util.Optional<java.lang.String>>, which cannot be"
+              + " serialized: an Optional of an Optional is stored as null when either is empty, so"
+              + " Optional.of(Optional.empty()) would read back as Optional.empty(); use one"
+              + " Optional",
+          "record Note(");
+    }
   }
 
   @Test
@@ -492,6 +514,20 @@ class DiagnosticsTest {
               + " values",
           "childValue = void.class");
     }
+
+    @Test
+    void genericChildValue() {
+      // Not COCO-005's "return a TargetHandler<java.util.List, ?, ?>", a raw type COCO-010 rejects.
+      JavaFileObject f = container("java.util.List", "Files");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-022] @ContainerTarget(childValue = java.util.List.class) of test.DirHandler is a"
+              + " generic class, named raw by its class literal, which no TargetHandler takes as its"
+              + " value type V: give the children a value type without type parameters, e.g. a"
+              + " record holding the java.util.List<...>",
+          "childValue = java.util.List.class");
+    }
   }
 
   @Test
@@ -536,7 +572,8 @@ class DiagnosticsTest {
   }
 
   @Test
-  void attachmentsReturnedByASuperclassAreEnough() {
+  void attachmentsReturnedByASuperclassMissTheSubclasssOwn() {
+    // Base_Attachments.of knows Base's attachments only: Rows's own would never be registered.
     JavaFileObject base =
         source(
             "Base",
@@ -556,7 +593,43 @@ class DiagnosticsTest {
             "  @Attachment(\"other\") Rows other() { return this; }",
             reconcile("String", "String", "String"),
             "}");
-    assertThat(compile(base, rows)).succeededWithoutWarnings();
+    assertSingleError(
+        compile(base, rows),
+        rows,
+        "[COCO-023] test.Rows has @Attachment methods (other()) but does not override"
+            + " attachments(), so the engine never registers them and declaring one fails at run"
+            + " time: add @Override public Map<String, ChildTargetDef<?>> attachments() { return"
+            + " Rows_Attachments.of(this); }",
+        "class Rows");
+  }
+
+  @Test
+  void attachmentsInheritedFromAnAbstractClassThatNeverReturnsThem() {
+    JavaFileObject base =
+        source(
+            "Base",
+            "package test;",
+            HANDLER_IMPORTS,
+            "abstract class Base implements TargetHandler<String, String, String> {",
+            "  @Attachment(\"index\") Base index() { return this; }",
+            "}");
+    JavaFileObject rows =
+        source(
+            "Rows",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@RootTarget(provider = \"rows\", name = \"Row\")",
+            "class Rows extends Base {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(base, rows),
+        rows,
+        "[COCO-023] test.Rows has @Attachment methods (index()) but does not override"
+            + " attachments(), so the engine never registers them and declaring one fails at run"
+            + " time: add @Override public Map<String, ChildTargetDef<?>> attachments() { return"
+            + " Base_Attachments.of(this); }",
+        "class Rows");
   }
 
   @Test
@@ -994,6 +1067,30 @@ class DiagnosticsTest {
           c,
           f,
           "[COCO-010] test.Raw implements the raw type TargetHandler: the engine serializes",
+          "@RootTarget");
+    }
+
+    @Test
+    void handlerExtendingARawBaseClass() {
+      // The raw TargetHandler comes from the base: its type arguments are what to write.
+      JavaFileObject f =
+          source(
+              "Items",
+              "package test;",
+              HANDLER_IMPORTS,
+              "abstract class Base<T> implements TargetHandler<String, String, String> {}",
+              "@RootTarget(provider = \"p\", name = \"Item\")",
+              "@SuppressWarnings(\"rawtypes\")",
+              "class Items extends Base {",
+              "  public TargetReconcileOutput reconcile(StableKey key, Object desired, List prev,"
+                  + " boolean mbm) { return null; }",
+              "}");
+      Compilation c = javac().withProcessors(new CocoIndexProcessor()).compile(f);
+      assertSingleError(
+          c,
+          f,
+          "[COCO-010] test.Items extends the raw type test.Base, which erases the type arguments"
+              + " of its TargetHandler (write them: Base<...>): the engine serializes",
           "@RootTarget");
     }
   }
@@ -1506,6 +1603,188 @@ class DiagnosticsTest {
         "@io.cocoindex.annotation.TargetValue");
   }
 
+  @Nested
+  class InaccessibleType {
+    @Test
+    void privateEnumOfAComponent() {
+      // The record itself is reachable; the codec beside it must name the enum too. One error
+      // for the enum, however many components use it.
+      JavaFileObject f =
+          source(
+              "Outer",
+              "package test;",
+              "public class Outer {",
+              "  private enum Status { ON, OFF }",
+              "  @io.cocoindex.annotation.TargetValue",
+              "  record Row(String id, Status status, java.util.List<Status> history) {}",
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-024] component 'status' of test.Outer.Row has type test.Outer.Status, which the"
+              + " code generated in package test names but cannot reach: test.Outer.Status is"
+              + " private; make it package-private or public",
+          "record Row(");
+    }
+
+    @Test
+    void protectedTypeInheritedFromAnotherPackage() {
+      JavaFileObject base =
+          JavaFileObjects.forSourceLines(
+              "other.Base",
+              "package other;",
+              "public class Base {",
+              "  protected enum Status { ON, OFF }",
+              "}");
+      JavaFileObject f =
+          source(
+              "Rows",
+              "package test;",
+              "public class Rows extends other.Base {",
+              "  @io.cocoindex.annotation.TargetValue",
+              "  record Row(String id, Status status) {}",
+              "}");
+      assertSingleError(
+          compile(base, f),
+          f,
+          "[COCO-024] component 'status' of test.Rows.Row has type other.Base.Status, which the"
+              + " code generated in package test names but cannot reach: other.Base.Status is"
+              + " protected, in package other; make it public",
+          "record Row(");
+    }
+
+    @Test
+    void attachmentInheritedFromAnotherPackageThatTheSubclasssAttachmentsCannotCall() {
+      // Rows_Attachments.of, in package test, calls the inherited other.Base.index() too.
+      JavaFileObject base =
+          JavaFileObjects.forSourceLines(
+              "other.Base",
+              "package other;",
+              HANDLER_IMPORTS,
+              "public abstract class Base implements TargetHandler<String, String, String> {",
+              "  @Attachment(\"index\") protected Base index() { return this; }",
+              "}");
+      JavaFileObject f =
+          source(
+              "Rows",
+              "package test;",
+              HANDLER_IMPORTS,
+              "class Rows extends other.Base {",
+              "  @Attachment(\"other\") Rows other() { return this; }",
+              ATTACHMENTS_OVERRIDE,
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(base, f),
+          f,
+          "[COCO-024] test.Rows inherits @Attachment other.Base.index(), which the code generated in"
+              + " package test names but cannot reach: other.Base.index() is protected, in package"
+              + " other; make it public",
+          "class Rows");
+    }
+
+    @Test
+    void childHandlerInheritedFromAnotherPackageThatTheFactoryCannotCall() {
+      JavaFileObject base =
+          JavaFileObjects.forSourceLines(
+              "other.BaseDirs",
+              "package other;",
+              HANDLER_IMPORTS,
+              "public abstract class BaseDirs implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler protected Files files(Long action) { return new Files(); }",
+              "}");
+      JavaFileObject files =
+          JavaFileObjects.forSourceLines(
+              "other.Files",
+              "package other;",
+              HANDLER_IMPORTS,
+              "public class Files implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      JavaFileObject f =
+          source(
+              "Dirs",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+                  + " childValue = String.class)",
+              "class Dirs extends other.BaseDirs {",
+              reconcile("String", "String", "Long"),
+              "}");
+      assertSingleError(
+          compile(base, files, f),
+          f,
+          "[COCO-024] test.Dirs inherits @ChildHandler other.BaseDirs.files(), which the code"
+              + " generated in package test names but cannot reach: other.BaseDirs.files() is"
+              + " protected, in package other; make it public",
+          "@ContainerTarget");
+    }
+
+    @Test
+    void privateValueTypeOfAHandler() {
+      // A record without annotation is serialized reflectively, but the API class names it.
+      JavaFileObject f =
+          source(
+              "Outer",
+              "package test;",
+              HANDLER_IMPORTS,
+              "public class Outer {",
+              "  private record Doc(String id) {}",
+              "  @RootTarget(provider = \"docs\", name = \"Doc\")",
+              "  static class Docs implements TargetHandler<Doc, String, String> {",
+              reconcile("Doc", "String", "String"),
+              "  }",
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-024] the value type V of @RootTarget handler test.Outer.Docs is test.Outer.Doc,"
+              + " which the code generated in package test names but cannot reach:"
+              + " test.Outer.Doc is private; make it package-private or public",
+          "@RootTarget");
+    }
+  }
+
+  @Test
+  void genericRecordWhoseComponentsHaveItsTypeVariables() {
+    // One mistake: not also a COCO-003 on each component of type T.
+    JavaFileObject f =
+        source(
+            "Box",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Box<T>(T value, java.util.List<T> more, String name) {}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-015] @TargetValue record test.Box declares type parameters: a generated codec needs"
+            + " concrete component types; remove the type parameters",
+        "@io.cocoindex.annotation.TargetValue");
+  }
+
+  @Test
+  void recordUsingAGenericRecord() {
+    // The generic record's COCO-015 is the one error, not also a COCO-003 on each record using it.
+    JavaFileObject box =
+        source(
+            "Box",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Box<T>(String name) {}");
+    JavaFileObject shelf =
+        source(
+            "Shelf",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Shelf(Box<String> box, java.util.List<Box<Long>> boxes) {}");
+    assertSingleError(
+        compile(box, shelf),
+        box,
+        "[COCO-015] @TargetValue record test.Box declares type parameters: a generated codec needs"
+            + " concrete component types; remove the type parameters",
+        "@io.cocoindex.annotation.TargetValue");
+  }
+
   @Test
   void twoChildHandlers() {
     JavaFileObject f =
@@ -1548,6 +1827,32 @@ class DiagnosticsTest {
         "[COCO-017] the API class test.Items generated for test.B is already generated for test.A:"
             + " set api = \"...\" on one of them to a distinct class name",
         "@RootTarget(provider = \"b\"");
+  }
+
+  @Test
+  void nestedAndTopLevelRecordsWithOneCodecName() {
+    // Outer.Inner's codec is Outer_Inner_Codec, as is the top-level Outer_Inner's: not COCO-019,
+    // which would blame a type "written by hand or by another processor".
+    JavaFileObject outer =
+        source(
+            "Outer",
+            "package test;",
+            "public class Outer {",
+            "  @io.cocoindex.annotation.TargetValue",
+            "  public record Inner(String a) {}",
+            "}");
+    JavaFileObject flat =
+        source(
+            "Outer_Inner",
+            "package test;",
+            "@io.cocoindex.annotation.TargetValue",
+            "record Outer_Inner(String b) {}");
+    assertSingleError(
+        compile(outer, flat),
+        flat,
+        "[COCO-020] @TargetValue record test.Outer_Inner and the record test.Outer.Inner both"
+            + " generate the codec test.Outer_Inner_Codec: rename one of the records",
+        "@io.cocoindex.annotation.TargetValue");
   }
 
   @Test

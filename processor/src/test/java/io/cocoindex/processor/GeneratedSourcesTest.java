@@ -2,18 +2,22 @@ package io.cocoindex.processor;
 
 import static com.google.testing.compile.CompilationSubject.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The generated files of the fixture connector. Goldens live in {@code
@@ -51,6 +55,63 @@ class GeneratedSourcesTest {
       assertThat(content(f))
           .contains("@Generated(\"io.cocoindex.processor.CocoIndexProcessor\")")
           .doesNotContain("date =");
+    }
+  }
+
+  @Test
+  void everyGeneratedFileHasItsAnnotatedTypeAsItsOneOriginatingElement() {
+    // What Gradle's isolating mode (META-INF/gradle/incremental.annotation.processors) needs.
+    RecordingProcessor processor = new RecordingProcessor();
+    Compilation c = com.google.testing.compile.Compiler.javac()
+        .withProcessors(processor)
+        .compile(Fixtures.connector());
+    assertThat(c).succeeded();
+    assertThat(processor.origins)
+        .containsOnly(
+            entry("test.Documents", List.of("test.DocumentHandler")),
+            entry("test.IndexSpec_Codec", List.of("test.IndexSpec")),
+            entry("test.RowAction_Codec", List.of("test.RowAction")),
+            entry("test.RowHandler_Attachments", List.of("test.RowHandler")),
+            entry("test.Row_Codec", List.of("test.Row")),
+            entry("test.TableAction_Codec", List.of("test.TableAction")),
+            entry("test.TableHandler_ChildHandlerFactory", List.of("test.TableHandler")),
+            entry("test.TableRecord_Codec", List.of("test.TableRecord")),
+            entry("test.TableSpec_Codec", List.of("test.TableSpec")),
+            entry("test.TableTarget", List.of("test.TableHandler")),
+            entry("test.Tables", List.of("test.TableHandler")));
+  }
+
+  @Test
+  void recompilingTheContainerAloneAgainstTheEarlierClassesGeneratesTheSameFiles(
+      @TempDir Path classes) throws IOException {
+    // An incremental build (Gradle's isolating mode) recompiles the changed handler and what
+    // uses it; the child handler, its attachments and the records' @Key come from class files.
+    Compilation full = Fixtures.compile(Fixtures.connector());
+    assertThat(full).succeeded();
+    for (JavaFileObject f : full.generatedFiles()) {
+      if (f.getKind() == JavaFileObject.Kind.CLASS) {
+        Path out = classes.resolve(f.toUri().getPath().replaceFirst("^/CLASS_OUTPUT/", ""));
+        Files.createDirectories(out.getParent());
+        try (var in = f.openInputStream()) {
+          Files.write(out, in.readAllBytes());
+        }
+      }
+    }
+    List<File> classpath = new ArrayList<>(List.of(classes.toFile()));
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      classpath.add(new File(entry));
+    }
+    Compilation again = com.google.testing.compile.Compiler.javac()
+        .withProcessors(new CocoIndexProcessor())
+        .withOptions("-Xlint:all,-processing", "-Werror")
+        .withClasspath(classpath)
+        .compile(
+            JavaFileObjects.forResource("fixtures/test/TableHandler.java"),
+            JavaFileObjects.forResource("fixtures/test/Usage.java"));
+    assertThat(again).succeededWithoutWarnings();
+    for (String name : List.of("Tables", "TableTarget", "TableHandler_ChildHandlerFactory")) {
+      assertThat(content(again.generatedSourceFile("test/" + name).orElseThrow()))
+          .isEqualTo(content(full.generatedSourceFile("test/" + name).orElseThrow()));
     }
   }
 

@@ -2,14 +2,18 @@ package io.cocoindex.processor;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.Filer;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
+import javax.lang.model.element.Element;
 import javax.lang.model.element.TypeElement;
 
 /**
@@ -19,6 +23,8 @@ import javax.lang.model.element.TypeElement;
 final class RecordingProcessor extends AbstractProcessor {
   private final CocoIndexProcessor delegate = new CocoIndexProcessor();
   final List<String> created = new CopyOnWriteArrayList<>();
+  /** The originating elements of each created file, by the file's type name. */
+  final Map<String, List<String>> origins = new ConcurrentHashMap<>();
 
   @Override
   public synchronized void init(ProcessingEnvironment env) {
@@ -32,6 +38,10 @@ final class RecordingProcessor extends AbstractProcessor {
                 (proxy, method, args) -> {
                   if (method.getName().equals("createSourceFile")) {
                     created.add(String.valueOf(args[0]));
+                    Element[] elements = args.length > 1 ? (Element[]) args[1] : new Element[0];
+                    origins.put(
+                        String.valueOf(args[0]),
+                        Arrays.stream(elements).map(String::valueOf).toList());
                   }
                   try {
                     return method.invoke(filer, args);

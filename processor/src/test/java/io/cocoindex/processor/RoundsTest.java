@@ -40,6 +40,98 @@ class RoundsTest {
     }
   }
 
+  /** Generates {@code test.Names}, constants, and {@code test.Later}, in the first round. */
+  static final class NamesGenerator extends FirstRoundProcessor {
+    @Override
+    protected void firstRound(RoundEnvironment round) {
+      try (Writer w = processingEnv.getFiler().createSourceFile("test.Names").openWriter()) {
+        w.write("package test; public final class Names { public static final String DIR = \"Dir\";"
+            + " public static final String INDEX = \"index\"; }");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      try (Writer w = processingEnv.getFiler().createSourceFile("test.Later").openWriter()) {
+        w.write(
+            "package test; @io.cocoindex.annotation.TargetValue public record Later(String id) {}");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /**
+   * A container whose annotation values name a constant and a class of a later round: javac gives
+   * each as {@code "<error>"} until then.
+   */
+  private static final JavaFileObject DIRS =
+      JavaFileObjects.forSourceLines(
+          "test.DirHandler",
+          "package test;",
+          "import io.cocoindex.*; import io.cocoindex.annotation.*; import java.util.*;",
+          "@ContainerTarget(provider = \"dirs\", name = Names.DIR, child = \"File\","
+              + " childValue = Later.class)",
+          "public class DirHandler implements TargetHandler<String, String, String> {",
+          "  @ChildHandler FileHandler files(String action) { return new FileHandler(); }",
+          "  @Attachment(Names.INDEX) FileHandler index() { return new FileHandler(); }",
+          "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+          "    return DirHandler_Attachments.of(this);",
+          "  }",
+          "  public TargetReconcileOutput<String, String> reconcile(StableKey key, String desired,"
+              + " List<String> prev, boolean mbm) { return null; }",
+          "}",
+          "class FileHandler implements TargetHandler<Later, String, String> {",
+          "  public TargetReconcileOutput<String, String> reconcile(StableKey key, Later desired,"
+              + " List<String> prev, boolean mbm) { return null; }",
+          "}");
+
+  @Test
+  void annotationValuesNamingWhatALaterRoundGeneratesAreWaitedFor() {
+    Compilation c =
+        javac().withProcessors(new CocoIndexProcessor(), new NamesGenerator()).compile(DIRS);
+    assertThat(c).succeeded();
+    assertThat(c).generatedSourceFile("test/Dirs").contentsAsUtf8String()
+        .contains("public DirTarget mountDir(Ctx ctx, Object key, String dir)");
+    assertThat(c).generatedSourceFile("test/Dirs").contentsAsUtf8String()
+        .contains("public void declareIndex(");
+  }
+
+  @Test
+  void annotationValuesThatNeverResolveLeaveOnlyJavacsErrors() {
+    // Not COCO-099 (the class literal read as a type), nor COCO-007 ("<error>" as a name).
+    for (String annotations : java.util.List.of(
+        "@ContainerTarget(provider = \"dirs\", name = \"Dir\", child = \"File\","
+            + " childValue = Missing.class)",
+        "@ContainerTarget(provider = \"dirs\", name = Missing.DIR, child = \"File\","
+            + " childValue = String.class)")) {
+      for (String attachment : java.util.List.of("\"index\"", "Missing.INDEX")) {
+        JavaFileObject f =
+            JavaFileObjects.forSourceLines(
+                "test.DirHandler",
+                "package test;",
+                "import io.cocoindex.*; import io.cocoindex.annotation.*; import java.util.*;",
+                annotations,
+                "public class DirHandler implements TargetHandler<String, String, String> {",
+                "  @ChildHandler FileHandler files(String action) { return new FileHandler(); }",
+                "  @Attachment(" + attachment + ") FileHandler index() { return new FileHandler(); }",
+                "  @Override public Map<String, ChildTargetDef<?>> attachments() { return Map.of(); }",
+                "  public TargetReconcileOutput<String, String> reconcile(StableKey key,"
+                    + " String desired, List<String> prev, boolean mbm) { return null; }",
+                "}",
+                "class FileHandler implements TargetHandler<String, String, String> {",
+                "  public TargetReconcileOutput<String, String> reconcile(StableKey key,"
+                    + " String desired, List<String> prev, boolean mbm) { return null; }",
+                "}");
+        Compilation c = javac().withProcessors(new CocoIndexProcessor()).compile(f);
+        assertThat(c).failed();
+        for (javax.tools.Diagnostic<? extends JavaFileObject> d : c.errors()) {
+          org.assertj.core.api.Assertions.assertThat(d.getMessage(null))
+              .as(annotations + " " + attachment)
+              .doesNotContain("COCO-");
+        }
+      }
+    }
+  }
+
   private static final JavaFileObject HOLDER =
       JavaFileObjects.forSourceLines(
           "test.Holder",

@@ -130,6 +130,14 @@ public enum Message {
       "%s has @Attachment methods (%s) but does not override attachments(), so the engine never"
           + " registers them and declaring one fails at run time: add @Override public"
           + " Map<String, ChildTargetDef<?>> attachments() { return %s.of(this); }"),
+  /**
+   * A type the generated code names that code in its package cannot name: private (or inside a
+   * private class), or protected or package-private in another package (a nested type inherited
+   * from a superclass elsewhere).
+   */
+  INACCESSIBLE_TYPE(
+      24,
+      "%s, which the code generated in %s names but cannot reach: %s is %s; make it %s"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,

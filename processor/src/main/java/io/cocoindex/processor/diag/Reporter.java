@@ -42,6 +42,11 @@ public final class Reporter {
     }
   }
 
+  /** Adds the reports of {@code other}, on their own elements. */
+  public void addAll(Reporter other) {
+    reports.addAll(other.reports);
+  }
+
   public boolean hasErrors() {
     return !reports.isEmpty();
   }

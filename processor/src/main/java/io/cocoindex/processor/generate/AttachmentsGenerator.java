@@ -58,10 +58,9 @@ public final class AttachmentsGenerator {
                     ClassName.get(String.class),
                     ParameterizedTypeName.get(
                         ClassName.get(ChildTargetDef.class), WildcardTypeName.subtypeOf(Object.class))))
-            .addParameter(model.handler(), "handler")
+            .addParameter(model.handlerType(), "handler")
             .addStatement("return $T.ofEntries($>$L$<)", Map.class, entries.build())
             .build());
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(model.handler().packageName(), type.build());
   }
 }

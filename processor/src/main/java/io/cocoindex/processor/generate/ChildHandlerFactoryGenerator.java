@@ -32,12 +32,12 @@ public final class ChildHandlerFactoryGenerator {
             .addModifiers(Modifier.PUBLIC, Modifier.FINAL)
             .addSuperinterface(
                 ParameterizedTypeName.get(ClassName.get(ChildHandlerFactory.class), model.action()))
-            .addField(model.handler(), "handler", Modifier.PRIVATE, Modifier.FINAL)
+            .addField(model.handlerType(), "handler", Modifier.PRIVATE, Modifier.FINAL)
             .addMethod(
                 MethodSpec.constructorBuilder()
                     .addJavadoc("A factory asking {@code handler} for the children's handler.\n")
                     .addModifiers(Modifier.PUBLIC)
-                    .addParameter(model.handler(), "handler")
+                    .addParameter(model.handlerType(), "handler")
                     .addStatement(
                         "this.handler = $T.requireNonNull(handler, $S)", Objects.class, "handler")
                     .build())
@@ -52,7 +52,6 @@ public final class ChildHandlerFactoryGenerator {
                     .addStatement(
                         "return $T.of(handler.$N(action))", ChildTargetDef.class, model.method())
                     .build());
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(model.handler().packageName(), type.build());
   }
 }

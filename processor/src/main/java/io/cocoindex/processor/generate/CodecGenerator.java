@@ -62,7 +62,6 @@ public final class CodecGenerator {
                     .addStatement("return true")
                     .build())
             .addMethod(copy(model));
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(record.packageName(), type.build());
   }
 
@@ -239,13 +238,15 @@ public final class CodecGenerator {
       return CodeBlock.of("$T.INSTANCE.copy($L)", r.codec(), expr);
     }
     if (t instanceof ValueType.ListOf l) {
-      return CodeBlock.of("$T.copyList($L, $L)", CODECS, expr, copyFn(l.element(), depth));
+      return CodeBlock.of("$T.copyList($L, $L$L)", CODECS, expr, copyFn(l.element(), depth),
+          whenNull(l.element()));
     }
     if (t instanceof ValueType.SetOf s) {
       return CodeBlock.of("$T.copySet($L, $L)", CODECS, expr, copyFn(s.element(), depth));
     }
     if (t instanceof ValueType.MapOf m) {
-      return CodeBlock.of("$T.copyMap($L, $L)", CODECS, expr, copyFn(m.value(), depth));
+      return CodeBlock.of("$T.copyMap($L, $L$L)", CODECS, expr, copyFn(m.value(), depth),
+          whenNull(m.value()));
     }
     ValueType.OptionalOf o = (ValueType.OptionalOf) t;
     return CodeBlock.of("$T.copyOptional($L, $L)", CODECS, expr, copyFn(o.value(), depth));
@@ -349,6 +350,16 @@ public final class CodecGenerator {
         "($N, $N) -> $L", out, v, writeCall(t, out, CodeBlock.of("$N", v), depth + 1));
   }
 
+  /**
+   * The argument giving what a stored null element of type {@code t} reads as, when not null: an
+   * optional is written as null when empty, so a list's or map's null reads as an empty one.
+   */
+  private static CodeBlock whenNull(ValueType t) {
+    return t instanceof ValueType.OptionalOf
+        ? CodeBlock.of(", $T.empty()", Optional.class)
+        : CodeBlock.of("");
+  }
+
   /** An expression reading a {@code t} from {@code in}. */
   private CodeBlock readExpr(ValueType t, String in, int depth) {
     if (t instanceof ValueType.Primitive p) {
@@ -378,13 +389,15 @@ public final class CodecGenerator {
       return CodeBlock.of("$T.INSTANCE.read($N)", r.codec(), in);
     }
     if (t instanceof ValueType.ListOf l) {
-      return CodeBlock.of("$T.readList($N, $L)", CODECS, in, readFn(l.element(), depth));
+      return CodeBlock.of(
+          "$T.readList($N, $L$L)", CODECS, in, readFn(l.element(), depth), whenNull(l.element()));
     }
     if (t instanceof ValueType.SetOf s) {
       return CodeBlock.of("$T.readSet($N, $L)", CODECS, in, readFn(s.element(), depth));
     }
     if (t instanceof ValueType.MapOf m) {
-      return CodeBlock.of("$T.readMap($N, $L)", CODECS, in, readFn(m.value(), depth));
+      return CodeBlock.of(
+          "$T.readMap($N, $L$L)", CODECS, in, readFn(m.value(), depth), whenNull(m.value()));
     }
     ValueType.OptionalOf o = (ValueType.OptionalOf) t;
     return CodeBlock.of("$T.readOptional($N, $L)", CODECS, in, readFn(o.value(), depth));

@@ -69,7 +69,6 @@ public final class ContainerTargetGenerator {
             .returns(providerType)
             .addStatement("return children")
             .build());
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(name.packageName(), type.build());
   }
 }

@@ -7,6 +7,7 @@ import com.palantir.javapoet.TypeSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.util.Set;
 import javax.annotation.processing.Filer;
 import javax.lang.model.element.Element;
 import javax.tools.JavaFileObject;
@@ -21,18 +22,36 @@ public final class GeneratedFiles {
   private static final ClassName GENERATED =
       ClassName.get("javax.annotation.processing", "Generated");
 
-  /** {@code @Generated} and the fixed {@code @SuppressWarnings} set. */
-  public static TypeSpec.Builder annotate(TypeSpec.Builder type) {
-    return type.addAnnotation(
-            AnnotationSpec.builder(GENERATED).addMember("value", "$S", GENERATOR).build())
-        .addAnnotation(
-            AnnotationSpec.builder(SuppressWarnings.class)
-                .addMember("value", "{$S, $S}", "unchecked", "rawtypes")
-                .build());
-  }
-
   public static JavaFile file(String packageName, TypeSpec type) {
     return JavaFile.builder(packageName, type).skipJavaLangImports(true).indent("  ").build();
+  }
+
+  /**
+   * What a generator's {@code file} needs from where it is generated, added once its model is
+   * built: {@code @Generated} (unless {@code generated} is false: the code's module does not read
+   * {@code java.compiler}, which declares it), the fixed {@code @SuppressWarnings} set (besides
+   * the raw and unchecked uses generic handlers need, the deprecation of a record, handler or
+   * method the connector deprecated, which the generated code has to name still), and the
+   * {@code java.lang} types named {@code shadowed} written by their qualified names: a type of
+   * the file's package with one of these names ({@code String}, {@code Integer}, {@code Class})
+   * would otherwise be what the simple name means there, and JavaPoet knows only the types the
+   * file itself mentions.
+   */
+  public static JavaFile finish(JavaFile file, Set<String> shadowed, boolean generated) {
+    TypeSpec.Builder type = file.typeSpec().toBuilder();
+    if (generated) {
+      type.addAnnotation(
+          AnnotationSpec.builder(GENERATED).addMember("value", "$S", GENERATOR).build());
+    }
+    type.addAnnotation(
+        AnnotationSpec.builder(SuppressWarnings.class)
+            .addMember(
+                "value", "{$S, $S, $S, $S}", "unchecked", "rawtypes", "deprecation", "removal")
+            .build());
+    if (!shadowed.isEmpty()) {
+      type.alwaysQualify(shadowed.toArray(String[]::new));
+    }
+    return file(file.packageName(), type.build());
   }
 
   /** The qualified name of the type {@code file} declares. */

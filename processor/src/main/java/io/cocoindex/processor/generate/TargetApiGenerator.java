@@ -57,7 +57,7 @@ public final class TargetApiGenerator {
                     .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                     .returns(model.api())
                     .addParameter(Ctx.class, "ctx")
-                    .addParameter(model.handler(), "handler")
+                    .addParameter(model.handlerType(), "handler")
                     .addStatement(
                         "return new $T($T.registerRootTargetStatesProvider(ctx, PROVIDER,"
                             + " $T.requireNonNull(handler, $S)))",
@@ -134,7 +134,6 @@ public final class TargetApiGenerator {
             .returns(providerType)
             .addStatement("return provider")
             .build());
-    GeneratedFiles.annotate(type);
     return GeneratedFiles.file(model.api().packageName(), type.build());
   }
 }

@@ -15,6 +15,11 @@ import javax.lang.model.util.Elements;
  */
 public record AttachmentAnnotation(AnnotationMirror mirror, String name, AnnotationValue nameValue) {
 
+  /** Whether the name is a constant javac has not resolved yet (wait for a later round). */
+  public boolean isUnresolved() {
+    return Mirrors.isUnresolved(nameValue);
+  }
+
   public static Optional<AttachmentAnnotation> read(Elements elements, Element method) {
     return Mirrors.find(method, AnnotationNames.ATTACHMENT)
         .map(

@@ -42,6 +42,15 @@ public final class Mirrors {
   }
 
   /**
+   * Whether {@code value} is an expression javac could not resolve (a constant or class literal
+   * of a type another processor generates in a later round): javac's model gives such a value,
+   * of either kind, as the string {@code "<error>"}, with no other way to tell.
+   */
+  public static boolean isUnresolved(AnnotationValue value) {
+    return "<error>".equals(value.getValue());
+  }
+
+  /**
    * The value of attribute {@code name} as written, for pointing a diagnostic at it; the
    * annotation itself is the best position for a defaulted value, hence empty.
    */

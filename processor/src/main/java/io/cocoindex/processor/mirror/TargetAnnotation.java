@@ -18,6 +18,8 @@ import javax.lang.model.util.Elements;
  * @param api the API class name, empty for the default
  * @param child the children's noun (containers only)
  * @param childValue the children's value type (containers only)
+ * @param unresolved whether a value names what javac has not resolved yet (a class or constant
+ *     another processor generates in a later round): javac gives no type or string for it
  */
 public record TargetAnnotation(
     String annotationName,
@@ -26,7 +28,8 @@ public record TargetAnnotation(
     String name,
     String api,
     Optional<String> child,
-    Optional<TypeMirror> childValue) {
+    Optional<TypeMirror> childValue,
+    boolean unresolved) {
 
   public boolean isContainer() {
     return child.isPresent();
@@ -43,6 +46,7 @@ public record TargetAnnotation(
         Mirrors.find(element, AnnotationNames.CONTAINER_TARGET);
     if (container.isPresent()) {
       AnnotationMirror m = container.get();
+      Object childValue = Mirrors.value(elements, m, "childValue").getValue();
       return Optional.of(
           new TargetAnnotation(
               AnnotationNames.CONTAINER_TARGET,
@@ -51,7 +55,8 @@ public record TargetAnnotation(
               string(elements, m, "name"),
               string(elements, m, "api"),
               Optional.of(string(elements, m, "child")),
-              Optional.of((TypeMirror) Mirrors.value(elements, m, "childValue").getValue())));
+              childValue instanceof TypeMirror t ? Optional.of(t) : Optional.empty(),
+              anyUnresolved(elements, m, "provider", "name", "api", "child", "childValue")));
     }
     return Mirrors.find(element, AnnotationNames.ROOT_TARGET)
         .map(
@@ -63,7 +68,17 @@ public record TargetAnnotation(
                     string(elements, m, "name"),
                     string(elements, m, "api"),
                     Optional.empty(),
-                    Optional.empty()));
+                    Optional.empty(),
+                    anyUnresolved(elements, m, "provider", "name", "api")));
+  }
+
+  private static boolean anyUnresolved(Elements elements, AnnotationMirror m, String... names) {
+    for (String name : names) {
+      if (Mirrors.isUnresolved(Mirrors.value(elements, m, name))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The written value of an attribute, for diagnostics. */

@@ -8,6 +8,7 @@ import javax.lang.model.element.TypeElement;
  * The child-handler factory of a container handler.
  *
  * @param handler the container handler class
+ * @param handlerType the handler as the factory takes it (with wildcards if generic)
  * @param factory the generated {@code <Handler>_ChildHandlerFactory}
  * @param action the container's action type {@code A}
  * @param childValue the children's value type
@@ -16,6 +17,7 @@ import javax.lang.model.element.TypeElement;
  */
 public record ChildHandlerFactoryModel(
     ClassName handler,
+    TypeName handlerType,
     ClassName factory,
     TypeName action,
     TypeName childValue,

@@ -1,6 +1,7 @@
 package io.cocoindex.processor.model;
 
 import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.TypeName;
 import java.util.List;
 import java.util.Optional;
 import javax.lang.model.element.TypeElement;
@@ -10,6 +11,7 @@ import javax.lang.model.element.TypeElement;
  * methods.
  *
  * @param handler the handler class
+ * @param handlerType the handler as {@code register} takes it (with wildcards if generic)
  * @param api the generated API class
  * @param provider the provider name it registers
  * @param target what the root declare method declares
@@ -20,6 +22,7 @@ import javax.lang.model.element.TypeElement;
  */
 public record TargetApiModel(
     ClassName handler,
+    TypeName handlerType,
     ClassName api,
     String provider,
     DeclaredTarget target,

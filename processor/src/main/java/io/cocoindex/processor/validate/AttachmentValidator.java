@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
@@ -52,18 +53,51 @@ public final class AttachmentValidator {
     return attachmentMethods(type).stream()
         .anyMatch(
             m ->
-                inspector.containsError(m.getReturnType())
+                AttachmentAnnotation.read(elements, m).orElseThrow().isUnresolved()
+                    || inspector.containsError(m.getReturnType())
                     || inspector.handlerTypeArguments(m.getReturnType()).stream()
                         .flatMap(List::stream)
                         .anyMatch(classifier::isUnresolvedHandlerType));
   }
 
-  /** Validates every attachment of {@code type}; empty with errors reported when any is bad. */
+  /** An attachment with the method it is read from: the handler's own, or one it inherits. */
+  private record Found(AttachmentModel model, ExecutableElement method) {}
+
+  /**
+   * Validates every attachment of {@code type}, those it inherits from its superclasses first
+   * (the engine registers what {@code attachments()} returns, whichever class declares it);
+   * empty with errors reported when any is bad. Errors of an inherited attachment are reported
+   * where its own class is processed: here it only makes the result empty.
+   */
   public Optional<AttachmentsModel> validate(TypeElement type, Reporter reporter) {
+    return collect(type, reporter)
+        .map(
+            found ->
+                new AttachmentsModel(
+                    ClassName.get(type),
+                    TypeInspector.anyInstanceOf(type),
+                    TypeInspector.sibling(type, "Attachments"),
+                    found.stream().map(Found::model).toList(),
+                    type));
+  }
+
+  private Optional<List<Found>> collect(TypeElement type, Reporter reporter) {
+    List<Found> inherited = new ArrayList<>();
+    if (inspector.types().asElement(type.getSuperclass()) instanceof TypeElement superclass) {
+      Optional<List<Found>> up = collect(superclass, new Reporter());
+      if (up.isEmpty()) {
+        return Optional.empty();
+      }
+      inherited.addAll(up.get());
+    }
     List<ExecutableElement> methods = attachmentMethods(type);
+    // An @Attachment method overriding an inherited one takes its place.
+    inherited.removeIf(
+        f -> methods.stream().anyMatch(m -> m.getSimpleName().equals(f.method().getSimpleName())));
     boolean isHandler = inspector.handlerTypeArguments(type.asType()).isPresent();
-    List<AttachmentModel> attachments = new ArrayList<>();
+    List<Found> attachments = new ArrayList<>(inherited);
     Map<String, ExecutableElement> byName = new LinkedHashMap<>();
+    inherited.forEach(f -> byName.put(f.model().type(), f.method()));
     for (ExecutableElement m : methods) {
       AttachmentAnnotation a = AttachmentAnnotation.read(elements, m).orElseThrow();
       if (!isHandler) {
@@ -99,7 +133,10 @@ public final class AttachmentValidator {
             Message.DUPLICATE_ATTACHMENT,
             a.name(),
             type.getQualifiedName(),
-            previous.getSimpleName());
+            previous.getEnclosingElement().equals(type)
+                ? previous.getSimpleName()
+                : ((TypeElement) previous.getEnclosingElement()).getQualifiedName() + "."
+                    + previous.getSimpleName());
         continue;
       }
       if (clashesWithEarlier(type, m, a, byName, reporter)) {
@@ -156,36 +193,73 @@ public final class AttachmentValidator {
       }
       TypeMirror value = args.get().get(0);
       attachments.add(
-          new AttachmentModel(
-              a.name(),
-              m.getSimpleName().toString(),
-              new DeclaredTarget(
-                  Identifiers.upperCamel(a.name()), TypeName.get(value), KeyModels.of(value))));
+          new Found(
+              new AttachmentModel(
+                  a.name(),
+                  m.getSimpleName().toString(),
+                  new DeclaredTarget(
+                      Identifiers.upperCamel(a.name()), TypeName.get(value), KeyModels.of(value))),
+              m));
     }
     if (!methods.isEmpty() && !TypeInspector.isReachable(type)) {
       reporter.error(type, Message.INACCESSIBLE_ELEMENT, type.getQualifiedName());
     }
-    if (isHandler && !methods.isEmpty() && !reporter.hasErrors() && !returnsAttachments(type)) {
+    if (!methods.isEmpty()) {
+      // This class's generated of() calls the inherited methods too.
+      PackageElement pkg = TypeInspector.packageOf(type);
+      for (Found f : inherited) {
+        ExecutableElement m = f.method();
+        PackageElement declaredIn = TypeInspector.packageOf(m);
+        if (!m.getModifiers().contains(Modifier.PUBLIC)
+            && !declaredIn.getQualifiedName().equals(pkg.getQualifiedName())) {
+          String method = ((TypeElement) m.getEnclosingElement()).getQualifiedName() + "."
+              + m.getSimpleName() + "()";
+          reporter.error(
+              type,
+              Message.INACCESSIBLE_TYPE,
+              type.getQualifiedName() + " inherits @Attachment " + method,
+              TypeInspector.Unreachable.describe(pkg),
+              method,
+              (m.getModifiers().contains(Modifier.PROTECTED) ? "protected" : "package-private")
+                  + ", in " + TypeInspector.Unreachable.describe(declaredIn),
+              "public");
+        }
+      }
+    }
+    if (isHandler && !attachments.isEmpty() && !reporter.hasErrors()
+        && !returnsAttachments(type, !methods.isEmpty())) {
+      // The class whose generated of() returns them all: this one, or the nearest superclass
+      // declaring attachments.
+      TypeElement lowest = methods.isEmpty()
+          ? (TypeElement) attachments.get(attachments.size() - 1).method().getEnclosingElement()
+          : type;
+      ClassName of = TypeInspector.sibling(lowest, "Attachments");
+      // Its own methods when it has some: a superclass's override registers those it inherits.
+      List<ExecutableElement> unregistered = methods.isEmpty()
+          ? attachments.stream().map(Found::method).toList()
+          : methods;
       reporter.error(
           type,
           Message.ATTACHMENTS_NOT_RETURNED,
           type.getQualifiedName(),
-          String.join(", ", methods.stream().map(m -> m.getSimpleName() + "()").toList()),
-          TypeInspector.sibling(type, "Attachments").simpleName());
+          String.join(", ", unregistered.stream().map(m -> m.getSimpleName() + "()").toList()),
+          of.packageName().equals(ClassName.get(type).packageName())
+              ? of.simpleName()
+              : of.canonicalName());
     }
     if (reporter.hasErrors()) {
       return Optional.empty();
     }
-    return Optional.of(
-        new AttachmentsModel(
-            ClassName.get(type), TypeInspector.sibling(type, "Attachments"), attachments, type));
+    return Optional.of(attachments);
   }
 
   /**
-   * Whether {@code type} (or a superclass) overrides {@code TargetHandler.attachments()}, whose
-   * default returns no attachment; an abstract handler leaves it to its subclasses.
+   * Whether {@code type} overrides {@code TargetHandler.attachments()}, whose default returns no
+   * attachment: itself when it declares attachments of its own ({@code hasOwn}: a superclass's
+   * override returns that class's generated {@code of()}, which knows none of them), or in a
+   * superclass otherwise. An abstract handler leaves it to its subclasses.
    */
-  private boolean returnsAttachments(TypeElement type) {
+  private boolean returnsAttachments(TypeElement type, boolean hasOwn) {
     if (type.getModifiers().contains(Modifier.ABSTRACT)) {
       return true;
     }
@@ -193,8 +267,9 @@ public final class AttachmentValidator {
       if (m.getSimpleName().contentEquals("attachments")
           && m.getParameters().isEmpty()
           && !m.getModifiers().contains(Modifier.STATIC)) {
-        return !(m.getEnclosingElement() instanceof TypeElement owner
-            && owner.getQualifiedName().contentEquals(TypeInspector.TARGET_HANDLER));
+        TypeElement owner = (TypeElement) m.getEnclosingElement();
+        return !owner.getQualifiedName().contentEquals(TypeInspector.TARGET_HANDLER)
+            && (!hasOwn || owner.equals(type));
       }
     }
     return true;
@@ -234,8 +309,8 @@ public final class AttachmentValidator {
             a.mirror(),
             a.nameValue(),
             Message.GENERATED_NAME_CLASH,
-            describe(type, m, a.name()),
-            describe(type, e.getValue(), e.getKey()),
+            describe(m, a.name()),
+            describe(e.getValue(), e.getKey()),
             String.join(" and ", clashes),
             "attachment names that differ only in case or '_' give the same Java names; rename"
                 + " one of the attachments");
@@ -246,28 +321,25 @@ public final class AttachmentValidator {
   }
 
   /** {@code @Attachment("row") on p.RowHandler.self()}, as messages name an attachment. */
-  static String describe(TypeElement type, ExecutableElement method, String name) {
-    return "@Attachment(\"" + name + "\") on " + type.getQualifiedName() + "."
+  static String describe(ExecutableElement method, String name) {
+    return "@Attachment(\"" + name + "\") on "
+        + ((TypeElement) method.getEnclosingElement()).getQualifiedName() + "."
         + method.getSimpleName() + "()";
   }
 
   /**
-   * The attachments of a handler type for an API that declares into its provider: empty when
-   * they are invalid (reported where the handler class itself is processed), an empty list when
-   * it has none.
+   * The {@code @Attachment} method of {@code handler} that {@code attachment} was read from: its
+   * own, or the nearest superclass's.
    */
-  public Optional<List<AttachmentModel>> attachmentsOf(TypeMirror handlerType) {
-    if (!(inspector.types().asElement(handlerType) instanceof TypeElement type)) {
-      return Optional.of(List.of());
-    }
-    return validate(type, new Reporter()).map(AttachmentsModel::attachments);
-  }
-
-  /** The {@code @Attachment} method of {@code handler} that {@code attachment} was read from. */
   public ExecutableElement methodOf(TypeElement handler, AttachmentModel attachment) {
-    return attachmentMethods(handler).stream()
-        .filter(m -> m.getSimpleName().contentEquals(attachment.method()))
-        .findFirst()
-        .orElseThrow();
+    for (TypeElement t = handler; t != null;
+        t = inspector.types().asElement(t.getSuperclass()) instanceof TypeElement s ? s : null) {
+      for (ExecutableElement m : attachmentMethods(t)) {
+        if (m.getSimpleName().contentEquals(attachment.method())) {
+          return m;
+        }
+      }
+    }
+    throw new IllegalStateException(attachment.method() + "() not found in " + handler);
   }
 }

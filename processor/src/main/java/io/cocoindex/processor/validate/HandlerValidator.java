@@ -18,11 +18,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.ExecutableType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
@@ -71,7 +76,9 @@ public final class HandlerValidator {
       return true;
     }
     Optional<TargetAnnotation> target = TargetAnnotation.read(elements, type);
-    if (target.isPresent() && target.get().childValue().map(inspector::containsError).orElse(false)) {
+    if (target.isPresent()
+        && (target.get().unresolved()
+            || target.get().childValue().map(inspector::containsError).orElse(false))) {
       return true;
     }
     return childHandlerMethods(type).stream()
@@ -93,7 +100,9 @@ public final class HandlerValidator {
   public Optional<HandlerModel> validate(TypeElement type, Reporter reporter) {
     TargetAnnotation target = TargetAnnotation.read(elements, type).orElseThrow();
     String at = "@" + target.simpleName();
-    if (type.getKind() != ElementKind.CLASS && type.getKind() != ElementKind.RECORD) {
+    // An enum is a class too: a stateless handler may well be a singleton enum.
+    if (type.getKind() != ElementKind.CLASS && type.getKind() != ElementKind.RECORD
+        && type.getKind() != ElementKind.ENUM) {
       reporter.error(
           type,
           target.mirror(),
@@ -124,7 +133,11 @@ public final class HandlerValidator {
           target.mirror(),
           Message.UNRESOLVED_HANDLER_TYPES,
           type.getQualifiedName(),
-          "implements the raw type TargetHandler");
+          rawSupertype(type)
+              .map(raw -> "extends the raw type " + raw + ", which erases the type arguments of"
+                  + " its TargetHandler (write them: "
+                  + inspector.types().asElement(raw).getSimpleName() + "<...>)")
+              .orElse("implements the raw type TargetHandler"));
       return Optional.empty();
     }
     for (int i = 0; i < 3; i++) {
@@ -184,7 +197,7 @@ public final class HandlerValidator {
       Optional<ExecutableElement> method = childHandler(type, target, action, reporter);
       if (method.isPresent()) {
         TypeMirror childValue = target.childValue().orElseThrow();
-        TypeMirror childHandlerType = method.get().getReturnType();
+        TypeMirror childHandlerType = asMemberOf(type, method.get()).getReturnType();
         childHandler = (TypeElement) inspector.types().asElement(childHandlerType);
         Optional<List<AttachmentModel>> childAttachments =
             childAttachments(method.get(), childHandler, reporter);
@@ -195,6 +208,7 @@ public final class HandlerValidator {
             Optional.of(
                 new ChildHandlerFactoryModel(
                     ClassName.get(type),
+                    TypeInspector.anyInstanceOf(type),
                     TypeInspector.sibling(type, "ChildHandlerFactory"),
                     TypeName.get(action),
                     TypeName.get(childValue),
@@ -216,8 +230,13 @@ public final class HandlerValidator {
     }
     // Invalid attachments of the handler itself are reported where its @Attachment methods are
     // validated; without them the API would silently lack their declare methods.
-    Optional<List<AttachmentModel>> ownAttachments = attachments.attachmentsOf(type.asType());
+    Optional<List<AttachmentModel>> ownAttachments = attachmentsOf(type, reporter);
     if (ownAttachments.isEmpty()) {
+      return Optional.empty();
+    }
+    if (reportUnreachable(type, target, value, action, ownAttachments.get(), childHandler,
+        container.map(TargetApiModel.ContainerModel::childAttachments).orElse(List.of()),
+        reporter)) {
       return Optional.empty();
     }
     String pkg = ClassName.get(type).packageName();
@@ -226,6 +245,7 @@ public final class HandlerValidator {
     TargetApiModel model =
         new TargetApiModel(
             ClassName.get(type),
+            TypeInspector.anyInstanceOf(type),
             api,
             target.provider(),
             new DeclaredTarget(target.name(), TypeName.get(value), KeyModels.of(value)),
@@ -266,10 +286,99 @@ public final class HandlerValidator {
     return Optional.of(new HandlerModel(model, factory));
   }
 
+  /** The generic class or interface {@code type} extends or implements raw, if any. */
+  private Optional<TypeMirror> rawSupertype(TypeElement type) {
+    List<TypeMirror> queue = new ArrayList<>(inspector.types().directSupertypes(type.asType()));
+    while (!queue.isEmpty()) {
+      TypeMirror t = queue.remove(0);
+      if (inspector.isRaw(t)) {
+        TypeElement e = (TypeElement) inspector.types().asElement(t);
+        return e.getQualifiedName().contentEquals(TypeInspector.TARGET_HANDLER)
+            ? Optional.empty()
+            : Optional.of(t);
+      }
+      queue.addAll(inspector.types().directSupertypes(t));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Reports (COCO-024) each type the generated API, target and factory classes name that code in
+   * the handler's package cannot: V; a container's A and childValue; the value type of each
+   * attachment declared through them. Whether any was.
+   */
+  private boolean reportUnreachable(
+      TypeElement type,
+      TargetAnnotation target,
+      TypeMirror value,
+      TypeMirror action,
+      List<AttachmentModel> own,
+      TypeElement childHandler,
+      List<AttachmentModel> childAttachments,
+      Reporter reporter) {
+    PackageElement pkg = TypeInspector.packageOf(type);
+    String handler = "@" + target.simpleName() + " handler " + type.getQualifiedName();
+    boolean any = reportUnreachable(
+        type, target.mirror(), "the value type V of " + handler + " is " + value, value, pkg,
+        reporter);
+    if (target.isContainer()) {
+      any |= reportUnreachable(
+          type, target.mirror(), "the action type A of " + handler + " is " + action, action, pkg,
+          reporter);
+      TypeMirror childValue = target.childValue().orElseThrow();
+      any |= reportUnreachable(
+          type, target.mirror(), "the childValue of " + handler + " is " + childValue, childValue,
+          pkg, reporter);
+    }
+    for (AttachmentModel a : own) {
+      any |= reportUnreachableAttachment(type, a, pkg, reporter);
+    }
+    for (AttachmentModel a : childAttachments) {
+      any |= reportUnreachableAttachment(childHandler, a, pkg, reporter);
+    }
+    return any;
+  }
+
+  private boolean reportUnreachableAttachment(
+      TypeElement owner, AttachmentModel a, PackageElement pkg, Reporter reporter) {
+    ExecutableElement m = attachments.methodOf(owner, a);
+    TypeMirror value = inspector.handlerTypeArguments(m.getReturnType()).orElseThrow().get(0);
+    return reportUnreachable(
+        m,
+        null,
+        "the value type V of the handler returned by @Attachment " + owner.getQualifiedName()
+            + "." + m.getSimpleName() + "() is " + value,
+        value,
+        pkg,
+        reporter);
+  }
+
+  private static boolean reportUnreachable(
+      Element at,
+      AnnotationMirror annotation,
+      String what,
+      TypeMirror type,
+      PackageElement pkg,
+      Reporter reporter) {
+    Optional<TypeInspector.Unreachable> u = TypeInspector.unreachableFrom(type, pkg);
+    u.filter(x -> !x.reportedOnItself()).ifPresent(
+        x -> reporter.error(
+            at,
+            annotation,
+            Message.INACCESSIBLE_TYPE,
+            what,
+            TypeInspector.Unreachable.describe(pkg),
+            x.offender().getQualifiedName(),
+            x.why(),
+            x.fix()));
+    return u.isPresent();
+  }
+
   /**
    * The attachments of the handler a {@code @ChildHandler} method returns, which the target class
-   * declares into; empty when they are invalid. Their errors are reported on the child handler
-   * when the compilation has its source, and on the {@code @ChildHandler} method otherwise.
+   * declares into, own and inherited; empty when they are invalid. Their errors are reported on
+   * the child handler when the compilation has its source (here when it only inherits
+   * attachments: no step of its own runs), and on the {@code @ChildHandler} method otherwise.
    */
   private Optional<List<AttachmentModel>> childAttachments(
       ExecutableElement method, TypeElement childHandler, Reporter reporter) {
@@ -278,6 +387,22 @@ public final class HandlerValidator {
     if (model.isEmpty() && !isInCompilation(childHandler)) {
       reporter.addAllOn(
           childReports, method, Mirrors.find(method, AnnotationNames.CHILD_HANDLER).orElseThrow());
+    } else if (attachments.attachmentMethods(childHandler).isEmpty()) {
+      reporter.addAll(childReports);
+    }
+    return model.map(AttachmentsModel::attachments);
+  }
+
+  /**
+   * The attachments of the root handler {@code type}, own and inherited; empty when invalid, the
+   * errors reported where its {@code @Attachment} methods are validated, or here when it
+   * declares none and only inherits some (then its own attachments step does not run).
+   */
+  private Optional<List<AttachmentModel>> attachmentsOf(TypeElement type, Reporter reporter) {
+    Reporter reports = new Reporter();
+    Optional<AttachmentsModel> model = attachments.validate(type, reports);
+    if (attachments.attachmentMethods(type).isEmpty()) {
+      reporter.addAll(reports);
     }
     return model.map(AttachmentsModel::attachments);
   }
@@ -388,7 +513,7 @@ public final class HandlerValidator {
     ExecutableElement method = attachments.methodOf(handler, a);
     AttachmentAnnotation annotation = AttachmentAnnotation.read(elements, method).orElseThrow();
     return new GeneratedNames.Origin(
-        AttachmentValidator.describe(handler, method, a.type()),
+        AttachmentValidator.describe(method, a.type()),
         "rename the attachment",
         method,
         annotation.mirror(),
@@ -423,21 +548,43 @@ public final class HandlerValidator {
           m, Message.INACCESSIBLE_ELEMENT, type.getQualifiedName() + "." + m.getSimpleName() + "()");
       return Optional.empty();
     }
-    Optional<List<TypeMirror>> args = inspector.handlerTypeArguments(m.getReturnType());
+    PackageElement declaredIn = TypeInspector.packageOf(m);
+    PackageElement pkg = TypeInspector.packageOf(type);
+    if (!m.getModifiers().contains(Modifier.PUBLIC)
+        && !declaredIn.getQualifiedName().equals(pkg.getQualifiedName())) {
+      // Inherited from another package: the factory generated beside the handler calls it.
+      String method = ((TypeElement) m.getEnclosingElement()).getQualifiedName() + "."
+          + m.getSimpleName() + "()";
+      reporter.error(
+          type,
+          target.mirror(),
+          Message.INACCESSIBLE_TYPE,
+          type.getQualifiedName() + " inherits @ChildHandler " + method,
+          TypeInspector.Unreachable.describe(pkg),
+          method,
+          (m.getModifiers().contains(Modifier.PROTECTED) ? "protected" : "package-private")
+              + ", in " + TypeInspector.Unreachable.describe(declaredIn),
+          "public");
+      return Optional.empty();
+    }
+    // As a member of the handler, which may inherit it from a generic base.
+    ExecutableType member = asMemberOf(type, m);
+    TypeMirror returned = member.getReturnType();
+    Optional<List<TypeMirror>> args = inspector.handlerTypeArguments(returned);
     String problem = null;
     if (m.getModifiers().contains(Modifier.STATIC)) {
       problem = "is static";
     } else if (m.getParameters().size() != 1) {
       problem = "takes " + m.getParameters().size() + " parameters";
-    } else if (!inspector.types().isAssignable(action, m.getParameters().get(0).asType())) {
-      problem = "takes " + m.getParameters().get(0).asType() + ", not the action type";
+    } else if (!inspector.types().isAssignable(action, member.getParameterTypes().get(0))) {
+      problem = "takes " + member.getParameterTypes().get(0) + ", not the action type";
     } else if (args.isEmpty()) {
-      problem = "returns " + m.getReturnType() + ", which is not a TargetHandler";
-    } else if (inspector.isRaw(m.getReturnType())) {
-      problem = "returns the raw type " + m.getReturnType() + ", whose V, R and A are unknown"
-          + " (write its type arguments: " + m.getReturnType() + "<...>)";
+      problem = "returns " + returned + ", which is not a TargetHandler";
+    } else if (inspector.isRaw(returned)) {
+      problem = "returns the raw type " + returned + ", whose V, R and A are unknown"
+          + " (write its type arguments: " + returned + "<...>)";
     } else if (args.get().size() != 3 || !inspector.isConcrete(args.get().get(0))) {
-      problem = "returns " + m.getReturnType() + ", whose value type V is not concrete";
+      problem = "returns " + returned + ", whose value type V is not concrete";
     } else {
       // ChildHandlerFactory.childHandler throws nothing checked: building a child handler is
       // synchronous and side-effect free, with no I/O to fail.
@@ -485,7 +632,7 @@ public final class HandlerValidator {
           m,
           Mirrors.find(m, AnnotationNames.CHILD_HANDLER).orElseThrow(),
           Message.UNSERIALIZABLE_HANDLER_TYPE,
-          "the handler " + m.getReturnType() + " returned by @ChildHandler "
+          "the handler " + returned + " returned by @ChildHandler "
               + type.getQualifiedName() + "." + m.getSimpleName() + "()",
           p.type(),
           p.roles(),
@@ -494,10 +641,26 @@ public final class HandlerValidator {
     return unserializable.isEmpty() ? Optional.of(m) : Optional.empty();
   }
 
+  /**
+   * The {@code @ChildHandler} methods of {@code type}, or, when it declares none, of its nearest
+   * superclass declaring some (an abstract base shared by several containers).
+   */
   private List<ExecutableElement> childHandlerMethods(TypeElement type) {
-    return ElementFilter.methodsIn(type.getEnclosedElements()).stream()
-        .filter(m -> Mirrors.has(m, AnnotationNames.CHILD_HANDLER))
-        .toList();
+    for (TypeElement t = type; t != null;
+        t = inspector.types().asElement(t.getSuperclass()) instanceof TypeElement s ? s : null) {
+      List<ExecutableElement> methods = ElementFilter.methodsIn(t.getEnclosedElements()).stream()
+          .filter(m -> Mirrors.has(m, AnnotationNames.CHILD_HANDLER))
+          .toList();
+      if (!methods.isEmpty()) {
+        return methods;
+      }
+    }
+    return List.of();
+  }
+
+  /** {@code m}'s parameter and return types as a member of {@code type} (it may inherit it). */
+  private ExecutableType asMemberOf(TypeElement type, ExecutableElement m) {
+    return (ExecutableType) inspector.types().asMemberOf((DeclaredType) type.asType(), m);
   }
 
   /**
@@ -506,12 +669,19 @@ public final class HandlerValidator {
    */
   private static boolean checkChildValueIsAClass(
       TypeElement type, TargetAnnotation target, TypeMirror childValue, Reporter reporter) {
-    if (!childValue.getKind().isPrimitive() && childValue.getKind() != TypeKind.VOID) {
+    // A class literal names a generic class raw (List.class), and a raw V is no handler's.
+    boolean generic = childValue instanceof DeclaredType d
+        && !((TypeElement) d.asElement()).getTypeParameters().isEmpty();
+    if (!childValue.getKind().isPrimitive() && childValue.getKind() != TypeKind.VOID && !generic) {
       return false;
     }
     String what;
     String fix;
-    if (childValue.getKind() == TypeKind.VOID) {
+    if (generic) {
+      what = "a generic class, named raw by its class literal";
+      fix = "give the children a value type without type parameters, e.g. a record holding the "
+          + childValue + "<...>";
+    } else if (childValue.getKind() == TypeKind.VOID) {
       what = "void";
       fix = "set it to the class of the children's values";
     } else {

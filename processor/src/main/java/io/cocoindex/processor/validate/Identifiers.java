@@ -1,6 +1,7 @@
 package io.cocoindex.processor.validate;
 
 import java.util.Locale;
+import java.util.Set;
 import javax.lang.model.SourceVersion;
 
 /** Turning annotation names into Java names. */
@@ -89,9 +90,18 @@ public final class Identifiers {
     return "aeio".indexOf(first) >= 0;
   }
 
-  /** {@code Row} gives {@code row}; a name clashing with a parameter or keyword gives "value". */
+  /**
+   * Names a generated declare method's value parameter cannot take: its other parameters, and the
+   * fields of the generated classes it reads, which the parameter would hide.
+   */
+  private static final Set<String> TAKEN = Set.of("ctx", "key", "provider", "children");
+
+  /**
+   * {@code Row} gives {@code row}; a name clashing with a parameter, a field or a keyword gives
+   * {@code value}.
+   */
   public static String parameterName(String upperCamel) {
     String s = upperCamel.substring(0, 1).toLowerCase(Locale.ROOT) + upperCamel.substring(1);
-    return isIdentifier(s) && !s.equals("ctx") && !s.equals("key") ? s : "value";
+    return isIdentifier(s) && !TAKEN.contains(s) ? s : "value";
   }
 }

@@ -6,12 +6,13 @@ import io.cocoindex.processor.mirror.AnnotationNames;
 import io.cocoindex.processor.mirror.Mirrors;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 
 /**
  * Checks that the annotations of a type's members apply where they sit: {@code @Key} on
  * components of {@code @TargetValue} records, {@code @ChildHandler} on methods of
- * {@code @ContainerTarget} handlers.
+ * {@code @ContainerTarget} handlers (or of an abstract class they extend).
  */
 public final class PlacementValidator {
   private PlacementValidator() {}
@@ -31,9 +32,11 @@ public final class PlacementValidator {
             "is not annotated @TargetValue",
             "annotate it, or remove @Key");
       }
+      // An abstract class may hold the @ChildHandler method its @ContainerTarget subclasses share.
       if (member.getKind() == ElementKind.METHOD
           && Mirrors.has(member, AnnotationNames.CHILD_HANDLER)
-          && !Mirrors.has(type, AnnotationNames.CONTAINER_TARGET)) {
+          && !Mirrors.has(type, AnnotationNames.CONTAINER_TARGET)
+          && !type.getModifiers().contains(Modifier.ABSTRACT)) {
         reporter.error(
             member,
             Mirrors.find(member, AnnotationNames.CHILD_HANDLER).orElseThrow(),

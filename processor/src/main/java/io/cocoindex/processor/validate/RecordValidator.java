@@ -8,9 +8,11 @@ import io.cocoindex.processor.model.CodecModel;
 import io.cocoindex.processor.model.ComponentModel;
 import com.palantir.javapoet.ClassName;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.Modifier;
@@ -26,10 +28,14 @@ import javax.lang.model.util.ElementFilter;
 public final class RecordValidator {
   private final TypeInspector inspector;
   private final ValueTypeClassifier classifier;
+  private final NameClaims claims;
 
-  public RecordValidator(TypeInspector inspector, ValueTypeClassifier classifier) {
+  /** @param claims the generated names of the compilation, a codec's among them */
+  public RecordValidator(
+      TypeInspector inspector, ValueTypeClassifier classifier, NameClaims claims) {
     this.inspector = inspector;
     this.classifier = classifier;
+    this.claims = claims;
   }
 
   /** Whether some component type is not resolved yet (defer to a later round). */
@@ -78,6 +84,7 @@ public final class RecordValidator {
     }
     List<ComponentModel> components = new ArrayList<>();
     boolean unusable = false;
+    Set<TypeElement> offenders = new HashSet<>();
     for (RecordComponentElement c : type.getRecordComponents()) {
       Optional<AnnotationMirror> key = Mirrors.find(c, AnnotationNames.KEY);
       if (key.isPresent() && !KeyModels.isKeyType(c.asType())) {
@@ -90,6 +97,9 @@ public final class RecordValidator {
             c.asType());
         continue;
       }
+      if (!type.getTypeParameters().isEmpty() && inspector.mentionsTypeVariable(c.asType())) {
+        continue; // the record's COCO-015 says what to do: one mistake, one error
+      }
       ValueTypeClassifier.Classified classified = classifier.classify(c.asType());
       if (classified.reportedOnItself()) {
         unusable = true; // the class's own error (COCO-002) says what to fix
@@ -101,6 +111,8 @@ public final class RecordValidator {
             type.getQualifiedName(),
             c.asType(),
             classified.problem());
+      } else if (unreachable(type, c, offenders, reporter)) {
+        unusable = true;
       } else {
         components.add(new ComponentModel(c.getSimpleName().toString(), classified.type()));
       }
@@ -108,9 +120,48 @@ public final class RecordValidator {
     if (reporter.hasErrors() || unusable) {
       return Optional.empty();
     }
-    return Optional.of(
-        new CodecModel(
-            ClassName.get(type), TypeInspector.sibling(type, "Codec"), components, type));
+    // Outer.Inner and a top-level Outer_Inner both have the codec Outer_Inner_Codec.
+    ClassName codec = TypeInspector.sibling(type, "Codec");
+    Optional<String> other =
+        claims.claim("class " + codec.canonicalName(), type.getQualifiedName().toString());
+    if (other.isPresent()) {
+      reporter.error(
+          type,
+          mirror,
+          Message.GENERATED_NAME_CLASH,
+          "@" + simple + " record " + type.getQualifiedName(),
+          "the record " + other.get(),
+          "the codec " + codec.canonicalName(),
+          "rename one of the records");
+      return Optional.empty();
+    }
+    return Optional.of(new CodecModel(ClassName.get(type), codec, components, type));
+  }
+
+  /**
+   * Whether the codec could not name a type of component {@code c}: reported (COCO-024) once per
+   * type out of reach ({@code offenders} so far), unless it is a private record with a codec
+   * annotation, whose own COCO-014 says it already.
+   */
+  private static boolean unreachable(
+      TypeElement type, RecordComponentElement c, Set<TypeElement> offenders, Reporter reporter) {
+    Optional<TypeInspector.Unreachable> u =
+        TypeInspector.unreachableFrom(c.asType(), TypeInspector.packageOf(type));
+    if (u.isEmpty()) {
+      return false;
+    }
+    if (!u.get().reportedOnItself() && offenders.add(u.get().offender())) {
+      reporter.error(
+          TypeInspector.positionOf(c),
+          Message.INACCESSIBLE_TYPE,
+          "component '" + c.getSimpleName() + "' of " + type.getQualifiedName() + " has type "
+              + c.asType(),
+          TypeInspector.Unreachable.describe(u.get().from()),
+          u.get().offender().getQualifiedName(),
+          u.get().why(),
+          u.get().fix());
+    }
+    return true;
   }
 
   private static String classShape(TypeElement type) {

@@ -1,13 +1,20 @@
 package io.cocoindex.processor.validate;
 
 import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.ParameterizedTypeName;
+import com.palantir.javapoet.TypeName;
+import com.palantir.javapoet.WildcardTypeName;
 import io.cocoindex.TargetHandler;
+import io.cocoindex.processor.mirror.AnnotationNames;
+import io.cocoindex.processor.mirror.Mirrors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
@@ -53,6 +60,26 @@ public final class TypeInspector {
     }
     if (type instanceof WildcardType w) {
       return containsError(w.getExtendsBound()) || containsError(w.getSuperBound());
+    }
+    return false;
+  }
+
+  /** Whether {@code type} is or has a type variable, in a type argument, bound or array. */
+  public boolean mentionsTypeVariable(TypeMirror type) {
+    if (type == null) {
+      return false;
+    }
+    if (type.getKind() == TypeKind.TYPEVAR) {
+      return true;
+    }
+    if (type instanceof DeclaredType d) {
+      return d.getTypeArguments().stream().anyMatch(this::mentionsTypeVariable);
+    }
+    if (type instanceof ArrayType a) {
+      return mentionsTypeVariable(a.getComponentType());
+    }
+    if (type instanceof WildcardType w) {
+      return mentionsTypeVariable(w.getExtendsBound()) || mentionsTypeVariable(w.getSuperBound());
     }
     return false;
   }
@@ -135,6 +162,90 @@ public final class TypeInspector {
     return true;
   }
 
+  /**
+   * A type {@code type} names that code in package {@code from} cannot name.
+   *
+   * @param named the type as {@code type} names it (itself, a type argument, an array's element)
+   * @param offender {@code named} or the class enclosing it that is out of reach
+   * @param from the package of the generated code
+   */
+  public record Unreachable(TypeElement named, TypeElement offender, PackageElement from) {
+    /** What is wrong with {@link #offender}: {@code private}, {@code protected, in package b}. */
+    public String why() {
+      Set<Modifier> m = offender.getModifiers();
+      if (m.contains(Modifier.PRIVATE)) {
+        return "private";
+      }
+      return (m.contains(Modifier.PROTECTED) ? "protected" : "package-private") + ", in "
+          + describe(packageOf(offender));
+    }
+
+    /**
+     * Whether {@link #named} is a private record with a codec annotation, whose own COCO-014 says
+     * what to do: one mistake, one error.
+     */
+    public boolean reportedOnItself() {
+      return !isReachable(named)
+          && AnnotationNames.CODEC_ANNOTATIONS.stream().anyMatch(a -> Mirrors.has(named, a));
+    }
+
+    /** How to fix {@link #offender}. */
+    public String fix() {
+      return offender.getModifiers().contains(Modifier.PRIVATE)
+          ? "package-private or public"
+          : "public";
+    }
+
+    /** {@code package a.b}, or {@code the unnamed package}. */
+    public static String describe(PackageElement p) {
+      return p.isUnnamed() ? "the unnamed package" : "package " + p.getQualifiedName();
+    }
+  }
+
+  /**
+   * The first type {@code type} names (itself, its type arguments, an array's elements, and the
+   * classes enclosing each) that code generated in package {@code from} cannot name: a private
+   * one, or one neither public nor in {@code from}; empty when it can name them all.
+   */
+  public static Optional<Unreachable> unreachableFrom(TypeMirror type, PackageElement from) {
+    if (type instanceof ArrayType a) {
+      return unreachableFrom(a.getComponentType(), from);
+    }
+    if (type instanceof WildcardType w) {
+      return w.getExtendsBound() != null
+          ? unreachableFrom(w.getExtendsBound(), from)
+          : w.getSuperBound() != null ? unreachableFrom(w.getSuperBound(), from) : Optional.empty();
+    }
+    if (!(type instanceof DeclaredType d)) {
+      return Optional.empty();
+    }
+    TypeElement named = (TypeElement) d.asElement();
+    for (Element e = named; e instanceof TypeElement t; e = e.getEnclosingElement()) {
+      Set<Modifier> m = t.getModifiers();
+      if (m.contains(Modifier.PRIVATE)
+          || (!m.contains(Modifier.PUBLIC)
+              && !packageOf(t).getQualifiedName().equals(from.getQualifiedName()))) {
+        return Optional.of(new Unreachable(named, t, from));
+      }
+    }
+    for (TypeMirror arg : d.getTypeArguments()) {
+      Optional<Unreachable> u = unreachableFrom(arg, from);
+      if (u.isPresent()) {
+        return u;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The package {@code element} is in. */
+  public static PackageElement packageOf(Element element) {
+    Element e = element;
+    while (!(e instanceof PackageElement)) {
+      e = e.getEnclosingElement();
+    }
+    return (PackageElement) e;
+  }
+
   /** Whether {@code element} and every class enclosing it are public. */
   public static boolean isPublic(Element element) {
     for (Element e = element; e != null && e.getKind() != ElementKind.PACKAGE;
@@ -160,6 +271,27 @@ public final class TypeInspector {
       }
     }
     return component;
+  }
+
+  /**
+   * {@code type} as generated code names a parameter that takes any instance of it: the class
+   * itself, or {@code Handler<?>} for a generic one (with its generic enclosing class's type
+   * arguments wildcards too, for an inner class). The raw type would erase the types of its
+   * methods, and {@code Map.ofEntries} of the raw attachment handlers they return does not
+   * compile.
+   */
+  public static TypeName anyInstanceOf(TypeElement type) {
+    TypeName[] wildcards = type.getTypeParameters().stream()
+        .map(p -> WildcardTypeName.subtypeOf(Object.class))
+        .toArray(TypeName[]::new);
+    if (type.getEnclosingElement() instanceof TypeElement outer
+        && !type.getModifiers().contains(Modifier.STATIC)
+        && type.getKind() == ElementKind.CLASS
+        && anyInstanceOf(outer) instanceof ParameterizedTypeName owner) {
+      return owner.nestedClass(type.getSimpleName().toString(), List.of(wildcards));
+    }
+    ClassName name = ClassName.get(type);
+    return wildcards.length == 0 ? name : ParameterizedTypeName.get(name, wildcards);
   }
 
   /** The generated sibling class {@code Outer_Inner_<suffix>} of {@code type}. */

@@ -65,7 +65,12 @@ public final class ValueTypeClassifier {
      * mistake gives one error.
      */
     static Classified reportedOnItself(String name) {
-      return new Classified(null, name + " is not a record", false, true);
+      return reportedOnItself(name, "is not a record");
+    }
+
+    /** A type whose own error (COCO-002, COCO-015) is reported on it: {@code name is what}. */
+    static Classified reportedOnItself(String name, String what) {
+      return new Classified(null, name + " " + what, false, true);
     }
 
     public boolean ok() {
@@ -240,6 +245,12 @@ public final class ValueTypeClassifier {
       if (args.isEmpty()) {
         return Classified.problem("the raw " + name + " has no element type; write its type argument");
       }
+      if (name.equals(Optional.class.getName()) && isOptional(args.get(0))) {
+        return Classified.problem(
+            "an Optional of an Optional is stored as null when either is empty, so"
+                + " Optional.of(Optional.empty()) would read back as Optional.empty(); use one"
+                + " Optional");
+      }
       Classified element0 = classify(args.get(0), codec, visiting);
       if (name.equals(List.class.getName())) {
         return element0.map(ValueType.ListOf::new);
@@ -263,7 +274,9 @@ public final class ValueTypeClassifier {
       if (args.isEmpty()) {
         return Classified.problem("the raw java.util.Map has no key and value types; write them");
       }
-      if (!args.get(0).toString().equals(String.class.getName())) {
+      // By the element, not toString(): a type annotation (Map<@NonNull String, V>) is printed.
+      if (!(args.get(0) instanceof DeclaredType key
+          && ((TypeElement) key.asElement()).getQualifiedName().contentEquals("java.lang.String"))) {
         return Classified.problem(
             "Map keys are stored as field names, so they must be String, not " + args.get(0));
       }
@@ -282,10 +295,10 @@ public final class ValueTypeClassifier {
                 + " has no generated codec; annotate it with @TargetValue (or @ActionValue,"
                 + " @TrackingRecord)");
       }
-      // An annotated record's own components and type parameters are reported on the record.
+      // An annotated record's own components and type parameters are reported on the record
+      // (a generic one is COCO-015), not again on each record using it.
       if (!element.getTypeParameters().isEmpty() && codec == Codec.GENERATED) {
-        return Classified.problem(
-            "the generic record " + name + " has no codec; use a record without type parameters");
+        return Classified.reportedOnItself(name, "is generic");
       }
       return Classified.of(
           new ValueType.RecordRef(
@@ -362,6 +375,11 @@ public final class ValueTypeClassifier {
       name = classify(element, codec, visiting).ok() ? element.toString() : null;
     }
     return name == null ? null : "List<" + name + ">";
+  }
+
+  private static boolean isOptional(TypeMirror t) {
+    return t instanceof DeclaredType d
+        && ((TypeElement) d.asElement()).getQualifiedName().contentEquals(Optional.class.getName());
   }
 
   private static boolean isArrayOtherThanBytes(TypeMirror t) {

@@ -79,4 +79,11 @@ final class CodecFixtures {
   /** {@link TableRecordV2}'s version stored as text. */
   @TrackingRecord
   record VersionAsText(String schema, String version) {}
+
+  /** Optionals inside a list, a map, and an optional list: an empty one is stored as null. */
+  @TargetValue
+  record Optionals(
+      List<Optional<String>> notes,
+      Map<String, Optional<Integer>> counts,
+      Optional<List<Optional<Inner>>> nested) {}
 }

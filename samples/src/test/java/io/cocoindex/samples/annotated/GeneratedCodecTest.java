@@ -9,6 +9,7 @@ import io.cocoindex.samples.annotated.CodecFixtures.Color;
 import io.cocoindex.samples.annotated.CodecFixtures.ColorRecord;
 import io.cocoindex.samples.annotated.CodecFixtures.Everything;
 import io.cocoindex.samples.annotated.CodecFixtures.Inner;
+import io.cocoindex.samples.annotated.CodecFixtures.Optionals;
 import io.cocoindex.samples.annotated.CodecFixtures.ColorAsText;
 import io.cocoindex.samples.annotated.CodecFixtures.VersionAsText;
 import io.cocoindex.samples.annotated.CodecFixtures.TableRecordV1;
@@ -17,6 +18,8 @@ import io.cocoindex.runtime.codec.Codec;
 import io.cocoindex.runtime.codec.CodecException;
 import io.cocoindex.runtime.codec.CodecRegistry;
 import io.cocoindex.runtime.codec.JacksonCodecFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -195,5 +198,29 @@ class GeneratedCodecTest {
         .hasMessageContaining(
             "stored io.cocoindex.samples.annotated.CodecFixtures.Color constant 'BLUE' no longer"
                 + " exists (removed or renamed?)");
+  }
+
+  @Test
+  void emptyOptionalsInListsAndMapsReadBackEmptyAsJacksonReadsThem() {
+    List<Optional<String>> notes = new ArrayList<>(List.of(Optional.empty(), Optional.of("n")));
+    notes.add(null);
+    Map<String, Optional<Integer>> counts = new HashMap<>(Map.of("e", Optional.empty(), "v",
+        Optional.of(1)));
+    counts.put("n", null);
+    Optionals value = new Optionals(notes, counts,
+        Optional.of(List.of(Optional.empty(), Optional.of(new Inner("i", 2)))));
+    // A null optional, like a null Optional component, reads as an empty one.
+    Optionals expected = new Optionals(
+        List.of(Optional.empty(), Optional.of("n"), Optional.empty()),
+        Map.of("e", Optional.empty(), "v", Optional.of(1), "n", Optional.empty()),
+        value.nested());
+    Codec<Optionals> generated = codec(Optionals.class);
+    byte[] bytes = generated.encode(value);
+
+    assertThat(generated.decode(bytes)).isEqualTo(expected);
+    assertThat(generated.copy(value)).isEqualTo(expected);
+    assertThat(reflectiveCodec(Optionals.class).decode(bytes)).isEqualTo(expected);
+    assertThat(generated.decode(reflectiveCodec(Optionals.class).encode(value)))
+        .isEqualTo(expected);
   }
 }
