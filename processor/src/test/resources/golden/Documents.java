@@ -25,6 +25,10 @@ public final class Documents {
 
   /**
    * Registers {@code handler} as the root provider {@value #PROVIDER} for this run; states it declared in earlier runs and no longer declares are deleted through it.
+   *
+   * @param ctx the context of the app's main component
+   * @param handler the handler of these target states
+   * @return the API to declare through in this run
    */
   public static Documents register(Ctx ctx, DocumentHandler handler) {
     return new Documents(TargetStates.registerRootTargetStatesProvider(ctx, PROVIDER, Objects.requireNonNull(handler, "handler")));
@@ -34,6 +38,10 @@ public final class Documents {
    * Declares {@code document} as a Document in the calling component.
    *
    * <p>{@code key} identifies it, as {@code String} has no {@code @Key} component: a String, a long or int, a UUID, a byte[], a Fingerprint, a StableKey or a List of those ({@code StableKey.of} rejects anything else when it is declared).
+   *
+   * @param ctx the calling component's context
+   * @param key what identifies it among the provider's states
+   * @param document the Document to declare
    */
   public void declareDocument(Ctx ctx, Object key, String document) {
     TargetStates.declareTargetState(ctx, provider.targetState(key, document));
@@ -41,6 +49,8 @@ public final class Documents {
 
   /**
    * The registered root provider, for what this API does not cover.
+   *
+   * @return the root provider
    */
   public TargetStateProvider<String> provider() {
     return provider;

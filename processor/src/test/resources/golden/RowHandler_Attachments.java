@@ -20,6 +20,9 @@ public final class RowHandler_Attachments {
 
   /**
    * Every attachment type of {@code handler} with its handler.
+   *
+   * @param handler the handler whose methods give them
+   * @return the attachment handlers by attachment type
    */
   public static Map<String, ChildTargetDef<?>> of(RowHandler handler) {
     return Map.ofEntries(

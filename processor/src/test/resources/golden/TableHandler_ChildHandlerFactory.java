@@ -15,6 +15,8 @@ public final class TableHandler_ChildHandlerFactory implements ChildHandlerFacto
 
   /**
    * A factory asking {@code handler} for the children's handler.
+   *
+   * @param handler the container's handler
    */
   public TableHandler_ChildHandlerFactory(TableHandler handler) {
     this.handler = Objects.requireNonNull(handler, "handler");

@@ -19,6 +19,9 @@ public final class TableTarget {
 
   /**
    * Declares {@code row} as a Row of this container, from the calling component.
+   *
+   * @param ctx the calling component's context
+   * @param row the Row to declare
    */
   public void declareRow(Ctx ctx, Row row) {
     TargetStates.declareTargetState(ctx, children.targetState(row.id(), row));
@@ -26,6 +29,9 @@ public final class TableTarget {
 
   /**
    * Declares {@code index} as an {@code index} attachment of this container, from the calling component.
+   *
+   * @param ctx the calling component's context
+   * @param index the Index to declare
    */
   public void declareIndex(Ctx ctx, IndexSpec index) {
     TargetStates.declareTargetState(ctx, children.<IndexSpec>attachment(ctx, "index").targetState(index.name(), index));
@@ -33,6 +39,8 @@ public final class TableTarget {
 
   /**
    * The provider of this container's children, for what this class does not cover.
+   *
+   * @return the children's provider
    */
   public TargetStateProvider<Row> children() {
     return children;

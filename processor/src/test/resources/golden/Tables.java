@@ -25,6 +25,10 @@ public final class Tables {
 
   /**
    * Registers {@code handler} as the root provider {@value #PROVIDER} for this run; states it declared in earlier runs and no longer declares are deleted through it.
+   *
+   * @param ctx the context of the app's main component
+   * @param handler the handler of these target states
+   * @return the API to declare through in this run
    */
   public static Tables register(Ctx ctx, TableHandler handler) {
     return new Tables(TargetStates.registerRootTargetStatesProvider(ctx, PROVIDER, Objects.requireNonNull(handler, "handler")));
@@ -32,6 +36,10 @@ public final class Tables {
 
   /**
    * Declares {@code table} as a Table in the calling component; its children resolve when that component commits, so declare them from the same component.
+   *
+   * @param ctx the calling component's context
+   * @param table the Table to declare
+   * @return the declared Table, to declare its children through
    */
   public TableTarget declareTable(Ctx ctx, TableSpec table) {
     return new TableTarget(TargetStates.<TableSpec, Row>declareTargetStateWithChild(ctx, provider.targetState(table.name(), table)));
@@ -39,6 +47,10 @@ public final class Tables {
 
   /**
    * Declares {@code table} as a Table and commits it in a foreground child component: its children may be declared from any component at once.
+   *
+   * @param ctx the calling component's context
+   * @param table the Table to declare
+   * @return the declared Table, to declare its children through
    */
   public TableTarget mountTable(Ctx ctx, TableSpec table) {
     return new TableTarget(TargetStates.<TableSpec, Row>mountTarget(ctx, provider.targetState(table.name(), table)));
@@ -46,6 +58,8 @@ public final class Tables {
 
   /**
    * The registered root provider, for what this API does not cover.
+   *
+   * @return the root provider
    */
   public TargetStateProvider<TableSpec> provider() {
     return provider;

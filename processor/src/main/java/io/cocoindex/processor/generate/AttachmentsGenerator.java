@@ -50,7 +50,9 @@ public final class AttachmentsGenerator {
     }
     type.addMethod(
         MethodSpec.methodBuilder("of")
-            .addJavadoc("Every attachment type of {@code handler} with its handler.\n")
+            .addJavadoc("Every attachment type of {@code handler} with its handler.\n\n"
+                + "@param handler the handler whose methods give them\n"
+                + "@return the attachment handlers by attachment type\n")
             .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
             .returns(
                 ParameterizedTypeName.get(

@@ -35,7 +35,8 @@ public final class ChildHandlerFactoryGenerator {
             .addField(model.handlerType(), "handler", Modifier.PRIVATE, Modifier.FINAL)
             .addMethod(
                 MethodSpec.constructorBuilder()
-                    .addJavadoc("A factory asking {@code handler} for the children's handler.\n")
+                    .addJavadoc("A factory asking {@code handler} for the children's handler.\n\n"
+                        + "@param handler the container's handler\n")
                     .addModifiers(Modifier.PUBLIC)
                     .addParameter(model.handlerType(), "handler")
                     .addStatement(

@@ -50,6 +50,7 @@ public final class ContainerTargetGenerator {
                         DeclareMethods.parameter(child),
                         Identifiers.withArticle(child.name()))
                     .addJavadoc(DeclareMethods.keyNote(child))
+                    .addJavadoc(DeclareMethods.tags(child, null))
                     .addStatement(
                         "$T.declareTargetState(ctx, children.targetState($L, $N))",
                         DeclareMethods.TARGET_STATES,
@@ -64,7 +65,8 @@ public final class ContainerTargetGenerator {
     }
     type.addMethod(
         MethodSpec.methodBuilder("children")
-            .addJavadoc("The provider of this container's children, for what this class does not cover.\n")
+            .addJavadoc("The provider of this container's children, for what this class does not"
+                + " cover.\n\n@return the children's provider\n")
             .addModifiers(Modifier.PUBLIC)
             .returns(providerType)
             .addStatement("return children")

@@ -52,6 +52,23 @@ final class DeclareMethods {
         value);
   }
 
+  /**
+   * The block tags of a method {@link #start} began: its parameters, and what it returns unless
+   * {@code returns} is null. Last in its Javadoc.
+   */
+  static CodeBlock tags(DeclaredTarget target, String returns) {
+    CodeBlock.Builder b = CodeBlock.builder()
+        .add("\n@param ctx the calling component's context\n");
+    if (target.key().isExplicit()) {
+      b.add("@param key what identifies it among the provider's states\n");
+    }
+    b.add("@param $N the $L to declare\n", parameter(target), target.name());
+    if (returns != null) {
+      b.add("@return $L\n", returns);
+    }
+    return b.build();
+  }
+
   /** The key expression: the explicit parameter, one {@code @Key} component, or a list of them. */
   static CodeBlock key(DeclaredTarget target) {
     if (target.key().isExplicit()) {
@@ -79,6 +96,7 @@ final class DeclareMethods {
             a.type(),
             owner)
         .addJavadoc(keyNote(t))
+        .addJavadoc(tags(t, null))
         .addStatement(
             "$T.declareTargetState(ctx, $N.<$T>attachment(ctx, $S).targetState($L, $N))",
             TARGET_STATES,

@@ -53,7 +53,9 @@ public final class TargetApiGenerator {
                     .addJavadoc(
                         "Registers {@code handler} as the root provider {@value #PROVIDER} for this"
                             + " run; states it declared in earlier runs and no longer declares are"
-                            + " deleted through it.\n")
+                            + " deleted through it.\n\n@param ctx the context of the app's main"
+                            + " component\n@param handler the handler of these target states\n"
+                            + "@return the API to declare through in this run\n")
                     .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                     .returns(model.api())
                     .addParameter(Ctx.class, "ctx")
@@ -80,6 +82,8 @@ public final class TargetApiGenerator {
                   DeclareMethods.parameter(target),
                   Identifiers.withArticle(target.name()))
               .addJavadoc(DeclareMethods.keyNote(target))
+              .addJavadoc(DeclareMethods.tags(target, "the declared " + target.name()
+                  + ", to declare its children through"))
               .returns(targetClass)
               .addStatement(
                   "return new $T($T.<$T, $T>declareTargetStateWithChild(ctx,"
@@ -99,6 +103,8 @@ public final class TargetApiGenerator {
                   DeclareMethods.parameter(target),
                   Identifiers.withArticle(target.name()))
               .addJavadoc(DeclareMethods.keyNote(target))
+              .addJavadoc(DeclareMethods.tags(target, "the declared " + target.name()
+                  + ", to declare its children through"))
               .returns(targetClass)
               .addStatement(
                   "return new $T($T.<$T, $T>mountTarget(ctx, provider.targetState($L, $N)))",
@@ -117,6 +123,7 @@ public final class TargetApiGenerator {
                   DeclareMethods.parameter(target),
                   Identifiers.withArticle(target.name()))
               .addJavadoc(DeclareMethods.keyNote(target))
+              .addJavadoc(DeclareMethods.tags(target, null))
               .addStatement(
                   "$T.declareTargetState(ctx, provider.targetState($L, $N))",
                   DeclareMethods.TARGET_STATES,
@@ -129,7 +136,8 @@ public final class TargetApiGenerator {
     }
     type.addMethod(
         MethodSpec.methodBuilder("provider")
-            .addJavadoc("The registered root provider, for what this API does not cover.\n")
+            .addJavadoc("The registered root provider, for what this API does not cover.\n\n"
+                + "@return the root provider\n")
             .addModifiers(Modifier.PUBLIC)
             .returns(providerType)
             .addStatement("return provider")
