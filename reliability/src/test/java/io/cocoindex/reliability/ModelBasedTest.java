@@ -10,12 +10,16 @@ import io.cocoindex.TargetStateProvider;
 import io.cocoindex.reliability.ModelConnectors.TableSpec;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
+import io.cocoindex.runtime.PlannedAction;
+import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.runtime.UpdateOptions;
+import io.cocoindex.runtime.UpdateStats;
 import io.cocoindex.runtime.inspect.StatusReport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -659,7 +663,14 @@ class ModelBasedTest {
 
     void run(List<Step> scenario) throws Exception {
       Path dir = Files.createTempDirectory("model");
-      try (App app = App.create("model", Environment.builder().dbPath(dir).build(), main())) {
+      // What the engine reports applied, as a planned action prints: "<provider> <verb> <key>
+      // <value>".
+      List<String> appliedByEngine = Collections.synchronizedList(new ArrayList<>());
+      Environment env = Environment.builder().dbPath(dir)
+          .listener((provider, key, action) -> appliedByEngine.add(
+              new PlannedAction(provider, key, action).toString()))
+          .build();
+      try (App app = App.create("model", env, main())) {
         int n = 0;
         for (Step step : scenario) {
           n++;
@@ -667,19 +678,22 @@ class ModelBasedTest {
           beforeLast = last;
           last = snapshot();
           conn.faults.failOn = id -> false;
-          checkPreviewChangesNothing(app, "before step " + n);
+          Preview preview = checkPreviewChangesNothing(app, "before step " + n);
           String kind = Step.KINDS[step.faultKind()];
           conn.faults.partial = step.partial();
           conn.faults.failOn = id -> step.faultKind() != 0 && id.startsWith(kind + ":")
               && Math.floorMod(id.hashCode(), 3) == step.faultMod();
+          conn.applied.clear();
+          appliedByEngine.clear();
           boolean ok;
           boolean drop = dropNext;
+          boolean full = fullReprocessNext;
+          UpdateStats stats = null;
           try {
             if (drop) {
               app.dropState();
             } else {
-              app.update(
-                  fullReprocessNext ? UpdateOptions.fullReprocess() : UpdateOptions.defaults());
+              stats = app.update(full ? UpdateOptions.fullReprocess() : UpdateOptions.defaults());
             }
             fullReprocessNext = false;
             dropNext = false;
@@ -692,12 +706,19 @@ class ModelBasedTest {
               throw new AssertionError("step " + n + " failed without an injected fault", e);
             }
           }
-          checkNothingUntracked(app, "after step " + n + " (" + (ok ? "succeeded" : "failed") + ")");
+          String when = "after step " + n + " (" + (ok ? "succeeded" : "failed") + ")";
+          if (stats != null) {
+            checkPreviewPredictedTheUpdate(preview, stats, full, List.copyOf(appliedByEngine),
+                "step " + n + (full ? " (a full reprocess)" : ""));
+          }
+          checkNothingUntracked(app, when);
           if (ok && drop) {
             checkDropped(app, "after step " + n + " (a drop)");
           } else if (ok) {
             checkConverged(app, "after step " + n);
           }
+          conn.faults.failOn = id -> false;
+          checkStatusListsWhatTheNextRunFindsUnsettled(app, ok && !drop, when);
         }
         conn.faults.failOn = id -> false;
         app.update();
@@ -712,14 +733,17 @@ class ModelBasedTest {
       }
     }
 
-    /** A preview (rule 12) applies nothing and persists nothing, whatever the store holds. */
-    void checkPreviewChangesNothing(App app, String when) {
+    /**
+     * A preview (rule 12) applies nothing and persists nothing, whatever the store holds;
+     * returns it.
+     */
+    Preview checkPreviewChangesNothing(App app, String when) {
       StatusReport before = app.status();
       String ext;
       synchronized (conn.ext) {
         ext = externalAsText();
       }
-      app.preview();
+      Preview preview = app.preview();
       String extAfter;
       synchronized (conn.ext) {
         extAfter = externalAsText();
@@ -732,6 +756,147 @@ class ModelBasedTest {
       if (!before.equals(after)) {
         throw new AssertionError(when + ": a preview changed the store from " + before + " to "
             + after);
+      }
+      return preview;
+    }
+
+    /**
+     * The preview taken before a successful update (nothing changing in between) planned
+     * exactly what it applied: its actions, container refreshes included, are those the engine
+     * reports applied ({@code appliedByEngine}, from an {@code ActionListener}) and those the
+     * sinks received, as multisets; its changes, by provider and verb, are the update's created,
+     * updated and deleted counts, so {@code hasChanges()} says whether the update changed
+     * anything. A full reprocess is more than a preview plans (a preview has no options; a full
+     * reprocess rewrites what may be missing, and runs the memoized components): there, every
+     * planned action is among those applied.
+     */
+    void checkPreviewPredictedTheUpdate(Preview preview, UpdateStats stats, boolean full,
+        List<String> appliedByEngine, String step) {
+      List<String> planned = new ArrayList<>();
+      List<String> plannedForSinks = new ArrayList<>();
+      for (PlannedAction a : preview.actions()) {
+        planned.add(a.toString());
+        plannedForSinks.add(a.action().verb() + " " + a.action().value());
+      }
+      List<String> toSinks = new ArrayList<>(conn.applied);
+      if (full) {
+        List<String> notApplied = minus(planned, appliedByEngine);
+        List<String> notReceived = minus(plannedForSinks, toSinks);
+        if (!notApplied.isEmpty() || !notReceived.isEmpty()) {
+          throw new AssertionError(step + ": the preview planned " + notApplied + " (reaching the"
+              + " sinks as " + notReceived + "), which the full reprocess did not apply; it"
+              + " applied " + sorted(appliedByEngine));
+        }
+        return;
+      }
+      List<String> diffs = new ArrayList<>();
+      if (!sorted(planned).equals(sorted(appliedByEngine))) {
+        diffs.add("planned but not applied " + minus(planned, appliedByEngine)
+            + ", applied but not planned " + minus(appliedByEngine, planned));
+      }
+      if (!sorted(plannedForSinks).equals(sorted(toSinks))) {
+        diffs.add("planned but not received by a sink " + minus(plannedForSinks, toSinks)
+            + ", received but not planned " + minus(toSinks, plannedForSinks));
+      }
+      Map<String, List<Long>> plannedCounts = new TreeMap<>();
+      for (PlannedAction a : preview.changes()) {
+        List<Long> c = plannedCounts.computeIfAbsent(a.provider(),
+            p -> new ArrayList<>(List.of(0L, 0L, 0L)));
+        int i = switch (a.action().verb()) {
+          case "create" -> 0;
+          case "update" -> 1;
+          default -> 2;
+        };
+        c.set(i, c.get(i) + 1);
+      }
+      Map<String, List<Long>> appliedCounts = new TreeMap<>();
+      stats.providers().forEach((provider, s) -> {
+        if (s.changed() > 0) {
+          appliedCounts.put(provider, List.of(s.created(), s.updated(), s.deleted()));
+        }
+      });
+      if (!plannedCounts.equals(appliedCounts)) {
+        diffs.add("planned changes (created, updated, deleted) " + plannedCounts
+            + " but the update counted " + appliedCounts);
+      }
+      if (preview.hasChanges() != (stats.total().changed() > 0)) {
+        diffs.add("hasChanges() " + preview.hasChanges() + " but the update changed "
+            + stats.total().changed());
+      }
+      if (!diffs.isEmpty()) {
+        throw new AssertionError(step + ": the preview before it did not predict it: "
+            + String.join("; ", diffs) + "; planned " + preview);
+      }
+    }
+
+    private static List<String> sorted(List<String> l) {
+      List<String> out = new ArrayList<>(l);
+      Collections.sort(out);
+      return out;
+    }
+
+    /** {@code a} without {@code b}, as multisets, sorted. */
+    private static List<String> minus(List<String> a, List<String> b) {
+      List<String> out = sorted(a);
+      b.forEach(out::remove);
+      return out;
+    }
+
+    /**
+     * What {@code status()} lists as unsettled is what the next run finds unsettled: a preview
+     * with the model as it is (faults off) reconciles a tracked state with several possible
+     * records, or as possibly missing, only if the status lists it, and one the status lists
+     * never as settled (one record, not missing). A row or index whose table this preview
+     * invalidates (DESTRUCTIVE or LOSSY: a failed run may not have reached the table's change)
+     * is possibly missing for that reason alone. After a successful update (not a drop) the
+     * status lists none, and the preview plans no change.
+     */
+    void checkStatusListsWhatTheNextRunFindsUnsettled(App app, boolean settled, String when) {
+      StatusReport status = app.status();
+      Set<String> tracked = new TreeSet<>();
+      status.providers().forEach(
+          (provider, keys) -> keys.forEach(k -> tracked.add(provider + " " + k)));
+      Set<String> listed = new TreeSet<>();
+      for (StatusReport.UnsettledState u : status.unsettled()) {
+        listed.add(u.provider() + " " + u.path().substring(u.path().lastIndexOf('/') + 1));
+      }
+      List<ModelConnectors.Reconciled> calls = Collections.synchronizedList(new ArrayList<>());
+      conn.reconciled = calls;
+      Preview next;
+      try {
+        next = app.preview();
+      } finally {
+        conn.reconciled = null;
+      }
+      List<String> notListed = new ArrayList<>();
+      List<String> foundSettled = new ArrayList<>();
+      synchronized (calls) {
+        // The tables this run invalidates, as their children's providers are named.
+        Set<String> invalidated = new TreeSet<>();
+        for (ModelConnectors.Reconciled c : calls) {
+          if (c.invalidation() != null) {
+            invalidated.add("tables/" + ModelConnectors.str(c.key()));
+          }
+        }
+        for (ModelConnectors.Reconciled c : calls) {
+          boolean listedState = listed.contains(c.state());
+          boolean mayBeMissingSinceBefore =
+              c.mayBeMissing() && !invalidated.contains(c.containerProvider());
+          if ((c.prev() > 1 || mayBeMissingSinceBefore) && tracked.contains(c.state())
+              && !listedState) {
+            notListed.add(c.toString());
+          } else if (c.prev() <= 1 && !c.mayBeMissing() && listedState) {
+            foundSettled.add(c.toString());
+          }
+        }
+      }
+      if (!notListed.isEmpty() || !foundSettled.isEmpty()) {
+        throw new AssertionError(when + ": the next run reconciles as unsettled " + notListed
+            + ", which the status does not list, and as settled " + foundSettled + ", which it"
+            + " lists as unsettled: " + status.unsettled());
+      }
+      if (settled && next.hasChanges()) {
+        throw new AssertionError(when + ": a rerun with nothing changed plans " + next.changes());
       }
     }
 
