@@ -6,6 +6,7 @@ import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
+import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.reliability.ModelConnectors.TableSpec;
 import io.cocoindex.runtime.App;
@@ -403,6 +404,27 @@ class ModelBasedTest {
         partRows.getOrDefault(p, new TreeMap<>()).forEach((k, v) -> out.add("row " + k + "=" + v));
       }
       return out;
+    }
+
+    /** Whether the model declares the state {@code key} of {@code provider} (a status name). */
+    boolean declared(String provider, String key) {
+      if (provider.equals("tables")) {
+        return tables.containsKey(key) || parts.containsKey(key);
+      }
+      if (provider.equals("kv")) {
+        return kv.containsKey(key);
+      }
+      String t = provider.substring("tables/".length());
+      if (t.endsWith("@index")) {
+        t = t.substring(0, t.length() - "@index".length());
+        return indexes.getOrDefault(t, new TreeMap<>()).containsKey(key);
+      }
+      return declaredRow(t, key) != null;
+    }
+
+    /** A key as a path prints it (a quoted string). */
+    private static StableKey parseKey(String printed) {
+      return StableKey.of(printed.substring(1, printed.length() - 1));
     }
 
     /** The value of row {@code t/k} in the model (a table's or a partition's), or null. */
@@ -846,10 +868,12 @@ class ModelBasedTest {
      * What {@code status()} lists as unsettled is what the next run finds unsettled: a preview
      * with the model as it is (faults off) reconciles a tracked state with several possible
      * records, or as possibly missing, only if the status lists it, and one the status lists
-     * never as settled (one record, not missing). A row or index whose table this preview
-     * invalidates (DESTRUCTIVE or LOSSY: a failed run may not have reached the table's change)
-     * is possibly missing for that reason alone. After a successful update (not a drop) the
-     * status lists none, and the preview plans no change.
+     * never as settled (one record, not missing); and it reconciles every state the status
+     * lists, but those that go with their table (deleted, or DESTRUCTIVE now or, for one no
+     * longer declared and listed as behind its table, in a failed run before). A row or index whose
+     * table this preview invalidates (DESTRUCTIVE or LOSSY: a failed run may not have reached
+     * the table's change) is possibly missing for that reason alone. After a successful update
+     * (not a drop) the status lists none, and the preview plans no change.
      */
     void checkStatusListsWhatTheNextRunFindsUnsettled(App app, boolean settled, String when) {
       StatusReport status = app.status();
@@ -857,8 +881,16 @@ class ModelBasedTest {
       status.providers().forEach(
           (provider, keys) -> keys.forEach(k -> tracked.add(provider + " " + k)));
       Set<String> listed = new TreeSet<>();
+      // Listed as behind their container's invalidation, and declared by no one: the next run
+      // forgets those its container destroyed (rule 7), and deletes the others.
+      Set<String> behindAndUndeclared = new TreeSet<>();
       for (StatusReport.UnsettledState u : status.unsettled()) {
-        listed.add(u.provider() + " " + u.path().substring(u.path().lastIndexOf('/') + 1));
+        String key = u.path().substring(u.path().lastIndexOf('/') + 1);
+        listed.add(u.provider() + " " + key);
+        if (u.containerInvalidated()
+            && !declared(u.provider(), ((StableKey.Str) parseKey(key)).value())) {
+          behindAndUndeclared.add(u.provider() + " " + key);
+        }
       }
       List<ModelConnectors.Reconciled> calls = Collections.synchronizedList(new ArrayList<>());
       conn.reconciled = calls;
@@ -870,16 +902,26 @@ class ModelBasedTest {
       }
       List<String> notListed = new ArrayList<>();
       List<String> foundSettled = new ArrayList<>();
+      Set<String> unreached = new TreeSet<>(listed);
       synchronized (calls) {
-        // The tables this run invalidates, as their children's providers are named.
+        // The tables this run invalidates, and those it deletes, as their children's providers
+        // are named: a deleted table's children go with it (rule 8), and so do, on commit, those
+        // of a DESTRUCTIVE change that are no longer declared (rule 7).
         Set<String> invalidated = new TreeSet<>();
+        Set<String> goneWithTheirTable = new TreeSet<>();
         for (ModelConnectors.Reconciled c : calls) {
+          String children = "tables/" + ModelConnectors.str(c.key());
           if (c.invalidation() != null) {
-            invalidated.add("tables/" + ModelConnectors.str(c.key()));
+            invalidated.add(children);
+          }
+          if (c.provider().equals("tables") && (!c.declared()
+              || c.invalidation() == TargetChildInvalidation.DESTRUCTIVE)) {
+            goneWithTheirTable.add(children);
           }
         }
         for (ModelConnectors.Reconciled c : calls) {
           boolean listedState = listed.contains(c.state());
+          unreached.remove(c.state());
           boolean mayBeMissingSinceBefore =
               c.mayBeMissing() && !invalidated.contains(c.containerProvider());
           if ((c.prev() > 1 || mayBeMissingSinceBefore) && tracked.contains(c.state())
@@ -889,11 +931,15 @@ class ModelBasedTest {
             foundSettled.add(c.toString());
           }
         }
+        unreached.removeIf(state -> behindAndUndeclared.contains(state)
+            || goneWithTheirTable.contains(
+                state.substring(0, state.indexOf(state.contains("@") ? '@' : ' '))));
       }
-      if (!notListed.isEmpty() || !foundSettled.isEmpty()) {
+      if (!notListed.isEmpty() || !foundSettled.isEmpty() || !unreached.isEmpty()) {
         throw new AssertionError(when + ": the next run reconciles as unsettled " + notListed
-            + ", which the status does not list, and as settled " + foundSettled + ", which it"
-            + " lists as unsettled: " + status.unsettled());
+            + ", which the status does not list, as settled " + foundSettled + ", which it"
+            + " lists as unsettled, and not at all " + unreached + ", which it lists as"
+            + " unsettled: " + status.unsettled());
       }
       if (settled && next.hasChanges()) {
         throw new AssertionError(when + ": a rerun with nothing changed plans " + next.changes());

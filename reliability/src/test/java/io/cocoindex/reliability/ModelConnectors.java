@@ -78,11 +78,12 @@ final class ModelConnectors {
 
   /**
    * One handler call: the state (its provider as the engine names it, and key), how many
-   * possible records it was given, whether it was told the state may be missing, and the
-   * invalidation of its children it returned (a table's; else null).
+   * possible records it was given, whether it was told the state may be missing, whether it is
+   * declared (else it is to be deleted), and the invalidation of its children it returned (a
+   * table's; else null).
    */
   record Reconciled(String provider, StableKey key, int prev, boolean mayBeMissing,
-      TargetChildInvalidation invalidation) {
+      boolean declared, TargetChildInvalidation invalidation) {
     /** The state as {@code status()} names it: its provider and key. */
     String state() {
       return provider + " " + key;
@@ -94,11 +95,12 @@ final class ModelConnectors {
     }
   }
 
-  private void note(String provider, StableKey key, List<?> prev, boolean mayBeMissing,
-      TargetChildInvalidation invalidation) {
+  private void note(String provider, StableKey key, Object desired, List<?> prev,
+      boolean mayBeMissing, TargetChildInvalidation invalidation) {
     List<Reconciled> log = reconciled;
     if (log != null) {
-      log.add(new Reconciled(provider, key, prev.size(), mayBeMissing, invalidation));
+      log.add(new Reconciled(
+          provider, key, prev.size(), mayBeMissing, desired != null, invalidation));
     }
   }
 
@@ -221,14 +223,14 @@ final class ModelConnectors {
         StableKey key, TableSpec desired, List<TableSpec> prev, boolean mayBeMissing) {
       String name = str(key);
       if (desired == null) {
-        note("tables", key, prev, mayBeMissing, null);
+        note("tables", key, desired, prev, mayBeMissing, null);
         return TargetReconcileOutput.of(
             TargetAction.delete(new TableAction(name, 0, "NONE", true)), tableSink, null);
       }
       boolean changed = prev.stream().anyMatch(p -> p.generation() != desired.generation());
       TargetChildInvalidation inv = !changed || desired.change().equals("NONE") ? null
           : TargetChildInvalidation.valueOf(desired.change());
-      note("tables", key, prev, mayBeMissing, inv);
+      note("tables", key, desired, prev, mayBeMissing, inv);
       TableAction action =
           new TableAction(name, desired.generation(), inv == null ? "NONE" : inv.name(), false);
       return new TargetReconcileOutput<>(
@@ -253,7 +255,7 @@ final class ModelConnectors {
     @Override
     public TargetReconcileOutput<RowAction, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
-      note("tables/" + table, key, prev, mayBeMissing, null);
+      note("tables/" + table, key, desired, prev, mayBeMissing, null);
       String path = table + "/" + str(key);
       if (desired == null) {
         if (prev.isEmpty() && !mayBeMissing) {
@@ -282,7 +284,7 @@ final class ModelConnectors {
     @Override
     public TargetReconcileOutput<IndexAction, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
-      note("tables/" + table + "@index", key, prev, mayBeMissing, null);
+      note("tables/" + table + "@index", key, desired, prev, mayBeMissing, null);
       String path = table + "@" + str(key);
       if (desired == null) {
         if (prev.isEmpty() && !mayBeMissing) {
@@ -305,7 +307,7 @@ final class ModelConnectors {
     @Override
     public TargetReconcileOutput<KvAction, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
-      note("kv", key, prev, mayBeMissing, null);
+      note("kv", key, desired, prev, mayBeMissing, null);
       String k = str(key);
       if (desired == null) {
         if (prev.isEmpty() && !mayBeMissing) {
