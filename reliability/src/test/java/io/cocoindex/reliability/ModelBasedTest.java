@@ -52,10 +52,29 @@ import net.jqwik.api.Tuple;
  * to hit again after a failed run, and a memoized component is unmounted with states. Components
  * nest two levels deep (comp3 mounts comp4, which mounts comp5), states move across nesting
  * levels, and a parent is removed with its subtree. Partitions are tables that a memoized
- * component declares itself and writes its rows to, carrying on past its table's failure. After
- * every run nothing external is untracked (a possible record is never lost); after every
- * successful run the external system equals the declared model exactly and the store is settled;
- * at the end a fault-free run converges and a second one plans nothing. jqwik shrinks a failing
+ * component declares itself and writes its rows to, carrying on past its table's failure.
+ *
+ * <p>Checked: before every run, a preview changes neither the external system nor the store
+ * (rule 12). After every successful update, that preview planned exactly what the update did:
+ * its actions, container refreshes included, are the actions the engine reports applied (an
+ * {@code ActionListener}) and those the sinks received, as multisets of (provider, key, verb,
+ * value); its changes, per provider and verb, are the update's created, updated and deleted
+ * counts, so {@code hasChanges()} tells whether the update changed anything. What legitimately
+ * differs: a failed update (a preview cannot foresee a fault; a scripted fault that fires
+ * nowhere is no fault, and such a step is compared); a drop (a preview plans an update); a full
+ * reprocess (a preview has no options: the update rewrites what is unchanged as possibly
+ * missing and runs memoized components, so it applies every planned action and more, its
+ * deletions exactly those planned). Memo hits are no difference: a preview and the update after
+ * it read the same memos. A container being created plans its children too (its child-handler
+ * factory resolves them from the planned action), as the update applies them. After every run,
+ * failed or not: nothing external is untracked (a possible record is never lost), and {@code
+ * status()} lists as unsettled exactly what the next run finds unsettled: a preview with the
+ * model as it is reconciles a tracked state with several possible records, or as possibly
+ * missing (its table's invalidation in that preview aside), only if it is listed, a listed one
+ * never as settled, and every listed one but those that go with their table (deleted, or
+ * destroyed and no longer declared). After every successful update, the external system
+ * equals the declared model exactly, the store is settled, and a preview plans no change. At
+ * the end a fault-free run converges and a second one plans nothing. jqwik shrinks a failing
  * scenario and prints its seed.
  */
 class ModelBasedTest {
@@ -876,8 +895,9 @@ class ModelBasedTest {
      * lists, but those that go with their table (deleted, or DESTRUCTIVE now or, for one no
      * longer declared and listed as behind its table, in a failed run before). A row or index whose
      * table this preview invalidates (DESTRUCTIVE or LOSSY: a failed run may not have reached
-     * the table's change) is possibly missing for that reason alone. After a successful update
-     * (not a drop) the status lists none, and the preview plans no change.
+     * the table's change) is possibly missing for that reason alone. (No run here is killed: a
+     * killed run's memos, which the next run takes up, settle their states unreconciled.) After
+     * a successful update (not a drop) the status lists none, and the preview plans no change.
      */
     void checkStatusListsWhatTheNextRunFindsUnsettled(App app, boolean settled, String when) {
       StatusReport status = app.status();
