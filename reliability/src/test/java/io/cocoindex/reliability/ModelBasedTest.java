@@ -58,15 +58,15 @@ import net.jqwik.api.Tuple;
  * <p>Checked: before every run, a preview changes neither the external system nor the store
  * (rule 12). After every successful update, that preview planned exactly what the update did:
  * its actions, container refreshes included, are the actions the engine reports applied (an
- * {@code ActionListener}) and those the sinks received, as multisets of (provider, key, verb,
- * value); its changes, per provider and verb, are the update's created, updated and deleted
- * counts, so {@code hasChanges()} tells whether the update changed anything. What legitimately
- * differs: a failed update (a preview cannot foresee a fault; a scripted fault that fires
- * nowhere is no fault, and such a step is compared); a drop (a preview plans an update); a full
- * reprocess (a preview has no options: the update rewrites what is unchanged as possibly
- * missing and runs memoized components, so it applies every planned action and more, its
- * deletions exactly those planned). Memo hits are no difference: a preview and the update after
- * it read the same memos. A container being created plans its children too (its child-handler
+ * {@code ActionListener}), as multisets of (provider, key, verb, value), and the sinks received
+ * exactly those; its changes, per provider and verb, are the update's created, updated and
+ * deleted counts, so {@code hasChanges()} tells whether the update changed anything. What
+ * legitimately differs: a failed update (a preview cannot foresee a fault; a scripted fault that
+ * fires nowhere is no fault, and such a step is compared); a drop (a preview plans an update); a
+ * full reprocess (a preview has no options: the update reconciles every state as possibly
+ * missing, rewrites what is unchanged and runs memoized components, so it acts on every state
+ * the preview planned for, and more, and deletes exactly those planned). Memo hits are no
+ * difference: a preview and the update after it read the same memos. A container being created plans its children too (its child-handler
  * factory resolves them from the planned action), as the update applies them. After every run,
  * failed or not: nothing external is untracked (a possible record is never lost), and {@code
  * status()} lists as unsettled exactly what the next run finds unsettled: a preview with the
