@@ -65,8 +65,11 @@ import net.jqwik.api.Tuple;
  * fires nowhere is no fault, and such a step is compared); a drop (a preview plans an update); a
  * full reprocess (a preview has no options: the update reconciles every state as possibly
  * missing, rewrites what is unchanged and runs memoized components, so it acts on every state
- * the preview planned for, and more, and deletes exactly those planned). Memo hits are no
- * difference: a preview and the update after it read the same memos. A container being created plans its children too (its child-handler
+ * the preview planned for, and more, and deletes exactly those planned). A failed update
+ * (not a full reprocess) applies only actions the preview planned, unless a table failed: a
+ * partition, and the root told to, carries on past it declaring less, and what it no longer
+ * declares is deleted. Memo hits are no difference: a preview and the update after it read the
+ * same memos. A container being created plans its children too (its child-handler
  * factory resolves them from the planned action), as the update applies them. After every run,
  * failed or not: nothing external is untracked (a possible record is never lost), and {@code
  * status()} lists as unsettled exactly what the next run finds unsettled: a preview with the
@@ -343,6 +346,25 @@ class ModelBasedTest {
         new Step(List.of(), 0, 0, false),
         new Step(List.of(new Edit(18, 0, 0, 0, 0), new Edit(16, 1, 0, 4, 0)), 4, 1, false),
         new Step(List.of(), 0, 0, false)));
+  }
+
+  /**
+   * A row moved as it is to a component whose body fails after declaring it, its old owner no
+   * longer mounted (comp0 alone in the group g01, or comp1 beside comp0 in it): the failed run's
+   * sweep deleted the row, which the preview before it had not planned (a move as it is plans
+   * nothing), and the next run created it again (the preview oracle's soak, seeds
+   * 1513119982554989113 and -7734130824615566799, forty-sixth session; fixed by the sweep
+   * keeping what a failed body declared).
+   */
+  @Example
+  void aRowMovedToAComponentThatFailsAfterDeclaringItIsNotDeleted() throws Exception {
+    new Scenario().run(List.of(
+        new Step(List.of(new Edit(6, 1, 0, 0, 0)), 0, 0, false),
+        new Step(List.of(new Edit(0, 1, 0, 0, 0)), 0, 0, false),
+        new Step(List.of(new Edit(0, 1, 0, 0, 3)), 5, 0, false)));
+    new Scenario().run(List.of(
+        new Step(List.of(new Edit(6, 0, 0, 0, 0), new Edit(0, 0, 1, 0, 1)), 0, 0, false),
+        new Step(List.of(new Edit(0, 0, 1, 0, 0)), 5, 0, false)));
   }
 
   /** More tries with a random seed: {@code -Dreliability.excludedGroups=none -Dgroups=soak}. */
@@ -751,7 +773,8 @@ class ModelBasedTest {
           if (stats != null) {
             checkPreviewPredictedTheUpdate(preview, stats, full, List.copyOf(appliedByEngine),
                 "step " + n + (full ? " (a full reprocess)" : ""));
-          } else if (!ok && !drop && !full && !Step.KINDS[step.faultKind()].equals("table")) {
+          } else if (!ok && !drop && !full && !Step.KINDS[step.faultKind()].equals("table")
+              && !(Step.KINDS[step.faultKind()].equals("comp") && step.partial())) {
             checkAFailedUpdateAppliedOnlyWhatWasPlanned(preview, List.copyOf(appliedByEngine),
                 "step " + n + " (failed)");
           }
@@ -881,9 +904,12 @@ class ModelBasedTest {
 
     /**
      * A failed update commits its healthy components' actions: each was planned by the preview
-     * before it (a failure only takes actions away). Not when a table fails: a partition, and the
-     * root told to, carries on past a table it could not set up, declaring fewer states, and
-     * the update deletes the others, as the app's code asks.
+     * before it (a failure only takes actions away; a state moved to a component whose body
+     * throws after declaring it is kept). Not when a table fails: a partition, and the root told
+     * to, carries on past a table it could not set up, declaring fewer states, and the update
+     * deletes the others, as the app's code asks. Nor when components fail at their start: one
+     * that would have taken a state over declared nothing, and the state's old owner, no longer
+     * mounted, has it deleted (the next run creates it again).
      */
     void checkAFailedUpdateAppliedOnlyWhatWasPlanned(
         Preview preview, List<PlannedAction> appliedByEngine, String step) {
