@@ -66,10 +66,11 @@ import net.jqwik.api.Tuple;
  * full reprocess (a preview has no options: the update reconciles every state as possibly
  * missing, rewrites what is unchanged and runs memoized components, so it acts on every state
  * the preview planned for, and more, and deletes exactly those planned). A failed update
- * (not a full reprocess) applies only actions the preview planned, unless a table failed: a
+ * (not a full reprocess) applies only actions the preview planned, unless a table failed (a
  * partition, and the root told to, carries on past it declaring less, and what it no longer
- * declares is deleted. Memo hits are no difference: a preview and the update after it read the
- * same memos. A container being created plans its children too (its child-handler
+ * declares is deleted) or components failed at their start (a state moved to one is deleted
+ * under its unmounted old owner: nothing declared it). Memo hits are no difference: a preview
+ * and the update after it read the same memos. A container being created plans its children too (its child-handler
  * factory resolves them from the planned action), as the update applies them. After every run,
  * failed or not: nothing external is untracked (a possible record is never lost), and {@code
  * status()} lists as unsettled exactly what the next run finds unsettled: a preview with the
