@@ -7,6 +7,8 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +22,8 @@ import java.util.function.Predicate;
  * like real systems: a DESTRUCTIVE table change drops the table's rows and indexes, a LOSSY one
  * damages every row, a dropped table takes its rows and indexes with it. Sink failures are
  * injected by predicate, either before anything is applied or after a part of the batch was.
+ * The sinks log every action they apply ({@link #applied}), and the handlers, when asked, every
+ * reconciliation with what they were told of the state's past ({@link #reconciled}).
  */
 final class ModelConnectors {
   /** The external system the sinks write to. */
@@ -67,6 +71,42 @@ final class ModelConnectors {
 
   final External ext = new External();
   final Faults faults = new Faults();
+  /** Every action a sink applied, as {@code "<verb> <value>"}, in the order applied. */
+  final List<String> applied = Collections.synchronizedList(new ArrayList<>());
+  /** Every handler call while not null (the engine calls handlers concurrently). */
+  volatile List<Reconciled> reconciled;
+
+  /**
+   * One handler call: the state (its provider as the engine names it, and key), how many
+   * possible records it was given, whether it was told the state may be missing, whether it is
+   * declared (else it is to be deleted), and the invalidation of its children it returned (a
+   * table's; else null).
+   */
+  record Reconciled(String provider, StableKey key, int prev, boolean mayBeMissing,
+      boolean declared, TargetChildInvalidation invalidation) {
+    /** The state as {@code status()} names it: its provider and key. */
+    String state() {
+      return provider + " " + key;
+    }
+
+    /** The provider of the state's container ("tables/t0" for an index of t0), or its own. */
+    String containerProvider() {
+      return provider.contains("@") ? provider.substring(0, provider.indexOf('@')) : provider;
+    }
+  }
+
+  private void note(String provider, StableKey key, Object desired, List<?> prev,
+      boolean mayBeMissing, TargetChildInvalidation invalidation) {
+    List<Reconciled> log = reconciled;
+    if (log != null) {
+      log.add(new Reconciled(
+          provider, key, prev.size(), mayBeMissing, desired != null, invalidation));
+    }
+  }
+
+  private void logApplied(TargetAction<?> a) {
+    applied.add(a.verb() + " " + a.value());
+  }
 
   final TargetActionSink<RowAction> rowSink = TargetActionSink.of(actions -> {
     List<String> ids = actions.stream().map(a -> "row:" + a.value().path()).toList();
@@ -89,6 +129,7 @@ final class ModelConnectors {
         } else {
           throw new IllegalStateException("no such table " + table + " writing " + r.path());
         }
+        logApplied(a);
       }
     }
   }
@@ -111,6 +152,7 @@ final class ModelConnectors {
         } else {
           ext.indexes.put(i.path(), i.spec());
         }
+        logApplied(a);
       }
     }
   }
@@ -128,6 +170,7 @@ final class ModelConnectors {
         if (healthyOnly && faults.failOn.test("table:" + t.table())) {
           continue;
         }
+        logApplied(a);
         if (t.drop()) {
           ext.dropTable(t.table());
           continue;
@@ -164,6 +207,7 @@ final class ModelConnectors {
         } else {
           ext.kv.put(kv.key(), kv.value());
         }
+        logApplied(a);
       }
     }
   }
@@ -179,12 +223,14 @@ final class ModelConnectors {
         StableKey key, TableSpec desired, List<TableSpec> prev, boolean mayBeMissing) {
       String name = str(key);
       if (desired == null) {
+        note("tables", key, desired, prev, mayBeMissing, null);
         return TargetReconcileOutput.of(
             TargetAction.delete(new TableAction(name, 0, "NONE", true)), tableSink, null);
       }
       boolean changed = prev.stream().anyMatch(p -> p.generation() != desired.generation());
       TargetChildInvalidation inv = !changed || desired.change().equals("NONE") ? null
           : TargetChildInvalidation.valueOf(desired.change());
+      note("tables", key, desired, prev, mayBeMissing, inv);
       TableAction action =
           new TableAction(name, desired.generation(), inv == null ? "NONE" : inv.name(), false);
       return new TargetReconcileOutput<>(
@@ -209,6 +255,7 @@ final class ModelConnectors {
     @Override
     public TargetReconcileOutput<RowAction, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
+      note("tables/" + table, key, desired, prev, mayBeMissing, null);
       String path = table + "/" + str(key);
       if (desired == null) {
         if (prev.isEmpty() && !mayBeMissing) {
@@ -237,6 +284,7 @@ final class ModelConnectors {
     @Override
     public TargetReconcileOutput<IndexAction, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
+      note("tables/" + table + "@index", key, desired, prev, mayBeMissing, null);
       String path = table + "@" + str(key);
       if (desired == null) {
         if (prev.isEmpty() && !mayBeMissing) {
@@ -259,6 +307,7 @@ final class ModelConnectors {
     @Override
     public TargetReconcileOutput<KvAction, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
+      note("kv", key, desired, prev, mayBeMissing, null);
       String k = str(key);
       if (desired == null) {
         if (prev.isEmpty() && !mayBeMissing) {

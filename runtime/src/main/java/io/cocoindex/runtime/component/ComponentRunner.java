@@ -324,6 +324,9 @@ public final class ComponentRunner {
         log.warn("component {} failed while collecting registrations for a drop: {}",
             ctx.path, bodyError.toString());
       } else {
+        // What it declared before throwing stays with its owners through the sweep: a state it
+        // takes over is most likely what it declared, and deleted, it would come back next run.
+        run.failedBodyDeclared(ctx.declarations());
         run.fail(ctx.path, bodyError);
       }
       return CompletableFuture.completedFuture(false);

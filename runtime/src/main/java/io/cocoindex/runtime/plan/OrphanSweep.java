@@ -634,6 +634,12 @@ public final class OrphanSweep {
         }
         continue;
       }
+      if (run.declaredByAFailedBody(path)) {
+        // A component whose body threw declared it (taking it over, most likely): kept with its
+        // owner, whose record reaches it, until a run in which that component commits.
+        keptOwners.add(owner);
+        continue;
+      }
       if (failedSubtrees.covers(path)) {
         keptOwners.add(owner); // below a container an earlier chunk failed to delete
         continue;

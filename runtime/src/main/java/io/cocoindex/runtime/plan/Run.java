@@ -108,6 +108,24 @@ public final class Run {
   final Claims claims;
   /** Components mounted in this run. */
   final Set<TargetPath> visited = ConcurrentHashMap.newKeySet();
+  /**
+   * The paths declared by component bodies that then threw (their declarations discarded): the
+   * sweep keeps them, so that a state moved to a component that failed is not deleted under it.
+   */
+  private final Set<ByteKey> declaredByFailedBodies = ConcurrentHashMap.newKeySet();
+
+  /** A component body declared {@code declared}, and then threw. */
+  public void failedBodyDeclared(List<DeclaredTarget> declared) {
+    for (DeclaredTarget d : declared) {
+      declaredByFailedBodies.add(d.path().key());
+    }
+  }
+
+  /** Whether a component body that then threw declared {@code path} in this run. */
+  boolean declaredByAFailedBody(TargetPath path) {
+    return !declaredByFailedBodies.isEmpty() && declaredByFailedBodies.contains(path.key());
+  }
+
   /** Subtrees whose tracking must be left alone: memo hits, failed bodies. */
   private final Subtrees protectedSubtrees = new Subtrees();
   /** Components skipped because another worker held or had claimed them in this round. */
