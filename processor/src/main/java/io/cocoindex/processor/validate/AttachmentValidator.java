@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
-import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
@@ -206,24 +205,9 @@ public final class AttachmentValidator {
     }
     if (!methods.isEmpty()) {
       // This class's generated of() calls the inherited methods too.
-      PackageElement pkg = TypeInspector.packageOf(type);
       for (Found f : inherited) {
-        ExecutableElement m = f.method();
-        PackageElement declaredIn = TypeInspector.packageOf(m);
-        if (!m.getModifiers().contains(Modifier.PUBLIC)
-            && !declaredIn.getQualifiedName().equals(pkg.getQualifiedName())) {
-          String method = ((TypeElement) m.getEnclosingElement()).getQualifiedName() + "."
-              + m.getSimpleName() + "()";
-          reporter.error(
-              type,
-              Message.INACCESSIBLE_TYPE,
-              type.getQualifiedName() + " inherits @Attachment " + method,
-              TypeInspector.Unreachable.describe(pkg),
-              method,
-              (m.getModifiers().contains(Modifier.PROTECTED) ? "protected" : "package-private")
-                  + ", in " + TypeInspector.Unreachable.describe(declaredIn),
-              "public");
-        }
+        TypeInspector.inheritedOutOfReach(type, f.method(), "@Attachment")
+            .ifPresent(args -> reporter.error(type, Message.INACCESSIBLE_TYPE, args));
       }
     }
     if (isHandler && !attachments.isEmpty() && !reporter.hasErrors()

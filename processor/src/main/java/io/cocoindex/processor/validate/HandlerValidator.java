@@ -548,23 +548,11 @@ public final class HandlerValidator {
           m, Message.INACCESSIBLE_ELEMENT, type.getQualifiedName() + "." + m.getSimpleName() + "()");
       return Optional.empty();
     }
-    PackageElement declaredIn = TypeInspector.packageOf(m);
-    PackageElement pkg = TypeInspector.packageOf(type);
-    if (!m.getModifiers().contains(Modifier.PUBLIC)
-        && !declaredIn.getQualifiedName().equals(pkg.getQualifiedName())) {
-      // Inherited from another package: the factory generated beside the handler calls it.
-      String method = ((TypeElement) m.getEnclosingElement()).getQualifiedName() + "."
-          + m.getSimpleName() + "()";
-      reporter.error(
-          type,
-          target.mirror(),
-          Message.INACCESSIBLE_TYPE,
-          type.getQualifiedName() + " inherits @ChildHandler " + method,
-          TypeInspector.Unreachable.describe(pkg),
-          method,
-          (m.getModifiers().contains(Modifier.PROTECTED) ? "protected" : "package-private")
-              + ", in " + TypeInspector.Unreachable.describe(declaredIn),
-          "public");
+    // Inherited from another package, it must be public: the factory generated beside the
+    // handler calls it.
+    Optional<Object[]> outOfReach = TypeInspector.inheritedOutOfReach(type, m, "@ChildHandler");
+    if (outOfReach.isPresent()) {
+      reporter.error(type, target.mirror(), Message.INACCESSIBLE_TYPE, outOfReach.get());
       return Optional.empty();
     }
     // As a member of the handler, which may inherit it from a generic base.

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
@@ -235,6 +236,31 @@ public final class TypeInspector {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The arguments of {@code Message.INACCESSIBLE_TYPE} for {@code method}, an {@code annotation}
+   * method that {@code type} inherits and that the code generated beside {@code type} calls,
+   * when that code cannot: the method is neither public nor declared in {@code type}'s package.
+   * Empty when it can.
+   */
+  public static Optional<Object[]> inheritedOutOfReach(
+      TypeElement type, ExecutableElement method, String annotation) {
+    PackageElement pkg = packageOf(type);
+    PackageElement declaredIn = packageOf(method);
+    if (method.getModifiers().contains(Modifier.PUBLIC)
+        || declaredIn.getQualifiedName().equals(pkg.getQualifiedName())) {
+      return Optional.empty();
+    }
+    String name = ((TypeElement) method.getEnclosingElement()).getQualifiedName() + "."
+        + method.getSimpleName() + "()";
+    return Optional.of(new Object[] {
+        type.getQualifiedName() + " inherits " + annotation + " " + name,
+        Unreachable.describe(pkg),
+        name,
+        (method.getModifiers().contains(Modifier.PROTECTED) ? "protected" : "package-private")
+            + ", in " + Unreachable.describe(declaredIn),
+        "public"});
   }
 
   /** The package {@code element} is in. */
