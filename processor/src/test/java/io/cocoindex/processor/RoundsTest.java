@@ -96,6 +96,39 @@ class RoundsTest {
   }
 
   @Test
+  void inheritedAttachmentValuesNamingWhatALaterRoundGeneratesAreWaitedFor() {
+    JavaFileObject handlers =
+        JavaFileObjects.forSourceLines(
+            "test.DirHandler",
+            "package test;",
+            "import io.cocoindex.*; import io.cocoindex.annotation.*; import java.util.*;",
+            "@ContainerTarget(provider = \"dirs\", name = \"Dir\", child = \"File\","
+                + " childValue = String.class)",
+            "public class DirHandler extends IndexedHandler {",
+            "  @ChildHandler FileHandler files(String action) { return new FileHandler(); }",
+            "}",
+            "abstract class IndexedHandler implements TargetHandler<String, String, String> {",
+            "  @Attachment(Names.INDEX) FileHandler index() { return new FileHandler(); }",
+            "  @Override public Map<String, ChildTargetDef<?>> attachments() {",
+            "    return IndexedHandler_Attachments.of(this);",
+            "  }",
+            "  public TargetReconcileOutput<String, String> reconcile(StableKey key, String desired,"
+                + " List<String> prev, boolean mbm) { return null; }",
+            "}",
+            "class FileHandler implements TargetHandler<String, String, String> {",
+            "  public TargetReconcileOutput<String, String> reconcile(StableKey key, String desired,"
+                + " List<String> prev, boolean mbm) { return null; }",
+            "}");
+    Compilation c =
+        javac().withProcessors(new CocoIndexProcessor(), new NamesGenerator()).compile(handlers);
+    assertThat(c).succeeded();
+    assertThat(c).generatedSourceFile("test/IndexedHandler_Attachments").contentsAsUtf8String()
+        .contains("INDEX = \"index\"");
+    assertThat(c).generatedSourceFile("test/Dirs").contentsAsUtf8String()
+        .contains("public void declareIndex(");
+  }
+
+  @Test
   void annotationValuesThatNeverResolveLeaveOnlyJavacsErrors() {
     // Not COCO-099 (the class literal read as a type), nor COCO-007 ("<error>" as a name).
     for (String annotations : java.util.List.of(

@@ -45,10 +45,21 @@ public final class AttachmentValidator {
   }
 
   /**
-   * Whether a type an attachment of {@code type} depends on is not resolved yet (defer): its
-   * handler type, or a type inside that handler's V, R or A.
+   * Whether a type or annotation value an attachment of {@code type}, its own or one it inherits,
+   * depends on is not resolved yet (defer): its name, its handler type, or a type inside that
+   * handler's V, R or A.
    */
   public boolean isUnresolved(TypeElement type) {
+    for (TypeElement t = type; t != null;
+        t = inspector.types().asElement(t.getSuperclass()) instanceof TypeElement s ? s : null) {
+      if (hasUnresolvedAttachment(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean hasUnresolvedAttachment(TypeElement type) {
     return attachmentMethods(type).stream()
         .anyMatch(
             m ->
