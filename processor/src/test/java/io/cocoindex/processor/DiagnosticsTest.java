@@ -1285,6 +1285,49 @@ class DiagnosticsTest {
     }
   }
 
+  @Nested
+  class JacksonAnnotationsIgnored {
+    private final JavaFileObject doc =
+        source(
+            "Doc",
+            "package test;",
+            "import com.fasterxml.jackson.annotation.*;",
+            "@JsonIgnoreProperties(ignoreUnknown = true)",
+            "@io.cocoindex.annotation.TargetValue",
+            "public record Doc(@JsonProperty(\"doc_title\") String title,"
+                + " @JsonIgnore String draft, int views) {}");
+
+    @Test
+    void aStoredRecordCarryingThemCompilesWithOneWarningNamingEach() {
+      Compilation c = javac().withProcessors(new CocoIndexProcessor()).compile(doc);
+      assertThat(c).succeeded();
+      assertThat(c).hadWarningCount(1);
+      assertThat(c)
+          .hadWarningContaining(
+              "[COCO-025] @TargetValue record test.Doc carries Jackson annotations"
+                  + " (@JsonIgnoreProperties on the record, @JsonProperty on 'title',"
+                  + " @JsonIgnore on 'draft'), which its generated codec ignores")
+          .inFile(doc)
+          .onLineContaining("@io.cocoindex.annotation.TargetValue");
+      // Still generated, storing every component under its own name.
+      assertThat(c).generatedSourceFile("test/Doc_Codec").contentsAsUtf8String()
+          .contains("\"draft\"");
+    }
+
+    @Test
+    void suppressedOnTheRecordByItsId() {
+      JavaFileObject suppressed =
+          source(
+              "Doc",
+              "package test;",
+              "@SuppressWarnings(\"COCO-025\")",
+              "@io.cocoindex.annotation.TrackingRecord",
+              "public record Doc(@com.fasterxml.jackson.annotation.JsonProperty(\"t\") String title)"
+                  + " {}");
+      assertThat(compile(suppressed)).succeededWithoutWarnings();
+    }
+  }
+
   @Test
   void childHandlerDeclaringACheckedException() {
     JavaFileObject f =

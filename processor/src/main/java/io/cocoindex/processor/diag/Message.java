@@ -138,6 +138,18 @@ public enum Message {
   INACCESSIBLE_TYPE(
       24,
       "%s, which the code generated in %s names but cannot reach: %s is %s; make it %s"),
+  /**
+   * A warning: a stored record carrying Jackson annotations, which its generated codec ignores
+   * while the reflective codec honours them, so the two no longer read each other's bytes.
+   */
+  JACKSON_ANNOTATIONS_IGNORED(
+      25,
+      Diagnostic.Kind.WARNING,
+      "%s record %s carries Jackson annotations (%s), which its generated codec ignores: it"
+          + " stores every component under its own name, so a value the reflective codec stored"
+          + " under these annotations does not read back; keep Jackson's annotations off the"
+          + " records cocoindex stores (give a REST API a record of its own), or add"
+          + " @SuppressWarnings(\"COCO-025\") to the record if none was stored that way"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,
@@ -145,10 +157,16 @@ public enum Message {
           + " trace:%n%s");
 
   private final int number;
+  private final Diagnostic.Kind kind;
   private final String format;
 
   Message(int number, String format) {
+    this(number, Diagnostic.Kind.ERROR, format);
+  }
+
+  Message(int number, Diagnostic.Kind kind, String format) {
     this.number = number;
+    this.kind = kind;
     this.format = format;
   }
 
@@ -157,9 +175,22 @@ public enum Message {
     return String.format(Locale.ROOT, "COCO-%03d", number);
   }
 
-  /** Every message of this catalog is an error: a malformed connector must not compile. */
+  /**
+   * An error, but for the warnings: a malformed connector must not compile, while a warning names
+   * a legal shape that behaves otherwise than its author may expect.
+   */
   public Diagnostic.Kind kind() {
-    return Diagnostic.Kind.ERROR;
+    return kind;
+  }
+
+  /**
+   * The value of {@code @SuppressWarnings} that silences this message on an element: its id.
+   * Errors are never suppressed.
+   */
+  public boolean isSuppressedBy(SuppressWarnings suppress) {
+    return kind != Diagnostic.Kind.ERROR
+        && suppress != null
+        && java.util.Arrays.asList(suppress.value()).contains(id());
   }
 
   /** The full text, {@code [COCO-NNN] } followed by the formatted message. */

@@ -6,6 +6,7 @@ import javax.annotation.processing.Messager;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
+import javax.tools.Diagnostic;
 
 /**
  * Collects the diagnostics of one element before anything is printed or generated, so an element
@@ -33,6 +34,17 @@ public final class Reporter {
   }
 
   /**
+   * A warning on {@code element}, unless the element says {@code @SuppressWarnings} of its id.
+   * Warnings do not stop generation.
+   */
+  public void warning(
+      Element element, AnnotationMirror annotation, Message message, Object... args) {
+    if (!message.isSuppressedBy(element.getAnnotation(SuppressWarnings.class))) {
+      reports.add(new Report(message, message.format(args), element, annotation, null));
+    }
+  }
+
+  /**
    * Adds the reports of {@code other}, about an element outside this compilation, on {@code
    * element} and {@code annotation} instead: javac can only point at source.
    */
@@ -47,8 +59,9 @@ public final class Reporter {
     reports.addAll(other.reports);
   }
 
+  /** Whether an error was reported (a warning is not one). */
   public boolean hasErrors() {
-    return !reports.isEmpty();
+    return reports.stream().anyMatch(r -> r.message().kind() == Diagnostic.Kind.ERROR);
   }
 
   /** Prints every collected report and forgets them. */

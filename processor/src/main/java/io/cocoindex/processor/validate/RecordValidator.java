@@ -9,11 +9,13 @@ import io.cocoindex.processor.model.ComponentModel;
 import com.palantir.javapoet.ClassName;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.RecordComponentElement;
@@ -135,7 +137,52 @@ public final class RecordValidator {
           "rename one of the records");
       return Optional.empty();
     }
+    List<String> jackson = jacksonAnnotations(type);
+    if (!jackson.isEmpty()) {
+      reporter.warning(
+          type,
+          mirror,
+          Message.JACKSON_ANNOTATIONS_IGNORED,
+          "@" + simple,
+          type.getQualifiedName(),
+          String.join(", ", jackson));
+    }
     return Optional.of(new CodecModel(ClassName.get(type), codec, components, type));
+  }
+
+  /**
+   * The Jackson annotations on {@code record}, its components and what javac makes of them (field,
+   * accessor), as {@code @Name on 'component'}: each changes what the reflective codec writes,
+   * and the generated one reads none.
+   */
+  private static List<String> jacksonAnnotations(TypeElement record) {
+    Set<String> found = new LinkedHashSet<>();
+    jacksonIn(record).forEach(a -> found.add(a + " on the record"));
+    for (RecordComponentElement c : record.getRecordComponents()) {
+      String where = " on '" + c.getSimpleName() + "'";
+      jacksonIn(c).forEach(a -> found.add(a + where));
+      if (c.getAccessor() != null) {
+        jacksonIn(c.getAccessor()).forEach(a -> found.add(a + where));
+      }
+    }
+    for (VariableElement field : ElementFilter.fieldsIn(record.getEnclosedElements())) {
+      if (!field.getModifiers().contains(Modifier.STATIC)) {
+        String where = " on '" + field.getSimpleName() + "'";
+        jacksonIn(field).forEach(a -> found.add(a + where));
+      }
+    }
+    return List.copyOf(found);
+  }
+
+  private static List<String> jacksonIn(Element element) {
+    List<String> names = new ArrayList<>();
+    for (AnnotationMirror a : element.getAnnotationMirrors()) {
+      TypeElement annotation = (TypeElement) a.getAnnotationType().asElement();
+      if (annotation.getQualifiedName().toString().startsWith("com.fasterxml.jackson.")) {
+        names.add("@" + annotation.getSimpleName());
+      }
+    }
+    return names;
   }
 
   /**
