@@ -350,6 +350,7 @@ public final class App implements AutoCloseable {
   }
 
   /** Runs {@code work} holding the store's update lock of this app ({@link #lockForUpdate}). */
+  @SuppressWarnings("try") // the lock is held for the block's duration, never referenced in it
   private Run locked(Supplier<Run> work) {
     try (AutoCloseable lock = lockForUpdate()) {
       return work.get();

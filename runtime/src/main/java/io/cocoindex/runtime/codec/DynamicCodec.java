@@ -529,7 +529,7 @@ public final class DynamicCodec implements Codec<Object> {
       }
       case ENUM_SET: {
         Class<?> type = enumNamed(readString(in));
-        EnumSet set = EnumSet.noneOf((Class) type);
+        Set<Object> set = emptyEnumSet(type);
         int n = count(in);
         for (int i = 0; i < n; i++) {
           set.add(type.cast(read(in, depth + 1)));
@@ -538,7 +538,7 @@ public final class DynamicCodec implements Codec<Object> {
       }
       case ENUM_MAP: {
         Class<?> type = enumNamed(readString(in));
-        EnumMap map = new EnumMap((Class) type);
+        Map<Object, Object> map = emptyEnumMap(type);
         int n = count(in);
         for (int i = 0; i < n; i++) {
           Object k = type.cast(read(in, depth + 1));
@@ -637,6 +637,18 @@ public final class DynamicCodec implements Codec<Object> {
       throw new CodecException("stored enum " + name + " is no longer an enum");
     }
     return type;
+  }
+
+  /** An empty {@code EnumSet} of the enum class {@code type}, known only from the stored name. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Set<Object> emptyEnumSet(Class<?> type) {
+    return (Set<Object>) EnumSet.noneOf((Class) type);
+  }
+
+  /** An empty {@code EnumMap} keyed by the enum class {@code type}, known as above. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Map<Object, Object> emptyEnumMap(Class<?> type) {
+    return new EnumMap((Class) type);
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})

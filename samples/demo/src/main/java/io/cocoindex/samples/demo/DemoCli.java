@@ -123,10 +123,16 @@ public final class DemoCli {
     }
   }
 
+  /** Closes the database chunks are written to (nothing, for a server's pool). */
+  @FunctionalInterface
+  interface DatabaseCloser {
+    void close() throws java.sql.SQLException;
+  }
+
   /** The app with the database it writes chunks to, closed together. */
-  record Session(Indexer indexer, App app, AutoCloseable database) implements AutoCloseable {
+  record Session(Indexer indexer, App app, DatabaseCloser database) implements AutoCloseable {
     @Override
-    public void close() throws Exception {
+    public void close() throws java.sql.SQLException {
       try {
         app.close();
       } finally {
@@ -158,7 +164,7 @@ public final class DemoCli {
     }
     SqliteDatabase db = SqliteDatabase.open(ws.index());
     try {
-      return new Session(indexer, indexer.app(db), db);
+      return new Session(indexer, indexer.app(db), db::close);
     } catch (RuntimeException e) { // the store could not be opened: close what was
       indexer.closeStore();
       try {
@@ -199,6 +205,7 @@ public final class DemoCli {
     }
 
     @Override
+    @SuppressWarnings("try") // the progress display shows while the update runs, unreferenced
     public Integer call() throws Exception {
       Path source = options.source;
       if (!Files.isDirectory(source)) {
