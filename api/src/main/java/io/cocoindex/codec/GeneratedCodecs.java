@@ -270,7 +270,7 @@ public final class GeneratedCodecs {
   private static Object[] keysAndValuesByKey(Map<String, ?> map) {
     int n = map.size();
     if (n > 16) {
-      @SuppressWarnings("unchecked")
+      @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is created raw
       Map.Entry<String, ?>[] entries = map.entrySet().toArray(new Map.Entry[n]);
       if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
         Arrays.sort(entries, (a, b) -> a.getKey().compareTo(b.getKey()));
