@@ -54,7 +54,8 @@ public final class Environment {
   /**
    * A builder; give it a store ({@code dbPath} or {@code stateStore}) before {@code build}.
    *
-   * @return a new builder with the defaults: no context value, the cores as parallelism, no lock wait
+   * @return a new builder with the defaults: no context value, the cores as parallelism, no
+   *     lock wait
    */
   public static Builder builder() {
     return new Builder();
