@@ -12,7 +12,7 @@ public interface ActionApplier<A> {
   /**
    * Applies all actions; throwing fails the whole batch (the engine may retry it split).
    *
-   * @param actions the batch, in the order the engine collected it; never empty
+   * @param actions the batch, in the order the engine collected it
    * @throws Exception when any action of the batch could not be applied
    */
   void apply(List<TargetAction<A>> actions) throws Exception;

@@ -219,7 +219,7 @@ public sealed interface StableKey
    * Fingerprint}, a {@code StableKey} (returned as is) or {@code null}.
    *
    * @param o the value to convert; a list's items are converted in turn
-   * @return the key of {@code o}, equal to the key of any equal value
+   * @return the key of {@code o}; {@code o} itself when it is a key already
    * @throws IllegalArgumentException naming the type when {@code o} is of any other type
    */
   static StableKey of(Object o) {
