@@ -9,6 +9,11 @@ import java.util.List;
  */
 @FunctionalInterface
 public interface ActionApplier<A> {
-  /** Applies all actions; throwing fails the whole batch (the engine may retry it split). */
+  /**
+   * Applies all actions; throwing fails the whole batch (the engine may retry it split).
+   *
+   * @param actions the batch, in the order the engine collected it
+   * @throws Exception when any action of the batch could not be applied
+   */
   void apply(List<TargetAction<A>> actions) throws Exception;
 }

@@ -9,6 +9,11 @@ package io.cocoindex;
  */
 @FunctionalInterface
 public interface ChildHandlerFactory<A> {
-  /** The handler of the children of the container that {@code action} creates or updates. */
+  /**
+   * The handler of the children of the container that {@code action} creates or updates.
+   *
+   * @param action the container's Create or Update action value, as its handler returned it
+   * @return the definition wrapping the handler of that container's children
+   */
   ChildTargetDef<?> childHandler(A action);
 }

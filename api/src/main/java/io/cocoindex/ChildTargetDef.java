@@ -15,12 +15,23 @@ public final class ChildTargetDef<V> {
     this.handler = Objects.requireNonNull(handler, "handler");
   }
 
-  /** Wraps the handler of the children. */
+  /**
+   * Wraps the handler of the children.
+   *
+   * @param handler the handler that reconciles each child (or attachment) target state
+   * @param <V> the children's value type
+   * @return a definition holding {@code handler}
+   * @throws NullPointerException when {@code handler} is null
+   */
   public static <V> ChildTargetDef<V> of(TargetHandler<V, ?, ?> handler) {
     return new ChildTargetDef<>(handler);
   }
 
-  /** The handler of the children. */
+  /**
+   * The handler of the children.
+   *
+   * @return the handler this definition was made with
+   */
   public TargetHandler<V, ?, ?> handler() {
     return handler;
   }

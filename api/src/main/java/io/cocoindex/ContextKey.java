@@ -18,17 +18,34 @@ public final class ContextKey<T> {
     this.type = Objects.requireNonNull(type, "type");
   }
 
-  /** A key of the given logical name for values of {@code type}. */
+  /**
+   * A key of the given logical name for values of {@code type}. Two keys of the same name and
+   * type are equal.
+   *
+   * @param name the stable logical name, such as {@code "my_pg"}; never a host or a password
+   * @param type the class of the value the environment provides under it
+   * @param <T> the value type
+   * @return the key
+   * @throws NullPointerException when {@code name} or {@code type} is null
+   */
   public static <T> ContextKey<T> of(String name, Class<T> type) {
     return new ContextKey<>(name, type);
   }
 
-  /** The stable logical name. */
+  /**
+   * The stable logical name.
+   *
+   * @return the name this key was made with
+   */
   public String name() {
     return name;
   }
 
-  /** The type of the value provided under this key. */
+  /**
+   * The type of the value provided under this key.
+   *
+   * @return the class this key was made with
+   */
   public Class<T> type() {
     return type;
   }

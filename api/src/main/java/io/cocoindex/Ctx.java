@@ -20,6 +20,9 @@ public interface Ctx {
   /**
    * The value the environment provides for {@code key}.
    *
+   * @param key the key the value was provided under ({@code Environment.Builder.provide})
+   * @param <T> the value type
+   * @return the provided value
    * @throws IllegalStateException naming the key when the environment provides none
    */
   <T> T get(ContextKey<T> key);
@@ -28,6 +31,10 @@ public interface Ctx {
    * Mounts a child processing component at {@code subpath} (converted with {@link StableKey#of}).
    * It runs concurrently on a bounded pool and commits on its own; this component completes after
    * all its children.
+   *
+   * @param subpath the child's key under this component, stable across runs: its tracking is
+   *     kept under it
+   * @param component the child's body, given the child's context
    */
   void mount(Object subpath, Consumer<Ctx> component);
 
@@ -40,6 +47,11 @@ public interface Ctx {
    * <p>The child runs on the calling thread, except past 64 foreground components nested on one
    * thread, where it runs on a thread of its own (a chain that deep would overflow the stack);
    * an app's {@code ThreadLocal}s do not follow it there.
+   *
+   * @param subpath the child's key under this component, stable across runs
+   * @param component the child's body, given the child's context
+   * @param <T> the body's result type
+   * @return what the body returned
    */
   <T> T useMount(Object subpath, Function<Ctx, T> component);
 
@@ -63,6 +75,13 @@ public interface Ctx {
    * after this returns (so that the inputs of many children are fingerprinted on every core): do
    * not change it after mounting. An input that cannot be fingerprinted fails this child alone,
    * reported among the run's failures like a failing body, and its tracking is kept.
+   *
+   * @param subpath the child's key under this component, stable across runs
+   * @param input everything the body's declarations depend on, of a type {@link Fingerprint#of}
+   *     accepts
+   * @param component the child's body, given the child's context
+   * @throws UnsupportedOperationException from this default, for a context not made by the
+   *     runtime
    */
   default void mountMemo(Object subpath, Object input, Consumer<Ctx> component) {
     throw new UnsupportedOperationException(
@@ -74,6 +93,16 @@ public interface Ctx {
    * the same {@code function} name, fingerprint of {@code input} and {@code resultType}, or
    * computes, caches and returns it; a stored result that can no longer be read (its type
    * changed shape) is computed again. Invalidated by a full reprocess.
+   *
+   * @param function the function's name, unique in this component and stable across runs
+   * @param input the function's argument, of a type {@link Fingerprint#of} accepts
+   * @param resultType the class the result is stored and read back as
+   * @param compute computes the result from {@code input} on a miss
+   * @param <I> the input type
+   * @param <T> the result type
+   * @return the cached result, or the one {@code compute} just returned
+   * @throws UnsupportedOperationException from this default, for a context not made by the
+   *     runtime
    */
   default <I, T> T memo(String function, I input, Class<T> resultType, Function<I, T> compute) {
     throw new UnsupportedOperationException(
@@ -83,6 +112,9 @@ public interface Ctx {
   /**
    * The path of this component from the app's root component (empty for the root). The
    * runtime's contexts know it; this default, for contexts made elsewhere (a test's), knows none.
+   *
+   * @return the subpaths from the root to this component, outermost first
+   * @throws UnsupportedOperationException from this default
    */
   default List<StableKey> path() {
     throw new UnsupportedOperationException(getClass().getName() + " has no component path");
@@ -93,6 +125,9 @@ public interface Ctx {
    * beside what they create in a target that several apps may write (a database's schema
    * objects), so that one app never takes another's: two apps writing one target need distinct
    * names. The runtime's contexts know it; this default, for contexts made elsewhere, knows none.
+   *
+   * @return the app's name
+   * @throws UnsupportedOperationException from this default
    */
   default String appName() {
     throw new UnsupportedOperationException(getClass().getName() + " belongs to no app");

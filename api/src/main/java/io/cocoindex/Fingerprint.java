@@ -31,6 +31,12 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
   /** Number of bytes in a fingerprint. */
   public static final int LENGTH = 16;
 
+  /**
+   * Takes a copy of the digest bytes, so that the fingerprint cannot change afterwards.
+   *
+   * @param bytes the 16 digest bytes
+   * @throws IllegalArgumentException when {@code bytes} is null or not 16 bytes long
+   */
   public Fingerprint {
     if (bytes == null || bytes.length != LENGTH) {
       throw new IllegalArgumentException("a fingerprint has exactly 16 bytes, not "
@@ -39,7 +45,11 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     bytes = bytes.clone();
   }
 
-  /** A copy of the 16 digest bytes. */
+  /**
+   * A copy of the 16 digest bytes.
+   *
+   * @return a new array of the {@value #LENGTH} bytes; changing it changes no fingerprint
+   */
   @Override
   public byte[] bytes() {
     return bytes.clone();
@@ -51,6 +61,8 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
    * (sorted by the encoding of their elements/keys, so iteration order does not matter), {@code
    * Optional}, {@code Fingerprint}, {@link StableKey} and {@code null}.
    *
+   * @param value the value to fingerprint, of a supported type (its nested values too)
+   * @return the fingerprint of the value's canonical encoding
    * @throws IllegalArgumentException naming the type of an unsupported (nested) value
    */
   public static Fingerprint of(Object value) {
@@ -248,12 +260,22 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     }
   }
 
-  /** Fingerprints raw bytes (tagged as bytes). */
+  /**
+   * Fingerprints raw bytes (tagged as bytes).
+   *
+   * @param b the bytes, or null
+   * @return the same fingerprint as {@code of(b)}
+   */
   public static Fingerprint ofBytes(byte[] b) {
     return of(b);
   }
 
-  /** Fingerprints a string (tagged as a string). */
+  /**
+   * Fingerprints a string (tagged as a string).
+   *
+   * @param s the string, or null
+   * @return the same fingerprint as {@code of(s)}
+   */
   public static Fingerprint ofString(String s) {
     return of(s);
   }
@@ -267,6 +289,8 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
    * Fingerprint.builder().beginList(2).add("a").add(1L).build()
    *     .equals(Fingerprint.of(List.of("a", 1L)))  // true
    * }</pre>
+   *
+   * @return a new, empty builder, for the calling thread only
    */
   public static Builder builder() {
     return new Builder();
@@ -301,7 +325,14 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       return e;
     }
 
-    /** Starts a list (or array) of {@code size} values: the next {@code size} values. */
+    /**
+     * Starts a list (or array) of {@code size} values: the next {@code size} values.
+     *
+     * @param size the number of values the list holds; zero for an empty list
+     * @return this builder, for the next value
+     * @throws IllegalArgumentException when {@code size} is negative
+     * @throws IllegalStateException when this builder was built already
+     */
     public Builder beginList(int size) {
       if (size < 0) {
         throw new IllegalArgumentException("a list has no negative size: " + size);
@@ -312,7 +343,13 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       return this;
     }
 
-    /** Adds a string, or a null. */
+    /**
+     * Adds a string, or a null.
+     *
+     * @param s the string, or null to add a null
+     * @return this builder, for the next value
+     * @throws IllegalStateException when this builder was built already
+     */
     public Builder add(String s) {
       if (s == null) {
         return addNull();
@@ -323,7 +360,13 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       return this;
     }
 
-    /** Adds an integral number, as a {@code Long} (or {@code Integer}, ...) would be added. */
+    /**
+     * Adds an integral number, as a {@code Long} (or {@code Integer}, ...) would be added.
+     *
+     * @param v the number
+     * @return this builder, for the next value
+     * @throws IllegalStateException when this builder was built already
+     */
     public Builder add(long v) {
       Encoder e = enc();
       e.out.write(Encoder.INT);
@@ -334,6 +377,10 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     /**
      * Adds a character, as a {@code Character} would be added (without this overload a {@code
      * char} would widen to {@link #add(long)} and fingerprint as a number).
+     *
+     * @param c the character
+     * @return this builder, for the next value
+     * @throws IllegalStateException when this builder was built already
      */
     public Builder add(char c) {
       Encoder e = enc();
@@ -342,7 +389,13 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       return this;
     }
 
-    /** Adds a floating-point number, as a {@code Double} (or {@code Float}) would be added. */
+    /**
+     * Adds a floating-point number, as a {@code Double} (or {@code Float}) would be added.
+     *
+     * @param v the number
+     * @return this builder, for the next value
+     * @throws IllegalStateException when this builder was built already
+     */
     public Builder add(double v) {
       Encoder e = enc();
       e.out.write(Encoder.FLOAT);
@@ -350,7 +403,13 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       return this;
     }
 
-    /** Adds a byte string, or a null. */
+    /**
+     * Adds a byte string, or a null.
+     *
+     * @param b the bytes, or null to add a null
+     * @return this builder, for the next value
+     * @throws IllegalStateException when this builder was built already
+     */
     public Builder add(byte[] b) {
       if (b == null) {
         return addNull();
@@ -361,7 +420,13 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
       return this;
     }
 
-    /** Adds a fingerprint, or a null. */
+    /**
+     * Adds a fingerprint, or a null.
+     *
+     * @param f the fingerprint, or null to add a null
+     * @return this builder, for the next value
+     * @throws IllegalStateException when this builder was built already
+     */
     public Builder add(Fingerprint f) {
       if (f == null) {
         return addNull();
@@ -375,14 +440,22 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     /**
      * Adds any value {@link #of} accepts.
      *
+     * @param v the value, of a type {@link #of} accepts (its nested values too)
+     * @return this builder, for the next value
      * @throws IllegalArgumentException naming the type of an unsupported (nested) value
+     * @throws IllegalStateException when this builder was built already
      */
     public Builder add(Object v) {
       enc().write(v);
       return this;
     }
 
-    /** Adds a null. */
+    /**
+     * Adds a null.
+     *
+     * @return this builder, for the next value
+     * @throws IllegalStateException when this builder was built already
+     */
     public Builder addNull() {
       enc().out.write(Encoder.NULL);
       return this;
@@ -391,6 +464,9 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     /**
      * The fingerprint of everything added. Ends the builder: adding to it afterwards, or building
      * it again, throws {@link IllegalStateException}.
+     *
+     * @return the fingerprint {@link #of} gives for the same values
+     * @throws IllegalStateException when this builder was built already
      */
     public Fingerprint build() {
       Encoder e = enc();
@@ -402,7 +478,13 @@ public record Fingerprint(byte[] bytes) implements Comparable<Fingerprint> {
     }
   }
 
-  /** Parses the {@link #toString()} form {@code #<32 hex digits>}. */
+  /**
+   * Parses the {@link #toString()} form {@code #<32 hex digits>}.
+   *
+   * @param text the 32 hex digits, with or without the leading {@code #}
+   * @return the fingerprint they spell
+   * @throws IllegalArgumentException when {@code text} is not 32 hex digits
+   */
   public static Fingerprint parse(String text) {
     String hex = text.startsWith("#") ? text.substring(1) : text;
     return new Fingerprint(HexFormat.of().parseHex(hex));

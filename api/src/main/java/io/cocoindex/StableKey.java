@@ -57,6 +57,12 @@ public sealed interface StableKey
 
   /** A string key. */
   record Str(String value) implements StableKey {
+    /**
+     * Checks that the string is given.
+     *
+     * @param value the key's text
+     * @throws NullPointerException when {@code value} is null
+     */
     public Str {
       Objects.requireNonNull(value, "value");
     }
@@ -92,10 +98,21 @@ public sealed interface StableKey
 
   /** A byte-string key; compared by content. */
   record Bytes(byte[] value) implements StableKey {
+    /**
+     * Takes a copy of the bytes, so that the key cannot change afterwards.
+     *
+     * @param value the key's bytes
+     * @throws NullPointerException when {@code value} is null
+     */
     public Bytes {
       value = value.clone();
     }
 
+    /**
+     * The key's bytes.
+     *
+     * @return a new copy of the bytes; changing it changes no key
+     */
     @Override
     public byte[] value() {
       return value.clone();
@@ -119,6 +136,12 @@ public sealed interface StableKey
 
   /** A UUID key. */
   record Uuid(UUID value) implements StableKey {
+    /**
+     * Checks that the UUID is given.
+     *
+     * @param value the key's UUID
+     * @throws NullPointerException when {@code value} is null
+     */
     public Uuid {
       Objects.requireNonNull(value, "value");
     }
@@ -131,6 +154,12 @@ public sealed interface StableKey
 
   /** A namespace marker (provider names, attachment types); rendered with a leading {@code @}. */
   record Symbol(String name) implements StableKey {
+    /**
+     * Checks that the name is given.
+     *
+     * @param name the marker's name, rendered after {@code @}
+     * @throws NullPointerException when {@code name} is null
+     */
     public Symbol {
       Objects.requireNonNull(name, "name");
     }
@@ -143,6 +172,12 @@ public sealed interface StableKey
 
   /** A composite key, e.g. (database, schema, table). */
   record Array(List<StableKey> items) implements StableKey {
+    /**
+     * Takes an unmodifiable copy of the items.
+     *
+     * @param items the parts of the key, in order
+     * @throws NullPointerException when {@code items} or any item is null
+     */
     public Array {
       items = List.copyOf(items);
     }
@@ -162,6 +197,12 @@ public sealed interface StableKey
 
   /** A fingerprint used as a key (e.g. of a long or structured identity). */
   record Fp(Fingerprint value) implements StableKey {
+    /**
+     * Checks that the fingerprint is given.
+     *
+     * @param value the fingerprint the key stands for
+     * @throws NullPointerException when {@code value} is null
+     */
     public Fp {
       Objects.requireNonNull(value, "value");
     }
@@ -177,6 +218,8 @@ public sealed interface StableKey
    * Boolean}, {@code UUID}, {@code byte[]}, {@code List<?>} (of convertible items), {@link
    * Fingerprint}, a {@code StableKey} (returned as is) or {@code null}.
    *
+   * @param o the value to convert; a list's items are converted in turn
+   * @return the key of {@code o}; {@code o} itself when it is a key already
    * @throws IllegalArgumentException naming the type when {@code o} is of any other type
    */
   static StableKey of(Object o) {
@@ -229,7 +272,13 @@ public sealed interface StableKey
     }
   }
 
-  /** A namespace marker key, rendered {@code @name}. */
+  /**
+   * A namespace marker key, rendered {@code @name}.
+   *
+   * @param name the marker's name: a provider name or an attachment type
+   * @return a {@link Symbol} key, distinct from any key of another kind
+   * @throws NullPointerException when {@code name} is null
+   */
   static StableKey symbol(String name) {
     return new Symbol(name);
   }
@@ -238,6 +287,7 @@ public sealed interface StableKey
    * The text of this string key: what a handler whose values have a {@code String} {@code @Key}
    * reads back from the key it is given ({@code key.asString()}, not a cast to {@link Str}).
    *
+   * @return the string the key was made from
    * @throws IllegalStateException naming this key and its kind when it is not a {@link Str}
    */
   default String asString() {
@@ -250,6 +300,7 @@ public sealed interface StableKey
   /**
    * The number of this integer key (any integral {@code @Key} component).
    *
+   * @return the number the key was made from
    * @throws IllegalStateException naming this key and its kind when it is not an {@link Int}
    */
   default long asLong() {
@@ -264,6 +315,8 @@ public sealed interface StableKey
    * component of a value with several {@code @Key} components, or the context key's name of a
    * connector whose keys start with it.
    *
+   * @param index the position of the part, from 0
+   * @return the key of that part
    * @throws IllegalStateException naming this key when it is not an {@link Array}, or has no
    *     part {@code index}
    */

@@ -11,11 +11,21 @@ import java.util.Objects;
 public sealed interface TargetAction<A>
     permits TargetAction.Create, TargetAction.Update, TargetAction.Delete {
 
-  /** The connector's action value. */
+  /**
+   * The connector's action value.
+   *
+   * @return the value the action was made with; never null
+   */
   A value();
 
   /** Create a target state that did not exist. */
   record Create<A>(A value) implements TargetAction<A> {
+    /**
+     * Checks that the value is given.
+     *
+     * @param value the connector's action value
+     * @throws NullPointerException when {@code value} is null
+     */
     public Create {
       Objects.requireNonNull(value, "value");
     }
@@ -23,6 +33,12 @@ public sealed interface TargetAction<A>
 
   /** Update a target state that (may) exist. */
   record Update<A>(A value) implements TargetAction<A> {
+    /**
+     * Checks that the value is given.
+     *
+     * @param value the connector's action value
+     * @throws NullPointerException when {@code value} is null
+     */
     public Update {
       Objects.requireNonNull(value, "value");
     }
@@ -30,27 +46,58 @@ public sealed interface TargetAction<A>
 
   /** Delete a target state that is no longer declared. */
   record Delete<A>(A value) implements TargetAction<A> {
+    /**
+     * Checks that the value is given.
+     *
+     * @param value the connector's action value, enough to find what to delete
+     * @throws NullPointerException when {@code value} is null
+     */
     public Delete {
       Objects.requireNonNull(value, "value");
     }
   }
 
-  /** A {@link Create} of {@code a}. */
+  /**
+   * A {@link Create} of {@code a}.
+   *
+   * @param a the connector's action value describing what to create
+   * @param <A> the connector's action type
+   * @return the action
+   * @throws NullPointerException when {@code a} is null
+   */
   static <A> TargetAction<A> create(A a) {
     return new Create<>(a);
   }
 
-  /** An {@link Update} to {@code a}. */
+  /**
+   * An {@link Update} to {@code a}.
+   *
+   * @param a the connector's action value describing the state to reach
+   * @param <A> the connector's action type
+   * @return the action
+   * @throws NullPointerException when {@code a} is null
+   */
   static <A> TargetAction<A> update(A a) {
     return new Update<>(a);
   }
 
-  /** A {@link Delete} described by {@code a}. */
+  /**
+   * A {@link Delete} described by {@code a}.
+   *
+   * @param a the connector's action value naming what to delete
+   * @param <A> the connector's action type
+   * @return the action
+   * @throws NullPointerException when {@code a} is null
+   */
   static <A> TargetAction<A> delete(A a) {
     return new Delete<>(a);
   }
 
-  /** The lower-case verb of this action: {@code create}, {@code update} or {@code delete}. */
+  /**
+   * The lower-case verb of this action, for logs and previews.
+   *
+   * @return {@code "create"}, {@code "update"} or {@code "delete"}
+   */
   default String verb() {
     if (this instanceof Create) {
       return "create";

@@ -65,6 +65,8 @@ public interface TargetHandler<V, R, A> {
    *     interrupted run); empty for a new state
    * @param prevMayBeMissing the state may not exist externally even if records say it does
    * @return the action to apply, or {@code null} when nothing needs to change
+   * @throws Exception when no action can be decided (a declared value it refuses): the
+   *     component that owns the state fails, with an error naming the handler, provider and key
    */
   TargetReconcileOutput<A, R> reconcile(
       StableKey key, V desired, List<R> prevPossibleRecords, boolean prevMayBeMissing)
@@ -84,6 +86,8 @@ public interface TargetHandler<V, R, A> {
    * looks, say with one {@code stat}, makes a container removed by hand come back whole without
    * a full reprocess. Asked once per container per run, right after the factory built the
    * handler; ignored on root and attachment handlers.
+   *
+   * @return the invalidation the factory found, or {@code null} for none
    */
   default TargetChildInvalidation childInvalidationFound() {
     return null;
@@ -92,6 +96,8 @@ public interface TargetHandler<V, R, A> {
   /**
    * The attachment handlers of this handler, keyed by attachment type name. Registered eagerly,
    * so an attachment that is no longer declared is deleted.
+   *
+   * @return the handler of each attachment type, by type name; empty (the default) for none
    */
   default Map<String, ChildTargetDef<?>> attachments() {
     return Map.of();

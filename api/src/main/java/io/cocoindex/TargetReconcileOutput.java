@@ -21,18 +21,45 @@ public record TargetReconcileOutput<A, R>(
     R trackingRecord,
     TargetChildInvalidation childInvalidation) {
 
+  /**
+   * Checks that the action and its sink are given.
+   *
+   * @param action the operation to apply
+   * @param sink the sink that applies it
+   * @param trackingRecord what to remember for the next run; {@code null} records non-existence
+   * @param childInvalidation for containers: how this change affects the children, or {@code
+   *     null}
+   * @throws NullPointerException when {@code action} or {@code sink} is null
+   */
   public TargetReconcileOutput {
     Objects.requireNonNull(action, "action");
     Objects.requireNonNull(sink, "sink");
   }
 
-  /** An output without child invalidation. */
+  /**
+   * An output without child invalidation.
+   *
+   * @param action the operation to apply
+   * @param sink the sink that applies it; return the same instance from every {@code reconcile}
+   *     of the handler, so its actions are batched together
+   * @param trackingRecord what to remember for the next run; {@code null} records non-existence
+   * @param <A> the action type
+   * @param <R> the tracking record type
+   * @return the output, with {@link #childInvalidation()} null
+   * @throws NullPointerException when {@code action} or {@code sink} is null
+   */
   public static <A, R> TargetReconcileOutput<A, R> of(
       TargetAction<A> action, TargetActionSink<A> sink, R trackingRecord) {
     return new TargetReconcileOutput<>(action, sink, trackingRecord, null);
   }
 
-  /** A copy of this output with the given child invalidation. */
+  /**
+   * A copy of this output with the given child invalidation.
+   *
+   * @param invalidation how this change affects the container's children, or {@code null} for
+   *     not at all
+   * @return a new output with the same action, sink and tracking record
+   */
   public TargetReconcileOutput<A, R> withChildInvalidation(TargetChildInvalidation invalidation) {
     return new TargetReconcileOutput<>(action, sink, trackingRecord, invalidation);
   }

@@ -35,6 +35,8 @@ public @interface Attachment {
   /**
    * The attachment type name, a Java identifier unique in the handler; {@code vector_index} gives
    * {@code declareVectorIndex}.
+   *
+   * @return the attachment type name, the key of this handler in {@code attachments()}
    */
   String value();
 }

@@ -40,24 +40,41 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.TYPE)
 public @interface ContainerTarget {
-  /** The provider name, unique in an app (and checked unique in a compilation). */
+  /**
+   * The provider name, unique in an app (and checked unique in a compilation).
+   *
+   * @return the name the generated {@code register} registers the root provider under, such as
+   *     {@code "example.com/db/table"}
+   */
   String provider();
 
-  /** The container's noun, a Java identifier in UpperCamelCase: {@code declare<name>}. */
+  /**
+   * The container's noun, a Java identifier in UpperCamelCase: {@code declare<name>}.
+   *
+   * @return the noun, such as {@code "Table"}
+   */
   String name();
 
-  /** The children's noun, a Java identifier in UpperCamelCase: {@code declare<child>}. */
+  /**
+   * The children's noun, a Java identifier in UpperCamelCase: {@code declare<child>}.
+   *
+   * @return the noun, such as {@code "Row"}
+   */
   String child();
 
   /**
    * The children's value type: the {@code V} of the handler the {@link ChildHandler} returns; a
    * class, never a primitive type ({@code Integer.class}, not {@code int.class}).
+   *
+   * @return the class of the children's declared values
    */
   Class<?> childValue();
 
   /**
    * The simple name of the generated API class; by default the regular English plural of {@link
    * #name()} ({@code Documents}, {@code Boxes}, {@code Directories}): set it for an irregular one.
+   *
+   * @return the API class's simple name, or {@code ""} for the plural of {@link #name()}
    */
   String api() default "";
 }

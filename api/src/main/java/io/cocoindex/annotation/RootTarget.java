@@ -29,15 +29,26 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.TYPE)
 public @interface RootTarget {
-  /** The provider name, unique in an app (and checked unique in a compilation). */
+  /**
+   * The provider name, unique in an app (and checked unique in a compilation).
+   *
+   * @return the name the generated {@code register} registers the root provider under, such as
+   *     {@code "example.com/db/table"}
+   */
   String provider();
 
-  /** The target's noun, a Java identifier in UpperCamelCase: {@code declare<name>}. */
+  /**
+   * The target's noun, a Java identifier in UpperCamelCase: {@code declare<name>}.
+   *
+   * @return the noun, such as {@code "Document"}
+   */
   String name();
 
   /**
    * The simple name of the generated API class; by default the regular English plural of {@link
    * #name()} ({@code Documents}, {@code Boxes}, {@code Directories}): set it for an irregular one.
+   *
+   * @return the API class's simple name, or {@code ""} for the plural of {@link #name()}
    */
   String api() default "";
 }

@@ -6,10 +6,21 @@ package io.cocoindex.codec;
 public final class CodecFormatException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * An error with the given message.
+   *
+   * @param message what does not fit, naming the type and the field
+   */
   public CodecFormatException(String message) {
     super(message);
   }
 
+  /**
+   * An error with the given message and the failure that revealed it.
+   *
+   * @param message what does not fit, naming the type and the field
+   * @param cause the failure of reading the stored bytes
+   */
   public CodecFormatException(String message, Throwable cause) {
     super(message, cause);
   }
@@ -17,6 +28,10 @@ public final class CodecFormatException extends RuntimeException {
   /**
    * A stored field the record has no component for: the component was removed or renamed since
    * the value was stored.
+   *
+   * @param recordType the name of the record type being read
+   * @param field the stored field's name
+   * @return the error to throw, telling how to recover
    */
   public static CodecFormatException unknownField(String recordType, String field) {
     return new CodecFormatException(

@@ -38,8 +38,12 @@ public final class FieldNames {
   private final int[] ids;
 
   /**
+   * Encodes the field names of one record.
+   *
    * @param type the record's canonical name, for error messages
    * @param names the record's field names, in component order; distinct and valid Unicode
+   * @throws IllegalArgumentException naming the record when a name is null, repeated or not
+   *     valid Unicode
    */
   public FieldNames(String type, String... names) {
     this.type = type;
@@ -75,17 +79,30 @@ public final class FieldNames {
     }
   }
 
-  /** The record's canonical name. */
+  /**
+   * The record's canonical name.
+   *
+   * @return the name given to the constructor, for error messages
+   */
   public String type() {
     return type;
   }
 
-  /** The number of fields. */
+  /**
+   * The number of fields.
+   *
+   * @return how many names this instance holds
+   */
   public int size() {
     return names.length;
   }
 
-  /** The name of field {@code i}. */
+  /**
+   * The name of field {@code i}.
+   *
+   * @param i the field's index, in component order
+   * @return the field's name
+   */
   public String name(int i) {
     return names[i];
   }
@@ -93,30 +110,55 @@ public final class FieldNames {
   /**
    * The number of the name of field {@code i}: small, and the same for an equal name in any
    * instance, so a writer can find the names a document already holds by number, not by hash.
+   *
+   * @param i the field's index, in component order
+   * @return the name's number, from 0
    */
   public int nameId(int i) {
     return ids[i];
   }
 
-  /** The number {@link #nameId(int)} gives {@code name}, or -1 when no instance has it. */
+  /**
+   * The number {@link #nameId(int)} gives {@code name}, or -1 when no instance has it.
+   *
+   * @param name a field name
+   * @return the name's number, or -1
+   */
   public static int nameId(String name) {
     Integer id = NAME_IDS.get(name);
     return id == null ? -1 : id;
   }
 
-  /** The length of field {@code i}'s name in UTF-8 bytes. */
+  /**
+   * The length of field {@code i}'s name in UTF-8 bytes.
+   *
+   * @param i the field's index, in component order
+   * @return the byte length of the encoded name
+   */
   public int utf8Length(int i) {
     return utf8[i].length;
   }
 
-  /** Copies field {@code i}'s name in UTF-8 into {@code out} at {@code pos}; returns the end. */
+  /**
+   * Copies field {@code i}'s name in UTF-8 into {@code out} at {@code pos}; returns the end.
+   *
+   * @param i the field's index, in component order
+   * @param out the buffer, with room for {@link #utf8Length(int)} bytes at {@code pos}
+   * @param pos where the name's first byte goes
+   * @return the position after the name's last byte
+   */
   public int copyUtf8(int i, byte[] out, int pos) {
     byte[] b = utf8[i];
     System.arraycopy(b, 0, out, pos, b.length);
     return pos + b.length;
   }
 
-  /** The index of the field called {@code name}, or -1 when the record has no such field. */
+  /**
+   * The index of the field called {@code name}, or -1 when the record has no such field.
+   *
+   * @param name a stored field's name
+   * @return the field's index in component order, or -1
+   */
   public int indexOf(String name) {
     if (index != null) {
       Integer i = index.get(name);
@@ -140,6 +182,12 @@ public final class FieldNames {
    * Field {@code expected} is tried first (fields are stored in component order, so the one after
    * the last field read is usually the next; any other value is only a missed guess), then every
    * field, told apart by length first, which most are.
+   *
+   * @param in the buffer holding the stored name
+   * @param from the position of the name's first byte
+   * @param len the name's length in bytes
+   * @param expected the index to try first, usually the one after the last field read
+   * @return the field's index in component order, or -1
    */
   public int match(byte[] in, int from, int len, int expected) {
     if (len <= Long.BYTES && from + Long.BYTES <= in.length) {

@@ -12,16 +12,27 @@ package io.cocoindex.codec;
  */
 public interface GeneratedCodec<T> {
 
-  /** The record type this codec reads and writes. */
+  /**
+   * The record type this codec reads and writes.
+   *
+   * @return the class of the annotated record
+   */
   Class<T> type();
 
-  /** Writes {@code value}, or a null when it is {@code null}. */
+  /**
+   * Writes {@code value}, or a null when it is {@code null}.
+   *
+   * @param out the output, positioned where the value goes
+   * @param value the record to write, or null
+   */
   void write(ValueWriter out, T value);
 
   /**
    * Reads a value written by {@link #write} (possibly by an older version of the record), or
    * {@code null} for a stored null.
    *
+   * @param in the input, positioned before the value
+   * @return the record read, or {@code null} for a stored null
    * @throws CodecFormatException naming the record and field when the stored value does not fit
    */
   T read(ValueReader in);
@@ -29,6 +40,8 @@ public interface GeneratedCodec<T> {
   /**
    * Whether {@link #copy} is implemented. Codecs generated before it existed answer false and are
    * copied through what they write.
+   *
+   * @return true when {@link #copy} may be called
    */
   default boolean copiesDirectly() {
     return false;
@@ -42,6 +55,8 @@ public interface GeneratedCodec<T> {
    * an unmodifiable list (a codec's, or the JDK's {@code List.of}) nothing in which can change.
    * Fails where writing would: a string holding an unpaired surrogate.
    *
+   * @param value the record to copy, or null
+   * @return the copy, or {@code null} for a null {@code value}
    * @throws UnsupportedOperationException when {@link #copiesDirectly()} is false
    */
   default T copy(T value) {

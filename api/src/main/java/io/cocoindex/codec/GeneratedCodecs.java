@@ -25,7 +25,14 @@ import java.util.function.IntFunction;
 public final class GeneratedCodecs {
   private GeneratedCodecs() {}
 
-  /** Writes a boxed or other reference value with {@code write}, or a null. */
+  /**
+   * Writes a boxed or other reference value with {@code write}, or a null.
+   *
+   * @param out the output, positioned where the value goes
+   * @param value the value, or null
+   * @param write writes a non-null value
+   * @param <T> the value type
+   */
   public static <T> void writeNullable(
       ValueWriter out, T value, BiConsumer<ValueWriter, ? super T> write) {
     if (value == null) {
@@ -35,12 +42,24 @@ public final class GeneratedCodecs {
     }
   }
 
-  /** Reads a value with {@code read}, or {@code null} for a stored null. */
+  /**
+   * Reads a value with {@code read}, or {@code null} for a stored null.
+   *
+   * @param in the input, positioned before the value
+   * @param read reads a non-null value
+   * @param <T> the value type
+   * @return what {@code read} returned, or null
+   */
   public static <T> T readNullable(ValueReader in, Function<ValueReader, T> read) {
     return in.readNull() ? null : read.apply(in);
   }
 
-  /** Writes an enum constant by name, as the reflective codec does. */
+  /**
+   * Writes an enum constant by name, as the reflective codec does.
+   *
+   * @param out the output, positioned where the value goes
+   * @param value the constant, or null
+   */
   public static void writeEnum(ValueWriter out, Enum<?> value) {
     out.writeString(value == null ? null : value.name());
   }
@@ -48,6 +67,11 @@ public final class GeneratedCodecs {
   /**
    * Reads an enum constant by name.
    *
+   * @param in the input, positioned before the value
+   * @param valueOf the enum's {@code valueOf}
+   * @param enumType the enum's name, for the error
+   * @param <E> the enum type
+   * @return the constant, or null for a stored null
    * @throws CodecFormatException naming the enum when it has no constant of the stored name
    */
   public static <E extends Enum<E>> E readEnum(
@@ -65,12 +89,23 @@ public final class GeneratedCodecs {
     }
   }
 
-  /** Writes a {@code char} as a one-character string, as the reflective codec does. */
+  /**
+   * Writes a {@code char} as a one-character string, as the reflective codec does.
+   *
+   * @param out the output, positioned where the value goes
+   * @param value the character
+   */
   public static void writeChar(ValueWriter out, char value) {
     out.writeString(String.valueOf(value));
   }
 
-  /** Reads a {@code char} written as a one-character string. */
+  /**
+   * Reads a {@code char} written as a one-character string.
+   *
+   * @param in the input, positioned before the value
+   * @return the string's only character
+   * @throws CodecFormatException when the stored value is not a one-character string
+   */
   public static char readChar(ValueReader in) {
     String s = in.readString();
     if (s == null || s.length() != 1) {
@@ -79,7 +114,14 @@ public final class GeneratedCodecs {
     return s.charAt(0);
   }
 
-  /** Writes a list in order, or a null. */
+  /**
+   * Writes a list in order, or a null.
+   *
+   * @param out the output, positioned where the value goes
+   * @param list the list, or null; its elements may be null
+   * @param element writes a non-null element
+   * @param <T> the element type
+   */
   public static <T> void writeList(
       ValueWriter out, List<T> list, BiConsumer<ValueWriter, ? super T> element) {
     if (list == null) {
@@ -108,7 +150,14 @@ public final class GeneratedCodecs {
     }
   }
 
-  /** Reads an unmodifiable list, or {@code null} for a stored null. */
+  /**
+   * Reads an unmodifiable list, or {@code null} for a stored null.
+   *
+   * @param in the input, positioned before the value
+   * @param element reads a non-null element
+   * @param <T> the element type
+   * @return the list read, null elements kept; or null
+   */
   public static <T> List<T> readList(ValueReader in, Function<ValueReader, T> element) {
     return readList(in, element, null);
   }
@@ -117,6 +166,12 @@ public final class GeneratedCodecs {
    * Reads an unmodifiable list whose stored null elements read as {@code whenNull}: an empty
    * optional for a list of optionals, which stores an empty one as null (as the reflective codec
    * does, and reads it back).
+   *
+   * @param in the input, positioned before the value
+   * @param element reads a non-null element
+   * @param whenNull what a stored null element reads as
+   * @param <T> the element type
+   * @return the list read, or null
    */
   public static <T> List<T> readList(
       ValueReader in, Function<ValueReader, T> element, T whenNull) {
@@ -134,6 +189,11 @@ public final class GeneratedCodecs {
   /**
    * Writes a set in its elements' natural order, so equal sets give equal bytes whatever their
    * iteration order.
+   *
+   * @param out the output, positioned where the value goes
+   * @param set the set, or null
+   * @param element writes a non-null element
+   * @param <T> the element type
    */
   public static <T extends Comparable<? super T>> void writeSet(
       ValueWriter out, Set<T> set, BiConsumer<ValueWriter, ? super T> element) {
@@ -146,13 +206,27 @@ public final class GeneratedCodecs {
     writeList(out, sorted, element);
   }
 
-  /** Reads an unmodifiable set keeping the stored order, or {@code null} for a stored null. */
+  /**
+   * Reads an unmodifiable set keeping the stored order, or {@code null} for a stored null.
+   *
+   * @param in the input, positioned before the value
+   * @param element reads a non-null element
+   * @param <T> the element type
+   * @return the set read, or null
+   */
   public static <T> Set<T> readSet(ValueReader in, Function<ValueReader, T> element) {
     List<T> list = readList(in, element);
     return list == null ? null : Collections.unmodifiableSet(new LinkedHashSet<>(list));
   }
 
-  /** Writes a map as an object with its entries sorted by key, so the bytes are deterministic. */
+  /**
+   * Writes a map as an object with its entries sorted by key, so the bytes are deterministic.
+   *
+   * @param out the output, positioned where the value goes
+   * @param map the map, or null; its values may be null
+   * @param value writes a non-null value
+   * @param <V> the value type
+   */
   public static <V> void writeMap(
       ValueWriter out, Map<String, V> map, BiConsumer<ValueWriter, ? super V> value) {
     if (map == null) {
@@ -196,7 +270,7 @@ public final class GeneratedCodecs {
   private static Object[] keysAndValuesByKey(Map<String, ?> map) {
     int n = map.size();
     if (n > 16) {
-      @SuppressWarnings("unchecked")
+      @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is created raw
       Map.Entry<String, ?>[] entries = map.entrySet().toArray(new Map.Entry[n]);
       if (!(map instanceof SortedMap<?, ?> sorted && sorted.comparator() == null)) {
         Arrays.sort(entries, (a, b) -> a.getKey().compareTo(b.getKey()));
@@ -231,7 +305,14 @@ public final class GeneratedCodecs {
     return count == n ? out : Arrays.copyOf(out, 2 * count);
   }
 
-  /** Reads an unmodifiable map keeping the stored order, or {@code null} for a stored null. */
+  /**
+   * Reads an unmodifiable map keeping the stored order, or {@code null} for a stored null.
+   *
+   * @param in the input, positioned before the value
+   * @param value reads a non-null value
+   * @param <V> the value type
+   * @return the map read, null values kept; or null
+   */
   public static <V> Map<String, V> readMap(ValueReader in, Function<ValueReader, V> value) {
     return readMap(in, value, null);
   }
@@ -239,6 +320,12 @@ public final class GeneratedCodecs {
   /**
    * Reads an unmodifiable map whose stored null values read as {@code whenNull}: an empty
    * optional for a map of optionals (see {@link #readList(ValueReader, Function, Object)}).
+   *
+   * @param in the input, positioned before the value
+   * @param value reads a non-null value
+   * @param whenNull what a stored null value reads as
+   * @param <V> the value type
+   * @return the map read, or null
    */
   public static <V> Map<String, V> readMap(
       ValueReader in, Function<ValueReader, V> value, V whenNull) {
@@ -253,7 +340,14 @@ public final class GeneratedCodecs {
     return map.build();
   }
 
-  /** Writes an optional as its value, or a null when empty, as the reflective codec does. */
+  /**
+   * Writes an optional as its value, or a null when empty, as the reflective codec does.
+   *
+   * @param out the output, positioned where the value goes
+   * @param optional the optional; null is written as empty
+   * @param value writes the present value
+   * @param <T> the value type
+   */
   public static <T> void writeOptional(
       ValueWriter out, Optional<T> optional, BiConsumer<ValueWriter, ? super T> value) {
     T v = optional == null ? null : optional.orElse(null);
@@ -264,7 +358,14 @@ public final class GeneratedCodecs {
     }
   }
 
-  /** Reads an optional: empty for a stored null. */
+  /**
+   * Reads an optional: empty for a stored null.
+   *
+   * @param in the input, positioned before the value
+   * @param value reads the present value
+   * @param <T> the value type
+   * @return the optional read; never null
+   */
   public static <T> Optional<T> readOptional(ValueReader in, Function<ValueReader, T> value) {
     return in.readNull() ? Optional.empty() : Optional.ofNullable(value.apply(in));
   }
@@ -278,6 +379,7 @@ public final class GeneratedCodecs {
   /**
    * Fails as writing {@code s} would, for a copy that keeps it as it is.
    *
+   * @param s the string to check, or null
    * @throws IllegalArgumentException when it holds an unpaired surrogate
    */
   public static void checkString(String s) {
@@ -287,13 +389,19 @@ public final class GeneratedCodecs {
   /**
    * Fails as writing {@code c} would, for a copy that keeps it as it is.
    *
+   * @param c the character to check
    * @throws IllegalArgumentException when it is a surrogate
    */
   public static void checkChar(char c) {
     copyChar(c);
   }
 
-  /** Fails as writing {@code c} would, for a copy that keeps it; see {@link #checkChar}. */
+  /**
+   * Fails as writing {@code c} would, for a copy that keeps it; see {@link #checkChar}.
+   *
+   * @param c the character to check, or null
+   * @throws IllegalArgumentException when it is a surrogate
+   */
   public static void checkCharacter(Character c) {
     if (c != null) {
       copyChar(c);
@@ -303,6 +411,8 @@ public final class GeneratedCodecs {
   /**
    * A string as a copy keeps it (strings are immutable).
    *
+   * @param s the string to copy, or null
+   * @return {@code s} itself
    * @throws IllegalArgumentException when it holds an unpaired surrogate, as writing it would
    */
   public static String copyString(String s) {
@@ -315,6 +425,8 @@ public final class GeneratedCodecs {
   /**
    * A {@code char} as a copy keeps it.
    *
+   * @param c the character to copy
+   * @return {@code c} itself
    * @throws IllegalArgumentException when it is a surrogate, which has no UTF-8 form alone
    */
   public static char copyChar(char c) {
@@ -324,13 +436,24 @@ public final class GeneratedCodecs {
     return c;
   }
 
-  /** A boxed {@code char} as a copy keeps it; see {@link #copyChar}. */
+  /**
+   * A boxed {@code char} as a copy keeps it; see {@link #copyChar}.
+   *
+   * @param c the character to copy, or null
+   * @return {@code c} itself
+   * @throws IllegalArgumentException when it is a surrogate
+   */
   public static Character copyCharacter(Character c) {
     checkCharacter(c);
     return c;
   }
 
-  /** A fresh copy of a byte array, the one mutable leaf. */
+  /**
+   * A fresh copy of a byte array, the one mutable leaf.
+   *
+   * @param b the bytes, or null
+   * @return a new array of the same bytes, or null
+   */
   public static byte[] copyBytes(byte[] b) {
     return b == null ? null : b.clone();
   }
@@ -340,6 +463,12 @@ public final class GeneratedCodecs {
    * nobody can change (one a codec made, or the JDK's {@code List.of}) whose elements all copy as
    * themselves is returned as it is: every declared row went through three allocations here
    * only to repeat what it already was.
+   *
+   * @param list the list, or null
+   * @param element copies a non-null element
+   * @param <T> the element type
+   * @return the copy, {@code list} itself when it is unmodifiable and no element needed copying,
+   *     or null
    */
   public static <T> List<T> copyList(List<T> list, Function<T, T> element) {
     return copyList(list, element, null);
@@ -348,6 +477,13 @@ public final class GeneratedCodecs {
   /**
    * {@link #copyList(List, Function)} for a list whose null elements read back as {@code
    * whenNull}, as {@link #readList(ValueReader, Function, Object)} reads them.
+   *
+   * @param list the list, or null
+   * @param element copies a non-null element
+   * @param whenNull what a null element becomes
+   * @param <T> the element type
+   * @return the copy, {@code list} itself when it is unmodifiable and no element needed copying,
+   *     or null
    */
   public static <T> List<T> copyList(List<T> list, Function<T, T> element, T whenNull) {
     if (list == null) {
@@ -411,6 +547,11 @@ public final class GeneratedCodecs {
   /**
    * An unmodifiable copy of a set in its elements' natural order (the order reading back gives),
    * each non-null element copied by {@code element}.
+   *
+   * @param set the set, or null
+   * @param element copies a non-null element
+   * @param <T> the element type
+   * @return the copy, or null
    */
   public static <T extends Comparable<? super T>> Set<T> copySet(
       Set<T> set, Function<T, T> element) {
@@ -429,6 +570,12 @@ public final class GeneratedCodecs {
   /**
    * An unmodifiable copy of a map in key order (the order reading back gives), each non-null
    * value copied by {@code value}.
+   *
+   * @param map the map, or null
+   * @param value copies a non-null value
+   * @param <V> the value type
+   * @return the copy, {@code map} itself when a codec made it and no value needed copying, or
+   *     null
    */
   public static <V> Map<String, V> copyMap(Map<String, V> map, Function<V, V> value) {
     return copyMap(map, value, null);
@@ -437,6 +584,13 @@ public final class GeneratedCodecs {
   /**
    * {@link #copyMap(Map, Function)} for a map whose null values read back as {@code whenNull},
    * as {@link #readMap(ValueReader, Function, Object)} reads them.
+   *
+   * @param map the map, or null
+   * @param value copies a non-null value
+   * @param whenNull what a null value becomes
+   * @param <V> the value type
+   * @return the copy, {@code map} itself when a codec made it and no value needed copying, or
+   *     null
    */
   public static <V> Map<String, V> copyMap(Map<String, V> map, Function<V, V> value, V whenNull) {
     if (map == null) {
@@ -462,6 +616,11 @@ public final class GeneratedCodecs {
   /**
    * A copy of an optional: empty for a null or empty one, else its value copied (the optional
    * itself when its value copies as itself).
+   *
+   * @param optional the optional, or null
+   * @param value copies the present value
+   * @param <T> the value type
+   * @return the copy; never null
    */
   public static <T> Optional<T> copyOptional(Optional<T> optional, Function<T, T> value) {
     if (optional == null || optional.isEmpty()) {

@@ -25,6 +25,9 @@ public final class Utf8 {
    * Writes the UTF-8 form of {@code s} into {@code out} from {@code pos}, which must have room
    * for {@code 3 * s.length()} bytes.
    *
+   * @param s the string to encode
+   * @param out the buffer
+   * @param pos where the first byte goes
    * @return the position after the last byte written, or -1 when {@code s} holds an unpaired
    *     surrogate (not valid Unicode; what was written is then garbage)
    */
@@ -87,6 +90,9 @@ public final class Utf8 {
    * bytes. For encoders that have always written the JDK's form (fingerprints): no scan for
    * surrogates, which costs as much as the encoding itself.
    *
+   * @param s the string to encode
+   * @param out the buffer
+   * @param pos where the first byte goes
    * @return the position after the last byte written
    */
   public static int encodeAsJdk(String s, byte[] out, int pos) {
@@ -127,7 +133,12 @@ public final class Utf8 {
     return false;
   }
 
-  /** Whether {@code s} is valid Unicode (no unpaired surrogate): whether it has a UTF-8 form. */
+  /**
+   * Whether {@code s} is valid Unicode (no unpaired surrogate): whether it has a UTF-8 form.
+   *
+   * @param s the string to check
+   * @return true when every surrogate in {@code s} is paired
+   */
   public static boolean isWellFormed(String s) {
     int len = s.length();
     for (int i = 0; i < len; i++) {

@@ -12,7 +12,11 @@ import java.util.UUID;
  */
 public interface ValueReader {
 
-  /** Consumes the next value if it is a null, and says whether it was. */
+  /**
+   * Consumes the next value if it is a null, and says whether it was.
+   *
+   * @return true when a null was consumed; false, consuming nothing, otherwise
+   */
   boolean readNull();
 
   /** Consumes the start of an object; follow with {@link #nextField} until it returns null. */
@@ -21,6 +25,8 @@ public interface ValueReader {
   /**
    * The name of the next field of the current object, positioning the reader on its value; or
    * {@code null}, consuming the end of the object, when no field is left.
+   *
+   * @return the stored field's name, or {@code null} at the object's end
    */
   String nextField();
 
@@ -29,6 +35,8 @@ public interface ValueReader {
    * on its value; or {@link FieldNames#END}, consuming the end of the object, when no field is
    * left. Generated codecs read their fields this way.
    *
+   * @param names the record's component names, in declaration order
+   * @return the index of the stored field in {@code names}, or {@link FieldNames#END}
    * @throws CodecFormatException naming the record and the field when the stored field is not
    *     one of {@code names}
    */
@@ -47,39 +55,83 @@ public interface ValueReader {
   /** Consumes the start of an array; follow with {@link #nextElement} until it returns false. */
   void beginArray();
 
-  /** Whether an element is left in the current array; consumes the end of the array if not. */
+  /**
+   * Whether an element is left in the current array; consumes the end of the array if not.
+   *
+   * @return true when the reader is positioned on an element; false at the array's end
+   */
   boolean nextElement();
 
   /** Consumes the next value, whatever its shape. */
   void skipValue();
 
-  /** Consumes a boolean. */
+  /**
+   * Consumes a boolean.
+   *
+   * @return the boolean read; false for a stored null
+   */
   boolean readBoolean();
 
-  /** Consumes an int. */
+  /**
+   * Consumes an int.
+   *
+   * @return the number read; 0 for a stored null
+   */
   int readInt();
 
-  /** Consumes a long. */
+  /**
+   * Consumes a long.
+   *
+   * @return the number read; 0 for a stored null
+   */
   long readLong();
 
-  /** Consumes a float. */
+  /**
+   * Consumes a float.
+   *
+   * @return the number read; 0 for a stored null
+   */
   float readFloat();
 
-  /** Consumes a double. */
+  /**
+   * Consumes a double.
+   *
+   * @return the number read; 0 for a stored null
+   */
   double readDouble();
 
-  /** Consumes a string. */
+  /**
+   * Consumes a string.
+   *
+   * @return the string read, or null for a stored null
+   */
   String readString();
 
-  /** Consumes a byte string. */
+  /**
+   * Consumes a byte string.
+   *
+   * @return a new array of the bytes read, or null for a stored null
+   */
   byte[] readBytes();
 
-  /** Consumes a UUID. */
+  /**
+   * Consumes a UUID.
+   *
+   * @return the UUID read, or null for a stored null
+   */
   UUID readUuid();
 
-  /** Consumes a fingerprint. */
+  /**
+   * Consumes a fingerprint.
+   *
+   * @return the fingerprint read, or null for a stored null
+   */
   Fingerprint readFingerprint();
 
-  /** Consumes a stable key. */
+  /**
+   * Consumes a stable key.
+   *
+   * @return the key read, or null for a stored null
+   */
   StableKey readStableKey();
 }

@@ -13,10 +13,19 @@ public interface ValueWriter {
   /** Starts an object; write {@link #field} and a value per field, then {@link #endObject}. */
   void beginObject();
 
-  /** The name of the next field of the current object; its value is written next. */
+  /**
+   * The name of the next field of the current object; its value is written next.
+   *
+   * @param name the field's name
+   */
   void field(String name);
 
-  /** Field {@code index} of {@code names} is the next field; its value is written next. */
+  /**
+   * Field {@code index} of {@code names} is the next field; its value is written next.
+   *
+   * @param names the record's component names, in declaration order
+   * @param index the field's index in {@code names}
+   */
   default void field(FieldNames names, int index) {
     field(names.name(index));
   }
@@ -33,33 +42,73 @@ public interface ValueWriter {
   /** Writes a null. */
   void writeNull();
 
-  /** Writes a boolean. */
+  /**
+   * Writes a boolean.
+   *
+   * @param value the boolean to store
+   */
   void writeBoolean(boolean value);
 
-  /** Writes an int. */
+  /**
+   * Writes an int.
+   *
+   * @param value the number to store
+   */
   void writeInt(int value);
 
-  /** Writes a long. */
+  /**
+   * Writes a long.
+   *
+   * @param value the number to store
+   */
   void writeLong(long value);
 
-  /** Writes a float. */
+  /**
+   * Writes a float.
+   *
+   * @param value the number to store
+   */
   void writeFloat(float value);
 
-  /** Writes a double. */
+  /**
+   * Writes a double.
+   *
+   * @param value the number to store
+   */
   void writeDouble(double value);
 
-  /** Writes a string. */
+  /**
+   * Writes a string.
+   *
+   * @param value the string to store, or null
+   */
   void writeString(String value);
 
-  /** Writes a byte string. */
+  /**
+   * Writes a byte string.
+   *
+   * @param value the bytes to store, or null
+   */
   void writeBytes(byte[] value);
 
-  /** Writes a UUID. */
+  /**
+   * Writes a UUID.
+   *
+   * @param value the UUID to store, or null
+   */
   void writeUuid(UUID value);
 
-  /** Writes a fingerprint. */
+  /**
+   * Writes a fingerprint.
+   *
+   * @param value the fingerprint to store, or null
+   */
   void writeFingerprint(Fingerprint value);
 
-  /** Writes a stable key. */
+  /**
+   * Writes a stable key.
+   *
+   * @param value the key to store, or null
+   */
   void writeStableKey(StableKey value);
 }

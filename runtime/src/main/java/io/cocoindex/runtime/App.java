@@ -104,6 +104,9 @@ public final class App implements AutoCloseable {
    * @param name the app's name, unique in its environment's store
    * @param env where it keeps tracking and finds context values
    * @param main the root component, run on every update
+   * @return the app, holding its environment's store until {@link #close()}; it takes the update
+   *     lock only while an update, preview or drop runs
+   * @throws IllegalArgumentException when {@code name} is blank
    */
   public static App create(String name, Environment env, Consumer<Ctx> main) {
     Objects.requireNonNull(name, "name");
@@ -115,12 +118,22 @@ public final class App implements AutoCloseable {
     return new App(name, env, main);
   }
 
-  /** The app's name, which keys its tracking in the store. */
+  /**
+   * The app's name, which keys its tracking in the store.
+   *
+   * @return the name given to {@link #create}
+   */
   public String name() {
     return name;
   }
 
-  /** Brings every declared target state up to date; see {@link #update(UpdateOptions)}. */
+  /**
+   * Brings every declared target state up to date; see {@link #update(UpdateOptions)}.
+   *
+   * @return what the update did, per provider
+   * @throws UpdateFailedException after committing the healthy components, when any failed
+   * @throws io.cocoindex.runtime.state.StoreLockedException when another process is updating
+   */
   public UpdateStats update() {
     return update(UpdateOptions.defaults());
   }
@@ -135,6 +148,8 @@ public final class App implements AutoCloseable {
    * itself (its work lost) stops the run the same way, and this app then takes
    * no further runs (close it and open it again).
    *
+   * @param options how to run it, such as {@link UpdateOptions#fullReprocess()}
+   * @return what the update did, per provider
    * @throws UpdateFailedException after committing the healthy components, when any failed
    * @throws io.cocoindex.runtime.state.StoreLockedException when another process is updating
    */
@@ -152,7 +167,13 @@ public final class App implements AutoCloseable {
     return stats;
   }
 
-  /** Plans what {@link #update()} would do, container targets included; applies nothing. */
+  /**
+   * Plans what {@link #update()} would do, container targets included; applies nothing.
+   *
+   * @return the actions an update would apply now; no sink ran and nothing was persisted
+   * @throws UpdateFailedException when a component or a handler failed
+   * @throws io.cocoindex.runtime.state.StoreLockedException when another process is updating
+   */
   public Preview preview() {
     Run run = execute(RunMode.PREVIEW, UpdateOptions.defaults());
     List<ComponentFailure> failures = run.failures();
@@ -167,6 +188,10 @@ public final class App implements AutoCloseable {
    * Deletes every target state the app owns through its handlers, then forgets the app's state.
    * {@code main} runs for its provider registrations only; its declarations are discarded. If a
    * deletion fails, the tracking of what is left survives and a later {@code dropState} finishes.
+   *
+   * @return what the drop did, per provider: the deletions it applied
+   * @throws UpdateFailedException when a deletion failed; the tracking of what is left survives
+   * @throws io.cocoindex.runtime.state.StoreLockedException when another process is updating
    */
   public UpdateStats dropState() {
     begin();
@@ -216,7 +241,11 @@ public final class App implements AutoCloseable {
     return stats;
   }
 
-  /** Progress of the update, preview or drop running now, or null when none is. */
+  /**
+   * Progress of the update, preview or drop running now, or null when none is.
+   *
+   * @return a snapshot of the running run's counters, or null
+   */
   public RunProgress progress() {
     Run run = current;
     return run == null ? null : run.stats.progress();
@@ -225,6 +254,8 @@ public final class App implements AutoCloseable {
   /**
    * What the app tracks now, per provider, and which states an interrupted run left unsettled.
    * Takes no lock: it can run while an update is in progress (and then sees its commits so far).
+   *
+   * @return the app's tracked states per provider, and its unsettled ones
    */
   public StatusReport status() {
     begin();

@@ -7,10 +7,14 @@ package io.cocoindex.runtime;
  * as the failure of the root component ({@code /}).
  */
 public final class DeletionLimitExceededException extends RuntimeException {
+  /** The states the update would have deleted. */
   private final long deletions;
+  /** The limit the update was given. */
   private final long limit;
 
   /**
+   * The refusal of an update's deletions, with a message telling how to go on.
+   *
    * @param deletions the states the update would have deleted
    * @param withContainers how many of those would have gone with their deleted containers
    * @param limit the limit the update was given
@@ -25,12 +29,20 @@ public final class DeletionLimitExceededException extends RuntimeException {
     this.limit = limit;
   }
 
-  /** The states the update would have deleted. */
+  /**
+   * The states the update would have deleted.
+   *
+   * @return how many states the update would have deleted, those with their containers included
+   */
   public long deletions() {
     return deletions;
   }
 
-  /** The limit the update was given. */
+  /**
+   * The limit the update was given.
+   *
+   * @return the deletion limit of the update's options
+   */
   public long limit() {
     return limit;
   }

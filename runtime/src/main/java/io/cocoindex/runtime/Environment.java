@@ -51,7 +51,12 @@ public final class Environment {
     }
   }
 
-  /** A builder; give it a store ({@code dbPath} or {@code stateStore}) before {@code build}. */
+  /**
+   * A builder; give it a store ({@code dbPath} or {@code stateStore}) before {@code build}.
+   *
+   * @return a new builder with the defaults: no context value, the cores as parallelism, no
+   *     lock wait
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -106,7 +111,12 @@ public final class Environment {
 
     private Builder() {}
 
-    /** The directory of the embedded state store (created if missing). */
+    /**
+     * The directory of the embedded state store (created if missing).
+     *
+     * @param dbPath the directory, kept across runs: the app's tracking lives there
+     * @return this builder
+     */
     public Builder dbPath(Path dbPath) {
       this.dbPath = Objects.requireNonNull(dbPath, "dbPath");
       return this;
@@ -115,19 +125,35 @@ public final class Environment {
     /**
      * A state store to use instead of the embedded one (e.g. a shared PostgreSQL store). The
      * caller keeps it: closing an app does not close it; close it after the apps that use it.
+     *
+     * @param store the opened store, such as {@code PostgresStateStore.open(...)}
+     * @return this builder
      */
     public Builder stateStore(StateStore store) {
       this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 
-    /** Durability of the embedded store's commits; FULL (fsync per commit) by default. */
+    /**
+     * Durability of the embedded store's commits; FULL (fsync per commit) by default.
+     *
+     * @param durability how the embedded store syncs its commits; ignored with {@link #stateStore}
+     * @return this builder
+     */
     public Builder durability(SqliteStateStore.Durability durability) {
       this.durability = Objects.requireNonNull(durability, "durability");
       return this;
     }
 
-    /** Provides {@code value} to components as {@code ctx.get(key)}. */
+    /**
+     * Provides {@code value} to components as {@code ctx.get(key)}.
+     *
+     * @param key the key components read it by
+     * @param value the value, an instance of the key's type
+     * @param <T> the value type
+     * @return this builder
+     * @throws IllegalArgumentException when {@code value} is null or not of the key's type
+     */
     public <T> Builder provide(ContextKey<T> key, T value) {
       Objects.requireNonNull(key, "key");
       if (!key.type().isInstance(value)) {
@@ -138,13 +164,24 @@ public final class Environment {
       return this;
     }
 
-    /** The codec registry (generated codecs are found without this). */
+    /**
+     * The codec registry (generated codecs are found without this).
+     *
+     * @param codecs the registry to serialize declared values, tracking records and actions with
+     * @return this builder
+     */
     public Builder codecs(CodecRegistry codecs) {
       this.codecs = Objects.requireNonNull(codecs, "codecs");
       return this;
     }
 
-    /** How many component bodies run at once; the number of cores, at least 2, by default. */
+    /**
+     * How many component bodies run at once; the number of cores, at least 2, by default.
+     *
+     * @param parallelism the size of the component pool, at least 1
+     * @return this builder
+     * @throws IllegalArgumentException when {@code parallelism} is below 1
+     */
     public Builder parallelism(int parallelism) {
       if (parallelism < 1) {
         throw new IllegalArgumentException("parallelism must be at least 1");
@@ -158,6 +195,10 @@ public final class Environment {
      * process (or another {@code App} of this JVM) to end before it gives up with a {@link
      * io.cocoindex.runtime.state.StoreLockedException}; it does not wait by default. For runs
      * started on a schedule that may overlap: the later one runs once the earlier is done.
+     *
+     * @param wait how long to wait for the update lock; {@link Duration#ZERO} not to wait
+     * @return this builder
+     * @throws IllegalArgumentException when {@code wait} is negative
      */
     public Builder waitForLock(Duration wait) {
       Objects.requireNonNull(wait, "wait");
@@ -168,7 +209,12 @@ public final class Environment {
       return this;
     }
 
-    /** Tells {@code listener} about every applied action (after its commit). */
+    /**
+     * Tells {@code listener} about every applied action (after its commit).
+     *
+     * @param listener told of each action; several listeners are told in the order they were added
+     * @return this builder
+     */
     public Builder listener(ActionListener listener) {
       listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
@@ -177,6 +223,7 @@ public final class Environment {
     /**
      * The environment.
      *
+     * @return the environment, to create apps on
      * @throws IllegalStateException when neither a store folder nor a store was given
      */
     public Environment build() {

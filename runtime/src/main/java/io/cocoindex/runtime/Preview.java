@@ -18,12 +18,18 @@ public final class Preview {
   private final List<PlannedAction> actions;
   private final List<PlannedAction> changes;
 
-  /** A preview whose every action changes something (none is a container's refresh). */
+  /**
+   * A preview whose every action changes something (none is a container's refresh).
+   *
+   * @param actions the planned actions, in the order the run planned them
+   */
   public Preview(List<PlannedAction> actions) {
     this(actions, actions);
   }
 
   /**
+   * A preview of the given actions, some of which may be container refreshes.
+   *
    * @param actions the planned actions, in the order the run planned them (the end-of-run
    *     deletions last); {@link #byProvider()} groups them
    * @param changes those of them that are more than a container's refresh, in the same order
@@ -33,22 +39,39 @@ public final class Preview {
     this.changes = List.copyOf(changes);
   }
 
-  /** Every planned action, container refreshes included. */
+  /**
+   * Every planned action, container refreshes included.
+   *
+   * @return the planned actions, in the order the run planned them
+   */
   public List<PlannedAction> actions() {
     return actions;
   }
 
-  /** The planned actions that change something (container refreshes left out). */
+  /**
+   * The planned actions that change something (container refreshes left out).
+   *
+   * @return those actions, in the same order; empty when an update would change nothing
+   */
   public List<PlannedAction> changes() {
     return changes;
   }
 
-  /** Whether any planned action is more than a container's refresh. */
+  /**
+   * Whether any planned action is more than a container's refresh.
+   *
+   * @return true when an update would change something
+   */
   public boolean hasChanges() {
     return !changes.isEmpty();
   }
 
-  /** The planned actions by provider name. */
+  /**
+   * The planned actions by provider name.
+   *
+   * @return each provider's planned actions, container refreshes included, providers in the order
+   *     first planned
+   */
   public Map<String, List<PlannedAction>> byProvider() {
     Map<String, List<PlannedAction>> out = new LinkedHashMap<>();
     for (PlannedAction a : actions) {

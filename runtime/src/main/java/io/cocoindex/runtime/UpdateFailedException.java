@@ -10,10 +10,15 @@ import java.util.List;
  * failed).
  */
 public final class UpdateFailedException extends RuntimeException {
+  /** The components that failed, in the order met. */
   private final List<ComponentFailure> failures;
+  /** What the run did for the healthy components. */
   private final UpdateStats stats;
 
   /**
+   * A failure of the run {@code what}; the first component's error is its cause, the next nine
+   * are suppressed by it.
+   *
    * @param what the run that failed, for the message ({@code "update of app 'docs'"})
    * @param failures the components that failed, in the order met
    * @param stats what the run did for the healthy components
@@ -49,12 +54,20 @@ public final class UpdateFailedException extends RuntimeException {
     return sb.toString();
   }
 
-  /** The components that failed, each with its error. */
+  /**
+   * The components that failed, each with its error.
+   *
+   * @return the failures, in the order met; a refused deletion is the failure of {@code /}
+   */
   public List<ComponentFailure> failures() {
     return failures;
   }
 
-  /** What the run did for the healthy components. */
+  /**
+   * What the run did for the healthy components.
+   *
+   * @return the statistics of what the run applied and committed
+   */
   public UpdateStats stats() {
     return stats;
   }

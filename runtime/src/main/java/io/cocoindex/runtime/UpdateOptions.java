@@ -16,7 +16,12 @@ public final class UpdateOptions {
     this.deletionLimit = deletionLimit;
   }
 
-  /** An ordinary incremental update. */
+  /**
+   * An ordinary incremental update.
+   *
+   * @return the options of an update that skips unchanged memoized components, with no deletion
+   *     limit
+   */
   public static UpdateOptions defaults() {
     return DEFAULTS;
   }
@@ -31,6 +36,8 @@ public final class UpdateOptions {
    * component that declares children into it fails, its children, not rewritten, stay possibly
    * missing: {@link App#status()} lists them as unsettled, {@link App#preview()} plans them, and
    * the next ordinary update writes them again, though they did not change.
+   *
+   * @return the options of a full reprocess, with no deletion limit
    */
   public static UpdateOptions fullReprocess() {
     return FULL;
@@ -45,6 +52,8 @@ public final class UpdateOptions {
    * come up empty, which would otherwise delete everything the app made.
    *
    * @param limit the most states one update may delete, 0 or more
+   * @return a copy of these options with that limit
+   * @throws IllegalArgumentException when {@code limit} is negative
    */
   public UpdateOptions withDeletionLimit(long limit) {
     if (limit < 0) {
@@ -53,12 +62,20 @@ public final class UpdateOptions {
     return new UpdateOptions(fullReprocess, limit);
   }
 
-  /** Whether every component runs and every state is reconciled as possibly missing. */
+  /**
+   * Whether every component runs and every state is reconciled as possibly missing.
+   *
+   * @return true for {@link #fullReprocess()}'s options
+   */
   public boolean isFullReprocess() {
     return fullReprocess;
   }
 
-  /** The most states the update may delete ({@code Long.MAX_VALUE}: no limit, the default). */
+  /**
+   * The most states the update may delete ({@code Long.MAX_VALUE}: no limit, the default).
+   *
+   * @return the deletion limit
+   */
   public long deletionLimit() {
     return deletionLimit;
   }

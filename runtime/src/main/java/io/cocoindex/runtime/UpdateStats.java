@@ -18,24 +18,53 @@ public record UpdateStats(
     long componentsMemoized,
     Duration duration) {
 
+  /**
+   * Takes an unmodifiable copy of the counts.
+   *
+   * @param providers counts per provider name
+   * @param componentsRun processing components whose body ran
+   * @param componentsMemoized memoized components skipped because their input was unchanged
+   * @param duration wall-clock time of the run
+   */
   public UpdateStats {
     providers = Map.copyOf(providers);
   }
 
-  /** Counts of one provider's target states. */
+  /**
+   * Counts of one provider's target states.
+   *
+   * @param created states created
+   * @param updated states updated
+   * @param deleted states deleted through their handlers
+   * @param unchanged states left as they were: needing no action, carried forward by a memo, or
+   *     a container's refresh
+   */
   public record ProviderStats(long created, long updated, long deleted, long unchanged) {
-    /** The states created, updated or deleted. */
+    /**
+     * The states created, updated or deleted.
+     *
+     * @return the sum of {@code created}, {@code updated} and {@code deleted}
+     */
     public long changed() {
       return created + updated + deleted;
     }
   }
 
-  /** The counts of {@code provider}, zero when it had none. */
+  /**
+   * The counts of {@code provider}, zero when it had none.
+   *
+   * @param provider the provider's registered name
+   * @return its counts, all zero for a provider this run did not touch
+   */
   public ProviderStats of(String provider) {
     return providers.getOrDefault(provider, new ProviderStats(0, 0, 0, 0));
   }
 
-  /** The sums over all providers. */
+  /**
+   * The sums over all providers.
+   *
+   * @return each count summed over the providers
+   */
   public ProviderStats total() {
     long c = 0, u = 0, d = 0, n = 0;
     for (ProviderStats s : providers.values()) {
@@ -50,6 +79,8 @@ public record UpdateStats(
   /**
    * One line for a log: the totals over all providers, the components and the time, e.g. {@code
    * "3 created, 1 updated, 0 deleted, 120 unchanged; 13 components run, 10 memoized; 42 ms"}.
+   *
+   * @return the one-line summary
    */
   public String summary() {
     ProviderStats t = total();
@@ -58,7 +89,11 @@ public record UpdateStats(
         componentsMemoized, duration.toMillis());
   }
 
-  /** A table with one line per provider: created / updated / deleted / unchanged. */
+  /**
+   * A table with one line per provider: created / updated / deleted / unchanged.
+   *
+   * @return the table, with a header line, providers sorted by name, one line each
+   */
   public String toTable() {
     StringBuilder sb = new StringBuilder();
     int width = 8;

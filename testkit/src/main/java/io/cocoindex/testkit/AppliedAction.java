@@ -11,7 +11,11 @@ import io.cocoindex.TargetAction;
  * @param action the applied action
  */
 public record AppliedAction(String provider, StableKey key, TargetAction<?> action) {
-  /** {@code "<provider> <verb> <key>"}, e.g. {@code tables/docs update "r1"}. */
+  /**
+   * {@code "<provider> <verb> <key>"}, e.g. {@code tables/docs update "r1"}.
+   *
+   * @return the one-line summary, which is also {@code toString()}
+   */
   public String summary() {
     return provider + " " + action.verb() + " " + key;
   }

@@ -92,6 +92,8 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
   /**
    * A builder of the extension, to hold in a {@code @RegisterExtension} field (one fresh store
    * per test): {@code CocoIndexExtension.builder().provide(DB, db).build()}.
+   *
+   * @return a new builder with no context value
    */
   public static Builder builder() {
     return new Builder();
@@ -119,7 +121,12 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
     }
   }
 
-  /** The state directory of the current test. */
+  /**
+   * The state directory of the current test.
+   *
+   * @return the temporary directory the test's stores open, deleted after the test; null
+   *     before the first test
+   */
   public Path dbPath() {
     return dbPath;
   }
@@ -127,6 +134,11 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
   /**
    * A new environment on the current test's store, recording applied actions. It opens a store
    * of its own on {@link #dbPath()}, as a process would, closed after the test.
+   *
+   * @return an environment with the extension's context values, whose applied actions {@link
+   *     #takeApplied()} returns
+   * @throws IllegalStateException when no test is running (the extension is not on an instance
+   *     field)
    */
   public Environment environment() {
     return environment(openStore());
@@ -150,12 +162,23 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
     return b.build();
   }
 
-  /** An app named {@code test-N} on the current test's store; closed after the test. */
+  /**
+   * An app named {@code test-N} on the current test's store; closed after the test.
+   *
+   * @param main the app's main component
+   * @return the app, not run yet
+   */
   public App app(Consumer<Ctx> main) {
     return app("test-" + (++appCount), main);
   }
 
-  /** An app on the current test's store; closed after the test. */
+  /**
+   * An app on the current test's store; closed after the test.
+   *
+   * @param name the app's name, under which its state is kept
+   * @param main the app's main component
+   * @return the app, not run yet
+   */
   public App app(String name, Consumer<Ctx> main) {
     Objects.requireNonNull(main, "main");
     CrashingStateStore store = openStore();
@@ -171,6 +194,8 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
    * memory. {@code app} is closed (if a crash has not closed it already).
    *
    * @param app an app of {@link #app}
+   * @return the new app, not run yet
+   * @throws IllegalArgumentException when {@code app} was not made by this extension in this test
    */
   public App restart(App app) {
     Made m = made(app, "restart");
@@ -187,6 +212,7 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
    * are lost as well. Nothing the dead run does after the crash is recorded by the kit.
    *
    * @param app an app of {@link #app}
+   * @param point where the update dies
    * @return true when the update reached {@code point} and died; false when it completed without
    *     reaching it (a run with fewer precommits or commits than asked), and then it is a normal
    *     update, whose actions {@link #takeApplied()} has
@@ -219,6 +245,9 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
    * sorted, from a preview (nothing is applied or written; containers' refreshes are left out):
    * empty once the app has converged. {@code assertThat(coco.pending(app)).isEmpty()} names what
    * is left when it fails.
+   *
+   * @param app the app to preview
+   * @return the pending changes, one {@code "<provider> <verb> <key>"} each; empty once converged
    */
   public List<String> pending(App app) {
     List<String> out = new ArrayList<>();
@@ -237,6 +266,9 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
    * nothing; a target it changed means one of those does I/O, which {@code docs/CONNECTORS.md}
    * forbids (it would run in a preview, and again on every retry).
    *
+   * @param app the app to preview
+   * @param external reads what the connector's target holds, as a value with {@code equals}
+   * @return the pending changes, as {@link #pending} gives them
    * @throws AssertionError naming what the target held before and after, when they differ
    */
   public List<String> pendingLeavingTheTargetAsItWas(App app, Supplier<?> external) {
@@ -267,6 +299,8 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
    * Runs an update and returns the actions it applied, as {@code "<provider> <verb> <key>"}
    * sorted (components run concurrently), containers' refreshes included (see above).
    *
+   * @param app the app to update
+   * @return the applied actions, one {@code "<provider> <verb> <key>"} each
    * @throws UpdateFailedException when a component failed; the healthy components' actions were
    *     applied and committed all the same, and {@link #takeApplied()} has them
    */
@@ -276,7 +310,13 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
     return takeApplied();
   }
 
-  /** Runs an update, returning its statistics; {@link #takeApplied()} has its actions. */
+  /**
+   * Runs an update, returning its statistics; {@link #takeApplied()} has its actions.
+   *
+   * @param app the app to update
+   * @return the update's statistics
+   * @throws UpdateFailedException when a component failed, as {@link #update} does
+   */
   public UpdateStats updateWithStats(App app) {
     applied.clear();
     return app.update();
@@ -285,6 +325,11 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
   /**
    * Runs {@code app} once, applies {@code change} (e.g. edits the source data), runs it again and
    * returns the second run's actions: the shape of most connector tests.
+   *
+   * @param app the app to update
+   * @param change what changes between the two runs, such as an edit of the source data
+   * @return the second run's applied actions, as {@link #update} gives them
+   * @throws UpdateFailedException when a component of either run failed
    */
   public List<String> updateTwice(App app, Runnable change) {
     update(app);
@@ -292,7 +337,11 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
     return update(app);
   }
 
-  /** The actions applied since the last call, sorted, and forgets them. */
+  /**
+   * The actions applied since the last call, sorted, and forgets them.
+   *
+   * @return the applied actions, one {@code "<provider> <verb> <key>"} each
+   */
   public List<String> takeApplied() {
     synchronized (applied) {
       List<String> out = new ArrayList<>();
@@ -330,13 +379,24 @@ public final class CocoIndexExtension implements BeforeEachCallback, AfterEachCa
 
     private Builder() {}
 
-    /** Provides a context value to every app of the extension. */
+    /**
+     * Provides a context value to every app of the extension.
+     *
+     * @param key the key the connector reads the value by
+     * @param value the value, such as a client or a fake service
+     * @param <T> the value type
+     * @return this builder, for chaining
+     */
     public <T> Builder provide(ContextKey<T> key, T value) {
       context.put(Objects.requireNonNull(key, "key"), value);
       return this;
     }
 
-    /** The extension, giving every app it makes the context values provided so far. */
+    /**
+     * The extension, giving every app it makes the context values provided so far.
+     *
+     * @return the extension, to hold in a {@code @RegisterExtension} instance field
+     */
     public CocoIndexExtension build() {
       return new CocoIndexExtension(this);
     }

@@ -35,6 +35,14 @@ public record CrashPoint(Kind kind, int occurrence) {
     AFTER_COMMIT
   }
 
+  /**
+   * Checks the window and the occurrence.
+   *
+   * @param kind the window
+   * @param occurrence which occurrence of it, from 1
+   * @throws NullPointerException when {@code kind} is null
+   * @throws IllegalArgumentException when {@code occurrence} is below 1
+   */
   public CrashPoint {
     java.util.Objects.requireNonNull(kind, "kind");
     if (occurrence < 1) {
@@ -42,17 +50,35 @@ public record CrashPoint(Kind kind, int occurrence) {
     }
   }
 
-  /** Dies once the {@code n}th precommit of the update is durable, before its apply. */
+  /**
+   * Dies once the {@code n}th precommit of the update is durable, before its apply.
+   *
+   * @param n which precommit, from 1
+   * @return the crash point {@link Kind#AFTER_PRECOMMIT} #{@code n}
+   * @throws IllegalArgumentException when {@code n} is below 1
+   */
   public static CrashPoint afterPrecommit(int n) {
     return new CrashPoint(Kind.AFTER_PRECOMMIT, n);
   }
 
-  /** Dies at the {@code n}th commit of the update, before it is written (after its apply). */
+  /**
+   * Dies at the {@code n}th commit of the update, before it is written (after its apply).
+   *
+   * @param n which commit, from 1
+   * @return the crash point {@link Kind#BEFORE_COMMIT} #{@code n}
+   * @throws IllegalArgumentException when {@code n} is below 1
+   */
   public static CrashPoint beforeCommit(int n) {
     return new CrashPoint(Kind.BEFORE_COMMIT, n);
   }
 
-  /** Dies once the {@code n}th commit of the update is durable. */
+  /**
+   * Dies once the {@code n}th commit of the update is durable.
+   *
+   * @param n which commit, from 1
+   * @return the crash point {@link Kind#AFTER_COMMIT} #{@code n}
+   * @throws IllegalArgumentException when {@code n} is below 1
+   */
   public static CrashPoint afterCommit(int n) {
     return new CrashPoint(Kind.AFTER_COMMIT, n);
   }

@@ -96,12 +96,20 @@ public final class KillTrials {
     return new KillTrials(propertyPrefix, count, seed);
   }
 
-  /** The seed of the kill times and of {@link #random()}. */
+  /**
+   * The seed of the kill times and of {@link #random()}.
+   *
+   * @return the seed, the one to replay these trials with
+   */
   public long seed() {
     return seed;
   }
 
-  /** How many {@link #kill} trials the test is to run. */
+  /**
+   * How many {@link #kill} trials the test is to run.
+   *
+   * @return the number of trials
+   */
   public int count() {
     return count;
   }
@@ -109,6 +117,8 @@ public final class KillTrials {
   /**
    * The generator of the kill times, for the test's own random choices between trials: drawn in
    * the same order, they replay with the seed.
+   *
+   * @return the generator, seeded with {@link #seed()}
    */
   public Random random() {
     return random;
@@ -222,6 +232,8 @@ public final class KillTrials {
   /**
    * E.g. {@code kv.kill: seed 123, 5/8 trials killed (replay with -Dkv.kill.seed=123)}, once the
    * trials are over.
+   *
+   * @return the line to print after the trials, with the command that replays them
    */
   public String summary() {
     return propertyPrefix + ": seed " + seed + ", " + killed + "/" + trials + " trials killed"

@@ -64,7 +64,14 @@ public final class RecordingSink<A> {
         : TargetActionSink.withChildHandler(this::apply, children);
   }
 
-  /** A leaf sink describing each action with {@code describe}. */
+  /**
+   * A leaf sink describing each action with {@code describe}.
+   *
+   * @param describe describes an action value for the log, e.g. {@code a -> a.key() + "=" +
+   *     a.value()}
+   * @param <A> the action type
+   * @return a new recording sink with no scripted failure
+   */
   public static <A> RecordingSink<A> create(Function<A, String> describe) {
     return new RecordingSink<>(describe, null, null);
   }
@@ -75,6 +82,12 @@ public final class RecordingSink<A> {
    * was sent and what the service holds, e.g. after a crash ({@link
    * CocoIndexExtension#updateCrashing}). A scripted failure fails the call before {@code target}
    * sees it; a call {@code target} fails is not recorded, and its exception is the call's.
+   *
+   * @param describe describes an action value for the log, e.g. {@code a -> a.key() + "=" +
+   *     a.value()}
+   * @param target the I/O each call is passed on to
+   * @param <A> the action type
+   * @return a new recording sink with no scripted failure
    */
   public static <A> RecordingSink<A> create(Function<A, String> describe, ActionApplier<A> target) {
     return new RecordingSink<>(describe, Objects.requireNonNull(target, "target"), null);
@@ -85,13 +98,23 @@ public final class RecordingSink<A> {
    * its whole sink. The factory is called only while a run applies or previews, so it may refer
    * to a handler built after this sink. A handler that builds its sink around its generated
    * factory takes {@link #applier()} instead.
+   *
+   * @param describe describes an action value for the log, e.g. {@code a -> a.key() + "=" +
+   *     a.value()}
+   * @param children builds the handler of a created or updated container's children
+   * @param <A> the container's action type
+   * @return a new recording container sink with no scripted failure
    */
   public static <A> RecordingSink<A> container(
       Function<A, String> describe, ChildHandlerFactory<A> children) {
     return new RecordingSink<>(describe, null, Objects.requireNonNull(children, "children"));
   }
 
-  /** The sink to hand to a handler: one identity, so its actions are batched together. */
+  /**
+   * The sink to hand to a handler: one identity, so its actions are batched together.
+   *
+   * @return the same sink on every call
+   */
   public TargetActionSink<A> sink() {
     return sink;
   }
@@ -100,6 +123,8 @@ public final class RecordingSink<A> {
    * The recording, failing apply function itself, for a handler that builds its own sink (a
    * container's, with {@code TargetActionSink.withChildHandler(applier, factory)}): calls
    * through it are recorded and fail as scripted exactly like calls of {@link #sink()}.
+   *
+   * @return an applier recording into this sink
    */
   public ActionApplier<A> applier() {
     return this::apply;
@@ -117,6 +142,10 @@ public final class RecordingSink<A> {
    * UpdateFailedException}. Components whose actions went in other calls commit. Which
    * components share a call depends on timing: to fail one chosen component, use {@link
    * #failWhen}. The next run's actions are new, so it is not failed again.
+   *
+   * @param n which call from now, from 1
+   * @return this sink, for chaining
+   * @throws IllegalArgumentException when {@code n} is below 1
    */
   public RecordingSink<A> failOnCall(int n) {
     if (n < 1) {
@@ -128,13 +157,22 @@ public final class RecordingSink<A> {
     return this;
   }
 
-  /** Fails every batch containing an action matching {@code predicate}, until reset. */
+  /**
+   * Fails every batch containing an action matching {@code predicate}, until reset.
+   *
+   * @param predicate tests each action value of a batch; replaces any earlier one
+   * @return this sink, for chaining
+   */
   public RecordingSink<A> failWhen(Predicate<A> predicate) {
     failWhen = Objects.requireNonNull(predicate, "predicate");
     return this;
   }
 
-  /** Stops every scripted failure. */
+  /**
+   * Stops every scripted failure.
+   *
+   * @return this sink, for chaining
+   */
   public RecordingSink<A> heal() {
     failOnCall = -1;
     failedActions.clear();
@@ -142,19 +180,31 @@ public final class RecordingSink<A> {
     return this;
   }
 
-  /** Number of calls so far (failed ones included). */
+  /**
+   * Number of calls so far (failed ones included).
+   *
+   * @return how many batches the engine passed to this sink
+   */
   public int calls() {
     return calls.get();
   }
 
-  /** Everything recorded so far, in apply order. */
+  /**
+   * Everything recorded so far, in apply order.
+   *
+   * @return a copy of the log, one {@code "<verb> <description>"} per applied action
+   */
   public List<String> log() {
     synchronized (log) {
       return List.copyOf(log);
     }
   }
 
-  /** Everything recorded so far, sorted (batches of concurrent components interleave), and clears. */
+  /**
+   * Everything recorded so far, sorted (batches of concurrent components interleave), and clears.
+   *
+   * @return the log since the last {@code take}, sorted
+   */
   public List<String> take() {
     synchronized (log) {
       List<String> out = new ArrayList<>(log);

@@ -2,10 +2,21 @@ package io.cocoindex.runtime.codec;
 
 /** A value could not be encoded or decoded; the message names the type (and field). */
 public final class CodecException extends RuntimeException {
+  /**
+   * An encoding or decoding failure, with what caused it.
+   *
+   * @param message what failed, naming the type (and field)
+   * @param cause the serializer's error
+   */
   public CodecException(String message, Throwable cause) {
     super(message, cause);
   }
 
+  /**
+   * An encoding or decoding failure.
+   *
+   * @param message what failed, naming the type (and field)
+   */
   public CodecException(String message) {
     super(message);
   }
@@ -14,6 +25,10 @@ public final class CodecException extends RuntimeException {
    * The message of stored bytes that do not fit {@code type} ({@code problem} says where and
    * how), with what to do about the usual cause: a component whose type changed since they were
    * stored. Stored bytes are never converted, so the fix is in the record or the state.
+   *
+   * @param type the name of the type being read
+   * @param problem where and how the bytes do not fit
+   * @return the message, pointing to docs/CONNECTORS.md
    */
   public static String doesNotFit(String type, String problem) {
     return "cannot deserialize " + type + ": " + problem + ". If a component of " + type

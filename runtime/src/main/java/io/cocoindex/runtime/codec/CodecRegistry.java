@@ -27,7 +27,11 @@ public final class CodecRegistry {
     this.factories = List.copyOf(factories);
   }
 
-  /** The registry with factories from {@link ServiceLoader} and the built-in Jackson fallback. */
+  /**
+   * The registry with factories from {@link ServiceLoader} and the built-in Jackson fallback.
+   *
+   * @return a new registry, the one an environment uses when given none
+   */
   public static CodecRegistry standard() {
     List<CodecFactory> factories = new ArrayList<>();
     for (ServiceLoader.Provider<CodecFactory> p : Discovered.PROVIDERS) {
@@ -47,14 +51,26 @@ public final class CodecRegistry {
             .toList();
   }
 
-  /** A registry consulting {@code first} before the standard factories. */
+  /**
+   * A registry consulting {@code first} before the standard factories.
+   *
+   * @param first the factories to ask first, in order
+   * @return a new registry
+   */
   public static CodecRegistry with(List<CodecFactory> first) {
     List<CodecFactory> factories = new ArrayList<>(first);
     factories.addAll(standard().factories);
     return new CodecRegistry(factories);
   }
 
-  /** The codec of {@code type}, created once and cached. */
+  /**
+   * The codec of {@code type}, created once and cached.
+   *
+   * @param type the type of the values, with its type arguments
+   * @param <T> the value type
+   * @return the codec; a dynamic one, writing each value's class, for a type that fixes none
+   * @throws CodecException naming the type when no factory handles it
+   */
   @SuppressWarnings("unchecked")
   public <T> Codec<T> codecFor(Type type) {
     if (isDynamic(type)) {
@@ -81,6 +97,9 @@ public final class CodecRegistry {
   /**
    * Whether {@code type} names no class whose values a codec could be chosen by: {@code Object},
    * a type variable or a wildcard.
+   *
+   * @param type the type to check
+   * @return true for {@code Object}, a type variable or a wildcard
    */
   public static boolean isDynamic(Type type) {
     return type == Object.class || type instanceof TypeVariable<?> || type instanceof WildcardType;
@@ -101,7 +120,15 @@ public final class CodecRegistry {
     throw new CodecException("no codec for type " + type.getTypeName());
   }
 
-  /** Encodes then decodes {@code value}: a deep copy through the serialized form. */
+  /**
+   * Encodes then decodes {@code value}: a deep copy through the serialized form.
+   *
+   * @param type the type to copy it as
+   * @param value the value, or null
+   * @param <T> the value type
+   * @return the copy
+   * @throws CodecException as the codec's {@code encode} or {@code decode} would
+   */
   public <T> T copy(Type type, T value) {
     Codec<T> codec = codecFor(type);
     return codec.decode(codec.encode(value));

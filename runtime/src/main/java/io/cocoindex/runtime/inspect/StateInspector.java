@@ -23,7 +23,13 @@ public final class StateInspector {
    */
   private record Container(long childGeneration, long childEpoch, boolean behind) {}
 
-  /** What {@code store} tracks for {@code app}, per provider, with its unsettled states. */
+  /**
+   * What {@code store} tracks for {@code app}, per provider, with its unsettled states.
+   *
+   * @param store the state store the app keeps its tracking in
+   * @param app the app's name
+   * @return the report, with the providers by name; empty for an app the store does not know
+   */
   public static StatusReport inspect(StateStore store, String app) {
     Map<String, List<StableKey>> providers = new TreeMap<>();
     List<StatusReport.UnsettledState> unsettled = new ArrayList<>();

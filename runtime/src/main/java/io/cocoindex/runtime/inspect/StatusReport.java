@@ -25,6 +25,16 @@ public record StatusReport(
     List<UnsettledState> unsettled,
     long components) {
 
+  /**
+   * Takes unmodifiable copies, keeping the order of the providers.
+   *
+   * @param app the app name
+   * @param providers per provider name, the keys of its tracked target states
+   * @param unsettled states whose current form is not known for sure
+   * @param components number of processing components with a stored record
+   * @throws NullPointerException when {@code providers}, a provider name, a key list or {@code
+   *     unsettled} is null
+   */
   public StatusReport {
     // Not Map.copyOf: its iteration order changes from one JVM to the next.
     Map<String, List<StableKey>> copy = new LinkedHashMap<>();
@@ -34,7 +44,11 @@ public record StatusReport(
     unsettled = List.copyOf(unsettled);
   }
 
-  /** Total number of tracked target states. */
+  /**
+   * Total number of tracked target states.
+   *
+   * @return the number of keys over all providers
+   */
   public long total() {
     return providers.values().stream().mapToLong(List::size).sum();
   }
@@ -52,6 +66,8 @@ public record StatusReport(
    * tables/docs        120
    * 121 target states, 13 components, all settled
    * </pre>
+   *
+   * @return the table, for a terminal or a log
    */
   public String toTable() {
     int width = 8;
@@ -94,7 +110,14 @@ public record StatusReport(
   public record UnsettledState(
       String provider, String path, int possibleRecords, boolean mayBeMissing,
       boolean containerInvalidated) {
-    /** A state left with several possible records, or a possible non-existence. */
+    /**
+     * A state left with several possible records, or a possible non-existence.
+     *
+     * @param provider its provider name
+     * @param path its path, e.g. {@code /@tables/"docs"/"r1"}
+     * @param possibleRecords how many records may be current
+     * @param mayBeMissing whether "does not exist" is among the possibilities
+     */
     public UnsettledState(String provider, String path, int possibleRecords, boolean mayBeMissing) {
       this(provider, path, possibleRecords, mayBeMissing, false);
     }

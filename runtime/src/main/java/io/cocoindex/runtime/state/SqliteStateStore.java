@@ -55,7 +55,14 @@ public final class SqliteStateStore extends JdbcStateStore {
   /** Per app, the version {@link #nextVersion} handed out that no transaction has stored yet. */
   private final Map<String, Long> unstoredVersions = new ConcurrentHashMap<>();
 
-  /** Opens (creating if needed) the store in directory {@code dir}. */
+  /**
+   * Opens (creating if needed) the store in directory {@code dir}, with {@link Durability#FULL}.
+   *
+   * @param dir the state directory; the database is its {@code state.db}
+   * @return the open store, upgraded in place if an older cocoindex wrote it
+   * @throws StateStoreException when the directory cannot be created, or the database cannot be
+   *     read (corrupt, not a cocoindex state database) or was written by a newer cocoindex
+   */
   public static SqliteStateStore open(Path dir) {
     return open(dir, Durability.FULL);
   }
@@ -63,6 +70,12 @@ public final class SqliteStateStore extends JdbcStateStore {
   /**
    * Opens (creating if needed) the store in directory {@code dir}, syncing its commits as
    * {@code durability} says.
+   *
+   * @param dir the state directory; the database is its {@code state.db}
+   * @param durability how each commit is synced
+   * @return the open store, upgraded in place if an older cocoindex wrote it
+   * @throws StateStoreException when the directory cannot be created, or the database cannot be
+   *     read (corrupt, not a cocoindex state database) or was written by a newer cocoindex
    */
   public static SqliteStateStore open(Path dir, Durability durability) {
     return new SqliteStateStore(dir, durability);
@@ -116,7 +129,11 @@ public final class SqliteStateStore extends JdbcStateStore {
     return connect(url(file), file, durability);
   }
 
-  /** The database file. */
+  /**
+   * The database file.
+   *
+   * @return the path of {@code state.db} in the store's directory
+   */
   public Path file() {
     return file;
   }

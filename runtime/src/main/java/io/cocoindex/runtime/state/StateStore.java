@@ -22,6 +22,8 @@ public interface StateStore extends AutoCloseable {
   /**
    * Takes the exclusive update lock of {@code app}; released by closing the returned handle.
    *
+   * @param app the app's name
+   * @return the lock's handle; closing it releases the lock
    * @throws StoreLockedException naming the holder (pid, host, since when) when it is held
    */
   AutoCloseable lockForUpdate(String app);
@@ -30,6 +32,8 @@ public interface StateStore extends AutoCloseable {
    * Takes the processing lease of one component, so that one worker at a time processes it when
    * several processes share the store. Released by closing the handle.
    *
+   * @param app the app's name
+   * @param componentPath the component's encoded path
    * @param wait block until the lease is free (foreground components) instead of giving up
    * @return the lease, or null when another worker holds it, or has processed it in this round,
    *     and {@code wait} is false. A store shared by workers records the component as processed
@@ -44,6 +48,8 @@ public interface StateStore extends AutoCloseable {
    * Takes the leases of several background components at once ({@code wait} false), so that a
    * store shared over the network can lease them in one round trip.
    *
+   * @param app the app's name
+   * @param componentPaths the components' encoded paths
    * @return one entry per path, in order: the lease, or null when another worker holds or has
    *     already claimed that component
    */
@@ -65,6 +71,10 @@ public interface StateStore extends AutoCloseable {
    * component another worker claimed in this round is refused even when that worker's run
    * died: a run whose input mounted it processed it then (maybe finished it) and its record is
    * that input's, not to be swept by a run whose input is older.
+   *
+   * @param app the app's name
+   * @param componentPaths the stale components' encoded paths
+   * @return one entry per path, in order: the lease, or null when the component is refused
    */
   default List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> componentPaths) {
     return leaseComponents(app, componentPaths);
@@ -95,6 +105,10 @@ public interface StateStore extends AutoCloseable {
    * moved, and a move never misses a deletion. Several leases are taken in encoded-path order
    * (unsigned bytes), so two holders cannot wait for each other. Released by closing the handle.
    * A store used by one process grants it at once.
+   *
+   * @param app the app's name
+   * @param statePath the state's encoded path
+   * @return the lease; closing it releases it
    */
   default AutoCloseable leaseState(String app, byte[] statePath) {
     return NO_LEASE;
@@ -105,6 +119,8 @@ public interface StateStore extends AutoCloseable {
    * #leaseState} would one by one (and with the same ordering guarantee); a store shared over the
    * network may take those that are free in one round trip.
    *
+   * @param app the app's name
+   * @param statePaths the states' encoded paths, in encoded-path order
    * @return one lease per path, in order
    */
   default List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
@@ -125,6 +141,9 @@ public interface StateStore extends AutoCloseable {
    * calls it before deciding what to delete: a component another worker is still processing may
    * be taking over a state this worker would otherwise see as an orphan. A store used by one
    * process returns at once.
+   *
+   * @param app the app's name
+   * @param componentPaths the components' encoded paths
    */
   default void awaitComponentsReleased(String app, Collection<byte[]> componentPaths) {}
 
@@ -135,6 +154,8 @@ public interface StateStore extends AutoCloseable {
    * Whether the update lock makes this process the only writer of the app while it is held (an
    * embedded store), so what the engine reads at the start of a run stays true until it writes.
    * A store shared by several workers answers false.
+   *
+   * @return true for an embedded store; false, the default, for a shared one
    */
   default boolean exclusiveWhileLocked() {
     return false;
@@ -152,12 +173,19 @@ public interface StateStore extends AutoCloseable {
    * <p>By default the object's own: its class and identity hash code, so that no other object
    * shares what is kept for it (but for a collision of hash codes, which would let two apps of one
    * name share a component pool).
+   *
+   * @return the identity of the data this store is open on
    */
   default String identity() {
     return getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(this));
   }
 
-  /** Whether any target state of {@code app} is tracked; true when the store cannot tell cheaply. */
+  /**
+   * Whether any target state of {@code app} is tracked; true when the store cannot tell cheaply.
+   *
+   * @param app the app's name
+   * @return false only when the app surely tracks no target state
+   */
   default boolean hasStates(String app) {
     return true;
   }
@@ -168,6 +196,8 @@ public interface StateStore extends AutoCloseable {
    * state's possible records as those settles would have left them. Only for a store with one
    * writer at a time: until a run ends, its states read as possibly applied, and a concurrent
    * worker would apply them again.
+   *
+   * @return true when {@link #runSettled} may be called; false by default
    */
   default boolean recordsSettledRuns() {
     return false;
@@ -178,6 +208,11 @@ public interface StateStore extends AutoCloseable {
    * precommitted and did not settle: from now on each state whose newest possible record that
    * run wrote reads as settled to it. Only called when {@link #recordsSettledRuns()}. A run that
    * wrote nothing need not be recorded (see {@link #nextVersion}).
+   *
+   * @param app the app's name
+   * @param version the run's version, from {@link #nextVersion}
+   * @throws UnsupportedOperationException from this default, for a store that records no settled
+   *     run
    */
   default void runSettled(String app, long version) {
     throw new UnsupportedOperationException(getClass().getName() + " does not record settled runs");
@@ -188,12 +223,18 @@ public interface StateStore extends AutoCloseable {
    * far. A store that is the app's only writer while the run holds its lock may store it with the
    * run's first write rather than at once; a run that writes nothing then leaves it to the next
    * run, which gets the same number.
+   *
+   * @param app the app's name
+   * @return the run's version
    */
   long nextVersion(String app);
 
   /**
    * Tells the store that run {@code version} of {@code app} has ended: every action it applied
    * has returned, so no write of it can land any more (see {@link #endedRuns}).
+   *
+   * @param app the app's name
+   * @param version the run's version, from {@link #nextVersion}
    */
   default void runEnded(String app, long version) {}
 
@@ -206,6 +247,9 @@ public interface StateStore extends AutoCloseable {
    * calls once the run's sink calls under way returned, or a bounded wait for them ended), or,
    * for a run that lost a task (never told ended), when the store closes. Called before anything
    * sees the run stopped: a lease closed because of the stop must not count as finished.
+   *
+   * @param app the app's name
+   * @param version the run's version, from {@link #nextVersion}
    */
   default void runAborted(String app, long version) {}
 
@@ -215,6 +259,8 @@ public interface StateStore extends AutoCloseable {
    * (PostgreSQL) then refuses the app's next runs while it still holds any lease of the app: one
    * lost would have them skip its component for good, as another worker's, until the store
    * closes.
+   *
+   * @param app the app's name
    */
   default void runLostATask(String app) {}
 
@@ -227,21 +273,41 @@ public interface StateStore extends AutoCloseable {
    * store shared by workers tells them by a lock each run holds from the moment its version is
    * allocated until {@link #runEnded} (a worker killed gives it back with its connection); a
    * store used by one process at a time: all of them, as every other run has ended.
+   *
+   * @param app the app's name
+   * @param versions the run versions of the records read
+   * @return those of {@code versions} whose runs have ended
    */
   default Set<Long> endedRuns(String app, Collection<Long> versions) {
     return Set.copyOf(versions);
   }
 
-  /** The tracking of {@code path}, if it has any. */
+  /**
+   * The tracking of {@code path}, if it has any.
+   *
+   * @param app the app's name
+   * @param path the state's encoded path
+   * @return its tracked state, or empty when it has none
+   */
   Optional<TrackedState> get(String app, byte[] path);
 
-  /** The tracking of each path that has any, in any order. */
+  /**
+   * The tracking of each path that has any, in any order.
+   *
+   * @param app the app's name
+   * @param paths the states' encoded paths
+   * @return the tracked states found; none for a path without tracking
+   */
   List<TrackedState> getAll(String app, Collection<byte[]> paths);
 
   /**
    * Every state whose owner is {@code componentPath}, in path order where the store can (the
    * component then matches them with its declarations as a merge join; it checks the order, and
    * looks them up by path otherwise).
+   *
+   * @param app the app's name
+   * @param componentPath the component's encoded path
+   * @return the states it owns; empty when it owns none
    */
   List<TrackedState> ownedBy(String app, byte[] componentPath);
 
@@ -253,6 +319,12 @@ public interface StateStore extends AutoCloseable {
    * (encoded; null for no bound) and are as many as the store reads cheaply in one go (about
    * {@code maxChunks} of its storage units), possibly none. Each component's states may be
    * decoded only when asked for ({@link OwnedStates#get}).
+   *
+   * @param app the app's name
+   * @param componentPath the encoded path of the component asking
+   * @param before the encoded path the read stops before, or null for no bound
+   * @param maxChunks about how many storage units to read
+   * @return the states of each component read, by encoded component path, in path order
    */
   default Map<ByteKey, OwnedStates> ownedByFrom(String app, byte[] componentPath,
       byte[] before, int maxChunks) {
@@ -261,18 +333,38 @@ public interface StateStore extends AutoCloseable {
     return out;
   }
 
-  /** Every state at or below {@code path}, in path order; an empty path scans the whole app. */
+  /**
+   * Every state at or below {@code path}, in path order; an empty path scans the whole app.
+   *
+   * @param app the app's name
+   * @param path the encoded path to scan below, or an empty array for the whole app
+   * @param visitor given each tracked state, as it is read
+   */
   void scan(String app, byte[] path, Consumer<TrackedState> visitor);
 
-  /** The record of the component at {@code path} (its memo, its children), if any. */
+  /**
+   * The record of the component at {@code path} (its memo, its children), if any.
+   *
+   * @param app the app's name
+   * @param path the component's encoded path
+   * @return its record, or empty when it has none
+   */
   Optional<ComponentRecord> component(String app, byte[] path);
 
-  /** Every component record of the app. */
+  /**
+   * Every component record of the app.
+   *
+   * @param app the app's name
+   * @return the records, in any order
+   */
   List<ComponentRecord> components(String app);
 
   /**
    * Every component record of the app, to {@code visitor} in path order as they are read, so that
    * a caller may use the first while the rest are read (a run's {@code ComponentScan}).
+   *
+   * @param app the app's name
+   * @param visitor given each component record, in path order
    */
   default void componentsInOrder(String app, Consumer<ComponentRecord> visitor) {
     List<ComponentRecord> all = new ArrayList<>(components(app));
@@ -284,6 +376,10 @@ public interface StateStore extends AutoCloseable {
    * The paths of the app's component records strictly below {@code path} (its descendants), in
    * path order: a memoized component asks, when it commits, whether components it no longer
    * mounts are still tracked.
+   *
+   * @param app the app's name
+   * @param path the component's encoded path
+   * @return the encoded paths of its descendants with a record, in path order
    */
   default List<byte[]> componentPathsBelow(String app, byte[] path) {
     List<byte[]> out = new ArrayList<>();
@@ -297,13 +393,27 @@ public interface StateStore extends AutoCloseable {
     return out;
   }
 
-  /** Applies a batch atomically and durably; completes when committed. */
+  /**
+   * Applies a batch atomically and durably; completes when committed.
+   *
+   * @param app the app's name
+   * @param writes the batch: writes of states (precommits, settles, deletions) and of components
+   * @return a future completed once the batch is durable, or exceptionally when it failed
+   */
   CompletableFuture<Void> write(String app, List<StateWrite> writes);
 
-  /** Forgets everything stored for {@code app}. */
+  /**
+   * Forgets everything stored for {@code app}.
+   *
+   * @param app the app's name
+   */
   void clear(String app);
 
-  /** The names of the apps with any stored state. */
+  /**
+   * The names of the apps with any stored state.
+   *
+   * @return the app names, in any order
+   */
   List<String> apps();
 
   @Override
