@@ -39,7 +39,11 @@ public sealed interface StableKey
     }
   }
 
-  /** A boolean key. */
+  /**
+   * A boolean key.
+   *
+   * @param value the boolean
+   */
   record Bool(boolean value) implements StableKey {
     @Override
     public String toString() {
@@ -47,7 +51,11 @@ public sealed interface StableKey
     }
   }
 
-  /** An integer key; all integral Java types map to it. */
+  /**
+   * An integer key; all integral Java types map to it.
+   *
+   * @param value the integer, widened to a long
+   */
   record Int(long value) implements StableKey {
     @Override
     public String toString() {
@@ -55,7 +63,11 @@ public sealed interface StableKey
     }
   }
 
-  /** A string key. */
+  /**
+   * A string key.
+   *
+   * @param value the string
+   */
   record Str(String value) implements StableKey {
     /**
      * Checks that the string is given.
@@ -96,7 +108,11 @@ public sealed interface StableKey
     }
   }
 
-  /** A byte-string key; compared by content. */
+  /**
+   * A byte-string key; compared by content.
+   *
+   * @param value the bytes
+   */
   record Bytes(byte[] value) implements StableKey {
     /**
      * Takes a copy of the bytes, so that the key cannot change afterwards.
@@ -134,7 +150,11 @@ public sealed interface StableKey
     }
   }
 
-  /** A UUID key. */
+  /**
+   * A UUID key.
+   *
+   * @param value the UUID
+   */
   record Uuid(UUID value) implements StableKey {
     /**
      * Checks that the UUID is given.
@@ -152,7 +172,11 @@ public sealed interface StableKey
     }
   }
 
-  /** A namespace marker (provider names, attachment types); rendered with a leading {@code @}. */
+  /**
+   * A namespace marker (provider names, attachment types); rendered with a leading {@code @}.
+   *
+   * @param name the marker's name, without the {@code @}
+   */
   record Symbol(String name) implements StableKey {
     /**
      * Checks that the name is given.
@@ -170,7 +194,11 @@ public sealed interface StableKey
     }
   }
 
-  /** A composite key, e.g. (database, schema, table). */
+  /**
+   * A composite key, e.g. (database, schema, table).
+   *
+   * @param items the parts, in order
+   */
   record Array(List<StableKey> items) implements StableKey {
     /**
      * Takes an unmodifiable copy of the items.
@@ -195,7 +223,11 @@ public sealed interface StableKey
     }
   }
 
-  /** A fingerprint used as a key (e.g. of a long or structured identity). */
+  /**
+   * A fingerprint used as a key (e.g. of a long or structured identity).
+   *
+   * @param value the fingerprint
+   */
   record Fp(Fingerprint value) implements StableKey {
     /**
      * Checks that the fingerprint is given.

@@ -18,7 +18,12 @@ public sealed interface TargetAction<A>
    */
   A value();
 
-  /** Create a target state that did not exist. */
+  /**
+   * Create a target state that did not exist.
+   *
+   * @param <A> the connector's action type
+   * @param value the connector's action value
+   */
   record Create<A>(A value) implements TargetAction<A> {
     /**
      * Checks that the value is given.
@@ -31,7 +36,12 @@ public sealed interface TargetAction<A>
     }
   }
 
-  /** Update a target state that (may) exist. */
+  /**
+   * Update a target state that (may) exist.
+   *
+   * @param <A> the connector's action type
+   * @param value the connector's action value
+   */
   record Update<A>(A value) implements TargetAction<A> {
     /**
      * Checks that the value is given.
@@ -44,7 +54,12 @@ public sealed interface TargetAction<A>
     }
   }
 
-  /** Delete a target state that is no longer declared. */
+  /**
+   * Delete a target state that is no longer declared.
+   *
+   * @param <A> the connector's action type
+   * @param value the connector's action value
+   */
   record Delete<A>(A value) implements TargetAction<A> {
     /**
      * Checks that the value is given.
