@@ -216,13 +216,12 @@ public final class OrphanSweep {
    * takes is a distinct tracked state: a candidate (a committed component's, or a stale
    * component's), or, below a container the sweep deletes, a state that is none (of a component
    * whose tracking this run keeps, or of a stale component another worker's sweep holds). So the
-   * count is at most the candidates and the states below the candidates that are containers
-   * which are no candidates, and a bound within the limit spares the pass (each handler is then
-   * asked once): the committed components' candidates are known, each with whether it was a
-   * container, and the stale components' states are counted as they are read, then what lies
-   * below the containers among them all, until they pass the room left. (A component's record
-   * counts what it declared in its last successful run, not what it owns, which may be more: no
-   * bound.)
+   * count is at most the candidates plus the states that are none below the candidates that were
+   * containers, and a bound within the limit spares the pass (each handler is then asked once):
+   * the committed components' candidates are known, each with whether it was a container, the
+   * stale components' states are counted as they are read, then what is below the containers
+   * among them all, until they pass the room left. (A component's record counts what it declared
+   * in its last successful run, not what it owns, which may be more: no bound.)
    *
    * <p>All of it is read only while it cannot change before the sweep meets it, or the bound
    * could be passed: on the app's only writer, or, on a store shared by workers, what the stale
