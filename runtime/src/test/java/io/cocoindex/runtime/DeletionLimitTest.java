@@ -103,6 +103,43 @@ class DeletionLimitTest extends EngineTestBase {
     assertThat(rows.takeLog()).containsExactly("delete a", "delete b", "delete c");
   }
 
+  /**
+   * As above, beside a memoized component whose memo hits: its tracking is kept as it was, so a
+   * container the sweep deletes could take its states along, and the count's bound reads below
+   * the candidates that are containers (none here). Within the limit, each handler is asked once
+   * on the app's only writer (it was asked twice); on the shared store a kept component may be
+   * mounted by another worker meanwhile, so the update still counts first.
+   */
+  @Test
+  void aRemovalBesideAMemoHitWithinTheLimitAsksEachHandlerOnce() {
+    App app = app(ctx -> {
+      TargetStateProvider<String> flat =
+          registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mountMemo("m", "in", c -> declareTargetState(c, flat.targetState("m", "1")));
+      source.forEach((k, v) -> ctx.mount(k, c -> declareTargetState(c, flat.targetState(k, v))));
+    });
+    for (String k : new String[] {"a", "b", "c", "d"}) {
+      source.put(k, "1");
+    }
+    app.update();
+    rows.takeLog();
+    rows.takeCalls();
+
+    source.keySet().retainAll(Set.of("d"));
+    UpdateStats stats = app.update(UpdateOptions.defaults().withDeletionLimit(3));
+    assertThat(stats.componentsMemoized()).isEqualTo(1);
+    List<Rows.Call> once = List.of(new Rows.Call("a", null, List.of("1"), false),
+        new Rows.Call("b", null, List.of("1"), false), new Rows.Call("c", null, List.of("1"), false),
+        new Rows.Call("d", "1", List.of("1"), false));
+    List<Rows.Call> calls = rows.takeCalls();
+    if (ON_POSTGRES) {
+      assertThat(calls).as("counted first").hasSize(once.size() + 3).containsAll(once);
+    } else {
+      assertThat(calls).containsExactlyElementsOf(once);
+    }
+    assertThat(rows.takeLog()).containsExactly("delete a", "delete b", "delete c");
+  }
+
   @Test
   void statesThatWouldGoWithTheirContainerCountTowardsTheLimit() {
     App app = app();

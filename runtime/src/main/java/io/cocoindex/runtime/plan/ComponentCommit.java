@@ -117,7 +117,7 @@ public final class ComponentCommit {
   private TrackedState[] ownedByDeclaration;
   /** Whether any declaration was not among the owned states (new, or taken over). */
   private boolean acquiredAny;
-  private final List<TargetPath> undeclaredOwned = new ArrayList<>();
+  private final List<TrackedState> undeclaredOwned = new ArrayList<>();
   /** Leases of the states taken over from another component, held until the commit. */
   private final List<AutoCloseable> stateLeases = new ArrayList<>();
   private volatile boolean componentPrecommitted;
@@ -274,7 +274,7 @@ public final class ComponentCommit {
         if (!ownedInOrder(owned, j)) {
           return false;
         }
-        undeclaredOwned.add(TargetPath.decode(owned.get(j++).path()));
+        undeclaredOwned.add(owned.get(j++));
       }
       if (j < owned.size() && order == 0) {
         if (!ownedInOrder(owned, j)) {
@@ -290,7 +290,7 @@ public final class ComponentCommit {
       if (!ownedInOrder(owned, j)) {
         return false;
       }
-      undeclaredOwned.add(TargetPath.decode(owned.get(j).path()));
+      undeclaredOwned.add(owned.get(j));
     }
     return true;
   }
@@ -326,7 +326,7 @@ public final class ComponentCommit {
       }
       for (TrackedState s : owned) {
         if (!declaredPaths.contains(ByteKey.of(s.path()))) {
-          undeclaredOwned.add(TargetPath.decode(s.path()));
+          undeclaredOwned.add(s);
         }
       }
     }
@@ -479,8 +479,9 @@ public final class ComponentCommit {
   }
 
   private void offerOrphans() {
-    for (TargetPath p : undeclaredOwned) {
-      run.orphanCandidates.add(new Run.OrphanCandidate(p.encodedUnsafe(), in.component));
+    for (TrackedState s : undeclaredOwned) {
+      run.orphanCandidates.add(
+          new Run.OrphanCandidate(s.path(), in.component, s.childGeneration() > 0));
     }
   }
 

@@ -25,6 +25,9 @@ import org.slf4j.LoggerFactory;
 public final class KilledRunMemos {
   private static final Logger log = LoggerFactory.getLogger(KilledRunMemos.class);
 
+  /** Settles per write of a take-up, at most: what one holds is bounded, however large. */
+  static final int SETTLES_PER_WRITE = 4096;
+
   private KilledRunMemos() {}
 
   /**
@@ -44,9 +47,17 @@ public final class KilledRunMemos {
 
   /**
    * Settles the states of {@code component}'s subtree that the run which stamped {@code stamped}
-   * wrote, and records the memo without its stamp, in one write; a preview writes nothing.
-   * Returns whether the memo can be taken as a hit: false when the write failed (the component
-   * then runs, and its commit settles what it changes), and in a drop.
+   * wrote, and records the memo without its stamp, after them; a preview writes nothing. Returns
+   * whether the memo can be taken as a hit: false when a write failed (the component then runs,
+   * and its commit settles what it changes), and in a drop.
+   *
+   * <p>The subtree is read a window of owners at a time ({@link
+   * io.cocoindex.runtime.state.StateStore#ownedInSubtree}), and its settles written in parts of
+   * {@link #SETTLES_PER_WRITE}: a query per component below had cost a take-up of 10,000
+   * components 10,000 queries, and one write held every settle of the subtree. A part written
+   * alone is sound: each settle records what the stamping run applied (see above), whether or
+   * not the memo follows; a run killed in between leaves the memo stamped, and the next one
+   * settles the rest.
    */
   public static boolean takeUp(Run run, TargetPath component, ComponentRecord stamped) {
     if (run.mode != RunMode.UPDATE) {
@@ -54,14 +65,18 @@ public final class KilledRunMemos {
     }
     long stamping = MemoStamp.runOf(stamped.memoFingerprint());
     List<StateWrite> writes = new ArrayList<>();
-    List<byte[]> subtree = new ArrayList<>();
-    subtree.add(component.encoded());
-    subtree.addAll(run.store.componentPathsBelow(run.app, component.encodedUnsafe()));
-    for (byte[] owner : subtree) {
-      RunSettlement.addSettles(run, owner, stamping, writes);
-    }
-    writes.add(new StateWrite.PutComponent(MemoStamp.unstamped(stamped), run.version));
+    long[] settled = {0};
     try {
+      run.store.ownedInSubtree(run.app, component.encodedUnsafe(), (owner, states) -> {
+        RunSettlement.addSettles(states, stamping, writes);
+        if (writes.size() >= SETTLES_PER_WRITE) {
+          settled[0] += writes.size();
+          run.store.write(run.app, List.copyOf(writes)).join();
+          writes.clear();
+        }
+      });
+      settled[0] += writes.size();
+      writes.add(new StateWrite.PutComponent(MemoStamp.unstamped(stamped), run.version));
       run.store.write(run.app, writes).join();
     } catch (CompletionException e) {
       log.warn("app '{}': cannot take up the memo of component {}, recorded by run {}, which did"
@@ -69,7 +84,7 @@ public final class KilledRunMemos {
       return false;
     }
     log.debug("app '{}': took up the memo of component {} from run {}, which did not end ({}"
-        + " states settled)", run.app, component, stamping, writes.size() - 1);
+        + " states settled)", run.app, component, stamping, settled[0]);
     return true;
   }
 }

@@ -215,13 +215,21 @@ public final class OrphanSweep {
    * Whether an update with a deletion limit must count before it sweeps. Each state the count
    * takes is a distinct tracked state: a candidate (a committed component's, or a stale
    * component's), or, below a container the sweep deletes, a state that is none (of a component
-   * whose tracking this run keeps, or of a stale component another worker's sweep holds). Without
-   * the latter, the count is at most the candidates', and a bound within the limit spares the
-   * pass (each handler is then asked once): the committed components' candidates are known, and
-   * the stale components' states are counted as they are read, until they pass the room left.
-   * (A component's record counts what it declared in its last successful run, not what it owns,
-   * which may be more: no bound.) They are read only while what they own cannot change
-   * meanwhile: leased up front, or on the app's only writer.
+   * whose tracking this run keeps, or of a stale component another worker's sweep holds). So the
+   * count is at most the candidates plus the states that are none below the candidates that were
+   * containers, and a bound within the limit spares the pass (each handler is then asked once):
+   * the committed components' candidates are known, each with whether it was a container, the
+   * stale components' states are counted as they are read, then what is below the containers
+   * among them all, until they pass the room left. (A component's record counts what it declared
+   * in its last successful run, not what it owns, which may be more: no bound.)
+   *
+   * <p>All of it is read only while it cannot change before the sweep meets it, or the bound
+   * could be passed: on the app's only writer, or, on a store shared by workers, what the stale
+   * components own once they are leased up front, and only when no component this run keeps may
+   * own a state below a container. A kept component there (a memo hit, a failure, one left to
+   * another worker) may be mounted by another worker meanwhile, and a stale component leased
+   * only at its batch (past {@link #LEASED_UP_FRONT}) may commit before: states a bound read
+   * first did not see.
    */
   private static boolean mustCount(Run run, Work work) {
     if (run.mode != RunMode.UPDATE || run.deletionLimit == Long.MAX_VALUE) {
@@ -231,24 +239,59 @@ public final class OrphanSweep {
     if (room < 0) {
       return true;
     }
-    if (keptMayOwn(run) || !work.sweptElsewhere.isEmpty()) {
+    boolean exclusive = run.store.exclusiveWhileLocked();
+    boolean belowContainers = keptMayOwn(run) || !work.sweptElsewhere.isEmpty();
+    if (belowContainers && !exclusive) {
       // Read below each container the pass deletes (skipped with every stale component left to
       // another sweep, the pass let a table go with such rows uncounted).
       return !work.stale.isEmpty() || !work.committedCandidates.isEmpty();
     }
-    if (work.stale.isEmpty()) {
+    if (work.stale.isEmpty() && !belowContainers) {
       return false;
     }
-    if (!work.upFront && !run.store.exclusiveWhileLocked()) {
+    if (!work.upFront && !exclusive) {
       return true;
     }
+    List<byte[]> containers = new ArrayList<>();
+    if (belowContainers) {
+      for (int i = 0; i < work.committedCandidates.size(); i++) {
+        if (work.committedCandidates.container(i)) {
+          containers.add(work.committedCandidates.encodedPath(i));
+        }
+      }
+    }
     for (TargetPath p : work.stale) {
-      room -= run.store.ownedBy(run.app, p.encodedUnsafe()).size();
+      List<TrackedState> owned = run.store.ownedBy(run.app, p.encodedUnsafe());
+      room -= owned.size();
+      if (room < 0) {
+        return true;
+      }
+      if (belowContainers) {
+        owned.stream().filter(s -> s.childGeneration() > 0).forEach(s -> containers.add(s.path()));
+      }
+    }
+    for (byte[] container : containers) {
+      room -= notCandidatesBelow(run, work, container, room);
       if (room < 0) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * How many tracked states strictly below {@code container} are no candidates of the sweep,
+   * counted up to one more than {@code room}.
+   */
+  private static long notCandidatesBelow(Run run, Work work, byte[] container, long room) {
+    long[] n = {0};
+    run.store.scan(run.app, container, s -> {
+      if (n[0] <= room && s.path().length > container.length
+          && !isCandidate(run, work, s)) {
+        n[0]++;
+      }
+    });
+    return n[0];
   }
 
   /**
@@ -296,7 +339,8 @@ public final class OrphanSweep {
     if (run.mode == RunMode.DROP) {
       Map<ByteKey, TargetPath> owners = new HashMap<>(); // each decoded once
       run.store.scan(run.app, new byte[0], s -> work.committedCandidates.add(s.path(),
-          owners.computeIfAbsent(ByteKey.of(s.owner()), k -> TargetPath.decode(s.owner()))));
+          owners.computeIfAbsent(ByteKey.of(s.owner()), k -> TargetPath.decode(s.owner())),
+          s.childGeneration() > 0));
     }
     work.committedCandidates.sort();
     Collection<ComponentRecord> records = run.mode == RunMode.DROP ? null
@@ -467,7 +511,7 @@ public final class OrphanSweep {
         }
         swept.add(p);
         for (TrackedState s : run.store.ownedBy(run.app, p.encodedUnsafe())) {
-          candidates.add(s.path(), p);
+          candidates.add(s.path(), p, s.childGeneration() > 0);
         }
       }
       candidates.sort();
@@ -882,8 +926,12 @@ public final class OrphanSweep {
 
   /** Whether the sweep meets {@code s} as a candidate (counted then, if it goes). */
   private boolean isCandidate(TrackedState s) {
+    return isCandidate(run, work, s);
+  }
+
+  private static boolean isCandidate(Run run, Work work, TrackedState s) {
     TargetPath owner = TargetPath.decode(s.owner());
-    return isStale(owner) ? !work.sweptElsewhere.contains(owner)
+    return isStale(run, owner) ? !work.sweptElsewhere.contains(owner)
         : work.committedCandidates.contains(s.path());
   }
 
@@ -1005,6 +1053,10 @@ public final class OrphanSweep {
 
   /** Whether this sweep removes {@code component}'s record (unless a state of it is kept). */
   private boolean isStale(TargetPath component) {
+    return isStale(run, component);
+  }
+
+  private static boolean isStale(Run run, TargetPath component) {
     return run.mode == RunMode.DROP
         || (!run.visited.contains(component) && !run.isProtected(component));
   }

@@ -201,7 +201,11 @@ public final class Run {
    * A state {@code owner} tracks and did not declare in this run, by its encoded {@code path}
    * (see {@link SweepCandidates}).
    */
-  record OrphanCandidate(byte[] path, TargetPath owner) {}
+  /**
+   * A state its owner no longer declared, for the sweep; {@code container}: it was a container
+   * when read (a deletion of it takes what is below it).
+   */
+  record OrphanCandidate(byte[] path, TargetPath owner, boolean container) {}
 
   public Run(
       String app,

@@ -91,7 +91,12 @@ public final class RunSettlement {
    * record run {@code version} wrote (not a deletion): that record becomes its only one.
    */
   static void addSettles(Run run, byte[] owner, long version, List<StateWrite> settles) {
-    for (TrackedState row : run.store.ownedBy(run.app, owner)) {
+    addSettles(run.store.ownedBy(run.app, owner), version, settles);
+  }
+
+  /** As above, for the states {@code owned} of one owner, as read. */
+  static void addSettles(List<TrackedState> owned, long version, List<StateWrite> settles) {
+    for (TrackedState row : owned) {
       List<PossibleRecord> records = row.records();
       PossibleRecord newest = records.isEmpty() ? null : records.get(records.size() - 1);
       if (newest != null && newest.version() == version && !newest.isNone()) {

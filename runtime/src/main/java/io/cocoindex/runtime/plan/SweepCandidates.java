@@ -18,9 +18,12 @@ final class SweepCandidates {
   private final ArrayList<Run.OrphanCandidate> entries = new ArrayList<>();
   private boolean sorted = true;
 
-  /** Adds a candidate; {@code path} is its encoded path, kept as it is (not copied). */
-  void add(byte[] path, TargetPath owner) {
-    add(new Run.OrphanCandidate(path, owner));
+  /**
+   * Adds a candidate; {@code path} is its encoded path, kept as it is (not copied); {@code
+   * container}: its state was a container when read.
+   */
+  void add(byte[] path, TargetPath owner, boolean container) {
+    add(new Run.OrphanCandidate(path, owner, container));
   }
 
   void add(Run.OrphanCandidate candidate) {
@@ -64,6 +67,18 @@ final class SweepCandidates {
   TargetPath path(int i) {
     checkSorted();
     return TargetPath.decode(entries.get(i).path());
+  }
+
+  /** Whether the {@code i}th candidate's state was a container when read. */
+  boolean container(int i) {
+    checkSorted();
+    return entries.get(i).container();
+  }
+
+  /** The {@code i}th candidate's encoded path, as added (not to be modified). */
+  byte[] encodedPath(int i) {
+    checkSorted();
+    return entries.get(i).path();
   }
 
   TargetPath owner(int i) {

@@ -215,15 +215,52 @@ final class ComponentStateTables extends JdbcStateTables {
 
   /**
    * Up to {@code maxChunks} chunks from {@code owner} on, in one range read of the chunks' index:
-   * every owner among them whose chunks all came, and {@code owner} itself in any case. One
-   * chunk more is read to know whether the last owner's chunks go on.
+   * every owner among them whose chunks all came, and {@code owner} itself in any case.
    */
   Map<ByteKey, OwnedStates> ownedByFrom(Connection c, String app, byte[] owner,
       byte[] before, int maxChunks) throws SQLException {
-    SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, OwnedStates> out = new LinkedHashMap<>();
     ByteKey first = ByteKey.of(owner);
     out.put(first, OwnedStates.of(List.of()));
+    ChunksRead read = chunksFrom(c, app, owner, before, maxChunks);
+    out.putAll(read.owners()); // owner, if read, keeps its place: first
+    if (read.cut() != null && Arrays.equals(read.cut(), owner)) {
+      out.put(first, OwnedStates.of(ownedBy(c, app, owner))); // the owner asked for, read whole
+    }
+    return out;
+  }
+
+  /** The chunks in a window of a subtree's: about 16 MB at most, often a thousand owners. */
+  static final int WINDOW_CHUNKS = 256;
+
+  /** {@link #WINDOW_CHUNKS} chunks at a time, by the read behind {@link #ownedByFrom}. */
+  @Override
+  OwnedWindow ownedWindow(Connection c, String app, byte[] from, byte[] before)
+      throws SQLException {
+    ChunksRead read = chunksFrom(c, app, from, before, WINDOW_CHUNKS);
+    return cutWindow(c, app, read.owners(), read.cut());
+  }
+
+  @Override
+  List<TrackedState> ownedWhole(Connection c, String app, byte[] owner) throws SQLException {
+    return ownedBy(c, app, owner);
+  }
+
+  /**
+   * Owners read in path order, each with its chunks, and the last owner read if its chunks may
+   * go on past the read (left out of {@code owners}), else null.
+   */
+  private record ChunksRead(Map<ByteKey, OwnedStates> owners, byte[] cut) {}
+
+  /**
+   * Up to {@code maxChunks} chunks of the owners from {@code owner} on (before {@code before},
+   * if not null), in one range read of the chunks' index. One chunk more is read to know
+   * whether the last owner's chunks go on.
+   */
+  private ChunksRead chunksFrom(Connection c, String app, byte[] owner, byte[] before,
+      int maxChunks) throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
+    Map<ByteKey, OwnedStates> out = new LinkedHashMap<>();
     int rows = 0;
     byte[] last = null;
     try (StatementCache.Prepared p = prepare(c, before == null ? OWNED_FROM : OWNED_FROM_BEFORE)) {
@@ -250,15 +287,10 @@ final class ComponentStateTables extends JdbcStateTables {
       }
     }
     if (rows > maxChunks) {
-      // The last owner's chunks may go on past the limit: left out, or read whole if it is the
-      // owner asked for.
-      ByteKey cut = ByteKey.of(last);
-      out.remove(cut);
-      if (cut.equals(first)) {
-        out.put(first, OwnedStates.of(ownedBy(c, app, owner)));
-      }
+      out.remove(ByteKey.of(last));
+      return new ChunksRead(out, last);
     }
-    return out;
+    return new ChunksRead(out, null);
   }
 
   @Override

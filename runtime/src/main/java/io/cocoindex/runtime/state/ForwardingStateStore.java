@@ -141,6 +141,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public void ownedInSubtree(String app, byte[] componentPath, OwnerVisitor visitor) {
+    delegate.ownedInSubtree(app, componentPath, visitor);
+  }
+
+  @Override
   public void scan(String app, byte[] path, Consumer<TrackedState> visitor) {
     delegate.scan(app, path, visitor);
   }

@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.state;
 
+import io.cocoindex.runtime.codec.KeyEncoding;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -160,6 +161,19 @@ abstract class JdbcStateStore implements StateStore {
       tables.scan(c, app, path, visitor);
       return null;
     });
+  }
+
+  /** A window at a time, each read in one query, and visited once its connection is back. */
+  @Override
+  public void ownedInSubtree(String app, byte[] componentPath, OwnerVisitor visitor) {
+    byte[] end = KeyEncoding.descendantsEnd(componentPath);
+    for (byte[] from = componentPath; from != null; ) {
+      byte[] start = from;
+      JdbcStateTables.OwnedWindow window =
+          read("read a subtree's target states", c -> tables.ownedWindow(c, app, start, end));
+      window.owners().forEach((owner, states) -> visitor.visit(owner.bytes(), states.get()));
+      from = window.next();
+    }
   }
 
   @Override

@@ -74,6 +74,7 @@ public class JdbcStateTables {
   static final int FORGOTTEN_MEMO_LENGTH = 1 + Long.BYTES;
   // The reads made for every component.
   private final String componentSql;
+  private final String ownedWindowSql;
 
   /** Whether precommits and settles are resolved against the rows the engine loaded. */
   private final boolean trustLoadedRows;
@@ -154,6 +155,9 @@ public class JdbcStateTables {
             + " AND memo_fp IS NOT NULL";
     this.componentSql =
         "SELECT " + COMPONENT_COLUMNS + " FROM " + components + " WHERE app=? AND path=?";
+    // By the owner index alone: an order by path too would sort the whole rest of the range.
+    this.ownedWindowSql = "SELECT " + STATE_SELECT + " FROM " + states
+        + " WHERE app=? AND owner>=? AND owner<? ORDER BY owner LIMIT ?";
   }
 
   public String appTable() {
@@ -399,6 +403,74 @@ public class JdbcStateTables {
       out.computeIfAbsent(ByteKey.of(t.owner()), o -> new ArrayList<>()).add(t);
     });
     return out;
+  }
+
+  /**
+   * What one read of a subtree's states returned ({@link StateStore#ownedInSubtree}): owners
+   * whose states all came, in path order, and where the next read starts (null: none is left).
+   */
+  record OwnedWindow(Map<ByteKey, OwnedStates> owners, byte[] next) {}
+
+  /** States one {@link #ownedWindow} reads, at most (but an owner's, whole). */
+  static final int WINDOW_ROWS = 4096;
+
+  /**
+   * The states of the owners from {@code from} on and before {@code before}, up to about
+   * {@link #WINDOW_ROWS}, in one range read of the owner index. The last owner read may go on
+   * past the limit: it is left to the next window, or read whole when it is the only one.
+   */
+  OwnedWindow ownedWindow(Connection c, String app, byte[] from, byte[] before)
+      throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
+    Map<ByteKey, List<TrackedState>> read = new LinkedHashMap<>();
+    int rows = 0;
+    byte[] last = null;
+    try (StatementCache.Prepared p = prepare(c, ownedWindowSql)) {
+      PreparedStatement ps = p.statement();
+      ps.setString(1, app);
+      ps.setBytes(2, from);
+      ps.setBytes(3, before);
+      ps.setInt(4, WINDOW_ROWS + 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<TrackedState> ofLast = null;
+        while (rs.next()) {
+          rows++;
+          TrackedState t = state(rs, runs);
+          if (last == null || !Arrays.equals(t.owner(), last)) {
+            last = t.owner();
+            ofLast = new ArrayList<>();
+            read.put(ByteKey.of(last), ofLast);
+          }
+          ofLast.add(t);
+        }
+      }
+    }
+    Map<ByteKey, OwnedStates> owners = new LinkedHashMap<>();
+    read.forEach((owner, states) -> owners.put(owner, OwnedStates.of(states)));
+    return cutWindow(c, app, owners, rows > WINDOW_ROWS ? last : null);
+  }
+
+  /**
+   * The window of {@code owners} as read, where {@code cut} (null: none) is the last owner read,
+   * whose states may go on past the read: it is left to the next window, or read whole when it
+   * is the only owner read.
+   */
+  final OwnedWindow cutWindow(Connection c, String app, Map<ByteKey, OwnedStates> owners,
+      byte[] cut) throws SQLException {
+    if (cut == null) {
+      return new OwnedWindow(owners, null);
+    }
+    owners.remove(ByteKey.of(cut));
+    if (!owners.isEmpty()) {
+      return new OwnedWindow(owners, cut);
+    }
+    return new OwnedWindow(Map.of(ByteKey.of(cut), OwnedStates.of(ownedWhole(c, app, cut))),
+        OwnerRanges.after(cut));
+  }
+
+  /** Every state {@code owner} owns, in one read (PostgreSQL: one array parameter). */
+  List<TrackedState> ownedWhole(Connection c, String app, byte[] owner) throws SQLException {
+    return ownedByAny(c, app, List.of(owner)).getOrDefault(ByteKey.of(owner), List.of());
   }
 
   private interface RowVisitor {

@@ -31,7 +31,9 @@ final class PostgresClaims {
    * only when a claim in the round is met (a CTE is evaluated when first read), and only to tell
    * whether the runs should be read again (see {@link #BATCH_LEASE_SQL}): it is read after the
    * statement's snapshot was taken, so a run that records its end and gives its lock back in
-   * between looks dead to it.
+   * between looks dead to it. Read by each batch that meets such a claim, not kept from one batch
+   * to the next: a run an earlier batch saw alive may have died since, and its claims would stand
+   * for the round, their components processed by no worker until the next.
    */
   private static final String LIVE_RUNS = "live AS MATERIALIZED (SELECT objid::bigint AS low"
       + " FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"

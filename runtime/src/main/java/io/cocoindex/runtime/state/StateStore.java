@@ -333,6 +333,35 @@ public interface StateStore extends AutoCloseable {
     return out;
   }
 
+  /** Takes one component's states (see {@link #ownedInSubtree}). */
+  interface OwnerVisitor {
+    /**
+     * Takes the states of one component.
+     *
+     * @param owner the component's encoded path
+     * @param states its tracked states, in path order
+     */
+    void visit(byte[] owner, List<TrackedState> states);
+  }
+
+  /**
+   * The states of {@code componentPath} and of every component below it, to {@code visitor}
+   * owner by owner in path order (owners without states may be left out). A store with range
+   * reads reads the subtree a window of owners at a time, so that it costs a few queries
+   * whatever its size and holds one window (an owner with more states than that, alone); by
+   * default, a read per component of the subtree that has a record.
+   *
+   * @param app the app's name
+   * @param componentPath the encoded path of the subtree's top component
+   * @param visitor given each owner's states, as they are read
+   */
+  default void ownedInSubtree(String app, byte[] componentPath, OwnerVisitor visitor) {
+    visitor.visit(componentPath, ownedBy(app, componentPath));
+    for (byte[] below : componentPathsBelow(app, componentPath)) {
+      visitor.visit(below, ownedBy(app, below));
+    }
+  }
+
   /**
    * Every state at or below {@code path}, in path order; an empty path scans the whole app.
    *

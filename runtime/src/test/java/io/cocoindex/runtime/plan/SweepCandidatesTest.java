@@ -32,10 +32,10 @@ class SweepCandidatesTest {
   @Test
   void candidatesComeInPathOrderAContainerBeforeItsChildren() {
     SweepCandidates c = new SweepCandidates();
-    c.add(path("t", "docs", 2L).encoded(), B);
-    c.add(path("t", "docs").encoded(), A);
-    c.add(path("s", 1L).encoded(), B);
-    c.add(path("t", "docs", 1L).encoded(), A);
+    c.add(path("t", "docs", 2L).encoded(), B, false);
+    c.add(path("t", "docs").encoded(), A, false);
+    c.add(path("s", 1L).encoded(), B, false);
+    c.add(path("t", "docs", 1L).encoded(), A, false);
     c.sort();
 
     assertThat(paths(c)).containsExactly(path("s", 1L), path("t", "docs"),
@@ -47,9 +47,9 @@ class SweepCandidatesTest {
   @Test
   void ofTwoCandidatesOfOnePathTheLastAddedStays() {
     SweepCandidates c = new SweepCandidates();
-    c.add(path("x").encoded(), A);
-    c.add(path("w").encoded(), A);
-    c.add(path("x").encoded(), B);
+    c.add(path("x").encoded(), A, false);
+    c.add(path("w").encoded(), A, false);
+    c.add(path("x").encoded(), B, false);
     c.sort();
 
     assertThat(paths(c)).containsExactly(path("w"), path("x"));
@@ -60,7 +60,7 @@ class SweepCandidatesTest {
   void aCandidateIsFoundByItsEncodedPath() {
     SweepCandidates c = new SweepCandidates();
     for (int i = 99; i >= 0; i -= 3) {
-      c.add(path("r", (long) i).encoded(), A);
+      c.add(path("r", (long) i).encoded(), A, false);
     }
     c.sort();
 
@@ -74,8 +74,8 @@ class SweepCandidatesTest {
   @Test
   void candidatesReadBeforeBeingSortedAreRefused() {
     SweepCandidates c = new SweepCandidates();
-    c.add(B.encoded(), B);
-    c.add(A.encoded(), A);
+    c.add(B.encoded(), B, false);
+    c.add(A.encoded(), A, false);
 
     assertThatThrownBy(() -> c.contains(A.encoded())).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("before being sorted");
@@ -84,7 +84,7 @@ class SweepCandidatesTest {
   @Test
   void eachReadingOfAPathIsItsOwnCopy() {
     SweepCandidates c = new SweepCandidates();
-    c.add(A.encoded(), A);
+    c.add(A.encoded(), A, false);
 
     TargetPath first = c.path(0);
     assertThat(first).isEqualTo(A).isNotSameAs(c.path(0));
