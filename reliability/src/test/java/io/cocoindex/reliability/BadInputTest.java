@@ -23,6 +23,7 @@ import io.cocoindex.runtime.state.SqliteStateStore;
 import io.cocoindex.runtime.state.StateStoreException;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.StoreLockedException;
+import io.cocoindex.testkit.ThreadPerTask;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -446,7 +447,8 @@ class BadInputTest {
     };
     declared.put("a", "1");
     App first = app(kvMain());
-    CompletableFuture<Void> running = CompletableFuture.runAsync(first::update);
+    CompletableFuture<Void> running = CompletableFuture.runAsync(first::update,
+        ThreadPerTask.INSTANCE);
     assertThat(inSink.await(30, TimeUnit.SECONDS)).isTrue();
     try (App second = App.create("bad", Environment.builder().dbPath(dir).build(), kvMain())) {
       assertThatThrownBy(second::update)

@@ -22,6 +22,7 @@ import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateStoreException;
 import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.testkit.ThreadPerTask;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -208,14 +209,14 @@ class PostgresWorkerViewsTest {
       w1Started.countDown();
       await(release);
     }, () -> {}));
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     await(w1Started);
 
     // Worker 2 runs the new source: cB takes x over (an update); its root then waits, before
     // its orphan sweep, until worker 1 is done.
     CountDownLatch w1Done = new CountDownLatch(1);
     App w2 = worker(main(NEW, () -> {}, () -> await(w1Done)));
-    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update);
+    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update, ThreadPerTask.INSTANCE);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!log.contains("update x=b") && System.nanoTime() < deadline) {
       Thread.sleep(5);
@@ -267,7 +268,7 @@ class PostgresWorkerViewsTest {
         await(release);
       }
     })));
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     await(w1Read);
 
     // Worker 2 runs the new source to its end: cB takes x over from cA.
@@ -308,9 +309,11 @@ class PostgresWorkerViewsTest {
     holds.put("b1", hold1);
     holds.put("b2", hold2);
 
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(worker(plain(view1))::update);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(worker(plain(view1))::update,
+        ThreadPerTask.INSTANCE);
     await(hold1[0]);
-    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(worker(plain(view2))::update);
+    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(worker(plain(view2))::update,
+        ThreadPerTask.INSTANCE);
     await(hold2[0]);
     hold1[1].countDown();
     w1Run.get(60, TimeUnit.SECONDS);
@@ -346,7 +349,8 @@ class PostgresWorkerViewsTest {
     CountDownLatch[] hold1 = {new CountDownLatch(1), new CountDownLatch(1)};
     holds.put("b1", hold1);
 
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(worker(plain(view1))::update);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(worker(plain(view1))::update,
+        ThreadPerTask.INSTANCE);
     await(hold1[0]);
     worker(plain(view2)).update();
     hold1[1].countDown();
@@ -386,11 +390,12 @@ class PostgresWorkerViewsTest {
         await(release);
       }
     })));
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     await(w1Read); // cA read x as its own
     CountDownLatch[] hold2 = {new CountDownLatch(1), new CountDownLatch(1)};
     holds.put("b2", hold2);
-    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(worker(plain(view2))::update);
+    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(worker(plain(view2))::update,
+        ThreadPerTask.INSTANCE);
     await(hold2[0]); // cB took x over and precommitted b2
     release.countDown();
     w1Run.get(60, TimeUnit.SECONDS);
@@ -443,7 +448,7 @@ class PostgresWorkerViewsTest {
     App w1 = App.create("views", Environment.builder().stateStore(dying).build(),
         withMemoizedB(view1, handler));
     open.add(w1);
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     await(hold1[0]);
     App w2 = worker(withMemoizedB(view2, handler));
     w2.update();
@@ -483,7 +488,7 @@ class PostgresWorkerViewsTest {
         await(release);
       }
     })));
-    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update);
+    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update, ThreadPerTask.INSTANCE);
     await(w2HoldsX);
 
     CountDownLatch w1Waits = new CountDownLatch(1);
@@ -499,7 +504,7 @@ class PostgresWorkerViewsTest {
     App w1 = App.create("views", Environment.builder().stateStore(leasing).build(),
         withMemoizedB(view1, handler));
     open.add(w1);
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     await(w1Waits); // it read x as cA's, and asks for its lease
     release.countDown();
     w2Run.get(60, TimeUnit.SECONDS);
@@ -597,7 +602,7 @@ class PostgresWorkerViewsTest {
         await(release);
       }
     })));
-    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update);
+    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update, ThreadPerTask.INSTANCE);
     await(w2HoldsX);
     worker(plain(view1)).update();
     release.countDown();
@@ -661,12 +666,12 @@ class PostgresWorkerViewsTest {
         await(release);
       }
     })));
-    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> w1Run = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     await(w1Sweeps);
 
     failAfterWriting.add("2");
     App w2 = worker(app.apply(view2, handler));
-    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update);
+    CompletableFuture<Void> w2Run = CompletableFuture.runAsync(w2::update, ThreadPerTask.INSTANCE);
     // Worker 2 precommitted w and wrote it, and its apply failed: its sweep, which deletes z too
     // (its body completed), waits for worker 1's lease on z. Worker 1 goes on now, and writes
     // cM's memo after worker 2's precommit.
@@ -760,7 +765,8 @@ class PostgresWorkerViewsTest {
       w2MountedTheTable.countDown();
       await(w2MayGoOn);
     }));
-    CompletableFuture<UpdateStats> w2Run = CompletableFuture.supplyAsync(w2::update);
+    CompletableFuture<UpdateStats> w2Run = CompletableFuture.supplyAsync(w2::update,
+        ThreadPerTask.INSTANCE);
     await(w2MountedTheTable);
     // Worker 1, without the table, starts its round and is held before mounting anything.
     CountDownLatch w1Started = new CountDownLatch(1);
@@ -768,7 +774,8 @@ class PostgresWorkerViewsTest {
       w1Started.countDown();
       await(release);
     }, () -> {}));
-    CompletableFuture<UpdateStats> w1Run = CompletableFuture.supplyAsync(w1::update);
+    CompletableFuture<UpdateStats> w1Run = CompletableFuture.supplyAsync(w1::update,
+        ThreadPerTask.INSTANCE);
     await(w1Started);
     // Worker 2 takes m in this round (its memo misses), writes r=2 and ends.
     w2MayGoOn.countDown();
@@ -807,7 +814,8 @@ class PostgresWorkerViewsTest {
       w1Started.countDown();
       await(release);
     }, () -> {}));
-    CompletableFuture<UpdateStats> w1Run = CompletableFuture.supplyAsync(w1::update);
+    CompletableFuture<UpdateStats> w1Run = CompletableFuture.supplyAsync(w1::update,
+        ThreadPerTask.INSTANCE);
     await(w1Started);
     worker(tableAndMemo(conn, true, "2", () -> {}, () -> {})).update();
     assertThat(conn.ext.rows).isEqualTo(Map.of("t/r", "2"));

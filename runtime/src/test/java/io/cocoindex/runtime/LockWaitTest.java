@@ -34,7 +34,8 @@ class LockWaitTest {
   void anUpdateWaitsForTheHolderAndRunsOnceItIsDone() throws Exception {
     try (SqliteStateStore other = SqliteStateStore.open(dir); App app = app(Duration.ofMinutes(1))) {
       AutoCloseable held = other.lockForUpdate("app");
-      CompletableFuture<UpdateStats> update = CompletableFuture.supplyAsync(app::update);
+      CompletableFuture<UpdateStats> update = CompletableFuture.supplyAsync(app::update,
+          ThreadPerTask.INSTANCE);
       Thread.sleep(300);
       assertThat(update).as("waiting while the lock is held").isNotDone();
       assertThat(rows.takeLog()).isEmpty();

@@ -28,7 +28,8 @@ class ParallelBodyTest extends EngineTestBase {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       ctx.mount("c", c -> body.accept(c, p));
     });
-    CompletableFuture<UpdateStats> run = CompletableFuture.supplyAsync(app::update);
+    CompletableFuture<UpdateStats> run = CompletableFuture.supplyAsync(app::update,
+        ThreadPerTask.INSTANCE);
     try {
       run.get(60, TimeUnit.SECONDS);
     } catch (TimeoutException hung) {

@@ -158,7 +158,7 @@ class SweepWithOtherWorkersTest {
 
     full[0] = false;
     store1.holdWhen = w -> precommitsKey(w, "docs"); // the drop of the table, batch of "z"
-    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached the table's drop")
         .isTrue();
 
@@ -259,7 +259,7 @@ class SweepWithOtherWorkersTest {
 
     full[0] = false;
     store1.holdWhen = w -> precommitsKey(w, "a1"); // the first batch: "a"
-    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).isTrue();
 
     App w2 = app(PostgresStateStore.open(url), main2);
@@ -269,7 +269,7 @@ class SweepWithOtherWorkersTest {
       } catch (UpdateFailedException e) {
         // what matters is what the target holds at the end
       }
-    });
+    }, ThreadPerTask.INSTANCE);
     try {
       second.get(fillers > 0 ? 60 : 2, TimeUnit.SECONDS); // done only if "s" was free to mount
     } catch (java.util.concurrent.TimeoutException stillWaiting) {
@@ -338,14 +338,14 @@ class SweepWithOtherWorkersTest {
     withS[0] = false;
     kValue[0] = "v2";
     store1.holdWhen = w -> precommitsKey(w, "k1");
-    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached k's precommit")
         .isTrue();
 
     String dying = schema + "_dying";
     PostgresStateStore store2 = PostgresStateStore.open(url + "&ApplicationName=" + dying);
     App w2 = App.create("w", Environment.builder().stateStore(store2).build(), main2);
-    CompletableFuture<Void> second = CompletableFuture.runAsync(w2::update);
+    CompletableFuture<Void> second = CompletableFuture.runAsync(w2::update, ThreadPerTask.INSTANCE);
     try {
       assertThat(reached.await(1, TimeUnit.MINUTES)).as("worker 2 committed s").isTrue();
       try (Connection c = DriverManager.getConnection(baseUrl);
@@ -416,7 +416,7 @@ class SweepWithOtherWorkersTest {
     withS[0] = false;
     kValue[0] = "v2";
     store1.holdWhen = w -> precommitsKey(w, "k1");
-    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached k's precommit")
         .isTrue();
 
@@ -457,7 +457,7 @@ class SweepWithOtherWorkersTest {
 
     full[0] = false;
     store1.holdWhen = w -> w.stream().anyMatch(x -> x instanceof StateWrite.Precommit);
-    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).isTrue();
 
     App w2 = app(PostgresStateStore.open(url), main);
@@ -514,7 +514,7 @@ class SweepWithOtherWorkersTest {
 
     sMounted[0] = false;
     store1.holdWhen = w -> precommitsKey(w, "r1");
-    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update);
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).isTrue();
     assertThat(tables.takeLog()).containsExactly("ensure docs");
 

@@ -104,7 +104,8 @@ class WorkSharingTest {
       }
     });
 
-    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
+        ThreadPerTask.INSTANCE);
     CompletableFuture<UpdateStats> runB;
     long claimedByA;
     try {
@@ -117,7 +118,7 @@ class WorkSharingTest {
           .isLessThanOrEqualTo(byA.get() + Run.LEASED_AHEAD_PER_THREAD * THREADS);
 
       // B's sweep waits for the components A holds: A goes on once B processed the others.
-      runB = CompletableFuture.supplyAsync(b::update);
+      runB = CompletableFuture.supplyAsync(b::update, ThreadPerTask.INSTANCE);
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (byB.get() < COMPONENTS - claimedByA) {
         assertThat(System.nanoTime()).as("B processing the rest").isLessThan(deadline);

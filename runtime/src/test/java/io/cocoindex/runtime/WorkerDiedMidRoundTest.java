@@ -114,11 +114,13 @@ class WorkerDiedMidRoundTest {
     bMayMount = new CountDownLatch(1);
     aInBody = new CountDownLatch(1);
     aMayGoOn = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update,
+        ThreadPerTask.INSTANCE);
     awaitRunsAlive(1); // B's run has started: its version is allocated, its lock held
 
     App a = worker(schema + "_a", mainA);
-    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
+        ThreadPerTask.INSTANCE);
     assertThat(aInBody.await(1, TimeUnit.MINUTES)).as("A in x's body").isTrue();
     TestPostgres.terminateSessions(baseUrl, schema + "_a");
     bMayMount.countDown();
@@ -168,7 +170,8 @@ class WorkerDiedMidRoundTest {
 
     value[0] = "v3";
     App a = worker(schema + "_a", mainA);
-    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
+        ThreadPerTask.INSTANCE);
     assertThat(aInBody.await(1, TimeUnit.MINUTES)).as("A in y's body").isTrue();
     awaitNewestRunFinishedAClaim(); // x's, as A gave it back
     TestPostgres.terminateSessions(baseUrl, schema + "_a");
@@ -212,7 +215,8 @@ class WorkerDiedMidRoundTest {
     value[0] = "v3";
     GiveBackHeld[] storeA = new GiveBackHeld[1];
     App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
-    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
+        ThreadPerTask.INSTANCE);
     try {
       assertThat(storeA[0].givingBack.await(1, TimeUnit.MINUTES)).as("x committed").isTrue();
       assertThat(rows.takeLog()).as("A wrote x").containsExactly("update x1=v3");
@@ -260,7 +264,8 @@ class WorkerDiedMidRoundTest {
 
     value[0] = "v3";
     App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
-    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
+        ThreadPerTask.INSTANCE);
     try {
       assertThat(storeA[0].givingBack.await(1, TimeUnit.MINUTES)).as("x committed").isTrue();
       assertThat(storeA[0].aborted.await(1, TimeUnit.MINUTES)).as("A's run stopped").isTrue();
@@ -314,7 +319,8 @@ class WorkerDiedMidRoundTest {
     mountsS[0] = false;
     GiveBackHeld[] storeA = new GiveBackHeld[1];
     App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, true));
-    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
+        ThreadPerTask.INSTANCE);
     try {
       assertThat(storeA[0].givingBack.await(1, TimeUnit.MINUTES)).as("s swept").isTrue();
       assertThat(rows.takeLog()).as("A swept s").containsExactly("delete s1");
@@ -488,7 +494,8 @@ class WorkerDiedMidRoundTest {
   private CompletableFuture<UpdateStats> startOnItsInput(App b) throws InterruptedException {
     bMayMount = new CountDownLatch(1);
     bReadItsInput = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> run = CompletableFuture.supplyAsync(b::update);
+    CompletableFuture<UpdateStats> run = CompletableFuture.supplyAsync(b::update,
+        ThreadPerTask.INSTANCE);
     assertThat(bReadItsInput.await(1, TimeUnit.MINUTES)).as("B read its input").isTrue();
     return run;
   }
@@ -499,7 +506,8 @@ class WorkerDiedMidRoundTest {
    */
   private void runBWhileAStops(App b, App a) throws Exception {
     bMayMount = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update,
+        ThreadPerTask.INSTANCE);
     awaitRunsAlive(1);
     Throwable stopped = org.junit.jupiter.api.Assertions.assertThrows(Throwable.class, a::update);
     assertThat(stopped).isInstanceOf(OutOfMemoryError.class);
@@ -582,12 +590,14 @@ class WorkerDiedMidRoundTest {
 
     value[0] = "v2";
     bMayMount = new CountDownLatch(1);
-    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update);
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update,
+        ThreadPerTask.INSTANCE);
     awaitRunsAlive(1);
 
     App a = worker(schema + "_a", mainA);
     holdNextCall.set(true);
-    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update);
+    CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
+        ThreadPerTask.INSTANCE);
     try {
       assertThat(aInSink.await(1, TimeUnit.MINUTES)).as("A's call for x under way").isTrue();
       try {

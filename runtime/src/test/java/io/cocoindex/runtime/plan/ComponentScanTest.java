@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.StableKey;
+import io.cocoindex.runtime.ThreadPerTask;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.SqliteStateStore;
@@ -109,7 +110,7 @@ class ComponentScanTest {
   private ComponentScan scanPausedBefore(int n) {
     pauseBefore = n;
     ComponentScan scan = new ComponentScan(store, "app");
-    scanning = CompletableFuture.runAsync(scan::run);
+    scanning = CompletableFuture.runAsync(scan::run, ThreadPerTask.INSTANCE);
     await(paused);
     return scan;
   }
@@ -128,7 +129,7 @@ class ComponentScanTest {
 
     assertThat(scan.take(component(3))).map(ComponentRecord::stateCount).contains(3L);
     CompletableFuture<Optional<ComponentRecord>> later =
-        CompletableFuture.supplyAsync(() -> scan.take(component(8)));
+        CompletableFuture.supplyAsync(() -> scan.take(component(8)), ThreadPerTask.INSTANCE);
     assertStillWaiting(later); // for the scan to pass it
 
     resume.countDown();
@@ -188,7 +189,8 @@ class ComponentScanTest {
   @Test
   void closingWaitsForAScanUnderWayThenLetsGoOfItsRecords() {
     ComponentScan scan = scanPausedBefore(3);
-    CompletableFuture<Void> closing = CompletableFuture.runAsync(scan::close);
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(scan::close,
+        ThreadPerTask.INSTANCE);
     assertStillWaiting(closing);
 
     resume.countDown();

@@ -3,6 +3,7 @@ package io.cocoindex.runtime.workers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.runtime.TestPostgres;
+import io.cocoindex.runtime.ThreadPerTask;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.runtime.threads.SharedThreads;
 import java.nio.charset.StandardCharsets;
@@ -119,7 +120,8 @@ class BatchLeaseTest {
 
       AutoCloseable held = a.leaseState("app", path("s"));
       CompletableFuture<AutoCloseable> other =
-          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("s")));
+          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("s")),
+              ThreadPerTask.INSTANCE);
       other.get(5, TimeUnit.SECONDS).close();
       held.close();
     } finally {
@@ -427,7 +429,7 @@ class BatchLeaseTest {
           lock.executeQuery().close();
         }
         CompletableFuture<AutoCloseable> lease = CompletableFuture.supplyAsync(
-            () -> a.leaseComponents("app", List.of(path("c1"))).get(0));
+            () -> a.leaseComponents("app", List.of(path("c1"))).get(0), ThreadPerTask.INSTANCE);
         awaitALeaseStatementWaiting();
         r.runEnded("app", ending);
         hold.commit();
@@ -665,7 +667,8 @@ class BatchLeaseTest {
         PostgresStateStore b = PostgresStateStore.open(url)) {
       AutoCloseable held = a.leaseState("app", path("rows/x"));
       CompletableFuture<AutoCloseable> waiting =
-          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("rows/x")));
+          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("rows/x")),
+              ThreadPerTask.INSTANCE);
       Thread.sleep(300);
       assertThat(waiting).isNotDone();
       // Another state's lease is free meanwhile.
@@ -683,13 +686,15 @@ class BatchLeaseTest {
         PostgresStateStore c = PostgresStateStore.open(url)) {
       AutoCloseable x = a.leaseState("app", path("rows/x"));
       CompletableFuture<List<AutoCloseable>> batch = CompletableFuture.supplyAsync(() ->
-          b.leaseStates("app", List.of(path("rows/w"), path("rows/x"), path("rows/y"))));
+          b.leaseStates("app", List.of(path("rows/w"), path("rows/x"), path("rows/y"))),
+              ThreadPerTask.INSTANCE);
       // While b waits for x, it holds w (before x) but not y (after it): x and w are held.
       awaitLocksHeld(2);
       assertThat(batch).isNotDone();
       a.leaseState("app", path("rows/y")).close();
       CompletableFuture<AutoCloseable> w =
-          CompletableFuture.supplyAsync(() -> c.leaseState("app", path("rows/w")));
+          CompletableFuture.supplyAsync(() -> c.leaseState("app", path("rows/w")),
+              ThreadPerTask.INSTANCE);
       Thread.sleep(300);
       assertThat(w).isNotDone();
 
@@ -710,7 +715,8 @@ class BatchLeaseTest {
         PostgresStateStore b = PostgresStateStore.open(url)) {
       AutoCloseable component = a.leaseComponent("app", path("p"), true);
       CompletableFuture<AutoCloseable> state =
-          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("p")));
+          CompletableFuture.supplyAsync(() -> b.leaseState("app", path("p")),
+              ThreadPerTask.INSTANCE);
       state.get(5, TimeUnit.SECONDS).close();
       component.close();
     }
@@ -722,7 +728,8 @@ class BatchLeaseTest {
         PostgresStateStore b = PostgresStateStore.open(url)) {
       AutoCloseable c1 = a.leaseComponent("app", path("c1"), true);
       CompletableFuture<Void> sweep = CompletableFuture.runAsync(
-          () -> b.awaitComponentsReleased("app", List.of(path("c1"), path("c2"))));
+          () -> b.awaitComponentsReleased("app", List.of(path("c1"), path("c2"))),
+              ThreadPerTask.INSTANCE);
       Thread.sleep(300);
       assertThat(sweep).isNotDone();
 

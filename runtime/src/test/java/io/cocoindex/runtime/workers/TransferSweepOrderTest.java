@@ -10,6 +10,7 @@ import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import io.cocoindex.runtime.TestPostgres;
+import io.cocoindex.runtime.ThreadPerTask;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -104,7 +105,7 @@ class TransferSweepOrderTest {
         Thread.currentThread().interrupt();
       }
     }));
-    CompletableFuture<Void> bRun = CompletableFuture.runAsync(b::update);
+    CompletableFuture<Void> bRun = CompletableFuture.runAsync(b::update, ThreadPerTask.INSTANCE);
     assertThat(bHoldsC2.await(30, TimeUnit.SECONDS)).as("B started c2").isTrue();
 
     // Worker A runs the round's main: c1 now declares nothing, c2 is B's. A commits c1, so x is
@@ -113,7 +114,7 @@ class TransferSweepOrderTest {
       ctx.mount("c1", c -> {});
       ctx.mount("c2", c -> declareTargetState(c, rows.targetState("x", "2")));
     });
-    CompletableFuture<Void> aRun = CompletableFuture.runAsync(a::update);
+    CompletableFuture<Void> aRun = CompletableFuture.runAsync(a::update, ThreadPerTask.INSTANCE);
     Thread.sleep(HELD_MILLIS);
     assertThat(log).as("applied while B holds c2").isEmpty();
     assertThat(aRun).as("A's run while B holds c2").isNotDone();

@@ -14,6 +14,7 @@ import io.cocoindex.runtime.UpdateFailedException;
 import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.testkit.CocoIndexExtension;
 import io.cocoindex.testkit.CrashPoint;
+import io.cocoindex.testkit.ThreadPerTask;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Consumer;
@@ -950,7 +951,8 @@ class PostgresUserTableTest {
         st.execute("INSERT INTO " + guests + " VALUES ('shared', 'another', 0)");
       }
       java.util.concurrent.CompletableFuture<List<String>> update =
-          java.util.concurrent.CompletableFuture.supplyAsync(() -> coco.update(guest));
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> coco.update(guest),
+              ThreadPerTask.INSTANCE);
       // Until the guest's CREATE TABLE waits for the other transaction.
       for (int i = 0; i < 400 && lines("SELECT count(*) FROM pg_stat_activity WHERE"
           + " wait_event_type = 'Lock' AND query LIKE 'CREATE TABLE IF NOT EXISTS %"
@@ -996,7 +998,8 @@ class PostgresUserTableTest {
         st.execute("INSERT INTO " + guests + " VALUES ('shared', 'another', 0)");
       }
       java.util.concurrent.CompletableFuture<List<String>> update =
-          java.util.concurrent.CompletableFuture.supplyAsync(() -> coco.update(guest));
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> coco.update(guest),
+              ThreadPerTask.INSTANCE);
       // Until the guest's run is done, or waits for the other transaction.
       for (int i = 0; i < 400 && !update.isDone() && lines("SELECT count(*) FROM"
           + " pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"

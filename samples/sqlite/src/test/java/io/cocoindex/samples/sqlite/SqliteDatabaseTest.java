@@ -2,6 +2,7 @@ package io.cocoindex.samples.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cocoindex.testkit.ThreadPerTask;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -45,7 +46,7 @@ class SqliteDatabaseTest {
           } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);
           }
-        });
+        }, ThreadPerTask.INSTANCE);
         Thread.sleep(300);
         assertThat(change).isNotDone();
         other.commit();
