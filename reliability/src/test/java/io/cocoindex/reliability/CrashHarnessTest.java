@@ -165,15 +165,17 @@ class CrashHarnessTest {
   private static List<String> cleanRunProblems(long seed, int generation, Path stateDir,
       Path targetDb, Path outDir) throws Exception {
     World w = World.of(seed, generation);
+    RecoveryOracle oracle = new RecoveryOracle();
     try (SqliteDatabase db = SqliteDatabase.open(targetDb);
         App app = App.create("crash", Environment.builder().dbPath(stateDir)
-            .provide(CrashApp.DB, db).build(), CrashApp.main(w, outDir, null))) {
-      try {
-        app.update();
-      } catch (RuntimeException e) {
-        return List.of("the clean run failed: " + e);
+            .provide(CrashApp.DB, db).listener(oracle.listener()).build(),
+            CrashApp.main(w, outDir, oracle.interposer()))) {
+      List<String> problems = new ArrayList<>(oracle.previewThenUpdate(app));
+      if (problems.stream().anyMatch(p -> p.startsWith("the recovery failed"))) {
+        return problems;
       }
-      return Convergence.check(w, targetDb, outDir, stateDir, app);
+      problems.addAll(Convergence.check(w, targetDb, outDir, stateDir, app));
+      return problems;
     }
   }
 

@@ -8,6 +8,7 @@ import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.TargetState;
@@ -52,6 +53,23 @@ final class Interposer {
     <A> void apply(RealSink<A> real, List<TargetAction<A>> actions) throws Exception;
   }
 
+  /**
+   * Told what a wrapped handler was given and what it returned: {@code connector} is
+   * {@code "sqlite"} or {@code "localfs"}, {@code out} null when it returned nothing to do.
+   */
+  interface ReconcileHook {
+    void reconciled(String connector, StableKey key, boolean declared, int prev,
+        boolean prevMayBeMissing, TargetReconcileOutput<?, ?> out);
+  }
+
+  /** A sink hook that only applies: the connector as it is. */
+  static final SinkHook PASS_THROUGH = new SinkHook() {
+    @Override
+    public <A> void apply(RealSink<A> real, List<TargetAction<A>> actions) throws Exception {
+      real.apply(actions);
+    }
+  };
+
   /** The connector's sink as the hook sees it. */
   record RealSink<A>(TargetActionSink<A> sink, String kind) {
     void apply(List<TargetAction<A>> actions) throws Exception {
@@ -68,10 +86,17 @@ final class Interposer {
   }
 
   private final SinkHook hook;
+  private final ReconcileHook reconcileHook;
   private final Map<TargetActionSink<?>, TargetActionSink<?>> sinks = new ConcurrentHashMap<>();
 
   Interposer(SinkHook hook) {
+    this(hook, null);
+  }
+
+  /** {@code reconcileHook} (null for none) hears every reconcile of a wrapped handler. */
+  Interposer(SinkHook hook, ReconcileHook reconcileHook) {
     this.hook = hook;
+    this.reconcileHook = reconcileHook;
   }
 
   /** A ctx whose root-provider registrations get wrapped handlers; use it only to register. */
@@ -140,11 +165,21 @@ final class Interposer {
     public TargetReconcileOutput<A, R> reconcile(
         StableKey key, V desired, List<R> prev, boolean prevMayBeMissing) throws Exception {
       TargetReconcileOutput<A, R> out = delegate.reconcile(key, desired, prev, prevMayBeMissing);
+      if (interposer.reconcileHook != null) {
+        interposer.reconcileHook.reconciled(kind.substring(0, kind.indexOf(' ')), key,
+            desired != null, prev.size(), prevMayBeMissing, out);
+      }
       if (out == null) {
         return null;
       }
       return new TargetReconcileOutput<>(out.action(), interposer.sink(out.sink(), kind),
           out.trackingRecord(), out.childInvalidation());
+    }
+
+    /** What the connector's children's handler found (a directory missing), passed on. */
+    @Override
+    public TargetChildInvalidation childInvalidationFound() {
+      return delegate.childInvalidationFound();
     }
 
     @Override
