@@ -165,16 +165,17 @@ class CrashHarnessTest {
   private static List<String> cleanRunProblems(long seed, int generation, Path stateDir,
       Path targetDb, Path outDir) throws Exception {
     World w = World.of(seed, generation);
-    RecoveryOracle oracle = new RecoveryOracle();
+    RecoveryOracle oracle = new RecoveryOracle(w.declaringComponents());
     try (SqliteDatabase db = SqliteDatabase.open(targetDb);
         App app = App.create("crash", Environment.builder().dbPath(stateDir)
             .provide(CrashApp.DB, db).listener(oracle.listener()).build(),
-            CrashApp.main(w, outDir, oracle.interposer()))) {
-      List<String> problems = new ArrayList<>(oracle.previewThenUpdate(app));
-      if (problems.stream().anyMatch(p -> p.startsWith("the recovery failed"))) {
-        return problems;
+            CrashApp.main(w, outDir, oracle.interposer(), oracle.ran()))) {
+      RecoveryOracle.Result recovery = oracle.previewThenUpdate(app);
+      List<String> problems = new ArrayList<>(recovery.problems());
+      if (problems.stream().noneMatch(p -> p.startsWith("the recovery failed"))) {
+        problems.addAll(Convergence.check(w, targetDb, outDir, stateDir, app));
       }
-      problems.addAll(Convergence.check(w, targetDb, outDir, stateDir, app));
+      System.out.println("  recovery: " + recovery);
       return problems;
     }
   }

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The oracle of the run that follows a killed one (the recovery): before it, {@code status()}
@@ -35,7 +36,7 @@ import java.util.TreeSet;
  * listed (unless its container was invalidated in this run: its own records do not say so), and
  * none it reconciles as settled (one record, not missing) is. The converse is weaker after a
  * kill: a listed state may not be reconciled at all, as a memo the killed run recorded is taken
- * up and settles its component's states unreconciled (see {@link #unreachedListed}).
+ * up and settles its component's states unreconciled (see {@link #compareStatus}).
  *
  * <p>States are named by connector ({@code sqlite}, {@code localfs}) and printed key, which the
  * crash app keeps unique within a connector.
@@ -45,6 +46,28 @@ final class RecoveryOracle {
   record Reconciled(String state, boolean declared, int prev, boolean mayBeMissing,
       boolean invalidatesChildren) {}
 
+  /**
+   * What the recovery did, and what it did against the oracle's promises.
+   *
+   * @param problems what differs from the promises (empty when kept), or the update's failure
+   * @param planned the actions the preview planned
+   * @param listed the states the status listed as unsettled
+   * @param reconciledUnsettled those the update reconciled as unsettled
+   * @param settledByMemos listed states a memo hit settled with no handler call
+   */
+  record Result(List<String> problems, int planned, int listed, int reconciledUnsettled,
+      int settledByMemos, long previewMillis) {
+    @Override
+    public String toString() {
+      return planned + " planned, " + listed + " unsettled (" + reconciledUnsettled
+          + " reconciled, " + settledByMemos + " settled by memos); status and preview "
+          + previewMillis + " ms";
+    }
+  }
+
+  private final Map<String, String> declaringComponents;
+  private long previewMillis;
+  private final Set<String> ran = ConcurrentHashMap.newKeySet();
   private final List<PlannedAction> applied = Collections.synchronizedList(new ArrayList<>());
   private final List<String> toSinks = Collections.synchronizedList(new ArrayList<>());
   private final List<Reconciled> reconciled = Collections.synchronizedList(new ArrayList<>());
@@ -56,6 +79,19 @@ final class RecoveryOracle {
       real.apply(actions);
     }
   }, this::noteReconcile);
+
+  /**
+   * @param declaringComponents the component that declares each state in the recovery's world
+   *     ("connector key" to component name)
+   */
+  RecoveryOracle(Map<String, String> declaringComponents) {
+    this.declaringComponents = declaringComponents;
+  }
+
+  /** Where the recovery's app notes every component and group whose body runs. */
+  Set<String> ran() {
+    return ran;
+  }
 
   /** The listener to give the recovery's environment. */
   ActionListener listener() {
@@ -108,13 +144,15 @@ final class RecoveryOracle {
   }
 
   /**
-   * Takes the status and a preview, runs the update and returns what differs from the promises
-   * above (empty when kept), or the update's failure.
+   * Takes the status and a preview, runs the update and returns what it did, with what differs
+   * from the promises above, or the update's failure.
    */
-  List<String> previewThenUpdate(App app) {
+  Result previewThenUpdate(App app) {
+    long t0 = System.nanoTime();
     StatusReport status = app.status();
     clearLogs();
     Preview preview = app.preview();
+    previewMillis = (System.nanoTime() - t0) / 1_000_000;
     List<String> problems = new ArrayList<>();
     if (!toSinks.isEmpty() || !applied.isEmpty()) {
       problems.add("the preview applied " + toSinks);
@@ -125,7 +163,8 @@ final class RecoveryOracle {
       stats = app.update();
     } catch (RuntimeException e) {
       problems.add("the recovery failed: " + e);
-      return problems;
+      return new Result(problems, preview.actions().size(), status.unsettled().size(), 0, 0,
+          previewMillis);
     }
     List<PlannedAction> appliedNow;
     List<String> sunk;
@@ -140,8 +179,7 @@ final class RecoveryOracle {
       calls = List.copyOf(reconciled);
     }
     comparePreview(preview, stats, appliedNow, sunk, problems);
-    compareStatus(status, calls, problems);
-    return problems;
+    return compareStatus(status, calls, preview.actions().size(), problems);
   }
 
   private void clearLogs() {
@@ -198,29 +236,60 @@ final class RecoveryOracle {
 
   /**
    * The status before the recovery listed every tracked state it reconciled as unsettled, and
-   * none it reconciled as settled. A state below a container the recovery invalidates is
-   * possibly missing for that reason alone (its records may say nothing of it).
+   * none it reconciled as settled (a state below a container the recovery invalidates is
+   * possibly missing for that reason alone: its records may say nothing of it). A listed state
+   * it did not reconcile is one that a memo hit settled, its component's body not running: a
+   * memo the killed run recorded, which the update takes up ({@code KilledRunMemos}), or one
+   * that only lost its stamp when its run died, or a state gone with its directory (no longer
+   * declared anywhere: a directory's deletion, or its destruction, drops its entries'
+   * tracking without a handler call).
    */
-  static void compareStatus(StatusReport status, List<Reconciled> calls, List<String> problems) {
+  private Result compareStatus(StatusReport status, List<Reconciled> calls, int planned,
+      List<String> problems) {
     Set<String> tracked = tracked(status);
-    Set<String> listed = listed(status);
+    Map<String, String> listed = listed(status);
     boolean anyInvalidation = calls.stream().anyMatch(Reconciled::invalidatesChildren);
     List<String> notListed = new ArrayList<>();
     List<String> foundSettled = new ArrayList<>();
+    Set<String> unreached = new TreeSet<>(listed.keySet());
+    int reconciledUnsettled = 0;
     for (Reconciled c : calls) {
+      unreached.remove(c.state());
       boolean unsettled = c.prev() > 1 || c.mayBeMissing();
-      if (unsettled && tracked.contains(c.state()) && !listed.contains(c.state())
+      if (unsettled && listed.containsKey(c.state())) {
+        reconciledUnsettled++;
+      }
+      if (unsettled && tracked.contains(c.state()) && !listed.containsKey(c.state())
           && !(c.prev() <= 1 && anyInvalidation)) {
         notListed.add(c.toString());
-      } else if (!unsettled && listed.contains(c.state())) {
+      } else if (!unsettled && listed.containsKey(c.state())) {
         foundSettled.add(c.toString());
       }
     }
-    if (!notListed.isEmpty() || !foundSettled.isEmpty()) {
-      problems.add("the recovery reconciled as unsettled " + first(notListed) + ", which the"
-          + " status before it did not list, and as settled " + first(foundSettled)
-          + ", which it listed as unsettled (" + listed.size() + " listed)");
+    int settledByMemos = 0;
+    List<String> unexplained = new ArrayList<>();
+    for (String state : unreached) {
+      String owner = declaringComponents.get(state);
+      if (owner != null && !ran.contains(owner)) {
+        settledByMemos++;
+      } else if (owner != null || !isDirectoryEntry(listed.get(state))) {
+        unexplained.add(state + " (" + listed.get(state) + (owner == null ? ", declared by none"
+            : ", declared by " + owner + ", which ran") + ")");
+      }
     }
+    if (!notListed.isEmpty() || !foundSettled.isEmpty() || !unexplained.isEmpty()) {
+      problems.add("the recovery reconciled as unsettled " + first(notListed) + ", which the"
+          + " status before it did not list, as settled " + first(foundSettled)
+          + ", which it listed as unsettled, and not at all " + first(unexplained)
+          + ", which it listed (" + listed.size() + " listed)");
+    }
+    return new Result(problems, planned, listed.size(), reconciledUnsettled, settledByMemos,
+        previewMillis);
+  }
+
+  /** Whether {@code provider} is a subdirectory's entries (below the output directory's). */
+  private static boolean isDirectoryEntry(String provider) {
+    return provider.startsWith("cocoindex/localfs") && provider.indexOf('"') >= 0;
   }
 
   /** Every tracked state, as "connector key". */
@@ -232,23 +301,23 @@ final class RecoveryOracle {
   }
 
   /**
-   * Every state the status lists as unsettled, as "connector key": the tracked key its path ends
-   * with (a key may hold a '/', as a directory's path does).
+   * Every state the status lists as unsettled, as "connector key" (the tracked key its path ends
+   * with: a key may hold a '/', as a directory's path does), to its provider.
    */
-  static Set<String> listed(StatusReport status) {
+  static Map<String, String> listed(StatusReport status) {
     Map<String, Set<String>> keysByProvider = new TreeMap<>();
     status.providers().forEach((provider, keys) -> {
       Set<String> printed = new TreeSet<>();
       keys.forEach(k -> printed.add(k.toString()));
       keysByProvider.put(provider, printed);
     });
-    Set<String> out = new TreeSet<>();
+    Map<String, String> out = new TreeMap<>();
     for (StatusReport.UnsettledState u : status.unsettled()) {
       Set<String> keys = keysByProvider.getOrDefault(u.provider(), Set.of());
       String path = u.path();
       for (int i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) {
         if (keys.contains(path.substring(i + 1))) {
-          out.add(connector(u.provider()) + " " + path.substring(i + 1));
+          out.put(connector(u.provider()) + " " + path.substring(i + 1), u.provider());
           break;
         }
       }
