@@ -165,7 +165,7 @@ class CrashHarnessTest {
   private static List<String> cleanRunProblems(long seed, int generation, Path stateDir,
       Path targetDb, Path outDir) throws Exception {
     World w = World.of(seed, generation);
-    RecoveryOracle oracle = new RecoveryOracle(w.declaringComponents());
+    RecoveryOracle oracle = new RecoveryOracle(w.declaringComponents(), outDir);
     try (SqliteDatabase db = SqliteDatabase.open(targetDb);
         App app = App.create("crash", Environment.builder().dbPath(stateDir)
             .provide(CrashApp.DB, db).listener(oracle.listener()).build(),

@@ -11,6 +11,7 @@ import io.cocoindex.runtime.UpdateStats;
 import io.cocoindex.runtime.inspect.StatusReport;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -66,6 +67,7 @@ final class RecoveryOracle {
   }
 
   private final Map<String, String> declaringComponents;
+  private final Path outDir;
   private long previewMillis;
   private final Set<String> ran = ConcurrentHashMap.newKeySet();
   private final List<PlannedAction> applied = Collections.synchronizedList(new ArrayList<>());
@@ -83,9 +85,11 @@ final class RecoveryOracle {
   /**
    * @param declaringComponents the component that declares each state in the recovery's world
    *     ("connector key" to component name)
+   * @param outDir the app's output directory
    */
-  RecoveryOracle(Map<String, String> declaringComponents) {
+  RecoveryOracle(Map<String, String> declaringComponents, Path outDir) {
     this.declaringComponents = declaringComponents;
+    this.outDir = outDir;
   }
 
   /** Where the recovery's app notes every component and group whose body runs. */
@@ -272,7 +276,7 @@ final class RecoveryOracle {
       String owner = declaringComponents.get(state);
       if (owner != null && !ran.contains(owner)) {
         settledByMemos++;
-      } else if (owner != null || !isDirectoryEntry(listed.get(state))) {
+      } else if (owner != null || !ofAnUndeclaredDirectory(listed.get(state))) {
         unexplained.add(state + " (" + listed.get(state) + (owner == null ? ", declared by none"
             : ", declared by " + owner + ", which ran") + ")");
       }
@@ -287,9 +291,14 @@ final class RecoveryOracle {
         previewMillis);
   }
 
-  /** Whether {@code provider} is a subdirectory's entries (below the output directory's). */
-  private static boolean isDirectoryEntry(String provider) {
-    return provider.startsWith("cocoindex/localfs") && provider.indexOf('"') >= 0;
+  /**
+   * Whether {@code provider} holds the entries of a subdirectory of the output directory that
+   * the recovery's world no longer declares: the directory's Delete takes them along (rule 8).
+   */
+  private boolean ofAnUndeclaredDirectory(String provider) {
+    String below = "cocoindex/localfs/" + outDir + "/";
+    return provider.startsWith(below) && !declaringComponents.containsKey(
+        "localfs " + StableKey.of(provider.substring(below.length())));
   }
 
   /** Every tracked state, as "connector key". */
