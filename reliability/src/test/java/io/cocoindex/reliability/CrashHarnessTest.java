@@ -72,6 +72,8 @@ class CrashHarnessTest {
 
   private void runTrials(int trials) throws Exception {
     long seed = Long.getLong("reliability.seed", System.nanoTime());
+    // Every N-th clean run a full reprocess (0, the default: none), compared more loosely.
+    int fullEvery = Integer.getInteger("reliability.fullReprocessEvery", 0);
     Random rnd = new Random(seed);
     Path stateDir = dir.resolve("state");
     Path targetDb = dir.resolve("target.sqlite");
@@ -81,7 +83,7 @@ class CrashHarnessTest {
     int generation = 0;
     Outcome setup = runChild(stateDir, targetDb, outDir, seed, generation, Point.NONE, 1, -1);
     assertThat(setup.done()).as("setup run: %s", setup.lines()).isTrue();
-    assertThat(cleanRunProblems(seed, generation, stateDir, targetDb, outDir)).isEmpty();
+    assertThat(cleanRunProblems(seed, generation, stateDir, targetDb, outDir, false)).isEmpty();
     long runMillis = Math.max(200, setup.startToEndMillis());
     int sinkCalls = Math.max(1, setup.count("sink"));
     int precommits = Math.max(1, setup.count("precommit"));
@@ -139,9 +141,12 @@ class CrashHarnessTest {
       String trial = "trial " + t + " (seed " + seed + ", generation " + crashedGeneration + ", "
           + (point == Point.NONE ? "SIGKILL after " + killAfter + " ms" : point.label() + " #" + after)
           + ", " + (died ? "died, exit " + o.exitCode() : "completed") + ", clean run on generation "
-          + cleanGeneration + (choice == 2 ? ", the one before" : "") + ")";
+          + cleanGeneration + (choice == 2 ? ", the one before" : "")
+          + (fullEvery > 0 && t % fullEvery == 0 ? ", a full reprocess" : "") + ")";
       t0 = System.nanoTime();
-      List<String> problems = cleanRunProblems(seed, cleanGeneration, stateDir, targetDb, outDir);
+      boolean full = fullEvery > 0 && t % fullEvery == 0;
+      List<String> problems =
+          cleanRunProblems(seed, cleanGeneration, stateDir, targetDb, outDir, full);
       long cleanMillis = (System.nanoTime() - t0) / 1_000_000;
       if (problems.isEmpty()) {
         converged++;
@@ -161,16 +166,19 @@ class CrashHarnessTest {
     assertThat(crashed).as("runs that actually died").isGreaterThanOrEqualTo(trials / 4);
   }
 
-  /** A clean update in this JVM, then the convergence check. */
+  /**
+   * A clean update in this JVM (a full reprocess if {@code full}), previewed first ({@link
+   * RecoveryOracle}), then the convergence check.
+   */
   private static List<String> cleanRunProblems(long seed, int generation, Path stateDir,
-      Path targetDb, Path outDir) throws Exception {
+      Path targetDb, Path outDir, boolean full) throws Exception {
     World w = World.of(seed, generation);
     RecoveryOracle oracle = new RecoveryOracle(w.declaringComponents(), outDir);
     try (SqliteDatabase db = SqliteDatabase.open(targetDb);
         App app = App.create("crash", Environment.builder().dbPath(stateDir)
             .provide(CrashApp.DB, db).listener(oracle.listener()).build(),
             CrashApp.main(w, outDir, oracle.interposer(), oracle.ran()))) {
-      RecoveryOracle.Result recovery = oracle.previewThenUpdate(app);
+      RecoveryOracle.Result recovery = oracle.previewThenUpdate(app, full);
       List<String> problems = new ArrayList<>(recovery.problems());
       if (problems.stream().noneMatch(p -> p.startsWith("the recovery failed"))) {
         problems.addAll(Convergence.check(w, targetDb, outDir, stateDir, app));

@@ -7,6 +7,7 @@ import io.cocoindex.runtime.ActionListener;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
+import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.runtime.UpdateStats;
 import io.cocoindex.runtime.inspect.StatusReport;
 import java.lang.reflect.RecordComponent;
@@ -148,10 +149,15 @@ final class RecoveryOracle {
   }
 
   /**
-   * Takes the status and a preview, runs the update and returns what it did, with what differs
-   * from the promises above, or the update's failure.
+   * Takes the status and a preview, runs the update (a full reprocess if {@code full}) and
+   * returns what it did, with what differs from the promises above, or the update's failure.
+   * A full reprocess is more than a preview plans (a preview has no options), as in the
+   * model-based tests: it reconciles every state as possibly missing, rewrites what is unchanged
+   * and runs every memoized component, so it must act on every state the preview planned an
+   * action for and delete exactly those it planned to delete; it finds every state unsettled,
+   * so only the status's listed states are checked: each must be reconciled.
    */
-  Result previewThenUpdate(App app) {
+  Result previewThenUpdate(App app, boolean full) {
     long t0 = System.nanoTime();
     StatusReport status = app.status();
     clearLogs();
@@ -164,7 +170,7 @@ final class RecoveryOracle {
     clearLogs();
     UpdateStats stats;
     try {
-      stats = app.update();
+      stats = app.update(full ? UpdateOptions.fullReprocess() : UpdateOptions.defaults());
     } catch (RuntimeException e) {
       problems.add("the recovery failed: " + e);
       return new Result(problems, preview.actions().size(), status.unsettled().size(), 0, 0,
@@ -182,8 +188,54 @@ final class RecoveryOracle {
     synchronized (reconciled) {
       calls = List.copyOf(reconciled);
     }
-    comparePreview(preview, stats, appliedNow, sunk, problems);
-    return compareStatus(status, calls, preview.actions().size(), problems);
+    if (full) {
+      compareFullReprocess(preview, appliedNow, sunk, problems);
+    } else {
+      comparePreview(preview, stats, appliedNow, sunk, problems);
+    }
+    return compareStatus(status, calls, full, preview.actions().size(), problems);
+  }
+
+  /**
+   * A full reprocess acted on every state the preview planned an action for and deleted exactly
+   * those the preview planned to delete; its sinks received what the engine reports applied.
+   */
+  static void compareFullReprocess(Preview preview, List<PlannedAction> applied,
+      List<String> toSinks, List<String> problems) {
+    compareSinks(applied, toSinks, problems);
+    List<String> planned = states(preview.actions(), false);
+    List<String> actedOn = states(applied, false);
+    List<String> plannedDeletions = states(preview.actions(), true);
+    List<String> deleted = states(applied, true);
+    if (!new TreeSet<>(actedOn).containsAll(planned) || !plannedDeletions.equals(deleted)) {
+      problems.add("the preview planned actions for " + first(minus(planned, actedOn))
+          + ", which the full reprocess did not act on, and deletions " + first(plannedDeletions)
+          + " where it deleted " + first(deleted));
+    }
+  }
+
+  /** The states ("provider key") {@code actions} act on, or only those they delete; sorted. */
+  private static List<String> states(List<PlannedAction> actions, boolean deletions) {
+    List<String> out = new ArrayList<>();
+    for (PlannedAction a : actions) {
+      if (!deletions || a.action() instanceof TargetAction.Delete) {
+        out.add(a.provider() + " " + a.key());
+      }
+    }
+    Collections.sort(out);
+    return out;
+  }
+
+  /** The sinks received exactly what the engine reports applied. */
+  private static void compareSinks(List<PlannedAction> applied, List<String> toSinks,
+      List<String> problems) {
+    List<String> reported = new ArrayList<>();
+    applied.forEach(a -> reported.add(a.action().verb() + " " + render(a.action().value())));
+    if (!sorted(reported).equals(sorted(toSinks))) {
+      problems.add("the engine reports applied " + first(minus(reported, toSinks))
+          + ", which no sink received, and the sinks received " + first(minus(toSinks, reported))
+          + " unreported");
+    }
   }
 
   private void clearLogs() {
@@ -195,13 +247,7 @@ final class RecoveryOracle {
   /** The preview planned exactly what the update applied, counted as it counted. */
   static void comparePreview(Preview preview, UpdateStats stats, List<PlannedAction> applied,
       List<String> toSinks, List<String> problems) {
-    List<String> reported = new ArrayList<>();
-    applied.forEach(a -> reported.add(a.action().verb() + " " + render(a.action().value())));
-    if (!sorted(reported).equals(sorted(toSinks))) {
-      problems.add("the engine reports applied " + first(minus(reported, toSinks))
-          + ", which no sink received, and the sinks received " + first(minus(toSinks, reported))
-          + " unreported");
-    }
+    compareSinks(applied, toSinks, problems);
     List<String> planned = new ArrayList<>();
     preview.actions().forEach(a -> planned.add(render(a)));
     List<String> done = new ArrayList<>();
@@ -248,8 +294,8 @@ final class RecoveryOracle {
    * declared anywhere: a directory's deletion, or its destruction, drops its entries'
    * tracking without a handler call).
    */
-  private Result compareStatus(StatusReport status, List<Reconciled> calls, int planned,
-      List<String> problems) {
+  private Result compareStatus(StatusReport status, List<Reconciled> calls, boolean full,
+      int planned, List<String> problems) {
     Set<String> tracked = tracked(status);
     Map<String, String> listed = listed(status);
     boolean anyInvalidation = calls.stream().anyMatch(Reconciled::invalidatesChildren);
@@ -262,6 +308,9 @@ final class RecoveryOracle {
       boolean unsettled = c.prev() > 1 || c.mayBeMissing();
       if (unsettled && listed.containsKey(c.state())) {
         reconciledUnsettled++;
+      }
+      if (full) {
+        continue; // a full reprocess reconciles every state as possibly missing
       }
       if (unsettled && tracked.contains(c.state()) && !listed.containsKey(c.state())
           && !(c.prev() <= 1 && anyInvalidation)) {
