@@ -74,6 +74,7 @@ class CrashHarnessTest {
     long seed = Long.getLong("reliability.seed", System.nanoTime());
     // Every N-th clean run a full reprocess (0, the default: none), compared more loosely.
     int fullEvery = Integer.getInteger("reliability.fullReprocessEvery", 0);
+    int killsInARow = Integer.getInteger("reliability.killsInARow", 1);
     Random rnd = new Random(seed);
     Path stateDir = dir.resolve("state");
     Path targetDb = dir.resolve("target.sqlite");
@@ -126,6 +127,19 @@ class CrashHarnessTest {
         precommits = Math.max(1, o.count("precommit"));
         commits = Math.max(1, o.count("commit"));
       }
+      // Its recovery killed too (-Dreliability.killsInARow=K, 1 by default): K-1 more runs of
+      // the same world, each killed at a point of its own, before the clean run.
+      StringBuilder again = new StringBuilder();
+      for (int k = 1; k < killsInARow; k++) {
+        Point p = points[rnd.nextInt(points.length)];
+        int n = 1 + rnd.nextInt(p == Point.AFTER_PRECOMMIT ? precommits
+            : p == Point.BEFORE_COMMIT || p == Point.IN_COMMIT ? commits : sinkCalls);
+        long ms = p == Point.NONE ? (long) (rnd.nextDouble() * runMillis * 1.2) : -1;
+        Outcome o2 = runChild(stateDir, targetDb, outDir, seed, generation, p, n, ms);
+        again.append(", then ").append(p == Point.NONE ? "SIGKILL after " + ms + " ms"
+            : p.label() + " #" + n).append(o2.done() ? " (completed)" : " (died)");
+        crashed += o2.done() ? 0 : 1;
+      }
       // The clean run declares the crashed run's world, the next one, or the one before it: the
       // world the last completed run recorded its memos for, which a memo the crashed run did
       // not get to replace (a group's, whose members committed) must not hide its changes from.
@@ -140,7 +154,8 @@ class CrashHarnessTest {
       back += choice == 2 ? 1 : 0;
       String trial = "trial " + t + " (seed " + seed + ", generation " + crashedGeneration + ", "
           + (point == Point.NONE ? "SIGKILL after " + killAfter + " ms" : point.label() + " #" + after)
-          + ", " + (died ? "died, exit " + o.exitCode() : "completed") + ", clean run on generation "
+          + ", " + (died ? "died, exit " + o.exitCode() : "completed") + again
+          + ", clean run on generation "
           + cleanGeneration + (choice == 2 ? ", the one before" : "")
           + (fullEvery > 0 && t % fullEvery == 0 ? ", a full reprocess" : "") + ")";
       t0 = System.nanoTime();
