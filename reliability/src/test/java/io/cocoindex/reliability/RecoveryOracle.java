@@ -33,7 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * precommits among them, which a handler may apply again), and a memo the killed run recorded
  * is a hit in both (the update takes it up, settling its states, with no handler call).
  *
- * <p>And {@code status()} lists as unsettled what the recovery finds unsettled: every tracked
+ * <p>The preview changes nothing (rule 12): no sink call, and the status after it is the status
+ * before it. And {@code status()} lists as unsettled what the recovery finds unsettled: every tracked
  * state the update reconciles against several possible records, or as possibly missing, is
  * listed (unless its container was invalidated in this run: its own records do not say so), and
  * none it reconciles as settled (one record, not missing) is. The converse is weaker after a
@@ -166,6 +167,13 @@ final class RecoveryOracle {
     List<String> problems = new ArrayList<>();
     if (!toSinks.isEmpty() || !applied.isEmpty()) {
       problems.add("the preview applied " + toSinks);
+    }
+    // Rule 12 after a kill too: the preview takes up no memo (it reads one as a hit).
+    StatusReport afterPreview = app.status();
+    if (!afterPreview.equals(status)) {
+      problems.add("the preview changed the store: " + status.unsettled().size()
+          + " unsettled states and " + status.components() + " components before it, "
+          + afterPreview.unsettled().size() + " and " + afterPreview.components() + " after");
     }
     clearLogs();
     UpdateStats stats;
