@@ -57,14 +57,16 @@ final class RecoveryOracle {
    * @param listed the states the status listed as unsettled
    * @param reconciledUnsettled those the update reconciled as unsettled
    * @param settledByMemos listed states a memo hit settled with no handler call
+   * @param invalidations containers whose handler invalidated their children in the recovery
    */
   record Result(List<String> problems, int planned, int listed, int reconciledUnsettled,
-      int settledByMemos, long previewMillis) {
+      int settledByMemos, int invalidations, long previewMillis) {
     @Override
     public String toString() {
       return planned + " planned, " + listed + " unsettled (" + reconciledUnsettled
-          + " reconciled, " + settledByMemos + " settled by memos); status and preview "
-          + previewMillis + " ms";
+          + " reconciled, " + settledByMemos + " settled by memos)"
+          + (invalidations > 0 ? ", " + invalidations + " containers invalidated" : "")
+          + "; status and preview " + previewMillis + " ms";
     }
   }
 
@@ -181,7 +183,7 @@ final class RecoveryOracle {
       stats = app.update(full ? UpdateOptions.fullReprocess() : UpdateOptions.defaults());
     } catch (RuntimeException e) {
       problems.add("the recovery failed: " + e);
-      return new Result(problems, preview.actions().size(), status.unsettled().size(), 0, 0,
+      return new Result(problems, preview.actions().size(), status.unsettled().size(), 0, 0, 0,
           previewMillis);
     }
     List<PlannedAction> appliedNow;
@@ -345,7 +347,7 @@ final class RecoveryOracle {
           + ", which it listed (" + listed.size() + " listed)");
     }
     return new Result(problems, planned, listed.size(), reconciledUnsettled, settledByMemos,
-        previewMillis);
+        (int) calls.stream().filter(Reconciled::invalidatesChildren).count(), previewMillis);
   }
 
   /**
