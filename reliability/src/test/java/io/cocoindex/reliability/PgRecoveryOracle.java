@@ -1,5 +1,9 @@
 package io.cocoindex.reliability;
 
+import static io.cocoindex.reliability.ActionText.first;
+import static io.cocoindex.reliability.ActionText.minus;
+import static io.cocoindex.reliability.ActionText.sameMultiset;
+
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetActionSink;
 import io.cocoindex.reliability.PgCrashWorker.PgWorld;
@@ -16,7 +20,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -103,7 +106,7 @@ final class PgRecoveryOracle {
       }
     }
     List<String> problems = new ArrayList<>();
-    if (!sorted(planned).equals(sorted(applied))) {
+    if (!sameMultiset(planned, applied)) {
       problems.add("the preview before the clean round planned " + planned.size()
           + " actions, its workers applied " + applied.size() + ": planned but not applied "
           + first(minus(planned, applied)) + ", applied but not planned "
@@ -115,22 +118,5 @@ final class PgRecoveryOracle {
           + ", which it listed (" + listed.size() + " listed)");
     }
     return problems;
-  }
-
-  private static List<String> sorted(List<String> l) {
-    List<String> out = new ArrayList<>(l);
-    Collections.sort(out);
-    return out;
-  }
-
-  /** {@code a} without {@code b}, as multisets, sorted. */
-  private static List<String> minus(List<String> a, List<String> b) {
-    List<String> out = sorted(a);
-    b.forEach(out::remove);
-    return out;
-  }
-
-  private static String first(List<String> l) {
-    return l.size() <= 5 ? l.toString() : l.subList(0, 5) + " and " + (l.size() - 5) + " more";
   }
 }

@@ -1,5 +1,9 @@
 package io.cocoindex.reliability;
 
+import static io.cocoindex.reliability.ActionText.first;
+import static io.cocoindex.reliability.ActionText.minus;
+import static io.cocoindex.reliability.ActionText.sameMultiset;
+
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetReconcileOutput;
@@ -10,8 +14,6 @@ import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.UpdateOptions;
 import io.cocoindex.runtime.UpdateStats;
 import io.cocoindex.runtime.inspect.StatusReport;
-import java.lang.reflect.RecordComponent;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,8 +36,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * is a hit in both (the update takes it up, settling its states, with no handler call).
  *
  * <p>The preview changes nothing (rule 12): no sink call, and the status after it is the status
- * before it. And {@code status()} lists as unsettled what the recovery finds unsettled: every tracked
- * state the update reconciles against several possible records, or as possibly missing, is
+ * before it. And {@code status()} lists as unsettled what the recovery finds unsettled: every
+ * tracked state the update reconciles against several possible records, or as possibly missing, is
  * listed (unless its container was invalidated in this run: its own records do not say so), and
  * none it reconciles as settled (one record, not missing) is. The converse is weaker after a
  * kill: a listed state may not be reconciled at all, as a memo the killed run recorded is taken
@@ -81,7 +83,7 @@ final class RecoveryOracle {
     @Override
     public <A> void apply(Interposer.RealSink<A> real, List<TargetAction<A>> actions)
         throws Exception {
-      actions.forEach(a -> toSinks.add(a.verb() + " " + render(a.value())));
+      actions.forEach(a -> toSinks.add(a.verb() + " " + ActionText.of(a.value())));
       real.apply(actions);
     }
   }, this::noteReconcile);
@@ -104,40 +106,6 @@ final class RecoveryOracle {
   /** The listener to give the recovery's environment. */
   ActionListener listener() {
     return (provider, key, action) -> applied.add(new PlannedAction(provider, key, action));
-  }
-
-  /** An action as the comparisons read it: its value rendered by content (byte arrays too). */
-  static String render(PlannedAction a) {
-    return a.provider() + " " + a.action().verb() + " " + a.key() + " " + render(a.action().value());
-  }
-
-  /**
-   * A value by content: a record's components, recursively, and a byte array as text (the
-   * connectors' actions carry file contents as bytes, whose {@code toString} is an identity).
-   */
-  static String render(Object value) {
-    if (value instanceof byte[] b) {
-      return "bytes'" + new String(b, StandardCharsets.UTF_8) + "'";
-    }
-    if (value instanceof List<?> l) {
-      List<String> items = new ArrayList<>();
-      l.forEach(x -> items.add(render(x)));
-      return items.toString();
-    }
-    if (value != null && value.getClass().isRecord()) {
-      StringBuilder sb = new StringBuilder(value.getClass().getSimpleName()).append('[');
-      RecordComponent[] parts = value.getClass().getRecordComponents();
-      for (int i = 0; i < parts.length; i++) {
-        try {
-          sb.append(i == 0 ? "" : ", ").append(parts[i].getName()).append('=')
-              .append(render(parts[i].getAccessor().invoke(value)));
-        } catch (ReflectiveOperationException e) {
-          return String.valueOf(value); // a record this package cannot read: as it prints
-        }
-      }
-      return sb.append(']').toString();
-    }
-    return String.valueOf(value);
   }
 
   /** The interposer to give the recovery's app: it logs what handlers and sinks see. */
@@ -240,8 +208,8 @@ final class RecoveryOracle {
   private static void compareSinks(List<PlannedAction> applied, List<String> toSinks,
       List<String> problems) {
     List<String> reported = new ArrayList<>();
-    applied.forEach(a -> reported.add(a.action().verb() + " " + render(a.action().value())));
-    if (!sorted(reported).equals(sorted(toSinks))) {
+    applied.forEach(a -> reported.add(a.action().verb() + " " + ActionText.of(a.action().value())));
+    if (!sameMultiset(reported, toSinks)) {
       problems.add("the engine reports applied " + first(minus(reported, toSinks))
           + ", which no sink received, and the sinks received " + first(minus(toSinks, reported))
           + " unreported");
@@ -259,10 +227,10 @@ final class RecoveryOracle {
       List<String> toSinks, List<String> problems) {
     compareSinks(applied, toSinks, problems);
     List<String> planned = new ArrayList<>();
-    preview.actions().forEach(a -> planned.add(render(a)));
+    preview.actions().forEach(a -> planned.add(ActionText.of(a)));
     List<String> done = new ArrayList<>();
-    applied.forEach(a -> done.add(render(a)));
-    if (!sorted(planned).equals(sorted(done))) {
+    applied.forEach(a -> done.add(ActionText.of(a)));
+    if (!sameMultiset(planned, done)) {
       problems.add("the preview planned " + planned.size() + " actions, the recovery applied "
           + done.size() + ": planned but not applied " + first(minus(planned, done))
           + ", applied but not planned " + first(minus(done, planned)));
@@ -396,22 +364,5 @@ final class RecoveryOracle {
   private static String connector(String provider) {
     return provider.startsWith("cocoindex/sqlite") ? "sqlite"
         : provider.startsWith("cocoindex/localfs") ? "localfs" : provider;
-  }
-
-  private static List<String> sorted(List<String> l) {
-    List<String> out = new ArrayList<>(l);
-    Collections.sort(out);
-    return out;
-  }
-
-  /** {@code a} without {@code b}, as multisets, sorted. */
-  private static List<String> minus(List<String> a, List<String> b) {
-    List<String> out = sorted(a);
-    b.forEach(out::remove);
-    return out;
-  }
-
-  private static String first(List<String> l) {
-    return l.size() <= 5 ? l.toString() : l.subList(0, 5) + " and " + (l.size() - 5) + " more";
   }
 }

@@ -9,6 +9,7 @@ import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.inspect.StatusReport;
 import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateStoreException;
 import io.cocoindex.runtime.state.StateWrite;
 import java.util.List;
@@ -38,7 +39,7 @@ class KilledRunPreviewTest extends EngineTestBase {
     volatile boolean dieBeforeRecordingTheRun;
     volatile boolean failSettles;
 
-    Dying(io.cocoindex.runtime.state.StateStore delegate) {
+    Dying(StateStore delegate) {
       super(delegate);
     }
 
@@ -74,7 +75,8 @@ class KilledRunPreviewTest extends EngineTestBase {
   private Consumer<Ctx> main() {
     return ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      declared.forEach((k, v) -> ctx.mountMemo(k, v, c -> declareTargetState(c, p.targetState(k, v))));
+      declared.forEach(
+          (k, v) -> ctx.mountMemo(k, v, c -> declareTargetState(c, p.targetState(k, v))));
     };
   }
 
