@@ -44,8 +44,14 @@ final class ModelConnectors {
   static final class Faults {
     volatile Predicate<String> failOn = k -> false; // "kind:id", e.g. "row:t0/k3"
     volatile boolean partial;
+    /** A kill the sink calls count toward: once it struck, a sink applies nothing. */
+    volatile SimulatedKill kill;
 
     void check(List<String> batch, Runnable applyHealthy) {
+      SimulatedKill k = kill;
+      if (k != null && !k.lands()) {
+        throw new IllegalStateException("the process died before this sink call");
+      }
       boolean any = batch.stream().anyMatch(failOn);
       if (any && partial) {
         applyHealthy.run();
