@@ -82,7 +82,9 @@ import net.jqwik.api.Tuple;
  * never as settled, and every listed one but those that go with their table (deleted, or
  * destroyed and no longer declared). After every successful update, the external system
  * equals the declared model exactly, the store is settled, and a preview plans no change. At
- * the end a fault-free run converges and a second one plans nothing. jqwik shrinks a failing
+ * the end a fault-free run converges and a second one plans nothing. Runs may also be killed
+ * mid-way ({@link SimulatedKill}; {@link #killedRunsAreRecoveredAsPreviewed}): the step after a
+ * kill is its recovery, and is held to the same preview. jqwik shrinks a failing
  * scenario and prints its seed.
  */
 class ModelBasedTest {
@@ -1085,9 +1087,10 @@ class ModelBasedTest {
      * lists, but those that go with their table (deleted, or DESTRUCTIVE now or, for one no
      * longer declared and listed as behind its table, in a failed run before). A row or index whose
      * table this preview invalidates (DESTRUCTIVE or LOSSY: a failed run may not have reached
-     * the table's change) is possibly missing for that reason alone. (No run here is killed: a
-     * killed run's memos, which the next run takes up, settle their states unreconciled.) After
-     * a successful update (not a drop) the status lists none, and the preview plans no change.
+     * the table's change) is possibly missing for that reason alone. After a kill ({@code
+     * afterKill}) a listed state may go unreached: a killed run's memos, which the next run takes
+     * up, settle their states unreconciled. After a successful update (not a drop) the status
+     * lists none, and the preview plans no change.
      */
     void checkStatusListsWhatTheNextRunFindsUnsettled(App app, boolean settled,
         boolean afterKill, String when) {
