@@ -10,9 +10,9 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.reliability.ModelConnectors.TableSpec;
+import io.cocoindex.runtime.ActionListener;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
-import io.cocoindex.runtime.ActionListener;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.UpdateFailedException;
@@ -424,6 +424,27 @@ class ModelBasedTest {
   void killedRunsAreRecoveredAsPreviewed(@ForAll("scenariosWithKills") List<Step> scenario)
       throws Exception {
     new Scenario().run(scenario);
+  }
+
+  /**
+   * The kills' soak, shrunk (seed -8635764537037891961): a drop killed after its table's Delete
+   * was applied, the table declared again. The table handler must take the rows as possibly lost
+   * (LOSSY), since its own record says the table may be missing: before, it recreated the table
+   * empty while the rows' records said they were there, and nothing wrote them again. Where the
+   * kill lands depends on the engine's threads, so the scenario runs ten times (it failed about
+   * one time in four).
+   */
+  @Example
+  void aTableDroppedByAKilledRunAndDeclaredAgainGetsItsRowsBack() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      new Scenario().run(List.of(
+          new Step(List.of(new Edit(16, 1, 1, 1, 0)), 6, 0, true),
+          new Step(List.of(new Edit(0, 1, 0, 1, 0), new Edit(6, 1, 0, 0, 0),
+              new Edit(6, 1, 0, 0, 0), new Edit(12, 0, 0, 0, 0), new Edit(8, 1, 0, 1, 0),
+              new Edit(16, 0, 1, 1, 0)), 1, 0, false),
+          new Step(List.of(new Edit(16, 0, 4, 0, 0), new Edit(6, 1, 0, 0, 0)), 4, 1, false),
+          new Step(List.of(new Edit(14, 0, 0, 0, 0), new Edit(12, 0, 0, 0, 0)), 6, 1, false)));
+    }
   }
 
   /** {@link #killedRunsAreRecoveredAsPreviewed} with a random seed, as {@link #soak}. */

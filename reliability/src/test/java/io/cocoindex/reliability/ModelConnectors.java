@@ -236,6 +236,11 @@ final class ModelConnectors {
       boolean changed = prev.stream().anyMatch(p -> p.generation() != desired.generation());
       TargetChildInvalidation inv = !changed || desired.change().equals("NONE") ? null
           : TargetChildInvalidation.valueOf(desired.change());
+      if (inv == null && mayBeMissing && !prev.isEmpty()) {
+        // Its drop (or create) may have been applied by a run that was killed before it knew:
+        // created again now, the table has lost its rows, which their records still name.
+        inv = TargetChildInvalidation.LOSSY;
+      }
       note("tables", key, desired, prev, mayBeMissing, inv);
       TableAction action =
           new TableAction(name, desired.generation(), inv == null ? "NONE" : inv.name(), false);
