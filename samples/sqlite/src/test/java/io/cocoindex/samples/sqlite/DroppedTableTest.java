@@ -167,7 +167,8 @@ class DroppedTableTest extends TargetDatabaseTest {
    * again with its rows: the table may be missing, so its rows may be too, and are written
    * again. The model-based tests' kills found the model connector's table losing them so (it
    * recreated the table empty while its rows' records said they were there); this connector
-   * passed as it was.
+   * passed as it was: a table that may be missing may lack every column, which its action adds,
+   * taking its rows as LOSSY.
    */
   @Test
   void aTableWhoseDropWasInterruptedComesBackWithItsRowsWhenDeclaredAgain() throws Exception {
