@@ -58,17 +58,21 @@ final class Interposer {
    * {@code "sqlite"} or {@code "localfs"}, {@code out} null when it returned nothing to do.
    */
   interface ReconcileHook {
-    void reconciled(String connector, StableKey key, boolean declared, int prev,
-        boolean prevMayBeMissing, TargetReconcileOutput<?, ?> out);
+    /**
+     * @param container the container whose children's handler reconciled ({@link
+     *     #containerOf} of its action), null for a root provider's handler
+     */
+    void reconciled(String connector, String container, StableKey key, boolean declared,
+        int prev, boolean prevMayBeMissing, TargetReconcileOutput<?, ?> out);
+
+    /** The children's handler of {@code container} found them invalidated (a directory gone). */
+    default void invalidationFound(String container) {}
   }
 
-  /** A sink hook that only applies: the connector as it is. */
-  static final SinkHook PASS_THROUGH = new SinkHook() {
-    @Override
-    public <A> void apply(RealSink<A> real, List<TargetAction<A>> actions) throws Exception {
-      real.apply(actions);
-    }
-  };
+  /** A container as the hooks name it: the value of its action, by content. */
+  static String containerOf(Object actionValue) {
+    return ActionText.of(actionValue);
+  }
 
   /** The connector's sink as the hook sees it. */
   record RealSink<A>(TargetActionSink<A> sink, String kind) {
@@ -111,15 +115,22 @@ final class Interposer {
       if (real.childHandlerFactory().isPresent()) {
         ChildHandlerFactory<A> f = real.childHandlerFactory().get();
         return TargetActionSink.<A>withChildHandler(
-            actions -> hook.apply(rs, actions), action -> wrapDef(f.childHandler(action)));
+            actions -> hook.apply(rs, actions),
+            action -> wrapDef(f.childHandler(action), containerOf(action)));
       }
       return TargetActionSink.<A>of(actions -> hook.apply(rs, actions));
     });
   }
 
+  /** {@code def}'s handler wrapped, as the children's handler of {@code container}. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  ChildTargetDef<?> wrapDef(ChildTargetDef<?> def) {
-    return ChildTargetDef.of((TargetHandler) wrap(def.handler()));
+  ChildTargetDef<?> wrapDef(ChildTargetDef<?> def, String container) {
+    TargetHandler<?, ?, ?> h = def.handler();
+    TargetHandler<?, ?, ?> w = wrap(h);
+    if (w != h) {
+      ((Wrapped<?, ?, ?>) w).container = container;
+    }
+    return ChildTargetDef.of((TargetHandler) w);
   }
 
   /** The wrapper of a connector handler, chosen by its generic signature. */
@@ -154,6 +165,8 @@ final class Interposer {
     private final TargetHandler<V, R, A> delegate;
     private final Interposer interposer;
     private final String kind;
+    /** The container whose children this handler reconciles; null for a root provider's. */
+    private volatile String container;
 
     Wrapped(TargetHandler<V, R, A> delegate, Interposer interposer, String kind) {
       this.delegate = delegate;
@@ -166,8 +179,8 @@ final class Interposer {
         StableKey key, V desired, List<R> prev, boolean prevMayBeMissing) throws Exception {
       TargetReconcileOutput<A, R> out = delegate.reconcile(key, desired, prev, prevMayBeMissing);
       if (interposer.reconcileHook != null) {
-        interposer.reconcileHook.reconciled(kind.substring(0, kind.indexOf(' ')), key,
-            desired != null, prev.size(), prevMayBeMissing, out);
+        interposer.reconcileHook.reconciled(kind.substring(0, kind.indexOf(' ')), container,
+            key, desired != null, prev.size(), prevMayBeMissing, out);
       }
       if (out == null) {
         return null;
@@ -179,13 +192,19 @@ final class Interposer {
     /** What the connector's children's handler found (a directory missing), passed on. */
     @Override
     public TargetChildInvalidation childInvalidationFound() {
-      return delegate.childInvalidationFound();
+      TargetChildInvalidation found = delegate.childInvalidationFound();
+      if (found != null && interposer.reconcileHook != null) {
+        interposer.reconcileHook.invalidationFound(container);
+      }
+      return found;
     }
 
     @Override
     public Map<String, ChildTargetDef<?>> attachments() {
       Map<String, ChildTargetDef<?>> out = new LinkedHashMap<>();
-      delegate.attachments().forEach((type, def) -> out.put(type, interposer.wrapDef(def)));
+      // An attachment goes with its holder's container (a table's index with its rows).
+      delegate.attachments().forEach(
+          (type, def) -> out.put(type, interposer.wrapDef(def, container)));
       return out;
     }
   }

@@ -37,8 +37,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The preview changes nothing (rule 12): no sink call, and the status after it is the status
  * before it. And {@code status()} lists as unsettled what the recovery finds unsettled: every
- * tracked state the update reconciles against several possible records, or as possibly missing, is
- * listed (unless its container was invalidated in this run: its own records do not say so), and
+ * tracked state the update reconciles against several possible records, or as possibly missing,
+ * is listed (unless its container, or one around it, was invalidated in this run: its own
+ * records do not say so), and
  * none it reconciles as settled (one record, not missing) is. The converse is weaker after a
  * kill: a listed state may not be reconciled at all, as a memo the killed run recorded is taken
  * up and settles its component's states unreconciled (see {@link #compareStatus}).
@@ -47,9 +48,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * crash app keeps unique within a connector.
  */
 final class RecoveryOracle {
-  /** One reconcile of the update, as a wrapped handler saw it. */
-  record Reconciled(String state, boolean declared, int prev, boolean mayBeMissing,
-      boolean invalidatesChildren) {}
+  /**
+   * One reconcile of the update, as a wrapped handler saw it: {@code container} the container
+   * of the state (null at a root provider), {@code invalidatesChildren} whether the handler
+   * invalidated the state's own children.
+   */
+  record Reconciled(String state, String container, boolean declared, int prev,
+      boolean mayBeMissing, boolean invalidatesChildren) {}
 
   /**
    * What the recovery did, and what it did against the oracle's promises.
@@ -86,7 +91,24 @@ final class RecoveryOracle {
       actions.forEach(a -> toSinks.add(a.verb() + " " + ActionText.of(a.value())));
       real.apply(actions);
     }
-  }, this::noteReconcile);
+  }, new Interposer.ReconcileHook() {
+    @Override
+    public void reconciled(String connector, String container, StableKey key, boolean declared,
+        int prev, boolean prevMayBeMissing, TargetReconcileOutput<?, ?> out) {
+      noteReconcile(connector, container, key, declared, prev, prevMayBeMissing, out);
+    }
+
+    @Override
+    public void invalidationFound(String container) {
+      if (container != null) {
+        invalidated.add(container);
+      }
+    }
+  });
+  /** The containers whose children were invalidated in this update. */
+  private final Set<String> invalidated = ConcurrentHashMap.newKeySet();
+  /** Each container reconciled in this update, to the one enclosing it ("" for none). */
+  private final Map<String, String> enclosing = new ConcurrentHashMap<>();
 
   /**
    * @param declaringComponents the component that declares each state in the recovery's world
@@ -113,10 +135,31 @@ final class RecoveryOracle {
     return interposer;
   }
 
-  private void noteReconcile(String connector, StableKey key, boolean declared, int prev,
-      boolean prevMayBeMissing, TargetReconcileOutput<?, ?> out) {
-    reconciled.add(new Reconciled(connector + " " + key, declared, prev, prevMayBeMissing,
-        out != null && out.childInvalidation() != null));
+  private void noteReconcile(String connector, String container, StableKey key,
+      boolean declared, int prev, boolean prevMayBeMissing, TargetReconcileOutput<?, ?> out) {
+    reconciled.add(new Reconciled(connector + " " + key, container, declared, prev,
+        prevMayBeMissing, out != null && out.childInvalidation() != null));
+    if (out != null) {
+      String self = Interposer.containerOf(out.action().value());
+      enclosing.put(self, container == null ? "" : container);
+      if (out.childInvalidation() != null) {
+        invalidated.add(self);
+      }
+    }
+  }
+
+  /**
+   * Whether {@code container} (null: none), or one enclosing it, had its children invalidated in
+   * this update: its children are possibly missing then, whatever their records say.
+   */
+  private boolean invalidatedAround(String container) {
+    for (int depth = 0; container != null && !container.isEmpty() && depth < 16; depth++) {
+      if (invalidated.contains(container)) {
+        return true;
+      }
+      container = enclosing.get(container);
+    }
+    return false;
   }
 
   /**
@@ -220,6 +263,8 @@ final class RecoveryOracle {
     applied.clear();
     toSinks.clear();
     reconciled.clear();
+    invalidated.clear();
+    enclosing.clear();
   }
 
   /** The preview planned exactly what the update applied, counted as it counted. */
@@ -276,7 +321,6 @@ final class RecoveryOracle {
       int planned, List<String> problems) {
     Set<String> tracked = tracked(status);
     Map<String, String> listed = listed(status);
-    boolean anyInvalidation = calls.stream().anyMatch(Reconciled::invalidatesChildren);
     List<String> notListed = new ArrayList<>();
     List<String> foundSettled = new ArrayList<>();
     Set<String> unreached = new TreeSet<>(listed.keySet());
@@ -291,7 +335,7 @@ final class RecoveryOracle {
         continue; // a full reprocess reconciles every state as possibly missing
       }
       if (unsettled && tracked.contains(c.state()) && !listed.containsKey(c.state())
-          && !(c.prev() <= 1 && anyInvalidation)) {
+          && !(c.prev() <= 1 && invalidatedAround(c.container()))) {
         notListed.add(c.toString());
       } else if (!unsettled && listed.containsKey(c.state())) {
         foundSettled.add(c.toString());
@@ -315,7 +359,7 @@ final class RecoveryOracle {
           + ", which it listed (" + listed.size() + " listed)");
     }
     return new Result(problems, planned, listed.size(), reconciledUnsettled, settledByMemos,
-        (int) calls.stream().filter(Reconciled::invalidatesChildren).count(), previewMillis);
+        invalidated.size(), previewMillis);
   }
 
   /**
