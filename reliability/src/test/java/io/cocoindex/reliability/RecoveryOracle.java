@@ -311,10 +311,9 @@ final class RecoveryOracle {
    * The status before the recovery listed every tracked state it reconciled as unsettled, and
    * none it reconciled as settled (a state below a container the recovery invalidates is
    * possibly missing for that reason alone: its records may say nothing of it). A listed state
-   * it did not reconcile is one that a memo hit settled, its component's body not running: a
-   * memo the killed run recorded, which the update takes up ({@code KilledRunMemos}), or one
-   * that only lost its stamp when its run died, or a state gone with its directory (no longer
-   * declared anywhere: a directory's deletion, or its destruction, drops its entries'
+   * it did not reconcile is one that a memo hit settled, its component's body not running (a
+   * memo the killed run recorded, which the update takes up: {@code KilledRunMemos}), or an
+   * entry of a subdirectory no longer declared (the directory's Delete drops its entries'
    * tracking without a handler call).
    */
   private Result compareStatus(StatusReport status, List<Reconciled> calls, boolean full,
