@@ -34,6 +34,14 @@ final class CrashApp {
 
   /** The app's main; {@code interposer} (null for none) wraps the connectors' sinks. */
   static Consumer<Ctx> main(World w, Path outDir, Interposer interposer) {
+    return main(w, outDir, interposer, null);
+  }
+
+  /**
+   * The app's main, noting in {@code ran} (null for none) the name of every component and group
+   * whose body runs: one that does not was a memo hit.
+   */
+  static Consumer<Ctx> main(World w, Path outDir, Interposer interposer, Set<String> ran) {
     return ctx -> {
       Ctx reg = interposer == null ? ctx : interposer.ctx(ctx);
       Sqlite sqlite = Sqlite.register(reg, DB);
@@ -50,7 +58,7 @@ final class CrashApp {
       w.comps.forEach((name, c) -> {
         String group = groupOf(name);
         if (group == null) {
-          mountComp(ctx, name, c, docs, tags, out);
+          mountComp(ctx, name, c, docs, tags, out, ran);
         } else {
           groups.computeIfAbsent(group, g -> new TreeMap<>()).put(name, c);
         }
@@ -58,15 +66,18 @@ final class CrashApp {
       // Every group is memoized on what its subtree declares: its memo stands for its members'
       // commits, so a run killed after a member's commit and before the group's must not leave
       // the group's old memo to hit when the source goes back.
-      groups.forEach((group, members) -> ctx.mountMemo(group, groupMemoInput(members),
-          gc -> members.forEach((name, c) -> mountComp(gc, name, c, docs, tags, out))));
+      groups.forEach((group, members) -> ctx.mountMemo(group, groupMemoInput(members), gc -> {
+        noteRan(ran, group);
+        members.forEach((name, c) -> mountComp(gc, name, c, docs, tags, out, ran));
+      }));
     };
   }
 
   /** Mounts one component, memoized or not, under {@code parent} (the root or a group). */
   private static void mountComp(Ctx parent, String name, World.Comp c,
-      SqliteTable<World.Doc> docs, SqliteTable<World.Tag> tags, Directory out) {
+      SqliteTable<World.Doc> docs, SqliteTable<World.Tag> tags, Directory out, Set<String> ran) {
     Consumer<Ctx> body = cc -> {
+      noteRan(ran, name);
       c.docs.values().forEach(d -> docs.declareRow(cc, d));
       c.tags.values().forEach(t -> tags.declareRow(cc, t));
       c.files.forEach((f, text) -> out.declareFile(cc, f, text));
@@ -81,6 +92,12 @@ final class CrashApp {
       parent.mountMemo(name, memoInput(c), body);
     } else {
       parent.mount(name, body);
+    }
+  }
+
+  private static void noteRan(Set<String> ran, String name) {
+    if (ran != null) {
+      ran.add(name);
     }
   }
 

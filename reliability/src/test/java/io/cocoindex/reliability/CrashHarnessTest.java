@@ -72,6 +72,9 @@ class CrashHarnessTest {
 
   private void runTrials(int trials) throws Exception {
     long seed = Long.getLong("reliability.seed", System.nanoTime());
+    // Every N-th clean run a full reprocess (0, the default: none), compared more loosely.
+    int fullEvery = Integer.getInteger("reliability.fullReprocessEvery", 0);
+    int killsInARow = Integer.getInteger("reliability.killsInARow", 1);
     Random rnd = new Random(seed);
     Path stateDir = dir.resolve("state");
     Path targetDb = dir.resolve("target.sqlite");
@@ -81,7 +84,7 @@ class CrashHarnessTest {
     int generation = 0;
     Outcome setup = runChild(stateDir, targetDb, outDir, seed, generation, Point.NONE, 1, -1);
     assertThat(setup.done()).as("setup run: %s", setup.lines()).isTrue();
-    assertThat(cleanRunProblems(seed, generation, stateDir, targetDb, outDir)).isEmpty();
+    assertThat(cleanRunProblems(seed, generation, stateDir, targetDb, outDir, false)).isEmpty();
     long runMillis = Math.max(200, setup.startToEndMillis());
     int sinkCalls = Math.max(1, setup.count("sink"));
     int precommits = Math.max(1, setup.count("precommit"));
@@ -124,6 +127,19 @@ class CrashHarnessTest {
         precommits = Math.max(1, o.count("precommit"));
         commits = Math.max(1, o.count("commit"));
       }
+      // Its recovery killed too (-Dreliability.killsInARow=K, 1 by default): K-1 more runs of
+      // the same world, each killed at a point of its own, before the clean run.
+      StringBuilder again = new StringBuilder();
+      for (int k = 1; k < killsInARow; k++) {
+        Point p = points[rnd.nextInt(points.length)];
+        int n = 1 + rnd.nextInt(p == Point.AFTER_PRECOMMIT ? precommits
+            : p == Point.BEFORE_COMMIT || p == Point.IN_COMMIT ? commits : sinkCalls);
+        long ms = p == Point.NONE ? (long) (rnd.nextDouble() * runMillis * 1.2) : -1;
+        Outcome o2 = runChild(stateDir, targetDb, outDir, seed, generation, p, n, ms);
+        again.append(", then ").append(p == Point.NONE ? "SIGKILL after " + ms + " ms"
+            : p.label() + " #" + n).append(o2.done() ? " (completed)" : " (died)");
+        crashed += o2.done() ? 0 : 1;
+      }
       // The clean run declares the crashed run's world, the next one, or the one before it: the
       // world the last completed run recorded its memos for, which a memo the crashed run did
       // not get to replace (a group's, whose members committed) must not hide its changes from.
@@ -138,10 +154,14 @@ class CrashHarnessTest {
       back += choice == 2 ? 1 : 0;
       String trial = "trial " + t + " (seed " + seed + ", generation " + crashedGeneration + ", "
           + (point == Point.NONE ? "SIGKILL after " + killAfter + " ms" : point.label() + " #" + after)
-          + ", " + (died ? "died, exit " + o.exitCode() : "completed") + ", clean run on generation "
-          + cleanGeneration + (choice == 2 ? ", the one before" : "") + ")";
+          + ", " + (died ? "died, exit " + o.exitCode() : "completed") + again
+          + ", clean run on generation "
+          + cleanGeneration + (choice == 2 ? ", the one before" : "")
+          + (fullEvery > 0 && t % fullEvery == 0 ? ", a full reprocess" : "") + ")";
       t0 = System.nanoTime();
-      List<String> problems = cleanRunProblems(seed, cleanGeneration, stateDir, targetDb, outDir);
+      boolean full = fullEvery > 0 && t % fullEvery == 0;
+      List<String> problems =
+          cleanRunProblems(seed, cleanGeneration, stateDir, targetDb, outDir, full);
       long cleanMillis = (System.nanoTime() - t0) / 1_000_000;
       if (problems.isEmpty()) {
         converged++;
@@ -161,19 +181,25 @@ class CrashHarnessTest {
     assertThat(crashed).as("runs that actually died").isGreaterThanOrEqualTo(trials / 4);
   }
 
-  /** A clean update in this JVM, then the convergence check. */
+  /**
+   * A clean update in this JVM (a full reprocess if {@code full}), previewed first ({@link
+   * RecoveryOracle}), then the convergence check.
+   */
   private static List<String> cleanRunProblems(long seed, int generation, Path stateDir,
-      Path targetDb, Path outDir) throws Exception {
+      Path targetDb, Path outDir, boolean full) throws Exception {
     World w = World.of(seed, generation);
+    RecoveryOracle oracle = new RecoveryOracle(w.declaringComponents(), outDir);
     try (SqliteDatabase db = SqliteDatabase.open(targetDb);
         App app = App.create("crash", Environment.builder().dbPath(stateDir)
-            .provide(CrashApp.DB, db).build(), CrashApp.main(w, outDir, null))) {
-      try {
-        app.update();
-      } catch (RuntimeException e) {
-        return List.of("the clean run failed: " + e);
+            .provide(CrashApp.DB, db).listener(oracle.listener()).build(),
+            CrashApp.main(w, outDir, oracle.interposer(), oracle.ran()))) {
+      RecoveryOracle.Result recovery = oracle.previewThenUpdate(app, full);
+      List<String> problems = new ArrayList<>(recovery.problems());
+      if (problems.stream().noneMatch(p -> p.startsWith("the recovery failed"))) {
+        problems.addAll(Convergence.check(w, targetDb, outDir, stateDir, app));
       }
-      return Convergence.check(w, targetDb, outDir, stateDir, app);
+      System.out.println("  recovery: " + recovery);
+      return problems;
     }
   }
 

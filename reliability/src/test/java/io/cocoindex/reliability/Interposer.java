@@ -8,6 +8,7 @@ import io.cocoindex.Fingerprint;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.TargetState;
@@ -52,6 +53,27 @@ final class Interposer {
     <A> void apply(RealSink<A> real, List<TargetAction<A>> actions) throws Exception;
   }
 
+  /**
+   * Told what a wrapped handler was given and what it returned: {@code connector} is
+   * {@code "sqlite"} or {@code "localfs"}, {@code out} null when it returned nothing to do.
+   */
+  interface ReconcileHook {
+    /**
+     * @param container the container whose children's handler reconciled ({@link
+     *     #containerOf} of its action), null for a root provider's handler
+     */
+    void reconciled(String connector, String container, StableKey key, boolean declared,
+        int prev, boolean prevMayBeMissing, TargetReconcileOutput<?, ?> out);
+
+    /** The children's handler of {@code container} found them invalidated (a directory gone). */
+    default void invalidationFound(String container) {}
+  }
+
+  /** A container as the hooks name it: the value of its action, by content. */
+  static String containerOf(Object actionValue) {
+    return ActionText.of(actionValue);
+  }
+
   /** The connector's sink as the hook sees it. */
   record RealSink<A>(TargetActionSink<A> sink, String kind) {
     void apply(List<TargetAction<A>> actions) throws Exception {
@@ -68,10 +90,17 @@ final class Interposer {
   }
 
   private final SinkHook hook;
+  private final ReconcileHook reconcileHook;
   private final Map<TargetActionSink<?>, TargetActionSink<?>> sinks = new ConcurrentHashMap<>();
 
   Interposer(SinkHook hook) {
+    this(hook, null);
+  }
+
+  /** {@code reconcileHook} (null for none) hears every reconcile of a wrapped handler. */
+  Interposer(SinkHook hook, ReconcileHook reconcileHook) {
     this.hook = hook;
+    this.reconcileHook = reconcileHook;
   }
 
   /** A ctx whose root-provider registrations get wrapped handlers; use it only to register. */
@@ -86,15 +115,22 @@ final class Interposer {
       if (real.childHandlerFactory().isPresent()) {
         ChildHandlerFactory<A> f = real.childHandlerFactory().get();
         return TargetActionSink.<A>withChildHandler(
-            actions -> hook.apply(rs, actions), action -> wrapDef(f.childHandler(action)));
+            actions -> hook.apply(rs, actions),
+            action -> wrapDef(f.childHandler(action), containerOf(action)));
       }
       return TargetActionSink.<A>of(actions -> hook.apply(rs, actions));
     });
   }
 
+  /** {@code def}'s handler wrapped, as the children's handler of {@code container}. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  ChildTargetDef<?> wrapDef(ChildTargetDef<?> def) {
-    return ChildTargetDef.of((TargetHandler) wrap(def.handler()));
+  ChildTargetDef<?> wrapDef(ChildTargetDef<?> def, String container) {
+    TargetHandler<?, ?, ?> h = def.handler();
+    TargetHandler<?, ?, ?> w = wrap(h);
+    if (w != h) {
+      ((Wrapped<?, ?, ?>) w).container = container;
+    }
+    return ChildTargetDef.of((TargetHandler) w);
   }
 
   /** The wrapper of a connector handler, chosen by its generic signature. */
@@ -129,6 +165,8 @@ final class Interposer {
     private final TargetHandler<V, R, A> delegate;
     private final Interposer interposer;
     private final String kind;
+    /** The container whose children this handler reconciles; null for a root provider's. */
+    private volatile String container;
 
     Wrapped(TargetHandler<V, R, A> delegate, Interposer interposer, String kind) {
       this.delegate = delegate;
@@ -140,6 +178,10 @@ final class Interposer {
     public TargetReconcileOutput<A, R> reconcile(
         StableKey key, V desired, List<R> prev, boolean prevMayBeMissing) throws Exception {
       TargetReconcileOutput<A, R> out = delegate.reconcile(key, desired, prev, prevMayBeMissing);
+      if (interposer.reconcileHook != null) {
+        interposer.reconcileHook.reconciled(kind.substring(0, kind.indexOf(' ')), container,
+            key, desired != null, prev.size(), prevMayBeMissing, out);
+      }
       if (out == null) {
         return null;
       }
@@ -147,10 +189,22 @@ final class Interposer {
           out.trackingRecord(), out.childInvalidation());
     }
 
+    /** What the connector's children's handler found (a directory missing), passed on. */
+    @Override
+    public TargetChildInvalidation childInvalidationFound() {
+      TargetChildInvalidation found = delegate.childInvalidationFound();
+      if (found != null && interposer.reconcileHook != null) {
+        interposer.reconcileHook.invalidationFound(container);
+      }
+      return found;
+    }
+
     @Override
     public Map<String, ChildTargetDef<?>> attachments() {
       Map<String, ChildTargetDef<?>> out = new LinkedHashMap<>();
-      delegate.attachments().forEach((type, def) -> out.put(type, interposer.wrapDef(def)));
+      // An attachment goes with its holder's container (a table's index with its rows).
+      delegate.attachments().forEach(
+          (type, def) -> out.put(type, interposer.wrapDef(def, container)));
       return out;
     }
   }

@@ -44,8 +44,14 @@ final class ModelConnectors {
   static final class Faults {
     volatile Predicate<String> failOn = k -> false; // "kind:id", e.g. "row:t0/k3"
     volatile boolean partial;
+    /** A kill the sink calls count toward: once it struck, a sink applies nothing. */
+    volatile SimulatedKill kill;
 
     void check(List<String> batch, Runnable applyHealthy) {
+      SimulatedKill k = kill;
+      if (k != null && !k.lands()) {
+        throw new IllegalStateException("the process died before this sink call");
+      }
       boolean any = batch.stream().anyMatch(failOn);
       if (any && partial) {
         applyHealthy.run();
@@ -230,6 +236,11 @@ final class ModelConnectors {
       boolean changed = prev.stream().anyMatch(p -> p.generation() != desired.generation());
       TargetChildInvalidation inv = !changed || desired.change().equals("NONE") ? null
           : TargetChildInvalidation.valueOf(desired.change());
+      if (inv == null && mayBeMissing && !prev.isEmpty()) {
+        // Its drop (or create) may have been applied by a run that was killed before it knew:
+        // created again now, the table has lost its rows, which their records still name.
+        inv = TargetChildInvalidation.LOSSY;
+      }
       note("tables", key, desired, prev, mayBeMissing, inv);
       TableAction action =
           new TableAction(name, desired.generation(), inv == null ? "NONE" : inv.name(), false);

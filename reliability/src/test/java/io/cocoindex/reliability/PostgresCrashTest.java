@@ -437,16 +437,18 @@ class PostgresCrashTest {
   /** Two workers run the world together, uninterrupted; then everything must have converged. */
   long cleanRound(int round, long seed, int generation, List<String> log, String after)
       throws Exception {
+    PgWorld world = PgWorld.of(seed, generation, KEYS);
+    PgRecoveryOracle oracle = PgRecoveryOracle.before(url, world);
     Child a = new Child("r" + round + "a", round, seed, generation, "update");
     Child b = new Child("r" + round + "b", round, seed, generation, "update");
     a.awaitSuccess();
     b.awaitSuccess();
-    PgWorld world = PgWorld.of(seed, generation, KEYS);
-    List<String> problems = convergenceProblems(world, round);
+    List<String> problems = new ArrayList<>(oracle.problems(url, round));
+    problems.addAll(convergenceProblems(world, round));
     assertThat(problems).as(after + "; then a clean round " + round + " on generation "
         + generation).isEmpty();
     log.add("  clean round " + round + " (generation " + generation + ", " + world.rows().size()
-        + " rows): converged");
+        + " rows; previewed: " + oracle + "): converged");
     return Math.max(a.runMillis(), b.runMillis());
   }
 

@@ -1,5 +1,6 @@
 package io.cocoindex.reliability;
 
+import io.cocoindex.StableKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -224,6 +225,26 @@ final class World {
       if (c.subdir) {
         out.put(name, null);
         c.subFiles.forEach((f, text) -> out.put(name + "/" + f, text));
+      }
+    });
+    return out;
+  }
+
+  /**
+   * The component declaring each state of a component, as "connector key" (the key printed as
+   * {@link StableKey#toString} does): rows by their primary key, files and subdirectories by
+   * name, a subdirectory's files by theirs (every name is unique in a world).
+   */
+  Map<String, String> declaringComponents() {
+    Map<String, String> out = new TreeMap<>();
+    comps.forEach((name, c) -> {
+      c.docs.keySet().forEach(id -> out.put("sqlite " + StableKey.of(id), name));
+      c.tags.values().forEach(t -> out.put("sqlite "
+          + new StableKey.Array(List.of(StableKey.of(t.doc()), StableKey.of(t.tag()))), name));
+      c.files.keySet().forEach(f -> out.put("localfs " + StableKey.of(f), name));
+      if (c.subdir) {
+        out.put("localfs " + StableKey.of(name), name);
+        c.subFiles.keySet().forEach(f -> out.put("localfs " + StableKey.of(f), name));
       }
     });
     return out;

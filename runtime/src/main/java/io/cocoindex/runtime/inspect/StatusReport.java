@@ -16,7 +16,9 @@ import java.util.Objects;
  *     the same on every run
  * @param unsettled states left with several possible records (or a possible non-existence) by
  *     an interrupted or failed run, or left behind their container's invalidation by a component
- *     that failed; the next update reconciles them against all, as possibly missing
+ *     that failed; the next update reconciles them against all, as possibly missing, but for
+ *     those of a memoized component that a killed run finished: the update that reaches its memo
+ *     takes it up and settles them as that run applied them, with no handler call
  * @param components number of processing components with a stored record
  */
 public record StatusReport(
