@@ -44,10 +44,21 @@ class SettledRunTest extends EngineTestBase {
       super(delegate);
     }
 
+    /**
+     * Each write that settled states, as {@code settles=N}, then {@code +component} when it also
+     * recorded a component.
+     */
+    final List<String> settlingWrites = new ArrayList<>();
+
     @Override
     public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
       synchronized (settles) {
+        long n = writes.stream().filter(w -> w instanceof StateWrite.Settle).count();
         writes.stream().filter(w -> w instanceof StateWrite.Settle).forEach(settles::add);
+        if (n > 0) {
+          settlingWrites.add("settles=" + n + (writes.stream()
+              .anyMatch(w -> w instanceof StateWrite.PutComponent) ? "+component" : ""));
+        }
       }
       return super.write(app, writes);
     }
@@ -277,6 +288,47 @@ class SettledRunTest extends EngineTestBase {
           .isLessThan(10);
       assertThat(app.update().componentsMemoized()).isEqualTo(1);
       assertThat(store.settles).as("settled once").hasSize(1 + 2 * children);
+    }
+  }
+
+  /**
+   * A take-up of more settles than one write holds writes them in parts of {@code
+   * KilledRunMemos.SETTLES_PER_WRITE} (4,096), an owner's states split across parts when it
+   * fills one, and records the memo with the last part: a run killed between two parts leaves the
+   * memo stamped, and the next settles the rest.
+   */
+  @Test
+  void aMemoTakenUpWithMoreSettlesThanOneWriteHoldsWritesThemInPartsTheMemoLast() {
+    Consumer<Ctx> tree = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mountMemo("tree", "v1", t -> {
+        declareTargetState(t, p.targetState("tree", "top"));
+        for (int i = 0; i < 2; i++) {
+          String child = "child-" + i;
+          t.mount(child, c -> {
+            for (int r = 0; r < 2500; r++) {
+              declareTargetState(c, p.targetState(child + "/" + r, "1"));
+            }
+          });
+        }
+      });
+    };
+    try (App app =
+        App.create("settled", Environment.builder().stateStore(store).build(), tree)) {
+      store.dieBeforeRecordingTheRun = true;
+      app.update();
+      store.dieBeforeRecordingTheRun = false;
+      rows.takeCalls();
+      store.settlingWrites.clear();
+
+      assertThat(app.update().componentsMemoized()).isEqualTo(1);
+
+      assertThat(rows.takeCalls()).isEmpty();
+      assertThat(store.settlingWrites)
+          .containsExactly("settles=4096", "settles=905+component");
+      assertThat(recordCounts()).containsOnly(1);
+      assertThat(app.update().componentsMemoized()).isEqualTo(1);
+      assertThat(store.settlingWrites).as("settled once").hasSize(2);
     }
   }
 }

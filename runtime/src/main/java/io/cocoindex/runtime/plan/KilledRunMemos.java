@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 public final class KilledRunMemos {
   private static final Logger log = LoggerFactory.getLogger(KilledRunMemos.class);
 
-  /** Settles per write of a take-up, at most: what one holds is bounded, however large. */
+  /** Settles per write of a take-up: what one holds is bounded, however large the subtree. */
   static final int SETTLES_PER_WRITE = 4096;
 
   private KilledRunMemos() {}
@@ -69,10 +69,11 @@ public final class KilledRunMemos {
     try {
       run.store.ownedInSubtree(run.app, component.encodedUnsafe(), (owner, states) -> {
         RunSettlement.addSettles(states, stamping, writes);
-        if (writes.size() >= SETTLES_PER_WRITE) {
-          settled[0] += writes.size();
-          run.store.write(run.app, List.copyOf(writes)).join();
-          writes.clear();
+        while (writes.size() >= SETTLES_PER_WRITE) { // an owner's states may fill several
+          List<StateWrite> part = writes.subList(0, SETTLES_PER_WRITE);
+          run.store.write(run.app, List.copyOf(part)).join();
+          settled[0] += part.size();
+          part.clear();
         }
       });
       settled[0] += writes.size();
