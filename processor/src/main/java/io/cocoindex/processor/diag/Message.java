@@ -1,5 +1,6 @@
 package io.cocoindex.processor.diag;
 
+import java.util.Arrays;
 import java.util.Locale;
 import javax.tools.Diagnostic;
 
@@ -184,13 +185,13 @@ public enum Message {
   }
 
   /**
-   * The value of {@code @SuppressWarnings} that silences this message on an element: its id.
-   * Errors are never suppressed.
+   * Whether {@code suppress}, an element's {@code @SuppressWarnings} (or null), names this
+   * warning's id, as {@code @SuppressWarnings("COCO-025")} does. Errors are never suppressed.
    */
   public boolean isSuppressedBy(SuppressWarnings suppress) {
     return kind != Diagnostic.Kind.ERROR
         && suppress != null
-        && java.util.Arrays.asList(suppress.value()).contains(id());
+        && Arrays.asList(suppress.value()).contains(id());
   }
 
   /** The full text, {@code [COCO-NNN] } followed by the formatted message. */
