@@ -103,7 +103,7 @@ public final class PgCrashWorker {
      * transfer), and components come and go.
      */
     static PgWorld of(long seed, int generation, int keys) {
-      int componentCount = 30 + (int) Math.floorMod(mix(seed, generation, -1), 11);
+      int componentCount = 30 + Math.floorMod(mix(seed, generation, -1), 11);
       Map<String, Map<String, String>> components = new TreeMap<>();
       Map<String, Boolean> memoized = new TreeMap<>();
       for (int i = 0; i < keys; i++) {
@@ -112,7 +112,7 @@ public final class PgCrashWorker {
           continue; // absent in this generation
         }
         // The owner changes with the generation's quarter and the key: keys move.
-        int owner = (int) Math.floorMod(mix(seed, (generation + i % 4) / 4, i + 1_000_000),
+        int owner = Math.floorMod(mix(seed, (generation + i % 4) / 4, i + 1_000_000),
             componentCount);
         String value = "v" + Math.floorMod(mix(seed, generation / 2 + i % 2, i + 2_000_000), 3)
             + "-" + i;

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code Environment.Builder.waitForLock}: an update that finds the app's update lock held waits
  * for it as long as asked, then runs; without a wait it fails at once, naming the holder.
  */
+@SuppressWarnings("try") // the locks are held for their blocks, unreferenced in them
 class LockWaitTest {
   @TempDir Path dir;
   final Rows rows = new Rows();

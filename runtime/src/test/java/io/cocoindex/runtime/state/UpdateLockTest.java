@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The update lock: a clear error naming the holder, and no hang after the holder died. */
+@SuppressWarnings("try") // the locks are held for their blocks, unreferenced in them
 class UpdateLockTest {
   @TempDir Path dir;
 

@@ -566,7 +566,7 @@ class UserManagedTableTest extends TargetDatabaseTest {
    */
   @Test
   void aFullTextIndexReplacedByHandIsNotDroppedWhenRespecified() throws Exception {
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array, as the helper takes
     List<String>[] columns = new List[] {List.of("title")};
     App app = fullTextIndexingOver(columns);
     app.update();
@@ -591,7 +591,7 @@ class UserManagedTableTest extends TargetDatabaseTest {
    */
   @Test
   void aFullTextIndexReplacedByHandIsNotDroppedWhenNoLongerDeclared() throws Exception {
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array, as the helper takes
     List<String>[] columns = new List[] {List.of("title")};
     App app = fullTextIndexingOver(columns);
     app.update();
@@ -615,7 +615,7 @@ class UserManagedTableTest extends TargetDatabaseTest {
    */
   @Test
   void aFullTextIndexAsAnEarlierVersionMadeItIsRespecified() throws Exception {
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array, as the helper takes
     List<String>[] columns = new List[] {List.of("title")};
     App app = fullTextIndexingOver(columns);
     app.update();
