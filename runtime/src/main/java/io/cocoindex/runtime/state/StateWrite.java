@@ -67,8 +67,16 @@ public sealed interface StateWrite
    */
   record Settle(TrackedState state, long version, boolean dropDescendants,
       Precommit precommit, long[] superseded) implements StateWrite {
-    /** A settle on a store with one writer at a time (no {@code superseded}). */
-    public Settle(TrackedState state, long version, boolean dropDescendants, Precommit precommit) {
+    /**
+     * A settle on a store with one writer at a time (no {@code superseded}).
+     *
+     * @param state the path, owner and generations to write (records ignored)
+     * @param version the run version of the entry that was applied
+     * @param dropDescendants whether a deleted path takes its descendants along (a container)
+     * @param precommit this run's precommit of the path
+     */
+    public Settle(
+TrackedState state, long version, boolean dropDescendants, Precommit precommit) {
       this(state, version, dropDescendants, precommit, null);
     }
   }

@@ -43,8 +43,13 @@ public final class DrainingQueue<T> {
     this.fail = fail;
   }
 
-  /** Queues {@code item}, starting a draining task unless one is running. */
+  /**
+   * Queues {@code item}, starting a draining task unless one is running.
+   *
+   * @param item what to hand to the consumer, in a batch with others queued meanwhile
+   */
   public void add(T item) {
+
     synchronized (this) {
       pending.add(item);
       if (draining) {
