@@ -101,7 +101,6 @@ public final class SinkBatcher {
    * @return the number of sink calls started that have not returned
    */
   public int callsUnderWay() {
-
     return callsUnderWay.get();
   }
 

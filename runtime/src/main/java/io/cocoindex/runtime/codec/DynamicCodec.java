@@ -166,7 +166,6 @@ public final class DynamicCodec implements Codec<Object> {
    * @throws CodecException if {@code bytes} do not decode as {@code type}
    */
   public Object decodeAs(Class<?> type, byte[] bytes) {
-
     return registry.codecFor(type).decode(bytes);
   }
 

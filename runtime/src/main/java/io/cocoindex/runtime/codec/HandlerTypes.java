@@ -27,8 +27,7 @@ public record HandlerTypes(Type value, Type trackingRecord, Type action) {
    * @param handler the handler
    * @return its three type arguments, each a concrete type or {@code Object}
    */
-  public static HandlerTypes of(
-TargetHandler<?, ?, ?> handler) {
+  public static HandlerTypes of(TargetHandler<?, ?, ?> handler) {
     Type[] args = resolve(handler.getClass(), new HashMap<>());
     if (args == null) {
       return new HandlerTypes(Object.class, Object.class, Object.class);

@@ -43,7 +43,6 @@ public final class JacksonCodecFactory implements CodecFactory {
   /** The factory; its Jackson mapper is made at the first codec asked for. */
   public JacksonCodecFactory() {}
 
-
   @Override
   public Codec<?> create(Type type, CodecRegistry registry) {
     ObjectMapper m = mapper();

@@ -264,7 +264,6 @@ public final class KeyEncoding {
    *     then {@code 0xFF}, above every tag byte
    */
   public static byte[] descendantsEnd(byte[] prefix) {
-
     byte[] end = Arrays.copyOf(prefix, prefix.length + 1);
     end[prefix.length] = (byte) 0xFF;
     return end;

@@ -54,7 +54,6 @@ public final class ComponentRunner {
    * @throws io.cocoindex.runtime.plan.RunAborted when the run stops early before the tree is done
    */
   public static boolean runRoot(Run run, Consumer<Ctx> main) {
-
     ComponentContext root = new ComponentContext(run, null, TargetPath.ROOT, null, null, false);
     // Every worker runs the root (it registers the providers and mounts the components); only
     // mounted components are leased.

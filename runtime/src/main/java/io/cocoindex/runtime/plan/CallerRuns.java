@@ -64,7 +64,6 @@ public final class CallerRuns implements Executor {
    * @throws java.util.concurrent.CompletionException if {@code f} completed exceptionally
    * @throws IllegalStateException if called by another thread than the one that created this
    * @throws RunAborted when the run stops before {@code f} is done
-
    */
   public <T> T join(CompletableFuture<T> f) {
     if (!isOwner()) {

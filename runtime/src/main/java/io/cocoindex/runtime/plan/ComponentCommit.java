@@ -156,9 +156,7 @@ public final class ComponentCommit {
    * @throws RuntimeException what failed the commit before any wait (a state claimed by another
    *     component, say), thrown at once
    */
-
-  public static CompletableFuture<Outcome> run(
-Run run, Input in, Executor stages) {
+  public static CompletableFuture<Outcome> run(Run run, Input in, Executor stages) {
     if (run.mode == RunMode.DROP) {
       return CompletableFuture.completedFuture(Outcome.NONE);
     }

@@ -41,7 +41,6 @@ public record DeclaredTarget(
    * @param childProvider for a container declared with a child provider, that provider; else null
    */
   public DeclaredTarget(
-
       Provider<?> provider, StableKey key, TargetPath path, Object copy, Provider<?> childProvider) {
     this(provider, key, path, copy, null, null, childProvider);
   }

@@ -26,7 +26,6 @@ public record HandlerBinding(
    * @throws io.cocoindex.runtime.codec.CodecException naming a type no codec factory handles
    */
   public static HandlerBinding of(TargetHandler<?, ?, ?> handler, CodecRegistry codecs) {
-
     HandlerTypes types = HandlerTypes.of(handler);
     return new HandlerBinding(
         handler,

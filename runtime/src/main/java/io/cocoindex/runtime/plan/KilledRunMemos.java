@@ -70,8 +70,7 @@ public final class KilledRunMemos {
    * @param stamped its stored record, whose memo carries the stamp of an unsettled run
    * @return whether the memo can be taken as a hit
    */
-  public static boolean takeUp(
-Run run, TargetPath component, ComponentRecord stamped) {
+  public static boolean takeUp(Run run, TargetPath component, ComponentRecord stamped) {
     if (run.mode != RunMode.UPDATE) {
       return run.mode == RunMode.PREVIEW; // a drop runs the component for its registrations
     }

@@ -42,8 +42,7 @@ public final class LeaseBatcher {
    * Requests the lease of a background component.
    *
    * @param componentPath the component's encoded path
-   * @return
- completes with the lease, or with null when another worker holds or has claimed the
+   * @return completes with the lease, or with null when another worker holds or has claimed the
    *     component; exceptionally when the store cannot lease
    */
   public CompletableFuture<AutoCloseable> lease(byte[] componentPath) {

@@ -123,7 +123,6 @@ public final class LeaseGate {
    * @return the current bound on slots taken at once
    */
   public synchronized int slots() {
-
     return slots;
   }
 

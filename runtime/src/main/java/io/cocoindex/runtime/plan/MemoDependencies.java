@@ -235,8 +235,7 @@ public final class MemoDependencies {
    * @return null when the memo holds; otherwise the absent containers to record the new memo
    *     with (possibly none)
    */
-  public static List<Dependency> missedFor(
-List<Dependency> deps, Run run, TargetPath component) {
+  public static List<Dependency> missedFor(List<Dependency> deps, Run run, TargetPath component) {
     boolean holds = true;
     List<Dependency> absent = new ArrayList<>();
     for (Dependency d : deps) {

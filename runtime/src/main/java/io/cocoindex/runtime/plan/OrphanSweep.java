@@ -182,7 +182,6 @@ public final class OrphanSweep {
    * @param run the run whose components have all finished, not stopped early
    */
   public static void sweep(Run run) {
-
     Work work = collect(run);
     try {
       sweep(run, work);

@@ -33,7 +33,6 @@ public final class PoolStages {
    * @param pool where the component's stages run: its pool, or a {@link CallerRuns}
    * @return completes as the stage {@code next} returns completes, or exceptionally as {@code f}
    */
-
   public static <T, U> CompletableFuture<U> then(
       CompletableFuture<T> f, Function<? super T, ? extends CompletionStage<U>> next,
       Executor pool) {

@@ -239,7 +239,6 @@ public final class Provider<V> implements TargetStateProvider<V> {
    * @param key its key under the provider
    * @param value the declared value
    */
-  public record DeclaredValue<V>(
-Provider<V> provider, StableKey key, V value)
+  public record DeclaredValue<V>(Provider<V> provider, StableKey key, V value)
       implements TargetState<V> {}
 }

@@ -29,7 +29,6 @@ public final class ProviderNames {
    *     container's key, and for each attachment type {@code @} and the type
    */
   public static String providerOf(List<StableKey> path) {
-
     String name = "";
     for (int i = 0; i < path.size() - 1; i++) {
       StableKey k = path.get(i);

@@ -120,7 +120,6 @@ public final class ProviderRegistry {
    * @return true if {@link #registerRoot} took that name
    */
   public boolean isRootRegistered(String name) {
-
     return roots.containsKey(name);
   }
 

@@ -708,7 +708,6 @@ public final class Run {
    * @return every planned action, and those of them that change something (not a refresh)
    */
   public Preview preview() {
-
     List<PlannedAction> actions = new ArrayList<>();
     List<PlannedAction> changes = new ArrayList<>();
     synchronized (planned) {

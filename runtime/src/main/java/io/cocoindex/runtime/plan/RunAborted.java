@@ -25,7 +25,6 @@ public final class RunAborted extends RuntimeException {
    * @param error what was thrown, or null
    * @return {@code error} or the first of its causes that is fatal, or null if none is
    */
-
   public static Throwable fatalIn(Throwable error) {
     for (int depth = 0; error != null && depth < 16; depth++, error = error.getCause()) {
       if (error instanceof VirtualMachineError && !(error instanceof StackOverflowError)) {

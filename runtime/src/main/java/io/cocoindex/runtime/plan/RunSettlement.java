@@ -34,8 +34,7 @@ public final class RunSettlement {
    * ends early. Never throws: a state left unsettled is only re-examined by the next run.
    *
    * @param run the run to settle
-   * @param completed
- whether the run got through its components and its sweep
+   * @param completed whether the run got through its components and its sweep
    */
   public static void finish(Run run, boolean completed) {
     if (!run.settlesByRun) {

@@ -19,7 +19,6 @@ public final class RunStats {
   public void componentMounted() {
     mounted.increment();
   }
-
   /**
    * Counts a mounted component that is done, however it ended (committed, memoized, failed, left
    * to another worker).
@@ -87,7 +86,6 @@ public final class RunStats {
    *     and memoized
    */
   public UpdateStats snapshot(Duration duration) {
-
     Map<String, UpdateStats.ProviderStats> out = new HashMap<>();
     counts.forEach(
         (name, c) ->

@@ -237,7 +237,6 @@ public final class TargetPath implements Comparable<TargetPath> {
    * @return the encoded bytes (not copied, never modified) with this path's hash
    */
   public ByteKey key() {
-
     return ByteKey.of(encoded, hashCode());
   }
 

@@ -62,7 +62,6 @@ public final class ByteKey {
    * @return its hash, as {@link #hashCode} of a key over it returns
    */
   public static int hashOf(byte[] bytes) {
-
     int n = bytes.length;
     long h = 0x9E3779B97F4A7C15L ^ n;
     int i = 0;

@@ -35,7 +35,6 @@ public abstract class ForwardingStateStore implements StateStore {
    * @return true if it holds a {@link StateWrite.Settle}
    */
   public static boolean isCommit(List<StateWrite> writes) {
-
     for (StateWrite w : writes) {
       if (w instanceof StateWrite.Settle) {
         return true;

@@ -151,7 +151,6 @@ abstract class JdbcStateStore implements StateStore {
    * @throws StateStoreException if {@code op} fails with an {@link SQLException}
    */
   protected final <T> T read(String what, ReadConnections.Read<T> op) {
-
     try {
       return readers.read(op);
     } catch (SQLException e) {

@@ -674,7 +674,6 @@ public class JdbcStateTables {
    * @throws SQLException if the database fails
    */
   public void clear(Connection c, String app) throws SQLException {
-
     List<String> deletes = new ArrayList<>();
     for (String table : stateTables()) {
       deletes.add("DELETE FROM " + table + " WHERE app=?");

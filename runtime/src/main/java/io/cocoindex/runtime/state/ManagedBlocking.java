@@ -133,7 +133,6 @@ public final class ManagedBlocking {
    * @throws StateStoreException if the thread is interrupted while it waits; its interrupt flag
    *     is set again
    */
-
   public static <T, E extends Exception> T run(Call<T, E> call, String what) throws E {
     Object[] result = new Object[1];
     Exception[] failure = new Exception[1];

@@ -70,7 +70,6 @@ public final class MemoStamp {
    * @return a copy of its first {@link Fingerprint#LENGTH} bytes
    */
   public static byte[] fingerprintOf(byte[] memo) {
-
     return Arrays.copyOf(memo, Fingerprint.LENGTH);
   }
 

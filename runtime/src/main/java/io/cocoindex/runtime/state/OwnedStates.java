@@ -55,7 +55,6 @@ public final class OwnedStates {
    *
    * @return the states, decoded at the first call and kept
    * @throws StateStoreException when a chunk is corrupt
-
    */
   public synchronized List<TrackedState> get() {
     if (decoded == null) {

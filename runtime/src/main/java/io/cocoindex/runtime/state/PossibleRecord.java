@@ -13,7 +13,6 @@ public record PossibleRecord(long version, byte[] record) {
    * @return true if {@link #record} is null
    */
   public boolean isNone() {
-
     return record == null;
   }
 }

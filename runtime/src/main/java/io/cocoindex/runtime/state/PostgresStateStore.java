@@ -126,7 +126,6 @@ public final class PostgresStateStore extends JdbcStateStore {
    *     was written by a newer cocoindex
    */
   public static PostgresStateStore open(DataSource dataSource) {
-
     return new PostgresStateStore(dataSource, dataSource.toString());
   }
 

@@ -75,8 +75,7 @@ public sealed interface StateWrite
      * @param dropDescendants whether a deleted path takes its descendants along (a container)
      * @param precommit this run's precommit of the path
      */
-    public Settle(
-TrackedState state, long version, boolean dropDescendants, Precommit precommit) {
+    public Settle(TrackedState state, long version, boolean dropDescendants, Precommit precommit) {
       this(state, version, dropDescendants, precommit, null);
     }
   }

@@ -42,7 +42,6 @@ public final class StateWrites {
    * @return a plain write, or null when there is nothing to write
    */
   public static StateWrite resolve(
-
       StateWrite w, Function<byte[], TrackedState> read, boolean shared) {
     if (w instanceof StateWrite.Precommit p) {
       TrackedState t = p.state();

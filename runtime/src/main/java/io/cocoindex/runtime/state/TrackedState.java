@@ -38,7 +38,6 @@ public record TrackedState(
    * @throws NullPointerException if {@code records} or one of them is null
    */
   public TrackedState {
-
     records = List.copyOf(records);
   }
 
@@ -63,7 +62,6 @@ public record TrackedState(
    * @return a new state, its path, owner and lineage as this one's
    */
   public TrackedState withRecords(List<PossibleRecord> newRecords) {
-
     return new TrackedState(
         path, owner, newRecords, childGeneration, childEpoch, parentGeneration, parentEpoch);
   }

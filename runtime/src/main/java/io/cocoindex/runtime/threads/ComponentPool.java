@@ -152,7 +152,6 @@ public final class ComponentPool extends ForkJoinPool {
    * @return true once any task threw past itself; it stays true
    */
   public boolean lostATask() {
-
     return lost != null;
   }
 }

@@ -49,7 +49,6 @@ public final class DrainingQueue<T> {
    * @param item what to hand to the consumer, in a batch with others queued meanwhile
    */
   public void add(T item) {
-
     synchronized (this) {
       pending.add(item);
       if (draining) {

@@ -191,8 +191,7 @@ public final class SharedThreads {
    *
    * @param name the thread's name while the task runs
    * @param task the task
-   * @return completes
- once the task has ended and its thread carries the idle name again
+   * @return completes once the task has ended and its thread carries the idle name again
    *     (exceptionally with what the task threw, which also reaches the thread's handler)
    * @throws java.util.concurrent.RejectedExecutionException if no thread can be started
    */

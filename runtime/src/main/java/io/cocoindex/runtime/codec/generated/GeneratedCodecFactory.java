@@ -23,7 +23,6 @@ public final class GeneratedCodecFactory implements CodecFactory {
   /** The factory, as {@code META-INF/services} instantiates it. */
   public GeneratedCodecFactory() {}
 
-
   @Override
   public Codec<?> create(Type type, CodecRegistry registry) {
     if (!(type instanceof Class<?> cls)) {
