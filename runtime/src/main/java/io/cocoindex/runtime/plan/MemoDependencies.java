@@ -170,6 +170,9 @@ public final class MemoDependencies {
 
     private final Map<Key, long[]> states = new LinkedHashMap<>();
 
+    /** A collector that has gathered nothing yet. */
+    public Collector() {}
+
     /**
      * Adds what one component declared on.
      *

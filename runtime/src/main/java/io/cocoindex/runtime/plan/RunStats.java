@@ -15,6 +15,9 @@ public final class RunStats {
   private final LongAdder mounted = new LongAdder();
   private final LongAdder finished = new LongAdder();
 
+  /** Counters at zero, for a run about to start. */
+  public RunStats() {}
+
   /** Counts a component mounted in the run. */
   public void componentMounted() {
     mounted.increment();

@@ -86,6 +86,9 @@ public class JdbcStateTables {
   private final Map<String, SettledRuns> settled = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
+   * The statements of the tables named with {@code prefix}, with neither a table of settled runs
+   * nor a statement cache.
+   *
    * @param prefix prepended to the table names ({@code ""} or {@code "cocoindex_"})
    * @param lockRowsForUpdate read rows {@code FOR UPDATE} before rewriting them (PostgreSQL,
    *     where several workers write concurrently)
