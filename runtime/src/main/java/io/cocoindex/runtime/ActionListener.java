@@ -10,6 +10,8 @@ import io.cocoindex.TargetAction;
 @FunctionalInterface
 public interface ActionListener {
   /**
+   * Called once for each action applied and committed.
+   *
    * @param provider the provider name (e.g. {@code tables/docs})
    * @param key the target state's key
    * @param action the applied action

@@ -40,7 +40,11 @@ public final class SinkBatcher {
   private final java.util.concurrent.atomic.AtomicInteger callsUnderWay =
       new java.util.concurrent.atomic.AtomicInteger();
 
-  /** Applies each sink's batches on {@code executor}, off the components' threads. */
+  /**
+   * Applies each sink's batches on {@code executor}, off the components' threads.
+   *
+   * @param executor runs the sink calls
+   */
   public SinkBatcher(Executor executor) {
     this.executor = executor;
   }
@@ -48,6 +52,9 @@ public final class SinkBatcher {
   /**
    * Submits one component's actions for one sink.
    *
+   * @param <A> the type of the sink's actions
+   * @param sink the sink that applies them; submissions to one sink (by identity) are batched
+   * @param actions the actions, copied; they go to the sink in one call, never split
    * @param owner the submitting component (its path), for logs: rendered only if logged (a
    *     deep component's path renders in time proportional to its depth, and rendering one for
    *     each submission made a chain of components quadratic in its depth)
@@ -75,6 +82,8 @@ public final class SinkBatcher {
    * submission not applied yet fails with {@code error} at once, without its sink call, and so
    * does every later one. A wait for a sink call that a lost task held (a sink thread died)
    * ends then too: the orphan sweep waits for its deletions on the caller's thread.
+   *
+   * @param error what the submissions fail with
    */
   public void stop(Throwable error) {
     stopped = error;
@@ -88,6 +97,8 @@ public final class SinkBatcher {
    * down: a stopped run on a store shared by workers waits for it to reach 0 before its lock
    * goes, so that a worker taking over one of its components writes after the calls it had
    * under way, not before them (see {@code App}).
+   *
+   * @return the number of sink calls started that have not returned
    */
   public int callsUnderWay() {
     return callsUnderWay.get();

@@ -159,6 +159,11 @@ public final class DynamicCodec implements Codec<Object> {
   /**
    * Decodes {@code bytes} that {@code type}'s own codec wrote: a value declared before its
    * handler was known, now that the handler turned out to have a dynamic value type.
+   *
+   * @param type the class whose codec wrote {@code bytes} (the declared value's)
+   * @param bytes the encoded value
+   * @return the decoded value
+   * @throws CodecException if {@code bytes} do not decode as {@code type}
    */
   public Object decodeAs(Class<?> type, byte[] bytes) {
     return registry.codecFor(type).decode(bytes);

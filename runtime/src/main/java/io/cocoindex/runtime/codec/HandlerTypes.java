@@ -23,6 +23,9 @@ public record HandlerTypes(Type value, Type trackingRecord, Type action) {
    * not fix (a lambda's or method reference's, whose class keeps none; a generic handler class's
    * type variable; anything built from one) resolves to {@code Object}: its values are written
    * with their runtime classes ({@link DynamicCodec}).
+   *
+   * @param handler the handler
+   * @return its three type arguments, each a concrete type or {@code Object}
    */
   public static HandlerTypes of(TargetHandler<?, ?, ?> handler) {
     Type[] args = resolve(handler.getClass(), new HashMap<>());

@@ -40,6 +40,7 @@ public final class JacksonCodecFactory implements CodecFactory {
    */
   private volatile ObjectMapper mapper;
 
+  /** The factory; its Jackson mapper is made at the first codec asked for. */
   public JacksonCodecFactory() {}
 
   @Override

@@ -29,12 +29,26 @@ public final class KeyEncoding {
 
   private KeyEncoding() {}
 
+  /**
+   * The encoding of one key.
+   *
+   * @param key the key
+   * @return its tag byte and payload
+   * @throws IllegalArgumentException if a string in the key holds an unpaired surrogate
+   */
   public static byte[] encode(StableKey key) {
     Out out = new Out(16);
     write(out, key);
     return out.toByteArray();
   }
 
+  /**
+   * The encoding of a path: its keys' encodings, in order.
+   *
+   * @param path the keys from the root down; empty for the root
+   * @return the encoded path (empty for the root)
+   * @throws IllegalArgumentException if a string in a key holds an unpaired surrogate
+   */
   public static byte[] encodePath(List<StableKey> path) {
     Out out = new Out(16 * path.size());
     for (StableKey key : path) {
@@ -47,6 +61,11 @@ public final class KeyEncoding {
    * {@code prefix} (an encoded path) followed by {@code key}'s encoding: the encoding of the path
    * with {@code key} appended (a path is extended for every declared state). Int and string keys,
    * the common ones, are written straight into the new path, whose size they tell up front.
+   *
+   * @param prefix an encoded path, left unchanged
+   * @param key the key to append
+   * @return a new array: {@code prefix}'s bytes, then {@code key}'s encoding
+   * @throws IllegalArgumentException if a string in the key holds an unpaired surrogate
    */
   public static byte[] append(byte[] prefix, StableKey key) {
     int at = prefix.length;
@@ -72,6 +91,13 @@ public final class KeyEncoding {
     return out.toByteArray();
   }
 
+  /**
+   * The key {@code bytes} encodes, as {@link #encode} wrote it.
+   *
+   * @param bytes the encoding of exactly one key
+   * @return the decoded key
+   * @throws CodecException if {@code bytes} is not one encoded key
+   */
   public static StableKey decode(byte[] bytes) {
     Reader r = new Reader(bytes);
     StableKey key = r.read();
@@ -81,7 +107,13 @@ public final class KeyEncoding {
     return key;
   }
 
-  /** Where each key of the encoded path {@code bytes} ends: its ancestors' encoded lengths. */
+  /**
+   * Where each key of the encoded path {@code bytes} ends: its ancestors' encoded lengths.
+   *
+   * @param bytes an encoded path
+   * @return per key, in order, the offset just past it (the last is {@code bytes.length})
+   * @throws CodecException if {@code bytes} is not an encoded path
+   */
   public static int[] keyEnds(byte[] bytes) {
     Reader r = new Reader(bytes);
     int[] ends = new int[8];
@@ -102,6 +134,8 @@ public final class KeyEncoding {
    * has thousands, and decoding them all for a path compared by its bytes was most of what a
    * chain of components cost per component.
    *
+   * @param bytes an encoded path
+   * @return its number of keys; 0 for the root
    * @throws CodecException if {@code bytes} is not an encoded path
    */
   public static int keyCount(byte[] bytes) {
@@ -120,6 +154,9 @@ public final class KeyEncoding {
    * of its path to read the last was a fifth of the sweep's thread. {@code from} is where the
    * last key starts when known, else -1.
    *
+   * @param bytes an encoded path other than the root's
+   * @param from the offset where its last key starts, or -1 to find it
+   * @return the path's last key
    * @throws CodecException if {@code bytes} is not an encoded path
    */
   public static StableKey decodeLast(byte[] bytes, int from) {
@@ -141,6 +178,13 @@ public final class KeyEncoding {
     return key;
   }
 
+  /**
+   * The keys of the encoded path {@code bytes}, as {@link #encodePath} wrote them.
+   *
+   * @param bytes an encoded path
+   * @return its keys from the root down; empty for the root
+   * @throws CodecException if {@code bytes} is not an encoded path
+   */
   public static List<StableKey> decodePath(byte[] bytes) {
     Reader r = new Reader(bytes);
     List<StableKey> keys = new ArrayList<>();
@@ -153,6 +197,9 @@ public final class KeyEncoding {
   /**
    * A path rendered like {@code /@provider/"docs"/"r1"}; the root is {@code /}. The one rendering
    * of paths in messages, the inspector's report and {@code TargetPath.toString}.
+   *
+   * @param path the keys from the root down
+   * @return each key preceded by {@code /}, or {@code /} for the root
    */
   public static String render(Iterable<StableKey> path) {
     StringBuilder sb = new StringBuilder();
@@ -165,6 +212,9 @@ public final class KeyEncoding {
   /**
    * The encoded path {@code bytes} rendered as {@link #render} does, for an error about what is
    * stored under it; bytes that do not decode are shown in hex (the error is about them).
+   *
+   * @param bytes an encoded path, or bytes that should have been one
+   * @return the rendered path, or the bytes in hex; never throws for bad bytes
    */
   public static String describePath(byte[] bytes) {
     try {
@@ -206,7 +256,13 @@ public final class KeyEncoding {
     }
   }
 
-  /** The smallest byte string greater than every descendant of {@code prefix}. */
+  /**
+   * The smallest byte string greater than every descendant of {@code prefix}.
+   *
+   * @param prefix an encoded path
+   * @return the exclusive end of the range of {@code prefix} and its descendants: {@code prefix}
+   *     then {@code 0xFF}, above every tag byte
+   */
   public static byte[] descendantsEnd(byte[] prefix) {
     byte[] end = Arrays.copyOf(prefix, prefix.length + 1);
     end[prefix.length] = (byte) 0xFF;

@@ -46,6 +46,12 @@ public final class ComponentRunner {
    * queue, and the run never ended. Here the root's own stages, and those of the foreground
    * targets it mounts, run on the calling thread while it waits ({@link CallerRuns}); those of
    * its other children go to the pool.
+   *
+   * @param run the run, whose pool runs the other components
+   * @param main the app's main function: the root component's body
+   * @return whether the root and every component below it finished without failing (the
+   *     failures themselves are the run's: {@link Run#failures})
+   * @throws io.cocoindex.runtime.plan.RunAborted when the run stops early before the tree is done
    */
   public static boolean runRoot(Run run, Consumer<Ctx> main) {
     ComponentContext root = new ComponentContext(run, null, TargetPath.ROOT, null, null, false);

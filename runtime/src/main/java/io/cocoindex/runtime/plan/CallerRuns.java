@@ -28,6 +28,7 @@ public final class CallerRuns implements Executor {
   /**
    * An executor for the calling thread's stages; {@code pool} takes those after it is done.
    *
+   * @param pool runs the stages handed here once {@link #join} has returned
    * @param abort completes when the run stops early ({@link Run#abortion}): the wait ends then,
    *     as the future waited for may never complete
    */
@@ -57,6 +58,11 @@ public final class CallerRuns implements Executor {
    * Runs the stages handed here until {@code f} is done, then returns its result (as {@code
    * join} does). Only the thread that created this executor may call it, once.
    *
+   * @param <T> what {@code f} completes with
+   * @param f the future to wait for
+   * @return what {@code f} completed with
+   * @throws java.util.concurrent.CompletionException if {@code f} completed exceptionally
+   * @throws IllegalStateException if called by another thread than the one that created this
    * @throws RunAborted when the run stops before {@code f} is done
    */
   public <T> T join(CompletableFuture<T> f) {

@@ -146,6 +146,15 @@ public final class ComponentCommit {
   /**
    * Reconciles, and in an update applies and commits, the component's declarations; its stages
    * after a wait run on {@code stages} (the run's pool, or a {@link CallerRuns}).
+   *
+   * @param run the run
+   * @param in the component's declarations, stored record and what its subtree reported
+   * @param stages where stages after a wait run
+   * @return completes with what the component tells its parent once committed (at once, with
+   *     nothing, in a drop), exceptionally with what failed its apply or commit
+   * @throws RunAborted if the run has stopped early
+   * @throws RuntimeException what failed the commit before any wait (a state claimed by another
+   *     component, say), thrown at once
    */
   public static CompletableFuture<Outcome> run(Run run, Input in, Executor stages) {
     if (run.mode == RunMode.DROP) {

@@ -31,7 +31,15 @@ public record DeclaredTarget(
     Class<?> encodedAs,
     Provider<?> childProvider) {
 
-  /** A declaration whose value was copied (or, in tests, that has none). */
+  /**
+   * A declaration whose value was copied by the handler's codec (or, in tests, that has none).
+   *
+   * @param provider the provider it was declared through
+   * @param key its key
+   * @param path {@code provider.path() / key}
+   * @param copy the value as the handler's codec copied it
+   * @param childProvider for a container declared with a child provider, that provider; else null
+   */
   public DeclaredTarget(
       Provider<?> provider, StableKey key, TargetPath path, Object copy, Provider<?> childProvider) {
     this(provider, key, path, copy, null, null, childProvider);

@@ -35,6 +35,12 @@ public final class KilledRunMemos {
    * earlier run that did not, and the memo is for {@code fingerprint}; otherwise {@code rec}
    * itself. Reads nothing: whether the memo holds is for its dependencies to say, and only then
    * is it {@link #takeUp taken up}.
+   *
+   * @param run the run checking the memo
+   * @param rec the component's stored record, or null
+   * @param fingerprint the fingerprint of the component's input in this run
+   * @return {@code rec} unstamped when it holds an earlier unsettled run's memo for {@code
+   *     fingerprint}; otherwise {@code rec} (null for null)
    */
   public static ComponentRecord unsettledMemo(Run run, ComponentRecord rec, byte[] fingerprint) {
     if (rec == null || !MemoStamp.isStamped(rec.memoFingerprint())
@@ -58,6 +64,11 @@ public final class KilledRunMemos {
    * alone is sound: each settle records what the stamping run applied (see above), whether or
    * not the memo follows; a run killed in between leaves the memo stamped, and the next one
    * settles the rest.
+   *
+   * @param run the run that found the memo
+   * @param component the memoized component's path
+   * @param stamped its stored record, whose memo carries the stamp of an unsettled run
+   * @return whether the memo can be taken as a hit
    */
   public static boolean takeUp(Run run, TargetPath component, ComponentRecord stamped) {
     if (run.mode != RunMode.UPDATE) {

@@ -24,6 +24,13 @@ public final class LeaseBatcher {
 
   private record Request(byte[] path, CompletableFuture<AutoCloseable> lease) {}
 
+  /**
+   * Leases the components of {@code app}, a batch of requests per store call.
+   *
+   * @param store the store shared by workers that grants the leases
+   * @param app the app's name
+   * @param executor runs the store calls, off the requesting threads
+   */
   public LeaseBatcher(StateStore store, String app, Executor executor) {
     this.store = store;
     this.app = app;
@@ -34,6 +41,7 @@ public final class LeaseBatcher {
   /**
    * Requests the lease of a background component.
    *
+   * @param componentPath the component's encoded path
    * @return completes with the lease, or with null when another worker holds or has claimed the
    *     component; exceptionally when the store cannot lease
    */

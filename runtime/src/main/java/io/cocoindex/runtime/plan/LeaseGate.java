@@ -40,7 +40,12 @@ public final class LeaseGate {
   /** The running mean of the sizes reported; negative before the first. */
   private double meanSize = -1;
 
-  /** A gate of a fixed number of slots. */
+  /**
+   * A gate of a fixed number of slots.
+   *
+   * @param slots how many components may hold a slot at once; at least 1
+   * @throws IllegalArgumentException if {@code slots} is below 1
+   */
   public LeaseGate(int slots) {
     this(slots, slots, 0);
   }
@@ -48,6 +53,11 @@ public final class LeaseGate {
   /**
    * A gate of {@code minSlots} to {@code maxSlots} slots, as many as hold about {@code budget}
    * by the running mean of the components' sizes ({@link #reportSize}): declared states, say.
+   *
+   * @param minSlots the fewest slots, which the gate starts with; at least 1
+   * @param maxSlots the most slots; at least {@code minSlots}
+   * @param budget the total size the components holding slots should about add up to
+   * @throws IllegalArgumentException if the bounds are out of order or {@code budget} negative
    */
   public LeaseGate(int minSlots, int maxSlots, long budget) {
     if (minSlots < 1 || maxSlots < minSlots || budget < 0) {
@@ -60,7 +70,12 @@ public final class LeaseGate {
     this.slots = minSlots;
   }
 
-  /** Completes when a slot is taken for the caller. */
+  /**
+   * Completes when a slot is taken for the caller.
+   *
+   * @return a future completed (at once when a slot is free) once the caller holds a slot, which
+   *     it gives back with {@link #release}
+   */
   public synchronized CompletableFuture<Void> acquire() {
     if (taken < slots) {
       taken++;
@@ -85,6 +100,8 @@ public final class LeaseGate {
    * Notes a component's size (what it declared, say); the number of slots follows the mean (a
    * gate of fixed size ignores it). Slots taken beyond a lowered bound are not taken back: new
    * components wait until enough return.
+   *
+   * @param size the component's size, in the unit of the budget
    */
   public void reportSize(long size) {
     if (minSlots == maxSlots) {
@@ -100,7 +117,11 @@ public final class LeaseGate {
     admitted.forEach(f -> f.complete(null));
   }
 
-  /** How many slots the gate has now (for tests and logs). */
+  /**
+   * How many slots the gate has now (for tests and logs).
+   *
+   * @return the current bound on slots taken at once
+   */
   public synchronized int slots() {
     return slots;
   }

@@ -45,7 +45,11 @@ public final class MemoDependencies {
       return new Dependency(provider, container, ABSENT, ABSENT, 0);
     }
 
-    /** Whether this is an {@link #absent} container. */
+    /**
+     * Whether this is an {@link #absent} container.
+     *
+     * @return true if the memo holds only while the container stays undeclared
+     */
     public boolean isAbsent() {
       return generation == ABSENT && epoch == ABSENT;
     }
@@ -60,6 +64,10 @@ public final class MemoDependencies {
    * modified UTF-8), its container's length and bytes, its generation, epoch and state count.
    * Written into one array of the exact size: through the streams, its many small synchronized
    * writes were a percent of a warm rerun (every component's record is encoded on every run).
+   *
+   * @param deps the dependencies, in the order to store them
+   * @return their encoding
+   * @throws IllegalArgumentException if a provider name takes more than 65,535 bytes encoded
    */
   public static byte[] encode(List<Dependency> deps) {
     int size = Integer.BYTES;
@@ -109,6 +117,13 @@ public final class MemoDependencies {
     }
   }
 
+  /**
+   * The dependencies {@link #encode} wrote.
+   *
+   * @param encoded their encoding as stored, or null for a record without any
+   * @return the dependencies in stored order; a new list, empty for null
+   * @throws UncheckedIOException if {@code encoded} is truncated or corrupt
+   */
   public static List<Dependency> decode(byte[] encoded) {
     List<Dependency> deps = new ArrayList<>();
     if (encoded == null) {
@@ -131,6 +146,10 @@ public final class MemoDependencies {
   /**
    * {@code a} and {@code b} as one list: a dependency on the same provider of the same container
    * at the same generation and epoch appears once, with the states of both counted.
+   *
+   * @param a the first dependencies
+   * @param b the dependencies to add to them
+   * @return the merged list, or {@code a} itself when {@code b} is empty
    */
   public static List<Dependency> merge(List<Dependency> a, List<Dependency> b) {
     if (b.isEmpty()) {
@@ -151,6 +170,14 @@ public final class MemoDependencies {
 
     private final Map<Key, long[]> states = new LinkedHashMap<>();
 
+    /** A collector that has gathered nothing yet. */
+    public Collector() {}
+
+    /**
+     * Adds what one component declared on.
+     *
+     * @param deps its dependencies, merged into those gathered
+     */
     public synchronized void add(List<Dependency> deps) {
       for (Dependency d : deps) {
         states.computeIfAbsent(
@@ -162,6 +189,8 @@ public final class MemoDependencies {
     /**
      * The dependencies gathered; an {@link Dependency#absent} container that the subtree did
      * declare on after all (declared in the run after its memo was checked) is left out.
+     *
+     * @return a new list, in the order the dependencies were first added
      */
     public synchronized List<Dependency> list() {
       List<Dependency> out = new ArrayList<>(states.size());
@@ -202,6 +231,12 @@ public final class MemoDependencies {
    * carried forward under a container the run drops, and the new one left empty for a run). A
    * container the subtree itself declares (a partition it mounts) is resolved only once its body
    * runs: its tracking decides.
+   *
+   * @param deps the dependencies stored with the memo
+   * @param run the run checking the memo
+   * @param component the memoized component's path
+   * @return null when the memo holds; otherwise the absent containers to record the new memo
+   *     with (possibly none)
    */
   public static List<Dependency> missedFor(List<Dependency> deps, Run run, TargetPath component) {
     boolean holds = true;

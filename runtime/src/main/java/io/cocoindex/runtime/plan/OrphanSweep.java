@@ -176,7 +176,11 @@ public final class OrphanSweep {
     this.counting = counting;
   }
 
-  /** Runs the sweep; failures are recorded on the run. */
+  /**
+   * Runs the sweep; failures are recorded on the run.
+   *
+   * @param run the run whose components have all finished, not stopped early
+   */
   public static void sweep(Run run) {
     Work work = collect(run);
     try {

@@ -25,6 +25,13 @@ public final class PoolStages {
   /**
    * {@code f.thenCompose(next)}: now on this thread if it may (a worker of {@code pool}, or the
    * owner of a {@link CallerRuns}), else on {@code pool}.
+   *
+   * @param <T> what {@code f} completes with
+   * @param <U> what the next stage completes with
+   * @param f the stage to chain onto
+   * @param next the next stage, given what {@code f} completed with
+   * @param pool where the component's stages run: its pool, or a {@link CallerRuns}
+   * @return completes as the stage {@code next} returns completes, or exceptionally as {@code f}
    */
   public static <T, U> CompletableFuture<U> then(
       CompletableFuture<T> f, Function<? super T, ? extends CompletionStage<U>> next,

@@ -18,6 +18,8 @@ import java.util.Objects;
  * <p>A child provider starts unresolved and is resolved when its container reconciles, by the
  * handler the container sink's child-handler factory builds; it then carries the container's
  * child generation and epoch, against which the children's stored records are judged.
+ *
+ * @param <V> the type of the values its target states hold
  */
 public final class Provider<V> implements TargetStateProvider<V> {
   private final ProviderRegistry registry;
@@ -107,37 +109,77 @@ public final class Provider<V> implements TargetStateProvider<V> {
     return registry;
   }
 
-  /** The path under which this provider's states live. */
+  /**
+   * The path under which this provider's states live.
+   *
+   * @return {@code /@name} for a root provider, the container's path for a child provider, or
+   *     the owner's path and {@code @type} for an attachment provider
+   */
   public TargetPath path() {
     return path;
   }
 
-  /** The container state whose child generation applies to this provider's states, or null. */
+  /**
+   * The container state whose child generation applies to this provider's states, or null.
+   *
+   * @return the container's path, or null for a root provider and its attachments
+   */
   public TargetPath container() {
     return container;
   }
 
+  /**
+   * The handler this provider resolved with, and its codecs.
+   *
+   * @return the binding, or null while the provider is unresolved
+   */
   public HandlerBinding binding() {
     return binding;
   }
 
+  /**
+   * Whether the provider has its handler: a root provider always, a child provider once its
+   * container reconciled.
+   *
+   * @return true once resolved
+   */
   public boolean isResolved() {
     return binding != null;
   }
 
+  /**
+   * The container's child generation this provider resolved with.
+   *
+   * @return the generation; 0 for a root provider and while unresolved
+   */
   public long generation() {
     return generation;
   }
 
+  /**
+   * The container's child epoch this provider resolved with.
+   *
+   * @return the epoch; 0 for a root provider and while unresolved
+   */
   public long epoch() {
     return epoch;
   }
 
+  /**
+   * The attachment providers of the handler's attachment types, resolved with this provider.
+   *
+   * @return an unmodifiable map by attachment type; empty while unresolved
+   */
   public Map<String, Provider<?>> attachments() {
     return attachments;
   }
 
-  /** Why declaring on this unresolved provider fails. */
+  /**
+   * Why declaring on this unresolved provider fails.
+   *
+   * @return the reason noted when it was left unresolved, or that its container has not been
+   *     reconciled yet
+   */
   public String unresolvedMessage() {
     String reason = unresolvedReason;
     return reason != null
@@ -189,7 +231,14 @@ public final class Provider<V> implements TargetStateProvider<V> {
     return "Provider[" + name + " at " + path + "]";
   }
 
-  /** A declared key and value, before it is serialized by the declaring component. */
+  /**
+   * A declared key and value, before it is serialized by the declaring component.
+   *
+   * @param <V> the type of the value
+   * @param provider the provider it is declared on
+   * @param key its key under the provider
+   * @param value the declared value
+   */
   public record DeclaredValue<V>(Provider<V> provider, StableKey key, V value)
       implements TargetState<V> {}
 }

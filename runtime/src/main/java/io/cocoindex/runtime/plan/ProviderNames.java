@@ -21,7 +21,13 @@ public final class ProviderNames {
     return provider + "@" + type;
   }
 
-  /** The name of the provider of the state at {@code path} (its keys, provider symbol first). */
+  /**
+   * The name of the provider of the state at {@code path} (its keys, provider symbol first).
+   *
+   * @param path the state's keys from the root down, its own key last
+   * @return the root provider's name, then for each container below it {@code /} and the
+   *     container's key, and for each attachment type {@code @} and the type
+   */
   public static String providerOf(List<StableKey> path) {
     String name = "";
     for (int i = 0; i < path.size() - 1; i++) {

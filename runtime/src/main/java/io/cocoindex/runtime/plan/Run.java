@@ -32,15 +32,25 @@ import java.util.function.Consumer;
  * target state, which components ran, what is left for the orphan sweep, and the statistics.
  */
 public final class Run {
+  /** The name of the app this run updates, previews or drops. */
   public final String app;
+  /** Whether this run updates, previews or drops. */
   public final RunMode mode;
+  /** Whether memos are ignored: every component runs its body again. */
   public final boolean fullReprocess;
+  /** The run's version in the store, which stamps what it writes. */
   public final long version;
+  /** The store the app's tracking is read from and written to. */
   public final StateStore store;
+  /** Encodes and decodes keys, values and memo inputs. */
   public final CodecRegistry codecs;
+  /** The providers registered in this run, by name. */
   public final ProviderRegistry providers;
+  /** Groups the run's sink calls into batches per handler. */
   public final SinkBatcher batcher;
+  /** The pool the run's components run on. */
   public final ComponentPool componentPool;
+  /** What the run applied, by provider, and its other counts. */
   public final RunStats stats = new RunStats();
   /**
    * Bounds the components in flight at once (from their start to their commit): their
@@ -80,6 +90,7 @@ public final class Run {
   public final Semaphore memoCheckSlots = new Semaphore(MEMO_CHECKS_QUEUED);
 
   private static final int MEMO_CHECKS_QUEUED = 32;
+  /** When the run started, by {@link System#nanoTime()}. */
   public long startNanos = System.nanoTime();
   /** See {@link #storedStates}; null on a store shared by workers. */
   private final StateReadAhead statesAhead;
@@ -114,7 +125,11 @@ public final class Run {
    */
   private final Set<ByteKey> declaredByFailedBodies = ConcurrentHashMap.newKeySet();
 
-  /** A component body declared {@code declared}, and then threw. */
+  /**
+   * A component body declared {@code declared}, and then threw.
+   *
+   * @param declared the targets the body declared before it threw (discarded)
+   */
   public void failedBodyDeclared(List<DeclaredTarget> declared) {
     for (DeclaredTarget d : declared) {
       declaredByFailedBodies.add(d.path().key());
@@ -180,7 +195,11 @@ public final class Run {
   /** The most states the orphan sweep may delete ({@code UpdateOptions.withDeletionLimit}). */
   long deletionLimit = Long.MAX_VALUE;
 
-  /** Caps the orphan sweep's deletions; set before the run starts. */
+  /**
+   * Caps the orphan sweep's deletions; set before the run starts.
+   *
+   * @param limit the most states the sweep may delete; past it the sweep deletes nothing
+   */
   public void limitDeletions(long limit) {
     deletionLimit = limit;
   }
@@ -198,15 +217,27 @@ public final class Run {
   record Planned(PlannedAction action, boolean refresh) {}
 
   /**
-   * A state {@code owner} tracks and did not declare in this run, by its encoded {@code path}
-   * (see {@link SweepCandidates}).
-   */
-  /**
-   * A state its owner no longer declared, for the sweep; {@code container}: it was a container
-   * when read (a deletion of it takes what is below it).
+   * A state {@code owner} tracks and did not declare in this run, by its encoded {@code path}, for
+   * the sweep (see {@link SweepCandidates}); {@code container}: it was a container when read (a
+   * deletion of it takes what is below it).
    */
   record OrphanCandidate(byte[] path, TargetPath owner, boolean container) {}
 
+  /**
+   * Starts a run: watches the pool's and the shared threads' tasks for one lost (see {@link
+   * #lostATask}); {@link #end} stops watching.
+   *
+   * @param app the app's name
+   * @param mode whether the run updates, previews or drops
+   * @param fullReprocess whether memos are ignored
+   * @param version the run's version in the store
+   * @param store the store holding the app's tracking
+   * @param codecs the codecs for keys, values and memo inputs
+   * @param batcher the sink batcher of the app
+   * @param componentPool the pool the components run on
+   * @param context the values the environment provides to components, by key (copied)
+   * @param listeners told of every committed action (copied)
+   */
   public Run(
       String app,
       RunMode mode,
@@ -264,7 +295,10 @@ public final class Run {
    * anything after this ({@link #checkNotAborted}); every wait for a component ends; the app
    * then reports {@code error}. What the run committed before stands, and the next run finishes
    * the rest, as after a crash (on a store shared by workers, those still in the round may, once
-   * this run ends: see {@link StateStore#runAborted}, which is told first).
+   * this run ends: see {@link StateStore#runAborted}, which is told first). Only the first call
+   * counts.
+   *
+   * @param error the error the app reports for the run
    */
   public void abort(Throwable error) {
     if (aborted.isDone()) {
@@ -287,22 +321,38 @@ public final class Run {
     }
   }
 
-  /** The error that stopped the run early, or null. */
+  /**
+   * The error that stopped the run early, or null.
+   *
+   * @return the error given to {@link #abort}, or null while the run goes on
+   */
   public Throwable abortedBy() {
     return aborted.getNow(null);
   }
 
-  /** Completes with the error that stops the run early; never, in a run that ends as it should. */
+  /**
+   * Completes with the error that stops the run early; never, in a run that ends as it should.
+   *
+   * @return a future completed with the error given to {@link #abort}
+   */
   public CompletableFuture<Throwable> abortion() {
     return aborted;
   }
 
-  /** Whether a task threw past itself in the run: something may wait for good for what it held. */
+  /**
+   * Whether a task threw past itself in the run: something may wait for good for what it held.
+   *
+   * @return true once a task of the pool or of a shared thread was lost during the run
+   */
   public boolean lostATask() {
     return taskLost;
   }
 
-  /** Throws {@link RunAborted} once the run is stopped: checked before each apply and commit. */
+  /**
+   * Throws {@link RunAborted} once the run is stopped: checked before each apply and commit.
+   *
+   * @throws RunAborted if {@link #abort} was called, wrapping its error
+   */
   public void checkNotAborted() {
     if (aborted.isDone()) {
       throw new RunAborted(aborted.join());
@@ -338,6 +388,14 @@ public final class Run {
     }
   }
 
+  /**
+   * The value the environment provides for {@code key}.
+   *
+   * @param <T> the value's type
+   * @param key the key the value was provided under
+   * @return the provided value
+   * @throws IllegalStateException if the environment provides no value for {@code key}
+   */
   @SuppressWarnings("unchecked")
   public <T> T contextValue(ContextKey<T> key) {
     Object v = context.get(key);
@@ -354,12 +412,20 @@ public final class Run {
 
   private static final int MAX_DECLARATIONS_HINT = 1 << 12;
 
-  /** Notes how many states a finishing component declared. */
+  /**
+   * Notes how many states a finishing component declared.
+   *
+   * @param states how many states it declared (kept bounded)
+   */
   public void declared(int states) {
     declarationsHint = Math.min(states, MAX_DECLARATIONS_HINT);
   }
 
-  /** About how many states a new component will declare: as many as the last one to finish. */
+  /**
+   * About how many states a new component will declare: as many as the last one to finish.
+   *
+   * @return the count last given to {@link #declared}, bounded; 0 before any
+   */
   public int declarationsHint() {
     return declarationsHint;
   }
@@ -413,6 +479,9 @@ public final class Run {
    * The record {@code component} left in the store, as this run found it; each component asks
    * once (a path is mounted once per run). On a store that is the app's only writer while the
    * run holds its lock, every record is read in one scan ({@link ComponentScan}).
+   *
+   * @param component the component's path
+   * @return its record, or empty if the store tracks no such component
    */
   public Optional<ComponentRecord> storedComponent(TargetPath component) {
     return storedComponent(component, false);
@@ -423,6 +492,10 @@ public final class Run {
    * alone (a foreground mount), which reads its own record by path while the scan has not passed
    * it, so that the scan is not on the mount's path (a table's mount, which comes before any other
    * component, had spent a quarter of its time in it).
+   *
+   * @param component the component's path
+   * @param waitedFor whether a thread waits for this component alone
+   * @return its record, or empty if the store tracks no such component
    */
   public Optional<ComponentRecord> storedComponent(TargetPath component, boolean waitedFor) {
     if (componentScan == null) {
@@ -435,6 +508,9 @@ public final class Run {
    * The states {@code component} owned when this run reached it, for its commit (asked once per
    * component and run). On a store that is the app's only writer while the run holds its lock,
    * read ahead for the components after it in path order ({@link StateReadAhead}).
+   *
+   * @param component the component's path
+   * @return the states it owned, empty if none
    */
   public List<TrackedState> storedStates(TargetPath component) {
     return statesAhead != null
@@ -463,16 +539,30 @@ public final class Run {
    * Notes that {@code component}'s memo hit (see {@link Claims#memoHit}); returns the error that
    * fails it when a state its memo declares again was taken over by another component earlier in
    * the run, else null.
+   *
+   * @param component the path of the component whose memo hit
+   * @return the error that fails the component, or null if its memo stands
    */
   public RuntimeException memoHit(TargetPath component) {
     Claims.Conflict c = claims.memoHit(component);
     return c == null ? null : c.error(component);
   }
 
+  /**
+   * Notes that {@code component} was mounted in this run: the sweep keeps its record.
+   *
+   * @param component the mounted component's path
+   */
   public void visit(TargetPath component) {
     visited.add(component);
   }
 
+  /**
+   * Leaves the tracking at and below {@code subtree} alone in this run (a memo hit, a failed
+   * body, another worker's component): the sweep deletes nothing there.
+   *
+   * @param subtree the path of the subtree's top component
+   */
   public void protect(TargetPath subtree) {
     protectedSubtrees.add(subtree);
   }
@@ -480,17 +570,30 @@ public final class Run {
   /**
    * How many components this run left to other workers (on a shared store): held by one, or
    * claimed by one in this round (a worker that died after claiming leaves them to the next run).
+   *
+   * @return the number of components left to other workers so far
    */
   public int componentsLeftToOtherWorkers() {
     return leasedElsewhere.size();
   }
 
-  /** {@code component} was left to the worker that holds or claimed it; its tracking is kept. */
+  /**
+   * {@code component} was left to the worker that holds or claimed it; its tracking is kept.
+   *
+   * @param component the path of the component left
+   */
   public void leftToAnotherWorker(TargetPath component) {
     protect(component);
     leasedElsewhere.add(component);
   }
 
+  /**
+   * Records {@code component}'s failure, reported with the run's; a fatal error in it ({@link
+   * RunAborted#fatalIn}) also aborts the run.
+   *
+   * @param component the failed component's path
+   * @param error what it threw (the first noted for it is the one {@link #failureAtOrBelow} gives)
+   */
   public void fail(TargetPath component, Throwable error) {
     Throwable fatal = RunAborted.fatalIn(error);
     if (fatal != null) {
@@ -523,6 +626,9 @@ public final class Run {
   /**
    * A component at or below {@code component} that {@link #fail} was called for (itself first),
    * or null: what a failed foreground mount reports.
+   *
+   * @param component the path of the subtree's top component
+   * @return the failed component's path and its first error, or null if none failed there
    */
   public Map.Entry<TargetPath, Throwable> failureAtOrBelow(TargetPath component) {
     Throwable own = failed.get(component);
@@ -585,13 +691,22 @@ public final class Run {
     return false;
   }
 
+  /**
+   * The failures recorded in this run so far: components' and a refused sweep's.
+   *
+   * @return a copy, in the order they were recorded
+   */
   public List<ComponentFailure> failures() {
     synchronized (failures) {
       return List.copyOf(failures);
     }
   }
 
-  /** The preview of what this run (a preview's) planned. */
+  /**
+   * The preview of what this run (a preview's) planned.
+   *
+   * @return every planned action, and those of them that change something (not a refresh)
+   */
   public Preview preview() {
     List<PlannedAction> actions = new ArrayList<>();
     List<PlannedAction> changes = new ArrayList<>();

@@ -6,15 +6,24 @@ package io.cocoindex.runtime.plan;
  * run, not this.
  */
 public final class RunAborted extends RuntimeException {
+  /**
+   * The stop of a run, thrown where it gives up.
+   *
+   * @param cause the error that stopped the run ({@link Run#abortedBy})
+   */
   public RunAborted(Throwable cause) {
     super("the run was stopped by " + cause, cause, false, false);
   }
 
   /**
-   * Whether {@code error} leaves the JVM in a state no run should go on in: out of memory, or
-   * the VM's internal failures. A {@link StackOverflowError} is not: it unwinds one thread's
-   * work (a deep input, a deep recursion in a component), and fails that component alone.
-   * Looked for in the causes too: a sink or a store reports what it was given.
+   * The error in {@code error} that leaves the JVM in a state no run should go on in: out of
+   * memory, or the VM's internal failures. A {@link StackOverflowError} is not: it unwinds one
+   * thread's work (a deep input, a deep recursion in a component), and fails that component
+   * alone. Looked for in the causes too (16 deep at most): a sink or a store reports what it was
+   * given.
+   *
+   * @param error what was thrown, or null
+   * @return {@code error} or the first of its causes that is fatal, or null if none is
    */
   public static Throwable fatalIn(Throwable error) {
     for (int depth = 0; error != null && depth < 16; depth++, error = error.getCause()) {

@@ -33,6 +33,7 @@ public final class RunSettlement {
    * Settles what the run's components left to it; call once the sweep is done, or when the run
    * ends early. Never throws: a state left unsettled is only re-examined by the next run.
    *
+   * @param run the run to settle
    * @param completed whether the run got through its components and its sweep
    */
   public static void finish(Run run, boolean completed) {

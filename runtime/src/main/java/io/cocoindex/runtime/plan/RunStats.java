@@ -15,14 +15,27 @@ public final class RunStats {
   private final LongAdder mounted = new LongAdder();
   private final LongAdder finished = new LongAdder();
 
+  /** Counters at zero, for a run about to start. */
+  public RunStats() {}
+
+  /** Counts a component mounted in the run. */
   public void componentMounted() {
     mounted.increment();
   }
+  /**
+   * Counts a mounted component that is done, however it ended (committed, memoized, failed, left
+   * to another worker).
+   */
 
   public void componentFinished() {
     finished.increment();
   }
 
+  /**
+   * How far the run has come, for a progress report while it runs.
+   *
+   * @return the components mounted, finished and memoized so far
+   */
   public io.cocoindex.runtime.RunProgress progress() {
     return new io.cocoindex.runtime.RunProgress(
         mounted.sum(), finished.sum(), componentsMemoized.sum());
@@ -48,19 +61,33 @@ public final class RunStats {
     }
   }
 
-  /** States left as they were (memoized components' states included). */
+  /**
+   * States left as they were (memoized components' states included).
+   *
+   * @param provider the provider's name
+   * @param n how many of its states were left unchanged
+   */
   public void unchanged(String provider, long n) {
     of(provider)[3].add(n);
   }
 
+  /** Counts a component whose body ran. */
   public void componentRun() {
     componentsRun.increment();
   }
 
+  /** Counts a component skipped because its memo held. */
   public void componentMemoized() {
     componentsMemoized.increment();
   }
 
+  /**
+   * The counts so far, as an update reports them.
+   *
+   * @param duration how long the run took
+   * @return the per-provider counts of the providers that counted any, and the components run
+   *     and memoized
+   */
   public UpdateStats snapshot(Duration duration) {
     Map<String, UpdateStats.ProviderStats> out = new HashMap<>();
     counts.forEach(

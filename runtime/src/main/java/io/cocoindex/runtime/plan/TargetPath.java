@@ -14,6 +14,7 @@ import java.util.Objects;
  */
 public final class TargetPath implements Comparable<TargetPath> {
   private static final StableKey[] NO_KEYS = new StableKey[0];
+  /** The path of no keys: the app's root component, above every provider. */
   public static final TargetPath ROOT = new TargetPath(NO_KEYS, new byte[0]);
 
   private final byte[] encoded;
@@ -76,6 +77,14 @@ public final class TargetPath implements Comparable<TargetPath> {
     this.keys = null;
   }
 
+  /**
+   * The path of {@code keys}.
+   *
+   * @param keys the keys from the root down, copied; none null
+   * @return the path, its encoding made now
+   * @throws NullPointerException if a key is null
+   * @throws IllegalArgumentException if a string in a key holds an unpaired surrogate
+   */
   public static TargetPath of(List<StableKey> keys) {
     List<StableKey> copy = List.copyOf(keys); // rejects nulls
     return new TargetPath(copy.toArray(NO_KEYS), KeyEncoding.encodePath(copy));
@@ -86,18 +95,34 @@ public final class TargetPath implements Comparable<TargetPath> {
    * if it is not one), its keys made only when asked for: the orphan sweep reads every stored
    * component's path and compares it by its bytes, and making the keys of a component thousands
    * deep (one for each ancestor) made a chain of components quadratic in its depth.
+   *
+   * @param encoded an encoded path, copied
+   * @return the path it encodes
+   * @throws io.cocoindex.runtime.codec.CodecException if {@code encoded} is not an encoded path
    */
   public static TargetPath decode(byte[] encoded) {
     byte[] copy = encoded.clone();
     return new TargetPath(copy, KeyEncoding.keyCount(copy));
   }
 
+  /**
+   * This path extended by {@code key}.
+   *
+   * @param key the child's key
+   * @return the child's path
+   * @throws NullPointerException if {@code key} is null
+   */
   public TargetPath child(StableKey key) {
     Objects.requireNonNull(key, "key");
     return new TargetPath(this, key, KeyEncoding.append(encoded, key));
   }
 
-  /** The path without its last key; the provider path of a target state. */
+  /**
+   * The path without its last key; the provider path of a target state.
+   *
+   * @return the parent path
+   * @throws IllegalStateException if this is the root path
+   */
   public TargetPath parent() {
     if (depth == 0) {
       throw new IllegalStateException("the root path has no parent");
@@ -119,6 +144,12 @@ public final class TargetPath implements Comparable<TargetPath> {
     return of(keys().subList(0, depth - 1));
   }
 
+  /**
+   * The path's last key: a target state's key under its provider, or a component's under its
+   * parent. Not for the root, which has none.
+   *
+   * @return the last key
+   */
   public StableKey last() {
     if (last != null) {
       return last;
@@ -132,7 +163,11 @@ public final class TargetPath implements Comparable<TargetPath> {
     return keyArray()[depth - 1];
   }
 
-  /** The keys, as an unmodifiable list. */
+  /**
+   * The keys, as an unmodifiable list.
+   *
+   * @return the keys from the root down; empty for the root
+   */
   public List<StableKey> keys() {
     return Collections.unmodifiableList(Arrays.asList(keyArray()));
   }
@@ -160,18 +195,32 @@ public final class TargetPath implements Comparable<TargetPath> {
     return k;
   }
 
-  /** How many keys the path has (a component sorts its declarations by depth). */
+  /**
+   * How many keys the path has (a component sorts its declarations by depth).
+   *
+   * @return the number of keys; 0 for the root
+   */
   public int depth() {
     return depth;
   }
 
-  /** Whether this path equals {@code ancestor} or lies below it. */
+  /**
+   * Whether this path equals {@code ancestor} or lies below it.
+   *
+   * @param ancestor a path
+   * @return true if this path's keys begin with all of {@code ancestor}'s
+   */
   public boolean startsWith(TargetPath ancestor) {
     // Keys encode self-delimited: a path's encoding begins with an ancestor's, and only theirs.
     int n = ancestor.encoded.length;
     return n <= encoded.length && Arrays.equals(encoded, 0, n, ancestor.encoded, 0, n);
   }
 
+  /**
+   * The path's encoding ({@link KeyEncoding#encodePath}), as it is stored.
+   *
+   * @return a copy of the encoded bytes
+   */
   public byte[] encoded() {
     return encoded.clone();
   }
@@ -184,6 +233,8 @@ public final class TargetPath implements Comparable<TargetPath> {
   /**
    * The encoded path as a hash key, reusing this path's hash: stored rows are matched by these
    * bytes, never decoded.
+   *
+   * @return the encoded bytes (not copied, never modified) with this path's hash
    */
   public ByteKey key() {
     return ByteKey.of(encoded, hashCode());

@@ -24,17 +24,32 @@ public final class ByteKey {
     this.hash = hash;
   }
 
-  /** A key over {@code bytes}, which it keeps without copying: they must not change after. */
+  /**
+   * A key over {@code bytes}, which it keeps without copying: they must not change after.
+   *
+   * @param bytes the byte string, hashed now
+   * @return the key
+   */
   public static ByteKey of(byte[] bytes) {
     return new ByteKey(bytes, hashOf(bytes));
   }
 
-  /** A key whose hash is already known: {@code hash} must be {@link #hashOf}{@code (bytes)}. */
+  /**
+   * A key whose hash is already known: {@code hash} must be {@link #hashOf}{@code (bytes)}.
+   *
+   * @param bytes the byte string, kept without copying
+   * @param hash its {@link #hashOf}, not checked
+   * @return the key
+   */
   public static ByteKey of(byte[] bytes, int hash) {
     return new ByteKey(bytes, hash);
   }
 
-  /** The bytes, not copied. */
+  /**
+   * The bytes, not copied.
+   *
+   * @return the array the key was made over, not to be changed
+   */
   public byte[] bytes() {
     return bytes;
   }
@@ -42,6 +57,9 @@ public final class ByteKey {
   /**
    * Eight bytes at a time, each word multiplied in, then a full avalanche (MurmurHash3's
    * finalizer). In memory only: never stored.
+   *
+   * @param bytes the byte string
+   * @return its hash, as {@link #hashCode} of a key over it returns
    */
   public static int hashOf(byte[] bytes) {
     int n = bytes.length;

@@ -13,8 +13,15 @@ import java.util.function.Consumer;
  * the defaults of {@link StateStore} included, so a decorated shared store keeps its leases.
  */
 public abstract class ForwardingStateStore implements StateStore {
+  /** The store every call is forwarded to. */
   protected final StateStore delegate;
 
+  /**
+   * A store forwarding to {@code delegate}.
+   *
+   * @param delegate the decorated store
+   * @throws NullPointerException if {@code delegate} is null
+   */
   protected ForwardingStateStore(StateStore delegate) {
     this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
   }
@@ -23,6 +30,9 @@ public abstract class ForwardingStateStore implements StateStore {
    * Whether a write batch commits after an apply (it settles some state's possible records to
    * one), rather than precommits (which appends possible records): what a decorator that
    * simulates a crash or a full disk usually picks.
+   *
+   * @param writes a write batch, as given to {@link StateStore#write}
+   * @return true if it holds a {@link StateWrite.Settle}
    */
   public static boolean isCommit(List<StateWrite> writes) {
     for (StateWrite w : writes) {

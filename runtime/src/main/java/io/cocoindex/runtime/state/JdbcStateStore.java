@@ -24,7 +24,9 @@ abstract class JdbcStateStore implements StateStore {
     void run(Connection c) throws SQLException;
   }
 
+  /** The SQL of the store's tables. */
   protected final JdbcStateTables tables;
+  /** The connection every write goes through, one transaction at a time. */
   protected final Connection writeConnection;
   private ReadConnections readers;
   private GroupCommitter committer;
@@ -35,7 +37,11 @@ abstract class JdbcStateStore implements StateStore {
     this.writeConnection = writeConnection;
   }
 
-  /** Starts the read pool and the group-commit writer; call once the schema is ready. */
+  /**
+   * Starts the read pool and the group-commit writer; call once the schema is ready.
+   *
+   * @param writerThread the name of the group-commit writer's thread
+   */
   protected final void start(String writerThread) {
     // Reads of a store shared over the network may wait on round trips: the engine's pool
     // should add a thread meanwhile. Embedded reads take microseconds: no compensation threads.
@@ -44,13 +50,26 @@ abstract class JdbcStateStore implements StateStore {
         writerThread, this::commitGroup, e -> failure("commit tracking records", e));
   }
 
-  /** A new connection to the store's database. */
+  /**
+   * A new connection to the store's database.
+   *
+   * @return an open connection in auto-commit mode
+   */
   protected abstract Connection connect();
 
-  /** Names the store in error messages (never with a password). */
+  /**
+   * Names the store in error messages (never with a password).
+   *
+   * @return the store's description
+   */
   protected abstract String description();
 
-  /** One transaction over a group of write batches, on the committer's thread. */
+  /**
+   * One transaction over a group of write batches, on the committer's thread.
+   *
+   * @param group the batches to apply, in order
+   * @throws SQLException if the transaction fails (it is rolled back: none of the group applies)
+   */
   protected void commitGroup(List<GroupCommitter.Batch> group) throws SQLException {
     inTransaction(c -> tables.apply(c, group));
   }
@@ -58,6 +77,9 @@ abstract class JdbcStateStore implements StateStore {
   /**
    * Runs {@code work} in one transaction of the write connection, through the driver's
    * transaction calls; a store may begin its transactions otherwise ({@link SqliteStateStore}).
+   *
+   * @param work what to run; it commits if it returns, and is rolled back if it throws
+   * @throws SQLException if {@code work} or the commit fails (a failed rollback is suppressed in it)
    */
   protected void inTransaction(TransactionWork work) throws SQLException {
     synchronized (writeConnection) {
@@ -95,16 +117,39 @@ abstract class JdbcStateStore implements StateStore {
     }
   }
 
+  /**
+   * The error a store operation reports for a database failure.
+   *
+   * @param what the operation, as in "cannot {@code what}"
+   * @param e the database's failure, kept as the cause
+   * @return an exception naming the store, the operation and the database's message
+   */
   protected final StateStoreException failure(String what, SQLException e) {
     return new StateStoreException(
         "state store " + description() + ": cannot " + what + ": " + e.getMessage(), e);
   }
 
-  /** Runs {@code op} on one of the read connections. */
+  /**
+   * Runs {@code op} on one of the read connections.
+   *
+   * @param <T> what {@code op} returns
+   * @param op the read
+   * @return what {@code op} returned
+   * @throws SQLException if {@code op} fails
+   */
   protected final <T> T onReadConnection(ReadConnections.Read<T> op) throws SQLException {
     return readers.read(op);
   }
 
+  /**
+   * Runs {@code op} on one of the read connections, a database failure reported as the store's.
+   *
+   * @param <T> what {@code op} returns
+   * @param what the read, for the error ("cannot {@code what}")
+   * @param op the read
+   * @return what {@code op} returned
+   * @throws StateStoreException if {@code op} fails with an {@link SQLException}
+   */
   protected final <T> T read(String what, ReadConnections.Read<T> op) {
     try {
       return readers.read(op);

@@ -86,6 +86,9 @@ public class JdbcStateTables {
   private final Map<String, SettledRuns> settled = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
+   * The statements of the tables named with {@code prefix}, with neither a table of settled runs
+   * nor a statement cache.
+   *
    * @param prefix prepended to the table names ({@code ""} or {@code "cocoindex_"})
    * @param lockRowsForUpdate read rows {@code FOR UPDATE} before rewriting them (PostgreSQL,
    *     where several workers write concurrently)
@@ -98,6 +101,13 @@ public class JdbcStateTables {
   }
 
   /**
+   * The statements of the tables named with {@code prefix}, for the given dialect's needs.
+   *
+   * @param prefix prepended to the table names ({@code ""} or {@code "cocoindex_"})
+   * @param lockRowsForUpdate read rows {@code FOR UPDATE} before rewriting them, and mark a
+   *     forgotten memo with a version (PostgreSQL, where several workers write concurrently)
+   * @param trustLoadedRows the app has one writer while it is locked: precommits and settles are
+   *     resolved against the rows the engine loaded in this run
    * @param recordSettledRuns keep a table of settled runs ({@code <prefix>settled_run}), so that
    *     a state applied by a run that completes needs no settle of its own (see {@link
    *     SettledRuns})
@@ -160,19 +170,38 @@ public class JdbcStateTables {
         + " WHERE app=? AND owner>=? AND owner<? ORDER BY owner LIMIT ?";
   }
 
+  /**
+   * The table of apps and their next run versions.
+   *
+   * @return its name, prefix included
+   */
   public String appTable() {
     return apps;
   }
 
+  /**
+   * The table with a row per tracked target state.
+   *
+   * @return its name, prefix included
+   */
   public String stateTable() {
     return states;
   }
 
+  /**
+   * The table with a row per component record.
+   *
+   * @return its name, prefix included
+   */
   public String componentTable() {
     return components;
   }
 
-  /** The table of settled runs, or null when the store does not record them. */
+  /**
+   * The table of settled runs, or null when the store does not record them.
+   *
+   * @return its name, prefix included, or null
+   */
   public String settledRunsTable() {
     return settledRunsTable;
   }
@@ -267,7 +296,14 @@ public class JdbcStateTables {
         rs.getBytes(3), rs.getBytes(4), rs.getLong(5));
   }
 
-  /** Allocates the next run version of {@code app}; call inside a transaction. */
+  /**
+   * Allocates the next run version of {@code app}; call inside a transaction.
+   *
+   * @param c a connection in a transaction, which keeps the app's row locked until it ends
+   * @param app the app's name
+   * @return the allocated version (1 for an app never run)
+   * @throws SQLException if the database fails
+   */
   public long nextVersion(Connection c, String app) throws SQLException {
     // Incremented first: the row stays locked until the transaction ends, so concurrent workers
     // each get their own version.
@@ -283,7 +319,12 @@ public class JdbcStateTables {
   /**
    * The version {@link #nextVersion} would allocate for {@code app}, read without allocating it;
    * for a store that is the app's only writer, which stores it with {@link #takeVersionsBelow}
-   * in the run's first write.
+   * in the run's first write. Also reads the settled runs other processes recorded.
+   *
+   * @param c a connection
+   * @param app the app's name
+   * @return the version the next allocation would give (1 for an app never run)
+   * @throws SQLException if the database fails
    */
   public long peekNextVersion(Connection c, String app) throws SQLException {
     readSettledRuns(c, app); // a run starts: take in what other processes settled
@@ -296,7 +337,15 @@ public class JdbcStateTables {
     }
   }
 
-  /** Records that every version of {@code app} below {@code next} is taken; call in a transaction. */
+  /**
+   * Records that every version of {@code app} below {@code next} is taken; call in a transaction.
+   * A higher next version already stored stays.
+   *
+   * @param c a connection in a transaction
+   * @param app the app's name
+   * @param next the lowest version left to allocate
+   * @throws SQLException if the database fails
+   */
   public void takeVersionsBelow(Connection c, String app, long next) throws SQLException {
     try (PreparedStatement up = c.prepareStatement(
         "INSERT INTO " + apps + "(name, next_version) VALUES(?, ?) ON CONFLICT(name)"
@@ -312,6 +361,15 @@ public class JdbcStateTables {
     return statements != null ? statements.prepare(c, sql) : StatementCache.uncached(c, sql);
   }
 
+  /**
+   * The state {@code app} tracks at {@code path}, resolved against its settled runs.
+   *
+   * @param c a connection
+   * @param app the app's name
+   * @param path the state's encoded path
+   * @return the tracked state, or empty if none is tracked there
+   * @throws SQLException if the database fails
+   */
   public Optional<TrackedState> get(Connection c, String app, byte[] path) throws SQLException {
     return Optional.ofNullable(read(c, app, path, ""));
   }
@@ -329,6 +387,14 @@ public class JdbcStateTables {
     }
   }
 
+  /**
+   * Whether {@code app} tracks any target state.
+   *
+   * @param c a connection
+   * @param app the app's name
+   * @return true if at least one state row of the app exists
+   * @throws SQLException if the database fails
+   */
   public boolean hasStates(Connection c, String app) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("SELECT 1 FROM " + stateTables().get(0) + " WHERE app=? LIMIT 1")) {
@@ -339,6 +405,15 @@ public class JdbcStateTables {
     }
   }
 
+  /**
+   * Every state {@code app} tracks at or below {@code path}, to {@code visitor} in path order.
+   *
+   * @param c a connection
+   * @param app the app's name
+   * @param path the encoded path of the subtree's top
+   * @param visitor given each state, resolved against the app's settled runs
+   * @throws SQLException if the database fails
+   */
   public void scan(Connection c, String app, byte[] path, Consumer<TrackedState> visitor)
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
@@ -356,6 +431,16 @@ public class JdbcStateTables {
     }
   }
 
+  /**
+   * The record of the component of {@code app} at {@code path}, its memo resolved against the
+   * app's settled runs.
+   *
+   * @param c a connection
+   * @param app the app's name
+   * @param path the component's encoded path
+   * @return its record, or empty if none is stored
+   * @throws SQLException if the database fails
+   */
   public Optional<ComponentRecord> component(Connection c, String app, byte[] path)
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
@@ -495,13 +580,28 @@ public class JdbcStateTables {
     }
   }
 
+  /**
+   * Every component record of {@code app}, in path order.
+   *
+   * @param c a connection
+   * @param app the app's name
+   * @return the records, their memos resolved against the app's settled runs
+   * @throws SQLException if the database fails
+   */
   public List<ComponentRecord> components(Connection c, String app) throws SQLException {
     List<ComponentRecord> out = new ArrayList<>();
     components(c, app, out::add);
     return out;
   }
 
-  /** Every component record of {@code app}, to {@code visitor} in path order as read. */
+  /**
+   * Every component record of {@code app}, to {@code visitor} in path order as read.
+   *
+   * @param c a connection
+   * @param app the app's name
+   * @param visitor given each record, its memo resolved against the app's settled runs
+   * @throws SQLException if the database fails
+   */
   public void components(Connection c, String app, Consumer<ComponentRecord> visitor)
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
@@ -516,7 +616,15 @@ public class JdbcStateTables {
     }
   }
 
-  /** The paths of the component records strictly below {@code path}, in path order. */
+  /**
+   * The paths of the component records strictly below {@code path}, in path order.
+   *
+   * @param c a connection
+   * @param app the app's name
+   * @param path the encoded path of a component
+   * @return the encoded paths of its descendants' records, itself excluded
+   * @throws SQLException if the database fails
+   */
   public List<byte[]> componentPathsBelow(Connection c, String app, byte[] path)
       throws SQLException {
     List<byte[]> out = new ArrayList<>();
@@ -534,6 +642,13 @@ public class JdbcStateTables {
     return out;
   }
 
+  /**
+   * The apps that track a state or a component in these tables.
+   *
+   * @param c a connection
+   * @return their names, sorted
+   * @throws SQLException if the database fails
+   */
   public List<String> apps(Connection c) throws SQLException {
     List<String> out = new ArrayList<>();
     try (Statement s = c.createStatement();
@@ -554,7 +669,13 @@ public class JdbcStateTables {
     return List.of(states);
   }
 
-  /** Forgets everything of {@code app}; call inside a transaction. */
+  /**
+   * Forgets everything of {@code app}; call inside a transaction.
+   *
+   * @param c a connection in a transaction
+   * @param app the app's name: its states, components, version and settled runs are deleted
+   * @throws SQLException if the database fails
+   */
   public void clear(Connection c, String app) throws SQLException {
     List<String> deletes = new ArrayList<>();
     for (String table : stateTables()) {

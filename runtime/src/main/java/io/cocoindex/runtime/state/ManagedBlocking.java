@@ -27,7 +27,12 @@ public final class ManagedBlocking {
 
   private ManagedBlocking() {}
 
-  /** Spare threads store I/O may add to a pool of {@code parallelism}: 4 per core, 8 or more. */
+  /**
+   * Spare threads store I/O may add to a pool of {@code parallelism}: 4 per core, 8 or more.
+   *
+   * @param parallelism the pool's number of workers
+   * @return the most managed blocks of the pool in flight at once
+   */
   public static int spareThreads(int parallelism) {
     return Math.max(8, 4 * parallelism);
   }
@@ -35,6 +40,9 @@ public final class ManagedBlocking {
   /**
    * Blocks with {@code blocker}: as a fork-join managed block on a pool worker while fewer than
    * {@link #spareThreads} of its pool's managed blocks are in flight, plainly otherwise.
+   *
+   * @param blocker the wait; called until it is releasable or its {@code block} returns true
+   * @throws InterruptedException if {@code blocker} throws it
    */
   public static void block(ForkJoinPool.ManagedBlocker blocker) throws InterruptedException {
     AtomicInteger inUse = reserveSpare();
@@ -55,6 +63,9 @@ public final class ManagedBlocking {
    * Waits until {@code f} is done, through {@link #block}. The wait parks the thread itself:
    * {@link CompletableFuture#get} on a pool worker is a managed block of its own, which would
    * add a spare past the bound.
+   *
+   * @param f the future to wait for; its outcome is left to the caller
+   * @throws InterruptedException if the thread is interrupted while it waits
    */
   public static void awaitDone(CompletableFuture<?> f) throws InterruptedException {
     if (f.isDone()) {
@@ -92,9 +103,20 @@ public final class ManagedBlocking {
     return null;
   }
 
-  /** Work that may throw a checked exception. */
+  /**
+   * Work that may throw a checked exception.
+   *
+   * @param <T> what the work returns
+   * @param <E> the checked exception it may throw
+   */
   @FunctionalInterface
   public interface Call<T, E extends Exception> {
+    /**
+     * Does the work.
+     *
+     * @return its result
+     * @throws E if the work fails
+     */
     T call() throws E;
   }
 
@@ -102,7 +124,14 @@ public final class ManagedBlocking {
    * Runs {@code call}, as a managed block while the pool may add a spare, and returns its
    * result, rethrowing what it threw.
    *
+   * @param <T> what {@code call} returns
+   * @param <E> the checked exception {@code call} may throw
+   * @param call the blocking work
    * @param what what the call does, for the error when the wait is interrupted
+   * @return what {@code call} returned
+   * @throws E what {@code call} threw (a runtime exception too, as it was)
+   * @throws StateStoreException if the thread is interrupted while it waits; its interrupt flag
+   *     is set again
    */
   public static <T, E extends Exception> T run(Call<T, E> call, String what) throws E {
     Object[] result = new Object[1];

@@ -20,29 +20,55 @@ public final class MemoStamp {
 
   private MemoStamp() {}
 
-  /** {@code fingerprint} stamped with the run that records it. */
+  /**
+   * {@code fingerprint} stamped with the run that records it.
+   *
+   * @param fingerprint the memo's input fingerprint ({@link Fingerprint#LENGTH} bytes)
+   * @param runVersion the version of the run that records the memo
+   * @return the fingerprint followed by the version, big-endian
+   */
   public static byte[] stamped(byte[] fingerprint, long runVersion) {
     return ByteBuffer.allocate(fingerprint.length + VERSION_BYTES)
         .put(fingerprint).putLong(runVersion).array();
   }
 
-  /** Whether {@code memo}, as written, carries a run's stamp. */
+  /**
+   * Whether {@code memo}, as written, carries a run's stamp.
+   *
+   * @param memo a stored memo, or null for none
+   * @return true if it is as long as a fingerprint and a version
+   */
   public static boolean isStamped(byte[] memo) {
     return memo != null && memo.length == Fingerprint.LENGTH + VERSION_BYTES;
   }
 
-  /** {@code record} with its memo's stamp removed (written again once its run's states are). */
+  /**
+   * {@code record} with its memo's stamp removed (written again once its run's states are).
+   *
+   * @param record a record whose memo {@link #isStamped}
+   * @return a copy whose memo is the bare fingerprint
+   */
   public static ComponentRecord unstamped(ComponentRecord record) {
     return new ComponentRecord(record.path(), fingerprintOf(record.memoFingerprint()),
         record.memoDependencies(), record.memoValues(), record.stateCount());
   }
 
-  /** The version of the run that stamped {@code memo}, which {@link #isStamped} must be. */
+  /**
+   * The version of the run that stamped {@code memo}, which {@link #isStamped} must be.
+   *
+   * @param memo a stamped memo
+   * @return the run version it carries
+   */
   public static long runOf(byte[] memo) {
     return ByteBuffer.wrap(memo, Fingerprint.LENGTH, VERSION_BYTES).getLong();
   }
 
-  /** The input fingerprint of a stamped {@code memo}. */
+  /**
+   * The input fingerprint of a stamped {@code memo}.
+   *
+   * @param memo a stamped memo
+   * @return a copy of its first {@link Fingerprint#LENGTH} bytes
+   */
   public static byte[] fingerprintOf(byte[] memo) {
     return Arrays.copyOf(memo, Fingerprint.LENGTH);
   }

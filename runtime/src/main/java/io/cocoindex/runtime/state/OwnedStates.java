@@ -31,7 +31,12 @@ public final class OwnedStates {
     this.settledRuns = settledRuns;
   }
 
-  /** States already decoded. */
+  /**
+   * States already decoded.
+   *
+   * @param states the states, in path order
+   * @return the states as owned states (a shared empty instance for none)
+   */
   public static OwnedStates of(List<TrackedState> states) {
     return states.isEmpty() ? NONE : new OwnedStates(states);
   }
@@ -48,6 +53,7 @@ public final class OwnedStates {
   /**
    * The states, in path order.
    *
+   * @return the states, decoded at the first call and kept
    * @throws StateStoreException when a chunk is corrupt
    */
   public synchronized List<TrackedState> get() {

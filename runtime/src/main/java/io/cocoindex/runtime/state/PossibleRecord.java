@@ -7,7 +7,11 @@ package io.cocoindex.runtime.state;
  * @param record the encoded tracking record, or {@code null} for "the state may not exist"
  */
 public record PossibleRecord(long version, byte[] record) {
-  /** Whether this record says that the state may not exist. */
+  /**
+   * Whether this record says that the state may not exist.
+   *
+   * @return true if {@link #record} is null
+   */
   public boolean isNone() {
     return record == null;
   }

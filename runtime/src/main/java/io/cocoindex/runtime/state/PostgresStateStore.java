@@ -101,7 +101,14 @@ public final class PostgresStateStore extends JdbcStateStore {
   /** See {@link #identity}. */
   private final String identity;
 
-  /** Opens the store at a JDBC URL ({@code jdbc:postgresql://host:port/db?user=...}). */
+  /**
+   * Opens the store at a JDBC URL ({@code jdbc:postgresql://host:port/db?user=...}).
+   *
+   * @param jdbcUrl the database's URL; its password never appears in messages
+   * @return the open store, its tables created if missing
+   * @throws StateStoreException when the database cannot be reached or its tables created, or
+   *     was written by a newer cocoindex
+   */
   public static PostgresStateStore open(String jdbcUrl) {
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setURL(jdbcUrl);
@@ -109,7 +116,15 @@ public final class PostgresStateStore extends JdbcStateStore {
     return new PostgresStateStore(ds, safe);
   }
 
-  /** Opens the store on a data source (a pool of the application's, say). */
+  /**
+   * Opens the store on a data source (a pool of the application's, say).
+   *
+   * @param dataSource gives the store its connections, which it holds until it is closed; named
+   *     in messages by its {@code toString}
+   * @return the open store, its tables created if missing
+   * @throws StateStoreException when the database cannot be reached or its tables created, or
+   *     was written by a newer cocoindex
+   */
   public static PostgresStateStore open(DataSource dataSource) {
     return new PostgresStateStore(dataSource, dataSource.toString());
   }

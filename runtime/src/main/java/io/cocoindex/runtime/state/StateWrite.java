@@ -14,7 +14,11 @@ public sealed interface StateWrite
         StateWrite.InvalidateMemo,
         StateWrite.ComponentDone {
 
-  /** Insert or replace the tracking of one path. */
+  /**
+   * Insert or replace the tracking of one path.
+   *
+   * @param state the tracking to store at its path, records included
+   */
   record PutState(TrackedState state) implements StateWrite {}
 
   /**
@@ -67,16 +71,31 @@ public sealed interface StateWrite
    */
   record Settle(TrackedState state, long version, boolean dropDescendants,
       Precommit precommit, long[] superseded) implements StateWrite {
-    /** A settle on a store with one writer at a time (no {@code superseded}). */
+    /**
+     * A settle on a store with one writer at a time (no {@code superseded}).
+     *
+     * @param state the path, owner and generations to write (records ignored)
+     * @param version the run version of the entry that was applied
+     * @param dropDescendants whether a deleted path takes its descendants along (a container)
+     * @param precommit this run's precommit of the path
+     */
     public Settle(TrackedState state, long version, boolean dropDescendants, Precommit precommit) {
       this(state, version, dropDescendants, precommit, null);
     }
   }
 
-  /** Forget one path. */
+  /**
+   * Forget one path.
+   *
+   * @param path the encoded target-state path
+   */
   record DeleteState(byte[] path) implements StateWrite {}
 
-  /** Forget one path and every path below it (a deleted container and its children). */
+  /**
+   * Forget one path and every path below it (a deleted container and its children).
+   *
+   * @param path the encoded path of the container
+   */
   record DeleteTree(byte[] path) implements StateWrite {}
 
   /**
@@ -84,10 +103,17 @@ public sealed interface StateWrite
    * a store shared by workers, a memo that a takeover forgot after that run began ({@link
    * ForgetMemo}, {@link InvalidateMemo}) stays forgotten, and a record without a memo keeps the
    * mark of any forgetting.
+   *
+   * @param component the record to store at its path
+   * @param runVersion the version of the run writing it
    */
   record PutComponent(ComponentRecord component, long runVersion) implements StateWrite {}
 
-  /** Forget a component's record. */
+  /**
+   * Forget a component's record.
+   *
+   * @param path the encoded component path
+   */
   record DeleteComponent(byte[] path) implements StateWrite {}
 
   /**
@@ -95,6 +121,8 @@ public sealed interface StateWrite
    * memo miss); the rest of its record stays. On a store shared by workers the memo is replaced
    * by a mark of the newest run version issued so far: a run that began before the forgetting
    * read the component's states before it, and its memo for the component is not stored.
+   *
+   * @param path the encoded component path
    */
   record ForgetMemo(byte[] path) implements StateWrite {}
 
@@ -108,6 +136,9 @@ public sealed interface StateWrite
    * earlier run written after this one (a memo held back for the orphan sweep, of a worker that
    * processed the component before) then stays forgotten, while this run's own memo may be
    * recorded (see {@link PutComponent}).
+   *
+   * @param path the encoded path of the memoized component
+   * @param runVersion the version of the run about to change states below it
    */
   record InvalidateMemo(byte[] path, long runVersion) implements StateWrite {}
 
@@ -118,6 +149,9 @@ public sealed interface StateWrite
    * worker dying between this write and the give-back of the component's lease leaves the
    * component as finished, not as half done for another worker to take over (see {@link
    * StateStore#leaseComponents}). A store with one writer at a time has nothing to mark.
+   *
+   * @param path the encoded component path
+   * @param runVersion the version of the run whose work of the component ends
    */
   record ComponentDone(byte[] path, long runVersion) implements StateWrite {}
 }

@@ -19,6 +19,10 @@ public final class StateWrites {
   /**
    * The plain write that {@code w} amounts to given the current row, or null for nothing.
    * Puts, deletes and component writes are returned as they are.
+   *
+   * @param w the write to resolve
+   * @param read the row at an encoded path, as read inside the write transaction, or null
+   * @return a plain write, or null when there is nothing to write
    */
   public static StateWrite resolve(StateWrite w, Function<byte[], TrackedState> read) {
     return resolve(w, read, false);
@@ -31,6 +35,11 @@ public final class StateWrites {
    * whether or not that run is still going (see {@code Reconciliation#noteSuperseded}). Where
    * only records of the value it precommits again were there, "may not exist" stays beside it:
    * a run that fails before its settle then has the next one write the state again.
+   *
+   * @param w the write to resolve
+   * @param read the row at an encoded path, as read inside the write transaction, or null
+   * @param shared whether the store is shared by workers
+   * @return a plain write, or null when there is nothing to write
    */
   public static StateWrite resolve(
       StateWrite w, Function<byte[], TrackedState> read, boolean shared) {

@@ -25,11 +25,27 @@ public record TrackedState(
     long parentGeneration,
     long parentEpoch) {
 
+  /**
+   * The state as given, its records copied into an unmodifiable list.
+   *
+   * @param path the encoded target-state path
+   * @param owner the encoded path of the component that declared it last
+   * @param records every record that may be current; none null
+   * @param childGeneration for a container, its children's generation
+   * @param childEpoch for a container, its children's epoch
+   * @param parentGeneration the container's child generation when these records were written
+   * @param parentEpoch the container's child epoch when these records were last confirmed
+   * @throws NullPointerException if {@code records} or one of them is null
+   */
   public TrackedState {
     records = List.copyOf(records);
   }
 
-  /** Whether "does not exist" is among the possible states. */
+  /**
+   * Whether "does not exist" is among the possible states.
+   *
+   * @return true if a record {@link PossibleRecord#isNone is none}
+   */
   public boolean mayBeMissing() {
     for (PossibleRecord r : records) {
       if (r.isNone()) {
@@ -39,7 +55,12 @@ public record TrackedState(
     return false;
   }
 
-  /** This state with {@code newRecords} as its possible records. */
+  /**
+   * This state with {@code newRecords} as its possible records.
+   *
+   * @param newRecords the records that may be current, copied
+   * @return a new state, its path, owner and lineage as this one's
+   */
   public TrackedState withRecords(List<PossibleRecord> newRecords) {
     return new TrackedState(
         path, owner, newRecords, childGeneration, childEpoch, parentGeneration, parentEpoch);

@@ -128,17 +128,29 @@ public final class ComponentPool extends ForkJoinPool {
     protected void setRawResult(Void value) {}
   }
 
-  /** Calls {@code watcher} with what each task throws past itself, until {@link #unwatch}. */
+  /**
+   * Calls {@code watcher} with what each task throws past itself, until {@link #unwatch}.
+   *
+   * @param watcher given each such error
+   */
   public void watch(Consumer<Throwable> watcher) {
     watchers.add(watcher);
   }
 
-  /** Stops calling {@code watcher}. */
+  /**
+   * Stops calling {@code watcher}.
+   *
+   * @param watcher as given to {@link #watch}
+   */
   public void unwatch(Consumer<Throwable> watcher) {
     watchers.remove(watcher);
   }
 
-  /** Whether a task of this pool has thrown past itself since it started (something is lost). */
+  /**
+   * Whether a task of this pool has thrown past itself since it started (something is lost).
+   *
+   * @return true once any task threw past itself; it stays true
+   */
   public boolean lostATask() {
     return lost != null;
   }

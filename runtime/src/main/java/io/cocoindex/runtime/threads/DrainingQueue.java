@@ -27,10 +27,13 @@ public final class DrainingQueue<T> {
   private boolean draining;
 
   /**
+   * A queue whose items are handed to {@code consumer} in batches, by one draining task at a time.
+   *
    * @param executor runs the draining task
    * @param maxBatch the most items one batch takes (a larger backlog goes in several)
    * @param consumer processes one batch, on the executor
    * @param fail completes an item that cannot be processed with the error
+   * @throws IllegalArgumentException if {@code maxBatch} is below 1
    */
   public DrainingQueue(Executor executor, int maxBatch, Consumer<List<T>> consumer,
       BiConsumer<T, Throwable> fail) {
@@ -43,7 +46,11 @@ public final class DrainingQueue<T> {
     this.fail = fail;
   }
 
-  /** Queues {@code item}, starting a draining task unless one is running. */
+  /**
+   * Queues {@code item}, starting a draining task unless one is running.
+   *
+   * @param item what to hand to the consumer, in a batch with others queued meanwhile
+   */
   public void add(T item) {
     synchronized (this) {
       pending.add(item);

@@ -79,8 +79,11 @@ public final class SharedThreads {
    * #KEEP_ALIVE_SECONDS} seconds. Each call must be matched by {@link #releaseComponentPool} when
    * the app is done.
    *
+   * @param app the app's name
    * @param store what tells the store apart from others ({@link
    *     io.cocoindex.runtime.state.StateStore#identity}): equal for two objects open on one store
+   * @param parallelism the pool's number of workers
+   * @return the shared pool of that name, store and parallelism, new if none was kept
    */
   public static ComponentPool acquireComponentPool(String app, String store, int parallelism) {
     synchronized (COMPONENT_POOLS) {
@@ -105,6 +108,11 @@ public final class SharedThreads {
    * An app is done with the pool {@link #acquireComponentPool} gave it. The pool is kept for the
    * next app of its name, unless more than {@link #IDLE_POOLS_KEPT} pools are unused: then the
    * least recently used of them are shut down (their idle workers end) and forgotten.
+   *
+   * @param app the app's name, as given to {@link #acquireComponentPool}
+   * @param store the store's identity, as given to {@link #acquireComponentPool}
+   * @param parallelism the pool's number of workers, as given to {@link #acquireComponentPool}
+   * @throws IllegalStateException if no app holds a pool acquired with these arguments
    */
   public static void releaseComponentPool(String app, String store, int parallelism) {
     synchronized (COMPONENT_POOLS) {
@@ -134,6 +142,10 @@ public final class SharedThreads {
    * A new component pool for an app named {@code app}: daemon workers named {@code
    * cocoindex-<app>-component-N}; once the pool is idle, one ends every {@value
    * #KEEP_ALIVE_SECONDS} seconds (as a fork-join pool trims its workers).
+   *
+   * @param app the app's name, in its workers' names
+   * @param parallelism the pool's number of workers
+   * @return a pool of the caller's alone, which it shuts down when done
    */
   public static ComponentPool newComponentPool(String app, int parallelism) {
     return new ComponentPool(app, parallelism);
@@ -148,12 +160,18 @@ public final class SharedThreads {
    * app's sink calls, which fail what they were given when it fails; one that throws past itself
    * failed in its own steps (out of memory, say), and what it held may never be completed. The
    * threads serve every app of the process, so every run is told.
+   *
+   * @param watcher given each error; one that throws does not keep the others from being told
    */
   public static void watchDeaths(Consumer<Throwable> watcher) {
     DEATH_WATCHERS.add(watcher);
   }
 
-  /** Stops calling {@code watcher}. */
+  /**
+   * Stops calling {@code watcher}.
+   *
+   * @param watcher as given to {@link #watchDeaths}
+   */
   public static void unwatchDeaths(Consumer<Throwable> watcher) {
     DEATH_WATCHERS.remove(watcher);
   }
@@ -171,6 +189,8 @@ public final class SharedThreads {
   /**
    * Runs {@code task} on an idle shared thread, or a new one, named {@code name} while it runs.
    *
+   * @param name the thread's name while the task runs
+   * @param task the task
    * @return completes once the task has ended and its thread carries the idle name again
    *     (exceptionally with what the task threw, which also reaches the thread's handler)
    * @throws java.util.concurrent.RejectedExecutionException if no thread can be started

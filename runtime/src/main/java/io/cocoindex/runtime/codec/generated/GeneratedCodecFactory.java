@@ -20,6 +20,7 @@ import java.util.Deque;
  * io.cocoindex.StableKey} get the built-in codecs of {@link BuiltInCodecs}.
  */
 public final class GeneratedCodecFactory implements CodecFactory {
+  /** The factory, as {@code META-INF/services} instantiates it. */
   public GeneratedCodecFactory() {}
 
   @Override
