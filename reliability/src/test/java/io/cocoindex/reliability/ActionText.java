@@ -1,11 +1,15 @@
 package io.cocoindex.reliability;
 
 import io.cocoindex.runtime.PlannedAction;
+import io.cocoindex.runtime.Preview;
+import io.cocoindex.runtime.UpdateStats;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Actions as the recovery oracles compare them: as text by content, and lists of such text as
@@ -64,6 +68,42 @@ final class ActionText {
     List<String> out = sorted(a);
     b.forEach(out::remove);
     return out;
+  }
+
+  /**
+   * What disagrees between a preview and the update after it in their counts: the changes
+   * planned per provider (created, updated, deleted) against those the update counted, and
+   * {@code hasChanges()} against whether it changed anything. {@code update} names the update in
+   * the messages ("the update", "the recovery").
+   */
+  static List<String> countsDisagreeing(Preview preview, UpdateStats stats, String update) {
+    List<String> problems = new ArrayList<>();
+    Map<String, List<Long>> planned = new TreeMap<>();
+    for (PlannedAction a : preview.changes()) {
+      List<Long> c = planned.computeIfAbsent(a.provider(),
+          p -> new ArrayList<>(List.of(0L, 0L, 0L)));
+      int i = switch (a.action().verb()) {
+        case "create" -> 0;
+        case "update" -> 1;
+        default -> 2;
+      };
+      c.set(i, c.get(i) + 1);
+    }
+    Map<String, List<Long>> counted = new TreeMap<>();
+    stats.providers().forEach((provider, s) -> {
+      if (s.changed() > 0) {
+        counted.put(provider, List.of(s.created(), s.updated(), s.deleted()));
+      }
+    });
+    if (!planned.equals(counted)) {
+      problems.add("planned changes (created, updated, deleted) " + planned + " but " + update
+          + " counted " + counted);
+    }
+    if (preview.hasChanges() != (stats.total().changed() > 0)) {
+      problems.add("hasChanges() " + preview.hasChanges() + " but " + update + " changed "
+          + stats.total().changed());
+    }
+    return problems;
   }
 
   /** The first five of {@code l}, and how many more. */

@@ -1027,31 +1027,7 @@ class ModelBasedTest {
           diffs.add("planned but not applied " + minus(planned, applied)
               + ", applied but not planned " + minus(applied, planned));
         }
-        Map<String, List<Long>> plannedCounts = new TreeMap<>();
-        for (PlannedAction a : preview.changes()) {
-          List<Long> c = plannedCounts.computeIfAbsent(a.provider(),
-              p -> new ArrayList<>(List.of(0L, 0L, 0L)));
-          int i = switch (a.action().verb()) {
-            case "create" -> 0;
-            case "update" -> 1;
-            default -> 2;
-          };
-          c.set(i, c.get(i) + 1);
-        }
-        Map<String, List<Long>> appliedCounts = new TreeMap<>();
-        stats.providers().forEach((provider, s) -> {
-          if (s.changed() > 0) {
-            appliedCounts.put(provider, List.of(s.created(), s.updated(), s.deleted()));
-          }
-        });
-        if (!plannedCounts.equals(appliedCounts)) {
-          diffs.add("planned changes (created, updated, deleted) " + plannedCounts
-              + " but the update counted " + appliedCounts);
-        }
-        if (preview.hasChanges() != (stats.total().changed() > 0)) {
-          diffs.add("hasChanges() " + preview.hasChanges() + " but the update changed "
-              + stats.total().changed());
-        }
+        diffs.addAll(ActionText.countsDisagreeing(preview, stats, "the update"));
       }
       if (!diffs.isEmpty()) {
         throw new AssertionError(step + ": the preview before it did not predict it: "

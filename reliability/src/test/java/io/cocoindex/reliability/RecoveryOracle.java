@@ -280,31 +280,7 @@ final class RecoveryOracle {
           + done.size() + ": planned but not applied " + first(minus(planned, done))
           + ", applied but not planned " + first(minus(done, planned)));
     }
-    Map<String, List<Long>> plannedCounts = new TreeMap<>();
-    for (PlannedAction a : preview.changes()) {
-      List<Long> c = plannedCounts.computeIfAbsent(a.provider(),
-          p -> new ArrayList<>(List.of(0L, 0L, 0L)));
-      int i = switch (a.action().verb()) {
-        case "create" -> 0;
-        case "update" -> 1;
-        default -> 2;
-      };
-      c.set(i, c.get(i) + 1);
-    }
-    Map<String, List<Long>> counted = new TreeMap<>();
-    stats.providers().forEach((provider, s) -> {
-      if (s.changed() > 0) {
-        counted.put(provider, List.of(s.created(), s.updated(), s.deleted()));
-      }
-    });
-    if (!plannedCounts.equals(counted)) {
-      problems.add("planned changes (created, updated, deleted) " + plannedCounts
-          + " but the recovery counted " + counted);
-    }
-    if (preview.hasChanges() != (stats.total().changed() > 0)) {
-      problems.add("hasChanges() " + preview.hasChanges() + " but the recovery changed "
-          + stats.total().changed());
-    }
+    problems.addAll(ActionText.countsDisagreeing(preview, stats, "the recovery"));
   }
 
   /**
