@@ -1,5 +1,6 @@
 package io.cocoindex.reliability;
 
+import io.cocoindex.TargetAction;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.UpdateStats;
@@ -59,6 +60,18 @@ final class ActionText {
 
   static List<String> sorted(List<String> l) {
     List<String> out = new ArrayList<>(l);
+    Collections.sort(out);
+    return out;
+  }
+
+  /** The states ("provider key") {@code actions} act on, or only those they delete; sorted. */
+  static List<String> states(List<PlannedAction> actions, boolean deletions) {
+    List<String> out = new ArrayList<>();
+    for (PlannedAction a : actions) {
+      if (!deletions || a.action() instanceof TargetAction.Delete) {
+        out.add(a.provider() + " " + a.key());
+      }
+    }
     Collections.sort(out);
     return out;
   }

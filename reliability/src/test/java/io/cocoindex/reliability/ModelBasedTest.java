@@ -3,10 +3,12 @@ package io.cocoindex.reliability;
 import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.mountTarget;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static io.cocoindex.reliability.ActionText.minus;
+import static io.cocoindex.reliability.ActionText.sorted;
+import static io.cocoindex.reliability.ActionText.states;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
-import io.cocoindex.TargetAction;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.reliability.ModelConnectors.TableSpec;
@@ -1055,31 +1057,6 @@ class ModelBasedTest {
         throw new AssertionError(step + ": it applied " + unplanned + ", which the preview before"
             + " it did not plan; planned " + preview);
       }
-    }
-
-    /** The states ("provider key") {@code actions} act on, or only those they delete; sorted. */
-    private static List<String> states(List<PlannedAction> actions, boolean deletions) {
-      List<String> out = new ArrayList<>();
-      for (PlannedAction a : actions) {
-        if (!deletions || a.action() instanceof TargetAction.Delete) {
-          out.add(a.provider() + " " + a.key());
-        }
-      }
-      Collections.sort(out);
-      return out;
-    }
-
-    private static List<String> sorted(List<String> l) {
-      List<String> out = new ArrayList<>(l);
-      Collections.sort(out);
-      return out;
-    }
-
-    /** {@code a} without {@code b}, as multisets, sorted. */
-    private static List<String> minus(List<String> a, List<String> b) {
-      List<String> out = sorted(a);
-      b.forEach(out::remove);
-      return out;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.cocoindex.reliability;
 import static io.cocoindex.reliability.ActionText.first;
 import static io.cocoindex.reliability.ActionText.minus;
 import static io.cocoindex.reliability.ActionText.sameMultiset;
+import static io.cocoindex.reliability.ActionText.states;
 
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
@@ -233,18 +234,6 @@ final class RecoveryOracle {
           + ", which the full reprocess did not act on, and deletions " + first(plannedDeletions)
           + " where it deleted " + first(deleted));
     }
-  }
-
-  /** The states ("provider key") {@code actions} act on, or only those they delete; sorted. */
-  private static List<String> states(List<PlannedAction> actions, boolean deletions) {
-    List<String> out = new ArrayList<>();
-    for (PlannedAction a : actions) {
-      if (!deletions || a.action() instanceof TargetAction.Delete) {
-        out.add(a.provider() + " " + a.key());
-      }
-    }
-    Collections.sort(out);
-    return out;
   }
 
   /** The sinks received exactly what the engine reports applied. */
