@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.TargetStateProvider;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -276,6 +278,66 @@ class ComponentTest extends EngineTestBase {
     app.update();
     assertThat(rows.takeLog()).isEmpty();
     assertThat(rows.sinkCalls.get()).isEqualTo(calls);
+  }
+
+  @Test
+  void theChildrenOfOneComponentAreAsFewInFlightAsTheRootsOwn() throws Exception {
+    // As above, one level down: a component mounting 400 children holds a slot of the first
+    // level's gate while it waits for them, and they take the next level's. Before, they ran
+    // without a bound: a component mounting 100,000 children of ten states ran out of memory at
+    // -Xmx512m, and 20,000 children's leases filled PostgreSQL's lock table.
+    AtomicInteger reconciledWhileHeld = new AtomicInteger(-1);
+    rows.onSinkCall = () -> {
+      if (reconciledWhileHeld.get() < 0) {
+        reconciledWhileHeld.set(inFlightWhileHeld());
+      }
+    };
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("parent", parent -> {
+        for (int i = 0; i < 400; i++) {
+          String key = String.format("k%03d", i);
+          parent.mount(i, c -> declareTargetState(c, p.targetState(key, "v")));
+        }
+      });
+    });
+    app.update();
+    assertThat(rows.takeLog()).hasSize(400);
+    if (ON_POSTGRES) {
+      assertThat(reconciledWhileHeld.get()).isBetween(2, 64);
+    } else {
+      assertThat(reconciledWhileHeld.get()).isBetween(65, 256);
+    }
+  }
+
+  @Test
+  void parentsFillingEveryLevelsSlotsWhileWaitingForTheirChildrenStillFinish() {
+    // 300 components, more than a level's 256 slots, each waiting for 3 children that wait for
+    // a grandchild: every level makes progress while the one above waits for it.
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      for (int i = 0; i < 300; i++) {
+        int parent = i;
+        ctx.mount(parent, c -> {
+          for (int j = 0; j < 3; j++) {
+            int child = j;
+            c.mount(child, cc -> cc.mount("leaf", leaf -> declareTargetState(leaf,
+                p.targetState(parent + "/" + child, "v"))));
+          }
+        });
+      }
+    });
+    app.update();
+    List<String> created = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      for (int j = 0; j < 3; j++) {
+        created.add("create " + i + "/" + j + "=v");
+      }
+    }
+    Collections.sort(created);
+    assertThat(rows.takeLog()).containsExactlyElementsOf(created);
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
   }
 
   /**

@@ -71,10 +71,11 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   private MemoValues memoValues;
   private volatile boolean closed;
   /**
-   * This component or an ancestor holds a slot of the run's lease gate: its descendants run
-   * without one (waiting for a slot under a parent that holds one could deadlock).
+   * How many of this component's ancestors, and itself once it holds one, hold a slot of a gate
+   * of components in flight: the level of the gate its background children take ({@link
+   * Run#inFlight}).
    */
-  volatile boolean withinGate;
+  volatile int slotsHeldAbove;
   /** A thread waits for this component alone: a foreground mount ({@link #useMount}). */
   private boolean waitedFor;
   /**
@@ -97,8 +98,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
         ? new MemoDependencies.Collector() : null;
     this.stored = stored;
     this.storedLoaded = storedLoaded;
-    // Below a component holding a slot of the run's gate, a child runs within it.
-    this.withinGate = parent != null && parent.withinGate;
+    this.slotsHeldAbove = parent == null ? 0 : parent.slotsHeldAbove;
     // Sized like the components finished before it: growing a table of a hundred declarations
     // step by step was 3% of a warm run.
     this.declared = new Declarations(Math.max(16, run.declarationsHint()));

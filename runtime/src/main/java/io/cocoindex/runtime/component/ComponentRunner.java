@@ -108,12 +108,14 @@ public final class ComponentRunner {
     // A store that is the app's only writer while locked has no other worker to share with.
     boolean leased = run.mode == RunMode.UPDATE && !run.store.exclusiveWhileLocked();
     mounted(ctx);
-    LeaseGate gate = !ctx.withinGate ? run.leaseGate : null;
-    CompletableFuture<Void> slot = gate == null ? CompletableFuture.completedFuture(null)
-        : gate.acquire();
+    // Its children take the gate of the level below: it holds its slot while it waits for them.
+    LeaseGate gate = run.inFlight(ctx.slotsHeldAbove);
+    ctx.slotsHeldAbove++;
+    CompletableFuture<Void> slot = gate.acquire();
     // Leases are taken in batches; no thread waits for this component's own round trip. On a
-    // shared store, only about what the pool is to start soon is leased (Run#leasedAhead).
-    LeaseGate ahead = leased && gate != null ? run.leasedAhead : null;
+    // shared store, only about what the pool is to start soon is leased (Run#leasedAhead): a
+    // slot of it is held from the request to the body's start, never while waiting for another.
+    LeaseGate ahead = leased ? run.leasedAhead : null;
     CompletableFuture<AutoCloseable> leasing = !leased ? slot.thenApply(v -> StateStore.NO_LEASE)
         : (ahead == null ? slot : slot.thenCompose(v -> ahead.acquire()))
             .thenCompose(v -> run.leases.lease(ctx.path.encoded()));
@@ -129,9 +131,7 @@ public final class ComponentRunner {
         if (lease != null) {
           release(lease, ctx.path);
         }
-        if (gate != null) {
-          gate.release();
-        }
+        gate.release();
         run.protect(ctx.path);
         run.fail(ctx.path, cannotStart);
         run.stats.componentFinished();
@@ -139,9 +139,7 @@ public final class ComponentRunner {
       }
       if (lease == null) {
         // Another worker is processing it: leave its tracking alone.
-        if (gate != null) {
-          gate.release();
-        }
+        gate.release();
         run.leftToAnotherWorker(ctx.path);
         if (ctx.parent != null) {
           ctx.parent.childCommitted(ComponentCommit.Outcome.LEFT_ELSEWHERE);
@@ -150,15 +148,10 @@ public final class ComponentRunner {
         log.debug("component {} is being processed by another worker; skipped", ctx.path);
         return CompletableFuture.completedFuture(true);
       }
-      if (gate != null) {
-        ctx.withinGate = true;
-      }
       // The time bodies hold a thread sizes what is leased ahead of them.
       return runBody(ctx, body, run.componentPool, ahead).whenComplete((ok, err) -> {
         release(lease, ctx.path);
-        if (gate != null) {
-          gate.release();
-        }
+        gate.release();
       });
     }, run.componentPool).thenCompose(f -> f);
   }
@@ -347,7 +340,8 @@ public final class ComponentRunner {
           ctx.path, declared, ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
           ctx.declaredInDepthOrder(), ctx.declaredInPathOrder(), ctx.descendantDeps(),
-          ctx.descendantsPending(), ctx.descendantsUnsettled(), ctx.memoizedAncestors()),
+          ctx.descendantsPending(), ctx.descendantsUnsettled(), ctx.memoizedAncestors(),
+          run.inFlight(Math.max(0, ctx.slotsHeldAbove - 1))),
           stages);
     } catch (RuntimeException | Error e) { // a handler's assertion fails its component alone
       committed = CompletableFuture.failedFuture(e);

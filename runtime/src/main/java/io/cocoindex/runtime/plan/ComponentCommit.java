@@ -63,6 +63,9 @@ public final class ComponentCommit {
    * @param descendantsUnsettled whether a descendant left states to the run's settlement ({@link
    *     Outcome#unsettled})
    * @param memoizedAncestors the memoized components above this one, nearest first
+   * @param inFlight the gate of components in flight whose slot it holds (one run in the
+   *     foreground: its nearest background ancestor's; the root: the first level's), which its
+   *     size is reported to
    */
   public record Input(
       TargetPath component,
@@ -76,7 +79,8 @@ public final class ComponentCommit {
       List<MemoDependencies.Dependency> descendantDeps,
       boolean descendantsPending,
       boolean descendantsUnsettled,
-      List<TargetPath> memoizedAncestors) {}
+      List<TargetPath> memoizedAncestors,
+      LeaseGate inFlight) {}
 
   /**
    * What a committed component tells its parent.
@@ -715,16 +719,17 @@ public final class ComponentCommit {
   }
 
   /**
-   * Reports the component's size to the run's gate when it changes something: more such
-   * components in flight make larger batches for the sink and the store. A rerun that changes
-   * nothing has nothing to batch (a container's refresh aside) and keeps the fewest in flight.
+   * Reports the component's size to its gate of components in flight when it changes
+   * something: more such components in flight make larger batches for the sink and the store. A
+   * rerun that changes nothing has nothing to batch (a container's refresh aside) and keeps the
+   * fewest in flight.
    * Reported as soon as the actions are known, before the waits for the store and the sink, so
    * that large components narrow the gate before many more are admitted.
    */
   private void reportSize() {
     for (Reconciliation r : results) {
       if (r.hasAction() && !r.isRefresh()) {
-        run.leaseGate.reportSize(in.declared.size());
+        in.inFlight.reportSize(in.declared.size());
         return;
       }
     }

@@ -13,12 +13,12 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The bound can follow the components' size, between {@code minSlots} and {@code
  * maxSlots}: the gate admits as many as hold about a budget, by the running mean of the sizes
- * reported to {@link #reportSize}. The run's gate of components in flight counts declared
- * states, which a slot holds in memory; the run reports the components that changed something
- * (a container's refresh does not count): small ones (a row changed in each of many) then go
- * through the sink and the store in larger batches, which was about 9% of a cold run and 9-13%
- * of a change of one row per component (BENCHMARKS.md, twenty-fourth session), and large ones
- * stay at {@code minSlots}. On a shared store, the gate of components leased ahead of their
+ * reported to {@link #reportSize}. The run's gates of components in flight (one per nesting
+ * level, {@code Run#inFlight}) count declared states, which a slot holds in memory; the run
+ * reports the components that changed something (a container's refresh does not count): small
+ * ones (a row changed in each of many) then go through the sink and the store in larger
+ * batches, which was about 9% of a cold run and 9-13% of a change of one row per component
+ * (BENCHMARKS.md, twenty-fourth session), and large ones stay at {@code minSlots}. On a shared store, the gate of components leased ahead of their
  * start counts the time their bodies hold a thread ({@code Run#leasedAhead}). A gate starts at
  * {@code minSlots}, before any component has reported, and stays there until one does.
  *

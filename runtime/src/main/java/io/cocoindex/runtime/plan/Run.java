@@ -14,6 +14,7 @@ import io.cocoindex.runtime.state.TrackedState;
 import io.cocoindex.runtime.threads.ComponentPool;
 import io.cocoindex.runtime.threads.SharedThreads;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -53,11 +54,12 @@ public final class Run {
   /** What the run applied, by provider, and its other counts. */
   public final RunStats stats = new RunStats();
   /**
-   * Bounds the components in flight at once (from their start to their commit): their
-   * declarations are held in memory until they commit, and on a store shared by workers each
-   * holds a lease, which the other workers should find free (there the bound stays fixed).
+   * Bound the background components in flight at once (from their start to their commit), a
+   * gate per nesting level ({@link #inFlight}): their declarations are held in memory until they
+   * commit, and on a store shared by workers each holds a lease (an advisory lock on
+   * PostgreSQL), which the other workers should find free (there the bound stays fixed).
    */
-  public final LeaseGate leaseGate;
+  private volatile LeaseGate[] inFlight;
   /** Leases background components in batches (one store round trip for several). */
   public final LeaseBatcher leases;
   /**
@@ -267,14 +269,53 @@ public final class Run {
     this.claims = new Claims();
     this.statesAhead = store.exclusiveWhileLocked() ? new StateReadAhead(store, app) : null;
     this.componentScan = store.exclusiveWhileLocked() ? new ComponentScan(store, app) : null;
-    this.leaseGate = store.exclusiveWhileLocked()
-        ? new LeaseGate(MIN_IN_FLIGHT, MAX_IN_FLIGHT, STATES_IN_FLIGHT)
-        : new LeaseGate(MIN_IN_FLIGHT);
+    this.inFlight = new LeaseGate[] {newInFlightGate()};
     int threads = componentPool.getParallelism();
     this.leasedAhead = store.exclusiveWhileLocked() ? null : new LeaseGate(
         LEASED_AHEAD_PER_THREAD * threads, MIN_IN_FLIGHT, LEASE_AHEAD_HORIZON_MICROS * threads);
     componentPool.watch(onTaskLost);
     SharedThreads.watchDeaths(onTaskLost);
+  }
+
+  /**
+   * The gate of the background components in flight with {@code level} ancestors holding a slot
+   * of one: the root's children (and those of its foreground descendants) take level 0, theirs
+   * level 1, and so on. A component holds its slot while it waits for its children, so they
+   * must not wait for the same gate (all its slots held by parents, none would start); with a
+   * gate per level, the deepest components in flight always make progress, and a component
+   * mounting 100,000 children holds no more of them at once than the root does of its own.
+   * Before, the children of a component holding a slot ran unbounded: a component mounting
+   * 100,000 children of ten states ran out of memory at {@code -Xmx512m} where the same
+   * components mounted by the root did not, and on PostgreSQL 20,000 children's leases filled
+   * the server's lock table.
+   *
+   * @param level how many of the component's ancestors hold a slot of a gate
+   * @return the gate of that level, made on first use
+   */
+  public LeaseGate inFlight(int level) {
+    LeaseGate[] gates = inFlight;
+    if (level < gates.length) {
+      return gates[level];
+    }
+    synchronized (this) {
+      gates = inFlight;
+      if (level >= gates.length) {
+        // Grown by at least half: a chain thousands deep makes its gates in few copies.
+        gates = Arrays.copyOf(gates, Math.max(level + 1, gates.length * 3 / 2 + 1));
+        for (int i = inFlight.length; i < gates.length; i++) {
+          gates[i] = newInFlightGate();
+        }
+        inFlight = gates;
+      }
+      return gates[level];
+    }
+  }
+
+  /** A gate of components in flight: sized by their states on an exclusive store. */
+  private LeaseGate newInFlightGate() {
+    return store.exclusiveWhileLocked()
+        ? new LeaseGate(MIN_IN_FLIGHT, MAX_IN_FLIGHT, STATES_IN_FLIGHT)
+        : new LeaseGate(MIN_IN_FLIGHT);
   }
 
   /** Completes with the error that stopped the run early ({@link #abort}), if one did. */
