@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -183,7 +184,12 @@ class StateDiffTest {
         CompositeTrackingRecord<String, String, String> desired,
         boolean prevMayBeMissing,
         CompositeTrackingRecord<String, String, String>... prev) {
-      return new TrackingRecordTransition<>(desired, List.of(prev), prevMayBeMissing);
+      // Read element by element: handing the array itself on is what javac warns of here.
+      List<CompositeTrackingRecord<String, String, String>> records = new ArrayList<>();
+      for (CompositeTrackingRecord<String, String, String> r : prev) {
+        records.add(r);
+      }
+      return new TrackingRecordTransition<>(desired, records, prevMayBeMissing);
     }
 
     @Test

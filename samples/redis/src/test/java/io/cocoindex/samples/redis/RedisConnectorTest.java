@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /** The Redis connector against a real server, checked with HGETALL, SCAN and commandstats. */
@@ -431,7 +432,7 @@ class RedisConnectorTest {
     for (boolean oneClient : new boolean[] {true, false}) {
       String prefix = root + (oneClient ? "shared:" : "two:");
       try (UnifiedJedis second = oneClient ? null
-          : new UnifiedJedis(java.net.URI.create(System.getenv("COCOINDEX_TEST_REDIS_URL")))) {
+          : RedisClient.builder().fromURI(System.getenv("COCOINDEX_TEST_REDIS_URL")).build()) {
         UnifiedJedis other = oneClient ? redis : second;
         boolean[] renamed = {false};
         App moved = coco.app(ctx -> {
@@ -501,7 +502,7 @@ class RedisConnectorTest {
   @Test
   void aWriteThatCannotReachTheServerNamesTheDatabaseAndTheKeys() {
     String prefix = root + "doc:";
-    try (UnifiedJedis nowhere = new UnifiedJedis(java.net.URI.create("redis://127.0.0.1:1"))) {
+    try (UnifiedJedis nowhere = RedisClient.builder().fromURI("redis://127.0.0.1:1").build()) {
       App unreachable = coco.app(ctx -> Indexes.register(ctx,
               new IndexHandler(Map.of(REDIS.name(), nowhere)))
           .declareIndex(ctx, IndexSpec.of(REDIS, prefix, "title"))
