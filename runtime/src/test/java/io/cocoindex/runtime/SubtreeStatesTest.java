@@ -83,6 +83,45 @@ class SubtreeStatesTest extends EngineTestBase {
   }
 
   @Test
+  void anOwnerOfMoreChunksThanAWindowIsReadWholeInItsOwnWindow() {
+    // On SQLite an owner's states are kept in chunks of at most 64 KiB: 2,400 states of 8 KiB
+    // are some 300 chunks, more than a window's 256, so the window after the top's is this
+    // owner's alone, read whole. (On PostgreSQL, fewer rows than a window's.)
+    StateStore store = store();
+    byte[] top = path("c");
+    own(store, top, "top", 1);
+    byte[] big = path("c", "big");
+    List<StateWrite> writes = new ArrayList<>();
+    String filler = "x".repeat(8 * 1024);
+    for (int i = 0; i < 2_400; i++) {
+      writes.add(new StateWrite.PutState(new TrackedState(
+          path("rows", "big", String.format("r-%05d", i)), big,
+          List.of(new PossibleRecord(1, (i + filler).getBytes(StandardCharsets.UTF_8))),
+          0, 0, 0, 0)));
+    }
+    store.write(APP, writes).join();
+    byte[] after = path("c", "small");
+    own(store, after, "small", 1);
+
+    List<String> owners = new ArrayList<>();
+    List<TrackedState> bigStates = new ArrayList<>();
+    store.ownedInSubtree(APP, top, (owner, states) -> {
+      owners.add(hex(owner) + " " + states.size());
+      if (Arrays.equals(owner, big)) {
+        bigStates.addAll(states);
+      }
+    });
+
+    assertThat(owners).containsExactly(hex(top) + " 1", hex(big) + " 2400", hex(after) + " 1");
+    for (int i = 0; i < 2_400; i++) {
+      TrackedState s = bigStates.get(i);
+      assertThat(s.path()).isEqualTo(path("rows", "big", String.format("r-%05d", i)));
+      assertThat(new String(s.records().get(0).record(), StandardCharsets.UTF_8))
+          .isEqualTo(i + filler);
+    }
+  }
+
+  @Test
   void aComponentWithoutStatesOrDescendantsReadsNothing() {
     StateStore store = store();
     own(store, path("a"), "a", 1);
