@@ -340,6 +340,34 @@ class ComponentTest extends EngineTestBase {
     assertThat(rows.takeLog()).isEmpty();
   }
 
+  @Test
+  void foregroundComponentsWaitingOnPoolThreadsForMoreChildrenThanALevelHoldsStillFinish() {
+    // Four components each wait, in a foreground child on a pool thread, for 200 children of
+    // the next level: 800, more than its 256 slots, so most children start only as others give
+    // theirs back, while the threads that mounted them wait.
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      for (int i = 0; i < 4; i++) {
+        int parent = i;
+        ctx.mount(parent, c -> c.useMount("f", f -> {
+          for (int j = 0; j < 200; j++) {
+            String key = parent + "/" + String.format("%03d", j);
+            f.mount(j, cc -> declareTargetState(cc, p.targetState(key, "v")));
+          }
+          return null;
+        }));
+      }
+    });
+    app.update();
+    List<String> created = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      for (int j = 0; j < 200; j++) {
+        created.add("create " + i + "/" + String.format("%03d", j) + "=v");
+      }
+    }
+    assertThat(rows.takeLog()).containsExactlyElementsOf(created);
+  }
+
   /**
    * Holds the sink call it runs in until the components in flight have reconciled (on the
    * embedded store, until more than 64 have, waiting up to 30 s; on a shared one, for a second),
