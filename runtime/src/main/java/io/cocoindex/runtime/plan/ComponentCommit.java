@@ -722,9 +722,8 @@ public final class ComponentCommit {
    * Reports the component's size to its gate of components in flight when it changes
    * something: more such components in flight make larger batches for the sink and the store. A
    * rerun that changes nothing has nothing to batch (a container's refresh aside) and keeps the
-   * fewest in flight.
-   * Reported as soon as the actions are known, before the waits for the store and the sink, so
-   * that large components narrow the gate before many more are admitted.
+   * fewest in flight. Reported as soon as the actions are known, before the waits for the store
+   * and the sink, so that large components narrow the gate before many more are admitted.
    */
   private void reportSize() {
     for (Reconciliation r : results) {

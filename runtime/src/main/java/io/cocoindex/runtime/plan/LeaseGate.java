@@ -18,9 +18,10 @@ import java.util.concurrent.CompletableFuture;
  * reports the components that changed something (a container's refresh does not count): small
  * ones (a row changed in each of many) then go through the sink and the store in larger
  * batches, which was about 9% of a cold run and 9-13% of a change of one row per component
- * (BENCHMARKS.md, twenty-fourth session), and large ones stay at {@code minSlots}. On a shared store, the gate of components leased ahead of their
- * start counts the time their bodies hold a thread ({@code Run#leasedAhead}). A gate starts at
- * {@code minSlots}, before any component has reported, and stays there until one does.
+ * (BENCHMARKS.md, twenty-fourth session), and large ones stay at {@code minSlots}. On a shared
+ * store, the gate of components leased ahead of their start counts the time their bodies hold a
+ * thread ({@code Run#leasedAhead}). A gate starts at {@code minSlots}, before any component has
+ * reported, and stays there until one does.
  *
  * <p>A component's size is known only once it has run, and slots are not taken back: where
  * large components follow many small ones, up to {@code maxSlots} of them may be admitted before
