@@ -296,6 +296,19 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     return memoValues;
   }
 
+  /** Whether its stored record was read already (a memoized component's, for its check). */
+  synchronized boolean storedLoaded() {
+    return storedLoaded;
+  }
+
+  /** Takes its stored record as read with its lease (null: it has none), unless read already. */
+  synchronized void storedReadWithLease(ComponentRecord record) {
+    if (!storedLoaded) {
+      stored = record;
+      storedLoaded = true;
+    }
+  }
+
   synchronized java.util.Optional<ComponentRecord> stored() {
     if (!storedLoaded) {
       stored = run.storedComponent(path, waitedFor).orElse(null);

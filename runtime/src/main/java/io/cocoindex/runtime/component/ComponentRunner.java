@@ -116,9 +116,17 @@ public final class ComponentRunner {
     // shared store, only about what the pool is to start soon is leased (Run#leasedAhead): a
     // slot of it is held from the request to the body's start, never while waiting for another.
     LeaseGate ahead = leased ? run.leasedAhead : null;
+    // Its record is read with its lease, in one query for the batch, unless it was read already.
+    boolean readRecord = leased && !ctx.storedLoaded();
     CompletableFuture<AutoCloseable> leasing = !leased ? slot.thenApply(v -> StateStore.NO_LEASE)
         : (ahead == null ? slot : slot.thenCompose(v -> ahead.acquire()))
-            .thenCompose(v -> run.leases.lease(ctx.path.encoded()));
+            .thenCompose(v -> run.leases.lease(ctx.path.encoded(), readRecord))
+            .thenApply(granted -> {
+              if (granted.lease() != null && granted.recordRead()) {
+                ctx.storedReadWithLease(granted.record());
+              }
+              return granted.lease();
+            });
     return leasing.handleAsync((lease, leaseError) -> {
       if (ahead != null) {
         ahead.release(); // it starts now, or is skipped

@@ -166,6 +166,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public List<Optional<ComponentRecord>> componentsAt(String app, List<byte[]> paths) {
+    return delegate.componentsAt(app, paths);
+  }
+
+  @Override
   public List<ComponentRecord> components(String app) {
     return delegate.components(app);
   }

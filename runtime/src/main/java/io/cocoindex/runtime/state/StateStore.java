@@ -381,6 +381,22 @@ public interface StateStore extends AutoCloseable {
   Optional<ComponentRecord> component(String app, byte[] path);
 
   /**
+   * The records of the components at {@code paths}, as {@link #component} reads each; a store
+   * across the network reads them in one round trip (the components of a lease batch, say).
+   *
+   * @param app the app's name
+   * @param paths the components' encoded paths
+   * @return one entry per path, in order: its record, or empty when it has none
+   */
+  default List<Optional<ComponentRecord>> componentsAt(String app, List<byte[]> paths) {
+    List<Optional<ComponentRecord>> out = new ArrayList<>(paths.size());
+    for (byte[] path : paths) {
+      out.add(component(app, path));
+    }
+    return out;
+  }
+
+  /**
    * Every component record of the app.
    *
    * @param app the app's name
