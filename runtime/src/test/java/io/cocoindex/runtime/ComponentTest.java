@@ -328,14 +328,7 @@ class ComponentTest extends EngineTestBase {
       }
     });
     app.update();
-    List<String> created = new ArrayList<>();
-    for (int i = 0; i < 300; i++) {
-      for (int j = 0; j < 3; j++) {
-        created.add("create " + i + "/" + j + "=v");
-      }
-    }
-    Collections.sort(created);
-    assertThat(rows.takeLog()).containsExactlyElementsOf(created);
+    assertThat(rows.takeLog()).containsExactlyElementsOf(createdRows(300, 3, "%d"));
     app.update();
     assertThat(rows.takeLog()).isEmpty();
   }
@@ -359,13 +352,19 @@ class ComponentTest extends EngineTestBase {
       }
     });
     app.update();
+    assertThat(rows.takeLog()).containsExactlyElementsOf(createdRows(4, 200, "%03d"));
+  }
+
+  /** The sorted log of rows {@code "parent/child"} created with value v, children formatted. */
+  private static List<String> createdRows(int parents, int children, String childFormat) {
     List<String> created = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      for (int j = 0; j < 200; j++) {
-        created.add("create " + i + "/" + String.format("%03d", j) + "=v");
+    for (int i = 0; i < parents; i++) {
+      for (int j = 0; j < children; j++) {
+        created.add("create " + i + "/" + String.format(childFormat, j) + "=v");
       }
     }
-    assertThat(rows.takeLog()).containsExactlyElementsOf(created);
+    Collections.sort(created);
+    return created;
   }
 
   /**
