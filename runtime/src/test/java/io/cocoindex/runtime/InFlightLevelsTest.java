@@ -366,4 +366,120 @@ class InFlightLevelsTest extends EngineTestBase {
     Collections.sort(deleted);
     assertThat(rows.takeLog()).isEqualTo(deleted);
   }
+
+  // H: many children waiting in foreground children, each of which mounts more such children:
+  // the bodies queued on a worker run nested in its waits.
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void foregroundWaitsTwoLevelsDown(int parallelism) throws Exception {
+    int parents = 3;
+    int children = 300;
+    int grandchildren = 5;
+    App app = app(parallelism, ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      for (int i = 0; i < parents; i++) {
+        int a = i;
+        ctx.mount(a, c -> {
+          for (int j = 0; j < children; j++) {
+            int b = j;
+            c.mount(b, cc -> cc.useMount("g", g -> {
+              for (int k = 0; k < grandchildren; k++) {
+                int d = k;
+                g.mount(d, gc -> gc.useMount("h", h -> {
+                  declareTargetState(h, p.targetState(a + "/" + b + "/" + d, "v"));
+                  return null;
+                }));
+              }
+              return null;
+            }));
+          }
+        });
+      }
+    });
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < parents; i++) {
+      for (int j = 0; j < children; j++) {
+        for (int k = 0; k < grandchildren; k++) {
+          keys.add(i + "/" + j + "/" + k);
+        }
+      }
+    }
+    Preview preview = within("H0-" + parallelism, 90, app::preview);
+    assertThat(preview.actions()).hasSize(keys.size());
+    within("H" + parallelism, 90, app::update);
+    assertThat(rows.takeLog()).isEqualTo(created(keys));
+    within("H2-" + parallelism, 90, app::update);
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /**
+   * A component's children are leased in batches as large as their level's slots admit, however
+   * long bodies hold a thread: no other worker can run them while this one holds their parent's
+   * lease, so the bound of components leased ahead of their start, which leaves the rest of a
+   * round to the other workers, has nothing to leave them. Under that bound, a body that held
+   * its thread a while (a slow source, or the wait for a foreground subtree) narrowed it to two
+   * per thread, and the children below it were leased two per round trip.
+   */
+  @org.junit.jupiter.api.Test
+  void theChildrenOfALeasedComponentAreLeasedInBatchesAfterALongBody() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(ON_POSTGRES, "leases are a shared store's");
+    int children = 200;
+    List<Integer> childBatches = java.util.Collections.synchronizedList(new ArrayList<>());
+    java.util.concurrent.atomic.AtomicBoolean mounting =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    io.cocoindex.runtime.state.StateStore counting =
+        new io.cocoindex.runtime.state.ForwardingStateStore(store()) {
+          @Override
+          public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+            if (mounting.get()) {
+              childBatches.add(componentPaths.size());
+            }
+            return super.leaseComponents(app, componentPaths);
+          }
+        };
+    App app = App.create("leased", Environment.builder().stateStore(counting).parallelism(1)
+        .build(), ctx -> {
+          TargetStateProvider<String> p =
+              registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+          // Holds its thread a quarter of a second: the mean time bodies hold one, for a while.
+          ctx.mount("slow", s -> sleep(250));
+          ctx.mount("parent", c -> {
+            sleep(400); // after "slow" has reported its time
+            mounting.set(true);
+            for (int i = 0; i < children; i++) {
+              String key = String.format("%03d", i);
+              c.mount(i, cc -> declareTargetState(cc, p.targetState(key, "v")));
+            }
+          });
+        });
+    opened.add(app);
+    within("leased", 60, app::update);
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < children; i++) {
+      keys.add(String.format("%03d", i));
+    }
+    assertThat(rows.takeLog()).isEqualTo(created(keys));
+    // The first 64 children, their level's slots, are requested while the parent mounts them.
+    int calls = 0;
+    int leased = 0;
+    synchronized (childBatches) {
+      for (int batch : childBatches) {
+        calls++;
+        leased += batch;
+        if (leased >= 64) {
+          break;
+        }
+      }
+    }
+    System.out.println("child batches " + childBatches);
+    assertThat(calls).as("round trips leasing the first 64 children").isLessThanOrEqualTo(3);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 }
