@@ -109,13 +109,18 @@ public final class ComponentRunner {
     boolean leased = run.mode == RunMode.UPDATE && !run.store.exclusiveWhileLocked();
     mounted(ctx);
     // Its children take the gate of the level below: it holds its slot while it waits for them.
-    LeaseGate gate = run.inFlight(ctx.slotsHeldAbove);
+    int level = ctx.slotsHeldAbove;
+    LeaseGate gate = run.inFlight(level);
     ctx.slotsHeldAbove++;
     CompletableFuture<Void> slot = gate.acquire();
     // Leases are taken in batches; no thread waits for this component's own round trip. On a
-    // shared store, only about what the pool is to start soon is leased (Run#leasedAhead): a
-    // slot of it is held from the request to the body's start, never while waiting for another.
-    LeaseGate ahead = leased ? run.leasedAhead : null;
+    // shared store, only about what the pool is to start soon is leased (Run#leasedAhead), so
+    // that other workers find the rest free: a slot of it is held from the request to the body's
+    // start, never while waiting for another. Only on the first level: below, a component has an
+    // ancestor this worker holds the lease of, so no other worker can run it, and its level's
+    // gate bounds its lease. Within that bound, children whose parent's body had held its thread
+    // a while (the mean it follows, narrowed to two per thread) were leased two per round trip.
+    LeaseGate ahead = leased && level == 0 ? run.leasedAhead : null;
     // Its record is read with its lease, in one query for the batch, unless it was read already.
     boolean readRecord = leased && !ctx.storedLoaded();
     CompletableFuture<AutoCloseable> leasing = !leased ? slot.thenApply(v -> StateStore.NO_LEASE)

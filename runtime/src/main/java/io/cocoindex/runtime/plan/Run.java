@@ -71,7 +71,9 @@ public final class Run {
    * with the in-flight bound alone, a worker leased 64 slow components at once and ran them two
    * at a time while the others, finding them claimed, had nothing to do (a round of 19 all went
    * to one worker). Quick components are leased in batches as large as before, whose round
-   * trips a fixed two per thread made the bottleneck. Null on a store with one writer.
+   * trips a fixed two per thread made the bottleneck. Only the first level's components (the
+   * gate {@code inFlight(0)}) are leased within it: below, another worker cannot run one while
+   * this one holds its ancestor's lease. Null on a store with one writer.
    */
   public final LeaseGate leasedAhead;
   /** Components leased ahead of their start per thread of the pool at least, on a shared store. */
