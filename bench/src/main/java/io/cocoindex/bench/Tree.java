@@ -155,7 +155,7 @@ public final class Tree {
       }
     }
 
-    /** Mounts the children of a component at {@code level}, the first leaf below it {@code first}. */
+    /** Mounts the children of a component at {@code level}; {@code first}: its first leaf. */
     private void children(Ctx ctx, TargetStateProvider<String> rows, int level, long first,
         int gen) {
       int fanOut = shape[level];

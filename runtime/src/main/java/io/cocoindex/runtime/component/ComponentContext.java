@@ -66,9 +66,12 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   private final Set<TargetPath> pendingContainers = new HashSet<>();
   private final Set<StableKey> mounted = new HashSet<>();
   final List<CompletableFuture<Boolean>> children = new ArrayList<>();
-  /** Background children mounted and still waiting for a slot of their gate; under {@code children}. */
+  /** Background children mounted and waiting for a slot of their gate; under {@code children}. */
   private int childrenAwaitingSlot;
-  /** Completes when the children awaiting a slot are down to half the bound; under {@code children}. */
+  /**
+   * Completes when the children awaiting a slot are down to half the bound ({@link
+   * #awaitChildrenTakingSlots}); under {@code children}.
+   */
   private CompletableFuture<Void> slotsTaken;
   private ComponentRecord stored;
   private boolean storedLoaded;
