@@ -30,7 +30,9 @@ public interface Ctx {
   /**
    * Mounts a child processing component at {@code subpath} (converted with {@link StableKey#of}).
    * It runs concurrently on a bounded pool and commits on its own; this component completes after
-   * all its children.
+   * all its children. While many of this component's children wait for their turn (1,024 in the
+   * runtime), {@code mount} waits for some of them to start, so that a body mounting a million
+   * children holds no more of them at once than one mounting a thousand.
    *
    * @param subpath the child's key under this component, stable across runs: its tracking is
    *     kept under it

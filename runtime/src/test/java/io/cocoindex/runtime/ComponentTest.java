@@ -367,6 +367,63 @@ class ComponentTest extends EngineTestBase {
     return created;
   }
 
+  @Test
+  void aBodyMountingThousandsOfChildrenWaitsWhileTooManyAwaitASlot() {
+    // A child mounted waits for a slot of its gate holding its context and its start's futures;
+    // a body mounting a million children held them all and ran out of memory at -Xmx512m. With
+    // the sink held, no child finishes: the body must wait once 1,024 children await a slot.
+    int children = 4_000;
+    AtomicInteger started = new AtomicInteger();
+    AtomicInteger mostMountedNotStarted = new AtomicInteger();
+    AtomicBoolean bodyDone = new AtomicBoolean();
+    Thread[] body = new Thread[1];
+    AtomicBoolean held = new AtomicBoolean();
+    rows.onSinkCall = () -> {
+      if (held.compareAndSet(false, true)) {
+        holdUntilDoneOrWaiting(bodyDone, body[0]);
+      }
+    };
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("parent", parent -> {
+        body[0] = Thread.currentThread();
+        for (int i = 0; i < children; i++) {
+          String key = String.format("k%04d", i);
+          parent.mount(i, c -> {
+            started.incrementAndGet();
+            declareTargetState(c, p.targetState(key, "v"));
+          });
+          mostMountedNotStarted.accumulateAndGet(i + 1 - started.get(), Math::max);
+        }
+        bodyDone.set(true);
+      });
+    });
+    app.update();
+    assertThat(rows.takeLog()).hasSize(children);
+    // 1,024 awaiting a slot, one more mounted before the body waits, and those holding one of
+    // the level's 256 slots, not yet started.
+    assertThat(mostMountedNotStarted.get()).isLessThanOrEqualTo(1_024 + 1 + 256);
+  }
+
+  /**
+   * Holds the sink call it runs in until {@code done} is set, or {@code thread} has been seen
+   * waiting for 200 ms on end (30 s at most).
+   */
+  private static void holdUntilDoneOrWaiting(AtomicBoolean done, Thread thread) {
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      int waitingPolls = 0;
+      while (!done.get() && waitingPolls < 20 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+        boolean waiting = thread != null && (thread.getState() == Thread.State.WAITING
+            || thread.getState() == Thread.State.TIMED_WAITING);
+        waitingPolls = waiting ? waitingPolls + 1 : 0;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /**
    * Holds the sink call it runs in until the components in flight have reconciled (on the
    * embedded store, until more than 64 have, waiting up to 30 s; on a shared one, for a second),

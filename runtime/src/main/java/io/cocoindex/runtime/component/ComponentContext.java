@@ -66,6 +66,13 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   private final Set<TargetPath> pendingContainers = new HashSet<>();
   private final Set<StableKey> mounted = new HashSet<>();
   final List<CompletableFuture<Boolean>> children = new ArrayList<>();
+  /** Background children mounted and waiting for a slot of their gate; under {@code children}. */
+  private int childrenAwaitingSlot;
+  /**
+   * Completes when the children awaiting a slot are down to half the bound ({@link
+   * #awaitChildrenTakingSlots}); under {@code children}.
+   */
+  private CompletableFuture<Void> slotsTaken;
   private ComponentRecord stored;
   private boolean storedLoaded;
   private MemoValues memoValues;
@@ -142,6 +149,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       component.accept(c);
       return null;
     }));
+    awaitChildrenTakingSlots();
   }
 
   @Override
@@ -183,9 +191,11 @@ public final class ComponentContext implements Ctx, DeclarationScope {
         component.accept(c);
         return null;
       }));
+      awaitChildrenTakingSlots();
       return;
     }
     addChild(ComponentRunner.startMemo(this, childPath, input, component));
+    awaitChildrenTakingSlots();
   }
 
   /** A memoized child of this component whose memo missed: {@code stored} is its record. */
@@ -216,6 +226,59 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     synchronized (children) {
       children.add(f);
     }
+  }
+
+  /**
+   * How many of a component's background children may wait for a slot of their gate of
+   * components in flight before its body waits in {@code mount} for them to take one: a child
+   * waiting holds its context and the futures of its start (about 700 bytes), and a body
+   * mounting a million children ran out of memory at {@code -Xmx512m} holding them all.
+   */
+  static final int CHILDREN_AWAITING_SLOT =
+      Math.max(2, Integer.getInteger("cocoindex.mount.childrenAwaitingSlot", 1024));
+
+  /** A background child of this component waits for {@code slot} of its gate. */
+  void childAwaitsSlot(CompletableFuture<Void> slot) {
+    if (slot.isDone()) {
+      return;
+    }
+    synchronized (children) {
+      childrenAwaitingSlot++;
+    }
+    slot.whenComplete((v, e) -> childTookSlot());
+  }
+
+  private void childTookSlot() {
+    CompletableFuture<Void> resume = null;
+    synchronized (children) {
+      childrenAwaitingSlot--;
+      if (slotsTaken != null && childrenAwaitingSlot <= CHILDREN_AWAITING_SLOT / 2) {
+        resume = slotsTaken;
+        slotsTaken = null;
+      }
+    }
+    if (resume != null) {
+      resume.complete(null);
+    }
+  }
+
+  /**
+   * Waits, past {@link #CHILDREN_AWAITING_SLOT} children waiting for a slot, until half of them
+   * have one: the children below it always make progress (their gate is the next level's), and
+   * a wait on a pool worker lets the pool start another ({@link OwnTasks#join}).
+   */
+  private void awaitChildrenTakingSlots() {
+    CompletableFuture<Void> resume;
+    synchronized (children) {
+      if (childrenAwaitingSlot <= CHILDREN_AWAITING_SLOT) {
+        return;
+      }
+      if (slotsTaken == null) {
+        slotsTaken = new CompletableFuture<>();
+      }
+      resume = slotsTaken;
+    }
+    OwnTasks.join(resume, run.abortion());
   }
 
   /** A child committed: what it tells its parent. */

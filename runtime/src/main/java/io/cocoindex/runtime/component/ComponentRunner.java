@@ -113,6 +113,9 @@ public final class ComponentRunner {
     LeaseGate gate = run.inFlight(level);
     ctx.slotsHeldAbove++;
     CompletableFuture<Void> slot = gate.acquire();
+    if (ctx.parent != null) {
+      ctx.parent.childAwaitsSlot(slot); // its mounting body waits past a bound of these
+    }
     // Leases are taken in batches; no thread waits for this component's own round trip. On a
     // shared store, only about what the pool is to start soon is leased (Run#leasedAhead), so
     // that other workers find the rest free: a slot of it is held from the request to the body's

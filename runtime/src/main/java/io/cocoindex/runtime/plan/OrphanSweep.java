@@ -340,24 +340,30 @@ public final class OrphanSweep {
     for (Run.OrphanCandidate c; (c = run.orphanCandidates.poll()) != null; ) {
       work.committedCandidates.add(c);
     }
-    if (run.mode == RunMode.DROP) {
-      Map<ByteKey, TargetPath> owners = new HashMap<>(); // each decoded once
+    boolean drop = run.mode == RunMode.DROP;
+    // A drop's states are owned by the components it removes: their owners are those very
+    // paths, decoded once (a million components decoded twice ran a drop out of memory).
+    Map<ByteKey, TargetPath> owners = drop ? new HashMap<>() : null;
+    Collection<ComponentRecord> records = drop ? null : run.componentsNotAskedFor();
+    for (ComponentRecord c : records != null ? records : run.store.components(run.app)) {
+      TargetPath p = TargetPath.decode(c.path());
+      if (drop || (!run.visited.contains(p) && !run.isProtected(p))) {
+        work.stale.add(p);
+        if (c.memoFingerprint() != null) {
+          work.staleMemos.add(ByteKey.of(c.path()));
+        }
+        if (drop) {
+          owners.put(ByteKey.of(c.path()), p);
+        }
+      }
+    }
+    records = null;
+    if (drop) {
       run.store.scan(run.app, new byte[0], s -> work.committedCandidates.add(s.path(),
           owners.computeIfAbsent(ByteKey.of(s.owner()), k -> TargetPath.decode(s.owner())),
           s.childGeneration() > 0));
     }
     work.committedCandidates.sort();
-    Collection<ComponentRecord> records = run.mode == RunMode.DROP ? null
-        : run.componentsNotAskedFor();
-    for (ComponentRecord c : records != null ? records : run.store.components(run.app)) {
-      TargetPath p = TargetPath.decode(c.path());
-      if (run.mode == RunMode.DROP || (!run.visited.contains(p) && !run.isProtected(p))) {
-        work.stale.add(p);
-        if (c.memoFingerprint() != null) {
-          work.staleMemos.add(ByteKey.of(c.path()));
-        }
-      }
-    }
     work.stale.sort((a, b) -> Arrays.compareUnsigned(a.encodedUnsafe(), b.encodedUnsafe()));
     return work;
   }

@@ -417,9 +417,16 @@ public class JdbcStateTables {
   public void scan(Connection c, String app, byte[] path, Consumer<TrackedState> visitor)
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
+    // PostgreSQL's driver reads a whole result into memory unless it is fetched in parts, which
+    // it does only inside a transaction: a drop's scan of 500,000 states held them all at once.
+    boolean autoCommit = c.getAutoCommit();
+    if (autoCommit) {
+      c.setAutoCommit(false);
+    }
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT " + STATE_SELECT + " FROM " + states
             + " WHERE app=? AND path>=? AND path<? ORDER BY path")) {
+      ps.setFetchSize(SCAN_FETCH_ROWS);
       ps.setString(1, app);
       ps.setBytes(2, path);
       ps.setBytes(3, KeyEncoding.descendantsEnd(path));
@@ -428,8 +435,15 @@ public class JdbcStateTables {
           visitor.accept(state(rs, runs));
         }
       }
+    } finally {
+      if (autoCommit) {
+        c.setAutoCommit(true); // ends the read-only transaction
+      }
     }
   }
+
+  /** Rows a scan fetches at a time. */
+  private static final int SCAN_FETCH_ROWS = 4_096;
 
   /**
    * The record of the component of {@code app} at {@code path}, its memo resolved against the
