@@ -328,39 +328,17 @@ class ComponentTest extends EngineTestBase {
       }
     });
     app.update();
-    assertThat(rows.takeLog()).containsExactlyElementsOf(createdRows(300, 3, "%d"));
+    assertThat(rows.takeLog()).containsExactlyElementsOf(createdRows(300, 3));
     app.update();
     assertThat(rows.takeLog()).isEmpty();
   }
 
-  @Test
-  void foregroundComponentsWaitingOnPoolThreadsForMoreChildrenThanALevelHoldsStillFinish() {
-    // Four components each wait, in a foreground child on a pool thread, for 200 children of
-    // the next level: 800, more than its 256 slots, so most children start only as others give
-    // theirs back, while the threads that mounted them wait.
-    App app = app(ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      for (int i = 0; i < 4; i++) {
-        int parent = i;
-        ctx.mount(parent, c -> c.useMount("f", f -> {
-          for (int j = 0; j < 200; j++) {
-            String key = parent + "/" + String.format("%03d", j);
-            f.mount(j, cc -> declareTargetState(cc, p.targetState(key, "v")));
-          }
-          return null;
-        }));
-      }
-    });
-    app.update();
-    assertThat(rows.takeLog()).containsExactlyElementsOf(createdRows(4, 200, "%03d"));
-  }
-
-  /** The sorted log of rows {@code "parent/child"} created with value v, children formatted. */
-  private static List<String> createdRows(int parents, int children, String childFormat) {
+  /** The sorted log of rows {@code "parent/child"} created with value v. */
+  private static List<String> createdRows(int parents, int children) {
     List<String> created = new ArrayList<>();
     for (int i = 0; i < parents; i++) {
       for (int j = 0; j < children; j++) {
-        created.add("create " + i + "/" + String.format(childFormat, j) + "=v");
+        created.add("create " + i + "/" + j + "=v");
       }
     }
     Collections.sort(created);
