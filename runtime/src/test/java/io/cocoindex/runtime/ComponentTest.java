@@ -254,23 +254,14 @@ class ComponentTest extends EngineTestBase {
     // (each waits for its action to be applied), so the components that reconciled meanwhile
     // are those in flight. Those whose actions were queued meanwhile go in the next call
     // together (how many depends on the machine's speed).
-    AtomicInteger reconciledWhileHeld = new AtomicInteger(-1);
-    rows.onSinkCall = () -> {
-      if (reconciledWhileHeld.get() < 0) {
-        reconciledWhileHeld.set(inFlightWhileHeld());
-      }
-    };
+    AtomicInteger reconciledWhileHeld = holdTheFirstSinkCall();
     App app = componentsApp();
     for (int i = 0; i < 400; i++) {
       components.put(String.format("c%03d", i), Map.of(String.format("k%03d", i), "v"));
     }
     app.update();
     assertThat(rows.takeLog()).hasSize(400);
-    if (ON_POSTGRES) {
-      assertThat(reconciledWhileHeld.get()).isBetween(2, 64);
-    } else {
-      assertThat(reconciledWhileHeld.get()).isBetween(65, 256);
-    }
+    assertAsManyAsAGateAdmits(reconciledWhileHeld.get());
     assertThat(rows.largestBatch.get()).as("the components that piled up go in one call")
         .isGreaterThan(1);
 
@@ -286,12 +277,7 @@ class ComponentTest extends EngineTestBase {
     // level's gate while it waits for them, and they take the next level's. Before, they ran
     // without a bound: a component mounting 100,000 children of ten states ran out of memory at
     // -Xmx512m, and 20,000 children's leases filled PostgreSQL's lock table.
-    AtomicInteger reconciledWhileHeld = new AtomicInteger(-1);
-    rows.onSinkCall = () -> {
-      if (reconciledWhileHeld.get() < 0) {
-        reconciledWhileHeld.set(inFlightWhileHeld());
-      }
-    };
+    AtomicInteger reconciledWhileHeld = holdTheFirstSinkCall();
     App app = app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       ctx.mount("parent", parent -> {
@@ -303,11 +289,7 @@ class ComponentTest extends EngineTestBase {
     });
     app.update();
     assertThat(rows.takeLog()).hasSize(400);
-    if (ON_POSTGRES) {
-      assertThat(reconciledWhileHeld.get()).isBetween(2, 64);
-    } else {
-      assertThat(reconciledWhileHeld.get()).isBetween(65, 256);
-    }
+    assertAsManyAsAGateAdmits(reconciledWhileHeld.get());
   }
 
   @Test
@@ -399,6 +381,32 @@ class ComponentTest extends EngineTestBase {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Holds the first sink call until the components in flight have reconciled ({@link
+   * #inFlightWhileHeld}); the returned counter then says how many did (-1 before).
+   */
+  private AtomicInteger holdTheFirstSinkCall() {
+    AtomicInteger reconciledWhileHeld = new AtomicInteger(-1);
+    rows.onSinkCall = () -> {
+      if (reconciledWhileHeld.get() < 0) {
+        reconciledWhileHeld.set(inFlightWhileHeld());
+      }
+    };
+    return reconciledWhileHeld;
+  }
+
+  /**
+   * A gate of small components admits more than its first 64 on a store that is its app's only
+   * writer, up to 256; a shared store's keeps 64.
+   */
+  private static void assertAsManyAsAGateAdmits(int inFlight) {
+    if (ON_POSTGRES) {
+      assertThat(inFlight).isBetween(2, 64);
+    } else {
+      assertThat(inFlight).isBetween(65, 256);
     }
   }
 
