@@ -7,19 +7,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.cocoindex.Ctx;
+import io.cocoindex.Fingerprint;
+import io.cocoindex.StableKey;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateStoreException;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +44,8 @@ class SettledRunTest extends EngineTestBase {
     final List<StateWrite> settles = new ArrayList<>();
     final List<Long> settledRuns = new ArrayList<>();
     volatile boolean dieBeforeRecordingTheRun;
+    /** Writes failed as a lost commit would be. */
+    volatile Predicate<List<StateWrite>> failWrite = w -> false;
     /** Reads of one component's states. */
     final AtomicInteger ownedByReads = new AtomicInteger();
 
@@ -52,6 +61,9 @@ class SettledRunTest extends EngineTestBase {
 
     @Override
     public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+      if (failWrite.test(writes)) {
+        return CompletableFuture.failedFuture(new StateStoreException("injected write failure"));
+      }
       synchronized (settles) {
         long n = writes.stream().filter(w -> w instanceof StateWrite.Settle).count();
         writes.stream().filter(w -> w instanceof StateWrite.Settle).forEach(settles::add);
@@ -329,6 +341,86 @@ class SettledRunTest extends EngineTestBase {
       assertThat(recordCounts()).containsOnly(1);
       assertThat(app.update().componentsMemoized()).isEqualTo(1);
       assertThat(store.settlingWrites).as("settled once").hasSize(2);
+    }
+  }
+
+  /**
+   * A memoized component whose commit is lost records no memo, though its run, failed, settles
+   * the components that succeeded one by one and writes their memos again without the run's
+   * stamp: its states, applied but never settled, would otherwise stay so under a memo that every
+   * later run hits.
+   */
+  @Test
+  void aMemoWhoseCommitWasLostIsNotRecordedByTheFailedRunsSettlement() {
+    memoized = true;
+    try (App app = open()) {
+      declared.put("a", "1");
+      declared.put("b", "1");
+      app.update();
+      rows.takeLog();
+
+      declared.put("a", "2");
+      declared.put("b", "2");
+      byte[] a = TargetPath.ROOT.child(StableKey.of("a")).encoded();
+      // The commit after a's sink call: the record with its new memo (its precommit had the
+      // old one cleared).
+      AtomicBoolean lost = new AtomicBoolean();
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.PutComponent pc
+          && Arrays.equals(pc.component().path(), a) && pc.component().memoFingerprint() != null)
+          && lost.compareAndSet(false, true);
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("injected write failure");
+      assertThat(rows.takeLog()).containsExactly("update a=2", "update b=2");
+      assertThat(store.settledRuns).hasSize(1);
+      assertThat(store.settles).as("b's state, settled with b's memo").hasSize(1);
+      store.failWrite = w -> false;
+      rows.takeCalls();
+
+      UpdateStats stats = app.update();
+      assertThat(stats.componentsMemoized()).as("b's memo only").isEqualTo(1);
+      // Applied, never settled: either record may be the live one.
+      assertThat(rows.takeCalls()).containsExactly(
+          new Rows.Call("a", "2", List.of("1", "2"), false));
+      assertThat(rows.takeLog()).containsExactly("update a=2");
+      assertThat(recordCounts()).containsExactly(1, 1);
+      assertThat(app.update().componentsMemoized()).isEqualTo(2);
+      assertThat(rows.takeCalls()).isEmpty();
+    }
+  }
+
+  /**
+   * A failed run settles one by one the states of the components that succeeded, and writes
+   * again without its stamp the memo of a memoized parent that declares nothing itself, whose
+   * memo was stamped for its children's states: the next run hits it.
+   */
+  @Test
+  void aFailedRunWritesAgainTheMemoOfAParentStampedForItsChildrensStates() {
+    Map<String, String> children = new TreeMap<>(Map.of("c1", "1", "c2", "1"));
+    Consumer<Ctx> tree = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mountMemo("parent", Map.copyOf(children), t -> children.forEach((k, v) ->
+          t.mount(k, c -> declareTargetState(c, p.targetState(k, v)))));
+      ctx.mount("other", c -> declareTargetState(c, p.targetState("other", "1")));
+    };
+    try (App app =
+        App.create("settled", Environment.builder().stateStore(store).build(), tree)) {
+      rows.failWhen = r -> r.key().equals("other");
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("scripted sink failure on other");
+      assertThat(rows.takeLog()).containsExactly("create c1=1", "create c2=1");
+      assertThat(store.settledRuns).isEmpty();
+      assertThat(store.settles).as("c1's and c2's states").hasSize(2);
+      byte[] parent = TargetPath.ROOT.child(StableKey.of("parent")).encoded();
+      assertThat(store.component("settled", parent).orElseThrow().memoFingerprint())
+          .as("its memo as a settled run's").hasSize(Fingerprint.LENGTH);
+
+      rows.failWhen = r -> false;
+      rows.takeCalls();
+      assertThat(app.update().componentsMemoized()).as("the parent's memo").isEqualTo(1);
+      assertThat(rows.takeCalls()).containsExactly(
+          new Rows.Call("other", "1", List.of("1"), true));
+      assertThat(rows.takeLog()).containsExactly("update other=1");
+      assertThat(recordCounts()).containsExactly(1, 1, 1);
     }
   }
 }

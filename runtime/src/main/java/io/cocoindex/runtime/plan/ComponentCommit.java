@@ -127,6 +127,8 @@ public final class ComponentCommit {
   private volatile boolean componentPrecommitted;
   /** Set by {@link #componentRecord}. */
   private volatile Outcome outcome = Outcome.NONE;
+  /** Whether the commit writes the component's memo stamped with the run ({@link MemoStamp}). */
+  private boolean memoStamped;
   /** States that were containers and are declared without a child provider now; or null. */
   private List<TargetPath> formerContainers;
 
@@ -704,6 +706,9 @@ public final class ComponentCommit {
       if (leftToRun) {
         run.settledByRun.add(in.component);
       }
+      if (memoStamped) {
+        run.memoStamped(in.component);
+      }
       if (formerContainers != null) {
         formerContainers.forEach(run::declaredWithoutChildren);
       }
@@ -801,9 +806,8 @@ public final class ComponentCommit {
       memo = null;
       memoStored = null;
       pending = true;
-    } else if (memoStored != null) {
-      run.memoWritten(in.component, new ComponentRecord(
-          in.component.encoded(), memoStored, depBytes, in.memoValues, in.declared.size()));
+    } else if (memoStored != null && leftToRun) {
+      memoStamped = true;
     }
     outcome = new Outcome(
         pending, in.descendantDeps == null ? List.of() : subtree, leftToRun);

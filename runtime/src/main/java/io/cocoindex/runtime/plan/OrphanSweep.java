@@ -7,6 +7,7 @@ import io.cocoindex.runtime.DeletionLimitExceededException;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
@@ -467,7 +468,11 @@ public final class OrphanSweep {
       }
       return false;
     }
-    memos.forEach(run::memoWritten);
+    memos.forEach((component, record) -> {
+      if (MemoStamp.isStamped(record.memoFingerprint())) {
+        run.memoStamped(component);
+      }
+    });
     return true;
   }
 

@@ -162,11 +162,12 @@ public final class Run {
    */
   final Map<TargetPath, ComponentRecord> deferredMemos = new ConcurrentHashMap<>();
   /**
-   * The records of the components whose memo was written stamped with this run ({@link
-   * MemoStamp}): a run that is not recorded as settled settles their states one by one, and
-   * writes their memos again unstamped.
+   * The components whose memo was written stamped with this run ({@link MemoStamp}): a run that
+   * is not recorded as settled settles their states one by one, and writes their memos again
+   * unstamped. Their paths only: the records are read back then (a failed run's path), and a
+   * million memoized components had their records held to the run's end.
    */
-  final Map<TargetPath, ComponentRecord> stampedMemos = new ConcurrentHashMap<>();
+  final Set<TargetPath> stampedMemos = ConcurrentHashMap.newKeySet();
 
   /**
    * States that were containers, declared (and committed) in this run without a child provider:
@@ -710,11 +711,9 @@ public final class Run {
     deferredMemos.put(component, record);
   }
 
-  /** {@code record}, holding {@code component}'s memo, is written (or about to be). */
-  void memoWritten(TargetPath component, ComponentRecord record) {
-    if (MemoStamp.isStamped(record.memoFingerprint())) {
-      stampedMemos.put(component, record);
-    }
+  /** {@code component}'s record was written with a memo stamped with this run. */
+  void memoStamped(TargetPath component) {
+    stampedMemos.add(component);
   }
 
   /**

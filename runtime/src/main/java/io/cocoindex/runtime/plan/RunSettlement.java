@@ -7,7 +7,9 @@ import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -26,6 +28,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class RunSettlement {
   private static final Logger log = LoggerFactory.getLogger(RunSettlement.class);
+
+  /** Component records read back in one query by a failed run's settlement. */
+  private static final int RECORDS_PER_READ = 1024;
 
   private RunSettlement() {}
 
@@ -62,29 +67,67 @@ public final class RunSettlement {
 
   /** Settles, component by component, the states each applied in this run. */
   private static void settleEach(Run run) {
+    List<TargetPath> components = List.copyOf(run.settledByRun);
     List<CompletableFuture<Void>> writes = new ArrayList<>();
-    for (TargetPath component : run.settledByRun) {
-      List<StateWrite> settles = new ArrayList<>();
-      addSettles(run, component.encoded(), run.version, settles);
-      ComponentRecord memo = run.stampedMemos.get(component);
-      if (memo != null) {
-        // Its states settled here, its memo holds too: written without the run's stamp.
-        settles.add(new StateWrite.PutComponent(MemoStamp.unstamped(memo), run.version));
+    for (int from = 0; from < components.size(); from += RECORDS_PER_READ) {
+      List<TargetPath> part =
+          components.subList(from, Math.min(from + RECORDS_PER_READ, components.size()));
+      List<ComponentRecord> memos = stampedByThisRun(run, part);
+      for (int i = 0; i < part.size(); i++) {
+        List<StateWrite> settles = new ArrayList<>();
+        addSettles(run, part.get(i).encoded(), run.version, settles);
+        if (memos.get(i) != null) {
+          // Its states settled here, its memo holds too: written without the run's stamp.
+          settles.add(new StateWrite.PutComponent(MemoStamp.unstamped(memos.get(i)), run.version));
+        }
+        writes.add(run.store.write(run.app, settles));
       }
-      writes.add(run.store.write(run.app, settles));
     }
     CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
     // Memoized components whose memo was stamped for their descendants' states, settled above.
-    List<StateWrite> memos = new ArrayList<>();
-    Set<TargetPath> settled = new HashSet<>(run.settledByRun);
-    run.stampedMemos.forEach((component, record) -> {
+    Set<TargetPath> settled = new HashSet<>(components);
+    List<TargetPath> rest = new ArrayList<>();
+    for (TargetPath component : run.stampedMemos) {
       if (!settled.contains(component)) {
-        memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record), run.version));
+        rest.add(component);
       }
-    });
-    if (!memos.isEmpty()) {
-      run.store.write(run.app, memos).join();
     }
+    for (int from = 0; from < rest.size(); from += RECORDS_PER_READ) {
+      List<StateWrite> memos = new ArrayList<>();
+      for (ComponentRecord record : stampedByThisRun(
+          run, rest.subList(from, Math.min(from + RECORDS_PER_READ, rest.size())))) {
+        if (record != null) {
+          memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record), run.version));
+        }
+      }
+      if (!memos.isEmpty()) {
+        run.store.write(run.app, memos).join();
+      }
+    }
+  }
+
+  /**
+   * For each of {@code components}, its record as stored if its memo still carries this run's
+   * stamp, else null: one not among {@link Run#stampedMemos}, one whose commit was lost (its
+   * states applied and never settled: its new memo must not be recorded), one whose memo was
+   * forgotten since.
+   */
+  private static List<ComponentRecord> stampedByThisRun(Run run, List<TargetPath> components) {
+    List<byte[]> paths = new ArrayList<>();
+    for (TargetPath c : components) {
+      if (run.stampedMemos.contains(c)) {
+        paths.add(c.encoded());
+      }
+    }
+    Iterator<Optional<ComponentRecord>> read =
+        paths.isEmpty() ? null : run.store.componentsAt(run.app, paths).iterator();
+    List<ComponentRecord> out = new ArrayList<>(components.size());
+    for (TargetPath c : components) {
+      ComponentRecord record = run.stampedMemos.contains(c) ? read.next().orElse(null) : null;
+      byte[] memo = record == null ? null : record.memoFingerprint();
+      out.add(MemoStamp.isStamped(memo) && MemoStamp.runOf(memo) == run.version ? record : null);
+    }
+    return out;
   }
 
   /**
