@@ -145,6 +145,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public List<List<TrackedState>> ownedByEach(String app, List<byte[]> componentPaths) {
+    return delegate.ownedByEach(app, componentPaths);
+  }
+
+  @Override
   public Map<ByteKey, OwnedStates> ownedByFrom(String app, byte[] componentPath,
       byte[] before, int maxChunks) {
     return delegate.ownedByFrom(app, componentPath, before, maxChunks);

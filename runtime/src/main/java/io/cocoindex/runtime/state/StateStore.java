@@ -312,6 +312,23 @@ public interface StateStore extends AutoCloseable {
   List<TrackedState> ownedBy(String app, byte[] componentPath);
 
   /**
+   * The states each of {@code componentPaths} owns, as {@link #ownedBy} reads them, read
+   * together: a store across the network reads them in a round trip or a few (an orphan sweep's
+   * stale components, say, which it otherwise read one round trip each).
+   *
+   * @param app the app's name
+   * @param componentPaths the components' encoded paths
+   * @return one list per path, in order: the states it owns, empty when it owns none
+   */
+  default List<List<TrackedState>> ownedByEach(String app, List<byte[]> componentPaths) {
+    List<List<TrackedState>> out = new ArrayList<>(componentPaths.size());
+    for (byte[] path : componentPaths) {
+      out.add(ownedBy(app, path));
+    }
+    return out;
+  }
+
+  /**
    * The states of {@code componentPath} and of the components after it in path order that own
    * any, each complete, read at once: a read ahead for components that ask in path order (see
    * {@code StateReadAhead}). The map iterates in path order, {@code componentPath} first (with

@@ -1,0 +1,136 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.plan.TargetPath;
+import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.TrackedState;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The orphan sweep reads the states of the components a run no longer mounts a part of a batch
+ * at a time, not one component at a time (on a shared store, a round trip each: 5,000 of them
+ * to remove 5,000 components), and no read holds more states than about 4,096, by the
+ * components' records, unless one component owns more.
+ */
+class StaleStatesReadTogetherTest extends EngineTestBase {
+  /** The sweep's sizes, set to their default here: the PostgreSQL run makes them tiny. */
+  private static final String CHUNK_PROPERTY = "cocoindex.sweep.chunk";
+
+  final Rows rows = new Rows();
+  private String chunkBefore;
+
+  /** Notes the components whose states are read alone, and what each read of several brought. */
+  static final class Observed extends ForwardingStateStore {
+    final List<String> readAlone = Collections.synchronizedList(new ArrayList<>());
+    /** Per read of several components: how many components, and how many states they own. */
+    final List<List<Integer>> readTogether = Collections.synchronizedList(new ArrayList<>());
+
+    Observed(StateStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public List<TrackedState> ownedBy(String app, byte[] componentPath) {
+      TargetPath p = TargetPath.decode(componentPath);
+      readAlone.add(p.depth() == 0 ? "(root)" : Rows.keyText(p.last()));
+      return super.ownedBy(app, componentPath);
+    }
+
+    @Override
+    public List<List<TrackedState>> ownedByEach(String app, List<byte[]> componentPaths) {
+      List<List<TrackedState>> owned = super.ownedByEach(app, componentPaths);
+      readTogether.add(List.of(componentPaths.size(),
+          owned.stream().mapToInt(List::size).sum()));
+      return owned;
+    }
+  }
+
+  Observed store;
+  App app;
+  /** How many of the small components the root mounts; the two large ones go with the rest. */
+  volatile int smallMounted = 600;
+
+  @BeforeEach
+  void open() {
+    chunkBefore = System.getProperty(CHUNK_PROPERTY);
+    System.clearProperty(CHUNK_PROPERTY);
+    store = new Observed(store());
+    app = App.create("stale", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      if (smallMounted == 600) {
+        for (int b = 0; b < 2; b++) {
+          String big = "big-" + b;
+          ctx.mount(big, c -> {
+            for (int i = 0; i < 2_500; i++) {
+              declareTargetState(c, p.targetState(big + "/" + i, "v"));
+            }
+          });
+        }
+      }
+      for (int i = 0; i < smallMounted; i++) {
+        String key = String.format("k-%03d", i);
+        ctx.mount(key, c -> declareTargetState(c, p.targetState(key, "v")));
+      }
+    });
+  }
+
+  @AfterEach
+  void closeApp() {
+    if (app != null) {
+      app.close(); // before the base class closes the store under it
+    }
+    if (chunkBefore != null) {
+      System.setProperty(CHUNK_PROPERTY, chunkBefore);
+    }
+  }
+
+  @Test
+  void theStatesOfComponentsNoLongerMountedAreReadTogetherInBoundedParts() {
+    app.update();
+    assertThat(rows.takeLog()).hasSize(5_600);
+    store.readAlone.clear();
+    store.readTogether.clear();
+
+    smallMounted = 100;
+    UpdateStats stats = app.update();
+
+    Set<String> expected = new TreeSet<>();
+    for (int b = 0; b < 2; b++) {
+      for (int i = 0; i < 2_500; i++) {
+        expected.add("delete big-" + b + "/" + i);
+      }
+    }
+    for (int i = 100; i < 600; i++) {
+      expected.add(String.format("delete k-%03d", i));
+    }
+    List<String> log = rows.takeLog();
+    assertThat(log).hasSize(expected.size());
+    assertThat(new TreeSet<>(log)).isEqualTo(expected);
+    assertThat(stats.total().deleted()).isEqualTo(5_500);
+
+    // Those the root still mounts read their own (alone on the shared store).
+    assertThat(store.readAlone).as("no stale component read alone")
+        .noneMatch(c -> c.startsWith("big-") || c.compareTo("k-100") >= 0);
+    // The 502 stale components in path order, in the sweep's batches of 256: the first large
+    // one read on its own, the second with the 99 small ones that fit beside it (by their
+    // records, 16 states each at most), then the rest of each batch at once.
+    assertThat(store.readTogether).containsExactly(
+        List.of(1, 2_500), List.of(100, 2_599), List.of(155, 155), List.of(246, 246));
+
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().total()).isEqualTo(100);
+  }
+}
