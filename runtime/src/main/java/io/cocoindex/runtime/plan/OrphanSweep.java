@@ -83,6 +83,11 @@ public final class OrphanSweep {
    * its turn, and held until its commit.
    */
   private static final int LEASED_UP_FRONT = 1024;
+  /**
+   * About how many states a batch of stale components past {@link Sizes#staleBatch} may own, by
+   * their records ({@link #staleBatchEnd}): the batch's candidates are held together.
+   */
+  static final long STALE_STATES_PER_BATCH = 32_768;
   /** About how many states of stale components one read brings ({@link #addOwnedStates}). */
   static final long STALE_STATES_PER_READ = 4096;
   /** What a stale component whose record counts no more is taken to own, in sizing reads. */
@@ -207,7 +212,9 @@ public final class OrphanSweep {
   }
 
   private static void sweep(Run run, Work work) {
-    if (run.mode == RunMode.UPDATE && work.stale.size() <= LEASED_UP_FRONT) {
+    // A store with one writer while the run holds its lock has no other worker to lease from.
+    boolean leases = run.mode == RunMode.UPDATE && !run.store.exclusiveWhileLocked();
+    if (leases && work.stale.size() <= LEASED_UP_FRONT) {
       leaseUpFront(run, work);
     }
     if (mustCount(run, work)) {
@@ -403,8 +410,8 @@ public final class OrphanSweep {
       }
       return;
     }
-    for (int from = 0; from < work.stale.size() && !stopped; from += work.sizes.staleBatch()) {
-      int to = Math.min(work.stale.size(), from + work.sizes.staleBatch());
+    for (int from = 0, to; from < work.stale.size() && !stopped; from = to) {
+      to = staleBatchEnd(from);
       sweepStale(work.stale.subList(from, to), to == work.stale.size());
     }
     if (!stopped) {
@@ -522,7 +529,7 @@ public final class OrphanSweep {
       }
     }
     List<AutoCloseable> granted = null;
-    if (run.mode == RunMode.UPDATE && !work.upFront) {
+    if (run.mode == RunMode.UPDATE && !work.upFront && !run.store.exclusiveWhileLocked()) {
       List<byte[]> paths = new ArrayList<>(asked.size());
       asked.forEach(p -> paths.add(p.encoded()));
       granted = run.store.leaseComponentsToSweep(run.app, paths);
@@ -559,6 +566,30 @@ public final class OrphanSweep {
       release(new ArrayList<>(componentLeases.values()));
       componentLeases.clear();
     }
+  }
+
+  /**
+   * Where the batch of stale components starting at {@code from} ends: {@link
+   * Sizes#staleBatch} of them, and on a store with one writer (which leases nothing) more, up to
+   * a chunk's, while their records count at most {@link #STALE_STATES_PER_BATCH} states. Each
+   * batch's deletions end in a write and a sink call the sweep waits for: removing 100,000
+   * components of one state each took 390 of them, about 0.6x the time in batches of 2,048.
+   */
+  private int staleBatchEnd(int from) {
+    int to = Math.min(work.stale.size(), from + work.sizes.staleBatch());
+    if (!run.store.exclusiveWhileLocked()) {
+      return to;
+    }
+    long states = 0;
+    for (int i = from; i < to; i++) {
+      states += work.expectedStates(work.stale.get(i));
+    }
+    int most = Math.min(work.stale.size(), from + work.sizes.chunk());
+    while (to < most
+        && states + work.expectedStates(work.stale.get(to)) <= STALE_STATES_PER_BATCH) {
+      states += work.expectedStates(work.stale.get(to++));
+    }
+    return to;
   }
 
   /**
