@@ -125,11 +125,6 @@ public final class OrphanSweep {
      * count: what a read of stale components' states is sized by ({@link #addOwnedStates}).
      */
     final Map<TargetPath, Long> manyStates = new HashMap<>();
-
-    /** About how many states {@code component}, stale, owns (at least {@link #FEW_STATES}). */
-    long expectedStates(TargetPath component) {
-      return manyStates.getOrDefault(component, FEW_STATES);
-    }
     /**
      * The stale components whose record holds a memo, by encoded path: it goes with the record,
      * and is forgotten before then if a deletion below it is written (see invalidateStaleMemos).
@@ -146,6 +141,11 @@ public final class OrphanSweep {
      * what becomes of them is not known here, and neither pass counts or sweeps them.
      */
     final Set<TargetPath> sweptElsewhere = new HashSet<>();
+
+    /** About how many states {@code component}, stale, owns (at least {@link #FEW_STATES}). */
+    long expectedStates(TargetPath component) {
+      return manyStates.getOrDefault(component, FEW_STATES);
+    }
   }
 
   private final Run run;
