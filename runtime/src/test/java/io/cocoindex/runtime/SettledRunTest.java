@@ -12,6 +12,7 @@ import io.cocoindex.StableKey;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.plan.TargetPath;
 import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateStoreException;
@@ -417,6 +418,52 @@ class SettledRunTest extends EngineTestBase {
       rows.failWhen = r -> false;
       rows.takeCalls();
       assertThat(app.update().componentsMemoized()).as("the parent's memo").isEqualTo(1);
+      assertThat(rows.takeCalls()).containsExactly(
+          new Rows.Call("other", "1", List.of("1"), true));
+      assertThat(rows.takeLog()).containsExactly("update other=1");
+      assertThat(recordCounts()).containsExactly(1, 1, 1);
+    }
+  }
+
+  /**
+   * A failed run's settlement writes a memoized component's memo without the run's stamp only
+   * once every state of its subtree is settled: with a child's settle lost, the memo stays
+   * stamped and the next run takes it up, settling the child's state; unstamped beside it, the
+   * memo hit in every later run and the child's state stayed applied and never settled.
+   */
+  @Test
+  void aFailedRunLeavesStampedTheMemoOfAComponentWhoseChildsSettleWasLost() {
+    Consumer<Ctx> tree = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mountMemo("parent", "v1", t -> {
+        declareTargetState(t, p.targetState("parent", "1"));
+        t.mount("child", c -> declareTargetState(c, p.targetState("child", "1")));
+      });
+      ctx.mount("other", c -> declareTargetState(c, p.targetState("other", "1")));
+    };
+    try (App app =
+        App.create("settled", Environment.builder().stateStore(store).build(), tree)) {
+      byte[] child = TargetPath.ROOT.child(StableKey.of("parent")).child(StableKey.of("child"))
+          .encoded();
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.Settle s
+          && Arrays.equals(s.state().owner(), child));
+      rows.failWhen = r -> r.key().equals("other");
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("scripted sink failure on other");
+      assertThat(rows.takeLog()).containsExactly("create child=1", "create parent=1");
+      assertThat(store.settles).as("the parent's state").hasSize(1);
+      byte[] parent = TargetPath.ROOT.child(StableKey.of("parent")).encoded();
+      assertThat(MemoStamp.isStamped(
+          store.component("settled", parent).orElseThrow().memoFingerprint()))
+          .as("the parent's memo, stamped while the child's state is unsettled").isTrue();
+
+      store.failWrite = w -> false;
+      rows.failWhen = r -> false;
+      rows.takeCalls();
+      store.settles.clear();
+      assertThat(app.update().componentsMemoized()).as("the parent's memo, taken up")
+          .isEqualTo(1);
+      assertThat(store.settles).as("the child's state and the parent's").hasSize(2);
       assertThat(rows.takeCalls()).containsExactly(
           new Rows.Call("other", "1", List.of("1"), true));
       assertThat(rows.takeLog()).containsExactly("update other=1");

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,37 +66,45 @@ public final class RunSettlement {
     }
   }
 
-  /** Settles, component by component, the states each applied in this run. */
+  /**
+   * Settles, component by component, the states each applied in this run; then writes without
+   * the run's stamp the memos whose subtrees are all settled. A memo written beside its own
+   * component's settles, while a descendant's were written apart, was recorded when the
+   * descendant's write failed: it hit in every later run, and the descendant's states stayed
+   * applied and never settled. Left stamped, it is taken up by the next run, which settles them.
+   */
   private static void settleEach(Run run) {
     List<TargetPath> components = List.copyOf(run.settledByRun);
-    List<CompletableFuture<Void>> writes = new ArrayList<>();
-    for (int from = 0; from < components.size(); from += RECORDS_PER_READ) {
-      List<TargetPath> part =
-          components.subList(from, Math.min(from + RECORDS_PER_READ, components.size()));
-      List<ComponentRecord> memos = stampedByThisRun(run, part);
-      for (int i = 0; i < part.size(); i++) {
-        List<StateWrite> settles = new ArrayList<>();
-        addSettles(run, part.get(i).encoded(), run.version, settles);
-        if (memos.get(i) != null) {
-          // Its states settled here, its memo holds too: written without the run's stamp.
-          settles.add(new StateWrite.PutComponent(MemoStamp.unstamped(memos.get(i)), run.version));
+    List<CompletableFuture<Void>> writes = new ArrayList<>(components.size());
+    for (TargetPath component : components) {
+      List<StateWrite> settles = new ArrayList<>();
+      addSettles(run, component.encoded(), run.version, settles);
+      writes.add(settles.isEmpty()
+          ? CompletableFuture.completedFuture(null) : run.store.write(run.app, settles));
+    }
+    // The components at or above one whose settles were lost: their memos stay stamped.
+    Set<TargetPath> unsettled = new HashSet<>();
+    RuntimeException lost = null;
+    for (int i = 0; i < components.size(); i++) {
+      try {
+        writes.get(i).join();
+      } catch (CompletionException e) {
+        lost = lost != null ? lost : e;
+        for (TargetPath p = components.get(i); unsettled.add(p) && p.depth() > 0; p = p.parent()) {
+          // up to the nearest one noted already, whose ancestors are too
         }
-        writes.add(run.store.write(run.app, settles));
       }
     }
-    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
-    // Memoized components whose memo was stamped for their descendants' states, settled above.
-    Set<TargetPath> settled = new HashSet<>(components);
-    List<TargetPath> rest = new ArrayList<>();
+    List<TargetPath> settled = new ArrayList<>();
     for (TargetPath component : run.stampedMemos) {
-      if (!settled.contains(component)) {
-        rest.add(component);
+      if (!unsettled.contains(component)) {
+        settled.add(component);
       }
     }
-    for (int from = 0; from < rest.size(); from += RECORDS_PER_READ) {
+    for (int from = 0; from < settled.size(); from += RECORDS_PER_READ) {
       List<StateWrite> memos = new ArrayList<>();
       for (ComponentRecord record : stampedByThisRun(
-          run, rest.subList(from, Math.min(from + RECORDS_PER_READ, rest.size())))) {
+          run, settled.subList(from, Math.min(from + RECORDS_PER_READ, settled.size())))) {
         if (record != null) {
           memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record), run.version));
         }
@@ -103,6 +112,9 @@ public final class RunSettlement {
       if (!memos.isEmpty()) {
         run.store.write(run.app, memos).join();
       }
+    }
+    if (lost != null) {
+      throw lost;
     }
   }
 
