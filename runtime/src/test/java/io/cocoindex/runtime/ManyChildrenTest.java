@@ -52,7 +52,7 @@ class ManyChildrenTest extends EngineTestBase {
   }
 
   @Test
-  void aKeyMountedTwiceAmongThousandsOfChildrenIsRejectedByItsPathInEveryRun() {
+  void aKeyMountedTwiceAmongThousandsOfChildrenIsRejectedByItsPathInEveryRunAndDrop() {
     List<String> rejected = Collections.synchronizedList(new ArrayList<>());
     App app = app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
@@ -109,6 +109,15 @@ class ManyChildrenTest extends EngineTestBase {
     app.update();
     assertThat(rejected).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(rows.takeLog()).isEmpty();
+
+    // A drop runs every body too, and keeps no set of mounted paths: the same ones are refused.
+    rejected.clear();
+    app.dropState();
+    assertThat(rejected).containsExactlyInAnyOrderElementsOf(expected);
+    List<String> deleted = new ArrayList<>();
+    log.forEach(created -> deleted.add(created.replace("create ", "delete ").replace("=v", "")));
+    Collections.sort(deleted);
+    assertThat(rows.takeLog()).isEqualTo(deleted);
   }
 
   @Test

@@ -71,7 +71,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
    */
   private Set<StableKey> mountedInDrop;
   /** Guards what it keeps about its background children, below. */
-  private final Object children = new Object();
+  private final Object childrenLock = new Object();
   /**
    * Its background children mounted and not finished yet. A parent counts them rather than
    * keeping their futures: a component mounting a million children kept a million futures,
@@ -241,7 +241,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     checkOpen("mount a component");
     boolean first;
     if (run.mode == RunMode.DROP) {
-      synchronized (children) {
+      synchronized (childrenLock) {
         if (mountedInDrop == null) {
           mountedInDrop = new HashSet<>();
         }
@@ -259,7 +259,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   /** Counts a background child as running until {@code finished} completes. */
   private void addChild(CompletableFuture<Boolean> finished) {
-    synchronized (children) {
+    synchronized (childrenLock) {
       childrenRunning++;
     }
     finished.whenComplete(this::childFinished);
@@ -268,7 +268,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   private void childFinished(Boolean healthy, Throwable error) {
     CompletableFuture<Void> done = null;
     Throwable failed;
-    synchronized (children) {
+    synchronized (childrenLock) {
       if (error != null) {
         if (childError == null) {
           childError = error;
@@ -293,7 +293,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   CompletableFuture<Void> childrenFinished() {
     CompletableFuture<Void> done = new CompletableFuture<>();
     Throwable failed;
-    synchronized (children) {
+    synchronized (childrenLock) {
       childrenFinished = done;
       if (childrenRunning > 0) {
         return done;
@@ -314,14 +314,14 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   /** Whether every background child's subtree succeeded, once {@link #childrenFinished}. */
   boolean childrenHealthy() {
-    synchronized (children) {
+    synchronized (childrenLock) {
       return !childFailed;
     }
   }
 
   /** How many of its background children have not finished yet. */
   int childrenRunning() {
-    synchronized (children) {
+    synchronized (childrenLock) {
       return childrenRunning;
     }
   }
@@ -340,7 +340,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     if (slot.isDone()) {
       return;
     }
-    synchronized (children) {
+    synchronized (childrenLock) {
       childrenAwaitingSlot++;
     }
     slot.whenComplete((v, e) -> childTookSlot());
@@ -348,7 +348,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   private void childTookSlot() {
     CompletableFuture<Void> resume = null;
-    synchronized (children) {
+    synchronized (childrenLock) {
       childrenAwaitingSlot--;
       if (slotsTaken != null && childrenAwaitingSlot <= CHILDREN_AWAITING_SLOT / 2) {
         resume = slotsTaken;
@@ -367,7 +367,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
    */
   private void awaitChildrenTakingSlots() {
     CompletableFuture<Void> resume;
-    synchronized (children) {
+    synchronized (childrenLock) {
       if (childrenAwaitingSlot <= CHILDREN_AWAITING_SLOT) {
         return;
       }
