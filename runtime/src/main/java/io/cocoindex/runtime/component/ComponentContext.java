@@ -64,13 +64,34 @@ public final class ComponentContext implements Ctx, DeclarationScope {
   private volatile boolean descendantsUnsettled;
   private final Declarations declared;
   private final Set<TargetPath> pendingContainers = new HashSet<>();
-  private final Set<StableKey> mounted = new HashSet<>();
-  final List<CompletableFuture<Boolean>> children = new ArrayList<>();
-  /** Background children mounted and waiting for a slot of their gate; under {@code children}. */
+  /**
+   * The keys of the children it mounted, in a drop only: elsewhere the run's set of mounted
+   * components finds a key mounted twice ({@link #reserve}), and a drop keeps none; made at the
+   * first mount.
+   */
+  private Set<StableKey> mountedInDrop;
+  /** Guards what it keeps about its background children, below. */
+  private final Object childrenLock = new Object();
+  /**
+   * Its background children mounted and not finished yet. A parent counts them rather than
+   * keeping their futures: a component mounting a million children kept a million futures,
+   * and a list of them, until it finished.
+   */
+  private int childrenRunning;
+  /** A background child's subtree failed (its future completed with false). */
+  private boolean childFailed;
+  /** An error of the engine's own stages that completed a child's future exceptionally. */
+  private Throwable childError;
+  /**
+   * Completes once its body has returned and every background child has finished ({@link
+   * #childrenFinished}); null until then.
+   */
+  private CompletableFuture<Void> childrenFinished;
+  /** Background children mounted and waiting for a slot of their gate. */
   private int childrenAwaitingSlot;
   /**
    * Completes when the children awaiting a slot are down to half the bound ({@link
-   * #awaitChildrenTakingSlots}); under {@code children}.
+   * #awaitChildrenTakingSlots}).
    */
   private CompletableFuture<Void> slotsTaken;
   private ComponentRecord stored;
@@ -211,20 +232,97 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     return new ComponentContext(run, this, childPath, null, null, false);
   }
 
+  /**
+   * Notes {@code childPath} as mounted in this run, unless it was already: its parent mounted
+   * {@code key} twice. The run's set of mounted components answers (a child's path is its
+   * parent's and its key), not a set of keys per parent, which a million children held beside it.
+   */
   private void reserve(StableKey key, TargetPath childPath) {
     checkOpen("mount a component");
-    synchronized (mounted) {
-      if (!mounted.add(key)) {
-        throw new IllegalStateException(
-            "component " + childPath + " is mounted twice by " + path
-                + ": every child component needs its own subpath");
+    boolean first;
+    if (run.mode == RunMode.DROP) {
+      synchronized (childrenLock) {
+        if (mountedInDrop == null) {
+          mountedInDrop = new HashSet<>();
+        }
+        first = mountedInDrop.add(key);
       }
+    } else {
+      first = run.visit(childPath);
+    }
+    if (!first) {
+      throw new IllegalStateException(
+          "component " + childPath + " is mounted twice by " + path
+              + ": every child component needs its own subpath");
     }
   }
 
-  private void addChild(CompletableFuture<Boolean> f) {
-    synchronized (children) {
-      children.add(f);
+  /** Counts a background child as running until {@code finished} completes. */
+  private void addChild(CompletableFuture<Boolean> finished) {
+    synchronized (childrenLock) {
+      childrenRunning++;
+    }
+    finished.whenComplete(this::childFinished);
+  }
+
+  private void childFinished(Boolean healthy, Throwable error) {
+    CompletableFuture<Void> done = null;
+    Throwable failed;
+    synchronized (childrenLock) {
+      if (error != null) {
+        if (childError == null) {
+          childError = error;
+        }
+      } else if (!healthy) {
+        childFailed = true;
+      }
+      if (--childrenRunning == 0) {
+        done = childrenFinished;
+      }
+      failed = childError;
+    }
+    if (done != null) {
+      complete(done, failed);
+    }
+  }
+
+  /**
+   * Completes once every background child has finished, as {@code allOf} their futures did:
+   * exceptionally if one of them did. Asked once, when its body has returned.
+   */
+  CompletableFuture<Void> childrenFinished() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Throwable failed;
+    synchronized (childrenLock) {
+      childrenFinished = done;
+      if (childrenRunning > 0) {
+        return done;
+      }
+      failed = childError;
+    }
+    complete(done, failed);
+    return done;
+  }
+
+  private static void complete(CompletableFuture<Void> done, Throwable error) {
+    if (error != null) {
+      done.completeExceptionally(error);
+    } else {
+      done.complete(null);
+    }
+  }
+
+  /** Whether every background child's subtree succeeded, once {@link #childrenFinished}. */
+  boolean childrenHealthy() {
+    synchronized (childrenLock) {
+      return !childFailed;
+    }
+  }
+
+  /** How many of its background children have not finished yet. */
+  int childrenRunning() {
+    synchronized (childrenLock) {
+      return childrenRunning;
     }
   }
 
@@ -242,7 +340,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     if (slot.isDone()) {
       return;
     }
-    synchronized (children) {
+    synchronized (childrenLock) {
       childrenAwaitingSlot++;
     }
     slot.whenComplete((v, e) -> childTookSlot());
@@ -250,7 +348,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
 
   private void childTookSlot() {
     CompletableFuture<Void> resume = null;
-    synchronized (children) {
+    synchronized (childrenLock) {
       childrenAwaitingSlot--;
       if (slotsTaken != null && childrenAwaitingSlot <= CHILDREN_AWAITING_SLOT / 2) {
         resume = slotsTaken;
@@ -269,7 +367,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
    */
   private void awaitChildrenTakingSlots() {
     CompletableFuture<Void> resume;
-    synchronized (children) {
+    synchronized (childrenLock) {
       if (childrenAwaitingSlot <= CHILDREN_AWAITING_SLOT) {
         return;
       }

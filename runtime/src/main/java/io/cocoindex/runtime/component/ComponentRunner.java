@@ -57,6 +57,7 @@ public final class ComponentRunner {
     ComponentContext root = new ComponentContext(run, null, TargetPath.ROOT, null, null, false);
     // Every worker runs the root (it registers the providers and mounts the components); only
     // mounted components are leased.
+    run.visit(root.path);
     mounted(root);
     CallerRuns own = new CallerRuns(run.componentPool, run.abortion());
     return own.join(runBody(root, c -> {
@@ -65,9 +66,11 @@ public final class ComponentRunner {
     }, own));
   }
 
-  /** Counts {@code ctx} as mounted by this run: its tracking is the run's, not an orphan's. */
+  /**
+   * Counts {@code ctx} as mounted by this run; its parent noted its path as mounted already
+   * ({@link Run#visit}), so that its tracking is the run's, not an orphan's.
+   */
   private static void mounted(ComponentContext ctx) {
-    ctx.run.visit(ctx.path);
     ctx.run.stats.componentMounted();
   }
 
@@ -303,12 +306,8 @@ public final class ComponentRunner {
       ComponentContext ctx, Throwable bodyError, Executor stages) {
     ctx.close();
     Run run = ctx.run;
-    List<CompletableFuture<Boolean>> children;
-    synchronized (ctx.children) {
-      children = List.copyOf(ctx.children);
-    }
-    return PoolStages.then(CompletableFuture.allOf(children.toArray(CompletableFuture[]::new)),
-            v -> finishAfterChildren(ctx, bodyError, children, stages), stages)
+    return PoolStages.then(ctx.childrenFinished(),
+            v -> finishAfterChildren(ctx, bodyError, stages), stages)
         .handle((ok, err) -> {
           ctx.release();
           run.stats.componentFinished();
@@ -324,11 +323,10 @@ public final class ComponentRunner {
         });
   }
 
-  private static CompletableFuture<Boolean> finishAfterChildren(ComponentContext ctx,
-      Throwable bodyError, List<CompletableFuture<Boolean>> children, Executor stages) {
+  private static CompletableFuture<Boolean> finishAfterChildren(
+      ComponentContext ctx, Throwable bodyError, Executor stages) {
     Run run = ctx.run;
-    boolean childrenHealthy = children.stream().allMatch(CompletableFuture::join)
-        && !ctx.foregroundChildFailed();
+    boolean childrenHealthy = ctx.childrenHealthy() && !ctx.foregroundChildFailed();
     if (bodyError != null) {
       run.protect(ctx.path);
       if (run.mode == RunMode.DROP) {
@@ -433,7 +431,6 @@ public final class ComponentRunner {
       // An input that cannot be fingerprinted (or a record that cannot be read) fails this child
       // alone, a stack overflow on a deep input too; its tracking is kept. Like every
       // component's future, this one completes normally.
-      run.visit(path);
       run.protect(path);
       run.stats.componentMounted();
       run.fail(path, e);
@@ -442,7 +439,6 @@ public final class ComponentRunner {
     }
     if (deps != null) { // a hit
       RuntimeException conflict = run.memoHit(path);
-      run.visit(path);
       run.protect(path);
       if (conflict != null) { // fails it, as a body declaring the state again would have
         run.stats.componentMounted();

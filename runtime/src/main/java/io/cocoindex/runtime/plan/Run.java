@@ -593,16 +593,16 @@ public final class Run {
   }
 
   /**
-   * Notes that {@code component} was mounted in this run: the sweep keeps its record.
+   * Notes that {@code component} was mounted in this run: the sweep keeps its record. A parent
+   * notes each child as it mounts it, so a child noted already is one its parent mounted twice.
    *
    * @param component the mounted component's path
+   * @return whether it was not noted before in this run; always true in a drop, which notes none
    */
-  public void visit(TargetPath component) {
+  public boolean visit(TargetPath component) {
     // A drop removes every component whether mounted or not: a million paths held for nothing
     // were a fifth of what ran a drop of a million components out of memory at -Xmx512m.
-    if (mode != RunMode.DROP) {
-      visited.add(component);
-    }
+    return mode == RunMode.DROP || visited.add(component);
   }
 
   /**
