@@ -179,19 +179,7 @@ class LostStoreWritesTest extends EngineTestBase {
     @Override
     public TargetReconcileOutput<RowAction, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
-      String k = Rows.keyText(key);
-      if (desired == null) {
-        if (prev.isEmpty() && !mayBeMissing) {
-          return null;
-        }
-        return TargetReconcileOutput.of(TargetAction.delete(new RowAction(k, null)), sink, null);
-      }
-      if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
-        return null;
-      }
-      RowAction r = new RowAction(k, desired);
-      return TargetReconcileOutput.of(
-          prev.isEmpty() ? TargetAction.create(r) : TargetAction.update(r), sink, desired);
+      return Rows.reconcileRow(key, desired, prev, mayBeMissing, sink);
     }
   }
 

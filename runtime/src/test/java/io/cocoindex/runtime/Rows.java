@@ -84,20 +84,29 @@ final class Rows {
     @Override
     public TargetReconcileOutput<RowAction, String> reconcile(
         StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
-      String k = keyText(key);
-      calls.add(new Call(k, desired, prev, mayBeMissing));
-      if (desired == null) {
-        if (prev.isEmpty() && !mayBeMissing) {
-          return null;
-        }
-        return TargetReconcileOutput.of(TargetAction.delete(new RowAction(k, null)), sink, null);
-      }
-      if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+      calls.add(new Call(keyText(key), desired, prev, mayBeMissing));
+      return reconcileRow(key, desired, prev, mayBeMissing, sink);
+    }
+  }
+
+  /**
+   * A row's reconcile onto {@code sink}: full CRUD with no-change detection, the tracking record
+   * the value.
+   */
+  static TargetReconcileOutput<RowAction, String> reconcileRow(StableKey key, String desired,
+      List<String> prev, boolean mayBeMissing, TargetActionSink<RowAction> sink) {
+    String k = keyText(key);
+    if (desired == null) {
+      if (prev.isEmpty() && !mayBeMissing) {
         return null;
       }
-      RowAction row = new RowAction(k, desired);
-      return TargetReconcileOutput.of(
-          prev.isEmpty() ? TargetAction.create(row) : TargetAction.update(row), sink, desired);
+      return TargetReconcileOutput.of(TargetAction.delete(new RowAction(k, null)), sink, null);
     }
+    if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+      return null;
+    }
+    RowAction row = new RowAction(k, desired);
+    return TargetReconcileOutput.of(
+        prev.isEmpty() ? TargetAction.create(row) : TargetAction.update(row), sink, desired);
   }
 }

@@ -4,18 +4,10 @@ import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.StableKey;
-import io.cocoindex.TargetAction;
-import io.cocoindex.TargetActionSink;
-import io.cocoindex.TargetHandler;
-import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,26 +19,11 @@ import org.junit.jupiter.api.io.TempDir;
 class FinishedChildrenTest {
   @TempDir Path dir;
 
-  /** Creates each row once; the sink notes the keys it was given. */
-  static final class Handler implements TargetHandler<String, String, String> {
-    final Set<String> applied = ConcurrentHashMap.newKeySet();
-    final TargetActionSink<String> sink = TargetActionSink.of(actions ->
-        actions.forEach(a -> applied.add(a.value())));
-
-    @Override
-    public TargetReconcileOutput<String, String> reconcile(
-        StableKey key, String desired, List<String> prev, boolean prevMayBeMissing) {
-      if (desired == null || (!prevMayBeMissing && prev.contains(desired))) {
-        return null;
-      }
-      return TargetReconcileOutput.of(TargetAction.create(desired), sink, desired);
-    }
-  }
-
   @Test
   void aBodyThatMountedThousandsOfChildrenCountsOnlyThoseNotFinished() {
     int children = 10_000;
-    Handler handler = new Handler();
+    // Creates each row once; its sink notes what it was given.
+    FinishedComponentTest.Handler handler = new FinishedComponentTest.Handler();
     AtomicInteger runningAtTheEndOfTheBody = new AtomicInteger(-1);
     try (App app = App.create("children", Environment.builder().dbPath(dir).build(), ctx -> {
       TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
