@@ -7,7 +7,6 @@ import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -90,8 +89,10 @@ public final class RunSettlement {
         writes.get(i).join();
       } catch (CompletionException e) {
         lost = lost != null ? lost : e;
-        for (TargetPath p = components.get(i); unsettled.add(p) && p.depth() > 0; p = p.parent()) {
-          // up to the nearest one noted already, whose ancestors are too
+        // Up to the nearest one noted already, whose ancestors are too.
+        TargetPath p = components.get(i);
+        while (unsettled.add(p) && p.depth() > 0) {
+          p = p.parent();
         }
       }
     }
@@ -103,11 +104,9 @@ public final class RunSettlement {
     }
     for (int from = 0; from < settled.size(); from += RECORDS_PER_READ) {
       List<StateWrite> memos = new ArrayList<>();
-      for (ComponentRecord record : stampedByThisRun(
+      for (ComponentRecord record : stillStamped(
           run, settled.subList(from, Math.min(from + RECORDS_PER_READ, settled.size())))) {
-        if (record != null) {
-          memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record), run.version));
-        }
+        memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record), run.version));
       }
       if (!memos.isEmpty()) {
         run.store.write(run.app, memos).join();
@@ -119,25 +118,19 @@ public final class RunSettlement {
   }
 
   /**
-   * For each of {@code components}, its record as stored if its memo still carries this run's
-   * stamp, else null: one not among {@link Run#stampedMemos}, one whose commit was lost (its
-   * states applied and never settled: its new memo must not be recorded), one whose memo was
-   * forgotten since.
+   * The records of {@code components}, whose memos this run stamped, that still carry its
+   * stamp as stored: not one whose commit was lost (its states applied and never settled: its
+   * new memo must not be recorded), nor one whose memo was forgotten since.
    */
-  private static List<ComponentRecord> stampedByThisRun(Run run, List<TargetPath> components) {
-    List<byte[]> paths = new ArrayList<>();
-    for (TargetPath c : components) {
-      if (run.stampedMemos.contains(c)) {
-        paths.add(c.encoded());
+  private static List<ComponentRecord> stillStamped(Run run, List<TargetPath> components) {
+    List<byte[]> paths = new ArrayList<>(components.size());
+    components.forEach(c -> paths.add(c.encoded()));
+    List<ComponentRecord> out = new ArrayList<>();
+    for (Optional<ComponentRecord> read : run.store.componentsAt(run.app, paths)) {
+      byte[] memo = read.map(ComponentRecord::memoFingerprint).orElse(null);
+      if (MemoStamp.isStamped(memo) && MemoStamp.runOf(memo) == run.version) {
+        out.add(read.get());
       }
-    }
-    Iterator<Optional<ComponentRecord>> read =
-        paths.isEmpty() ? null : run.store.componentsAt(run.app, paths).iterator();
-    List<ComponentRecord> out = new ArrayList<>(components.size());
-    for (TargetPath c : components) {
-      ComponentRecord record = run.stampedMemos.contains(c) ? read.next().orElse(null) : null;
-      byte[] memo = record == null ? null : record.memoFingerprint();
-      out.add(MemoStamp.isStamped(memo) && MemoStamp.runOf(memo) == run.version ? record : null);
     }
     return out;
   }
