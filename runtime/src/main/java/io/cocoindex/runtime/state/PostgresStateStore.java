@@ -762,6 +762,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       throw failure("read a component's target states", e);
     }
   }
+
   /** With the reads other threads make meanwhile, in one query per 500 components. */
   @Override
   public List<List<TrackedState>> ownedByEach(String app, List<byte[]> componentPaths) {
@@ -771,7 +772,6 @@ public final class PostgresStateStore extends JdbcStateStore {
       throw failure("read components' target states", e);
     }
   }
-
 
   @Override
   public List<TrackedState> getAll(String app, Collection<byte[]> paths) {

@@ -331,6 +331,7 @@ public final class SqliteStateStore extends JdbcStateStore {
   public List<TrackedState> ownedBy(String app, byte[] componentPath) {
     return read("read a component's target states", c -> chunks.ownedBy(c, app, componentPath));
   }
+
   /** In one read transaction: a query per component, without a connection taken for each. */
   @Override
   public List<List<TrackedState>> ownedByEach(String app, List<byte[]> componentPaths) {
@@ -342,7 +343,6 @@ public final class SqliteStateStore extends JdbcStateStore {
       return out;
     });
   }
-
 
   /** Several components' chunks in one range read of the chunks' index. */
   @Override
