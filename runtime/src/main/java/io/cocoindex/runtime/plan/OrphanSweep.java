@@ -576,18 +576,26 @@ public final class OrphanSweep {
    * components of one state each took 390 of them, about 0.6x the time in batches of 2,048.
    */
   private int staleBatchEnd(int from) {
-    int to = Math.min(work.stale.size(), from + work.sizes.staleBatch());
-    if (!run.store.exclusiveWhileLocked()) {
-      return to;
-    }
-    long states = 0;
+    return run.store.exclusiveWhileLocked()
+        ? partEnd(work.stale, from, work.sizes.staleBatch(), work.sizes.chunk(),
+            STALE_STATES_PER_BATCH)
+        : Math.min(work.stale.size(), from + work.sizes.staleBatch());
+  }
+
+  /**
+   * Where a part of the stale {@code components} starting at {@code from} ends: {@code least} of
+   * them (or what is left), then more, up to {@code most}, while their records count at most
+   * {@code states} states.
+   */
+  private int partEnd(List<TargetPath> components, int from, int least, int most, long states) {
+    int to = Math.min(components.size(), from + least);
+    int last = Math.min(components.size(), from + most);
+    long counted = 0;
     for (int i = from; i < to; i++) {
-      states += work.expectedStates(work.stale.get(i));
+      counted += work.expectedStates(components.get(i));
     }
-    int most = Math.min(work.stale.size(), from + work.sizes.chunk());
-    while (to < most
-        && states + work.expectedStates(work.stale.get(to)) <= STALE_STATES_PER_BATCH) {
-      states += work.expectedStates(work.stale.get(to++));
+    while (to < last && counted + work.expectedStates(components.get(to)) <= states) {
+      counted += work.expectedStates(components.get(to++));
     }
     return to;
   }
@@ -600,13 +608,8 @@ public final class OrphanSweep {
    * at a time: more than one component's at once, never the whole batch's when they are large.
    */
   private void addOwnedStates(List<TargetPath> components, SweepCandidates candidates) {
-    for (int from = 0; from < components.size(); ) {
-      int to = from + 1;
-      long states = work.expectedStates(components.get(from));
-      while (to < components.size()
-          && states + work.expectedStates(components.get(to)) <= STALE_STATES_PER_READ) {
-        states += work.expectedStates(components.get(to++));
-      }
+    for (int from = 0, to; from < components.size(); from = to) {
+      to = partEnd(components, from, 1, components.size(), STALE_STATES_PER_READ);
       List<TargetPath> part = components.subList(from, to);
       List<byte[]> paths = new ArrayList<>(part.size());
       part.forEach(p -> paths.add(p.encodedUnsafe()));
@@ -616,7 +619,6 @@ public final class OrphanSweep {
           candidates.add(s.path(), part.get(i), s.childGeneration() > 0);
         }
       }
-      from = to;
     }
   }
 
