@@ -34,15 +34,25 @@ abstract class EngineTestBase {
   }
 
   App app(String name, Consumer<Ctx> main) {
-    App app = App.create(name, environment(), main);
-    apps.add(app);
-    return app;
+    return app(name, environment(), main);
   }
 
   /** A new environment on this test's store (on SQLite: the embedded store under dbPath). */
   Environment environment() {
-    return ON_POSTGRES ? Environment.builder().stateStore(store()).build()
-        : Environment.builder().dbPath(dbPath).build();
+    return environmentBuilder().build();
+  }
+
+  /** A builder of {@link #environment()}, for a test that adds to it. */
+  Environment.Builder environmentBuilder() {
+    return ON_POSTGRES ? Environment.builder().stateStore(store())
+        : Environment.builder().dbPath(dbPath);
+  }
+
+  /** An app on {@code env}, closed after the test. */
+  App app(String name, Environment env, Consumer<Ctx> main) {
+    App app = App.create(name, env, main);
+    apps.add(app);
+    return app;
   }
 
   /** A store on this test's state, for inspection or decoration; closed after the test. */

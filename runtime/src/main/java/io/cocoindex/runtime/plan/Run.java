@@ -265,7 +265,7 @@ public final class Run {
     this.componentPool = componentPool;
     this.leases = new LeaseBatcher(store, app, componentPool);
     this.context = Map.copyOf(context);
-    this.listeners = List.copyOf(listeners);
+    this.listeners = new ActionListeners(app, listeners);
     this.startedEmpty = mode != RunMode.DROP && store.exclusiveWhileLocked()
         && !store.hasStates(app);
     this.settlesByRun = mode == RunMode.UPDATE && store.recordsSettledRuns();
@@ -403,7 +403,7 @@ public final class Run {
     }
   }
 
-  private final List<io.cocoindex.runtime.ActionListener> listeners;
+  private final ActionListeners listeners;
 
   /** Counts a component's committed actions (a refresh as unchanged) and tells the listeners. */
   void applied(List<Reconciliation> applied) {
@@ -418,9 +418,7 @@ public final class Run {
       counts[r.isRefresh() ? 3
           : r.action instanceof io.cocoindex.TargetAction.Create ? 0
           : r.action instanceof io.cocoindex.TargetAction.Update ? 1 : 2]++;
-      for (io.cocoindex.runtime.ActionListener l : listeners) {
-        l.applied(name, r.key, r.action);
-      }
+      listeners.tell(name, r.key, r.action);
     }
     flushApplied(provider, counts);
   }
@@ -479,6 +477,7 @@ public final class Run {
    * tells the store, once every action it applied has returned (see {@link StateStore#endedRuns}).
    */
   public void end() {
+    listeners.reportFailures();
     componentPool.unwatch(onTaskLost);
     SharedThreads.unwatchDeaths(onTaskLost);
     // After a lost task another of the run's may still be under way: the run is not told
