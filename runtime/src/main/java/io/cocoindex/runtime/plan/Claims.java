@@ -34,7 +34,7 @@ import java.util.Set;
  * a segment's arrays stay small enough to be rehashed in cache, and to be allocated young.
  *
  * <p>A claimed path is kept as its encoded bytes only, copied into large chunks (see {@link
- * Segment}): the table lives as long as the run, so whatever objects it holds are copied by the
+ * PathTable}): the table lives as long as the run, so whatever objects it holds are copied by the
  * young collections during the run, and a {@link TargetPath} drags its list of keys along (three
  * times the bytes).
  */
@@ -44,7 +44,7 @@ final class Claims {
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
   static final int SEGMENTS = 1 << SEGMENT_BITS;
 
-  private final Segment[] segments = new Segment[SEGMENTS];
+  private final PathTable[] segments = new PathTable[SEGMENTS];
 
   /** The components that acquired paths, by the index the segments keep for them. */
   private TargetPath[] owners = new TargetPath[64];
@@ -55,10 +55,9 @@ final class Claims {
    * takeover from a component that claimed before), and hashing every component into a map had
    * been about 3% of a warm rerun of small components.
    */
-  private final ArrayList<TargetPath> keptBy = new ArrayList<>();
-  private final ArrayList<DeclaredPaths> keptPaths = new ArrayList<>();
+  private final KeptDeclarations kept = new KeptDeclarations();
   /** The same, by component, from the first lookup on (null before). */
-  private Map<TargetPath, DeclaredPaths> keptIndex;
+  private Map<ByteKey, DeclaredPaths> keptIndex;
   /** Takeovers from components that had not claimed yet, by the component taken from. */
   private final Map<TargetPath, List<Takeover>> takenFrom = new HashMap<>();
   /**
@@ -69,7 +68,7 @@ final class Claims {
 
   Claims() {
     for (int i = 0; i < SEGMENTS; i++) {
-      segments[i] = new Segment();
+      segments[i] = new PathTable();
     }
   }
 
@@ -128,7 +127,7 @@ final class Claims {
       int owner = ownerIndex(component);
       for (DeclaredTarget declared : d.acquired()) {
         TargetPath path = declared.path();
-        int other = segmentOf(path).putIfAbsent(path, owner);
+        int other = segmentOf(path).putIfAbsent(path.hashCode(), path.encodedUnsafe(), owner);
         if (other >= 0 && !owners[other].equals(component)) {
           return new Conflict(declared, owners[other]);
         }
@@ -149,11 +148,20 @@ final class Claims {
       }
     }
     if (d.keptAny()) {
-      DeclaredPaths mine = new DeclaredPaths(d.declared());
-      kept(component, mine);
-      for (Takeover t : takenFrom.getOrDefault(component, List.of())) {
-        if (mine.holds(t.declared().path())) {
-          return new Conflict(t.declared(), t.by());
+      DeclaredPaths mine = null;
+      if (keptIndex != null) {
+        mine = DeclaredPaths.of(d.declared());
+        keptIndex.put(component.key(), mine);
+      } else {
+        kept.add(component, d.declared());
+      }
+      List<Takeover> takeovers = takenFrom.get(component);
+      if (takeovers != null && !takeovers.isEmpty()) {
+        mine = mine != null ? mine : DeclaredPaths.of(d.declared());
+        for (Takeover t : takeovers) {
+          if (mine.holds(t.declared().path())) {
+            return new Conflict(t.declared(), t.by());
+          }
         }
       }
     }
@@ -170,12 +178,16 @@ final class Claims {
     private final byte[] paths;
     private Set<ByteKey> set;
 
-    DeclaredPaths(List<DeclaredTarget> declared) {
+    DeclaredPaths(byte[] paths) {
+      this.paths = paths;
+    }
+
+    static DeclaredPaths of(List<DeclaredTarget> declared) {
       int size = 0;
       for (DeclaredTarget d : declared) {
         size += Integer.BYTES + d.path().encodedUnsafe().length;
       }
-      paths = new byte[size];
+      byte[] paths = new byte[size];
       int at = 0;
       for (DeclaredTarget d : declared) {
         byte[] path = d.path().encodedUnsafe();
@@ -183,6 +195,7 @@ final class Claims {
         System.arraycopy(path, 0, paths, at + Integer.BYTES, path.length);
         at += Integer.BYTES + path.length;
       }
+      return new DeclaredPaths(paths);
     }
 
     boolean holds(TargetPath path) {
@@ -196,15 +209,6 @@ final class Claims {
         }
       }
       return set.contains(path.key());
-    }
-  }
-
-  private void kept(TargetPath component, DeclaredPaths paths) {
-    if (keptIndex != null) {
-      keptIndex.put(component, paths);
-    } else {
-      keptBy.add(component);
-      keptPaths.add(paths);
     }
   }
 
@@ -244,14 +248,13 @@ final class Claims {
   /** What {@code component} declared, if it claimed and kept paths it owned; else null. */
   private DeclaredPaths declaredBy(TargetPath component) {
     if (keptIndex == null) {
-      keptIndex = new HashMap<>(Math.max(16, 2 * keptBy.size()));
-      for (int i = 0; i < keptBy.size(); i++) {
-        keptIndex.put(keptBy.get(i), keptPaths.get(i)); // a later claim wins, as a put did
-      }
-      keptBy.clear();
-      keptPaths.clear();
+      Map<ByteKey, DeclaredPaths> index = new HashMap<>();
+      // a later claim wins, as a put does
+      kept.forEach((c, declared) -> index.put(ByteKey.of(c), new DeclaredPaths(declared)));
+      kept.clear();
+      keptIndex = index;
     }
-    return keptIndex.get(component);
+    return keptIndex.get(component.key());
   }
 
   private int ownerIndex(TargetPath component) {
@@ -267,14 +270,14 @@ final class Claims {
    * declare (what the orphan sweep asks about), that is whether any component declared it.
    */
   synchronized boolean contains(TargetPath path) {
-    return segmentOf(path).find(path) >= 0;
+    return segmentOf(path).find(path.hashCode(), path.encodedUnsafe()) >= 0;
   }
 
   /** The component that acquired {@code path} in this run, or null if none did. */
   synchronized TargetPath acquiredBy(TargetPath path) {
-    Segment segment = segmentOf(path);
-    int slot = segment.find(path);
-    return slot >= 0 ? owners[segment.ownerAt(slot)] : null;
+    PathTable segment = segmentOf(path);
+    int slot = segment.find(path.hashCode(), path.encodedUnsafe());
+    return slot >= 0 ? owners[segment.valueAt(slot)] : null;
   }
 
   /**
@@ -289,184 +292,13 @@ final class Claims {
     }
     Arrays.fill(owners, 0, ownerCount, null);
     ownerCount = 0;
-    keptBy.clear();
-    keptBy.trimToSize();
-    keptPaths.clear();
-    keptPaths.trimToSize();
+    kept.clear();
     keptIndex = null;
     takenFrom.clear();
     memoHits.clear();
   }
 
-  private Segment segmentOf(TargetPath path) {
-    return segments[spread(path.hashCode()) >>> (32 - SEGMENT_BITS)];
-  }
-
-  /** Linear probing wants the low bits mixed; paths hash well, but not for this table alone. */
-  private static int spread(int h) {
-    return h ^ (h >>> 16);
-  }
-
-  /**
-   * One open-addressed table, at most half full. Its first array is allocated at its first
-   * claim: a rerun claims few paths, and most segments none.
-   *
-   * <p>A slot is four adjacent ints (the path's hash, where its bytes are, how many, and the
-   * claiming component's index), so that a claim touches one cache line of the table rather than
-   * one in each of four arrays: about a tenth less per claim of 100k paths, measured alone.
-   * A first run still pays a cache miss per path here.
-   *
-   * <p>A claimed path's bytes are copied into the segment's chunks rather than kept as the
-   * path's own array. The table lives as long as the run, so a million small arrays held by it
-   * were each copied by a young collection and promoted, and every new reference to one dirtied
-   * a card of the old table that the next young collection scanned: at a million states that
-   * was about an eighth of a rerun (when reruns claimed every path). Chunks are few, large
-   * objects, and the table holds ints.
-   */
-  private static final class Segment {
-    /** Ints per slot, and their offsets in it. */
-    private static final int STRIDE = 4;
-    private static final int HASH = 0;
-    private static final int LOCATION = 1;
-    private static final int LENGTH = 2;
-    private static final int OWNER = 3;
-    private static final int[] NO_SLOTS = new int[STRIDE];
-    /**
-     * Bytes per chunk at most: well below the size the collector allocates outside the young
-     * space. A segment's first chunk is smaller, and each next one twice as large up to this: a
-     * run declaring a few hundred states should not allocate a full chunk per segment.
-     */
-    private static final int CHUNK_BITS = 16;
-    private static final int CHUNK = 1 << CHUNK_BITS;
-    private static final int FIRST_CHUNK = 1 << 10;
-    private static final byte[][] NO_CHUNKS = new byte[0][];
-
-    /** Slots to allocate at the first claim. */
-    private static final int FIRST_SLOTS = 16;
-    /**
-     * Per slot: the path's hash with its low bit set ({@link #stored}; 0 marks a free slot), where
-     * its bytes are (the chunk's index above the low {@link #CHUNK_BITS} bits, the offset in
-     * them) and how many, and the index of its component.
-     */
-    private int[] slots = NO_SLOTS;
-    private int size;
-    private byte[][] chunks = NO_CHUNKS;
-    private int chunkCount;
-    /** The chunk being filled (-1: none yet), and how many of its bytes are used. */
-    private int filling = -1;
-    private int used;
-
-    private int capacity() {
-      return slots.length / STRIDE;
-    }
-
-    /** The component index that claimed {@code path} before, or -1 after claiming it now. */
-    int putIfAbsent(TargetPath path, int owner) {
-      if (slots == NO_SLOTS) {
-        slots = new int[FIRST_SLOTS * STRIDE];
-      }
-      int i = find(path);
-      if (i >= 0) {
-        return slots[i * STRIDE + OWNER];
-      }
-      if (2 * (size + 1) > capacity()) {
-        grow();
-        i = find(path);
-      }
-      int at = ~i * STRIDE;
-      byte[] encoded = path.encodedUnsafe();
-      slots[at + HASH] = stored(path.hashCode());
-      slots[at + LOCATION] = append(encoded);
-      slots[at + LENGTH] = encoded.length;
-      slots[at + OWNER] = owner;
-      size++;
-      return -1;
-    }
-
-    /** The component index that claimed the path in {@code slot} (as {@link #find} gives it). */
-    int ownerAt(int slot) {
-      return slots[slot * STRIDE + OWNER];
-    }
-
-    /** The slot holding {@code path}, or {@code ~slot} of the free slot where it would go. */
-    int find(TargetPath path) {
-      int h = stored(path.hashCode());
-      int mask = capacity() - 1;
-      for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
-        int at = slots[i * STRIDE + HASH];
-        if (at == 0) {
-          return ~i;
-        }
-        if (at == h && sameBytes(i * STRIDE, path.encodedUnsafe())) {
-          return i;
-        }
-      }
-    }
-
-    /** A hash as the table keeps it: never 0, which marks a free slot. */
-    private static int stored(int hash) {
-      return hash | 1;
-    }
-
-    private boolean sameBytes(int at, byte[] encoded) {
-      if (slots[at + LENGTH] != encoded.length) {
-        return false;
-      }
-      int location = slots[at + LOCATION];
-      int offset = location & (CHUNK - 1);
-      return Arrays.equals(chunks[location >>> CHUNK_BITS], offset, offset + encoded.length,
-          encoded, 0, encoded.length);
-    }
-
-    /** Copies {@code bytes} into the chunks; returns where (chunk index, then offset). */
-    private int append(byte[] bytes) {
-      int n = bytes.length;
-      if (n > CHUNK / 4) {
-        return addChunk(bytes.clone()) << CHUNK_BITS; // a long path: a chunk of its own
-      }
-      if (filling < 0 || used + n > chunks[filling].length) {
-        int next = filling < 0 ? FIRST_CHUNK : Math.min(CHUNK, 2 * chunks[filling].length);
-        filling = addChunk(new byte[Math.max(next, n)]);
-        used = 0;
-      }
-      System.arraycopy(bytes, 0, chunks[filling], used, n);
-      int location = (filling << CHUNK_BITS) | used;
-      used += n;
-      return location;
-    }
-
-    private int addChunk(byte[] chunk) {
-      if (chunkCount == chunks.length) {
-        chunks = Arrays.copyOf(chunks, Math.max(4, chunkCount * 2));
-      }
-      chunks[chunkCount] = chunk;
-      return chunkCount++;
-    }
-
-    private void grow() {
-      int[] old = slots;
-      slots = new int[old.length * 2];
-      int mask = capacity() - 1;
-      for (int j = 0; j < old.length; j += STRIDE) {
-        int h = old[j + HASH];
-        if (h == 0) {
-          continue;
-        }
-        int i = spread(h) & mask;
-        while (slots[i * STRIDE + HASH] != 0) {
-          i = (i + 1) & mask;
-        }
-        System.arraycopy(old, j, slots, i * STRIDE, STRIDE);
-      }
-    }
-
-    void clear() {
-      slots = NO_SLOTS;
-      chunks = NO_CHUNKS;
-      chunkCount = 0;
-      filling = -1;
-      used = 0;
-      size = 0;
-    }
+  private PathTable segmentOf(TargetPath path) {
+    return segments[PathTable.spread(path.hashCode()) >>> (32 - SEGMENT_BITS)];
   }
 }

@@ -122,7 +122,7 @@ public final class Run {
   /** Target state path -> the component that declared it in this run. */
   final Claims claims;
   /** Components mounted in this run (none in a drop, which removes every one). */
-  final Set<TargetPath> visited = ConcurrentHashMap.newKeySet();
+  final MountedComponents visited = new MountedComponents();
   /**
    * The paths declared by component bodies that then threw (their declarations discarded): the
    * sweep keeps them, so that a state moved to a component that failed is not deleted under it.
@@ -728,8 +728,7 @@ public final class Run {
         ? componentScan.pathsBelow(component.encodedUnsafe())
         : store.componentPathsBelow(app, component.encodedUnsafe());
     for (byte[] path : below) {
-      TargetPath p = TargetPath.decode(path);
-      if (!visited.contains(p) && !isProtected(p)) {
+      if (!visited.contains(path) && !isProtected(TargetPath.decode(path))) {
         return true;
       }
     }

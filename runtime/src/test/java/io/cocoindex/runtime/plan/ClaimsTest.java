@@ -223,4 +223,38 @@ class ClaimsTest {
     assertThat(takeOver(takerFirst, B, rows(20_000, 40_000), A)).isNull();
     assertThat(keep(takerFirst, A, rows(0, 20_000))).isNull();
   }
+
+  @Test
+  void everyOwnerAmongThousandsThatKeptPathsIsFoundByATakeoverFromIt() {
+    // Enough owners to fill several chunks of what they declared, and one so large that it is
+    // kept apart, between the others.
+    Claims claims = new Claims();
+    List<TargetPath> owners = new ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      TargetPath owner = TargetPath.of(List.of(StableKey.of("owner"), StableKey.of((long) i)));
+      owners.add(owner);
+      List<DeclaredTarget> declared = i == 1_500 ? rows(1_000_000, 1_005_000)
+          : rows(10L * i, 10L * i + 10);
+      assertThat(keep(claims, owner, declared)).isNull();
+    }
+
+    Claims.Conflict first = takeOver(claims, B, rows(3, 4), owners.get(0));
+    Claims.Conflict large = takeOver(claims, B, rows(1_004_999, 1_005_000), owners.get(1_500));
+    Claims.Conflict last = takeOver(claims, B, rows(29_999, 30_000), owners.get(2_999));
+
+    assertThat(first.other()).isEqualTo(owners.get(0));
+    assertThat(large.other()).isEqualTo(owners.get(1_500));
+    assertThat(last.other()).isEqualTo(owners.get(2_999));
+    assertThat(takeOver(claims, B, rows(15_000, 15_001), owners.get(1_500))).isNull();
+  }
+
+  @Test
+  void aComponentClaimingAgainIsJudgedByWhatItDeclaredLast() {
+    Claims claims = new Claims();
+    assertThat(keep(claims, A, rows(0, 10))).isNull();
+    assertThat(keep(claims, A, rows(0, 5))).isNull();
+
+    assertThat(takeOver(claims, B, rows(7, 8), A)).isNull();
+    assertThat(takeOver(claims, B, rows(3, 4), A).other()).isEqualTo(A);
+  }
 }

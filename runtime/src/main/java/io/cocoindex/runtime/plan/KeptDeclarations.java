@@ -1,0 +1,116 @@
+package io.cocoindex.runtime.plan;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What each component that kept paths it owned declared in this run, appended in the order they
+ * claimed, for {@link Claims} to look up only if a takeover from one of them comes (most runs see
+ * none). A component is its path's bytes, then the bytes of every path it declared, each with its
+ * length before it in 4 bytes, copied into large chunks: nothing is kept per component but its
+ * bytes. Kept as objects (a list slot, the component's {@link TargetPath} with its key, the array
+ * of its declared paths and its holder), a million components of one state each held about 100
+ * bytes apiece to the run's end beside the bytes.
+ *
+ * <p>Not thread-safe; {@link Claims} locks.
+ */
+final class KeptDeclarations {
+  static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+  /** Bytes per chunk at most; a component needing more than a quarter of that has its own. */
+  private static final int CHUNK = 1 << 16;
+  private static final int FIRST_CHUNK = 1 << 10;
+
+  private byte[][] chunks = new byte[0][];
+  /** How many bytes of each chunk are used. */
+  private int[] used = new int[0];
+  private int chunkCount;
+  /** The chunk being filled, or -1. */
+  private int filling = -1;
+
+  /** What {@link #forEach} hands over: a component and the paths it declared. */
+  interface Visitor {
+    /**
+     * @param component the component's encoded path (a copy)
+     * @param declared its declared paths, each as its length in 4 bytes and then its bytes (a
+     *     copy)
+     */
+    void visit(byte[] component, byte[] declared);
+  }
+
+  /** Appends {@code component}, which declared {@code declared}. */
+  void add(TargetPath component, List<DeclaredTarget> declared) {
+    byte[] path = component.encodedUnsafe();
+    int size = 2 * Integer.BYTES + path.length;
+    for (DeclaredTarget d : declared) {
+      size += Integer.BYTES + d.path().encodedUnsafe().length;
+    }
+    int chunk = chunkFor(size);
+    byte[] into = chunks[chunk];
+    int at = used[chunk];
+    at = put(into, at, path);
+    INT.set(into, at, size - 2 * Integer.BYTES - path.length);
+    at += Integer.BYTES;
+    for (DeclaredTarget d : declared) {
+      at = put(into, at, d.path().encodedUnsafe());
+    }
+    used[chunk] = at;
+  }
+
+  /** Hands every component appended over, in the order they were appended. */
+  void forEach(Visitor visitor) {
+    for (int c = 0; c < chunkCount; c++) {
+      byte[] chunk = chunks[c];
+      for (int at = 0; at < used[c]; ) {
+        int length = (int) INT.get(chunk, at);
+        at += Integer.BYTES;
+        byte[] component = Arrays.copyOfRange(chunk, at, at + length);
+        at += length;
+        int declaredLength = (int) INT.get(chunk, at);
+        at += Integer.BYTES;
+        visitor.visit(component, Arrays.copyOfRange(chunk, at, at + declaredLength));
+        at += declaredLength;
+      }
+    }
+  }
+
+  /** Lets go of the chunks, which may have reached the old generation. */
+  void clear() {
+    chunks = new byte[0][];
+    used = new int[0];
+    chunkCount = 0;
+    filling = -1;
+  }
+
+  /** Writes {@code bytes} with their length before them; returns where the next write goes. */
+  private static int put(byte[] into, int at, byte[] bytes) {
+    INT.set(into, at, bytes.length);
+    System.arraycopy(bytes, 0, into, at + Integer.BYTES, bytes.length);
+    return at + Integer.BYTES + bytes.length;
+  }
+
+  /** The chunk with room for {@code size} more bytes, added if none has. */
+  private int chunkFor(int size) {
+    if (size > CHUNK / 4) {
+      return addChunk(size); // the chunk being filled stays so
+    }
+    if (filling < 0 || used[filling] + size > chunks[filling].length) {
+      int next = filling < 0 ? FIRST_CHUNK : Math.min(CHUNK, 2 * chunks[filling].length);
+      filling = addChunk(Math.max(next, size));
+    }
+    return filling;
+  }
+
+  private int addChunk(int size) {
+    if (chunkCount == chunks.length) {
+      int n = Math.max(4, 2 * chunkCount);
+      chunks = Arrays.copyOf(chunks, n);
+      used = Arrays.copyOf(used, n);
+    }
+    chunks[chunkCount] = new byte[size];
+    return chunkCount++;
+  }
+}
