@@ -70,9 +70,10 @@ public final class Tree {
     String phaseList = option(rest, "--phases");
     List<String> phases = List.of(
         (phaseList == null ? "cold,warm,change,remove,again,drop" : phaseList).split(","));
-    if (rest.size() != 1) {
+    if (rest.size() != 1 || !rest.get(0).matches("[1-9][0-9]*(x[1-9][0-9]*)+")) {
       System.err.println("usage: Tree <fan-out>x...x<states per leaf> [--memo levels]"
-          + " [--pg url] [--phases cold,warm,change,remove,again,drop]");
+          + " [--pg url] [--phases cold,warm,change,remove,again,drop]"
+          + (rest.isEmpty() ? "" : " (given: " + String.join(" ", rest) + ")"));
       System.exit(2);
     }
     int[] shape = Arrays.stream(rest.get(0).split("x")).mapToInt(Integer::parseInt).toArray();

@@ -18,18 +18,9 @@ import java.util.List;
  * <p>Not thread-safe; {@link Claims} locks.
  */
 final class KeptDeclarations {
-  static final VarHandle INT =
+  private static final VarHandle INT =
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
-  /** Bytes per chunk at most; a component needing more than a quarter of that has its own. */
-  private static final int CHUNK = 1 << 16;
-  private static final int FIRST_CHUNK = 1 << 10;
-
-  private byte[][] chunks = new byte[0][];
-  /** How many bytes of each chunk are used. */
-  private int[] used = new int[0];
-  private int chunkCount;
-  /** The chunk being filled, or -1. */
-  private int filling = -1;
+  private final ByteChunks chunks = new ByteChunks();
 
   /** What {@link #forEach} hands over: a component and the paths it declared. */
   interface Visitor {
@@ -48,23 +39,21 @@ final class KeptDeclarations {
     for (DeclaredTarget d : declared) {
       size += Integer.BYTES + d.path().encodedUnsafe().length;
     }
-    int chunk = chunkFor(size);
-    byte[] into = chunks[chunk];
-    int at = used[chunk];
-    at = put(into, at, path);
+    int location = chunks.reserve(size);
+    byte[] into = chunks.chunkAt(location);
+    int at = put(into, ByteChunks.offsetOf(location), path);
     INT.set(into, at, size - 2 * Integer.BYTES - path.length);
     at += Integer.BYTES;
     for (DeclaredTarget d : declared) {
       at = put(into, at, d.path().encodedUnsafe());
     }
-    used[chunk] = at;
   }
 
   /** Hands every component appended over, in the order they were appended. */
   void forEach(Visitor visitor) {
-    for (int c = 0; c < chunkCount; c++) {
-      byte[] chunk = chunks[c];
-      for (int at = 0; at < used[c]; ) {
+    for (int c = 0; c < chunks.chunkCount(); c++) {
+      byte[] chunk = chunks.chunk(c);
+      for (int at = 0; at < chunks.used(c); ) {
         int length = (int) INT.get(chunk, at);
         at += Integer.BYTES;
         byte[] component = Arrays.copyOfRange(chunk, at, at + length);
@@ -79,10 +68,7 @@ final class KeptDeclarations {
 
   /** Lets go of the chunks, which may have reached the old generation. */
   void clear() {
-    chunks = new byte[0][];
-    used = new int[0];
-    chunkCount = 0;
-    filling = -1;
+    chunks.clear();
   }
 
   /** Writes {@code bytes} with their length before them; returns where the next write goes. */
@@ -90,27 +76,5 @@ final class KeptDeclarations {
     INT.set(into, at, bytes.length);
     System.arraycopy(bytes, 0, into, at + Integer.BYTES, bytes.length);
     return at + Integer.BYTES + bytes.length;
-  }
-
-  /** The chunk with room for {@code size} more bytes, added if none has. */
-  private int chunkFor(int size) {
-    if (size > CHUNK / 4) {
-      return addChunk(size); // the chunk being filled stays so
-    }
-    if (filling < 0 || used[filling] + size > chunks[filling].length) {
-      int next = filling < 0 ? FIRST_CHUNK : Math.min(CHUNK, 2 * chunks[filling].length);
-      filling = addChunk(Math.max(next, size));
-    }
-    return filling;
-  }
-
-  private int addChunk(int size) {
-    if (chunkCount == chunks.length) {
-      int n = Math.max(4, 2 * chunkCount);
-      chunks = Arrays.copyOf(chunks, n);
-      used = Arrays.copyOf(used, n);
-    }
-    chunks[chunkCount] = new byte[size];
-    return chunkCount++;
   }
 }

@@ -13,13 +13,10 @@ import java.util.Arrays;
  * a tenth less per claim of 100k paths, measured alone. A first run still pays a cache miss per
  * path here.
  *
- * <p>A path's bytes are copied into the table's chunks rather than kept as the path's own array,
- * and the path itself is not kept. The table lives as long as the run, so a million small arrays
- * held by it were each copied by a young collection and promoted, and every new reference to one
- * dirtied a card of the old table that the next young collection scanned: at a million states
- * that was about an eighth of a rerun (when reruns claimed every path). Chunks are few, large
- * objects, and the table holds ints. A path kept as a {@link TargetPath} would also keep its
- * keys and its parent: about three times its bytes.
+ * <p>A path's bytes are copied into {@link ByteChunks} rather than kept as the path's own array,
+ * and the path itself is not kept: at a million states, a million small arrays held by the table
+ * of claims were about an eighth of a rerun (when reruns claimed every path), and a path kept as
+ * a {@link TargetPath} would also keep its keys and its parent, about three times its bytes.
  */
 final class PathTable {
   /** Ints per slot, and their offsets in it. */
@@ -29,30 +26,15 @@ final class PathTable {
   private static final int LENGTH = 2;
   private static final int VALUE = 3;
   private static final int[] NO_SLOTS = new int[STRIDE];
-  /**
-   * Bytes per chunk at most: well below the size the collector allocates outside the young
-   * space. A table's first chunk is smaller, and each next one twice as large up to this: a run
-   * declaring a few hundred states should not allocate a full chunk per table.
-   */
-  private static final int CHUNK_BITS = 16;
-  private static final int CHUNK = 1 << CHUNK_BITS;
-  private static final int FIRST_CHUNK = 1 << 10;
-  private static final byte[][] NO_CHUNKS = new byte[0][];
-
   /** Slots to allocate at the first put. */
   private static final int FIRST_SLOTS = 16;
   /**
    * Per slot: the path's hash with its low bit set ({@link #stored}; 0 marks a free slot), where
-   * its bytes are (the chunk's index above the low {@link #CHUNK_BITS} bits, the offset in them)
-   * and how many, and its value.
+   * its bytes are in {@link #bytes} and how many, and its value.
    */
   private int[] slots = NO_SLOTS;
   private int size;
-  private byte[][] chunks = NO_CHUNKS;
-  private int chunkCount;
-  /** The chunk being filled (-1: none yet), and how many of its bytes are used. */
-  private int filling = -1;
-  private int used;
+  private final ByteChunks bytes = new ByteChunks();
 
   /**
    * Linear probing wants the low bits mixed; paths hash well ({@link
@@ -90,7 +72,7 @@ final class PathTable {
     }
     int at = ~i * STRIDE;
     slots[at + HASH] = stored(hash);
-    slots[at + LOCATION] = append(encoded);
+    slots[at + LOCATION] = bytes.append(encoded);
     slots[at + LENGTH] = encoded.length;
     slots[at + VALUE] = value;
     size++;
@@ -127,34 +109,9 @@ final class PathTable {
       return false;
     }
     int location = slots[at + LOCATION];
-    int offset = location & (CHUNK - 1);
-    return Arrays.equals(chunks[location >>> CHUNK_BITS], offset, offset + encoded.length,
+    int offset = ByteChunks.offsetOf(location);
+    return Arrays.equals(bytes.chunkAt(location), offset, offset + encoded.length,
         encoded, 0, encoded.length);
-  }
-
-  /** Copies {@code bytes} into the chunks; returns where (chunk index, then offset). */
-  private int append(byte[] bytes) {
-    int n = bytes.length;
-    if (n > CHUNK / 4) {
-      return addChunk(bytes.clone()) << CHUNK_BITS; // a long path: a chunk of its own
-    }
-    if (filling < 0 || used + n > chunks[filling].length) {
-      int next = filling < 0 ? FIRST_CHUNK : Math.min(CHUNK, 2 * chunks[filling].length);
-      filling = addChunk(new byte[Math.max(next, n)]);
-      used = 0;
-    }
-    System.arraycopy(bytes, 0, chunks[filling], used, n);
-    int location = (filling << CHUNK_BITS) | used;
-    used += n;
-    return location;
-  }
-
-  private int addChunk(byte[] chunk) {
-    if (chunkCount == chunks.length) {
-      chunks = Arrays.copyOf(chunks, Math.max(4, chunkCount * 2));
-    }
-    chunks[chunkCount] = chunk;
-    return chunkCount++;
   }
 
   private void grow() {
@@ -177,10 +134,7 @@ final class PathTable {
   /** Lets go of every path (and the arrays, which may have reached the old generation). */
   void clear() {
     slots = NO_SLOTS;
-    chunks = NO_CHUNKS;
-    chunkCount = 0;
-    filling = -1;
-    used = 0;
+    bytes.clear();
     size = 0;
   }
 }

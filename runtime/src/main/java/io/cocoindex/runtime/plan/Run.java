@@ -164,10 +164,10 @@ public final class Run {
   /**
    * The components whose memo was written stamped with this run ({@link MemoStamp}): a run that
    * is not recorded as settled settles their states one by one, and writes their memos again
-   * unstamped. Their paths only: the records are read back then (a failed run's path), and a
-   * million memoized components had their records held to the run's end.
+   * unstamped. Their paths' bytes only: the records are read back then (a failed run's path),
+   * and a million memoized components had their records held to the run's end.
    */
-  final Set<TargetPath> stampedMemos = ConcurrentHashMap.newKeySet();
+  final PathLog stampedMemos = new PathLog();
 
   /**
    * States that were containers, declared (and committed) in this run without a child provider:

@@ -6,7 +6,9 @@ import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -96,22 +98,17 @@ public final class RunSettlement {
         }
       }
     }
-    List<TargetPath> settled = new ArrayList<>();
-    for (TargetPath component : run.stampedMemos) {
-      if (!unsettled.contains(component)) {
-        settled.add(component);
-      }
-    }
-    for (int from = 0; from < settled.size(); from += RECORDS_PER_READ) {
+    run.stampedMemos.forEachBatch(RECORDS_PER_READ, stamped -> {
+      Set<TargetPath> settled = new LinkedHashSet<>(stamped);
+      settled.removeAll(unsettled);
       List<StateWrite> memos = new ArrayList<>();
-      for (ComponentRecord record : stillStamped(
-          run, settled.subList(from, Math.min(from + RECORDS_PER_READ, settled.size())))) {
+      for (ComponentRecord record : stillStamped(run, settled)) {
         memos.add(new StateWrite.PutComponent(MemoStamp.unstamped(record), run.version));
       }
       if (!memos.isEmpty()) {
         run.store.write(run.app, memos).join();
       }
-    }
+    });
     if (lost != null) {
       throw lost;
     }
@@ -122,7 +119,7 @@ public final class RunSettlement {
    * stamp as stored: not one whose commit was lost (its states applied and never settled: its
    * new memo must not be recorded), nor one whose memo was forgotten since.
    */
-  private static List<ComponentRecord> stillStamped(Run run, List<TargetPath> components) {
+  private static List<ComponentRecord> stillStamped(Run run, Collection<TargetPath> components) {
     List<byte[]> paths = new ArrayList<>(components.size());
     components.forEach(c -> paths.add(c.encoded()));
     List<ComponentRecord> out = new ArrayList<>();
