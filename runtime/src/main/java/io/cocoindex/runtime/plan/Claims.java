@@ -62,9 +62,10 @@ final class Claims {
   private final Map<TargetPath, List<Takeover>> takenFrom = new HashMap<>();
   /**
    * The memoized components whose memos hit in this run: each declares again, by its memo, every
-   * state its subtree owns, without claiming them.
+   * state its subtree owns, without claiming them. Their paths' bytes: as a set of paths, a
+   * million memo hits kept each path with its key and a map node to the run's end.
    */
-  private final Set<TargetPath> memoHits = new HashSet<>();
+  private final PathTable memoHits = new PathTable();
 
   Claims() {
     for (int i = 0; i < SEGMENTS; i++) {
@@ -220,7 +221,7 @@ final class Claims {
    * takeover that comes after this is the taker's conflict ({@link #claim}).
    */
   synchronized Conflict memoHit(TargetPath component) {
-    memoHits.add(component);
+    memoHits.putIfAbsent(component.hashCode(), component.encodedUnsafe(), 0);
     for (Map.Entry<TargetPath, List<Takeover>> e : takenFrom.entrySet()) {
       if (e.getKey().startsWith(component) && !e.getValue().isEmpty()) {
         Takeover t = e.getValue().get(0);
@@ -236,7 +237,7 @@ final class Claims {
       return false;
     }
     for (TargetPath p = owner; ; p = p.parent()) {
-      if (memoHits.contains(p)) {
+      if (memoHits.find(p.hashCode(), p.encodedUnsafe()) >= 0) {
         return true;
       }
       if (p.depth() == 0) {

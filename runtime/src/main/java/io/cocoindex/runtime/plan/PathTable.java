@@ -53,6 +53,10 @@ final class PathTable {
     return size;
   }
 
+  boolean isEmpty() {
+    return size == 0;
+  }
+
   /**
    * Puts {@code encoded} (whose hash is {@code hash}) with {@code value} unless it is there.
    *
