@@ -92,6 +92,11 @@ final class ByteChunks {
   }
 
   private int addChunk(int size) {
+    if (chunkCount == 1 << (Integer.SIZE - CHUNK_BITS)) {
+      // A place is an int: past this, the chunk's index no longer fits in its high bits.
+      throw new IllegalStateException("a run-wide table of paths outgrew " + chunkCount
+          + " chunks of bytes");
+    }
     if (chunkCount == chunks.length) {
       int n = Math.max(4, 2 * chunkCount);
       chunks = Arrays.copyOf(chunks, n);
