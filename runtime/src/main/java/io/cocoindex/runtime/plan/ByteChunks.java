@@ -1,5 +1,8 @@
 package io.cocoindex.runtime.plan;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -10,6 +13,8 @@ import java.util.Arrays;
  * low {@link #CHUNK_BITS} bits, the offset in it below. Not thread-safe; its owner locks.
  */
 final class ByteChunks {
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
   static final int CHUNK_BITS = 16;
   /**
    * Bytes per chunk at most: well below the size the collector allocates outside the young
@@ -58,6 +63,37 @@ final class ByteChunks {
     int location = reserve(bytes.length);
     System.arraycopy(bytes, 0, chunkAt(location), offsetOf(location), bytes.length);
     return location;
+  }
+
+  /** Copies {@code bytes} in after their length in 4 bytes; returns where, as {@link #reserve}. */
+  int appendSized(byte[] bytes) {
+    int location = reserve(Integer.BYTES + bytes.length);
+    byte[] chunk = chunkAt(location);
+    int at = offsetOf(location);
+    INT.set(chunk, at, bytes.length);
+    System.arraycopy(bytes, 0, chunk, at + Integer.BYTES, bytes.length);
+    return location;
+  }
+
+  /** A copy of the bytes {@link #appendSized} put at {@code location}. */
+  byte[] sizedAt(int location) {
+    byte[] chunk = chunkAt(location);
+    int at = offsetOf(location);
+    int length = (int) INT.get(chunk, at);
+    return Arrays.copyOfRange(chunk, at + Integer.BYTES, at + Integer.BYTES + length);
+  }
+
+  /** Whether {@link #appendSized} put {@code bytes} at {@code location}. */
+  boolean sizedEquals(int location, byte[] bytes) {
+    byte[] chunk = chunkAt(location);
+    int at = offsetOf(location) + Integer.BYTES;
+    return (int) INT.get(chunk, at - Integer.BYTES) == bytes.length
+        && Arrays.equals(chunk, at, at + bytes.length, bytes, 0, bytes.length);
+  }
+
+  /** The length {@link #appendSized} wrote at {@code offset} of {@code chunk}. */
+  static int sizeAt(byte[] chunk, int offset) {
+    return (int) INT.get(chunk, offset);
   }
 
   byte[] chunkAt(int location) {

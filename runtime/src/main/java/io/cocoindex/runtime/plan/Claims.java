@@ -47,8 +47,14 @@ final class Claims {
   private final PathTable[] segments = new PathTable[SEGMENTS];
 
   /** The components that acquired paths, by the index the segments keep for them. */
-  private TargetPath[] owners = new TargetPath[64];
+  private int[] owners = new int[64];
   private int ownerCount;
+  /**
+   * Their paths, where {@link #owners} says: the bytes only, as a cold run's every component
+   * acquires its paths, and a million of them had been held to the run's end as {@link
+   * TargetPath}s (the path, its key, its parent's path).
+   */
+  private final ByteChunks ownerPaths = new ByteChunks();
   /**
    * The components that kept paths they owned, each with every path it declared, in the order
    * they claimed, until {@link #declaredBy} first looks one up: most runs never do (it takes a
@@ -129,8 +135,8 @@ final class Claims {
       for (DeclaredTarget declared : d.acquired()) {
         TargetPath path = declared.path();
         int other = segmentOf(path).putIfAbsent(path.hashCode(), path.encodedUnsafe(), owner);
-        if (other >= 0 && !owners[other].equals(component)) {
-          return new Conflict(declared, owners[other]);
+        if (other >= 0 && !ownerPaths.sizedEquals(owners[other], component.encodedUnsafe())) {
+          return new Conflict(declared, owner(other));
         }
         TargetPath from = d.previousOwners().isEmpty() ? null
             : d.previousOwners().get(path.key());
@@ -262,8 +268,12 @@ final class Claims {
     if (ownerCount == owners.length) {
       owners = Arrays.copyOf(owners, 2 * ownerCount);
     }
-    owners[ownerCount] = component;
+    owners[ownerCount] = ownerPaths.appendSized(component.encodedUnsafe());
     return ownerCount++;
+  }
+
+  private TargetPath owner(int index) {
+    return TargetPath.decode(ownerPaths.sizedAt(owners[index]));
   }
 
   /**
@@ -278,7 +288,7 @@ final class Claims {
   synchronized TargetPath acquiredBy(TargetPath path) {
     PathTable segment = segmentOf(path);
     int slot = segment.find(path.hashCode(), path.encodedUnsafe());
-    return slot >= 0 ? owners[segment.valueAt(slot)] : null;
+    return slot >= 0 ? owner(segment.valueAt(slot)) : null;
   }
 
   /**
@@ -291,8 +301,8 @@ final class Claims {
     for (int i = 0; i < SEGMENTS; i++) {
       segments[i].clear();
     }
-    Arrays.fill(owners, 0, ownerCount, null);
     ownerCount = 0;
+    ownerPaths.clear();
     kept.clear();
     keptIndex = null;
     takenFrom.clear();

@@ -1,8 +1,5 @@
 package io.cocoindex.runtime.plan;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -14,20 +11,12 @@ import java.util.function.Consumer;
  * object per path. Thread-safe.
  */
 final class PathLog {
-  private static final VarHandle INT =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
-
   private final ByteChunks chunks = new ByteChunks();
   private int size;
 
   /** Notes {@code path}. */
   synchronized void add(TargetPath path) {
-    byte[] bytes = path.encodedUnsafe();
-    int location = chunks.reserve(Integer.BYTES + bytes.length);
-    byte[] into = chunks.chunkAt(location);
-    int at = ByteChunks.offsetOf(location);
-    INT.set(into, at, bytes.length);
-    System.arraycopy(bytes, 0, into, at + Integer.BYTES, bytes.length);
+    chunks.appendSized(path.encodedUnsafe());
     size++;
   }
 
@@ -45,7 +34,7 @@ final class PathLog {
     for (int c = 0; c < chunks.chunkCount(); c++) {
       byte[] chunk = chunks.chunk(c);
       for (int at = 0; at < chunks.used(c); ) {
-        int length = (int) INT.get(chunk, at);
+        int length = ByteChunks.sizeAt(chunk, at);
         at += Integer.BYTES;
         paths.add(TargetPath.decode(Arrays.copyOfRange(chunk, at, at + length)));
         at += length;
