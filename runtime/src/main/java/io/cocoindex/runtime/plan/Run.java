@@ -116,8 +116,11 @@ public final class Run {
    * one (see {@link RunSettlement}).
    */
   final boolean settlesByRun;
-  /** Components whose applied states wait for the run to be recorded as settled. */
-  final ConcurrentLinkedQueue<TargetPath> settledByRun = new ConcurrentLinkedQueue<>();
+  /**
+   * Components whose applied states wait for the run to be recorded as settled: in a cold run,
+   * every one, so their paths' bytes only.
+   */
+  final PathLog settledByRun = new PathLog();
 
   /** Target state path -> the component that declared it in this run. */
   final Claims claims;

@@ -75,29 +75,30 @@ public final class RunSettlement {
    * applied and never settled. Left stamped, it is taken up by the next run, which settles them.
    */
   private static void settleEach(Run run) {
-    List<TargetPath> components = List.copyOf(run.settledByRun);
-    List<CompletableFuture<Void>> writes = new ArrayList<>(components.size());
-    for (TargetPath component : components) {
-      List<StateWrite> settles = new ArrayList<>();
-      addSettles(run, component.encoded(), run.version, settles);
-      writes.add(settles.isEmpty()
-          ? CompletableFuture.completedFuture(null) : run.store.write(run.app, settles));
-    }
     // The components at or above one whose settles were lost: their memos stay stamped.
     Set<TargetPath> unsettled = new HashSet<>();
-    RuntimeException lost = null;
-    for (int i = 0; i < components.size(); i++) {
-      try {
-        writes.get(i).join();
-      } catch (CompletionException e) {
-        lost = lost != null ? lost : e;
-        // Up to the nearest one noted already, whose ancestors are too.
-        TargetPath p = components.get(i);
-        while (unsettled.add(p) && p.depth() > 0) {
-          p = p.parent();
+    RuntimeException[] lost = {null};
+    run.settledByRun.forEachBatch(RECORDS_PER_READ, components -> {
+      List<CompletableFuture<Void>> writes = new ArrayList<>(components.size());
+      for (TargetPath component : components) {
+        List<StateWrite> settles = new ArrayList<>();
+        addSettles(run, component.encoded(), run.version, settles);
+        writes.add(settles.isEmpty()
+            ? CompletableFuture.completedFuture(null) : run.store.write(run.app, settles));
+      }
+      for (int i = 0; i < components.size(); i++) {
+        try {
+          writes.get(i).join();
+        } catch (CompletionException e) {
+          lost[0] = lost[0] != null ? lost[0] : e;
+          // Up to the nearest one noted already, whose ancestors are too.
+          TargetPath p = components.get(i);
+          while (unsettled.add(p) && p.depth() > 0) {
+            p = p.parent();
+          }
         }
       }
-    }
+    });
     run.stampedMemos.forEachBatch(RECORDS_PER_READ, stamped -> {
       Set<TargetPath> settled = new LinkedHashSet<>(stamped);
       settled.removeAll(unsettled);
@@ -109,8 +110,8 @@ public final class RunSettlement {
         run.store.write(run.app, memos).join();
       }
     });
-    if (lost != null) {
-      throw lost;
+    if (lost[0] != null) {
+      throw lost[0];
     }
   }
 
