@@ -71,11 +71,11 @@ final class Claims {
    * state its subtree owns, without claiming them. Their paths' bytes: as a set of paths, a
    * million memo hits kept each path with its key and a map node to the run's end.
    */
-  private final PathTable memoHits = new PathTable();
+  private final PathTable memoHits = PathTable.set();
 
   Claims() {
     for (int i = 0; i < SEGMENTS; i++) {
-      segments[i] = new PathTable();
+      segments[i] = PathTable.withValues();
     }
   }
 

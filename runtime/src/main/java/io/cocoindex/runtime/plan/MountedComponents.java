@@ -18,7 +18,7 @@ final class MountedComponents {
 
   MountedComponents() {
     for (int i = 0; i < segments.length; i++) {
-      segments[i] = new PathTable();
+      segments[i] = PathTable.set();
     }
   }
 
