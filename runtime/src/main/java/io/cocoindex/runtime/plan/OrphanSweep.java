@@ -919,6 +919,7 @@ public final class OrphanSweep {
         invalidateStaleMemosFrom(owner, invalidated, commit);
       }
     }
+    invalidateMemosOfFailedAncestors(chunk.forgetOwners, commit);
     invalidateMemosBelow(chunk.forgottenContainers, invalidated, commit);
     Set<TargetPath> concerned = new HashSet<>(chunk.forgetOwners);
     for (Deletion d : applied.deletions()) {
@@ -1104,27 +1105,30 @@ public final class OrphanSweep {
   }
 
   /**
-   * Forgets, in the deletions' precommit, the memos of the memoized components at or above an
-   * owner that failed in this run, or lie below one that did. A failed component keeps its
-   * record as it was, memo included (when it failed before its first precommit), so a state it
-   * or a descendant stopped declaring (deleted here: a healthy descendant's, its own once its
-   * body completed, a child's it no longer mounts) was still covered by that memo: once the
-   * input came back to what it was, the memo hit and the state was never declared again. (A
-   * component that committed recorded what its subtree declares now; stale components' own
-   * memos are {@link #invalidateStaleMemos}'s.)
+   * Forgets, in the write that deletes (a chunk's precommit) or forgets (its commit) states of
+   * {@code owners}, the memos of the memoized components at or above an owner that failed in
+   * this run, or lie below one that did. A failed component keeps its record as it was, memo
+   * included (when it failed before its first precommit, or its commit was lost), so a state it
+   * or a descendant stopped declaring (a healthy descendant's, its own once its body completed,
+   * a child's it no longer mounts) was still covered by that memo: once the input came back to
+   * what it was, the memo hit and the state was never declared again, deleted or forgotten (its
+   * container now declared without children, its handler abandoning it). (A component that
+   * committed recorded what its subtree declares now; stale components' own memos are {@link
+   * #invalidateStaleMemos}'s.)
    */
-  private void invalidateMemosOfFailedAncestors(List<Deletion> deletions, List<StateWrite> pre) {
+  private void invalidateMemosOfFailedAncestors(
+      Collection<TargetPath> owners, List<StateWrite> writes) {
     if (!run.anyFailed()) {
       return;
     }
     Set<TargetPath> seen = new HashSet<>();
-    for (Deletion d : deletions) {
-      if (d.owner.depth() == 0) {
+    for (TargetPath owner : owners) {
+      if (owner.depth() == 0) {
         continue; // the root is never memoized
       }
-      for (TargetPath p = d.owner; seen.add(p); p = p.parent()) {
+      for (TargetPath p = owner; seen.add(p); p = p.parent()) {
         if (!isStale(p) && run.failedAtOrAbove(p) && hasMemo(p)) {
-          pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
+          writes.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
         }
         if (p.depth() == 0) {
           break;
@@ -1348,7 +1352,7 @@ public final class OrphanSweep {
     }
     Set<TargetPath> invalidated = new HashSet<>();
     invalidateStaleMemos(chunk, invalidated, pre);
-    invalidateMemosOfFailedAncestors(deletions, pre);
+    invalidateMemosOfFailedAncestors(deletions.stream().map(Deletion::owner).toList(), pre);
     invalidateMemosBelow(containers(deletions), invalidated, pre);
     run.checkNotAborted(); // a run stopped early deletes nothing more (App reports why)
     try {
