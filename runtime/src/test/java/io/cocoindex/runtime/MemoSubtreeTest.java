@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -513,6 +514,67 @@ class MemoSubtreeTest extends EngineTestBase {
       assertThat(parentRuns.get()).as("a hit again").isZero();
       assertThat(rows.takeLog()).isEmpty();
     }
+  }
+
+  /**
+   * A component fails (its body throws: its tracking is kept) in the run that declares the table
+   * its row is in without children (as a directory that is now a file): the table's own action
+   * took the row along, as it did the rows of the components that committed, which the sweep
+   * forgets. The failed component's row stayed tracked, passed for current once the table had
+   * children again (its child generation where it was), and was never written again: the
+   * component, running, found it unchanged; memoized, its memo hit.
+   */
+  @ParameterizedTest(name = "memoized: {0}")
+  @ValueSource(booleans = {false, true})
+  void aRowOfAFailedComponentBelowATableDeclaredWithoutChildrenIsWrittenAgain(boolean memoized) {
+    boolean[] withChildren = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs = null;
+      if (withChildren[0]) {
+        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      } else {
+        declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      }
+      TargetStateProvider<String> rowsOf = docs;
+      Consumer<Ctx> m = c -> {
+        parentRuns.incrementAndGet();
+        if (rowsOf == null) {
+          throw new IllegalStateException("scripted failure of m");
+        }
+        declareTargetState(c, rowsOf.targetState("r1", "v1"));
+      };
+      if (memoized) {
+        ctx.mountMemo("m", input, m);
+      } else {
+        ctx.mount("m", m);
+      }
+    });
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    withChildren[0] = false;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure of m");
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers()).as("r1 went with the table's action")
+        .containsExactly(Map.entry("tables", List.of(StableKey.of("docs"))));
+
+    withChildren[0] = true;
+    parentRuns.set(0);
+    rows.takeCalls();
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).isOne();
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+    assertThat(app.status().providers()).containsEntry("tables/docs", List.of(StableKey.of("r1")));
+
+    app.update();
+    assertThat(parentRuns.get()).isEqualTo(memoized ? 0 : 1);
+    assertThat(rows.takeLog()).isEmpty();
   }
 
   /**

@@ -400,6 +400,10 @@ public final class OrphanSweep {
    */
   private void pass() {
     boolean noStale = work.stale.isEmpty();
+    forgetWhatFailedOwnersTrackBelowFormerContainers();
+    if (stopped) {
+      return;
+    }
     sweepCandidates(work.committedCandidates, List.of(), noStale);
     if (run.mode == RunMode.DROP) {
       // Every state was a candidate above: the records go in chunks.
@@ -417,6 +421,57 @@ public final class OrphanSweep {
     if (!stopped) {
       settleUnresolved();
     }
+  }
+
+  /**
+   * Forgets, with their memos, the states that components which failed in this run track below a
+   * state declared without children in it (a directory that is now a file): its action took what
+   * was below it along, as {@link #sweepCandidates} forgets the candidates there. A failed
+   * component keeps its tracking, which passed for current once the state had children again
+   * (its child generation where it was): the component found its row unchanged, or its memo
+   * hit, and the row was never written again. Read only in a run with a failure.
+   */
+  private void forgetWhatFailedOwnersTrackBelowFormerContainers() {
+    if (counting || run.mode != RunMode.UPDATE || !run.anyFailed()
+        || run.declaredWithoutChildren.isEmpty()) {
+      return;
+    }
+    List<byte[]> forgotten = new ArrayList<>();
+    List<byte[]> containers = new ArrayList<>();
+    Set<TargetPath> owners = new HashSet<>();
+    for (TargetPath former : run.declaredWithoutChildren) {
+      byte[] top = former.encodedUnsafe();
+      run.store.scan(run.app, top, s -> {
+        byte[] path = s.path();
+        byte[] last = forgotten.isEmpty() ? null : forgotten.get(forgotten.size() - 1);
+        if (path.length <= top.length || (last != null && isBelow(path, last))) {
+          return; // the state itself, or below one forgotten already
+        }
+        TargetPath owner = TargetPath.decode(s.owner());
+        if (!isCandidate(s) && run.failedAtOrAbove(owner)) {
+          forgotten.add(path);
+          owners.add(owner);
+          if (s.childGeneration() > 0) {
+            containers.add(path);
+          }
+        }
+      });
+    }
+    if (forgotten.isEmpty()) {
+      return;
+    }
+    List<StateWrite> commit = new ArrayList<>();
+    invalidateMemosOfFailedAncestors(owners, commit);
+    invalidateMemosBelow(containers, new HashSet<>(), commit);
+    forgotten.forEach(path -> commit.add(new StateWrite.DeleteTree(path)));
+    if (!write(commit, Set.of(), Map.of())) {
+      stopped = true;
+    }
+  }
+
+  /** Whether {@code path} lies strictly below {@code top} (both encoded). */
+  private static boolean isBelow(byte[] path, byte[] top) {
+    return path.length > top.length && Arrays.equals(path, 0, top.length, top, 0, top.length);
   }
 
   /**
