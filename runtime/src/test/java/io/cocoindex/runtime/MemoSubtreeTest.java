@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -429,6 +430,150 @@ class MemoSubtreeTest extends EngineTestBase {
 
     app.update();
     assertThat(parentRuns.get()).as("a hit again").isZero();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /**
+   * The sweep forgets a state, with no action, that a memoized component whose commit was lost
+   * (its body completed) no longer declares: its table is declared without children now (as a
+   * directory that is now a file, the table's own action took its rows along), or, a partition,
+   * its handler abandons it. The component kept its record, and with it the memo recorded when
+   * it declared the state: once its input went back, the table declared with children again (its
+   * child generation where the memo recorded it), the memo hit, and the row stayed missing (the
+   * partition untracked) for good.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"a row, its table declared without children", "a partition, abandoned"})
+  void aMemoOfAComponentWhoseCommitWasLostDoesNotOutliveAStateTheSweepForgets(String form) {
+    boolean partition = form.startsWith("a partition");
+    Tables partitions = new Tables(rows);
+    Tables table = new Tables(rows, () -> ChildTargetDef.of(partitions.handler));
+    partitions.abandonWhenUndeclared = partition;
+    boolean[] withChildren = {true};
+    FaultyStateStore store = new FaultyStateStore(store());
+    App app = App.create("forgotten", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", (partition ? table : tables).handler);
+      if (!withChildren[0]) {
+        declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+        ctx.mountMemo("m", input, m -> parentRuns.incrementAndGet());
+        return;
+      }
+      if (partition) {
+        TargetStateProvider<Tables.TableSpec> parts =
+            mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+        ctx.mountMemo("m", input, m -> {
+          parentRuns.incrementAndGet();
+          if (input.equals("i1")) {
+            declareTargetState(m, parts.targetState("p1", new Tables.TableSpec("p")));
+          }
+        });
+      } else {
+        TargetStateProvider<String> docs =
+            mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+        ctx.mountMemo("m", input, m -> {
+          parentRuns.incrementAndGet();
+          if (input.equals("i1")) {
+            declareTargetState(m, docs.targetState("r1", "v1"));
+          }
+        });
+      }
+    });
+    try (app) {
+      app.update();
+      assertThat(partition ? partitions.takeLog() : rows.takeLog())
+          .containsExactly(partition ? "ensure p1" : "create r1=v1");
+
+      // m no longer declares its state, and has nothing else to do: its commit is the write of
+      // its record alone, lost.
+      input = "i2";
+      withChildren[0] = partition;
+      byte[] m = TargetPath.ROOT.child(StableKey.of("m")).encoded();
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.PutComponent pc
+          && Arrays.equals(pc.component().path(), m));
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining("injected write failure");
+      assertThat(partitions.takeLog()).as("abandoned, not dropped").isEmpty();
+      assertThat(rows.takeLog()).isEmpty();
+      assertThat(app.status().providers()).as("forgotten by the sweep")
+          .containsExactly(Map.entry("tables", List.of(StableKey.of("docs"))));
+
+      store.failWrite = w -> false;
+      input = "i1";
+      withChildren[0] = true;
+      parentRuns.set(0);
+      app.update();
+      assertThat(parentRuns.getAndSet(0)).as("m runs: its memo went with the state").isOne();
+      assertThat(partition ? partitions.takeLog() : rows.takeLog())
+          .containsExactly(partition ? "ensure p1" : "create r1=v1");
+      assertThat(app.status().providers()).containsEntry("tables/docs",
+          List.of(StableKey.of(partition ? "p1" : "r1")));
+      assertThat(app.status().unsettled()).isEmpty();
+
+      app.update();
+      assertThat(parentRuns.get()).as("a hit again").isZero();
+      assertThat(rows.takeLog()).isEmpty();
+    }
+  }
+
+  /**
+   * A component fails (its body throws: its tracking is kept) in the run that declares the table
+   * its row is in without children (as a directory that is now a file): the table's own action
+   * took the row along, as it did the rows of the components that committed, which the sweep
+   * forgets. The failed component's row stayed tracked, passed for current once the table had
+   * children again (its child generation where it was), and was never written again: the
+   * component, running, found it unchanged; memoized, its memo hit.
+   */
+  @ParameterizedTest(name = "memoized: {0}")
+  @ValueSource(booleans = {false, true})
+  void aRowOfAFailedComponentBelowATableDeclaredWithoutChildrenIsWrittenAgain(boolean memoized) {
+    boolean[] withChildren = {true};
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs = null;
+      if (withChildren[0]) {
+        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      } else {
+        declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      }
+      TargetStateProvider<String> rowsOf = docs;
+      Consumer<Ctx> m = c -> {
+        parentRuns.incrementAndGet();
+        if (rowsOf == null) {
+          throw new IllegalStateException("scripted failure of m");
+        }
+        declareTargetState(c, rowsOf.targetState("r1", "v1"));
+      };
+      if (memoized) {
+        ctx.mountMemo("m", input, m);
+      } else {
+        ctx.mount("m", m);
+      }
+    });
+    app.update();
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    withChildren[0] = false;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure of m");
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers()).as("r1 went with the table's action")
+        .containsExactly(Map.entry("tables", List.of(StableKey.of("docs"))));
+
+    withChildren[0] = true;
+    parentRuns.set(0);
+    rows.takeCalls();
+    app.update();
+    assertThat(parentRuns.getAndSet(0)).isOne();
+    assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+    assertThat(app.status().providers()).containsEntry("tables/docs", List.of(StableKey.of("r1")));
+
+    app.update();
+    assertThat(parentRuns.get()).isEqualTo(memoized ? 0 : 1);
     assertThat(rows.takeLog()).isEmpty();
   }
 

@@ -410,6 +410,7 @@ public final class ComponentRunner {
     Run run = parent.run;
     byte[] fingerprint;
     ComponentRecord rec;
+    boolean stamped = false;
     List<MemoDependencies.Dependency> deps = null;
     List<MemoDependencies.Dependency> absent = List.of();
     try {
@@ -423,29 +424,36 @@ public final class ComponentRunner {
         if (missedFor != null) {
           absent = missedFor;
           deps = null;
-        } else if (memo != rec && !KilledRunMemos.takeUp(run, path, rec)) {
-          deps = null;
         }
+        stamped = memo != rec;
       }
     } catch (RuntimeException | Error e) {
       // An input that cannot be fingerprinted (or a record that cannot be read) fails this child
       // alone, a stack overflow on a deep input too; its tracking is kept. Like every
       // component's future, this one completes normally.
-      run.protect(path);
-      run.stats.componentMounted();
-      run.fail(path, e);
-      run.stats.componentFinished();
-      return CompletableFuture.completedFuture(false);
+      return failedAlone(run, path, e);
     }
     if (deps != null) { // a hit
+      // Claimed before a stamped memo is taken up: the record was read at the run's start, and
+      // a takeover from the subtree claimed earlier in the run forgot the memo since, which the
+      // take-up's write brought back (it hit in later runs, over a state no longer owned). A
+      // takeover claimed after this one fails at its claim, writing nothing.
       RuntimeException conflict = run.memoHit(path);
-      run.protect(path);
       if (conflict != null) { // fails it, as a body declaring the state again would have
-        run.stats.componentMounted();
-        run.fail(path, conflict);
-        run.stats.componentFinished();
-        return CompletableFuture.completedFuture(false);
+        return failedAlone(run, path, conflict);
       }
+      try {
+        // Not taken up, the component runs; a takeover from it claimed meanwhile has failed as
+        // one from a hit, which its body, on the same input, would declare again all the same.
+        if (stamped && !KilledRunMemos.takeUp(run, path, rec)) {
+          deps = null;
+        }
+      } catch (RuntimeException | Error e) {
+        return failedAlone(run, path, e);
+      }
+    }
+    if (deps != null) {
+      run.protect(path);
       parent.childMemoHit(deps);
       countMemoized(run, deps);
       return CompletableFuture.completedFuture(true);
@@ -456,6 +464,15 @@ public final class ComponentRunner {
       body.accept(c);
       return null;
     });
+  }
+
+  /** Fails a memoized child before its body runs, its tracking kept; its future completes. */
+  private static CompletableFuture<Boolean> failedAlone(Run run, TargetPath path, Throwable e) {
+    run.protect(path);
+    run.stats.componentMounted();
+    run.fail(path, e);
+    run.stats.componentFinished();
+    return CompletableFuture.completedFuture(false);
   }
 
   /**

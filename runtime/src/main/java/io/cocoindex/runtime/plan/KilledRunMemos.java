@@ -65,6 +65,11 @@ public final class KilledRunMemos {
    * not the memo follows; a run killed in between leaves the memo stamped, and the next one
    * settles the rest.
    *
+   * <p>The memo is the one the run read at its start: called only once its hit is claimed
+   * ({@link Run#memoHit}), after which no takeover from the subtree is written in the run (one
+   * claimed before fails the hit, and nothing is taken up), so no memo the run forgot since is
+   * written back.
+   *
    * @param run the run that found the memo
    * @param component the memoized component's path
    * @param stamped its stored record, whose memo carries the stamp of an unsettled run

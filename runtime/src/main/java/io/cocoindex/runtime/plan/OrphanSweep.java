@@ -400,6 +400,10 @@ public final class OrphanSweep {
    */
   private void pass() {
     boolean noStale = work.stale.isEmpty();
+    forgetWhatFailedOwnersTrackBelowFormerContainers();
+    if (stopped) {
+      return;
+    }
     sweepCandidates(work.committedCandidates, List.of(), noStale);
     if (run.mode == RunMode.DROP) {
       // Every state was a candidate above: the records go in chunks.
@@ -417,6 +421,57 @@ public final class OrphanSweep {
     if (!stopped) {
       settleUnresolved();
     }
+  }
+
+  /**
+   * Forgets, with their memos, the states that components which failed in this run track below a
+   * state declared without children in it (a directory that is now a file): its action took what
+   * was below it along, as {@link #sweepCandidates} forgets the candidates there. A failed
+   * component keeps its tracking, which passed for current once the state had children again
+   * (its child generation where it was): the component found its row unchanged, or its memo
+   * hit, and the row was never written again. Read only in a run with a failure.
+   */
+  private void forgetWhatFailedOwnersTrackBelowFormerContainers() {
+    if (counting || run.mode != RunMode.UPDATE || !run.anyFailed()
+        || run.declaredWithoutChildren.isEmpty()) {
+      return;
+    }
+    List<byte[]> forgotten = new ArrayList<>();
+    List<byte[]> containers = new ArrayList<>();
+    Set<TargetPath> owners = new HashSet<>();
+    for (TargetPath former : run.declaredWithoutChildren) {
+      byte[] top = former.encodedUnsafe();
+      run.store.scan(run.app, top, s -> {
+        byte[] path = s.path();
+        byte[] last = forgotten.isEmpty() ? null : forgotten.get(forgotten.size() - 1);
+        if (path.length <= top.length || (last != null && isBelow(path, last))) {
+          return; // the state itself, or below one forgotten already
+        }
+        TargetPath owner = TargetPath.decode(s.owner());
+        if (!isCandidate(s) && run.failedAtOrAbove(owner)) {
+          forgotten.add(path);
+          owners.add(owner);
+          if (s.childGeneration() > 0) {
+            containers.add(path);
+          }
+        }
+      });
+    }
+    if (forgotten.isEmpty()) {
+      return;
+    }
+    List<StateWrite> commit = new ArrayList<>();
+    invalidateMemosOfFailedAncestors(owners, commit);
+    invalidateMemosBelow(containers, new HashSet<>(), commit);
+    forgotten.forEach(path -> commit.add(new StateWrite.DeleteTree(path)));
+    if (!write(commit, Set.of(), Map.of())) {
+      stopped = true;
+    }
+  }
+
+  /** Whether {@code path} lies strictly below {@code top} (both encoded). */
+  private static boolean isBelow(byte[] path, byte[] top) {
+    return path.length > top.length && Arrays.equals(path, 0, top.length, top, 0, top.length);
   }
 
   /**
@@ -919,6 +974,7 @@ public final class OrphanSweep {
         invalidateStaleMemosFrom(owner, invalidated, commit);
       }
     }
+    invalidateMemosOfFailedAncestors(chunk.forgetOwners, commit);
     invalidateMemosBelow(chunk.forgottenContainers, invalidated, commit);
     Set<TargetPath> concerned = new HashSet<>(chunk.forgetOwners);
     for (Deletion d : applied.deletions()) {
@@ -1104,27 +1160,30 @@ public final class OrphanSweep {
   }
 
   /**
-   * Forgets, in the deletions' precommit, the memos of the memoized components at or above an
-   * owner that failed in this run, or lie below one that did. A failed component keeps its
-   * record as it was, memo included (when it failed before its first precommit), so a state it
-   * or a descendant stopped declaring (deleted here: a healthy descendant's, its own once its
-   * body completed, a child's it no longer mounts) was still covered by that memo: once the
-   * input came back to what it was, the memo hit and the state was never declared again. (A
-   * component that committed recorded what its subtree declares now; stale components' own
-   * memos are {@link #invalidateStaleMemos}'s.)
+   * Forgets, in the write that deletes (a chunk's precommit) or forgets (its commit) states of
+   * {@code owners}, the memos of the memoized components at or above an owner that failed in
+   * this run, or lie below one that did. A failed component keeps its record as it was, memo
+   * included (when it failed before its first precommit, or its commit was lost), so a state it
+   * or a descendant stopped declaring (a healthy descendant's, its own once its body completed,
+   * a child's it no longer mounts) was still covered by that memo: once the input came back to
+   * what it was, the memo hit and the state was never declared again, deleted or forgotten (its
+   * container now declared without children, its handler abandoning it). (A component that
+   * committed recorded what its subtree declares now; stale components' own memos are {@link
+   * #invalidateStaleMemos}'s.)
    */
-  private void invalidateMemosOfFailedAncestors(List<Deletion> deletions, List<StateWrite> pre) {
+  private void invalidateMemosOfFailedAncestors(
+      Collection<TargetPath> owners, List<StateWrite> writes) {
     if (!run.anyFailed()) {
       return;
     }
     Set<TargetPath> seen = new HashSet<>();
-    for (Deletion d : deletions) {
-      if (d.owner.depth() == 0) {
+    for (TargetPath owner : owners) {
+      if (owner.depth() == 0) {
         continue; // the root is never memoized
       }
-      for (TargetPath p = d.owner; seen.add(p); p = p.parent()) {
+      for (TargetPath p = owner; seen.add(p); p = p.parent()) {
         if (!isStale(p) && run.failedAtOrAbove(p) && hasMemo(p)) {
-          pre.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
+          writes.add(new StateWrite.InvalidateMemo(p.encoded(), run.version));
         }
         if (p.depth() == 0) {
           break;
@@ -1348,7 +1407,7 @@ public final class OrphanSweep {
     }
     Set<TargetPath> invalidated = new HashSet<>();
     invalidateStaleMemos(chunk, invalidated, pre);
-    invalidateMemosOfFailedAncestors(deletions, pre);
+    invalidateMemosOfFailedAncestors(deletions.stream().map(Deletion::owner).toList(), pre);
     invalidateMemosBelow(containers(deletions), invalidated, pre);
     run.checkNotAborted(); // a run stopped early deletes nothing more (App reports why)
     try {
