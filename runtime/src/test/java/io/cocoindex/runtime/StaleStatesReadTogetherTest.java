@@ -209,4 +209,44 @@ class StaleStatesReadTogetherTest extends EngineTestBase {
     }
     assertThat(app.status().total()).isEqualTo(100);
   }
+
+  /**
+   * The rows a batch keeps are bounded by their records' bytes, about 16 MiB: past that, on a
+   * store with one writer too, a candidate is read again by path, so that a batch of large
+   * records does not hold them all. Here 40 stale components of a state of 1 MiB each: the first
+   * 16 keep their rows.
+   */
+  @Test
+  void theRowsABatchKeepsAreBoundedByTheirRecordsBytes() {
+    String large = "x".repeat(1 << 20);
+    boolean[] mounted = {true};
+    Rows big = new Rows();
+    App bigApp = App.create("large", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", big.handler);
+      for (int i = 0; mounted[0] && i < 40; i++) {
+        String key = String.format("c-%02d", i);
+        ctx.mount(key, c -> declareTargetState(c, p.targetState(key, large)));
+      }
+    });
+    try {
+      bigApp.update();
+      assertThat(big.takeLog()).hasSize(40);
+      store.readByPath.clear();
+
+      mounted[0] = false;
+      bigApp.update();
+
+      List<String> removed = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        removed.add(String.format("c-%02d", i));
+      }
+      assertThat(big.takeLog()).containsExactlyElementsOf(
+          removed.stream().map(k -> "delete " + k).toList());
+      List<String> readAgain = store.readByPath.stream().filter(removed::contains).toList();
+      assertThat(readAgain).containsExactlyElementsOf(
+          ON_POSTGRES ? removed : removed.subList(16, 40));
+    } finally {
+      bigApp.close();
+    }
+  }
 }

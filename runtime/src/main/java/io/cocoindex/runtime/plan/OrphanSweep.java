@@ -8,6 +8,7 @@ import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.MemoStamp;
+import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
@@ -92,6 +93,12 @@ public final class OrphanSweep {
   static final long STALE_STATES_PER_READ = 4096;
   /** What a stale component whose record counts no more is taken to own, in sizing reads. */
   static final long FEW_STATES = 16;
+  /**
+   * The bytes of tracking records a batch's candidates keep with them, at most, on a store with
+   * one writer ({@link #addOwnedStates}): past that, a candidate is read again by path, as on a
+   * shared store, so that a batch of 32,768 states of large records does not hold them all.
+   */
+  static final long KEPT_ROW_BYTES = 16L << 20;
 
   /**
    * A sweep's sizes, from {@link #DEFAULT_CHUNK} or the system property.
@@ -615,10 +622,12 @@ public final class OrphanSweep {
    * their own candidates' rows, component records, and what lies below the paths they deleted
    * or forgot, none of it a later candidate of the batch (a chunk ends only before a candidate
    * below none of those paths, and in path order none after it is below one either). On a shared
-   * store another worker may take a state over meanwhile: it is read again, under its lease.
+   * store another worker may take a state over meanwhile: it is read again, under its lease. Rows
+   * are kept up to {@link #KEPT_ROW_BYTES} of records a batch; those past it are read again.
    */
   private void addOwnedStates(List<TargetPath> components, SweepCandidates candidates) {
     boolean keepRows = run.store.exclusiveWhileLocked();
+    long keptBytes = 0;
     for (int from = 0, to; from < components.size(); from = to) {
       to = partEnd(components, from, 1, components.size(), STALE_STATES_PER_READ);
       List<TargetPath> part = components.subList(from, to);
@@ -627,14 +636,24 @@ public final class OrphanSweep {
       List<List<TrackedState>> owned = run.store.ownedByEach(run.app, paths);
       for (int i = 0; i < part.size(); i++) {
         for (TrackedState s : owned.get(i)) {
-          if (keepRows) {
+          if (keepRows && keptBytes < KEPT_ROW_BYTES) {
             candidates.add(s, part.get(i));
+            keptBytes += recordBytes(s);
           } else {
             candidates.add(s.path(), part.get(i), s.childGeneration() > 0);
           }
         }
       }
     }
+  }
+
+  /** The bytes of {@code row}'s possible records. */
+  private static long recordBytes(TrackedState row) {
+    long n = 0;
+    for (PossibleRecord r : row.records()) {
+      n += r.record() == null ? 0 : r.record().length;
+    }
+    return n;
   }
 
   /**
