@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * at a time, not one component at a time (on a shared store, a round trip each: 5,000 of them
  * to remove 5,000 components), and no read holds more states than about 4,096, by the
  * components' records, unless one component owns more. On a store with one writer its batches
- * of small components are larger than the 256 a shared store leases at once.
+ * of small components are larger than the 256 a shared store leases at once, and it reconciles
+ * the rows it read so (up to 16 MiB of records a batch), not read again by path.
  */
 class StaleStatesReadTogetherTest extends EngineTestBase {
   /** The sweep's sizes, set to their default here: the PostgreSQL run makes them tiny. */
