@@ -45,8 +45,8 @@ import java.util.function.Consumer;
  * orphan sweep removes the whole tree), {@code again} (the tree created once more) and {@code
  * drop} ({@code dropState}). Each prints its time, per state, the components run and memoized,
  * the heap's peak (the sum of the heap pools' peaks over the phase, so an upper bound), the
- * GC's time and, on PostgreSQL, the most advisory locks seen held at once (polled every 20 ms).
- * On the embedded store by default; given a PostgreSQL URL, on the shared store in a schema of
+ * GC's time, on PostgreSQL the most advisory locks seen held at once (polled every 20 ms), and
+ * the process's CPU time (every thread's, the GC's included). On the embedded store by default; given a PostgreSQL URL, on the shared store in a schema of
  * its own, dropped at the end.
  *
  * <pre>java -Xmx512m -cp bench/target/cocoindex-bench.jar io.cocoindex.bench.Tree 1x100000x10
@@ -90,8 +90,8 @@ public final class Tree {
     System.out.printf(Locale.ROOT, "shape %s (%,d states), memo levels %s, %s, -Xmx%dm%n",
         rest.get(0), states, memoLevels, postgres == null ? "embedded store" : "PostgreSQL",
         Runtime.getRuntime().maxMemory() >> 20);
-    System.out.printf(Locale.ROOT, "%-7s %10s %8s %10s %10s %10s %9s %8s %6s%n", "phase", "ms",
-        "us/state", "changed", "run", "memoized", "old MiB", "GC ms", "locks");
+    System.out.printf(Locale.ROOT, "%-7s %10s %8s %10s %10s %10s %9s %8s %6s %8s%n", "phase",
+        "ms", "us/state", "changed", "run", "memoized", "old MiB", "GC ms", "locks", "CPU ms");
     StateStore store = null;
     try (LockWatch locks = postgres == null ? null : new LockWatch(postgres)) {
       store = postgres == null ? null : PostgresStateStore.open(postgres
@@ -116,13 +116,15 @@ public final class Tree {
             locks.reset();
           }
           long gc = gcMillis();
+          long cpu = processCpuNanos();
           long start = System.nanoTime();
           UpdateStats stats = phase.equals("drop") ? app.dropState() : app.update();
           long nanos = System.nanoTime() - start;
-          System.out.printf(Locale.ROOT, "%-7s %10.0f %8.2f %,10d %,10d %,10d %9d %8d %6s%n",
+          System.out.printf(Locale.ROOT, "%-7s %10.0f %8.2f %,10d %,10d %,10d %9d %8d %6s %8d%n",
               phase, nanos / 1e6, nanos / 1e3 / states, stats.total().changed(),
               stats.componentsRun(), stats.componentsMemoized(), peakHeap() >> 20,
-              gcMillis() - gc, locks == null ? "-" : Integer.toString(locks.reset()));
+              gcMillis() - gc, locks == null ? "-" : Integer.toString(locks.reset()),
+              (processCpuNanos() - cpu) / 1_000_000);
         }
       }
     } finally {
@@ -260,6 +262,15 @@ public final class Tree {
       }
     }
     return sum;
+  }
+
+  /**
+   * The CPU time of this process so far, every thread's and the GC's: on a loaded machine a
+   * phase's wall-clock time mostly tells how long it waited for a core, its CPU time less so.
+   */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static long gcMillis() {

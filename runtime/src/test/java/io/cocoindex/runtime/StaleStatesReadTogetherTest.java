@@ -10,6 +10,7 @@ import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * at a time, not one component at a time (on a shared store, a round trip each: 5,000 of them
  * to remove 5,000 components), and no read holds more states than about 4,096, by the
  * components' records, unless one component owns more. On a store with one writer its batches
- * of small components are larger than the 256 a shared store leases at once.
+ * of small components are larger than the 256 a shared store leases at once, and it reconciles
+ * the rows it read so (up to 16 MiB of records a batch), not read again by path.
  */
 class StaleStatesReadTogetherTest extends EngineTestBase {
   /** The sweep's sizes, set to their default here: the PostgreSQL run makes them tiny. */
@@ -32,14 +34,35 @@ class StaleStatesReadTogetherTest extends EngineTestBase {
   final Rows rows = new Rows();
   private String chunkBefore;
 
-  /** Notes the components whose states are read alone, and what each read of several brought. */
+  /**
+   * Notes the components whose states are read alone, what each read of several brought, and
+   * the states read by path and leased.
+   */
   static final class Observed extends ForwardingStateStore {
     final List<String> readAlone = Collections.synchronizedList(new ArrayList<>());
     /** Per read of several components: how many components, and how many states they own. */
     final List<List<Integer>> readTogether = Collections.synchronizedList(new ArrayList<>());
+    final List<String> readByPath = Collections.synchronizedList(new ArrayList<>());
+    final List<String> leased = Collections.synchronizedList(new ArrayList<>());
 
     Observed(StateStore delegate) {
       super(delegate);
+    }
+
+    private static String state(byte[] path) {
+      return Rows.keyText(TargetPath.decode(path).last());
+    }
+
+    @Override
+    public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
+      paths.forEach(p -> readByPath.add(state(p)));
+      return super.getAll(app, paths);
+    }
+
+    @Override
+    public List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
+      statePaths.forEach(p -> leased.add(state(p)));
+      return super.leaseStates(app, statePaths);
     }
 
     @Override
@@ -140,5 +163,91 @@ class StaleStatesReadTogetherTest extends EngineTestBase {
     app.update();
     assertThat(rows.takeLog()).isEmpty();
     assertThat(app.status().total()).isEqualTo(100);
+  }
+
+  /**
+   * The sweep reconciles a stale component's states with the rows it read them with, on a store
+   * with one writer: nothing but its own earlier chunks writes meanwhile, and they leave the
+   * rows of later candidates as they were. Reading them again by path was half of its time in
+   * SQLite. On a shared store another worker may take a state over meanwhile: each is read again
+   * by path, once, under its lease. Here the 5,500 removed states go in three chunks of one
+   * batch on the store with one writer.
+   */
+  @Test
+  void onAStoreWithOneWriterTheStatesOfStaleComponentsAreReadOnce() {
+    app.update();
+    rows.takeLog();
+    store.readTogether.clear();
+    store.readByPath.clear();
+    store.leased.clear();
+
+    smallMounted = 100;
+    app.update();
+
+    Set<String> removed = new TreeSet<>();
+    for (int b = 0; b < 2; b++) {
+      for (int i = 0; i < 2_500; i++) {
+        removed.add("big-" + b + "/" + i);
+      }
+    }
+    for (int i = 100; i < 600; i++) {
+      removed.add(String.format("k-%03d", i));
+    }
+    List<String> log = rows.takeLog();
+    assertThat(log).hasSize(removed.size());
+    assertThat(new TreeSet<>(log))
+        .isEqualTo(new TreeSet<>(removed.stream().map(k -> "delete " + k).toList()));
+    assertThat(store.readTogether.stream().mapToInt(r -> r.get(1)).sum())
+        .as("stale states read with their components").isEqualTo(5_500);
+    List<String> staleReadByPath = store.readByPath.stream().filter(removed::contains).toList();
+    if (ON_POSTGRES) {
+      assertThat(staleReadByPath).hasSize(5_500).doesNotHaveDuplicates();
+      assertThat(store.leased.stream().filter(removed::contains).toList())
+          .containsExactlyElementsOf(staleReadByPath);
+    } else {
+      assertThat(staleReadByPath).as("stale states read again by path").isEmpty();
+      assertThat(store.leased).isEmpty();
+    }
+    assertThat(app.status().total()).isEqualTo(100);
+  }
+
+  /**
+   * The rows a batch keeps are bounded by their records' bytes, about 16 MiB: past that, on a
+   * store with one writer too, a candidate is read again by path, so that a batch of large
+   * records does not hold them all. Here 40 stale components of a state of 1 MiB each: the first
+   * 16 keep their rows.
+   */
+  @Test
+  void theRowsABatchKeepsAreBoundedByTheirRecordsBytes() {
+    String large = "x".repeat(1 << 20);
+    boolean[] mounted = {true};
+    Rows big = new Rows();
+    App bigApp = App.create("large", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", big.handler);
+      for (int i = 0; mounted[0] && i < 40; i++) {
+        String key = String.format("c-%02d", i);
+        ctx.mount(key, c -> declareTargetState(c, p.targetState(key, large)));
+      }
+    });
+    try {
+      bigApp.update();
+      assertThat(big.takeLog()).hasSize(40);
+      store.readByPath.clear();
+
+      mounted[0] = false;
+      bigApp.update();
+
+      List<String> removed = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        removed.add(String.format("c-%02d", i));
+      }
+      assertThat(big.takeLog()).containsExactlyElementsOf(
+          removed.stream().map(k -> "delete " + k).toList());
+      List<String> readAgain = store.readByPath.stream().filter(removed::contains).toList();
+      assertThat(readAgain).containsExactlyElementsOf(
+          ON_POSTGRES ? removed : removed.subList(16, 40));
+    } finally {
+      bigApp.close();
+    }
   }
 }

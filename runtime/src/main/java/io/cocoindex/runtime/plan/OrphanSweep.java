@@ -8,6 +8,7 @@ import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.MemoStamp;
+import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
@@ -92,6 +93,12 @@ public final class OrphanSweep {
   static final long STALE_STATES_PER_READ = 4096;
   /** What a stale component whose record counts no more is taken to own, in sizing reads. */
   static final long FEW_STATES = 16;
+  /**
+   * The bytes of tracking records a batch's candidates keep with them, at most, on a store with
+   * one writer ({@link #addOwnedStates}): past that, a candidate is read again by path, as on a
+   * shared store, so that a batch of 32,768 states of large records does not hold them all.
+   */
+  static final long KEPT_ROW_BYTES = 16L << 20;
 
   /**
    * A sweep's sizes, from {@link #DEFAULT_CHUNK} or the system property.
@@ -661,8 +668,21 @@ public final class OrphanSweep {
    * a round trip each on a shared store (5,000 of them to remove 5,000 components). A part
    * holds about {@link #STALE_STATES_PER_READ} states by the components' records, one read
    * at a time: more than one component's at once, never the whole batch's when they are large.
+   *
+   * <p>On a store with one writer, each candidate keeps the row read here, and the sweep
+   * reconciles it without reading it again by path ({@link #readAhead}; the second read was half
+   * of the sweep's time in SQLite). That row is still the stored one when the candidate's turn
+   * comes: the run's components have all committed, and the update lock keeps every other
+   * process from writing, so only this batch's earlier chunks write meanwhile, and they change
+   * their own candidates' rows, component records, and what lies below the paths they deleted
+   * or forgot, none of it a later candidate of the batch (a chunk ends only before a candidate
+   * below none of those paths, and in path order none after it is below one either). On a shared
+   * store another worker may take a state over meanwhile: it is read again, under its lease. Rows
+   * are kept up to {@link #KEPT_ROW_BYTES} of records a batch; those past it are read again.
    */
   private void addOwnedStates(List<TargetPath> components, SweepCandidates candidates) {
+    boolean keepRows = run.store.exclusiveWhileLocked();
+    long keptBytes = 0;
     for (int from = 0, to; from < components.size(); from = to) {
       to = partEnd(components, from, 1, components.size(), STALE_STATES_PER_READ);
       List<TargetPath> part = components.subList(from, to);
@@ -671,10 +691,24 @@ public final class OrphanSweep {
       List<List<TrackedState>> owned = run.store.ownedByEach(run.app, paths);
       for (int i = 0; i < part.size(); i++) {
         for (TrackedState s : owned.get(i)) {
-          candidates.add(s.path(), part.get(i), s.childGeneration() > 0);
+          if (keepRows && keptBytes < KEPT_ROW_BYTES) {
+            candidates.add(s, part.get(i));
+            keptBytes += recordBytes(s);
+          } else {
+            candidates.add(s.path(), part.get(i), s.childGeneration() > 0);
+          }
         }
       }
     }
+  }
+
+  /** The bytes of {@code row}'s possible records. */
+  private static long recordBytes(TrackedState row) {
+    long n = 0;
+    for (PossibleRecord r : row.records()) {
+      n += r.record() == null ? 0 : r.record().length;
+    }
+    return n;
   }
 
   /**
@@ -1281,8 +1315,9 @@ public final class OrphanSweep {
   /**
    * Reads the rows of the next {@link Sizes#readAhead} candidates from {@code from} on in one query
    * (a read per candidate made removing a component cost three times creating it), under their
-   * leases when states are leased. A candidate the loop then skips (below a container deleted
-   * meanwhile) was read, and leased, for nothing, which is harmless.
+   * leases when states are leased; a candidate that came with its row (see {@link
+   * #addOwnedStates}) is not read again. A candidate the loop then skips (below a container
+   * deleted meanwhile) was read, and leased, for nothing, which is harmless.
    *
    * @return the index of the first candidate not read
    */
@@ -1290,19 +1325,27 @@ public final class OrphanSweep {
       Map<ByteKey, TrackedState> rows, boolean leaseStates, Chunk chunk) {
     List<byte[]> paths = new ArrayList<>(work.sizes.readAhead());
     int i = from;
-    for (; i < candidates.size() && paths.size() < work.sizes.readAhead(); i++) {
+    for (int n = 0; i < candidates.size() && n < work.sizes.readAhead(); i++) {
       TargetPath path = candidates.path(i);
       if (run.claims.contains(path) || subtreeAbove(chunk.deleted, path) != null
           || deletedSubtrees.covers(path) || failedSubtrees.covers(path)) {
         continue;
       }
-      paths.add(path.encodedUnsafe()); // only read
+      n++;
+      TrackedState read = candidates.row(i);
+      if (read != null) {
+        rows.put(ByteKey.of(read.path()), read);
+      } else {
+        paths.add(path.encodedUnsafe()); // only read
+      }
     }
     if (leaseStates) {
       stateLeases.addAll(run.store.leaseStates(run.app, paths)); // in path order, like the loop
     }
-    for (TrackedState s : run.store.getAll(run.app, paths)) {
-      rows.put(ByteKey.of(s.path()), s);
+    if (!paths.isEmpty()) {
+      for (TrackedState s : run.store.getAll(run.app, paths)) {
+        rows.put(ByteKey.of(s.path()), s);
+      }
     }
     return i;
   }

@@ -229,7 +229,8 @@ public final class Run {
    * the sweep (see {@link SweepCandidates}); {@code container}: it was a container when read (a
    * deletion of it takes what is below it).
    */
-  record OrphanCandidate(byte[] path, TargetPath owner, boolean container) {}
+  record OrphanCandidate(byte[] path, TargetPath owner, boolean container)
+      implements SweepCandidates.Candidate {}
 
   /**
    * Starts a run: watches the pool's and the shared threads' tasks for one lost (see {@link

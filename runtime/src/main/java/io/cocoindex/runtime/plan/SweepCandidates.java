@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.plan;
 
+import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -9,13 +10,42 @@ import java.util.Comparator;
  * once {@link #sort sorted}. A path is kept as its bytes and decoded when the sweep reaches it:
  * removing a million rows from components that stay held a decoded path, a tree-map entry and
  * a queued record per row (the keys a reconciliation made staying with each path, about 400
- * bytes a row), and ran out of memory at {@code -Xmx512m}; about 90 bytes a row now.
+ * bytes a row), and ran out of memory at {@code -Xmx512m}; about 90 bytes a row now. A candidate
+ * may carry its tracked row as read ({@link #add(TrackedState, TargetPath)}), for a sweep that
+ * need not read it again.
  */
 final class SweepCandidates {
-  private static final Comparator<Run.OrphanCandidate> BY_PATH =
+  /** One candidate: its encoded path and owner, and whether it was a container when read. */
+  interface Candidate {
+    byte[] path();
+
+    TargetPath owner();
+
+    boolean container();
+
+    /** Its tracked row as read with it, or null: the sweep reads it by path. */
+    default TrackedState row() {
+      return null;
+    }
+  }
+
+  /** A candidate read with its row (no more objects per row than one without). */
+  private record WithRow(TrackedState row, TargetPath owner) implements Candidate {
+    @Override
+    public byte[] path() {
+      return row.path();
+    }
+
+    @Override
+    public boolean container() {
+      return row.childGeneration() > 0;
+    }
+  }
+
+  private static final Comparator<Candidate> BY_PATH =
       (a, b) -> Arrays.compareUnsigned(a.path(), b.path());
 
-  private final ArrayList<Run.OrphanCandidate> entries = new ArrayList<>();
+  private final ArrayList<Candidate> entries = new ArrayList<>();
   private boolean sorted = true;
 
   /**
@@ -26,7 +56,15 @@ final class SweepCandidates {
     add(new Run.OrphanCandidate(path, owner, container));
   }
 
-  void add(Run.OrphanCandidate candidate) {
+  /**
+   * Adds a candidate with its tracked {@code row}, kept as it is: the sweep reconciles that row
+   * (see {@link #row}) instead of reading it again.
+   */
+  void add(TrackedState row, TargetPath owner) {
+    add(new WithRow(row, owner));
+  }
+
+  void add(Candidate candidate) {
     if (sorted && !entries.isEmpty()
         && BY_PATH.compare(entries.get(entries.size() - 1), candidate) >= 0) {
       sorted = false;
@@ -84,6 +122,12 @@ final class SweepCandidates {
   TargetPath owner(int i) {
     checkSorted();
     return entries.get(i).owner();
+  }
+
+  /** The {@code i}th candidate's tracked row as it was added, or null if it came without. */
+  TrackedState row(int i) {
+    checkSorted();
+    return entries.get(i).row();
   }
 
   /** Whether a candidate has the encoded path {@code path}; once {@link #sort sorted}. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.StableKey;
+import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -88,5 +89,26 @@ class SweepCandidatesTest {
 
     TargetPath first = c.path(0);
     assertThat(first).isEqualTo(A).isNotSameAs(c.path(0));
+  }
+
+  @Test
+  void aCandidateAddedWithItsRowKeepsItInPathOrder() {
+    TrackedState container = new TrackedState(path("t", "docs").encoded(), B.encoded(),
+        List.of(), 3, 1, 1, 1);
+    TrackedState child = new TrackedState(path("t", "docs", 1L).encoded(), B.encoded(),
+        List.of(), 0, 0, 3, 1);
+    SweepCandidates c = new SweepCandidates();
+    c.add(child, B);
+    c.add(path("s").encoded(), A, false);
+    c.add(container, B);
+    c.sort();
+
+    assertThat(paths(c)).containsExactly(path("s"), path("t", "docs"), path("t", "docs", 1L));
+    assertThat(c.row(0)).as("added by path: read by path").isNull();
+    assertThat(c.row(1)).isSameAs(container);
+    assertThat(c.row(2)).isSameAs(child);
+    assertThat(c.container(1)).isTrue();
+    assertThat(c.container(2)).isFalse();
+    assertThat(c.owner(2)).isEqualTo(B);
   }
 }
