@@ -831,7 +831,6 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public void runEnded(String app, long version) {
-    releaser.forgetMarked(app, version);
     Long key = runs.forgetLock(app, version);
     if (key == null) {
       return;
@@ -900,9 +899,6 @@ public final class PostgresStateStore extends JdbcStateStore {
             PostgresClaims.markFinished(c, done);
           }
         });
-        if (!done.isEmpty()) {
-          releaser.markedWithCommit(done);
-        }
         return;
       } catch (SQLException e) {
         String state = e.getSQLState();
