@@ -481,7 +481,6 @@ public final class Run {
    * tells the store, once every action it applied has returned (see {@link StateStore#endedRuns}).
    */
   public void end() {
-    listeners.reportFailures();
     componentPool.unwatch(onTaskLost);
     SharedThreads.unwatchDeaths(onTaskLost);
     // After a lost task another of the run's may still be under way: the run is not told
@@ -501,6 +500,7 @@ public final class Run {
     if (statesAhead != null) {
       statesAhead.clear();
     }
+    listeners.reportFailures();
   }
 
   /**
