@@ -68,18 +68,32 @@ final class ByteChunks {
   /** Copies {@code bytes} in after their length in 4 bytes; returns where, as {@link #reserve}. */
   int appendSized(byte[] bytes) {
     int location = reserve(Integer.BYTES + bytes.length);
-    byte[] chunk = chunkAt(location);
-    int at = offsetOf(location);
-    INT.set(chunk, at, bytes.length);
-    System.arraycopy(bytes, 0, chunk, at + Integer.BYTES, bytes.length);
+    putSized(chunkAt(location), offsetOf(location), bytes);
     return location;
+  }
+
+  /**
+   * Writes {@code bytes} at {@code at} of {@code into} after their length in 4 bytes, as {@link
+   * #appendSized} does: the one layout of the run's tables of paths.
+   *
+   * @return where the next write goes
+   */
+  static int putSized(byte[] into, int at, byte[] bytes) {
+    putSize(into, at, bytes.length);
+    System.arraycopy(bytes, 0, into, at + Integer.BYTES, bytes.length);
+    return at + Integer.BYTES + bytes.length;
+  }
+
+  /** Writes a length in 4 bytes at {@code at} of {@code into}, as {@link #putSized} does. */
+  static void putSize(byte[] into, int at, int size) {
+    INT.set(into, at, size);
   }
 
   /** A copy of the bytes {@link #appendSized} put at {@code location}. */
   byte[] sizedAt(int location) {
     byte[] chunk = chunkAt(location);
     int at = offsetOf(location);
-    int length = (int) INT.get(chunk, at);
+    int length = sizeAt(chunk, at);
     return Arrays.copyOfRange(chunk, at + Integer.BYTES, at + Integer.BYTES + length);
   }
 
@@ -87,11 +101,11 @@ final class ByteChunks {
   boolean sizedEquals(int location, byte[] bytes) {
     byte[] chunk = chunkAt(location);
     int at = offsetOf(location) + Integer.BYTES;
-    return (int) INT.get(chunk, at - Integer.BYTES) == bytes.length
+    return sizeAt(chunk, at - Integer.BYTES) == bytes.length
         && Arrays.equals(chunk, at, at + bytes.length, bytes, 0, bytes.length);
   }
 
-  /** The length {@link #appendSized} wrote at {@code offset} of {@code chunk}. */
+  /** The length {@link #putSized} wrote at {@code offset} of {@code chunk}. */
   static int sizeAt(byte[] chunk, int offset) {
     return (int) INT.get(chunk, offset);
   }

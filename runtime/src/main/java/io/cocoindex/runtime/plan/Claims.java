@@ -1,9 +1,6 @@
 package io.cocoindex.runtime.plan;
 
 import io.cocoindex.runtime.state.ByteKey;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -40,8 +37,6 @@ import java.util.Set;
  */
 final class Claims {
   private static final int SEGMENT_BITS = 6;
-  private static final VarHandle INT =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
   static final int SEGMENTS = 1 << SEGMENT_BITS;
 
   private final PathTable[] segments = new PathTable[SEGMENTS];
@@ -197,10 +192,7 @@ final class Claims {
       byte[] paths = new byte[size];
       int at = 0;
       for (DeclaredTarget d : declared) {
-        byte[] path = d.path().encodedUnsafe();
-        INT.set(paths, at, path.length);
-        System.arraycopy(path, 0, paths, at + Integer.BYTES, path.length);
-        at += Integer.BYTES + path.length;
+        at = ByteChunks.putSized(paths, at, d.path().encodedUnsafe());
       }
       return new DeclaredPaths(paths);
     }
@@ -209,7 +201,7 @@ final class Claims {
       if (set == null) {
         set = new HashSet<>();
         for (int at = 0; at < paths.length; ) {
-          int length = (int) INT.get(paths, at);
+          int length = ByteChunks.sizeAt(paths, at);
           at += Integer.BYTES;
           set.add(ByteKey.of(Arrays.copyOfRange(paths, at, at + length)));
           at += length;

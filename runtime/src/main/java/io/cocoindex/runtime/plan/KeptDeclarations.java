@@ -1,8 +1,5 @@
 package io.cocoindex.runtime.plan;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 
@@ -18,8 +15,6 @@ import java.util.List;
  * <p>Not thread-safe; {@link Claims} locks.
  */
 final class KeptDeclarations {
-  private static final VarHandle INT =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
   private final ByteChunks chunks = new ByteChunks();
 
   /** What {@link #forEach} hands over: a component and the paths it declared. */
@@ -41,11 +36,11 @@ final class KeptDeclarations {
     }
     int location = chunks.reserve(size);
     byte[] into = chunks.chunkAt(location);
-    int at = put(into, ByteChunks.offsetOf(location), path);
-    INT.set(into, at, size - 2 * Integer.BYTES - path.length);
+    int at = ByteChunks.putSized(into, ByteChunks.offsetOf(location), path);
+    ByteChunks.putSize(into, at, size - 2 * Integer.BYTES - path.length);
     at += Integer.BYTES;
     for (DeclaredTarget d : declared) {
-      at = put(into, at, d.path().encodedUnsafe());
+      at = ByteChunks.putSized(into, at, d.path().encodedUnsafe());
     }
   }
 
@@ -54,11 +49,11 @@ final class KeptDeclarations {
     for (int c = 0; c < chunks.chunkCount(); c++) {
       byte[] chunk = chunks.chunk(c);
       for (int at = 0; at < chunks.used(c); ) {
-        int length = (int) INT.get(chunk, at);
+        int length = ByteChunks.sizeAt(chunk, at);
         at += Integer.BYTES;
         byte[] component = Arrays.copyOfRange(chunk, at, at + length);
         at += length;
-        int declaredLength = (int) INT.get(chunk, at);
+        int declaredLength = ByteChunks.sizeAt(chunk, at);
         at += Integer.BYTES;
         visitor.visit(component, Arrays.copyOfRange(chunk, at, at + declaredLength));
         at += declaredLength;
@@ -69,12 +64,5 @@ final class KeptDeclarations {
   /** Lets go of the chunks, which may have reached the old generation. */
   void clear() {
     chunks.clear();
-  }
-
-  /** Writes {@code bytes} with their length before them; returns where the next write goes. */
-  private static int put(byte[] into, int at, byte[] bytes) {
-    INT.set(into, at, bytes.length);
-    System.arraycopy(bytes, 0, into, at + Integer.BYTES, bytes.length);
-    return at + Integer.BYTES + bytes.length;
   }
 }
