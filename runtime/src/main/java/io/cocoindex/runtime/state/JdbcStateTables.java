@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Comparator;
@@ -16,6 +17,7 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -76,6 +78,11 @@ public class JdbcStateTables {
   private final String componentSql;
   private final String ownedWindowSql;
 
+  /**
+   * Whether a group's statements on disjoint rows are batched by statement, out of their order
+   * (see {@link StatementBatches}): on the shared store, where each batch is a round trip.
+   */
+  private final boolean reorderStatements;
   /** Whether precommits and settles are resolved against the rows the engine loaded. */
   private final boolean trustLoadedRows;
   /** The table of settled runs, or null when this store settles every state by itself. */
@@ -117,6 +124,7 @@ public class JdbcStateTables {
   public JdbcStateTables(String prefix, boolean lockRowsForUpdate, boolean trustLoadedRows,
       boolean recordSettledRuns, boolean cacheStatements) {
     this.trustLoadedRows = trustLoadedRows;
+    this.reorderStatements = lockRowsForUpdate;
     this.statements = cacheStatements ? new StatementCache() : null;
     this.settledRunsTable = recordSettledRuns ? prefix + "settled_run" : null;
     this.apps = prefix + "app";
@@ -473,7 +481,7 @@ public class JdbcStateTables {
       throws SQLException {
     Map<ByteKey, ComponentRecord> out = new HashMap<>();
     SettledRuns runs = settledRuns(c, app);
-    selectAny(c, app, COMPONENT_COLUMNS, components, "path = ANY(?)", paths, rs -> {
+    selectAny(c, app, COMPONENT_COLUMNS, components, "path", "", paths, rs -> {
       ComponentRecord r = component(rs, runs);
       out.put(ByteKey.of(r.path()), r);
     });
@@ -485,7 +493,7 @@ public class JdbcStateTables {
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, TrackedState> out = new HashMap<>();
-    selectAny(c, app, STATE_SELECT, states, "path = ANY(?)", paths, rs -> {
+    selectAny(c, app, STATE_SELECT, states, "path", "", paths, rs -> {
       TrackedState t = state(rs, runs);
       out.put(ByteKey.of(t.path()), t);
     });
@@ -497,7 +505,7 @@ public class JdbcStateTables {
       throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, List<TrackedState>> out = new HashMap<>();
-    selectAny(c, app, STATE_SELECT, states, "owner = ANY(?) ORDER BY owner, path", owners, rs -> {
+    selectAny(c, app, STATE_SELECT, states, "owner", " ORDER BY s.owner, s.path", owners, rs -> {
       TrackedState t = state(rs, runs);
       out.computeIfAbsent(ByteKey.of(t.owner()), o -> new ArrayList<>()).add(t);
     });
@@ -577,15 +585,35 @@ public class JdbcStateTables {
   }
 
   /**
-   * Visits the rows of {@code table} of {@code app} that {@code condition} selects, its one
-   * parameter bound to {@code values} (a column {@code = ANY(?)}, and any {@code ORDER BY}).
+   * Visits the rows of {@code table} of {@code app} whose {@code column} is one of {@code values}
+   * (each visited once however often its value is given), in the order {@code orderBy} gives
+   * (an {@code ORDER BY} of the columns as {@code s.}, or nothing).
+   *
+   * <p>Each value is looked up on its own, by the index on {@code (app, column)}: a plain
+   * {@code app=? AND column = ANY(?)} was planned, on tables without statistics yet (a store's
+   * first run: the server analyzes them a minute later at the earliest), as a scan of every row
+   * of the app with the array as a filter, and the server keeps such a plan for the prepared
+   * statement: in a first run of 5,000 components each read of a few rows scanned up to all of
+   * them, 0.5-1.7 ms each. A lateral subquery per value (kept apart by its {@code OFFSET 0})
+   * has only the lookup by both columns to choose. The array comes through a subquery, so that
+   * the plan's cost does not depend on its length: the server then keeps the plan (made once per
+   * connection) rather than planning each read again for the length it was given (75 us a read).
    */
   private static void selectAny(Connection c, String app, String columns, String table,
-      String condition, List<byte[]> values, RowVisitor visitor) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT " + columns + " FROM " + table
-        + " WHERE app=? AND " + condition)) {
-      ps.setString(1, app);
-      ps.setArray(2, c.createArrayOf("bytea", values.toArray(new byte[0][])));
+      String column, String orderBy, List<byte[]> values, RowVisitor visitor)
+      throws SQLException {
+    Set<ByteKey> seen = new HashSet<>();
+    List<byte[]> distinct = new ArrayList<>(values.size());
+    for (byte[] v : values) {
+      if (seen.add(ByteKey.of(v))) {
+        distinct.add(v);
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT s.* FROM unnest((SELECT ?::bytea[]))"
+        + " AS k(v) CROSS JOIN LATERAL (SELECT " + columns + " FROM " + table + " WHERE app=? AND "
+        + column + "=k.v OFFSET 0) s" + orderBy)) {
+      ps.setArray(1, c.createArrayOf("bytea", distinct.toArray(new byte[0][])));
+      ps.setString(2, app);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           visitor.visit(rs);
@@ -759,7 +787,8 @@ public class JdbcStateTables {
         // was no row to lock), and an upsert would replace its records once it commits.
         boolean create = before[0] == null && !trustLoadedRows
             && w0 instanceof StateWrite.Precommit;
-        PreparedStatement put = out.use(create ? insertState : putState);
+        PreparedStatement put =
+            out.use(create ? insertState : putState, states, app, s.path());
         put.setString(1, app);
         put.setBytes(2, s.path());
         put.setBytes(3, s.owner());
@@ -842,7 +871,7 @@ public class JdbcStateTables {
   final void writeComponent(StatementBatches out, String app, StateWrite w) throws SQLException {
     if (w instanceof StateWrite.PutComponent pc) {
       ComponentRecord r = pc.component();
-      PreparedStatement put = out.use(putComponent);
+      PreparedStatement put = out.use(putComponent, components, app, r.path());
       put.setString(1, app);
       put.setBytes(2, r.path());
       put.setBytes(3, r.memoFingerprint());
@@ -852,12 +881,12 @@ public class JdbcStateTables {
       put.setBytes(7, forgottenMemoMark(pc.runVersion()));
       put.addBatch();
     } else if (w instanceof StateWrite.DeleteComponent dc) {
-      PreparedStatement del = out.use(deleteComponent);
+      PreparedStatement del = out.use(deleteComponent, components, app, dc.path());
       del.setString(1, app);
       del.setBytes(2, dc.path());
       del.addBatch();
     } else if (w instanceof StateWrite.ForgetMemo fm) {
-      PreparedStatement forget = out.use(forgetMemo);
+      PreparedStatement forget = out.use(forgetMemo, components, app, fm.path());
       int i = 1;
       if (marksForgottenMemos) {
         forget.setString(i++, app);
@@ -866,7 +895,7 @@ public class JdbcStateTables {
       forget.setBytes(i, fm.path());
       forget.addBatch();
     } else if (w instanceof StateWrite.InvalidateMemo im) {
-      PreparedStatement invalidate = out.use(invalidateMemo);
+      PreparedStatement invalidate = out.use(invalidateMemo, components, app, im.path());
       invalidate.setString(1, app);
       invalidate.setBytes(2, im.path());
       if (marksForgottenMemos) {
@@ -989,22 +1018,23 @@ public class JdbcStateTables {
     return null;
   }
 
+  /**
+   * The rows at {@code paths} (in path order, without repeats), with {@code suffix} ({@code FOR
+   * UPDATE}, which then locks them in that order). Each path is looked up on its own, by the
+   * primary key, as in {@link #selectAny}: a list of paths was planned, on tables without
+   * statistics yet, as a scan of every row of the app.
+   */
   private Map<ByteKey, TrackedState> readMany(
       Connection c, String app, List<byte[]> paths, String suffix) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, TrackedState> rows = new HashMap<>();
     for (int from = 0; from < paths.size(); from += PREFETCH_CHUNK) {
       List<byte[]> chunk = paths.subList(from, Math.min(paths.size(), from + PREFETCH_CHUNK));
-      StringBuilder marks = new StringBuilder();
-      for (int i = 0; i < chunk.size(); i++) {
-        marks.append(i == 0 ? "?" : ",?");
-      }
-      try (PreparedStatement ps = c.prepareStatement("SELECT " + STATE_SELECT + " FROM "
-          + states + " WHERE app=? AND path IN (" + marks + ")" + suffix)) {
-        ps.setString(1, app);
-        for (int i = 0; i < chunk.size(); i++) {
-          ps.setBytes(i + 2, chunk.get(i));
-        }
+      try (PreparedStatement ps = c.prepareStatement("SELECT s.* FROM unnest((SELECT"
+          + " ?::bytea[])) AS k(p) CROSS JOIN LATERAL (SELECT " + STATE_SELECT + " FROM " + states
+          + " WHERE app=? AND path=k.p" + suffix + " OFFSET 0) s")) {
+        ps.setArray(1, c.createArrayOf("bytea", chunk.toArray(new byte[0][])));
+        ps.setString(2, app);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             TrackedState t = state(rs, runs);
@@ -1038,7 +1068,7 @@ public class JdbcStateTables {
    * settle, and a precommit of a state its owner declares again).
    */
   private void setRecords(StatementBatches out, String app, TrackedState s) throws SQLException {
-    PreparedStatement up = out.use(setRecords);
+    PreparedStatement up = out.use(setRecords, states, app, s.path());
     bindRecordsAndGenerations(up, 1, s);
     up.setString(6, app);
     up.setBytes(7, s.path());
@@ -1056,7 +1086,7 @@ public class JdbcStateTables {
   }
 
   private void deleteOne(StatementBatches out, String app, byte[] path) throws SQLException {
-    PreparedStatement del = out.use(deleteState);
+    PreparedStatement del = out.use(deleteState, states, app, path);
     del.setString(1, app);
     del.setBytes(2, path);
     del.addBatch();
@@ -1064,7 +1094,7 @@ public class JdbcStateTables {
 
   /** Deletes {@code path} and every path below it. */
   private void deleteTree(StatementBatches out, String app, byte[] path) throws SQLException {
-    PreparedStatement del = out.use(deleteTree);
+    PreparedStatement del = out.useRange(deleteTree, states);
     del.setString(1, app);
     del.setBytes(2, path);
     del.setBytes(3, KeyEncoding.descendantsEnd(path));
@@ -1115,8 +1145,16 @@ public class JdbcStateTables {
   }
 
   /**
-   * Prepared statements batched in order: switching to another statement first executes the
-   * pending batch of the previous one, so the effect is that of executing them one by one.
+   * Prepared statements batched: the effect is that of executing them one by one, in the order
+   * they were added. Each pending batch goes to the database as one round trip. With {@link
+   * JdbcStateTables#reorderStatements} (a store across the network, where that round trip is the cost), a
+   * statement that writes rows no pending batch of another statement touches joins its own
+   * statement's batch even when other statements came in between: a group's precommits, settles
+   * and component records, which alternate batch by batch, then go out as a batch per statement
+   * rather than a round trip per write (the group of a cold run, committed in turn on the writer's
+   * thread, was a round trip per write). Statements on disjoint rows commute, so the order within
+   * each batch is all that is kept; a statement on a row another batch touches, or one without
+   * rows ({@link #use(String)}), executes everything pending first.
    */
   final class StatementBatches implements AutoCloseable {
     private final Connection c;
@@ -1125,44 +1163,130 @@ public class JdbcStateTables {
     // of the SQLite writer's time).
     private final Map<String, StatementCache.Prepared> prepared =
         new java.util.IdentityHashMap<>();
-    private PreparedStatement pending;
-    private String pendingSql;
+    /**
+     * The batches not executed yet, in the order they were begun; those of keyed writes touch
+     * pairwise disjoint rows.
+     */
+    private final List<Pending> pending = new ArrayList<>(4);
+
+    /** A batch not executed yet: its statement and, for keyed writes, the rows it writes. */
+    private static final class Pending {
+      final String sql;
+      final PreparedStatement statement;
+      /** The table its rows are in; null: rows not known (it commutes with nothing). */
+      final String table;
+      /** The rows its statements write, as app and path. */
+      final Set<Row> rows = new HashSet<>();
+      /** Whether it deletes a range of rows (it then commutes with nothing in its table). */
+      boolean range;
+
+      Pending(String sql, PreparedStatement statement, String table) {
+        this.sql = sql;
+        this.statement = statement;
+        this.table = table;
+      }
+    }
+
+    /** A row of a table, by app and path. */
+    private record Row(String app, ByteKey path) {}
 
     StatementBatches(Connection c) {
       this.c = c;
     }
 
-    /** Executes the pending batch, so that a read sees every write so far. */
+    /** Executes the pending batches, so that a read sees every write so far. */
     void flush() throws SQLException {
-      if (pending != null) {
-        execute();
-        pending = null;
+      try {
+        for (Pending p : pending) {
+          execute(p);
+        }
+      } finally {
+        pending.clear();
       }
     }
 
+    /** The statement {@code sql}, to bind and add to its batch, after every statement so far. */
     PreparedStatement use(String sql) throws SQLException {
+      if (pending.size() == 1 && pending.get(0).sql == sql && pending.get(0).table == null) {
+        return pending.get(0).statement;
+      }
+      flush();
+      return begin(sql, null);
+    }
+
+    /**
+     * The statement {@code sql}, which writes the row {@code path} of {@code app} in {@code
+     * table} and nothing else, to bind and add to its batch.
+     */
+    PreparedStatement use(String sql, String table, String app, byte[] path) throws SQLException {
+      if (!reorderStatements) {
+        return use(sql);
+      }
+      Row row = new Row(app, ByteKey.of(path));
+      Pending same = null;
+      for (Pending p : pending) {
+        if (p.sql == sql && p.table != null) {
+          same = p;
+        } else if (p.table == null
+            || (p.table.equals(table) && (p.range || p.rows.contains(row)))) {
+          same = null;
+          flush();
+          break;
+        }
+      }
+      if (same == null) {
+        begin(sql, table);
+        same = pending.get(pending.size() - 1);
+      }
+      same.rows.add(row);
+      return same.statement;
+    }
+
+    /**
+     * The statement {@code sql}, which writes a range of rows of {@code table}, to bind and add
+     * to its batch: after everything pending in that table.
+     */
+    PreparedStatement useRange(String sql, String table) throws SQLException {
+      if (!reorderStatements) {
+        return use(sql);
+      }
+      Pending same = null;
+      for (Pending p : pending) {
+        if (p.sql == sql && p.table != null) {
+          same = p;
+        } else if (p.table == null || p.table.equals(table)) {
+          same = null;
+          flush();
+          break;
+        }
+      }
+      if (same == null) {
+        begin(sql, table);
+        same = pending.get(pending.size() - 1);
+      }
+      same.range = true;
+      return same.statement;
+    }
+
+    /** Begins a batch of {@code sql}, after those pending. */
+    private PreparedStatement begin(String sql, String table) throws SQLException {
       StatementCache.Prepared p = prepared.get(sql);
       if (p == null) {
         p = prepare(c, sql);
         prepared.put(sql, p);
       }
-      PreparedStatement ps = p.statement();
-      if (pending != null && pending != ps) {
-        execute();
-      }
-      pending = ps;
-      pendingSql = sql;
-      return ps;
+      pending.add(new Pending(sql, p.statement(), table));
+      return p.statement();
     }
 
-    private void execute() throws SQLException {
+    private void execute(Pending p) throws SQLException {
       int[] counts;
       try {
-        counts = pending.executeBatch();
+        counts = p.statement.executeBatch();
       } catch (SQLException e) {
-        throw explainFailure(pendingSql, e);
+        throw explainFailure(p.sql, e);
       }
-      checkExecuted(pendingSql, counts);
+      checkExecuted(p.sql, counts);
     }
 
     @Override

@@ -100,17 +100,20 @@ final class PostgresClaims {
           + " FROM locked l LEFT JOIN claimed c ON c.path = l.path";
 
   /**
-   * Marks claims finished (parameters: their apps, paths and run versions): copies a claim's
+   * Marks a claim finished (parameters: its app, path and run version): copies the claim's
    * claimed_at to run_finished_at where the run's claim still stands, by the time it was written
    * (a boolean would outlive a later claim written by a worker of the version before, which
    * leaves the column as it was). A claim already marked is not written again: a component whose
    * commit marked it is marked again as its lease is given back.
+   *
+   * <p>One claim a statement, the statements of several claims one JDBC batch (a round trip): a
+   * join of the claims with arrays of them was planned, on a table without statistics yet (a
+   * store's first run), as a scan of every claim, and the server keeps such a plan for the
+   * prepared statement. A claim by its primary key has no other plan.
    */
-  static final String MARK_FINISHED_SQL = "UPDATE cocoindex_claim c"
-      + " SET run_finished_at = c.claimed_at FROM unnest(?::text[], ?::bytea[], ?::bigint[])"
-      + " AS f(app, path, version) WHERE c.app = f.app AND c.path = f.path"
-      + " AND c.run_version = f.version AND c.run_claimed_at = c.claimed_at"
-      + " AND c.run_finished_at IS DISTINCT FROM c.claimed_at";
+  static final String MARK_FINISHED_SQL = "UPDATE cocoindex_claim"
+      + " SET run_finished_at = claimed_at WHERE app = ? AND path = ? AND run_version = ?"
+      + " AND run_claimed_at = claimed_at AND run_finished_at IS DISTINCT FROM claimed_at";
 
   /** A claim of run {@code version} to mark finished. */
   record Finished(String app, byte[] path, long version) {}
@@ -171,32 +174,20 @@ final class PostgresClaims {
   }
 
   /**
-   * Marks {@code claims} finished ({@link #MARK_FINISHED_SQL}) on {@code c}: in the transaction
-   * of the components' commits, so that a worker dying before it gives their leases back leaves
-   * them finished.
+   * Marks {@code claims} finished ({@link #MARK_FINISHED_SQL}) on {@code c}, in one round trip:
+   * in the transaction of the components' commits, so that a worker dying before it gives their
+   * leases back leaves them finished, or as their leases are given back.
    */
   static void markFinished(Connection c, List<Finished> claims) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(MARK_FINISHED_SQL)) {
-      bindFinished(ps, 1, claims);
-      ps.executeUpdate();
+      for (Finished f : claims) {
+        ps.setString(1, f.app());
+        ps.setBytes(2, f.path());
+        ps.setLong(3, f.version());
+        ps.addBatch();
+      }
+      ps.executeBatch();
     }
-  }
-
-  /** Binds {@code claims} at {@code at} and the two parameters after it, as arrays. */
-  static void bindFinished(PreparedStatement ps, int at, List<Finished> claims)
-      throws SQLException {
-    String[] apps = new String[claims.size()];
-    byte[][] paths = new byte[claims.size()][];
-    Long[] versions = new Long[claims.size()];
-    for (int i = 0; i < apps.length; i++) {
-      apps[i] = claims.get(i).app();
-      paths[i] = claims.get(i).path();
-      versions[i] = claims.get(i).version();
-    }
-    Connection c = ps.getConnection();
-    ps.setArray(at, c.createArrayOf("text", apps));
-    ps.setArray(at + 1, c.createArrayOf("bytea", paths));
-    ps.setArray(at + 2, c.createArrayOf("bigint", versions));
   }
 
   /** Sets a claim's run version at {@code at}: {@code run}'s, or none outside a run. */

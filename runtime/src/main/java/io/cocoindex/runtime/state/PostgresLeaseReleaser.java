@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gives advisory locks back on a thread of its own, all those released meanwhile in one
- * statement per connection: a component's commit completes on the state writer's thread, which
- * must not spend a round trip per component on unlocking.
+ * statement per connection (after one marking the claims to mark, if any): a component's commit
+ * completes on the state writer's thread, which must not spend a round trip per component on
+ * unlocking.
  *
  * <p>It hands out the leases of a {@link PostgresStateStore} and keeps count of those held, per
  * app, until they are closed: a lease a lost task holds is never closed, and the app's next run
@@ -34,18 +35,6 @@ final class PostgresLeaseReleaser implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PostgresStateStore.class);
 
   /**
-   * Marks claims finished ({@link PostgresClaims#MARK_FINISHED_SQL}; parameters: their apps,
-   * paths and run versions), then gives locks back (the keys), in one round trip: the marks go
-   * first (the filter's subquery is evaluated before any row), so a failing mark gives nothing
-   * back (and the locks are then given back alone: a lock is re-entrant, and given back twice
-   * would drop another hold of it).
-   */
-  private static final String MARK_AND_UNLOCK_SQL = "WITH marked AS ("
-      + PostgresClaims.MARK_FINISHED_SQL + " RETURNING 1)"
-      + " SELECT pg_advisory_unlock(k) FROM unnest(?::bigint[]) AS k"
-      + " WHERE (SELECT count(*) FROM marked) >= 0";
-
-  /**
    * An advisory lock held on one lease connection, with the claim its giving back marks finished
    * (or null), or (with {@code given}) a marker completed once every lock queued before it was
    * given back.
@@ -53,6 +42,14 @@ final class PostgresLeaseReleaser implements AutoCloseable {
   private record HeldLock(Connection connection, long key, PostgresClaims.Finished finished,
       CompletableFuture<Void> given) {}
 
+  /** A claim of a run, as its commit marked it finished. */
+  private record Marked(String app, ByteKey path, long version) {}
+
+  /**
+   * The claims the commits of components still leased marked finished ({@link
+   * #markedWithCommit}): their give-back has nothing to mark (in a cold run, every component's).
+   */
+  private final Set<Marked> markedByCommit = ConcurrentHashMap.newKeySet();
   /** The leases this store holds, by app: taken and not yet closed. */
   private final Map<String, AtomicInteger> heldLeases = new ConcurrentHashMap<>();
   /**
@@ -87,12 +84,35 @@ final class PostgresLeaseReleaser implements AutoCloseable {
     return () -> {
       if (released.compareAndSet(false, true)) {
         held.decrementAndGet();
+        boolean marked = claimed != null && run != null
+            && markedByCommit.remove(new Marked(app, ByteKey.of(claimed), run.version()));
         PostgresClaims.Finished finished =
-            claimed == null || run == null || run.aborted().get() ? null
+            claimed == null || run == null || marked || run.aborted().get() ? null
                 : new PostgresClaims.Finished(app, claimed, run.version());
         queue.add(new HeldLock(connection, key, finished, null));
       }
     };
+  }
+
+  /**
+   * Notes claims a committed transaction marked finished: the give-back of their leases marks
+   * nothing (it would find them marked). The engine commits a component while it holds its
+   * lease and closes the lease once the commit has landed, so the note comes first.
+   */
+  void markedWithCommit(List<PostgresClaims.Finished> claims) {
+    for (PostgresClaims.Finished f : claims) {
+      markedByCommit.add(new Marked(f.app(), ByteKey.of(f.path()), f.version()));
+    }
+  }
+
+  /**
+   * Forgets the claims of run {@code version} of {@code app} noted as marked whose leases were
+   * not closed after the note (a commit retried alone after its lease was closed, say).
+   */
+  void forgetMarked(String app, long version) {
+    if (!markedByCommit.isEmpty()) {
+      markedByCommit.removeIf(m -> m.version() == version && m.app().equals(app));
+    }
   }
 
   /** Remembers that a run of {@code app} lost a task, whose leases may never be closed. */
@@ -164,9 +184,12 @@ final class PostgresLeaseReleaser implements AutoCloseable {
           return; // the server released its locks with the session
         }
         if (!finished.isEmpty()) {
+          // The marks first, committed before the locks go back (the session commits each round
+          // trip): a worker that takes a lock then finds its claim marked. If they fail, the locks
+          // are given back all the same, once (a lock is re-entrant: given back twice, it would
+          // drop another hold of it).
           try {
-            markAndUnlock(connection, finished, keys);
-            return;
+            PostgresClaims.markFinished(connection, finished);
           } catch (SQLException e) {
             // Those claims then look unfinished once this run is gone: taken over, processed
             // twice. The locks are still given back.
@@ -182,15 +205,6 @@ final class PostgresLeaseReleaser implements AutoCloseable {
         // The locks stay until the connection closes (at the latest when this store does).
         log.warn("giving back {} component leases failed", keys.length, e);
       }
-    }
-  }
-
-  private void markAndUnlock(Connection connection, List<PostgresClaims.Finished> finished,
-      Long[] keys) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(MARK_AND_UNLOCK_SQL)) {
-      PostgresClaims.bindFinished(ps, 1, finished);
-      ps.setArray(4, connection.createArrayOf("bigint", keys));
-      ps.execute();
     }
   }
 

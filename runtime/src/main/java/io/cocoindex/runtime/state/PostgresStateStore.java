@@ -831,6 +831,7 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public void runEnded(String app, long version) {
+    releaser.forgetMarked(app, version);
     Long key = runs.forgetLock(app, version);
     if (key == null) {
       return;
@@ -899,6 +900,9 @@ public final class PostgresStateStore extends JdbcStateStore {
             PostgresClaims.markFinished(c, done);
           }
         });
+        if (!done.isEmpty()) {
+          releaser.markedWithCommit(done);
+        }
         return;
       } catch (SQLException e) {
         String state = e.getSQLState();
