@@ -11,12 +11,14 @@ import io.cocoindex.StableKey;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateStoreException;
 import io.cocoindex.runtime.state.StateWrite;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -43,9 +45,16 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
   /** The rows m declares in docs. */
   List<String> mRows = List.of("r1");
 
+  /** The chunk the test ran with (the PostgreSQL execution sets one for every test). */
+  private final String chunkBefore = System.getProperty(CHUNK_PROPERTY);
+
   @AfterEach
   void restoreChunk() {
-    System.clearProperty(CHUNK_PROPERTY);
+    if (chunkBefore == null) {
+      System.clearProperty(CHUNK_PROPERTY);
+    } else {
+      System.setProperty(CHUNK_PROPERTY, chunkBefore);
+    }
   }
 
   void main(Ctx ctx, boolean memoized) {
@@ -69,7 +78,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
       }
     });
     List<String> own = List.copyOf(mRows);
-    java.util.function.Consumer<Ctx> m = c -> {
+    Consumer<Ctx> m = c -> {
       if (rowsOf == null) {
         throw new IllegalStateException("scripted failure of m");
       }
@@ -103,7 +112,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
       }
       if (failWrite.test(writes)) {
         return CompletableFuture.failedFuture(
-            new io.cocoindex.runtime.state.StateStoreException("injected write failure"));
+            new StateStoreException("injected write failure"));
       }
       int trees = deleteTrees(writes);
       if (trees > 0) {
