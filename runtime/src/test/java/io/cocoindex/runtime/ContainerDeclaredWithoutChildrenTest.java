@@ -17,8 +17,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -30,7 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * file: its action takes every row below it along, those of the components that failed in that
  * run included. Once docs has children again, every row declared in it is written again, however
  * the run that took them along ended after docs's commit: its sweep refused by a deletion limit,
- * stopped by a write that failed, or lost in a crash. The healthy component h declares h1 in
+ * stopped by a write that failed, lost in a crash, or the run stopped before it. The healthy component h declares h1 in
  * docs; m (plain or memoized) declares r1 there, and fails while docs has no children.
  */
 class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
@@ -44,6 +47,12 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
   boolean withOthers = true;
   /** The rows m declares in docs. */
   List<String> mRows = List.of("r1");
+  /** Whether component d declares docs, not the root (which commits after its children). */
+  boolean docsInD;
+  /** Component z stops the run (a fatal error) once docs's action is applied and committed. */
+  boolean stopAfterDocsCommit;
+  /** Counted down as docs's action is reported applied and committed (by its listener). */
+  volatile CountDownLatch docsCommitted = new CountDownLatch(1);
 
   /** The chunk the test ran with (the PostgreSQL execution sets one for every test). */
   private final String chunkBefore = System.getProperty(CHUNK_PROPERTY);
@@ -65,13 +74,25 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
       declareTargetState(ctx, x.targetState("x1", "v1"));
       declareTargetState(ctx, x.targetState("x2", "v1"));
     }
-    TargetStateProvider<String> docs = null;
-    if (withChildren) {
-      docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
-    } else {
-      declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+    Function<Ctx, TargetStateProvider<String>> declareDocs = c -> {
+      if (withChildren) {
+        return mountTarget(c, p.targetState("docs", new Tables.TableSpec("g1")));
+      }
+      declareTargetState(c, p.targetState("docs", new Tables.TableSpec("g1")));
+      return null;
+    };
+    TargetStateProvider<String> rowsOf =
+        docsInD ? ctx.useMount("d", declareDocs) : declareDocs.apply(ctx);
+    if (stopAfterDocsCommit) {
+      ctx.mount("z", z -> {
+        try {
+          assertThat(docsCommitted.await(30, TimeUnit.SECONDS)).as("docs's commit").isTrue();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        throw new InternalError("scripted fatal error: the run stops");
+      });
     }
-    TargetStateProvider<String> rowsOf = docs;
     ctx.mount("h", h -> {
       if (rowsOf != null) {
         declareTargetState(h, rowsOf.targetState("h1", "v1"));
@@ -141,8 +162,12 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
   }
 
   App app(Store store, boolean memoized) {
-    return App.create("taken", Environment.builder().stateStore(store).build(),
-        ctx -> main(ctx, memoized));
+    Environment env = Environment.builder().stateStore(store).listener((provider, key, action) -> {
+      if (provider.equals("tables") && key.equals(StableKey.of("docs"))) {
+        docsCommitted.countDown();
+      }
+    }).build();
+    return App.create("taken", env, ctx -> main(ctx, memoized));
   }
 
   /** Run 1: docs with h1 and m's rows, and x1, x2. */
@@ -229,6 +254,28 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
 
       store.dead = false;
       store.dieAt = w -> false;
+      docsHasChildrenAgain(app);
+    }
+  }
+
+  /** The run stops (a fatal error) once docs's commit has landed: no sweep runs. */
+  @ParameterizedTest(name = "memoized: {0}")
+  @ValueSource(booleans = {false, true})
+  void rowsTakenAlongAreWrittenAgainAfterARunStoppedBeforeItsSweep(boolean memoized) {
+    docsInD = true;
+    Store store = new Store(store());
+    try (App app = app(store, memoized)) {
+      firstRun(app);
+
+      withChildren = false;
+      stopAfterDocsCommit = true;
+      docsCommitted = new CountDownLatch(1);
+      assertThatThrownBy(app::update).hasMessageContaining("scripted fatal error");
+      assertThat(tables.takeLog()).containsExactly("ensure docs");
+      assertThat(app.status().providers().get("tables/docs")).as("nothing swept")
+          .containsExactlyInAnyOrder(StableKey.of("h1"), StableKey.of("r1"));
+
+      stopAfterDocsCommit = false;
       docsHasChildrenAgain(app);
     }
   }
