@@ -422,8 +422,9 @@ public final class ComponentCommit {
       if (d.childProvider() != null) {
         resolveChildren(d, r, fresh, lossyFromParent);
       } else if (row != null && row.childGeneration() > 0) {
-        // A container declared again without children: once committed, the sweep forgets
-        // what was tracked below it.
+        // A container declared again without children: its commit starts a child generation
+        // nothing below it is in, and once committed, the sweep forgets what is tracked there.
+        r.takeChildrenAlong();
         if (formerContainers == null) {
           formerContainers = new ArrayList<>();
         }
@@ -481,6 +482,7 @@ public final class ComponentCommit {
         || found == TargetChildInvalidation.LOSSY || lossyFromParent) {
       r.childEpoch++;
     }
+    r.childrenResolvedAgain();
     child.resolve(def.handler(), r.childGeneration, r.childEpoch, run.codecs);
   }
 

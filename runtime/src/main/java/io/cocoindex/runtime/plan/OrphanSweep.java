@@ -57,7 +57,9 @@ import org.slf4j.LoggerFactory;
  * container it would delete count too, those of components whose tracking the run keeps
  * included, each once. What the sweep only forgets (a state whose handler abandons it, one its
  * container's recreate destroyed, one below a state now declared without children, and what is
- * below any of those) is no deletion, and does not count.
+ * below any of those) is no deletion, and does not count. What failed components track below a
+ * state declared without children is forgotten before the count, whatever it finds: that state's
+ * action took it along ({@link #forgetWhatFailedOwnersTrackBelowFormerContainers}).
  *
  * <p>On a store shared by workers, an update leases the stale components: up to {@link
  * #LEASED_UP_FRONT} of them all when the sweep starts, held to its end, so no other worker mounts
@@ -224,13 +226,16 @@ public final class OrphanSweep {
     if (leases && work.stale.size() <= LEASED_UP_FRONT) {
       leaseUpFront(run, work);
     }
+    if (!new OrphanSweep(run, work, false).forgetWhatFailedOwnersTrackBelowFormerContainers()) {
+      return; // a write failed: what is left stays tracked for the next run
+    }
     if (mustCount(run, work)) {
       OrphanSweep count = new OrphanSweep(run, work, true);
       count.pass();
       long toDelete = count.throughHandlers + count.withContainers;
       if (toDelete > run.deletionLimit) {
-        // Nothing is written: every candidate stays tracked (and its owner's memo unrecorded),
-        // and the next update weighs them again.
+        // Nothing more is written: every candidate stays tracked (and its owner's memo
+        // unrecorded), and the next update weighs them again.
         run.refuseSweep(
             new DeletionLimitExceededException(toDelete, count.withContainers, run.deletionLimit));
         return;
@@ -407,10 +412,6 @@ public final class OrphanSweep {
    */
   private void pass() {
     boolean noStale = work.stale.isEmpty();
-    forgetWhatFailedOwnersTrackBelowFormerContainers();
-    if (stopped) {
-      return;
-    }
     sweepCandidates(work.committedCandidates, List.of(), noStale);
     if (run.mode == RunMode.DROP) {
       // Every state was a candidate above: the records go in chunks.
@@ -434,46 +435,83 @@ public final class OrphanSweep {
    * Forgets, with their memos, the states that components which failed in this run track below a
    * state declared without children in it (a directory that is now a file): its action took what
    * was below it along, as {@link #sweepCandidates} forgets the candidates there. A failed
-   * component keeps its tracking, which passed for current once the state had children again
-   * (its child generation where it was): the component found its row unchanged, or its memo
-   * hit, and the row was never written again. Read only in a run with a failure.
+   * component keeps its tracking, which the state's new child generation makes stale once it has
+   * children again ({@link Reconciliation#takeChildrenAlong}); forgotten here, it neither waits
+   * for that run nor counts as below the state if it is deleted meanwhile. Done before the
+   * deletion limit is weighed, as those states are already gone from the target: a sweep the limit
+   * refuses forgets them all the same. Read only in an update with a failure; written a chunk at a
+   * time as the scan goes ({@link Sizes#chunk} forgotten subtrees a write, with the memos of their
+   * owners), so that a failed component with a million rows there is not held, or written, at
+   * once. A chunk whose write fails stops the sweep: what it did not forget stays tracked, of the
+   * old generation, and the next run declaring the state without children forgets it.
+   *
+   * @return false if a write failed
    */
-  private void forgetWhatFailedOwnersTrackBelowFormerContainers() {
-    if (counting || run.mode != RunMode.UPDATE || !run.anyFailed()
-        || run.declaredWithoutChildren.isEmpty()) {
-      return;
+  private boolean forgetWhatFailedOwnersTrackBelowFormerContainers() {
+    if (run.mode != RunMode.UPDATE || !run.anyFailed() || run.declaredWithoutChildren.isEmpty()) {
+      return true;
     }
-    List<byte[]> forgotten = new ArrayList<>();
-    List<byte[]> containers = new ArrayList<>();
-    Set<TargetPath> owners = new HashSet<>();
+    ForgottenBelowFormerContainers chunk = new ForgottenBelowFormerContainers();
     for (TargetPath former : run.declaredWithoutChildren) {
       byte[] top = former.encodedUnsafe();
+      byte[][] last = {null}; // the last subtree forgotten below this state
       run.store.scan(run.app, top, s -> {
         byte[] path = s.path();
-        byte[] last = forgotten.isEmpty() ? null : forgotten.get(forgotten.size() - 1);
-        if (path.length <= top.length || (last != null && isBelow(path, last))) {
+        if (stopped || path.length <= top.length || (last[0] != null && isBelow(path, last[0]))) {
           return; // the state itself, or below one forgotten already
         }
         TargetPath owner = TargetPath.decode(s.owner());
         if (!isCandidate(s) && run.failedAtOrAbove(owner)) {
-          forgotten.add(path);
-          owners.add(owner);
-          if (s.childGeneration() > 0) {
-            containers.add(path);
+          last[0] = path;
+          chunk.add(path, owner, s.childGeneration() > 0);
+          if (chunk.trees.size() >= work.sizes.chunk()) {
+            stopped = !writeForgotten(chunk);
           }
         }
       });
+      if (stopped) {
+        return false;
+      }
     }
-    if (forgotten.isEmpty()) {
-      return;
+    return writeForgotten(chunk);
+  }
+
+  /** A chunk of the subtrees failed owners track below states declared without children. */
+  private static final class ForgottenBelowFormerContainers {
+    final List<byte[]> trees = new ArrayList<>();
+    /** The owners whose memos (and their memoized ancestors') this chunk forgets. */
+    final Set<TargetPath> owners = new HashSet<>();
+    /** The owners an earlier chunk's write forgot the memos of: not read again. */
+    final Set<TargetPath> ownersDone = new HashSet<>();
+    /** Those of {@link #trees} that are containers: the memos of the owners below them go. */
+    final List<byte[]> containers = new ArrayList<>();
+
+    void add(byte[] path, TargetPath owner, boolean container) {
+      trees.add(path);
+      if (!ownersDone.contains(owner)) {
+        owners.add(owner);
+      }
+      if (container) {
+        containers.add(path);
+      }
+    }
+  }
+
+  /** Writes a chunk of forgotten subtrees with the memos they concern; empties it. */
+  private boolean writeForgotten(ForgottenBelowFormerContainers chunk) {
+    if (chunk.trees.isEmpty()) {
+      return true;
     }
     List<StateWrite> commit = new ArrayList<>();
-    invalidateMemosOfFailedAncestors(owners, commit);
-    invalidateMemosBelow(containers, new HashSet<>(), commit);
-    forgotten.forEach(path -> commit.add(new StateWrite.DeleteTree(path)));
-    if (!write(commit, Set.of(), Map.of())) {
-      stopped = true;
-    }
+    invalidateMemosOfFailedAncestors(chunk.owners, commit);
+    invalidateMemosBelow(chunk.containers, new HashSet<>(), commit);
+    chunk.trees.forEach(path -> commit.add(new StateWrite.DeleteTree(path)));
+    boolean written = write(commit, Set.of(), Map.of());
+    chunk.ownersDone.addAll(chunk.owners);
+    chunk.trees.clear();
+    chunk.owners.clear();
+    chunk.containers.clear();
+    return written;
   }
 
   /** Whether {@code path} lies strictly below {@code top} (both encoded). */

@@ -43,6 +43,8 @@ final class Reconciliation {
   private StateWrite.Precommit precommit;
   /** How the handler said this change affects the state's children (containers only). */
   TargetChildInvalidation invalidation;
+  /** A former container declared without children: its action takes its children along. */
+  private boolean takesChildrenAlong;
   /** Whether the handler was told the state may be missing: then an Update is a real write. */
   private boolean toldMayBeMissing;
   /** On a store shared by workers, what the settle replaces (see {@link #noteSuperseded}). */
@@ -73,6 +75,43 @@ final class Reconciliation {
 
   boolean hasAction() {
     return action != null;
+  }
+
+  /**
+   * The child epoch of a generation a container started when it was declared without children:
+   * every generation children are resolved in has an epoch of 1 at least (see {@link
+   * #childrenResolvedAgain}).
+   */
+  static final long WITHOUT_CHILDREN_EPOCH = 0;
+
+  /**
+   * This state, a container when last written, is declared without children (a directory that
+   * became a file): its action takes what is below it along. Its commit starts a new child
+   * generation, which nothing below it was written in: whatever stays tracked there (what the
+   * sweep was to forget, when it was refused, stopped, or the process died first) is of an older
+   * generation once the state has children again, so it is written again, and the memos that
+   * recorded the old generation miss. The new generation's epoch is {@link
+   * #WITHOUT_CHILDREN_EPOCH}, so the runs after, declaring it without children still, keep it as
+   * it is. Until the commit its precommit keeps the old generation, its children "may be
+   * missing" (a new epoch): the action may be applied, or may not.
+   */
+  void takeChildrenAlong() {
+    if (row.childEpoch() != WITHOUT_CHILDREN_EPOCH) {
+      childGeneration = row.childGeneration() + 1;
+      childEpoch = WITHOUT_CHILDREN_EPOCH;
+      takesChildrenAlong = true;
+    }
+  }
+
+  /**
+   * Children are resolved in a generation its container started without children: its epoch
+   * becomes 1, so that a later run declaring the container without children again starts a new
+   * generation over them ({@link #takeChildrenAlong}).
+   */
+  void childrenResolvedAgain() {
+    if (childEpoch == WITHOUT_CHILDREN_EPOCH) {
+      childEpoch++;
+    }
   }
 
   /**
@@ -207,8 +246,10 @@ final class Reconciliation {
       // A DESTRUCTIVE change destroys the children only once its apply succeeds: until the
       // commit, the old generation stands, its children "may be missing" (the new epoch). A
       // failed apply followed by a change that is not DESTRUCTIVE must still reconcile them
-      // (delete the undeclared ones), not forget them as destroyed.
-      t = new TrackedState(t.path(), t.owner(), List.of(), row.childGeneration(), t.childEpoch(),
+      // (delete the undeclared ones), not forget them as destroyed. So for an action that takes
+      // the children along (its new epoch marks no change to them: one after the row's does).
+      long epoch = takesChildrenAlong ? row.childEpoch() + 1 : t.childEpoch();
+      t = new TrackedState(t.path(), t.owner(), List.of(), row.childGeneration(), epoch,
           t.parentGeneration(), t.parentEpoch());
     }
     precommit = new StateWrite.Precommit(t, entry, fresh, row);

@@ -175,7 +175,9 @@ public final class Run {
 
   /**
    * States that were containers, declared (and committed) in this run without a child provider:
-   * what is tracked below them is forgotten by the sweep.
+   * what is tracked below them is forgotten by the sweep. (Their commits started child
+   * generations nothing below them is in, so what the sweep does not reach is stale all the same:
+   * {@link Reconciliation#takeChildrenAlong}.)
    */
   final Set<TargetPath> declaredWithoutChildren = ConcurrentHashMap.newKeySet();
 
@@ -216,7 +218,9 @@ public final class Run {
   /**
    * Records that the sweep refused to delete what it found ({@code error}), as the root's
    * failure: the update fails, and settles its healthy components as a failed run does, without
-   * marking any component failed (no memo is forgotten for it; the sweep wrote nothing).
+   * marking any component failed (no memo is forgotten for it; the sweep wrote nothing but what
+   * it forgets before it counts: what failed components tracked below the states declared without
+   * children, whose actions took it along).
    */
   void refuseSweep(RuntimeException error) {
     failures.add(new ComponentFailure("/", error));
