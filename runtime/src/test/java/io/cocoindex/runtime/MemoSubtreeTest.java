@@ -578,6 +578,67 @@ class MemoSubtreeTest extends EngineTestBase {
   }
 
   /**
+   * As above, a level deeper: the failing component m owns a partition p1 of the table (itself a
+   * container), and m's memoized child w declares row r1 in it. The table's action took p1 and
+   * r1 along; the sweep forgets p1 with what is tracked below it, and the memos of the components
+   * declaring there: w did not fail (m's body threw before mounting it), and its memo, kept, hit
+   * once p1 was created again, its child generation where w's memo had recorded it.
+   */
+  @Test
+  void aMemoBelowAFailedComponentsPartitionOfATableDeclaredWithoutChildrenGoesWithIt() {
+    Tables partitions = new Tables(rows);
+    Tables table = new Tables(rows, () -> ChildTargetDef.of(partitions.handler));
+    boolean[] withChildren = {true};
+    AtomicInteger wRuns = new AtomicInteger();
+    App app = app(ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", table.handler);
+      if (!withChildren[0]) {
+        declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+        ctx.mount("m", m -> {
+          throw new IllegalStateException("scripted failure of m");
+        });
+        return;
+      }
+      TargetStateProvider<Tables.TableSpec> parts =
+          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      ctx.mount("m", m -> {
+        TargetStateProvider<String> p1 =
+            mountTarget(m, parts.targetState("p1", new Tables.TableSpec("p")));
+        m.mountMemo("w", input, w -> {
+          wRuns.incrementAndGet();
+          declareTargetState(w, p1.targetState("r1", "v1"));
+        });
+      });
+    });
+    app.update();
+    assertThat(table.takeLog()).containsExactly("ensure docs");
+    assertThat(partitions.takeLog()).containsExactly("ensure p1");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    withChildren[0] = false;
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("scripted failure of m");
+    assertThat(partitions.takeLog()).isEmpty();
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers()).as("p1 and r1 went with the table's action")
+        .containsExactly(Map.entry("tables", List.of(StableKey.of("docs"))));
+
+    withChildren[0] = true;
+    wRuns.set(0);
+    app.update();
+    assertThat(partitions.takeLog()).containsExactly("ensure p1");
+    assertThat(wRuns.getAndSet(0)).as("w runs: its memo went with p1").isOne();
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
+
+    app.update();
+    assertThat(wRuns.get()).as("a hit again").isZero();
+    assertThat(partitions.takeLog()).as("a container's action on every run").containsExactly(
+        "ensure p1");
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /**
    * Memoized component m on {@code input} (its runs counted in {@code parentRuns}): declares row
    * r1 into {@code rowsOf} when given, itself or through its plain child c, and fails at its end
    * while {@code fails[0]}.
