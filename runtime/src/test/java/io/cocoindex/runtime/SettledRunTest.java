@@ -45,6 +45,8 @@ class SettledRunTest extends EngineTestBase {
     final List<StateWrite> settles = new ArrayList<>();
     final List<Long> settledRuns = new ArrayList<>();
     volatile boolean dieBeforeRecordingTheRun;
+    /** The write recording a run as settled fails, as on a full disk. */
+    volatile boolean failRecordingTheRun;
     /** Writes failed as a lost commit would be. */
     volatile Predicate<List<StateWrite>> failWrite = w -> false;
     /** Reads of one component's states. */
@@ -84,6 +86,9 @@ class SettledRunTest extends EngineTestBase {
 
     @Override
     public void runSettled(String app, long version) {
+      if (failRecordingTheRun) {
+        throw new StateStoreException("injected failure recording run " + version);
+      }
       if (!dieBeforeRecordingTheRun) {
         settledRuns.add(version);
         super.runSettled(app, version);
@@ -198,6 +203,40 @@ class SettledRunTest extends EngineTestBase {
       assertThat(recordCounts()).containsExactly(1, 1);
     }
   }
+  /**
+   * A completed run that cannot be recorded as settled (its one write fails) settles its states
+   * one by one instead, and writes its memos without its stamp: the run succeeds, and the next
+   * one finds every state settled and every memo holding, with nothing to take up.
+   */
+  @Test
+  void aRunThatCannotBeRecordedAsSettledSettlesItsStatesOneByOne() {
+    memoized = true;
+    try (App app = open()) {
+      declared.put("a", "1");
+      declared.put("b", "1");
+      store.failRecordingTheRun = true;
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create a=1", "create b=1");
+      assertThat(store.settledRuns).isEmpty();
+      assertThat(store.settles).as("each state, settled alone").hasSize(2);
+      assertThat(recordCounts()).containsExactly(1, 1);
+      for (String component : List.of("a", "b")) {
+        byte[] path = TargetPath.ROOT.child(StableKey.of(component)).encoded();
+        assertThat(MemoStamp.isStamped(
+            store.component("settled", path).orElseThrow().memoFingerprint()))
+            .as("the memo of %s, written again unstamped", component).isFalse();
+      }
+
+      store.failRecordingTheRun = false;
+      store.settles.clear();
+      rows.takeCalls();
+      assertThat(app.update().componentsMemoized()).isEqualTo(2);
+      assertThat(store.settles).as("nothing left to take up").isEmpty();
+      assertThat(rows.takeCalls()).isEmpty();
+      assertThat(store.settledRuns).hasSize(1);
+    }
+  }
+
   /**
    * A memoized component's commit comes after every action below it was applied, so the memo it
    * wrote holds even if the run then dies: the next run takes it up (settling the states that run
