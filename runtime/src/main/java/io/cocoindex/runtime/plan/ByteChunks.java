@@ -58,13 +58,6 @@ final class ByteChunks {
     return (chunk << CHUNK_BITS) | at;
   }
 
-  /** Copies {@code bytes} in; returns where, as {@link #reserve} does. */
-  int append(byte[] bytes) {
-    int location = reserve(bytes.length);
-    System.arraycopy(bytes, 0, chunkAt(location), offsetOf(location), bytes.length);
-    return location;
-  }
-
   /** Copies {@code bytes} in after their length in 4 bytes; returns where, as {@link #reserve}. */
   int appendSized(byte[] bytes) {
     int location = reserve(Integer.BYTES + bytes.length);

@@ -150,17 +150,13 @@ final class Claims {
       }
     }
     if (d.keptAny()) {
-      DeclaredPaths mine = null;
-      if (keptIndex != null) {
-        mine = DeclaredPaths.of(d.declared());
-        keptIndex.put(component.key(), mine);
-      } else {
+      if (keptIndex == null) {
+        // No takeover was looked up yet (each builds the index first), so none waits for it.
         kept.add(component, d.declared());
-      }
-      List<Takeover> takeovers = takenFrom.get(component);
-      if (takeovers != null && !takeovers.isEmpty()) {
-        mine = mine != null ? mine : DeclaredPaths.of(d.declared());
-        for (Takeover t : takeovers) {
+      } else {
+        DeclaredPaths mine = DeclaredPaths.of(d.declared());
+        keptIndex.put(component.key(), mine);
+        for (Takeover t : takenFrom.getOrDefault(component, List.of())) {
           if (mine.holds(t.declared().path())) {
             return new Conflict(t.declared(), t.by());
           }
@@ -221,7 +217,7 @@ final class Claims {
   synchronized Conflict memoHit(TargetPath component) {
     memoHits.putIfAbsent(component.hashCode(), component.encodedUnsafe(), 0);
     for (Map.Entry<TargetPath, List<Takeover>> e : takenFrom.entrySet()) {
-      if (e.getKey().startsWith(component) && !e.getValue().isEmpty()) {
+      if (e.getKey().startsWith(component)) { // each list holds a takeover at least
         Takeover t = e.getValue().get(0);
         return new Conflict(t.declared(), t.by(), e.getKey());
       }

@@ -53,9 +53,10 @@ public final class KilledRunMemos {
 
   /**
    * Settles the states of {@code component}'s subtree that the run which stamped {@code stamped}
-   * wrote, and records the memo without its stamp, after them; a preview writes nothing. Returns
-   * whether the memo can be taken as a hit: false when a write failed (the component then runs,
-   * and its commit settles what it changes), and in a drop.
+   * wrote, and records the memo without its stamp, after them; a preview writes nothing (a drop
+   * checks no memo: it runs every body for its registrations). Returns whether the memo can be
+   * taken as a hit: false when a write failed (the component then runs, and its commit settles
+   * what it changes).
    *
    * <p>The subtree is read a window of owners at a time ({@link
    * io.cocoindex.runtime.state.StateStore#ownedInSubtree}), and its settles written in parts of
@@ -76,8 +77,8 @@ public final class KilledRunMemos {
    * @return whether the memo can be taken as a hit
    */
   public static boolean takeUp(Run run, TargetPath component, ComponentRecord stamped) {
-    if (run.mode != RunMode.UPDATE) {
-      return run.mode == RunMode.PREVIEW; // a drop runs the component for its registrations
+    if (run.mode == RunMode.PREVIEW) {
+      return true;
     }
     long stamping = MemoStamp.runOf(stamped.memoFingerprint());
     List<StateWrite> writes = new ArrayList<>();
