@@ -104,6 +104,8 @@ final class GroupCommitter implements AutoCloseable {
         group.add(queue.take());
         queue.drainTo(group);
       } catch (InterruptedException e) {
+        // It stops: closed first, so that no later write is queued where no writer takes it.
+        closed = true;
         failPending(new StateStoreException("the state store writer was interrupted"));
         return;
       }

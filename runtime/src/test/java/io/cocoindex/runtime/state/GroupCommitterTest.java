@@ -79,6 +79,28 @@ class GroupCommitterTest {
     }
   }
 
+  /**
+   * A writer interrupted (a driver that left its thread's interrupt flag set, say) stops at its
+   * next wait for a write: the writes that come after it fail as on a closed store, rather than
+   * wait for good in a queue no writer takes from.
+   */
+  @Test
+  void aWriterInterruptedFailsTheWritesThatComeAfterItStopped() throws Exception {
+    GroupCommitter c = new GroupCommitter(WRITER, group -> Thread.currentThread().interrupt(),
+        e -> new StateStoreException("commit failed", e));
+    try {
+      assertThat(c.submit("app", ONE_WRITE)).succeedsWithin(10, TimeUnit.SECONDS);
+      while (writerAlive()) {
+        Thread.sleep(10); // until the writer has stopped: its thread is named for it meanwhile
+      }
+      assertThat(c.submit("app", ONE_WRITE)).failsWithin(10, TimeUnit.SECONDS)
+          .withThrowableOfType(ExecutionException.class)
+          .withCauseInstanceOf(StateStoreException.class);
+    } finally {
+      c.close();
+    }
+  }
+
   @Test
   void closedWithoutAWriteItStartsNoWriterAndRefusesLaterWrites() {
     GroupCommitter c = committer();
