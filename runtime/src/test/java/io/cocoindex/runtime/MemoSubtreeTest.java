@@ -578,6 +578,72 @@ class MemoSubtreeTest extends EngineTestBase {
   }
 
   /**
+   * As above, with the sweep's write that forgets r1 lost (m failing or not: the sweep forgets
+   * r1 either way): r1 went with the table's action all the same, and must not pass for current
+   * once the table has children again. The table's own record, written with its component's
+   * commit, says so: its children are of an older generation once it is a table again.
+   */
+  @ParameterizedTest(name = "m fails: {0}")
+  @ValueSource(booleans = {true, false})
+  void aRowBelowATableDeclaredWithoutChildrenIsWrittenAgainAfterItsForgettingWasLost(
+      boolean mFailsThen) {
+    boolean[] withChildren = {true};
+    boolean[] mFails = {false};
+    FaultyStateStore store = new FaultyStateStore(store());
+    App app = App.create("forget", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<Tables.TableSpec> p =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs = null;
+      if (withChildren[0]) {
+        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      } else {
+        declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec(generation)));
+      }
+      TargetStateProvider<String> rowsOf = docs;
+      ctx.mount("m", m -> {
+        if (mFails[0]) {
+          throw new IllegalStateException("scripted failure of m");
+        }
+        if (rowsOf != null) {
+          declareTargetState(m, rowsOf.targetState("r1", "v1"));
+        }
+      });
+    });
+    try (app) {
+      app.update();
+      assertThat(rows.takeLog()).containsExactly("create r1=v1");
+      tables.takeLog();
+
+      withChildren[0] = false;
+      mFails[0] = mFailsThen;
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.DeleteTree);
+      assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+          .hasMessageContaining(mFailsThen ? "scripted failure of m" : "injected write failure");
+      assertThat(tables.takeLog()).containsExactly("ensure docs");
+      assertThat(rows.takeLog()).isEmpty();
+      assertThat(app.status().unsettled()).as("r1, still tracked, gone from the target")
+          .singleElement().satisfies(u -> {
+            assertThat(u.path()).endsWith("\"r1\"");
+            assertThat(u.containerInvalidated()).isTrue();
+          });
+
+      store.failWrite = w -> false;
+      withChildren[0] = true;
+      mFails[0] = false;
+      rows.takeCalls();
+      app.update();
+      assertThat(rows.takeCalls()).containsExactly(new Rows.Call("r1", "v1", List.of(), true));
+      assertThat(rows.takeLog()).containsExactly("create r1=v1");
+      assertThat(app.status().providers()).containsEntry("tables/docs",
+          List.of(StableKey.of("r1")));
+      assertThat(app.status().unsettled()).isEmpty();
+
+      app.update();
+      assertThat(rows.takeLog()).isEmpty();
+    }
+  }
+
+  /**
    * As above, a level deeper: the failing component m owns a partition p1 of the table (itself a
    * container), and m's memoized child w declares row r1 in it. The table's action took p1 and
    * r1 along; the sweep forgets p1 with what is tracked below it, and the memos of the components
