@@ -76,9 +76,16 @@ class MultiWorkerTest {
    * waits for {@link #start} before it updates.
    */
   Process worker(boolean barrier, String name, String... args) throws Exception {
+    return worker(barrier, 0, name, args);
+  }
+
+  /** As above, each component's body taking {@code bodyMillis} (a slow call). */
+  Process worker(boolean barrier, long bodyMillis, String name, String... args)
+      throws Exception {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-D" + Worker.BARRIER + "=" + barrier,
+        "-D" + Worker.BODY_MILLIS + "=" + bodyMillis,
         "-cp", System.getProperty("java.class.path"), Worker.class.getName(), url, name));
     cmd.addAll(List.of(args));
     File log = logs.resolve(name + ".log").toFile();
@@ -115,8 +122,13 @@ class MultiWorkerTest {
   @Test
   void threeWorkersShareTheComponentsAndApplyEachActionOnce() throws Exception {
     Map<String, Process> workers = new LinkedHashMap<>();
+    // Work worth sharing: each body takes 5 ms (a model call, say). Workers go through the
+    // components in the same order, and one starting later skips what the first has claimed at a
+    // round trip per few components: with bodies of no time the first processed them about as
+    // fast, and the later ones, trailing it, sometimes got none (bench/JOURNAL.md, fiftieth
+    // session's cold run on PostgreSQL).
     for (String name : List.of("w1", "w2", "w3")) {
-      workers.put(name, worker(true, name, String.valueOf(COMPONENTS), "v1", "1"));
+      workers.put(name, worker(true, 5, name, String.valueOf(COMPONENTS), "v1", "1"));
     }
     start(workers); // all up before any updates: a JVM that started first could do it all
     for (Map.Entry<String, Process> w : workers.entrySet()) {
