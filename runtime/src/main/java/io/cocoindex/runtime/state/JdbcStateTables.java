@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The SQL of the state tables, shared by the JDBC stores (SQLite, PostgreSQL): reads, the
@@ -1211,7 +1212,7 @@ public class JdbcStateTables {
         return pending.get(0).statement;
       }
       flush();
-      return begin(sql, null);
+      return begin(sql, null).statement;
     }
 
     /**
@@ -1223,23 +1224,9 @@ public class JdbcStateTables {
         return use(sql);
       }
       Row row = new Row(app, ByteKey.of(path));
-      Pending same = null;
-      for (Pending p : pending) {
-        if (p.sql == sql && p.table != null) {
-          same = p;
-        } else if (p.table == null
-            || (p.table.equals(table) && (p.range || p.rows.contains(row)))) {
-          same = null;
-          flush();
-          break;
-        }
-      }
-      if (same == null) {
-        begin(sql, table);
-        same = pending.get(pending.size() - 1);
-      }
-      same.rows.add(row);
-      return same.statement;
+      Pending batch = batchToJoin(sql, table, p -> p.range || p.rows.contains(row));
+      batch.rows.add(row);
+      return batch.statement;
     }
 
     /**
@@ -1250,33 +1237,40 @@ public class JdbcStateTables {
       if (!reorderStatements) {
         return use(sql);
       }
+      Pending batch = batchToJoin(sql, table, p -> true);
+      batch.range = true;
+      return batch.statement;
+    }
+
+    /**
+     * The pending batch of the keyed statement {@code sql}, or a new one: everything pending is
+     * executed first if a batch of another statement writes rows not known, or rows of {@code
+     * table} that {@code touches} says the new write touches.
+     */
+    private Pending batchToJoin(String sql, String table, Predicate<Pending> touches)
+        throws SQLException {
       Pending same = null;
       for (Pending p : pending) {
         if (p.sql == sql && p.table != null) {
           same = p;
-        } else if (p.table == null || p.table.equals(table)) {
-          same = null;
+        } else if (p.table == null || (p.table.equals(table) && touches.test(p))) {
           flush();
-          break;
+          return begin(sql, table);
         }
       }
-      if (same == null) {
-        begin(sql, table);
-        same = pending.get(pending.size() - 1);
-      }
-      same.range = true;
-      return same.statement;
+      return same != null ? same : begin(sql, table);
     }
 
     /** Begins a batch of {@code sql}, after those pending. */
-    private PreparedStatement begin(String sql, String table) throws SQLException {
+    private Pending begin(String sql, String table) throws SQLException {
       StatementCache.Prepared p = prepared.get(sql);
       if (p == null) {
         p = prepare(c, sql);
         prepared.put(sql, p);
       }
-      pending.add(new Pending(sql, p.statement(), table));
-      return p.statement();
+      Pending batch = new Pending(sql, p.statement(), table);
+      pending.add(batch);
+      return batch;
     }
 
     private void execute(Pending p) throws SQLException {
