@@ -376,7 +376,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
       }
       resume = slotsTaken;
     }
-    OwnTasks.join(resume, run.abortion());
+    OwnTasks.join(resume, run.abortion(), slotsHeldAbove);
   }
 
   /** A child committed: what it tells its parent. */

@@ -172,7 +172,7 @@ public final class ComponentRunner {
         release(lease, ctx.path);
         gate.release();
       });
-    }, run.componentPool).thenCompose(f -> f);
+    }, stage -> run.componentPool.executeBody(stage, level)).thenCompose(f -> f);
   }
 
   private static Throwable unwrap(Throwable t) {
@@ -231,7 +231,8 @@ public final class ComponentRunner {
     }, "cocoindex-foreground-" + ctx.run.app, 0);
     t.setDaemon(true);
     t.start();
-    T value = OwnTasks.join(result, ctx.run.abortion()); // completes normally; publishes thrown[0]
+    // Completes normally; publishes thrown[0].
+    T value = OwnTasks.join(result, ctx.run.abortion(), ctx.slotsHeldAbove);
     Throwable e = thrown[0];
     if (e instanceof RuntimeException re) {
       throw re;
@@ -268,7 +269,8 @@ public final class ComponentRunner {
       // caller, running the root) runs the commit's stages itself while it waits.
       if (Thread.currentThread() instanceof ForkJoinWorkerThread w
           && w.getPool() == run.componentPool) {
-        healthy = OwnTasks.join(finish(ctx, error, run.componentPool), run.abortion());
+        healthy = OwnTasks.join(finish(ctx, error, run.componentPool), run.abortion(),
+            ctx.slotsHeldAbove);
       } else {
         CallerRuns own = new CallerRuns(run.componentPool, run.abortion());
         healthy = own.join(finish(ctx, error, own));

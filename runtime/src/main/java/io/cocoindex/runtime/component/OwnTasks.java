@@ -1,6 +1,7 @@
 package io.cocoindex.runtime.component;
 
 import io.cocoindex.runtime.plan.RunAborted;
+import io.cocoindex.runtime.threads.ComponentPool;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -17,6 +18,10 @@ import java.util.concurrent.ForkJoinWorkerThread;
  * worker, itself waiting here, holds (forty {@code useMount}s from a parallel stream hung the
  * update for good). Such a task is left for the pool; so is whatever lies below it.
  *
+ * <p>Nor the start of the body of a component nearer the root than the waiting one's children
+ * ({@link ComponentPool#mayRunNested}): a worker's stack then holds background components of
+ * ever deeper levels, one of each at most.
+ *
  * <p>A completion stage's task is run as the {@link Runnable} it is: as a fork-join task it never
  * reports itself done, so invoking it would wait forever.
  *
@@ -29,25 +34,28 @@ final class OwnTasks extends ForkJoinTask<Void> {
   private OwnTasks() {}
 
   /**
-   * {@code f}'s result, once the current worker's queued tasks have run or {@code f} is done.
+   * {@code f}'s result, once the current worker's queued tasks it may run have run or {@code f}
+   * is done.
    *
    * @param abort completes when the run stops early ({@link
    *     io.cocoindex.runtime.plan.Run#abortion})
+   * @param levelsHeld how many levels of gates of components in flight the waiting component and
+   *     its ancestors hold a slot of: bodies of components nearer the root than that are left to
+   *     the pool ({@link ComponentPool#mayRunNested})
    * @throws RunAborted when the run stops before {@code f} is done (a lost task may never
    *     complete it)
    */
-  static <T> T join(CompletableFuture<T> f, CompletableFuture<Throwable> abort) {
+  static <T> T join(CompletableFuture<T> f, CompletableFuture<Throwable> abort, int levelsHeld) {
     if (Thread.currentThread() instanceof ForkJoinWorkerThread) {
       // Only this thread adds to its own queue, so once it is empty nothing lands there while
       // the thread waits: every later stage is queued by whichever thread completes the one
       // before, and that is not this one.
-      while (!f.isDone()
-          && peekNextLocalTask() instanceof CompletableFuture.AsynchronousCompletionTask) {
+      while (!f.isDone() && ComponentPool.mayRunNested(peekNextLocalTask(), levelsHeld)) {
         ForkJoinTask<?> next = pollNextLocalTask();
         if (next == null) {
           break;
         }
-        if (!(next instanceof CompletableFuture.AsynchronousCompletionTask)) {
+        if (!ComponentPool.mayRunNested(next, levelsHeld)) {
           next.fork(); // the peeked stage was stolen meanwhile: this one goes back, for the pool
           break;
         }

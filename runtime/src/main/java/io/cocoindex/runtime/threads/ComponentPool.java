@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
 public final class ComponentPool extends ForkJoinPool {
   private static final Logger log = LoggerFactory.getLogger(ComponentPool.class);
 
+  /** The level of a stage that starts no component's body. */
+  private static final int NOT_A_BODY = -1;
+
   private final Set<Consumer<Throwable>> watchers = ConcurrentHashMap.newKeySet();
   /** The last throwable a task threw past itself, or null. */
   private volatile Throwable lost;
@@ -85,10 +88,45 @@ public final class ComponentPool extends ForkJoinPool {
   @Override
   public void execute(Runnable task) {
     if (task instanceof ForkJoinTask<?> && task instanceof AsynchronousCompletionTask) {
-      super.execute((ForkJoinTask<?>) new GuardedStage(task));
+      super.execute((ForkJoinTask<?>) new GuardedStage(task, NOT_A_BODY));
     } else {
       super.execute(task);
     }
+  }
+
+  /**
+   * Runs {@code stage}, which starts the body of a component holding a slot of the gate of
+   * components in flight of {@code level}, as {@link #execute} runs a stage, marked with that
+   * level for {@link #mayRunNested}.
+   *
+   * @param stage the completion stage that runs the body
+   * @param level the level of the gate the component holds a slot of (0 for the root's children)
+   */
+  public void executeBody(Runnable stage, int level) {
+    super.execute((ForkJoinTask<?>) new GuardedStage(stage, level));
+  }
+
+  /**
+   * Whether a worker waiting in a component (for its foreground child, say) may run {@code task},
+   * taken from its own queue, nested in that wait: a completion stage may, unless it starts the
+   * body of a component nearer the root than {@code levelsHeld}, a sibling of one the worker is
+   * running, say. Such a body, nested, would bury the slots that the components under it on the
+   * stack hold, and wait, as components do, for slots of its children's level, which may be just
+   * those: {@code InFlightLevelsTest}'s trees hung that way, a worker running 68 children's
+   * bodies nested in its waits. A body deeper than every component the worker runs waits only
+   * for slots deeper still, and the deepest components wait for none. Other tasks (a parallel
+   * stream's) are left to the pool, see {@code OwnTasks}.
+   *
+   * @param task a task of the worker's own queue, or null
+   * @param levelsHeld how many levels of gates the waiting component and its ancestors hold a slot
+   *     of ({@code ComponentContext#slotsHeldAbove}): the level of its background children
+   * @return whether the waiting worker may run it now
+   */
+  public static boolean mayRunNested(ForkJoinTask<?> task, int levelsHeld) {
+    if (task instanceof GuardedStage g) {
+      return g.bodyLevel == NOT_A_BODY || g.bodyLevel >= levelsHeld;
+    }
+    return task instanceof AsynchronousCompletionTask;
   }
 
   /**
@@ -99,9 +137,12 @@ public final class ComponentPool extends ForkJoinPool {
       implements Runnable, AsynchronousCompletionTask {
     private static final long serialVersionUID = 1L;
     private final transient Runnable stage;
+    /** The level of the body it starts ({@link #executeBody}), or {@link #NOT_A_BODY}. */
+    private final int bodyLevel;
 
-    GuardedStage(Runnable stage) {
+    GuardedStage(Runnable stage, int bodyLevel) {
       this.stage = stage;
+      this.bodyLevel = bodyLevel;
     }
 
     @Override

@@ -23,7 +23,8 @@ class OwnTasksTest {
         // Chained onto a completed future from the worker: queued on that worker's own queue.
         CompletableFuture<String> stage =
             CompletableFuture.completedFuture("a").thenApplyAsync(s -> s + "b", pool);
-        return OwnTasks.join(stage.thenApplyAsync(s -> s + "c", pool), new CompletableFuture<>());
+        return OwnTasks.join(
+            stage.thenApplyAsync(s -> s + "c", pool), new CompletableFuture<>(), 0);
       }, pool);
       assertThat(outer.get(10, TimeUnit.SECONDS)).isEqualTo("abc");
     } finally {
@@ -33,7 +34,7 @@ class OwnTasksTest {
 
   @Test
   void offAPoolItIsAPlainJoin() {
-    assertThat(OwnTasks.join(CompletableFuture.supplyAsync(() -> 42), new CompletableFuture<>()))
-        .isEqualTo(42);
+    assertThat(OwnTasks.join(
+        CompletableFuture.supplyAsync(() -> 42), new CompletableFuture<>(), 0)).isEqualTo(42);
   }
 }
