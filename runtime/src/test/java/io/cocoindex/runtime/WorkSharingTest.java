@@ -7,7 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.plan.Run;
+import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.PostgresStateStore;
+import io.cocoindex.runtime.state.StateStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -17,9 +19,11 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,12 +63,81 @@ class WorkSharingTest {
   }
 
   App worker(Consumer<Ctx> main) {
+    return worker(UnaryOperator.identity(), main);
+  }
+
+  /** A worker on its own store, seen by the run through {@code view}. */
+  App worker(UnaryOperator<StateStore> view, Consumer<Ctx> main) {
     PostgresStateStore store = PostgresStateStore.open(TestPostgres.inSchema(baseUrl, schema));
-    App app = App.create("w", Environment.builder().stateStore(store).parallelism(THREADS)
-        .build(), main);
+    App app = App.create("w", Environment.builder().stateStore(view.apply(store))
+        .parallelism(THREADS).build(), main);
     closeLast.add(store);
     closeLast.add(app);
     return app;
+  }
+
+  /** A main that mounts {@code n} components, each declaring its row, counting its bodies. */
+  static Consumer<Ctx> mountingRows(int n, Rows rows, AtomicInteger bodies) {
+    return ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      for (int i = 0; i < n; i++) {
+        String key = "c" + i;
+        ctx.mount(key, c -> {
+          bodies.incrementAndGet();
+          declareTargetState(c, p.targetState(key, "v"));
+        });
+      }
+    };
+  }
+
+  /**
+   * B's run starts, then A processes the whole round of quick components before B mounts any:
+   * B finds every one claimed. It skips them in batches that widen as the skips show that they
+   * leave at once (they hold no thread): a handful of round trips. Leased at two per thread, as
+   * before any body of its own had run, B took one round trip per four components; a worker
+   * starting a few hundred milliseconds after another so trailed it through a round of quick
+   * components, skipping no faster than the other processed them, and never got any.
+   */
+  @Test
+  void aWorkerFindingTheComponentsAheadClaimedSkipsThemInWideBatches() throws Exception {
+    int n = 320;
+    Rows rows = new Rows();
+    AtomicInteger byA = new AtomicInteger();
+    AtomicInteger byB = new AtomicInteger();
+    List<Integer> bBatches = new CopyOnWriteArrayList<>();
+    CountDownLatch bStarted = new CountDownLatch(1);
+    CountDownLatch aDone = new CountDownLatch(1);
+    App a = worker(mountingRows(n, rows, byA));
+    Consumer<Ctx> bMain = mountingRows(n, rows, byB);
+    App b = worker(store -> new ForwardingStateStore(store) {
+      @Override
+      public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+        bBatches.add(componentPaths.size());
+        return super.leaseComponents(app, componentPaths);
+      }
+    }, ctx -> {
+      bStarted.countDown();
+      await(aDone); // B's run started first: what A claims is claimed in B's round
+      bMain.accept(ctx);
+    });
+
+    CompletableFuture<UpdateStats> runB = CompletableFuture.supplyAsync(b::update,
+        ThreadPerTask.INSTANCE);
+    try {
+      await(bStarted);
+      a.update();
+    } finally {
+      aDone.countDown();
+    }
+    runB.get(1, TimeUnit.MINUTES);
+
+    assertThat(byA.get()).as("components A processed").isEqualTo(n);
+    assertThat(byB.get()).as("components B processed").isZero();
+    assertThat(bBatches.stream().mapToInt(Integer::intValue).sum()).as("components B leased")
+        .isEqualTo(n);
+    // Five round trips of 64 at best; at four a round trip, 80.
+    assertThat(bBatches.size()).as("B's lease round trips, of sizes %s", bBatches)
+        .isLessThanOrEqualTo(n / (4 * Run.LEASED_AHEAD_PER_THREAD * THREADS));
   }
 
   /**
