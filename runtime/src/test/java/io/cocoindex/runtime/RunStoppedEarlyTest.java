@@ -7,9 +7,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.threads.SharedThreads;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +72,67 @@ class RunStoppedEarlyTest extends EngineTestBase {
     faulty = false;
     app.update();
     assertThat(rows.takeLog()).containsExactly("create late=1", "create oom=1");
+    app.update();
+    assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /**
+   * On the shared store, the components still waiting to start once a run has stopped ask for no
+   * lease: each took a round trip to the store before it saw the stop, all 199 here.
+   */
+  @Test
+  void theComponentsWaitingToStartWhenARunStopsAreNotLeased() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(ON_POSTGRES, "leases are the shared store's");
+    int n = 200;
+    CountDownLatch firstStarted = new CountDownLatch(1);
+    AtomicBoolean thrown = new AtomicBoolean();
+    AtomicInteger leasedAfterTheError = new AtomicInteger();
+    StateStore counting = new ForwardingStateStore(store()) {
+      @Override
+      public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
+        if (thrown.get()) {
+          leasedAfterTheError.addAndGet(componentPaths.size());
+        }
+        return super.leaseComponents(app, componentPaths);
+      }
+    };
+    App app = app("test", Environment.builder().stateStore(counting).parallelism(1).build(),
+        ctx -> {
+          TargetStateProvider<String> p =
+              registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+          for (int i = 0; i < n; i++) {
+            String key = String.format("%03d", i);
+            ctx.mount(key, c -> {
+              if (faulty && key.equals("000")) {
+                firstStarted.countDown();
+                // The others wait meanwhile, on the pool's one thread: no body has reported its
+                // time, so they are leased two at a time (per thread), as they start.
+                sleep(300);
+                thrown.set(true);
+                throw new OutOfMemoryError("test: out of memory in /000");
+              }
+              declareTargetState(c, p.targetState(key, "1"));
+            });
+            if (faulty && i == 0) {
+              await(firstStarted);
+            }
+          }
+        });
+    assertThatThrownBy(app::update).isInstanceOf(OutOfMemoryError.class);
+    // The two asked for while the first body ran, no more.
+    assertThat(leasedAfterTheError.get()).isLessThanOrEqualTo(2);
+    List<String> written = new ArrayList<>(rows.takeLog());
+
+    faulty = false;
+    app.update();
+    written.addAll(rows.takeLog());
+    // Every row written once, or again as an update where the stopped run applied it uncommitted.
+    Set<String> writtenRows = new TreeSet<>();
+    for (String line : written) {
+      assertThat(line).matches("(create|update) \\d{3}=1");
+      writtenRows.add(line.substring(line.indexOf(' ') + 1));
+    }
+    assertThat(writtenRows).hasSize(n);
     app.update();
     assertThat(rows.takeLog()).isEmpty();
   }
@@ -375,6 +444,15 @@ class RunStoppedEarlyTest extends EngineTestBase {
   private static void await(CountDownLatch latch) {
     try {
       latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

@@ -6,6 +6,7 @@ import io.cocoindex.runtime.plan.CallerRuns;
 import io.cocoindex.runtime.plan.ComponentCommit;
 import io.cocoindex.runtime.plan.DeclaredTarget;
 import io.cocoindex.runtime.plan.KilledRunMemos;
+import io.cocoindex.runtime.plan.LeaseBatcher;
 import io.cocoindex.runtime.plan.LeaseGate;
 import io.cocoindex.runtime.plan.MemoDependencies;
 import io.cocoindex.runtime.plan.PoolStages;
@@ -131,7 +132,11 @@ public final class ComponentRunner {
     boolean readRecord = leased && !ctx.storedLoaded();
     CompletableFuture<AutoCloseable> leasing = !leased ? slot.thenApply(v -> StateStore.NO_LEASE)
         : (ahead == null ? slot : slot.thenCompose(v -> ahead.acquire()))
-            .thenCompose(v -> run.leases.lease(ctx.path.encoded(), readRecord))
+            // A run stopping meanwhile starts no more bodies: no round trip for a lease.
+            .thenCompose(v -> run.stoppingBy() != null
+                ? CompletableFuture.<LeaseBatcher.Leased>failedFuture(
+                    new RunAborted(run.stoppingBy()))
+                : run.leases.lease(ctx.path.encoded(), readRecord))
             .thenApply(granted -> {
               if (granted.lease() != null && granted.recordRead()) {
                 ctx.storedReadWithLease(granted.record());

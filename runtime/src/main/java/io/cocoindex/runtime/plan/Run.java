@@ -332,6 +332,8 @@ public final class Run {
 
   /** Completes with the error that stopped the run early ({@link #abort}), if one did. */
   private final CompletableFuture<Throwable> aborted = new CompletableFuture<>();
+  /** The first error given to {@link #abort}, set before the store is told of it. */
+  private volatile Throwable stopping;
   /**
    * A task of the run's pool, or of a shared thread (a store's writer, an app's sink calls),
    * threw past itself while the run went on: a task of the run may be lost.
@@ -357,6 +359,9 @@ public final class Run {
     if (aborted.isDone()) {
       return;
     }
+    if (stopping == null) {
+      stopping = error;
+    }
     // The store first: a lease given back once the run is seen stopped (a component failed by
     // the batcher's stop below, or one that does not start) must not mark its claim finished.
     try {
@@ -372,6 +377,17 @@ public final class Run {
         // out of memory, say: the run is stopped all the same; a drain still running checks it
       }
     }
+  }
+
+  /**
+   * The error the run is stopping early with, or null: as {@link #abortedBy}, but from the moment
+   * {@link #abort} is called, before the store has been told (a round trip on a shared store),
+   * so that components about to start need not ask for their lease meanwhile.
+   *
+   * @return the first error given to {@link #abort}, or null while the run goes on
+   */
+  public Throwable stoppingBy() {
+    return stopping;
   }
 
   /**
