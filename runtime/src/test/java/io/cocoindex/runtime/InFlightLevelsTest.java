@@ -443,38 +443,8 @@ class InFlightLevelsTest extends EngineTestBase {
   @Test
   void childrenWaitingForTheirOwnInForegroundChildrenNestNoDeeperThanTheirLevelsSlots()
       throws Exception {
-    int parents = 3;
-    int children = 300;
-    int grandchildren = 5;
-    App app = app(2, ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      for (int i = 0; i < parents; i++) {
-        int a = i;
-        ctx.mount(a, c -> {
-          for (int j = 0; j < children; j++) {
-            int b = j;
-            c.mount(b, cc -> cc.useMount("g", g -> {
-              for (int k = 0; k < grandchildren; k++) {
-                int d = k;
-                g.mount(d, gc -> gc.useMount("h", h -> {
-                  declareTargetState(h, p.targetState(a + "/" + b + "/" + d, "v"));
-                  return null;
-                }));
-              }
-              return null;
-            }));
-          }
-        });
-      }
-    });
-    List<String> keys = new ArrayList<>();
-    for (int i = 0; i < parents; i++) {
-      for (int j = 0; j < children; j++) {
-        for (int k = 0; k < grandchildren; k++) {
-          keys.add(i + "/" + j + "/" + k);
-        }
-      }
-    }
+    App app = app(2, waitingTree(3, 300, 5, (level, path, body) -> body.run()));
+    List<String> keys = waitingTreeKeys(3, 300, 5);
     assertThat(within(60, app::preview).actions()).hasSize(keys.size());
     within(60, app::update);
     assertThat(rows.takeLog()).isEqualTo(created(keys));
@@ -493,37 +463,47 @@ class InFlightLevelsTest extends EngineTestBase {
   @ValueSource(ints = {1, 2})
   void aWaitingWorkerRunsNestedOnlyBodiesDeeperThanThoseItRuns(int parallelism)
       throws Exception {
-    int parents = 2;
-    int children = 100;
-    int grandchildren = 3;
     ThreadLocal<List<Integer>> levelsRunning = ThreadLocal.withInitial(ArrayList::new);
     List<String> nestedAtOrBelow = Collections.synchronizedList(new ArrayList<>());
-    class Levels {
-      void run(int level, String path, Runnable body) {
-        List<Integer> running = levelsRunning.get();
-        if (!running.isEmpty() && running.get(running.size() - 1) >= level) {
-          nestedAtOrBelow.add(path + " at level " + level + " over " + running);
-        }
-        running.add(level);
-        try {
-          body.run();
-        } finally {
-          running.remove(running.size() - 1);
-        }
+    App app = app(parallelism, waitingTree(2, 100, 3, (level, path, body) -> {
+      List<Integer> running = levelsRunning.get();
+      if (!running.isEmpty() && running.get(running.size() - 1) >= level) {
+        nestedAtOrBelow.add(path + " at level " + level + " over " + running);
       }
-    }
-    Levels levels = new Levels();
-    App app = app(parallelism, ctx -> {
+      running.add(level);
+      try {
+        body.run();
+      } finally {
+        running.remove(running.size() - 1);
+      }
+    }));
+    within(60, app::update);
+    assertThat(rows.takeLog()).isEqualTo(created(waitingTreeKeys(2, 100, 3)));
+    assertThat(nestedAtOrBelow).isEmpty();
+  }
+
+  /** Runs the body of a background component of {@link #waitingTree}, given its level and path. */
+  interface AroundBody {
+    void run(int level, String path, Runnable body);
+  }
+
+  /**
+   * A main mounting {@code parents} components of {@code children} children, each child waiting
+   * in a foreground child for {@code grandchildren} of its own that wait in theirs, each declaring
+   * the row {@code parent/child/grandchild}; every background body runs through {@code around}.
+   */
+  Consumer<Ctx> waitingTree(int parents, int children, int grandchildren, AroundBody around) {
+    return ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       for (int i = 0; i < parents; i++) {
         int a = i;
-        ctx.mount(a, c -> levels.run(0, "" + a, () -> {
+        ctx.mount(a, c -> around.run(0, "" + a, () -> {
           for (int j = 0; j < children; j++) {
             int b = j;
-            c.mount(b, cc -> levels.run(1, a + "/" + b, () -> cc.useMount("g", g -> {
+            c.mount(b, cc -> around.run(1, a + "/" + b, () -> cc.useMount("g", g -> {
               for (int k = 0; k < grandchildren; k++) {
                 int d = k;
-                g.mount(d, gc -> levels.run(2, a + "/" + b + "/" + d,
+                g.mount(d, gc -> around.run(2, a + "/" + b + "/" + d,
                     () -> gc.useMount("h", h -> {
                       declareTargetState(h, p.targetState(a + "/" + b + "/" + d, "v"));
                       return null;
@@ -534,7 +514,11 @@ class InFlightLevelsTest extends EngineTestBase {
           }
         }));
       }
-    });
+    };
+  }
+
+  /** The rows {@link #waitingTree} declares. */
+  static List<String> waitingTreeKeys(int parents, int children, int grandchildren) {
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < parents; i++) {
       for (int j = 0; j < children; j++) {
@@ -543,9 +527,7 @@ class InFlightLevelsTest extends EngineTestBase {
         }
       }
     }
-    within(60, app::update);
-    assertThat(rows.takeLog()).isEqualTo(created(keys));
-    assertThat(nestedAtOrBelow).isEmpty();
+    return keys;
   }
 
   /**
