@@ -92,8 +92,8 @@ class WorkSharingTest {
 
   /**
    * B's run starts, then A processes the whole round of quick components before B mounts any:
-   * B finds every one claimed. It skips them in batches that widen as the skips show that they
-   * leave at once (they hold no thread): a handful of round trips. Leased at two per thread, as
+   * B finds every one claimed. It skips them in batches that widen by one per skip, doubling
+   * each round trip: a handful of round trips. Leased at two per thread, as
    * before any body of its own had run, B took one round trip per four components; a worker
    * starting a few hundred milliseconds after another so trailed it through a round of quick
    * components, skipping no faster than the other processed them, and never got any.
@@ -138,6 +138,52 @@ class WorkSharingTest {
     // Five round trips of 64 at best; at four a round trip, 80.
     assertThat(bBatches.size()).as("B's lease round trips, of sizes %s", bBatches)
         .isLessThanOrEqualTo(n / (4 * Run.LEASED_AHEAD_PER_THREAD * THREADS));
+  }
+
+  /**
+   * Two workers started together on a round of 60 slow components (50 ms each) share it about
+   * evenly, each component processed once. With a skipped component counted as a body of no
+   * time, the first skips had widened a worker's gate for good, and it then leased far ahead of
+   * what it ran: splits of 1 to 59 and 56 to 4, the round taking up to twice as long.
+   */
+  @Test
+  void twoWorkersStartedTogetherShareSlowComponentsAboutEvenly() throws Exception {
+    int n = 60;
+    Rows rows = new Rows();
+    AtomicInteger byA = new AtomicInteger();
+    AtomicInteger byB = new AtomicInteger();
+    App a = worker(slowRows(n, rows, byA));
+    App b = worker(slowRows(n, rows, byB));
+    CompletableFuture<UpdateStats> runA =
+        CompletableFuture.supplyAsync(a::update, ThreadPerTask.INSTANCE);
+    CompletableFuture<UpdateStats> runB =
+        CompletableFuture.supplyAsync(b::update, ThreadPerTask.INSTANCE);
+    runA.get(1, TimeUnit.MINUTES);
+    runB.get(1, TimeUnit.MINUTES);
+    assertThat(rows.takeLog()).hasSize(n).allMatch(line -> line.startsWith("create c"));
+    assertThat(byA.get() + byB.get()).isEqualTo(n);
+    assertThat(Math.min(byA.get(), byB.get())).as("A %s, B %s", byA, byB)
+        .isGreaterThanOrEqualTo(n / 4);
+  }
+
+  /** As {@link #mountingRows}, each body taking 50 ms (a slow call). */
+  static Consumer<Ctx> slowRows(int n, Rows rows, AtomicInteger bodies) {
+    return ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      for (int i = 0; i < n; i++) {
+        String key = "c" + i;
+        ctx.mount(key, c -> {
+          bodies.incrementAndGet();
+          try {
+            Thread.sleep(50);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+          declareTargetState(c, p.targetState(key, "v"));
+        });
+      }
+    };
   }
 
   /**

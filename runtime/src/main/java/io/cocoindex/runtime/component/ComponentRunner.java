@@ -145,12 +145,11 @@ public final class ComponentRunner {
             });
     return leasing.handleAsync((lease, leaseError) -> {
       if (ahead != null) {
+        // Skipped as another worker's, it widens what is leased ahead until one is taken.
         if (lease == null && leaseError == null) {
-          // Skipped, another worker's: it held no thread. Counted at 0, skips widen what is
-          // leased ahead, so a worker trailing another through a round it has claimed skips in
-          // batches of up to 64 and overtakes it; at two per thread (no body of its own having
-          // run yet) it skipped no faster than the other processed quick components, and got none.
-          ahead.reportSize(0);
+          ahead.reportSkipped();
+        } else if (lease != null) {
+          ahead.reportTaken();
         }
         ahead.release(); // it starts now, or is skipped
       }

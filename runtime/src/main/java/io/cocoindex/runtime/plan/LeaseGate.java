@@ -40,6 +40,8 @@ public final class LeaseGate {
   private int taken;
   /** The running mean of the sizes reported; negative before the first. */
   private double meanSize = -1;
+  /** Slots added by components skipped since one was last taken ({@link #reportSkipped}). */
+  private int widenedBy;
 
   /**
    * A gate of a fixed number of slots.
@@ -111,11 +113,56 @@ public final class LeaseGate {
     List<CompletableFuture<Void>> admitted;
     synchronized (this) {
       meanSize = meanSize < 0 ? size : meanSize + (size - meanSize) * MEAN_WEIGHT;
-      double fit = budget / Math.max(1.0, meanSize);
-      slots = (int) Math.max(minSlots, Math.min(maxSlots, fit));
-      admitted = admit();
+      admitted = resize();
     }
     admitted.forEach(f -> f.complete(null));
+  }
+
+  /**
+   * Notes a component that gave its slot back at once, having nothing to do here (another
+   * worker's, skipped): the gate widens by a slot, up to {@code maxSlots}, until a component is
+   * taken ({@link #reportTaken}). A worker going through components another has claimed then
+   * asks for twice as many each round trip, rather than as many as its own bodies' time admits
+   * (two per thread before any has run), at which it skipped no faster than the other processed
+   * quick ones and got none of them. Reported as a size of 0, skips had widened the gate for
+   * good: two workers started together on slow components then split 60 of them 1 to 59.
+   */
+  public void reportSkipped() {
+    if (minSlots == maxSlots) {
+      return;
+    }
+    List<CompletableFuture<Void>> admitted;
+    synchronized (this) {
+      widenedBy = Math.min(maxSlots, widenedBy + 1);
+      admitted = resize();
+    }
+    admitted.forEach(f -> f.complete(null));
+  }
+
+  /**
+   * Notes a component that took its slot to stay (its body is to run here): the gate is back to
+   * what the sizes reported admit ({@link #reportSkipped}). Slots taken beyond it are not taken
+   * back.
+   */
+  public void reportTaken() {
+    if (minSlots == maxSlots) {
+      return;
+    }
+    synchronized (this) {
+      if (widenedBy > 0) {
+        widenedBy = 0;
+        resize();
+      }
+    }
+  }
+
+  /**
+   * Sets the slots from the mean size and the skips, and takes the free ones for the waiters.
+   */
+  private List<CompletableFuture<Void>> resize() {
+    double fit = meanSize < 0 ? minSlots : budget / Math.max(1.0, meanSize);
+    slots = (int) Math.max(minSlots, Math.min(maxSlots, fit + widenedBy));
+    return admit();
   }
 
   /**

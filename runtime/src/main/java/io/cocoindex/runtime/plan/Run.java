@@ -66,8 +66,9 @@ public final class Run {
    * On a store shared by workers, bounds the components leased ahead of their start (their lease
    * requested or taken, their body waiting for a thread of the pool): as many as the pool would
    * start in {@link #LEASE_AHEAD_HORIZON_MICROS}, by the running mean of the time a body holds a
-   * thread (none for a component skipped as another worker's), and {@link
-   * #LEASED_AHEAD_PER_THREAD} per thread at least. A worker then claims
+   * thread, and {@link #LEASED_AHEAD_PER_THREAD} per thread at least, widened by a slot per
+   * component skipped as another worker's until one is taken ({@link LeaseGate#reportSkipped}).
+   * A worker then claims
    * little more than it is about to run, and leaves the rest of the round to the other workers:
    * with the in-flight bound alone, a worker leased 64 slow components at once and ran them two
    * at a time while the others, finding them claimed, had nothing to do (a round of 19 all went

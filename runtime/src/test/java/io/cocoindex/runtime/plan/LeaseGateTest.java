@@ -95,6 +95,40 @@ class LeaseGateTest {
   }
 
   @Test
+  void skipsWidenTheGateASlotEachUntilAComponentIsTakenAndLeaveTheMeanAsItWas() {
+    LeaseGate gate = new LeaseGate(2, 10, 1_000);
+    gate.reportSize(250); // 1,000 / 250: four slots
+    List<CompletableFuture<Void>> slots = acquire(gate, 12);
+    assertThat(done(slots)).isEqualTo(4);
+
+    gate.reportSkipped();
+    gate.reportSkipped();
+    gate.reportSkipped();
+    assertThat(gate.slots()).isEqualTo(7);
+    assertThat(done(slots)).isEqualTo(7); // the waiters take what the skips opened
+    for (int i = 0; i < 10; i++) {
+      gate.reportSkipped();
+    }
+    assertThat(gate.slots()).isEqualTo(10); // no more than the maximum
+
+    gate.reportTaken(); // back to what the mean admits; slots taken above are not taken back
+    assertThat(gate.slots()).isEqualTo(4);
+    assertThat(done(slots)).isEqualTo(10);
+    gate.reportSize(250); // the skips never moved the mean
+    assertThat(gate.slots()).isEqualTo(4);
+  }
+
+  @Test
+  void beforeAnySizeSkipsWidenTheMinimum() {
+    LeaseGate gate = new LeaseGate(2, 64, 1_000);
+    gate.reportSkipped();
+    gate.reportSkipped();
+    assertThat(gate.slots()).isEqualTo(4);
+    gate.reportTaken();
+    assertThat(gate.slots()).isEqualTo(2);
+  }
+
+  @Test
   void badBoundsAreRejectedNamingThem() {
     assertThatThrownBy(() -> new LeaseGate(4, 2, 10))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("slots 4..2, budget 10");

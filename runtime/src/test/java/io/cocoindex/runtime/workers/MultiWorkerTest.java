@@ -128,7 +128,8 @@ class MultiWorkerTest {
    * used to skip a few components a round trip (two per thread, leased ahead of their start, as
    * no body of its own had run): with quick bodies the first processed them about as fast, and a
    * later worker, trailing it, sometimes got none (bench/JOURNAL.md, fiftieth session). A
-   * component skipped now counts as taking no time, so the skips widen to 64 a round trip.
+   * component skipped now widens the gate by a slot until one is taken, so a worker meeting
+   * claimed components asks for twice as many each round trip, up to 64.
    */
   @ParameterizedTest(name = "bodies of {0} ms")
   @ValueSource(ints = {0, 5})
