@@ -45,6 +45,11 @@ public final class LeaseBatcher {
 
   /** Bounds one round trip's statement; a larger backlog is leased in several. */
   private static final int MAX_BATCH = 256;
+  /**
+   * About how many states a batch reads for its components, by the counts in their records (what
+   * each declared last): those of a component past it are read at its commit.
+   */
+  static final int STATES_READ_PER_BATCH = 4_096;
 
   private final StateStore store;
   private final String app;
@@ -134,11 +139,19 @@ public final class LeaseBatcher {
   /**
    * Reads together the states of the components whose {@code records} exist (one without a
    * record owns nothing: a record is written with or before a component's first state), keeping
-   * them for {@link #takeStates}. On failure keeps none: each component reads its own.
+   * them for {@link #takeStates}, up to about {@link #STATES_READ_PER_BATCH} states by their
+   * records: they are held while the components' bodies run, and a component past that reads its
+   * own at its commit, as before. On failure keeps none: each component reads its own.
    */
   private void readStates(List<Optional<ComponentRecord>> records) {
     List<byte[]> owners = new ArrayList<>(records.size());
-    records.forEach(r -> r.ifPresent(c -> owners.add(c.path())));
+    long states = 0;
+    for (Optional<ComponentRecord> r : records) {
+      if (r.isPresent() && states + r.get().stateCount() <= STATES_READ_PER_BATCH) {
+        states += r.get().stateCount();
+        owners.add(r.get().path());
+      }
+    }
     if (owners.isEmpty()) {
       return;
     }
