@@ -34,11 +34,10 @@ import org.slf4j.LoggerFactory;
  * ({@link #takeStates}): read one at a time as each committed, they took about a round trip for
  * every four components of a warm run. A component's own states change only with its own commit,
  * which needs its lease. Another component's commit may change them meanwhile (take a state
- * over, or drop it with a container it deleted); it may as well between a read at the commit
- * and the commit's writes, and what is written of such a state is written under its state lease,
- * after a read of its row: a state taken over by a component the component still declares is
- * taken back as before, and one it no longer declares goes to the orphan sweep, which reads it
- * again under its lease and leaves it to its new owner.
+ * over, or drop it with a container it deleted), as it may between a read at the commit and the
+ * commit's writes, which the engine meets already: a precommit reads and locks the rows it
+ * writes, and a state the component no longer declares goes to the orphan sweep, which on a
+ * shared store reads it again under its lease and leaves it to a new owner.
  */
 public final class LeaseBatcher {
   private static final Logger log = LoggerFactory.getLogger(LeaseBatcher.class);
