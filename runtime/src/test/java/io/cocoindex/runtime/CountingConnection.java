@@ -16,12 +16,16 @@ import javax.sql.DataSource;
  * {@code executeQuery}, {@code executeUpdate} and {@code executeBatch} (a batch of one statement
  * goes to the server as one round trip, whatever its size), and each commit (by {@code commit} or
  * {@code setAutoCommit(true)} in a transaction), with the
- * statement's SQL and whether the connection was in a transaction of its own ({@code
- * autoCommit} off). Several connections may note into one list ({@link #dataSource}).
+ * statement's SQL, how many statements the server executed in it (a batch's size) and whether the
+ * connection was in a transaction of its own ({@code autoCommit} off). Several connections may
+ * note into one list ({@link #dataSource}).
  */
 public final class CountingConnection {
-  /** One round trip: the start of its SQL, and whether it was in an explicit transaction. */
-  public record RoundTrip(int connection, String sql, boolean inTransaction) {}
+  /**
+   * One round trip: its SQL, the statements executed in it (1, or a batch's size), and whether it
+   * was in an explicit transaction.
+   */
+  public record RoundTrip(int connection, String sql, int statements, boolean inTransaction) {}
 
   private static final Set<String> EXECUTIONS =
       Set.of("execute", "executeQuery", "executeUpdate", "executeBatch", "executeLargeUpdate",
@@ -47,7 +51,7 @@ public final class CountingConnection {
           if (method.getName().equals("commit")
               || (method.getName().equals("setAutoCommit") && Boolean.TRUE.equals(args[0])
               && !delegate.getAutoCommit())) {
-            note("COMMIT"); // setAutoCommit(true) commits a transaction going on
+            note("COMMIT", 1); // setAutoCommit(true) commits a transaction going on
           }
           Object result = invoke(delegate, method, args);
           if (result instanceof Statement s) {
@@ -93,15 +97,14 @@ public final class CountingConnection {
     }
   }
 
-  private void note(String sql) {
+  private void note(String sql, int statements) {
     boolean inTransaction;
     try {
       inTransaction = !delegate.getAutoCommit();
     } catch (Exception e) {
       inTransaction = false;
     }
-    roundTrips.add(new RoundTrip(id, sql.substring(0, Math.min(40, sql.length())),
-        inTransaction));
+    roundTrips.add(new RoundTrip(id, sql, statements, inTransaction));
   }
 
   private Statement counting(Statement s, String preparedSql) {
@@ -113,11 +116,22 @@ public final class CountingConnection {
         }
       }
     }
+    int[] batched = new int[1];
     return (Statement) Proxy.newProxyInstance(CountingConnection.class.getClassLoader(),
         interfaces.toArray(new Class<?>[0]), (proxy, method, args) -> {
-          if (EXECUTIONS.contains(method.getName())) {
+          String name = method.getName();
+          if (name.equals("addBatch")) {
+            batched[0]++;
+          } else if (name.equals("clearBatch")) {
+            batched[0] = 0;
+          } else if (EXECUTIONS.contains(name)) {
+            boolean batch = name.endsWith("Batch");
             note(preparedSql != null ? preparedSql
-                : args != null && args.length > 0 ? String.valueOf(args[0]) : "?");
+                : args != null && args.length > 0 ? String.valueOf(args[0]) : "?",
+                batch ? batched[0] : 1);
+            if (batch) {
+              batched[0] = 0;
+            }
           }
           if (method.getName().equals("getConnection")) {
             return connection;

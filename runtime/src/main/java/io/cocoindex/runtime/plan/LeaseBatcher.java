@@ -1,13 +1,17 @@
 package io.cocoindex.runtime.plan;
 
+import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.ManagedBlocking;
 import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.TrackedState;
 import io.cocoindex.runtime.threads.DrainingQueue;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,16 +29,35 @@ import org.slf4j.LoggerFactory;
  * read: no other worker writes a component whose lease it does not hold, and the writes that
  * reach a component's record without its lease are its memo's, which a component asking here
  * does not have.
+ *
+ * <p>So are the states those components own ({@link StateStore#ownedByEach}), for their commits
+ * ({@link #takeStates}): read one at a time as each committed, they took about a round trip for
+ * every four components of a warm run. A component's own states change only with its own commit,
+ * which needs its lease. Another component's commit may change them meanwhile (take a state
+ * over, or drop it with a container it deleted), as it may between a read at the commit and the
+ * commit's writes, which the engine meets already: a precommit reads and locks the rows it
+ * writes, and a state the component no longer declares goes to the orphan sweep, which on a
+ * shared store reads it again under its lease and leaves it to a new owner.
  */
 public final class LeaseBatcher {
   private static final Logger log = LoggerFactory.getLogger(LeaseBatcher.class);
 
   /** Bounds one round trip's statement; a larger backlog is leased in several. */
   private static final int MAX_BATCH = 256;
+  /**
+   * About how many states a batch reads for its components, by the counts in their records (what
+   * each declared last): those of a component past it are read at its commit.
+   */
+  static final int STATES_READ_PER_BATCH = 4_096;
 
   private final StateStore store;
   private final String app;
   private final DrainingQueue<Request> requests;
+  /**
+   * The states owned by leased components whose records a batch read, until each takes its own
+   * or gives its lease back.
+   */
+  private final Map<ByteKey, List<TrackedState>> statesRead = new ConcurrentHashMap<>();
 
   private record Request(byte[] path, boolean readRecord, CompletableFuture<Leased> leased) {}
 
@@ -86,15 +109,72 @@ public final class LeaseBatcher {
       return;
     }
     List<Optional<ComponentRecord>> records = readRecords(batch, leases);
+    if (records != null) {
+      readStates(records);
+    }
     for (int i = 0, read = 0; i < batch.size(); i++) {
       Request r = batch.get(i);
       AutoCloseable lease = leases.get(i);
       if (records != null && lease != null && r.readRecord) {
-        r.leased.complete(new Leased(lease, true, records.get(read++).orElse(null)));
+        ComponentRecord record = records.get(read++).orElse(null);
+        r.leased.complete(new Leased(forgettingStates(r.path, lease), true, record));
       } else {
         r.leased.complete(new Leased(lease, false, null));
       }
     }
+  }
+
+  /**
+   * The states {@code component} owned as its lease was taken, if they were read then; each
+   * component's are taken once.
+   *
+   * @param component the component's path
+   * @return the states it owns (empty when none), or null when they were not read with its lease
+   */
+  public List<TrackedState> takeStates(TargetPath component) {
+    return statesRead.remove(component.key());
+  }
+
+  /**
+   * Reads together the states of the components whose {@code records} exist (one without a
+   * record owns nothing: a record is written with or before a component's first state), keeping
+   * them for {@link #takeStates}, up to about {@link #STATES_READ_PER_BATCH} states by their
+   * records: they are held while the components' bodies run, and a component past that reads its
+   * own at its commit, as before. On failure keeps none: each component reads its own.
+   */
+  private void readStates(List<Optional<ComponentRecord>> records) {
+    List<byte[]> owners = new ArrayList<>(records.size());
+    long states = 0;
+    for (Optional<ComponentRecord> r : records) {
+      if (r.isPresent() && states + r.get().stateCount() <= STATES_READ_PER_BATCH) {
+        states += r.get().stateCount();
+        owners.add(r.get().path());
+      }
+    }
+    if (owners.isEmpty()) {
+      return;
+    }
+    List<List<TrackedState>> owned;
+    try {
+      owned = ManagedBlocking.run(() -> store.ownedByEach(app, owners),
+          "reading components' target states");
+    } catch (RuntimeException e) {
+      log.debug("reading the states of {} leased components failed; each reads its own",
+          owners.size(), e);
+      return;
+    }
+    for (int i = 0; i < owners.size(); i++) {
+      statesRead.put(ByteKey.of(owners.get(i)), owned.get(i));
+    }
+  }
+
+  /** {@code lease}, whose closing also lets go of the states kept for its component. */
+  private AutoCloseable forgettingStates(byte[] component, AutoCloseable lease) {
+    ByteKey key = ByteKey.of(component);
+    return () -> {
+      statesRead.remove(key);
+      lease.close();
+    };
   }
 
   /**

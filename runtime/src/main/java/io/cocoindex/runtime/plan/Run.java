@@ -576,14 +576,18 @@ public final class Run {
   /**
    * The states {@code component} owned when this run reached it, for its commit (asked once per
    * component and run). On a store that is the app's only writer while the run holds its lock,
-   * read ahead for the components after it in path order ({@link StateReadAhead}).
+   * read ahead for the components after it in path order ({@link StateReadAhead}); on a store
+   * shared by workers, read with its lease when its record was ({@link LeaseBatcher}).
    *
    * @param component the component's path
    * @return the states it owned, empty if none
    */
   public List<TrackedState> storedStates(TargetPath component) {
-    return statesAhead != null
-        ? statesAhead.ownedBy(component) : store.ownedBy(app, component.encoded());
+    if (statesAhead != null) {
+      return statesAhead.ownedBy(component);
+    }
+    List<TrackedState> readWithLease = leases.takeStates(component);
+    return readWithLease != null ? readWithLease : store.ownedBy(app, component.encoded());
   }
 
   /**

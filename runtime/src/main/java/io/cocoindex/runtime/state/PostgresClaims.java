@@ -7,7 +7,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -100,20 +103,32 @@ final class PostgresClaims {
           + " FROM locked l LEFT JOIN claimed c ON c.path = l.path";
 
   /**
-   * Marks a claim finished (parameters: its app, path and run version): copies the claim's
-   * claimed_at to run_finished_at where the run's claim still stands, by the time it was written
-   * (a boolean would outlive a later claim written by a worker of the version before, which
-   * leaves the column as it was). A claim already marked is not written again: a component whose
-   * commit marked it is marked again as its lease is given back.
+   * Marks claims finished (parameters: their paths as a bytea[], their app and their run
+   * version): copies each claim's claimed_at to run_finished_at where the run's claim still
+   * stands, by the time it was written (a boolean would outlive a later claim written by a
+   * worker of the version before, which leaves the column as it was). A claim already marked is
+   * not written again: a component whose commit marked it is marked again as its lease is given
+   * back.
    *
-   * <p>One claim a statement, the statements of several claims one JDBC batch (a round trip): a
-   * join of the claims with arrays of them was planned, on a table without statistics yet (a
-   * store's first run), as a scan of every claim, and the server keeps such a plan for the
-   * prepared statement. A claim by its primary key has no other plan.
+   * <p>One statement for the claims of a run. Each claim is looked up on its own by its primary
+   * key, in a lateral subquery (kept apart by its {@code OFFSET 0}) that has only that lookup to
+   * choose, and updated by its row's address. On a table without statistics (a store's first
+   * run), planned while it held a few claims, both {@code app = ? AND path = ANY(?)} and a join
+   * of the claims with the array became a scan of every claim of the app (the array a filter),
+   * and the server keeps such a plan for the prepared statement ({@code
+   * FreshTablesPointReadsTest}); a statement per claim was then the way out, 20,000 of them in a
+   * warm run of 20,000 components. The row found is the one updated: the caller holds the
+   * component's lease, and only a holder of it writes its claim.
    */
-  static final String MARK_FINISHED_SQL = "UPDATE cocoindex_claim"
-      + " SET run_finished_at = claimed_at WHERE app = ? AND path = ? AND run_version = ?"
-      + " AND run_claimed_at = claimed_at AND run_finished_at IS DISTINCT FROM claimed_at";
+  static final String MARK_FINISHED_SQL = "UPDATE cocoindex_claim c"
+      + " SET run_finished_at = c.claimed_at FROM (SELECT s.id FROM"
+      + " unnest((SELECT ?::bytea[])) AS k(v) CROSS JOIN LATERAL (SELECT ctid AS id"
+      + " FROM cocoindex_claim WHERE app = ? AND path = k.v AND run_version = ?"
+      + " AND run_claimed_at = claimed_at AND run_finished_at IS DISTINCT FROM claimed_at"
+      + " OFFSET 0) s) f WHERE c.ctid = f.id";
+
+  /** The most claims one mark statement names (bounds its array parameter). */
+  private static final int MARKS_PER_STATEMENT = 1_000;
 
   /** A claim of run {@code version} to mark finished. */
   record Finished(String app, byte[] path, long version) {}
@@ -176,19 +191,33 @@ final class PostgresClaims {
   /**
    * Marks {@code claims} finished ({@link #MARK_FINISHED_SQL}) on {@code c}, in one round trip:
    * in the transaction of the components' commits, so that a worker dying before it gives their
-   * leases back leaves them finished, or as their leases are given back.
+   * leases back leaves them finished, or as their leases are given back. A statement per run
+   * (and per {@link #MARKS_PER_STATEMENT} claims), the statements one JDBC batch.
    */
   static void markFinished(Connection c, List<Finished> claims) throws SQLException {
+    Map<RunOfApp, List<byte[]>> byRun = new LinkedHashMap<>();
+    for (Finished f : claims) {
+      byRun.computeIfAbsent(new RunOfApp(f.app(), f.version()), r -> new ArrayList<>())
+          .add(f.path());
+    }
     try (PreparedStatement ps = c.prepareStatement(MARK_FINISHED_SQL)) {
-      for (Finished f : claims) {
-        ps.setString(1, f.app());
-        ps.setBytes(2, f.path());
-        ps.setLong(3, f.version());
-        ps.addBatch();
+      for (Map.Entry<RunOfApp, List<byte[]>> e : byRun.entrySet()) {
+        List<byte[]> paths = e.getValue();
+        for (int from = 0; from < paths.size(); from += MARKS_PER_STATEMENT) {
+          List<byte[]> part = paths.subList(from,
+              Math.min(paths.size(), from + MARKS_PER_STATEMENT));
+          ps.setArray(1, c.createArrayOf("bytea", part.toArray(new byte[0][])));
+          ps.setString(2, e.getKey().app());
+          ps.setLong(3, e.getKey().version());
+          ps.addBatch();
+        }
       }
       ps.executeBatch();
     }
   }
+
+  /** The claims of one run of one app: what one mark statement names. */
+  private record RunOfApp(String app, long version) {}
 
   /** Sets a claim's run version at {@code at}: {@code run}'s, or none outside a run. */
   private static void setRunVersion(PreparedStatement ps, int at, RunStart run)

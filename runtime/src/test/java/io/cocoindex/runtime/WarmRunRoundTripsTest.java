@@ -1,0 +1,149 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.CountingConnection.RoundTrip;
+import io.cocoindex.runtime.state.PostgresStateStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The statements of a warm run with nothing changed on the shared store, counted as the store's
+ * connections make them. Each component is leased, reads its record and the states it owns, and
+ * gives its lease back, its claim marked finished (its commit writes nothing, so the give-back
+ * marks it). A run of 20,000 such components made 20,000 mark statements (one per claim, ten or
+ * so to a JDBC batch), about 4,300 reads of owned states (four components a read, the callers
+ * blocked at once) and 1,100 lease statements: now the claims given back together are marked by
+ * one statement, and the states of the components a lease batch granted are read together, right
+ * after their records.
+ */
+class WarmRunRoundTripsTest {
+  private static final int COMPONENTS = 400;
+  /**
+   * The run's own statements beside its components': its version, lock and end, the scan of the
+   * records, the root's lease, record and states, and the like.
+   */
+  private static final int RUN_STATEMENTS = 30;
+
+  private final Rows rows = new Rows();
+  private final List<RoundTrip> roundTrips = Collections.synchronizedList(new ArrayList<>());
+  private String url;
+  private String schema;
+  private PostgresStateStore store;
+  private App app;
+
+  @BeforeEach
+  void open() throws Exception {
+    String server = TestPostgres.url();
+    schema = "t_" + UUID.randomUUID().toString().replace("-", "");
+    try (Connection c = DriverManager.getConnection(server); Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+    }
+    url = server;
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(TestPostgres.inSchema(server, schema));
+    store = PostgresStateStore.open(CountingConnection.dataSource(ds, roundTrips));
+    app = App.create("warm", Environment.builder().stateStore(store).build(), ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      for (int i = 0; i < COMPONENTS; i++) {
+        String key = String.format("k-%04d", i);
+        ctx.mount(key, c -> declareTargetState(c, p.targetState(key, "v")));
+      }
+    });
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+    if (store != null) {
+      store.close();
+    }
+    if (schema != null) {
+      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA " + schema + " CASCADE");
+      }
+    }
+  }
+
+  @Test
+  void anUnchangedRunMarksTheClaimsGivenBackTogetherAndReadsStatesWithEachLeaseBatch()
+      throws Exception {
+    app.update();
+    rows.takeLog();
+    app.update(); // its start waits for the first run's leases to be given back
+    roundTrips.clear();
+
+    UpdateStats stats = app.update();
+
+    assertThat(stats.total().changed()).isZero();
+    assertThat(rows.takeLog()).isEmpty();
+    awaitEveryClaimMarked();
+    List<RoundTrip> made = new ArrayList<>(roundTrips);
+    long leases = count(made, r -> r.sql().startsWith("WITH live AS"), false);
+    long unlocks = count(made, r -> r.sql().startsWith("SELECT pg_advisory_unlock(k)"), false);
+    long marks = count(made, r -> r.sql().startsWith("UPDATE cocoindex_claim"), true);
+    long recordReads = count(made, r -> r.sql().contains(" FROM cocoindex_component WHERE app=?"
+        + " AND path=k.v"), false);
+    long stateReads = count(made, r -> r.sql().contains(" FROM cocoindex_target_state WHERE"
+        + " app=? AND owner=k.v"), false);
+    long statements = made.stream().mapToLong(RoundTrip::statements).sum();
+
+    // Every background component is leased in some batch; each batch reads the granted
+    // components' records, then their states, once. The root (leased alone) reads its own.
+    assertThat(leases).isPositive();
+    assertThat(recordReads).as("reads of records, %d lease statements", leases)
+        .isLessThanOrEqualTo(leases + 1);
+    assertThat(stateReads).as("reads of owned states, %d lease statements", leases)
+        .isLessThanOrEqualTo(leases + 1);
+    // A give-back: one statement marking its claims, then the unlock. How many components a
+    // give-back takes depends on how many closed their leases meanwhile, so the total is bounded
+    // by the batches, not by the components.
+    assertThat(marks).as("claims marked, in %d give-backs", unlocks)
+        .isLessThanOrEqualTo(unlocks);
+    assertThat(statements).as("statements of a warm run of %d components", COMPONENTS)
+        .isLessThanOrEqualTo(3 * leases + 2 * unlocks + RUN_STATEMENTS);
+  }
+
+  /** Round trips matching {@code kind}; their statements if {@code statements}. */
+  private static long count(List<RoundTrip> made, Predicate<RoundTrip> kind, boolean statements) {
+    return made.stream().filter(kind).mapToLong(r -> statements ? r.statements() : 1).sum();
+  }
+
+  /**
+   * Waits until every claim of the run is marked finished: leases are given back on a thread of
+   * the store's own, after the run returns.
+   */
+  private void awaitEveryClaimMarked() throws Exception {
+    try (Connection c = DriverManager.getConnection(TestPostgres.inSchema(url, schema));
+        Statement s = c.createStatement()) {
+      long unmarked = -1;
+      for (int i = 0; i < 500 && unmarked != 0; i++) {
+        try (ResultSet rs = s.executeQuery("SELECT count(*) FROM cocoindex_claim"
+            + " WHERE run_finished_at IS DISTINCT FROM claimed_at")) {
+          rs.next();
+          unmarked = rs.getLong(1);
+        }
+        if (unmarked != 0) {
+          Thread.sleep(10);
+        }
+      }
+      assertThat(unmarked).as("claims not marked finished").isZero();
+    }
+  }
+}
