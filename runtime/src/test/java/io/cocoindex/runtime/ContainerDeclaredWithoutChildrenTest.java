@@ -24,7 +24,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,8 +37,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * docs; m (plain or memoized) declares r1 there, and fails while docs has no children.
  */
 class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
-  private static final String CHUNK_PROPERTY = "cocoindex.sweep.chunk";
-
   final Rows rows = new Rows();
   final Tables tables = new Tables(rows);
   /** Root rows x1, x2 on their own provider: their removal is what a deletion limit weighs. */
@@ -54,17 +52,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
   /** Counted down as docs's action is reported applied and committed (by its listener). */
   volatile CountDownLatch docsCommitted = new CountDownLatch(1);
 
-  /** The chunk the test ran with (the PostgreSQL execution sets one for every test). */
-  private final String chunkBefore = System.getProperty(CHUNK_PROPERTY);
-
-  @AfterEach
-  void restoreChunk() {
-    if (chunkBefore == null) {
-      System.clearProperty(CHUNK_PROPERTY);
-    } else {
-      System.setProperty(CHUNK_PROPERTY, chunkBefore);
-    }
-  }
+  @RegisterExtension final SweepChunks sweepChunks = new SweepChunks();
 
   void main(Ctx ctx, boolean memoized) {
     TargetStateProvider<Tables.TableSpec> p =
@@ -319,7 +307,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
   @ValueSource(booleans = {false, true})
   void aFailedComponentsRowsBelowAFormerContainerAreForgottenInChunks(boolean chunkFails) {
     int chunk = 8;
-    System.setProperty(CHUNK_PROPERTY, Integer.toString(chunk));
+    sweepChunks.set(chunk);
     mRows = IntStream.range(0, 5 * chunk + 3).mapToObj(i -> String.format("r%03d", i)).toList();
     Store store = new Store(store());
     try (App app = app(store, false)) {
