@@ -456,7 +456,10 @@ public final class OrphanSweep {
    * time as the scan goes ({@link Sizes#chunk} forgotten subtrees a write, with the memos of their
    * owners), so that a failed component with a million rows there is not held, or written, at
    * once. A chunk whose write fails stops the sweep: what it did not forget stays tracked, of the
-   * old generation, and the next run declaring the state without children forgets it.
+   * old generation, and the next run declaring the state without children forgets it. The
+   * candidates the scan meets there are left to the sweep, which reads them again by path: only a
+   * run with a failure pays that second read, and forgotten here they would not be leased, while
+   * on a shared store the sweep leases each candidate and checks its owner before it goes.
    *
    * @return false if a write failed
    */
