@@ -37,7 +37,8 @@ import net.jqwik.api.lifecycle.SkipExecutionHook;
 
 /**
  * The embedded state store against a model of what it must hold: random runs of writes (the
- * engine's precommits, settles and confirms, deletions of states and of trees, by four
+ * engine's precommits, settles and confirms, deletions of states, of trees and of what is below a
+ * state, by four
  * components over a tree of containers and their children, records large enough to split a
  * component's chunks), each run recorded as settled or not, the store closed and opened again
  * now and then. After every write the store must read back exactly the model: each state, the
@@ -185,6 +186,8 @@ class StateStoreModelTest {
       return "confirm " + Scenario.describe(c.state());
     } else if (w instanceof StateWrite.DeleteState d) {
       return "delete " + Scenario.show(d.path());
+    } else if (w instanceof StateWrite.DeleteBelow b) {
+      return "deleteBelow " + Scenario.show(b.path());
     }
     return "deleteTree " + Scenario.show(((StateWrite.DeleteTree) w).path());
   }
@@ -322,12 +325,13 @@ class StateStoreModelTest {
           case 1 -> settle(path);
           case 2 -> row == null ? null : confirm(op, row);
           case 3 -> row == null ? null : new StateWrite.DeleteState(path);
-          default -> new StateWrite.DeleteTree(path);
+          default -> op.flag() % 2 == 0 ? new StateWrite.DeleteTree(path)
+              : new StateWrite.DeleteBelow(path);
         };
         if (w == null) {
           continue;
         }
-        if (w instanceof StateWrite.DeleteTree) {
+        if (w instanceof StateWrite.DeleteTree || w instanceof StateWrite.DeleteBelow) {
           boolean coversWritten = false;
           for (byte[] p : written) {
             coversWritten |= startsWith(p, path);
@@ -504,6 +508,12 @@ class StateStoreModelTest {
         return;
       }
       byte[] path = pathOf(w);
+      if (w instanceof StateWrite.DeleteBelow) {
+        rows.keySet().removeIf(p -> p.length > path.length && startsWith(p, path));
+        pending.keySet().removeIf(k -> k.bytes().length > path.length
+            && startsWith(k.bytes(), path));
+        return;
+      }
       StateWrite plain = StateWrites.resolve(w, this::read, shared);
       pending.remove(ByteKey.of(path));
       if (plain instanceof StateWrite.PutState ps) {
@@ -528,6 +538,8 @@ class StateStoreModelTest {
         return c.state().path();
       } else if (w instanceof StateWrite.DeleteState d) {
         return d.path();
+      } else if (w instanceof StateWrite.DeleteBelow b) {
+        return b.path();
       }
       return ((StateWrite.DeleteTree) w).path();
     }

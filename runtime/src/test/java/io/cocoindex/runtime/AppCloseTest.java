@@ -170,6 +170,46 @@ class AppCloseTest extends EngineTestBase {
     threads.shutdown();
   }
 
+  /**
+   * A close interrupted while it waits for an update another thread runs waits all the same (the
+   * store must not go under the update), and returns with its thread still interrupted.
+   */
+  @Test
+  void aCloseInterruptedWhileItWaitsForAnUpdateWaitsAllTheSameAndStaysInterrupted()
+      throws Exception {
+    CountDownLatch inBody = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    App app = App.create("busy", environment(), ctx -> {
+      main("v1").accept(ctx);
+      ctx.mount("slow", c -> {
+        inBody.countDown();
+        await(proceed);
+      });
+    });
+    ExecutorService threads = Executors.newCachedThreadPool();
+    CompletableFuture<UpdateStats> update = CompletableFuture.supplyAsync(app::update, threads);
+    assertThat(inBody.await(10, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<Boolean> closedInterrupted = new CompletableFuture<>();
+    Thread closing = new Thread(() -> {
+      app.close();
+      closedInterrupted.complete(Thread.currentThread().isInterrupted());
+    });
+    closing.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (closing.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    closing.interrupt();
+    Thread.sleep(100);
+    assertThat(closedInterrupted).as("still waiting for the update").isNotDone();
+
+    proceed.countDown();
+    assertThat(closedInterrupted.get(10, TimeUnit.SECONDS)).as("interrupted still").isTrue();
+    assertThat(update.get(10, TimeUnit.SECONDS).of("tables/docs").created()).isEqualTo(50);
+    threads.shutdown();
+  }
+
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void closedFromItsOwnRunTheAppIsReleasedWhenTheUpdateEnds(boolean fromAComponent) {

@@ -30,7 +30,7 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,28 +44,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * exactly what an update without one does.
  */
 class DeletionLimitNestedTest extends EngineTestBase {
-  private static final String CHUNK_PROPERTY = "cocoindex.sweep.chunk";
-  private String chunkBefore;
-  private boolean chunkSet;
+  @RegisterExtension final SweepChunks sweepChunks = new SweepChunks();
 
   void sweepInChunksOf(int n) {
-    if (!chunkSet) {
-      chunkBefore = System.getProperty(CHUNK_PROPERTY);
-      chunkSet = true;
-    }
-    System.setProperty(CHUNK_PROPERTY, Integer.toString(n));
-  }
-
-  @AfterEach
-  void restoreChunk() {
-    if (!chunkSet) {
-      return;
-    }
-    if (chunkBefore == null) {
-      System.clearProperty(CHUNK_PROPERTY);
-    } else {
-      System.setProperty(CHUNK_PROPERTY, chunkBefore);
-    }
+    sweepChunks.set(n);
   }
 
   /**

@@ -60,6 +60,41 @@ class LockWaitTest {
     }
   }
 
+  /**
+   * An update interrupted while it waits for the lock stops waiting: it fails as one that found
+   * the lock held, at once, and its thread stays interrupted.
+   */
+  @Test
+  void anUpdateInterruptedWhileItWaitsForTheLockFailsAndStaysInterrupted() throws Exception {
+    try (SqliteStateStore other = SqliteStateStore.open(dir);
+        AutoCloseable held = other.lockForUpdate("app");
+        App app = app(Duration.ofMinutes(1))) {
+      CompletableFuture<Throwable> failure = new CompletableFuture<>();
+      CompletableFuture<Boolean> interruptedAfter = new CompletableFuture<>();
+      Thread waiting = new Thread(() -> {
+        try {
+          app.update();
+          failure.complete(null);
+        } catch (Throwable e) {
+          failure.complete(e);
+        }
+        interruptedAfter.complete(Thread.currentThread().isInterrupted());
+      });
+      waiting.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (waiting.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      waiting.interrupt();
+
+      assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(StoreLockedException.class)
+          .hasMessageContaining("pid " + ProcessHandle.current().pid())
+          .hasMessageNotContaining("waited");
+      assertThat(interruptedAfter.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(rows.takeLog()).isEmpty();
+    }
+  }
+
   @Test
   void withoutAWaitAnUpdateFailsAtOnce() throws Exception {
     try (SqliteStateStore other = SqliteStateStore.open(dir);

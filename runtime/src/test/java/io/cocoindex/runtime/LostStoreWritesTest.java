@@ -31,10 +31,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +69,6 @@ import org.slf4j.LoggerFactory;
 class LostStoreWritesTest extends EngineTestBase {
   private static final Logger LOG = LoggerFactory.getLogger(LostStoreWritesTest.class);
   private static final boolean ALL = "all".equals(System.getProperty("cocoindex.test.lostWrites"));
-  private static final String CHUNK_PROPERTY = "cocoindex.sweep.chunk";
 
   /**
    * What an app declares: component path ({@code "grp/g1"} is {@code g1} under {@code grp}, a
@@ -424,21 +423,11 @@ class LostStoreWritesTest extends EngineTestBase {
   private int scenarios;
   private final List<String> problems = new ArrayList<>();
   private StateStore shared;
-  private String chunkBefore;
+  @RegisterExtension final SweepChunks sweepChunks = new SweepChunks();
 
   @BeforeEach
   void openTheSharedStore() {
     shared = store();
-    chunkBefore = System.getProperty(CHUNK_PROPERTY);
-  }
-
-  @AfterEach
-  void restoreChunk() {
-    if (chunkBefore == null) {
-      System.clearProperty(CHUNK_PROPERTY);
-    } else {
-      System.setProperty(CHUNK_PROPERTY, chunkBefore);
-    }
   }
 
   static void mount(Ctx ctx, String path, List<String> decls,
@@ -534,7 +523,7 @@ class LostStoreWritesTest extends EngineTestBase {
     String label = prev + "->" + next + " " + settlement(byRun) + ", seed " + seed;
     scenarios++;
     if (seed % 2 == 1) {
-      System.setProperty(CHUNK_PROPERTY, "1");
+      sweepChunks.set(1);
     }
     try (Scenario s = new Scenario(label, byRun)) {
       s.update(prev);
@@ -550,7 +539,7 @@ class LostStoreWritesTest extends EngineTestBase {
     } catch (RuntimeException e) {
       problems.add(label + ": " + e);
     } finally {
-      restoreChunk();
+      sweepChunks.restore();
     }
   }
 

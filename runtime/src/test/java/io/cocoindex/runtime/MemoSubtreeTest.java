@@ -616,7 +616,10 @@ class MemoSubtreeTest extends EngineTestBase {
 
       withChildren[0] = false;
       mFails[0] = mFailsThen;
-      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.DeleteTree);
+      // A tree per row forgotten, or, with nothing kept below docs on the embedded store, one
+      // range below docs.
+      store.failWrite = w -> w.stream().anyMatch(x -> x instanceof StateWrite.DeleteTree
+          || x instanceof StateWrite.DeleteBelow);
       assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
           .hasMessageContaining(mFailsThen ? "scripted failure of m" : "injected write failure");
       assertThat(tables.takeLog()).containsExactly("ensure docs");

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The orphan sweep reads the states of the components a run no longer mounts a part of a batch
@@ -31,10 +32,9 @@ import org.junit.jupiter.api.Test;
  */
 class StaleStatesReadTogetherTest extends EngineTestBase {
   /** The sweep's sizes, set to their default here: the PostgreSQL run makes them tiny. */
-  private static final String CHUNK_PROPERTY = "cocoindex.sweep.chunk";
+  @RegisterExtension final SweepChunks sweepChunks = new SweepChunks();
 
   final Rows rows = new Rows();
-  private String chunkBefore;
 
   /**
    * Notes the components whose states are read alone, what each read of several brought, and
@@ -103,8 +103,7 @@ class StaleStatesReadTogetherTest extends EngineTestBase {
 
   @BeforeEach
   void open() {
-    chunkBefore = System.getProperty(CHUNK_PROPERTY);
-    System.clearProperty(CHUNK_PROPERTY);
+    sweepChunks.useDefault();
     store = new Observed(store());
     app = App.create("stale", Environment.builder().stateStore(store).build(), ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
@@ -129,9 +128,6 @@ class StaleStatesReadTogetherTest extends EngineTestBase {
   void closeApp() {
     if (app != null) {
       app.close(); // before the base class closes the store under it
-    }
-    if (chunkBefore != null) {
-      System.setProperty(CHUNK_PROPERTY, chunkBefore);
     }
   }
 

@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The orphan sweep at the boundaries of its chunks: each test sets the chunk size it needs (the
@@ -34,34 +34,16 @@ import org.junit.jupiter.api.Test;
  * left behind, and no memo left standing over states a committed chunk took away.
  */
 class SweepChunkBoundariesTest extends EngineTestBase {
-  private static final String CHUNK_PROPERTY = "cocoindex.sweep.chunk";
 
   final Rows rows = new Rows();
   final Tables tables = new Tables(rows);
   /** Body runs per component name (a memo hit runs none). */
   final Map<String, AtomicInteger> bodyRuns = new ConcurrentHashMap<>();
-  private String chunkBefore;
-  private boolean chunkSet;
+  @RegisterExtension final SweepChunks sweepChunks = new SweepChunks();
 
   /** Every sweep of this test goes in chunks (and stale batches) of {@code n}. */
   void sweepInChunksOf(int n) {
-    if (!chunkSet) {
-      chunkBefore = System.getProperty(CHUNK_PROPERTY);
-      chunkSet = true;
-    }
-    System.setProperty(CHUNK_PROPERTY, Integer.toString(n));
-  }
-
-  @AfterEach
-  void restoreChunk() {
-    if (!chunkSet) {
-      return;
-    }
-    if (chunkBefore == null) {
-      System.clearProperty(CHUNK_PROPERTY);
-    } else {
-      System.setProperty(CHUNK_PROPERTY, chunkBefore);
-    }
+    sweepChunks.set(n);
   }
 
   int runs(String component) {

@@ -269,6 +269,17 @@ public final class KeyEncoding {
     return end;
   }
 
+  /**
+   * The smallest byte string after {@code prefix} that is at most every descendant of it.
+   *
+   * @param prefix an encoded path
+   * @return the inclusive start of the range of {@code prefix}'s descendants, without {@code
+   *     prefix} itself: {@code prefix} then {@code 0x00}, below every tag byte
+   */
+  public static byte[] descendantsStart(byte[] prefix) {
+    return Arrays.copyOf(prefix, prefix.length + 1);
+  }
+
   private static void write(Out out, StableKey key) {
     if (key instanceof StableKey.Null) {
       out.write(NULL);

@@ -248,6 +248,11 @@ final class Reconciliation {
       // failed apply followed by a change that is not DESTRUCTIVE must still reconcile them
       // (delete the undeclared ones), not forget them as destroyed. So for an action that takes
       // the children along (its new epoch marks no change to them: one after the row's does).
+      // A failed apply leaves that epoch stored too (a failed component writes nothing more), and
+      // the next run that resolves the children writes them again, though its sink most likely
+      // took nothing along. That rewrite is what keeps them: a sink that throws may have applied
+      // part of its batch (the directory removed, the file's write failed), the state's records
+      // name both its forms, and only an apply that succeeds tells which one the target holds.
       long epoch = takesChildrenAlong ? row.childEpoch() + 1 : t.childEpoch();
       t = new TrackedState(t.path(), t.owner(), List.of(), row.childGeneration(), epoch,
           t.parentGeneration(), t.parentEpoch());

@@ -465,6 +465,9 @@ final class ComponentStateTables extends JdbcStateTables {
           // A settle's tree: its row as read is the stored one unless this group wrote it.
           deleteTree(dt.path(), resolved[0] && before[0] != null
               && !rows.containsKey(keyOf(dt.path())) ? before[0].owner() : null);
+        } else if (w instanceof StateWrite.DeleteBelow db) {
+          deleteRange(KeyEncoding.descendantsStart(db.path()),
+              KeyEncoding.descendantsEnd(db.path()), null);
         } else {
           writeComponent(out, app, w);
         }
@@ -546,33 +549,41 @@ final class ComponentStateTables extends JdbcStateTables {
      * view of them, which reads ahead when the trees come in path order, as a removal's do.
      */
     private void deleteTree(byte[] path, byte[] storedOwner) throws SQLException {
-      byte[] end = KeyEncoding.descendantsEnd(path);
+      deleteRange(path, KeyEncoding.descendantsEnd(path), storedOwner);
+      ByteKey key = ByteKey.of(path);
+      noteOwner(key, null);
+      write(key, null);
+    }
+
+    /**
+     * Deletes the states in {@code [from, end)}: those of each owner whose stored range meets
+     * them, and those this group wrote there. With {@code storedOwner}, the owner of {@code
+     * from} as stored (see {@link #deleteTree}).
+     */
+    private void deleteRange(byte[] from, byte[] end, byte[] storedOwner) throws SQLException {
       Map<ByteKey, byte[]> owners = new LinkedHashMap<>();
       if (storedOwner != null) {
         owners.put(ByteKey.of(storedOwner), storedOwner);
       }
-      ranges.forEachIn(path, end, storedOwner == null,
+      ranges.forEachIn(from, end, storedOwner == null,
           r -> owners.put(ByteKey.of(r.owner()), r.owner()));
       if (rowsInOrder == null) {
         rowsInOrder = new TreeMap<>(IN_PATH_ORDER);
         rowsInOrder.putAll(rows);
       }
       for (TrackedState s
-          : rowsInOrder.subMap(ByteKey.of(path), true, ByteKey.of(end), false).values()) {
+          : rowsInOrder.subMap(ByteKey.of(from), true, ByteKey.of(end), false).values()) {
         if (s != null) {
           owners.put(ByteKey.of(s.owner()), s.owner());
         }
       }
       for (byte[] owner : owners.values()) {
-        chunks.ofOwner(owner).forEachIn(path, end, (at, s) -> {
+        chunks.ofOwner(owner).forEachIn(from, end, (at, s) -> {
           noteOwner(at, s);
           write(at, null);
         });
-        chunks.ofOwner(owner).removeIn(path, end);
+        chunks.ofOwner(owner).removeIn(from, end);
       }
-      ByteKey key = ByteKey.of(path);
-      noteOwner(key, null);
-      write(key, null);
     }
 
     /** Records what the group left at {@code key}. */

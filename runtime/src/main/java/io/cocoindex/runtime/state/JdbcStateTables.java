@@ -801,7 +801,11 @@ public class JdbcStateTables {
       } else if (w instanceof StateWrite.DeleteTree dt) {
         rows.put(ByteKey.of(dt.path()), null);
         forgetBelow(rows, dt.path());
-        deleteTree(out, app, dt.path());
+        deleteRange(out, app, dt.path(), KeyEncoding.descendantsEnd(dt.path()));
+      } else if (w instanceof StateWrite.DeleteBelow db) {
+        forgetBelow(rows, db.path());
+        deleteRange(out, app, KeyEncoding.descendantsStart(db.path()),
+            KeyEncoding.descendantsEnd(db.path()));
       } else {
         writeComponent(out, app, w);
       }
@@ -924,7 +928,7 @@ public class JdbcStateTables {
    */
   private static boolean forgetsDescendants(List<StateWrite> writes) {
     for (StateWrite w : writes) {
-      if (w instanceof StateWrite.DeleteTree
+      if (w instanceof StateWrite.DeleteTree || w instanceof StateWrite.DeleteBelow
           || (w instanceof StateWrite.Settle settle && settle.dropDescendants())) {
         return true;
       }
@@ -1093,12 +1097,13 @@ public class JdbcStateTables {
     del.addBatch();
   }
 
-  /** Deletes {@code path} and every path below it. */
-  private void deleteTree(StatementBatches out, String app, byte[] path) throws SQLException {
+  /** Deletes the paths in {@code [from, to)}. */
+  private void deleteRange(StatementBatches out, String app, byte[] from, byte[] to)
+      throws SQLException {
     PreparedStatement del = out.useRange(deleteTree, states);
     del.setString(1, app);
-    del.setBytes(2, path);
-    del.setBytes(3, KeyEncoding.descendantsEnd(path));
+    del.setBytes(2, from);
+    del.setBytes(3, to);
     del.addBatch();
   }
 

@@ -8,6 +8,7 @@ public sealed interface StateWrite
         StateWrite.Settle,
         StateWrite.DeleteState,
         StateWrite.DeleteTree,
+        StateWrite.DeleteBelow,
         StateWrite.PutComponent,
         StateWrite.DeleteComponent,
         StateWrite.ForgetMemo,
@@ -97,6 +98,15 @@ public sealed interface StateWrite
    * @param path the encoded path of the container
    */
   record DeleteTree(byte[] path) implements StateWrite {}
+
+  /**
+   * Forget every path strictly below one, which stays as it is: what a state declared without
+   * children (a directory that is now a file) took along, in one range rather than a tree per
+   * child.
+   *
+   * @param path the encoded path of the state, whose own tracking is kept
+   */
+  record DeleteBelow(byte[] path) implements StateWrite {}
 
   /**
    * Insert or replace a component's record, written by the run of version {@code runVersion}: on

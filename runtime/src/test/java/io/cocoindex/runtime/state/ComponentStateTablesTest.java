@@ -294,6 +294,21 @@ class ComponentStateTablesTest {
   }
 
   @Test
+  void aDeletionBelowAStateTakesEveryDescendantWhoeverOwnsItAndKeepsTheState() throws Exception {
+    byte[] container = path("table");
+    byte[] other = path("elsewhere", "x");
+    put(state(container, B, "table"), state(row(1), A, "one"), state(row(2), B, "two"),
+        state(other, A, "kept"));
+
+    store.write(APP, List.of(new StateWrite.DeleteBelow(container))).join();
+
+    assertThat(OwnerRangeRows.of(dir)).containsExactly("x..x a", "table..table b");
+    assertThat(paths(store.ownedBy(APP, A))).containsExactly(hex(other));
+    assertThat(paths(store.ownedBy(APP, B))).containsExactly(hex(container));
+    assertThat(query("SELECT count(*) FROM component_states")).containsExactly("2");
+  }
+
+  @Test
   void aComponentsFirstStatesPutAndDeletedInOneGroupLeaveNoChunk() throws Exception {
     byte[] container = path("table");
     put(state(container, A, "table"));

@@ -69,6 +69,36 @@ class GroupApplyTest {
     assertThat(records(CY)).containsExactly("0: none", "7: y at 7");
   }
 
+  /**
+   * A deletion below container c (declared without children), in a group: the descendants go,
+   * those stored and those a batch before it wrote, c stays; a batch after it precommitting a
+   * descendant starts from "may not exist".
+   */
+  @Test
+  void aDeletionBelowAStateTakesItsDescendantsAndKeepsIt() throws Exception {
+    byte[] cz = path("t", "c", "z");
+    byte[] cyw = path("t", "c", "y", "w");
+    store.write(APP, List.of(
+        new StateWrite.PutState(state(C, new PossibleRecord(3, bytes("c")))),
+        new StateWrite.PutState(state(CY, new PossibleRecord(3, bytes("y")))),
+        new StateWrite.PutState(state(cyw, new PossibleRecord(3, bytes("w")))),
+        new StateWrite.PutState(state(X, new PossibleRecord(3, bytes("x")))))).join();
+
+    PossibleRecord z7 = new PossibleRecord(7, bytes("z at 7"));
+    PossibleRecord y7 = new PossibleRecord(7, bytes("y at 7"));
+    List<GroupCommitter.Batch> group = new ArrayList<>();
+    group.add(batch(new StateWrite.Precommit(state(cz), z7, true, null)));
+    group.add(batch(new StateWrite.DeleteBelow(C)));
+    group.add(batch(new StateWrite.Precommit(state(CY), y7, false, null)));
+    store.commitGroup(group);
+
+    assertThat(records(C)).containsExactly("3: c");
+    assertThat(records(X)).containsExactly("3: x");
+    assertThat(store.get(APP, cz)).isEmpty();
+    assertThat(store.get(APP, cyw)).isEmpty();
+    assertThat(records(CY)).containsExactly("0: none", "7: y at 7");
+  }
+
   /** The possible records of {@code path}, as "version: record". */
   private List<String> records(byte[] path) {
     return store.get(APP, path).orElseThrow().records().stream()
