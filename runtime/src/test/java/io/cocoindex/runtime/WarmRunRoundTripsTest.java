@@ -1,25 +1,18 @@
 package io.cocoindex.runtime;
 
-import static io.cocoindex.TargetStates.declareTargetState;
-import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.CountingConnection.RoundTrip;
-import io.cocoindex.runtime.state.PostgresStateStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The statements of a warm run with nothing changed on the shared store, counted as the store's
@@ -39,62 +32,34 @@ class WarmRunRoundTripsTest {
    */
   private static final int RUN_STATEMENTS = 30;
 
-  private final Rows rows = new Rows();
-  private final List<RoundTrip> roundTrips = Collections.synchronizedList(new ArrayList<>());
-  private String url;
-  private String schema;
-  private PostgresStateStore store;
-  private App app;
+  private CountedRowsApp counted;
 
   @BeforeEach
   void open() throws Exception {
-    String server = TestPostgres.url();
-    schema = "t_" + UUID.randomUUID().toString().replace("-", "");
-    try (Connection c = DriverManager.getConnection(server); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-    url = server;
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(TestPostgres.inSchema(server, schema));
-    store = PostgresStateStore.open(CountingConnection.dataSource(ds, roundTrips));
-    app = App.create("warm", Environment.builder().stateStore(store).build(), ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      for (int i = 0; i < COMPONENTS; i++) {
-        String key = String.format("k-%04d", i);
-        ctx.mount(key, c -> declareTargetState(c, p.targetState(key, "v")));
-      }
-    });
+    counted = CountedRowsApp.open("warm", COMPONENTS);
   }
 
   @AfterEach
   void close() throws Exception {
-    if (app != null) {
-      app.close();
-    }
-    if (store != null) {
-      store.close();
-    }
-    if (schema != null) {
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA " + schema + " CASCADE");
-      }
+    if (counted != null) {
+      counted.close();
     }
   }
 
   @Test
   void anUnchangedRunMarksTheClaimsGivenBackTogetherAndReadsStatesWithEachLeaseBatch()
       throws Exception {
-    app.update();
-    rows.takeLog();
-    app.update(); // its start waits for the first run's leases to be given back
-    roundTrips.clear();
+    counted.app.update();
+    counted.rows.takeLog();
+    counted.app.update(); // its start waits for the first run's leases to be given back
+    counted.roundTrips.clear();
 
-    UpdateStats stats = app.update();
+    UpdateStats stats = counted.app.update();
 
     assertThat(stats.total().changed()).isZero();
-    assertThat(rows.takeLog()).isEmpty();
+    assertThat(counted.rows.takeLog()).isEmpty();
     awaitEveryClaimMarked();
-    List<RoundTrip> made = new ArrayList<>(roundTrips);
+    List<RoundTrip> made = new ArrayList<>(counted.roundTrips);
     long leases = count(made, r -> r.sql().startsWith("WITH live AS"), false);
     long unlocks = count(made, r -> r.sql().startsWith("SELECT pg_advisory_unlock(k)"), false);
     long marks = count(made, r -> r.sql().startsWith("UPDATE cocoindex_claim"), true);
@@ -130,7 +95,7 @@ class WarmRunRoundTripsTest {
    * the store's own, after the run returns.
    */
   private void awaitEveryClaimMarked() throws Exception {
-    try (Connection c = DriverManager.getConnection(TestPostgres.inSchema(url, schema));
+    try (Connection c = DriverManager.getConnection(counted.url());
         Statement s = c.createStatement()) {
       long unmarked = -1;
       for (int i = 0; i < 500 && unmarked != 0; i++) {
