@@ -78,7 +78,8 @@ class RunStoppedEarlyTest extends EngineTestBase {
 
   /**
    * On the shared store, the components still waiting to start once a run has stopped ask for no
-   * lease: each took a round trip to the store before it saw the stop, all 199 here.
+   * lease: each took a round trip to the store before it saw the stop, all 199 here. The store is
+   * told of the stop once.
    */
   @Test
   void theComponentsWaitingToStartWhenARunStopsAreNotLeased() {
@@ -87,6 +88,7 @@ class RunStoppedEarlyTest extends EngineTestBase {
     CountDownLatch firstStarted = new CountDownLatch(1);
     AtomicBoolean thrown = new AtomicBoolean();
     AtomicInteger leasedAfterTheError = new AtomicInteger();
+    AtomicInteger toldStopped = new AtomicInteger();
     StateStore counting = new ForwardingStateStore(store()) {
       @Override
       public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
@@ -94,6 +96,12 @@ class RunStoppedEarlyTest extends EngineTestBase {
           leasedAfterTheError.addAndGet(componentPaths.size());
         }
         return super.leaseComponents(app, componentPaths);
+      }
+
+      @Override
+      public void runAborted(String app, long version) {
+        toldStopped.incrementAndGet();
+        super.runAborted(app, version);
       }
     };
     App app = app("test", Environment.builder().stateStore(counting).parallelism(1).build(),
@@ -121,6 +129,8 @@ class RunStoppedEarlyTest extends EngineTestBase {
     assertThatThrownBy(app::update).isInstanceOf(OutOfMemoryError.class);
     // The two asked for while the first body ran, no more.
     assertThat(leasedAfterTheError.get()).isLessThanOrEqualTo(2);
+    // Told once: the components that gave up as it stopped do not stop it again.
+    assertThat(toldStopped.get()).isEqualTo(1);
     List<String> written = new ArrayList<>(rows.takeLog());
 
     faulty = false;
@@ -135,6 +145,42 @@ class RunStoppedEarlyTest extends EngineTestBase {
     assertThat(writtenRows).hasSize(n);
     app.update();
     assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /**
+   * The store is told of a run's stop once, however many components give up while it is being
+   * told (here it takes 300 ms): each component that saw the run stopping and gave up, its cause
+   * the fatal error, had stopped the run again, telling the store once more.
+   */
+  @Test
+  void theStoreIsToldOfAStopOnceWhileComponentsGiveUp() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(ON_POSTGRES, "leases are the shared store's");
+    AtomicInteger toldStopped = new AtomicInteger();
+    StateStore counting = new ForwardingStateStore(store()) {
+      @Override
+      public void runAborted(String app, long version) {
+        toldStopped.incrementAndGet();
+        sleep(300);
+        super.runAborted(app, version);
+      }
+    };
+    App app = app("test", Environment.builder().stateStore(counting).parallelism(2).build(),
+        ctx -> {
+          TargetStateProvider<String> p =
+              registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+          for (int i = 0; i < 100; i++) {
+            String key = String.format("%03d", i);
+            ctx.mount(key, c -> {
+              if (faulty && key.equals("000")) {
+                throw new OutOfMemoryError("test: out of memory in /000");
+              }
+              declareTargetState(c, p.targetState(key, "1"));
+            });
+          }
+        });
+    assertThatThrownBy(app::update).isInstanceOf(OutOfMemoryError.class)
+        .hasMessage("test: out of memory in /000");
+    assertThat(toldStopped.get()).isEqualTo(1);
   }
 
   @Test

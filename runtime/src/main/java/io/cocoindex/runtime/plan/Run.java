@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -334,7 +335,7 @@ public final class Run {
   /** Completes with the error that stopped the run early ({@link #abort}), if one did. */
   private final CompletableFuture<Throwable> aborted = new CompletableFuture<>();
   /** The first error given to {@link #abort}, set before the store is told of it. */
-  private volatile Throwable stopping;
+  private final AtomicReference<Throwable> stopping = new AtomicReference<>();
   /**
    * A task of the run's pool, or of a shared thread (a store's writer, an app's sink calls),
    * threw past itself while the run went on: a task of the run may be lost.
@@ -360,9 +361,7 @@ public final class Run {
     if (aborted.isDone()) {
       return;
     }
-    if (stopping == null) {
-      stopping = error;
-    }
+    stopping.compareAndSet(null, error);
     // The store first: a lease given back once the run is seen stopped (a component failed by
     // the batcher's stop below, or one that does not start) must not mark its claim finished.
     try {
@@ -388,7 +387,7 @@ public final class Run {
    * @return the first error given to {@link #abort}, or null while the run goes on
    */
   public Throwable stoppingBy() {
-    return stopping;
+    return stopping.get();
   }
 
   /**
@@ -672,7 +671,10 @@ public final class Run {
    * @param error what it threw (the first noted for it is the one {@link #failureAtOrBelow} gives)
    */
   public void fail(TargetPath component, Throwable error) {
-    Throwable fatal = RunAborted.fatalIn(error);
+    // A component that gave up as the run stops (RunAborted, its cause the fatal error) does not
+    // stop it again: it may have given up before the store was told (stoppingBy), holding no
+    // lease, and each such call would tell the store once more.
+    Throwable fatal = error instanceof RunAborted ? null : RunAborted.fatalIn(error);
     if (fatal != null) {
       abort(fatal);
     }
