@@ -78,12 +78,25 @@ class WorkSharingTest {
 
   /** A main that mounts {@code n} components, each declaring its row, counting its bodies. */
   static Consumer<Ctx> mountingRows(int n, Rows rows, AtomicInteger bodies) {
+    return mountingRows(n, 0, rows, bodies);
+  }
+
+  /** As above, each body taking {@code bodyMillis} (a slow call). */
+  static Consumer<Ctx> mountingRows(int n, long bodyMillis, Rows rows, AtomicInteger bodies) {
     return ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
       for (int i = 0; i < n; i++) {
         String key = "c" + i;
         ctx.mount(key, c -> {
           bodies.incrementAndGet();
+          if (bodyMillis > 0) {
+            try {
+              Thread.sleep(bodyMillis);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException(e);
+            }
+          }
           declareTargetState(c, p.targetState(key, "v"));
         });
       }
@@ -152,8 +165,8 @@ class WorkSharingTest {
     Rows rows = new Rows();
     AtomicInteger byA = new AtomicInteger();
     AtomicInteger byB = new AtomicInteger();
-    App a = worker(slowRows(n, rows, byA));
-    App b = worker(slowRows(n, rows, byB));
+    App a = worker(mountingRows(n, 50, rows, byA));
+    App b = worker(mountingRows(n, 50, rows, byB));
     CompletableFuture<UpdateStats> runA =
         CompletableFuture.supplyAsync(a::update, ThreadPerTask.INSTANCE);
     CompletableFuture<UpdateStats> runB =
@@ -164,26 +177,6 @@ class WorkSharingTest {
     assertThat(byA.get() + byB.get()).isEqualTo(n);
     assertThat(Math.min(byA.get(), byB.get())).as("A %s, B %s", byA, byB)
         .isGreaterThanOrEqualTo(n / 4);
-  }
-
-  /** As {@link #mountingRows}, each body taking 50 ms (a slow call). */
-  static Consumer<Ctx> slowRows(int n, Rows rows, AtomicInteger bodies) {
-    return ctx -> {
-      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
-      for (int i = 0; i < n; i++) {
-        String key = "c" + i;
-        ctx.mount(key, c -> {
-          bodies.incrementAndGet();
-          try {
-            Thread.sleep(50);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-          }
-          declareTargetState(c, p.targetState(key, "v"));
-        });
-      }
-    };
   }
 
   /**

@@ -148,12 +148,15 @@ public final class LeaseGate {
     if (minSlots == maxSlots) {
       return;
     }
+    List<CompletableFuture<Void>> admitted;
     synchronized (this) {
-      if (widenedBy > 0) {
-        widenedBy = 0;
-        resize();
+      if (widenedBy == 0) {
+        return;
       }
+      widenedBy = 0;
+      admitted = resize(); // none: the slots only narrow, but every resize hands out its own
     }
+    admitted.forEach(f -> f.complete(null));
   }
 
   /**
