@@ -54,11 +54,14 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Tables ({@code cocoindex_*}) are created in the connection's current schema on first use,
- * and the schema version is checked. Needs the {@code org.postgresql:postgresql} driver.
+ * and the schema version is checked. Once they are there and current, opening the store runs no
+ * DDL statement: a role with row rights only on them ({@code SELECT, INSERT, UPDATE, DELETE})
+ * may run the workers, a role that may create tables in the schema having opened it once. Needs
+ * the {@code org.postgresql:postgresql} driver.
  */
 public final class PostgresStateStore extends JdbcStateStore {
   private static final Logger log = LoggerFactory.getLogger(PostgresStateStore.class);
-  static final int SCHEMA_VERSION = 1;
+  static final int SCHEMA_VERSION = PostgresSchema.VERSION;
   private static final int LEASE_CONNECTIONS = 4;
   private static final int MAX_ATTEMPTS = 8;
   /** Serializes schema creation across workers starting together. */
@@ -256,77 +259,12 @@ public final class PostgresStateStore extends JdbcStateStore {
             schemaName = String.valueOf(rs.getString(1));
             databaseName = rs.getString(2);
           }
-          s.execute("CREATE TABLE IF NOT EXISTS cocoindex_meta(key TEXT PRIMARY KEY,"
-              + " value TEXT NOT NULL)");
-          Integer stored = null;
-          try (ResultSet rs = s.executeQuery(
-              "SELECT value FROM cocoindex_meta WHERE key='schema_version'")) {
-            if (rs.next()) {
-              stored = Integer.parseInt(rs.getString(1));
-            }
-          }
-          if (stored != null && stored > SCHEMA_VERSION) {
-            throw new StateStoreException("the PostgreSQL state store " + description
-                + " was written by a newer cocoindex (schema version " + stored
-                + "; this version understands " + SCHEMA_VERSION + "): upgrade cocoindex");
-          }
-          s.execute("CREATE TABLE IF NOT EXISTS " + tables.appTable()
-              + "(name TEXT PRIMARY KEY, next_version BIGINT NOT NULL)");
-          s.execute("CREATE TABLE IF NOT EXISTS " + tables.stateTable()
-              + "(app TEXT NOT NULL, path BYTEA NOT NULL, owner BYTEA NOT NULL,"
-              + " records BYTEA NOT NULL, child_gen BIGINT NOT NULL, child_epoch BIGINT NOT NULL,"
-              + " parent_gen BIGINT NOT NULL, parent_epoch BIGINT NOT NULL,"
-              + " PRIMARY KEY(app, path))");
-          s.execute("CREATE INDEX IF NOT EXISTS " + tables.stateTable() + "_owner ON "
-              + tables.stateTable() + "(app, owner)");
-          s.execute("CREATE TABLE IF NOT EXISTS cocoindex_claim(app TEXT NOT NULL,"
-              + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, run_version BIGINT,"
-              + " run_claimed_at TIMESTAMPTZ, run_finished_at TIMESTAMPTZ,"
-              + " PRIMARY KEY(app, path))");
-          addClaimsRunColumn(s);
-          s.execute("CREATE TABLE IF NOT EXISTS cocoindex_run_end(app TEXT NOT NULL,"
-              + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
-              + " PRIMARY KEY(app, version))");
-          // Each run's end prunes the app's ends older than RUN_ENDS_KEPT (PostgresRuns) by
-          // this index.
-          s.execute("CREATE INDEX IF NOT EXISTS cocoindex_run_end_ended_at"
-              + " ON cocoindex_run_end(app, ended_at)");
-          s.execute("CREATE TABLE IF NOT EXISTS " + tables.componentTable()
-              + "(app TEXT NOT NULL, path BYTEA NOT NULL, memo_fp BYTEA, memo_deps BYTEA,"
-              + " memo_values BYTEA, state_count BIGINT NOT NULL, PRIMARY KEY(app, path))");
-          if (stored == null) {
-            s.execute("INSERT INTO cocoindex_meta(key, value) VALUES('schema_version', '"
-                + SCHEMA_VERSION + "')");
-          }
+          new PostgresSchema(tables, description).makeOrCheck(s);
         }
       });
     } catch (SQLException e) {
       throw failure("create or check its tables", e);
     }
-  }
-
-  /**
-   * Adds the run to the claims of a store made before claims named it: an older worker on the
-   * store writes none there (its claims are kept as before: never taken over), and reads none.
-   * An older worker claiming over a claim that names a run moves its claimed_at only: the run is
-   * trusted only with the claimed_at written with it ({@code run_claimed_at}). A claim's run
-   * marks it finished as it gives the component back, by copying its claimed_at to {@code
-   * run_finished_at}: a worker of the version before, claiming over a claim so marked, leaves
-   * the mark (it writes the other columns only), which then no longer matches its claim's time.
-   * Looked up first, as the {@code ALTER} would wait for every claim being written.
-   */
-  private static void addClaimsRunColumn(Statement s) throws SQLException {
-    try (ResultSet rs = s.executeQuery("SELECT count(*) FROM information_schema.columns"
-        + " WHERE table_schema = current_schema() AND table_name = 'cocoindex_claim'"
-        + " AND column_name IN ('run_version', 'run_claimed_at', 'run_finished_at')")) {
-      rs.next();
-      if (rs.getInt(1) == 3) {
-        return;
-      }
-    }
-    s.execute("ALTER TABLE cocoindex_claim ADD COLUMN IF NOT EXISTS run_version BIGINT,"
-        + " ADD COLUMN IF NOT EXISTS run_claimed_at TIMESTAMPTZ,"
-        + " ADD COLUMN IF NOT EXISTS run_finished_at TIMESTAMPTZ");
   }
 
   /**
