@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cocoindex.StableKey;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.ComponentFailure;
+import io.cocoindex.runtime.DeletionLimitExceededException;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.UpdateFailedException;
@@ -249,12 +250,14 @@ public final class DemoCli {
           cli.err.println("error: the update could not complete (fix this and run update"
               + " again):");
           for (ComponentFailure f : others) {
-            cli.err.println("  ! " + f.component() + ": " + f.error().getMessage());
+            cli.err.println("  ! " + (f.error() instanceof DeletionLimitExceededException refused
+                ? refusal(refused) : f.component() + ": " + f.error().getMessage()));
           }
         }
         if (!files.isEmpty()) {
           cli.err.println(files.size() + (files.size() == 1 ? " file" : " files")
-              + " could not be indexed (left as they were; fix them and run update again):");
+              + " could not be indexed (" + (files.size() == 1 ? "left as it was; fix it"
+              : "left as they were; fix them") + " and run update again):");
           for (ComponentFailure f : files) {
             cli.err.println("  ! " + indexer.fileOf(f.component()) + ": "
                 + f.error().getMessage());
@@ -263,6 +266,18 @@ public final class DemoCli {
         return failures.isEmpty() ? 0 : 1;
       }
     }
+  }
+
+  /**
+   * The refused deletions in the command line's words: the engine's message names the API
+   * ({@code UpdateOptions.withDeletionLimit}), where a user of this command gives the limit as
+   * {@code --max-deletions}.
+   */
+  static String refusal(DeletionLimitExceededException e) {
+    return "the update would delete " + e.deletions() + " outputs (chunks, summaries and the"
+        + " rest), more than --max-deletions " + e.limit() + ": none was deleted. If the source"
+        + " folder came up short, fix it; if the deletions are meant, run preview to list them,"
+        + " then update with a higher --max-deletions or without it";
   }
 
   static String table(UpdateStats stats) {

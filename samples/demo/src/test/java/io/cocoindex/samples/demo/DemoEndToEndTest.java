@@ -163,8 +163,13 @@ class DemoEndToEndTest {
 
     Result guarded = cli("update", "--source", empty.toString(), "--max-deletions", "10");
     assertThat(guarded.exit()).isEqualTo(1);
-    assertThat(guarded.err()).contains("the update would delete")
-        .contains("more than its deletion limit of 10: none was deleted");
+    // In the command line's words: a user of the command gives no UpdateOptions.
+    assertThat(guarded.err()).isEqualTo("error: the update could not complete (fix this and run"
+        + " update again):" + System.lineSeparator() + "  ! the update would delete "
+        + (chunks + 248) + " outputs (chunks, summaries and the rest), more than --max-deletions"
+        + " 10: none was deleted. If the source folder came up short, fix it; if the deletions"
+        + " are meant, run preview to list them, then update with a higher --max-deletions or"
+        + " without it" + System.lineSeparator());
     assertThat(sql("SELECT count(*) FROM chunks")).containsExactly(Long.toString(chunks));
     try (Stream<Path> files = Files.list(home.resolve("summaries"))) {
       assertThat(files.count()).isEqualTo(248);
@@ -223,6 +228,16 @@ class DemoEndToEndTest {
     assertThat(fixed.exit()).as(fixed.all()).isZero();
     assertThat(row(fixed.out(), "summary files")).isEqualTo("2 0 0 248");
     assertThat(cli("search", "lait").out()).contains("reference/zz-latin1.md #0");
+  }
+
+  @Test
+  void oneBadFileIsReportedInTheSingular() throws Exception {
+    Files.write(source.resolve("reference/zz-binary.md"), new byte[] {'a', 0, 'b'});
+    Result run = cli("update", "--source", source.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.err()).isEqualTo("1 file could not be indexed (left as it was; fix it and run"
+        + " update again):" + System.lineSeparator() + "  ! reference/zz-binary.md: looks binary"
+        + " (a NUL byte at offset 1): not indexed" + System.lineSeparator());
   }
 
   @Test
