@@ -335,6 +335,28 @@ class DiagnosticsTest {
           "record Vec(float[] v)");
     }
 
+    /** A JDK value type without a codec: the message says how to store it and read it back. */
+    @Test
+    void jdkValueTypeSaysWhatToStoreItAs() {
+      JavaFileObject f =
+          source(
+              "Seen",
+              "package test;",
+              "@io.cocoindex.annotation.TrackingRecord",
+              "record Seen(String etag, java.time.Instant modified) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'modified' of test.Seen has type java.time.Instant, which cannot be"
+              + " serialized: java.time.Instant is not a supported type; store it as a String"
+              + " (toString(), read back by Instant.parse) or a long (toEpochMilli(), read back by"
+              + " Instant.ofEpochMilli), or use a primitive or its box, String, byte[], UUID,"
+              + " Fingerprint, StableKey, an enum, a record annotated @TargetValue (or"
+              + " @ActionValue, @TrackingRecord), or a List, Set, Map<String, ?> or Optional of"
+              + " those",
+          "java.time.Instant modified");
+    }
+
     @Test
     void arrayOfArrays() {
       JavaFileObject f =
@@ -1129,6 +1151,21 @@ class DiagnosticsTest {
               + SUPPORTED,
           "@RootTarget");
       assertThat(processor.created).isEmpty();
+    }
+
+    @Test
+    void jdkValueTypeAsTrackingRecordSaysWhatToStoreItAs() {
+      JavaFileObject f = root("String", "java.math.BigDecimal", "String");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-021] @RootTarget handler test.ThingHandler has java.math.BigDecimal as its"
+              + " tracking record type R, which cannot be serialized (the engine stores and copies"
+              + " values, tracking records and actions through the codecs of the handler's type"
+              + " arguments): java.math.BigDecimal is not a supported type; store it as a String"
+              + " (toString(), read back by new BigDecimal; a double would round it), or "
+              + SUPPORTED,
+          "@RootTarget");
     }
 
     @Test
