@@ -124,6 +124,40 @@ public final class DemoCli {
     }
   }
 
+  /** Where this command line writes chunks: {@code postgres} with {@code --target}. */
+  String chunkTargetKind() {
+    return target != null ? "postgres" : "sqlite";
+  }
+
+  /**
+   * Why this command line may not update, preview or drop the workspace, or null: its chunks are
+   * in the other target (an earlier update with, or without, {@code --target}), whose connector
+   * this one would not register, so its chunks would stay behind, tracked, out of every drop's
+   * reach.
+   */
+  String otherChunkTarget() throws java.io.IOException {
+    Path marker = workspace().chunkTarget();
+    if (!Files.exists(marker) || stateIsAbsent()) { // a state deleted by hand tracks nothing
+      return null;
+    }
+    String kind = Files.readString(marker).strip();
+    if (kind.equals(chunkTargetKind())) {
+      return null;
+    }
+    return kind.equals("postgres")
+        ? "the chunks of " + home + " are in PostgreSQL (an earlier update had --target): give"
+            + " that --target again, or run drop with it before indexing into the SQLite index;"
+            + " or give this index a --home of its own"
+        : "the chunks of " + home + " are in its SQLite index (an earlier update had no"
+            + " --target): leave out --target, or run drop without it before indexing into"
+            + " PostgreSQL; or give this index a --home of its own";
+  }
+
+  /** Records where this command line writes the workspace's chunks, before it writes any. */
+  void rememberChunkTarget() throws java.io.IOException {
+    Files.writeString(workspace().chunkTarget(), chunkTargetKind() + "\n");
+  }
+
   /** Closes the database chunks are written to (nothing, for a server's pool). */
   @FunctionalInterface
   interface DatabaseCloser {
@@ -213,7 +247,13 @@ public final class DemoCli {
         cli.err.println("error: source folder " + source + " does not exist or is not a directory");
         return 1;
       }
+      String other = cli.otherChunkTarget();
+      if (other != null) {
+        cli.err.println("error: " + other);
+        return 1;
+      }
       Files.createDirectories(cli.home);
+      cli.rememberChunkTarget();
       long start = System.nanoTime();
       try (Session session = cli.open(source)) {
         App app = session.app();
@@ -314,6 +354,11 @@ public final class DemoCli {
       if (!Files.isDirectory(options.source)) {
         cli.err.println("error: source folder " + options.source
             + " does not exist or is not a directory");
+        return 1;
+      }
+      String other = cli.otherChunkTarget();
+      if (other != null) {
+        cli.err.println("error: " + other);
         return 1;
       }
       Files.createDirectories(cli.home);
@@ -517,6 +562,11 @@ public final class DemoCli {
         cli.out.println("Nothing is tracked: nothing to drop.");
         return 0;
       }
+      String other = cli.otherChunkTarget();
+      if (other != null) {
+        cli.err.println("error: " + other);
+        return 1;
+      }
       try (Session session = cli.open(options.source)) {
         // What is tracked now is what the drop removes: a container's deletion takes its
         // children (rows, files, indexes) with it, so the drop's own counts are containers'.
@@ -531,6 +581,7 @@ public final class DemoCli {
         cli.out.printf(fmt, "target", "removed");
         removed.forEach((label, n) -> cli.out.printf(fmt, label, n));
       }
+      Files.deleteIfExists(cli.workspace().chunkTarget()); // either target may come next
       return 0;
     }
   }

@@ -19,4 +19,13 @@ record Workspace(Path home) {
   Path summaries() {
     return home.resolve("summaries");
   }
+
+  /**
+   * The file naming where the workspace's chunks were written ({@code sqlite} or {@code
+   * postgres}): an update without the {@code --target} of the last one would not register the
+   * connector that holds them, which leaves them behind, tracked, where no drop reaches them.
+   */
+  Path chunkTarget() {
+    return home.resolve("chunk-target");
+  }
 }

@@ -278,6 +278,52 @@ class DemoEndToEndTest {
   }
 
   /**
+   * A workspace keeps its chunks where its last update wrote them: an update, preview or drop
+   * with the other target would not register the connector holding them, so they would stay
+   * behind, tracked, where no drop reaches them (before, the update only logged the engine's
+   * warning about an unregistered provider, and the drop failed naming one). It is refused,
+   * saying which target holds them, until a drop with that target releases the workspace.
+   */
+  @Test
+  void aWorkspaceKeepsItsChunkTargetUntilDropped() throws Exception {
+    String url = postgresUrl();
+    String nl = System.lineSeparator();
+    try {
+      Result first = cli("--target", url, "update", "--source", source.toString());
+      assertThat(first.exit()).as(first.all()).isZero();
+      long rows = chunkRows(url);
+
+      String inPostgres = "error: the chunks of " + home + " are in PostgreSQL (an earlier update"
+          + " had --target): give that --target again, or run drop with it before indexing into"
+          + " the SQLite index; or give this index a --home of its own" + nl;
+      for (List<String> command : List.of(List.of("update", "--source", source.toString()),
+          List.of("preview", "--source", source.toString()), List.of("drop"))) {
+        Result refused = cli(command.toArray(String[]::new));
+        assertThat(refused.exit()).as(command.toString()).isEqualTo(1);
+        assertThat(refused.err()).as(command.toString()).isEqualTo(inPostgres);
+      }
+      assertThat(chunkRows(url)).isEqualTo(rows);
+      assertThat(home.resolve("index.sqlite")).doesNotExist();
+
+      assertThat(cli("--target", url, "drop").exit()).isZero();
+      Result sqlite = cli("update", "--source", source.toString());
+      assertThat(sqlite.exit()).as(sqlite.all()).isZero();
+      assertThat(row(sqlite.out(), "summary files")).isEqualTo("248 0 0 0");
+
+      Result back = cli("--target", url, "update", "--source", source.toString());
+      assertThat(back.exit()).isEqualTo(1);
+      assertThat(back.err()).isEqualTo("error: the chunks of " + home + " are in its SQLite"
+          + " index (an earlier update had no --target): leave out --target, or run drop without"
+          + " it before indexing into PostgreSQL; or give this index a --home of its own" + nl);
+    } finally {
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+          Statement s = c.createStatement()) {
+        s.execute("DROP TABLE IF EXISTS public.chunks");
+      }
+    }
+  }
+
+  /**
    * Two workspaces writing chunks to one PostgreSQL database under different {@code --app} names:
    * the second's update fails on the chunk table, naming the app that made it, and neither its
    * run nor its drop touches the first's rows.
