@@ -388,7 +388,9 @@ public final class DemoCli {
         byTarget.forEach((target, actions) -> {
           Map<String, Integer> verbs = new TreeMap<>();
           actions.forEach(a -> verbs.merge(a.action().verb(), 1, Integer::sum));
-          cli.out.println(target + ": " + verbs);
+          List<String> counts = new ArrayList<>();
+          verbs.forEach((verb, n) -> counts.add(n + " " + verb));
+          cli.out.println(target + ": " + String.join(", ", counts));
           actions.stream().limit(5).forEach(a ->
               cli.out.println("    " + a.action().verb() + " " + keyText(a.key())));
           if (actions.size() > 5) {
@@ -571,6 +573,10 @@ public final class DemoCli {
         // What is tracked now is what the drop removes: a container's deletion takes its
         // children (rows, files, indexes) with it, so the drop's own counts are containers'.
         StatusReport before = session.app().status();
+        if (before.total() == 0) { // dropped already: the store's files outlive their contents
+          cli.out.println("Nothing is tracked: nothing to drop.");
+          return 0;
+        }
         UpdateStats stats = session.app().dropState();
         cli.out.printf("Dropped: %d target states removed (%d deleted through their handlers,"
             + " the rest with their containers).%n", before.total(), stats.total().deleted());

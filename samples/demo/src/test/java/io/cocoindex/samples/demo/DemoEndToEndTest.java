@@ -121,6 +121,8 @@ class DemoEndToEndTest {
 
     Result preview = cli("preview", "--source", source.toString(), "--detailed-exitcode");
     assertThat(preview.exit()).isEqualTo(2);
+    assertThat(preview.out()).contains("summary files: 1 create, 1 delete, 1 update"
+        + System.lineSeparator());
     Result changed = cli("update", "--source", source.toString());
     assertThat(changed.exit()).as(changed.all()).isZero();
     assertThat(row(changed.out(), "summary files")).isEqualTo("1 1 1 246");
@@ -149,6 +151,10 @@ class DemoEndToEndTest {
     assertThat(home.resolve("summaries")).doesNotExist();
     assertThat(cli("status").out()).contains("Nothing is tracked");
     assertThat(cli("show").out()).contains("Nothing is tracked"); // status's other name
+    Result again = cli("drop", "--source", source.toString());
+    assertThat(again.exit()).isZero();
+    assertThat(again.out()).isEqualTo("Nothing is tracked: nothing to drop."
+        + System.lineSeparator());
     Result searchAfterDrop = cli("search", "quokkaphrase");
     assertThat(searchAfterDrop.exit()).isEqualTo(1);
     assertThat(searchAfterDrop.err()).isEqualTo(
