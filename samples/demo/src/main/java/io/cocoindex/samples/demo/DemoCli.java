@@ -211,6 +211,16 @@ public final class DemoCli {
     }
   }
 
+  /**
+   * Why {@code source} cannot be indexed: the default corpus is found from the repository's root
+   * only, which a newcomer running the jar from elsewhere is not told by the bare path.
+   */
+  static String noSourceFolder(Path source) {
+    return "source folder " + source + " does not exist or is not a directory"
+        + (source.equals(Path.of(DEFAULT_SOURCE)) ? " (the default, the shipped corpus, is"
+            + " relative to the repository's root: run from there, or give --source)" : "");
+  }
+
   /** Options of the commands that read the source folder. */
   static class SourceOption {
     @Option(names = "--source", defaultValue = DEFAULT_SOURCE,
@@ -244,7 +254,7 @@ public final class DemoCli {
     public Integer call() throws Exception {
       Path source = options.source;
       if (!Files.isDirectory(source)) {
-        cli.err.println("error: source folder " + source + " does not exist or is not a directory");
+        cli.err.println("error: " + noSourceFolder(source));
         return 1;
       }
       String other = cli.otherChunkTarget();
@@ -352,8 +362,7 @@ public final class DemoCli {
     @Override
     public Integer call() throws Exception {
       if (!Files.isDirectory(options.source)) {
-        cli.err.println("error: source folder " + options.source
-            + " does not exist or is not a directory");
+        cli.err.println("error: " + noSourceFolder(options.source));
         return 1;
       }
       String other = cli.otherChunkTarget();

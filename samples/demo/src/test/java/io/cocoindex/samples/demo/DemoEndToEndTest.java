@@ -236,6 +236,19 @@ class DemoEndToEndTest {
     assertThat(cli("search", "lait").out()).contains("reference/zz-latin1.md #0");
   }
 
+  /** The tests run in samples/demo, where the default corpus is not: as a user elsewhere. */
+  @Test
+  void theDefaultSourceOutsideTheRepositoryRootSaysWhereItIsFound() {
+    Result run = cli("update");
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.err()).isEqualTo("error: source folder samples/demo/corpus does not exist or is"
+        + " not a directory (the default, the shipped corpus, is relative to the repository's"
+        + " root: run from there, or give --source)" + System.lineSeparator());
+    Path missing = tmp.resolve("missing");
+    assertThat(cli("preview", "--source", missing.toString()).err()).isEqualTo("error: source"
+        + " folder " + missing + " does not exist or is not a directory" + System.lineSeparator());
+  }
+
   @Test
   void oneBadFileIsReportedInTheSingular() throws Exception {
     Files.write(source.resolve("reference/zz-binary.md"), new byte[] {'a', 0, 'b'});
