@@ -133,18 +133,24 @@ public final class DemoCli {
    * Why this command line may not update, preview or drop the workspace, or null: its chunks are
    * in the other target (an earlier update with, or without, {@code --target}), whose connector
    * this one would not register, so its chunks would stay behind, tracked, out of every drop's
-   * reach.
+   * reach. The workspace's note of its target is only a hint, read first because it costs
+   * nothing; what {@code app} tracks decides (an update whose target was unreachable wrote none).
    */
-  String otherChunkTarget() throws java.io.IOException {
+  String otherChunkTarget(App app) throws java.io.IOException {
     Path marker = workspace().chunkTarget();
-    if (!Files.exists(marker) || stateIsAbsent()) { // a state deleted by hand tracks nothing
+    if (!Files.exists(marker)) {
       return null;
     }
     String kind = Files.readString(marker).strip();
     if (kind.equals(chunkTargetKind())) {
       return null;
     }
-    return kind.equals("postgres")
+    boolean inPostgres = kind.equals("postgres");
+    if (!app.status().providers().containsKey(
+        inPostgres ? "cocoindex.io/postgres/table" : "cocoindex/sqlite/table")) {
+      return null;
+    }
+    return inPostgres
         ? "the chunks of " + home + " are in PostgreSQL (an earlier update had --target): give"
             + " that --target again, or run drop with it before indexing into the SQLite index;"
             + " or give this index a --home of its own"
@@ -257,16 +263,16 @@ public final class DemoCli {
         cli.err.println("error: " + noSourceFolder(source));
         return 1;
       }
-      String other = cli.otherChunkTarget();
-      if (other != null) {
-        cli.err.println("error: " + other);
-        return 1;
-      }
       Files.createDirectories(cli.home);
-      cli.rememberChunkTarget();
       long start = System.nanoTime();
       try (Session session = cli.open(source)) {
         App app = session.app();
+        String other = cli.otherChunkTarget(app);
+        if (other != null) {
+          cli.err.println("error: " + other);
+          return 1;
+        }
+        cli.rememberChunkTarget();
         Indexer indexer = session.indexer();
         UpdateStats stats;
         List<ComponentFailure> failures = List.of();
@@ -287,8 +293,9 @@ public final class DemoCli {
           (indexer.fileOf(f.component()) != null ? files : others).add(f);
         }
         if (others.isEmpty()) {
-          cli.out.printf("Indexed %s: %d files (%d unchanged, skipped%s) in %.2f s%n", source,
-              indexer.totalFiles() - files.size(), stats.componentsMemoized(),
+          int indexed = indexer.totalFiles() - files.size();
+          cli.out.printf("Indexed %s: %d %s (%d unchanged, skipped%s) in %.2f s%n", source,
+              indexed, indexed == 1 ? "file" : "files", stats.componentsMemoized(),
               files.isEmpty() ? "" : "; " + files.size() + " could not be, below",
               took.toNanos() / 1e9);
         } else {
@@ -365,14 +372,14 @@ public final class DemoCli {
         cli.err.println("error: " + noSourceFolder(options.source));
         return 1;
       }
-      String other = cli.otherChunkTarget();
-      if (other != null) {
-        cli.err.println("error: " + other);
-        return 1;
-      }
       Files.createDirectories(cli.home);
       Preview preview;
       try (Session session = cli.open(options.source)) {
+        String other = cli.otherChunkTarget(session.app());
+        if (other != null) {
+          cli.err.println("error: " + other);
+          return 1;
+        }
         preview = session.app().preview();
       }
       List<PlannedAction> changes = preview.changes();
@@ -573,12 +580,12 @@ public final class DemoCli {
         cli.out.println("Nothing is tracked: nothing to drop.");
         return 0;
       }
-      String other = cli.otherChunkTarget();
-      if (other != null) {
-        cli.err.println("error: " + other);
-        return 1;
-      }
       try (Session session = cli.open(options.source)) {
+        String other = cli.otherChunkTarget(session.app());
+        if (other != null) {
+          cli.err.println("error: " + other);
+          return 1;
+        }
         // What is tracked now is what the drop removes: a container's deletion takes its
         // children (rows, files, indexes) with it, so the drop's own counts are containers'.
         StatusReport before = session.app().status();

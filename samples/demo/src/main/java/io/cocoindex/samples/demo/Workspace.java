@@ -21,8 +21,8 @@ record Workspace(Path home) {
   }
 
   /**
-   * The file naming where the workspace's chunks were written ({@code sqlite} or {@code
-   * postgres}): an update without the {@code --target} of the last one would not register the
+   * The file naming where the workspace's last update wrote its chunks ({@code sqlite} or {@code
+   * postgres}): an update without that update's {@code --target} would not register the
    * connector that holds them, which leaves them behind, tracked, where no drop reaches them.
    */
   Path chunkTarget() {

@@ -250,12 +250,16 @@ class DemoEndToEndTest {
   }
 
   @Test
-  void oneBadFileIsReportedInTheSingular() throws Exception {
-    Files.write(source.resolve("reference/zz-binary.md"), new byte[] {'a', 0, 'b'});
-    Result run = cli("update", "--source", source.toString());
+  void oneFileAndOneBadFileAreToldInTheSingular() throws Exception {
+    Path one = Files.createDirectories(tmp.resolve("one"));
+    Files.writeString(one.resolve("note.md"), "# A note\n\nOne paragraph.\n");
+    Files.write(one.resolve("zz-binary.md"), new byte[] {'a', 0, 'b'});
+    Result run = cli("update", "--source", one.toString());
     assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out()).startsWith("Indexed " + one + ": 1 file (0 unchanged, skipped; 1 could"
+        + " not be, below) in ");
     assertThat(run.err()).isEqualTo("1 file could not be indexed (left as it was; fix it and run"
-        + " update again):" + System.lineSeparator() + "  ! reference/zz-binary.md: looks binary"
+        + " update again):" + System.lineSeparator() + "  ! zz-binary.md: looks binary"
         + " (a NUL byte at offset 1): not indexed" + System.lineSeparator());
   }
 
@@ -322,7 +326,7 @@ class DemoEndToEndTest {
         assertThat(refused.err()).as(command.toString()).isEqualTo(inPostgres);
       }
       assertThat(chunkRows(url)).isEqualTo(rows);
-      assertThat(home.resolve("index.sqlite")).doesNotExist();
+      assertThat(sql("SELECT name FROM sqlite_master WHERE name = 'chunks'")).isEmpty();
 
       assertThat(cli("--target", url, "drop").exit()).isZero();
       Result sqlite = cli("update", "--source", source.toString());
@@ -334,6 +338,17 @@ class DemoEndToEndTest {
       assertThat(back.err()).isEqualTo("error: the chunks of " + home + " are in its SQLite"
           + " index (an earlier update had no --target): leave out --target, or run drop without"
           + " it before indexing into PostgreSQL; or give this index a --home of its own" + nl);
+
+      // The workspace's note is a hint; what the state tracks decides: state deleted by hand
+      // tracks no chunk anywhere.
+      try (Stream<Path> walk = Files.walk(home.resolve("state"))) {
+        for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+          Files.delete(p);
+        }
+      }
+      Result afresh = cli("--target", url, "update", "--source", source.toString());
+      assertThat(afresh.exit()).as(afresh.all()).isZero();
+      assertThat(chunkRows(url)).isEqualTo(rows);
     } finally {
       try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
           Statement s = c.createStatement()) {
