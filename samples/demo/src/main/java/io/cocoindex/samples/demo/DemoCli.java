@@ -188,11 +188,28 @@ public final class DemoCli {
 
   /** Opens the app on the workspace, the chosen state store and the chosen chunk target. */
   Session open(Path source) {
+    return open(new Indexer(workspace(), source, stateLocation(), checkedApp()));
+  }
+
+  /** Opens the app for a drop: its main reads no source file (see {@link Indexer#registrationsOnly}). */
+  Session openForDrop() {
+    return open(new Indexer(workspace(), Path.of(DEFAULT_SOURCE), stateLocation(), checkedApp())
+        .registrationsOnly());
+  }
+
+  private String stateLocation() {
+    return state != null ? state : workspace().state().toString();
+  }
+
+  private String checkedApp() {
     if (app.isBlank()) {
       throw new IllegalArgumentException("--app must name the app, not be blank");
     }
+    return app;
+  }
+
+  private Session open(Indexer indexer) {
     Workspace ws = workspace();
-    Indexer indexer = new Indexer(ws, source, state != null ? state : ws.state().toString(), app);
     if (target != null) {
       org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
       ds.setURL(target);
@@ -572,7 +589,10 @@ public final class DemoCli {
       description = "Remove everything the indexer created; forget its state.")
   static final class Drop implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
-    @CommandLine.Mixin SourceOption options = new SourceOption();
+
+    /** Taken, as before, and not needed: a drop reads no source file, nor needs the folder. */
+    @Option(names = "--source", hidden = true)
+    Path source;
 
     @Override
     public Integer call() throws Exception {
@@ -580,7 +600,7 @@ public final class DemoCli {
         cli.out.println("Nothing is tracked: nothing to drop.");
         return 0;
       }
-      try (Session session = cli.open(options.source)) {
+      try (Session session = cli.openForDrop()) {
         String other = cli.otherChunkTarget(session.app());
         if (other != null) {
           cli.err.println("error: " + other);

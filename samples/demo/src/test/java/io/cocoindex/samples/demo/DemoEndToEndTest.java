@@ -236,6 +236,32 @@ class DemoEndToEndTest {
     assertThat(cli("search", "lait").out()).contains("reference/zz-latin1.md #0");
   }
 
+  /**
+   * A drop reads no source file: main registers the connectors and mounts the outputs, and
+   * mounts no file's component (before, it read all 248 files again and ran each component, and
+   * a source folder that was gone failed main, with a warning, after its registrations).
+   */
+  @Test
+  void aDropReadsNoSourceFileAndNeedsNoSourceFolder() throws Exception {
+    assertThat(cli("update", "--source", source.toString()).exit()).isZero();
+    try (Stream<Path> walk = Files.walk(source)) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+    Workspace ws = new Workspace(home);
+    Indexer indexer = new Indexer(ws, source, ws.state().toString(), Indexer.DEFAULT_APP)
+        .registrationsOnly();
+    try (SqliteDatabase db = SqliteDatabase.open(ws.index());
+        io.cocoindex.runtime.App app = indexer.app(db)) {
+      // The root, and the foreground mounts of the chunk table and the summaries folder.
+      assertThat(app.dropState().componentsRun()).isEqualTo(3);
+    }
+    assertThat(sql("SELECT name FROM sqlite_master WHERE name = 'chunks'")).isEmpty();
+    assertThat(home.resolve("summaries")).doesNotExist();
+    assertThat(cli("status").out()).contains("Nothing is tracked");
+  }
+
   /** The tests run in samples/demo, where the default corpus is not: as a user elsewhere. */
   @Test
   void theDefaultSourceOutsideTheRepositoryRootSaysWhereItIsFound() {
