@@ -1044,8 +1044,9 @@ class DiagnosticsTest {
         compile(f),
         f,
         "[COCO-009] @Key component 'path' of test.Entry has type java.nio.file.Path, which cannot"
-            + " be part of a StableKey: use String, long, int, short, byte, boolean (or their"
-            + " boxes), UUID, byte[], Fingerprint or StableKey",
+            + " be part of a StableKey: store it as a String (toString(), read back by Path.of),"
+            + " or use String, long, int, short, byte, boolean (or their boxes), UUID, byte[],"
+            + " Fingerprint or StableKey",
         "record Entry(@Key java.nio.file.Path path");
   }
 

@@ -50,7 +50,7 @@ public enum Message {
   /** A key component whose type cannot become a StableKey. */
   UNSUPPORTED_KEY_TYPE(
       9,
-      "@Key component '%s' of %s has type %s, which cannot be part of a StableKey: use String,"
+      "@Key component '%s' of %s has type %s, which cannot be part of a StableKey: %suse String,"
           + " long, int, short, byte, boolean (or their boxes), UUID, byte[], Fingerprint or"
           + " StableKey"),
   /** A handler whose V, R, A cannot be read from its class. */

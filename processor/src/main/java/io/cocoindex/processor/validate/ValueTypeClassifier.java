@@ -334,9 +334,22 @@ public final class ValueTypeClassifier {
     if (AnnotationNames.CODEC_ANNOTATIONS.stream().anyMatch(a -> Mirrors.has(element, a))) {
       return Classified.reportedOnItself(name);
     }
-    String conversion = CONVERSIONS.get(name);
-    return Classified.problem(name + " is not a supported type; "
-        + (conversion == null ? "" : "store it as " + conversion + ", or ") + supported);
+    return Classified.problem(name + " is not a supported type; " + storeAs(declared) + supported);
+  }
+
+  /**
+   * How to store {@code type} when it is one of the JDK's value types without a codec, as the
+   * start of an advice ({@code "store it as a String (...), or "}); empty for any other type.
+   * Each conversion gives a String or a long, so it serves a key component as well.
+   *
+   * @param type a type that cannot be serialized, or be part of a key
+   * @return the advice's start, or {@code ""}
+   */
+  public static String storeAs(TypeMirror type) {
+    String conversion = type instanceof DeclaredType declared
+        ? CONVERSIONS.get(((TypeElement) declared.asElement()).getQualifiedName().toString())
+        : null;
+    return conversion == null ? "" : "store it as " + conversion + ", or ";
   }
 
   /**
