@@ -669,9 +669,33 @@ class DiagnosticsTest {
         compile(f),
         f,
         "[COCO-007] attachment name 'vector-index' of test.Rows.vectors() is not a Java"
-            + " identifier: use letters, digits and '_' (e.g. vector_index), it becomes the method"
-            + " declareVectorIndex",
+            + " identifier: use letters, digits and '_' ('vector_index' would become the method"
+            + " declareVectorIndex)",
         "@Attachment(\"vector-index\")");
+  }
+
+  /** The fix named is the author's own name made an identifier, or an example when it cannot be. */
+  @Test
+  void attachmentNameThatIsNoIdentifierIsShownMadeOne() {
+    for (String[] name : new String[][] {
+        {"by title", "'by_title' would become the method declareByTitle"},
+        {"2d", "'vector_index' would become the method declareVectorIndex"}}) {
+      JavaFileObject f =
+          source(
+              "Rows",
+              "package test;",
+              HANDLER_IMPORTS,
+              "class Rows implements TargetHandler<String, String, String> {",
+              "  @Attachment(\"" + name[0] + "\") Rows vectors() { return this; }",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-007] attachment name '" + name[0] + "' of test.Rows.vectors() is not a Java"
+              + " identifier: use letters, digits and '_' (" + name[1] + ")",
+          "@Attachment(\"" + name[0] + "\")");
+    }
   }
 
   @Test

@@ -41,7 +41,7 @@ public enum Message {
   INVALID_ATTACHMENT_NAME(
       7,
       "attachment name '%s' of %s.%s() is not a Java identifier: use letters, digits and '_'"
-          + " (e.g. vector_index), it becomes the method declare%s"),
+          + " ('%s' would become the method declare%s)"),
   /** Two handlers registering the same provider name. */
   DUPLICATE_PROVIDER(
       8,
