@@ -412,8 +412,8 @@ class DynamicCodecTest {
 
   /**
    * A stored record whose numeric component changed type reads the number converted (int to long,
-   * long to int, int to double); one that changed to a text is an error naming the component, with the advice of the
-   * generated codecs.
+   * long to int, int to double); one that changed to a text is an error naming the component,
+   * with the advice of the generated codecs.
    */
   @Test
   void aNumericComponentWhoseTypeChangedReadsConverted() {

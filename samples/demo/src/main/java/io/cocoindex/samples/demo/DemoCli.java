@@ -134,7 +134,7 @@ public final class DemoCli {
    * in the other target (an earlier update with, or without, {@code --target}), whose connector
    * this one would not register, so its chunks would stay behind, tracked, out of every drop's
    * reach. The workspace's note of its target is only a hint, read first because it costs
-   * nothing; what {@code app} tracks decides (an update whose target was unreachable wrote none).
+   * nothing; what {@code app} tracks decides (a state deleted by hand tracks no chunk anywhere).
    */
   String otherChunkTarget(App app) throws java.io.IOException {
     Path marker = workspace().chunkTarget();
@@ -191,7 +191,7 @@ public final class DemoCli {
     return open(new Indexer(workspace(), source, stateLocation(), checkedApp()));
   }
 
-  /** Opens the app for a drop: its main reads no source file (see {@link Indexer#registrationsOnly}). */
+  /** Opens the app for a drop: main reads no source file ({@link Indexer#registrationsOnly}). */
   Session openForDrop() {
     return open(new Indexer(workspace(), Path.of(DEFAULT_SOURCE), stateLocation(), checkedApp())
         .registrationsOnly());
