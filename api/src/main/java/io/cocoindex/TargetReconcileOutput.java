@@ -32,8 +32,12 @@ public record TargetReconcileOutput<A, R>(
    * @throws NullPointerException when {@code action} or {@code sink} is null
    */
   public TargetReconcileOutput {
-    Objects.requireNonNull(action, "action");
-    Objects.requireNonNull(sink, "sink");
+    // A handler with nothing to do returns null from reconcile, not an output without action;
+    // a null sink is usually a field read before its initializer ran.
+    Objects.requireNonNull(action, "a TargetReconcileOutput needs an action: when there is"
+        + " nothing to do, reconcile returns null instead of an output");
+    Objects.requireNonNull(sink, "a TargetReconcileOutput needs the sink that applies its action"
+        + " (was the handler's sink field read before it was initialized?)");
   }
 
   /**

@@ -22,12 +22,17 @@ class TargetReconcileOutputTest {
         TargetAction.update("alter"), sink, 7, TargetChildInvalidation.LOSSY));
   }
 
+  /** Each missing part is named with its usual cause: reconcile's answer for "nothing to do". */
   @Test
   void anActionAndASinkAreRequired() {
     assertThatThrownBy(() -> TargetReconcileOutput.of(null, sink, 1))
-        .isInstanceOf(NullPointerException.class).hasMessage("action");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("a TargetReconcileOutput needs an action: when there is nothing to do,"
+            + " reconcile returns null instead of an output");
     assertThatThrownBy(() -> TargetReconcileOutput.of(TargetAction.create("x"), null, 1))
-        .isInstanceOf(NullPointerException.class).hasMessage("sink");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("a TargetReconcileOutput needs the sink that applies its action (was the"
+            + " handler's sink field read before it was initialized?)");
     assertThat(List.of(TargetReconcileOutput.of(TargetAction.delete("x"), sink, null)))
         .singleElement().extracting(TargetReconcileOutput::trackingRecord).isNull();
   }

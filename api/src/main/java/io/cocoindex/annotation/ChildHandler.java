@@ -20,7 +20,9 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * <p>The processor generates {@code <Handler>_ChildHandlerFactory}, a typed {@code
- * ChildHandlerFactory<A>} calling this method.
+ * ChildHandlerFactory<A>} calling this method. Declare the children's handler class as the return
+ * type, as above: the {@link Attachment} methods of that class are what give the generated target
+ * class its {@code declare<Name>} methods, and {@code TargetHandler<Row, ?, ?>} has none.
  */
 @Documented
 @Retention(RetentionPolicy.CLASS)

@@ -31,7 +31,8 @@ public final class CodecFormatException extends RuntimeException {
    *
    * @param recordType the name of the record type being read
    * @param field the stored field's name
-   * @return the error to throw, telling how to recover
+   * @return the error to throw, telling how to recover: not by a drop with the version that
+   *     cannot read the record, which reads the stored records too and would fail the same way
    */
   public static CodecFormatException unknownField(String recordType, String field) {
     return new CodecFormatException(
@@ -40,6 +41,8 @@ public final class CodecFormatException extends RuntimeException {
             + " has field '"
             + field
             + "' that the record no longer has (removed or renamed?): keep a component of that"
-            + " name, or drop the app's state");
+            + " name, or run dropState with the version that stored it before upgrading (this"
+            + " version cannot: dropState reads the stored records too); see docs/CONNECTORS.md,"
+            + " \"Changing a tracking record\"");
   }
 }

@@ -335,6 +335,28 @@ class DiagnosticsTest {
           "record Vec(float[] v)");
     }
 
+    /** A JDK value type without a codec: the message says how to store it and read it back. */
+    @Test
+    void jdkValueTypeSaysWhatToStoreItAs() {
+      JavaFileObject f =
+          source(
+              "Seen",
+              "package test;",
+              "@io.cocoindex.annotation.TrackingRecord",
+              "record Seen(String etag, java.time.Instant modified) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-003] component 'modified' of test.Seen has type java.time.Instant, which cannot be"
+              + " serialized: java.time.Instant is not a supported type; store it as a String"
+              + " (toString(), read back by Instant.parse) or a long (toEpochMilli(), read back by"
+              + " Instant.ofEpochMilli), or use a primitive or its box, String, byte[], UUID,"
+              + " Fingerprint, StableKey, an enum, a record annotated @TargetValue (or"
+              + " @ActionValue, @TrackingRecord), or a List, Set, Map<String, ?> or Optional of"
+              + " those",
+          "java.time.Instant modified");
+    }
+
     @Test
     void arrayOfArrays() {
       JavaFileObject f =
@@ -647,9 +669,33 @@ class DiagnosticsTest {
         compile(f),
         f,
         "[COCO-007] attachment name 'vector-index' of test.Rows.vectors() is not a Java"
-            + " identifier: use letters, digits and '_' (e.g. vector_index), it becomes the method"
-            + " declareVectorIndex",
+            + " identifier: use letters, digits and '_' ('vector_index' would become the method"
+            + " declareVectorIndex)",
         "@Attachment(\"vector-index\")");
+  }
+
+  /** The fix named is the author's own name made an identifier, or an example when it cannot be. */
+  @Test
+  void attachmentNameThatIsNoIdentifierIsShownMadeOne() {
+    for (String[] name : new String[][] {
+        {"by title", "'by_title' would become the method declareByTitle"},
+        {"2d", "'vector_index' would become the method declareVectorIndex"}}) {
+      JavaFileObject f =
+          source(
+              "Rows",
+              "package test;",
+              HANDLER_IMPORTS,
+              "class Rows implements TargetHandler<String, String, String> {",
+              "  @Attachment(\"" + name[0] + "\") Rows vectors() { return this; }",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-007] attachment name '" + name[0] + "' of test.Rows.vectors() is not a Java"
+              + " identifier: use letters, digits and '_' (" + name[1] + ")",
+          "@Attachment(\"" + name[0] + "\")");
+    }
   }
 
   @Test
@@ -1022,8 +1068,9 @@ class DiagnosticsTest {
         compile(f),
         f,
         "[COCO-009] @Key component 'path' of test.Entry has type java.nio.file.Path, which cannot"
-            + " be part of a StableKey: use String, long, int, short, byte, boolean (or their"
-            + " boxes), UUID, byte[], Fingerprint or StableKey",
+            + " be part of a StableKey: store it as a String (toString(), read back by Path.of),"
+            + " or use String, long, int, short, byte, boolean (or their boxes), UUID, byte[],"
+            + " Fingerprint or StableKey",
         "record Entry(@Key java.nio.file.Path path");
   }
 
@@ -1129,6 +1176,21 @@ class DiagnosticsTest {
               + SUPPORTED,
           "@RootTarget");
       assertThat(processor.created).isEmpty();
+    }
+
+    @Test
+    void jdkValueTypeAsTrackingRecordSaysWhatToStoreItAs() {
+      JavaFileObject f = root("String", "java.math.BigDecimal", "String");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-021] @RootTarget handler test.ThingHandler has java.math.BigDecimal as its"
+              + " tracking record type R, which cannot be serialized (the engine stores and copies"
+              + " values, tracking records and actions through the codecs of the handler's type"
+              + " arguments): java.math.BigDecimal is not a supported type; store it as a String"
+              + " (toString(), read back by new BigDecimal; a double would round it), or "
+              + SUPPORTED,
+          "@RootTarget");
     }
 
     @Test

@@ -590,8 +590,11 @@ class ContainerTest extends EngineTestBase {
       ctx.mount("elsewhere", c -> declareTargetState(c, child.targetState("r1", "v1")));
     });
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("cannot declare key \"r1\" on provider tables/docs")
-        .hasMessageContaining("use mountTarget");
+        .hasMessageContaining("cannot declare key \"r1\" on provider tables/docs: its container"
+            + " has not been reconciled yet, as it is when the component that declared it commits:"
+            + " declare the children in that component, or mount the container"
+            + " (TargetStates.mountTarget, or the generated mount<Name> of its API class) so that"
+            + " it is committed first and any component may declare into it");
     assertThat(rows.takeLog()).isEmpty();
   }
 

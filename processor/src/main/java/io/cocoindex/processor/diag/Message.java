@@ -41,7 +41,7 @@ public enum Message {
   INVALID_ATTACHMENT_NAME(
       7,
       "attachment name '%s' of %s.%s() is not a Java identifier: use letters, digits and '_'"
-          + " (e.g. vector_index), it becomes the method declare%s"),
+          + " ('%s' would become the method declare%s)"),
   /** Two handlers registering the same provider name. */
   DUPLICATE_PROVIDER(
       8,
@@ -50,7 +50,7 @@ public enum Message {
   /** A key component whose type cannot become a StableKey. */
   UNSUPPORTED_KEY_TYPE(
       9,
-      "@Key component '%s' of %s has type %s, which cannot be part of a StableKey: use String,"
+      "@Key component '%s' of %s has type %s, which cannot be part of a StableKey: %suse String,"
           + " long, int, short, byte, boolean (or their boxes), UUID, byte[], Fingerprint or"
           + " StableKey"),
   /** A handler whose V, R, A cannot be read from its class. */

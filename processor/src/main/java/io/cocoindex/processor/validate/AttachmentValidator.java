@@ -123,6 +123,11 @@ public final class AttachmentValidator {
         continue;
       }
       if (!Identifiers.isIdentifier(a.name())) {
+        // The name as an identifier, or an example when that is none either ("", "1st").
+        String fixed = a.name().replaceAll("[^A-Za-z0-9_]", "_");
+        if (!Identifiers.isIdentifier(fixed)) {
+          fixed = "vector_index";
+        }
         reporter.error(
             m,
             a.mirror(),
@@ -131,7 +136,8 @@ public final class AttachmentValidator {
             a.name(),
             type.getQualifiedName(),
             m.getSimpleName(),
-            Identifiers.upperCamel(a.name().replaceAll("[^A-Za-z0-9_]", "_")));
+            fixed,
+            Identifiers.upperCamel(fixed));
         continue;
       }
       ExecutableElement previous = byName.putIfAbsent(a.name(), m);

@@ -96,7 +96,8 @@ public final class RecordValidator {
             Message.UNSUPPORTED_KEY_TYPE,
             c.getSimpleName(),
             type.getQualifiedName(),
-            c.asType());
+            c.asType(),
+            ValueTypeClassifier.storeAs(c.asType()));
         continue;
       }
       if (!type.getTypeParameters().isEmpty() && inspector.mentionsTypeVariable(c.asType())) {

@@ -9,6 +9,7 @@ import io.cocoindex.processor.model.ValueType;
 import io.cocoindex.processor.model.ValueType.PrimitiveKind;
 import io.cocoindex.processor.model.ValueType.ScalarKind;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -140,6 +141,32 @@ public final class ValueTypeClassifier {
       "use String, a boxed primitive, byte[], UUID, Fingerprint, StableKey, an enum, a record"
           + " (annotated @TargetValue, @ActionValue or @TrackingRecord for a generated codec), or a"
           + " List, Set, Map<String, ?> or Optional of those";
+
+  /**
+   * How to store the JDK's value types that have no codec, by qualified name: the conversion an
+   * author would otherwise look up, given with the type that reads it back.
+   */
+  private static final Map<String, String> CONVERSIONS = conversions();
+
+  private static Map<String, String> conversions() {
+    Map<String, String> m = new HashMap<>();
+    for (String time : List.of("LocalDate", "LocalDateTime", "LocalTime", "OffsetDateTime",
+        "OffsetTime", "ZonedDateTime", "Duration", "Period", "Year", "YearMonth", "MonthDay")) {
+      m.put("java.time." + time, "a String (toString(), read back by " + time + ".parse)");
+    }
+    m.put("java.time.Instant", "a String (toString(), read back by Instant.parse) or a long"
+        + " (toEpochMilli(), read back by Instant.ofEpochMilli)");
+    m.put("java.time.ZoneId", "a String (getId(), read back by ZoneId.of)");
+    m.put("java.util.Date", "a long (getTime(), read back by new Date)");
+    m.put("java.nio.file.Path", "a String (toString(), read back by Path.of)");
+    m.put("java.io.File", "a String (getPath(), read back by new File)");
+    m.put("java.net.URI", "a String (toString(), read back by URI.create)");
+    m.put("java.net.URL", "a String (toString(), read back by URI.create(s).toURL())");
+    m.put("java.math.BigDecimal", "a String (toString(), read back by new BigDecimal; a double"
+        + " would round it)");
+    m.put("java.math.BigInteger", "a String (toString(), read back by new BigInteger)");
+    return Map.copyOf(m);
+  }
 
   private final Types types;
 
@@ -307,7 +334,22 @@ public final class ValueTypeClassifier {
     if (AnnotationNames.CODEC_ANNOTATIONS.stream().anyMatch(a -> Mirrors.has(element, a))) {
       return Classified.reportedOnItself(name);
     }
-    return Classified.problem(name + " is not a supported type; " + supported);
+    return Classified.problem(name + " is not a supported type; " + storeAs(declared) + supported);
+  }
+
+  /**
+   * How to store {@code type} when it is one of the JDK's value types without a codec, as the
+   * start of an advice ({@code "store it as a String (...), or "}); empty for any other type.
+   * Each conversion gives a String or a long, so it serves a key component as well.
+   *
+   * @param type a type that cannot be serialized, or be part of a key
+   * @return the advice's start, or {@code ""}
+   */
+  public static String storeAs(TypeMirror type) {
+    String conversion = type instanceof DeclaredType declared
+        ? CONVERSIONS.get(((TypeElement) declared.asElement()).getQualifiedName().toString())
+        : null;
+    return conversion == null ? "" : "store it as " + conversion + ", or ";
   }
 
   /**

@@ -37,4 +37,23 @@ public final class CodecException extends RuntimeException {
         + " dropState with the version that stored them before upgrading; see docs/CONNECTORS.md,"
         + " \"Changing a tracking record\"";
   }
+
+  /**
+   * The message of a stored field that {@code type} has no component for: the component was
+   * removed or renamed since the value was stored. The advice is that of the generated codecs
+   * ({@code CodecFormatException.unknownField}): keep the component, or drop with the version
+   * that stored it, never with this one, which reads the stored records too and fails the same
+   * way.
+   *
+   * @param type the name of the type being read
+   * @param kind what {@code type} is, for the message: {@code "record"} or {@code "class"}
+   * @param field the stored field's name
+   * @return the message, pointing to docs/CONNECTORS.md
+   */
+  public static String removedField(String type, String kind, String field) {
+    return "stored " + type + " has field '" + field + "' that the " + kind + " no longer has"
+        + " (removed or renamed?): keep a component of that name, or run dropState with the"
+        + " version that stored it before upgrading (this version cannot: dropState reads the"
+        + " stored records too); see docs/CONNECTORS.md, \"Changing a tracking record\"";
+  }
 }

@@ -685,9 +685,7 @@ public final class DynamicCodec implements Codec<Object> {
       Object value = read(in, depth + 1);
       Integer index = shape.indexes.get(name);
       if (index == null) {
-        throw new CodecException("stored " + type.getName() + " has field '" + name
-            + "' that the class no longer has (removed or renamed?): keep a component of that"
-            + " name, or drop the app's state");
+        throw new CodecException(CodecException.removedField(type.getName(), "record", name));
       }
       args[index] = fit(type, name, shape.types[index], shape.genericTypes[index], value);
       seen[index] = true;
@@ -743,9 +741,8 @@ public final class DynamicCodec implements Codec<Object> {
         return num.floatValue();
       }
     }
-    throw new CodecException("stored " + record.getName() + " has " + describe(value)
-        + " for its component '" + name + "' of type " + type.getName()
-        + ": the component's type changed; drop the app's state or keep a compatible type");
+    throw new CodecException(CodecException.doesNotFit(record.getName(), "stored "
+        + describe(value) + " for its component '" + name + "' of type " + type.getName()));
   }
 
   /**

@@ -148,14 +148,8 @@ public final class JacksonCodecFactory implements CodecFactory {
       try {
         return reader.readValue(bytes);
       } catch (UnrecognizedPropertyException e) {
-        throw new CodecException(
-            "stored "
-                + type.getRawClass().getName()
-                + " has field '"
-                + e.getPropertyName()
-                + "' that the class no longer has (removed or renamed?): keep a component of that"
-                + " name, or drop the app's state",
-            e);
+        throw new CodecException(CodecException.removedField(type.getRawClass().getName(),
+            type.getRawClass().isRecord() ? "record" : "class", e.getPropertyName()), e);
       } catch (IOException e) {
         throw new CodecException(CodecException.doesNotFit(type.toCanonical(), e.getMessage()), e);
       }

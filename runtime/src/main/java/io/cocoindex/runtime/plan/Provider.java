@@ -184,8 +184,10 @@ public final class Provider<V> implements TargetStateProvider<V> {
     String reason = unresolvedReason;
     return reason != null
         ? reason
-        : "its container has not been reconciled yet: declare children in the component that"
-            + " declared the container, or use mountTarget so the provider is ready at once";
+        : "its container has not been reconciled yet, as it is when the component that"
+            + " declared it commits: declare the children in that component, or mount the"
+            + " container (TargetStates.mountTarget, or the generated mount<Name> of its API"
+            + " class) so that it is committed first and any component may declare into it";
   }
 
   synchronized void markUnresolved(String reason) {

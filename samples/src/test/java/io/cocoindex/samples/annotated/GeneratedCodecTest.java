@@ -172,7 +172,9 @@ class GeneratedCodecTest {
         .hasMessage(
             "stored io.cocoindex.samples.annotated.CodecFixtures.TableRecordV1 has field 'version'"
                 + " that the record no longer has (removed or renamed?): keep a component of that"
-                + " name, or drop the app's state");
+                + " name, or run dropState with the version that stored it before upgrading (this"
+                + " version cannot: dropState reads the stored records too); see"
+                + " docs/CONNECTORS.md, \"Changing a tracking record\"");
   }
 
   @Test

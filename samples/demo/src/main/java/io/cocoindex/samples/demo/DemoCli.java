@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cocoindex.StableKey;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.ComponentFailure;
+import io.cocoindex.runtime.DeletionLimitExceededException;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.UpdateFailedException;
@@ -123,6 +124,46 @@ public final class DemoCli {
     }
   }
 
+  /** Where this command line writes chunks: {@code postgres} with {@code --target}. */
+  String chunkTargetKind() {
+    return target != null ? "postgres" : "sqlite";
+  }
+
+  /**
+   * Why this command line may not update, preview or drop the workspace, or null: its chunks are
+   * in the other target (an earlier update with, or without, {@code --target}), whose connector
+   * this one would not register, so its chunks would stay behind, tracked, out of every drop's
+   * reach. The workspace's note of its target is only a hint, read first because it costs
+   * nothing; what {@code app} tracks decides (a state deleted by hand tracks no chunk anywhere).
+   */
+  String otherChunkTarget(App app) throws java.io.IOException {
+    Path marker = workspace().chunkTarget();
+    if (!Files.exists(marker)) {
+      return null;
+    }
+    String kind = Files.readString(marker).strip();
+    if (kind.equals(chunkTargetKind())) {
+      return null;
+    }
+    boolean inPostgres = kind.equals("postgres");
+    if (!app.status().providers().containsKey(
+        inPostgres ? "cocoindex.io/postgres/table" : "cocoindex/sqlite/table")) {
+      return null;
+    }
+    return inPostgres
+        ? "the chunks of " + home + " are in PostgreSQL (an earlier update had --target): give"
+            + " that --target again, or run drop with it before indexing into the SQLite index;"
+            + " or give this index a --home of its own"
+        : "the chunks of " + home + " are in its SQLite index (an earlier update had no"
+            + " --target): leave out --target, or run drop without it before indexing into"
+            + " PostgreSQL; or give this index a --home of its own";
+  }
+
+  /** Records where this command line writes the workspace's chunks, before it writes any. */
+  void rememberChunkTarget() throws java.io.IOException {
+    Files.writeString(workspace().chunkTarget(), chunkTargetKind() + "\n");
+  }
+
   /** Closes the database chunks are written to (nothing, for a server's pool). */
   @FunctionalInterface
   interface DatabaseCloser {
@@ -147,11 +188,28 @@ public final class DemoCli {
 
   /** Opens the app on the workspace, the chosen state store and the chosen chunk target. */
   Session open(Path source) {
+    return open(new Indexer(workspace(), source, stateLocation(), checkedApp()));
+  }
+
+  /** Opens the app for a drop: main reads no source file ({@link Indexer#registrationsOnly}). */
+  Session openForDrop() {
+    return open(new Indexer(workspace(), Path.of(DEFAULT_SOURCE), stateLocation(), checkedApp())
+        .registrationsOnly());
+  }
+
+  private String stateLocation() {
+    return state != null ? state : workspace().state().toString();
+  }
+
+  private String checkedApp() {
     if (app.isBlank()) {
       throw new IllegalArgumentException("--app must name the app, not be blank");
     }
+    return app;
+  }
+
+  private Session open(Indexer indexer) {
     Workspace ws = workspace();
-    Indexer indexer = new Indexer(ws, source, state != null ? state : ws.state().toString(), app);
     if (target != null) {
       org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
       ds.setURL(target);
@@ -174,6 +232,16 @@ public final class DemoCli {
       }
       throw e;
     }
+  }
+
+  /**
+   * Why {@code source} cannot be indexed: the default corpus is found from the repository's root
+   * only, which a newcomer running the jar from elsewhere is not told by the bare path.
+   */
+  static String noSourceFolder(Path source) {
+    return "source folder " + source + " does not exist or is not a directory"
+        + (source.equals(Path.of(DEFAULT_SOURCE)) ? " (the default, the shipped corpus, is"
+            + " relative to the repository's root: run from there, or give --source)" : "");
   }
 
   /** Options of the commands that read the source folder. */
@@ -209,13 +277,19 @@ public final class DemoCli {
     public Integer call() throws Exception {
       Path source = options.source;
       if (!Files.isDirectory(source)) {
-        cli.err.println("error: source folder " + source + " does not exist or is not a directory");
+        cli.err.println("error: " + noSourceFolder(source));
         return 1;
       }
       Files.createDirectories(cli.home);
       long start = System.nanoTime();
       try (Session session = cli.open(source)) {
         App app = session.app();
+        String other = cli.otherChunkTarget(app);
+        if (other != null) {
+          cli.err.println("error: " + other);
+          return 1;
+        }
+        cli.rememberChunkTarget();
         Indexer indexer = session.indexer();
         UpdateStats stats;
         List<ComponentFailure> failures = List.of();
@@ -236,8 +310,9 @@ public final class DemoCli {
           (indexer.fileOf(f.component()) != null ? files : others).add(f);
         }
         if (others.isEmpty()) {
-          cli.out.printf("Indexed %s: %d files (%d unchanged, skipped%s) in %.2f s%n", source,
-              indexer.totalFiles() - files.size(), stats.componentsMemoized(),
+          int indexed = indexer.totalFiles() - files.size();
+          cli.out.printf("Indexed %s: %d %s (%d unchanged, skipped%s) in %.2f s%n", source,
+              indexed, indexed == 1 ? "file" : "files", stats.componentsMemoized(),
               files.isEmpty() ? "" : "; " + files.size() + " could not be, below",
               took.toNanos() / 1e9);
         } else {
@@ -249,12 +324,14 @@ public final class DemoCli {
           cli.err.println("error: the update could not complete (fix this and run update"
               + " again):");
           for (ComponentFailure f : others) {
-            cli.err.println("  ! " + f.component() + ": " + f.error().getMessage());
+            cli.err.println("  ! " + (f.error() instanceof DeletionLimitExceededException refused
+                ? refusal(refused) : f.component() + ": " + f.error().getMessage()));
           }
         }
         if (!files.isEmpty()) {
           cli.err.println(files.size() + (files.size() == 1 ? " file" : " files")
-              + " could not be indexed (left as they were; fix them and run update again):");
+              + " could not be indexed (" + (files.size() == 1 ? "left as it was; fix it"
+              : "left as they were; fix them") + " and run update again):");
           for (ComponentFailure f : files) {
             cli.err.println("  ! " + indexer.fileOf(f.component()) + ": "
                 + f.error().getMessage());
@@ -263,6 +340,18 @@ public final class DemoCli {
         return failures.isEmpty() ? 0 : 1;
       }
     }
+  }
+
+  /**
+   * The refused deletions in the command line's words: the engine's message names the API
+   * ({@code UpdateOptions.withDeletionLimit}), where a user of this command gives the limit as
+   * {@code --max-deletions}.
+   */
+  static String refusal(DeletionLimitExceededException e) {
+    return "the update would delete " + e.deletions() + " outputs (chunks, summaries and the"
+        + " rest), more than --max-deletions " + e.limit() + ": none was deleted. If the source"
+        + " folder came up short, fix it; if the deletions are meant, run preview to list them,"
+        + " then update with a higher --max-deletions or without it";
   }
 
   static String table(UpdateStats stats) {
@@ -297,13 +386,17 @@ public final class DemoCli {
     @Override
     public Integer call() throws Exception {
       if (!Files.isDirectory(options.source)) {
-        cli.err.println("error: source folder " + options.source
-            + " does not exist or is not a directory");
+        cli.err.println("error: " + noSourceFolder(options.source));
         return 1;
       }
       Files.createDirectories(cli.home);
       Preview preview;
       try (Session session = cli.open(options.source)) {
+        String other = cli.otherChunkTarget(session.app());
+        if (other != null) {
+          cli.err.println("error: " + other);
+          return 1;
+        }
         preview = session.app().preview();
       }
       List<PlannedAction> changes = preview.changes();
@@ -328,7 +421,9 @@ public final class DemoCli {
         byTarget.forEach((target, actions) -> {
           Map<String, Integer> verbs = new TreeMap<>();
           actions.forEach(a -> verbs.merge(a.action().verb(), 1, Integer::sum));
-          cli.out.println(target + ": " + verbs);
+          List<String> counts = new ArrayList<>();
+          verbs.forEach((verb, n) -> counts.add(n + " " + verb));
+          cli.out.println(target + ": " + String.join(", ", counts));
           actions.stream().limit(5).forEach(a ->
               cli.out.println("    " + a.action().verb() + " " + keyText(a.key())));
           if (actions.size() > 5) {
@@ -494,7 +589,10 @@ public final class DemoCli {
       description = "Remove everything the indexer created; forget its state.")
   static final class Drop implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
-    @CommandLine.Mixin SourceOption options = new SourceOption();
+
+    /** Taken, as before, and not needed: a drop reads no source file, nor needs the folder. */
+    @Option(names = "--source", hidden = true)
+    Path source;
 
     @Override
     public Integer call() throws Exception {
@@ -502,10 +600,19 @@ public final class DemoCli {
         cli.out.println("Nothing is tracked: nothing to drop.");
         return 0;
       }
-      try (Session session = cli.open(options.source)) {
+      try (Session session = cli.openForDrop()) {
+        String other = cli.otherChunkTarget(session.app());
+        if (other != null) {
+          cli.err.println("error: " + other);
+          return 1;
+        }
         // What is tracked now is what the drop removes: a container's deletion takes its
         // children (rows, files, indexes) with it, so the drop's own counts are containers'.
         StatusReport before = session.app().status();
+        if (before.total() == 0) { // dropped already: the store's files outlive their contents
+          cli.out.println("Nothing is tracked: nothing to drop.");
+          return 0;
+        }
         UpdateStats stats = session.app().dropState();
         cli.out.printf("Dropped: %d target states removed (%d deleted through their handlers,"
             + " the rest with their containers).%n", before.total(), stats.total().deleted());
@@ -516,6 +623,7 @@ public final class DemoCli {
         cli.out.printf(fmt, "target", "removed");
         removed.forEach((label, n) -> cli.out.printf(fmt, label, n));
       }
+      Files.deleteIfExists(cli.workspace().chunkTarget()); // either target may come next
       return 0;
     }
   }

@@ -58,6 +58,8 @@ final class Indexer {
 
   private final String state;
   private final String appName;
+  /** Whether main only registers the connectors, for a drop: it reads no source file. */
+  private boolean registrationsOnly;
 
   /**
    * @param state the state store: a folder (embedded) or a JDBC URL (shared PostgreSQL)
@@ -69,6 +71,20 @@ final class Indexer {
     this.source = source;
     this.state = state;
     this.appName = appName;
+  }
+
+  /**
+   * Makes main register the connectors and mount the outputs only, reading no source file: what
+   * a drop needs. A drop runs main and every body it mounts for the providers they register, and
+   * the files' components register none (their chunks and summaries go to the providers main
+   * registers), so reading every file again, and failing on a source folder that is gone, would
+   * buy it nothing.
+   *
+   * @return this indexer
+   */
+  Indexer registrationsOnly() {
+    this.registrationsOnly = true;
+    return this;
   }
 
   /** The app on the SQLite target (the default). */
@@ -103,6 +119,9 @@ final class Indexer {
   private void main(Ctx ctx, ChunkTarget chunks) {
     LocalFs files = LocalFs.register(ctx);
     Directory summaries = files.mountDir(ctx, workspace.summaries());
+    if (registrationsOnly) {
+      return;
+    }
     List<Path> sourceFiles = sourceFiles();
     totalFiles = sourceFiles.size();
     for (Path file : sourceFiles) {

@@ -19,4 +19,13 @@ record Workspace(Path home) {
   Path summaries() {
     return home.resolve("summaries");
   }
+
+  /**
+   * The file naming where the workspace's last update wrote its chunks ({@code sqlite} or {@code
+   * postgres}): an update without that update's {@code --target} would not register the
+   * connector that holds them, which leaves them behind, tracked, where no drop reaches them.
+   */
+  Path chunkTarget() {
+    return home.resolve("chunk-target");
+  }
 }

@@ -121,6 +121,8 @@ class DemoEndToEndTest {
 
     Result preview = cli("preview", "--source", source.toString(), "--detailed-exitcode");
     assertThat(preview.exit()).isEqualTo(2);
+    assertThat(preview.out()).contains("summary files: 1 create, 1 delete, 1 update"
+        + System.lineSeparator());
     Result changed = cli("update", "--source", source.toString());
     assertThat(changed.exit()).as(changed.all()).isZero();
     assertThat(row(changed.out(), "summary files")).isEqualTo("1 1 1 246");
@@ -149,6 +151,10 @@ class DemoEndToEndTest {
     assertThat(home.resolve("summaries")).doesNotExist();
     assertThat(cli("status").out()).contains("Nothing is tracked");
     assertThat(cli("show").out()).contains("Nothing is tracked"); // status's other name
+    Result again = cli("drop", "--source", source.toString());
+    assertThat(again.exit()).isZero();
+    assertThat(again.out()).isEqualTo("Nothing is tracked: nothing to drop."
+        + System.lineSeparator());
     Result searchAfterDrop = cli("search", "quokkaphrase");
     assertThat(searchAfterDrop.exit()).isEqualTo(1);
     assertThat(searchAfterDrop.err()).isEqualTo(
@@ -163,8 +169,13 @@ class DemoEndToEndTest {
 
     Result guarded = cli("update", "--source", empty.toString(), "--max-deletions", "10");
     assertThat(guarded.exit()).isEqualTo(1);
-    assertThat(guarded.err()).contains("the update would delete")
-        .contains("more than its deletion limit of 10: none was deleted");
+    // In the command line's words: a user of the command gives no UpdateOptions.
+    assertThat(guarded.err()).isEqualTo("error: the update could not complete (fix this and run"
+        + " update again):" + System.lineSeparator() + "  ! the update would delete "
+        + (chunks + 248) + " outputs (chunks, summaries and the rest), more than --max-deletions"
+        + " 10: none was deleted. If the source folder came up short, fix it; if the deletions"
+        + " are meant, run preview to list them, then update with a higher --max-deletions or"
+        + " without it" + System.lineSeparator());
     assertThat(sql("SELECT count(*) FROM chunks")).containsExactly(Long.toString(chunks));
     try (Stream<Path> files = Files.list(home.resolve("summaries"))) {
       assertThat(files.count()).isEqualTo(248);
@@ -225,6 +236,59 @@ class DemoEndToEndTest {
     assertThat(cli("search", "lait").out()).contains("reference/zz-latin1.md #0");
   }
 
+  /**
+   * A drop reads no source file: main registers the connectors and mounts the outputs, and
+   * mounts no file's component (before, it read all 248 files again and ran each component, and
+   * a source folder that was gone failed main, with a warning, after its registrations).
+   */
+  @Test
+  void aDropReadsNoSourceFileAndNeedsNoSourceFolder() throws Exception {
+    assertThat(cli("update", "--source", source.toString()).exit()).isZero();
+    try (Stream<Path> walk = Files.walk(source)) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+    Workspace ws = new Workspace(home);
+    Indexer indexer = new Indexer(ws, source, ws.state().toString(), Indexer.DEFAULT_APP)
+        .registrationsOnly();
+    try (SqliteDatabase db = SqliteDatabase.open(ws.index());
+        io.cocoindex.runtime.App app = indexer.app(db)) {
+      // The root, and the foreground mounts of the chunk table and the summaries folder.
+      assertThat(app.dropState().componentsRun()).isEqualTo(3);
+    }
+    assertThat(sql("SELECT name FROM sqlite_master WHERE name = 'chunks'")).isEmpty();
+    assertThat(home.resolve("summaries")).doesNotExist();
+    assertThat(cli("status").out()).contains("Nothing is tracked");
+  }
+
+  /** The tests run in samples/demo, where the default corpus is not: as a user elsewhere. */
+  @Test
+  void theDefaultSourceOutsideTheRepositoryRootSaysWhereItIsFound() {
+    Result run = cli("update");
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.err()).isEqualTo("error: source folder samples/demo/corpus does not exist or is"
+        + " not a directory (the default, the shipped corpus, is relative to the repository's"
+        + " root: run from there, or give --source)" + System.lineSeparator());
+    Path missing = tmp.resolve("missing");
+    assertThat(cli("preview", "--source", missing.toString()).err()).isEqualTo("error: source"
+        + " folder " + missing + " does not exist or is not a directory" + System.lineSeparator());
+  }
+
+  @Test
+  void oneFileAndOneBadFileAreToldInTheSingular() throws Exception {
+    Path one = Files.createDirectories(tmp.resolve("one"));
+    Files.writeString(one.resolve("note.md"), "# A note\n\nOne paragraph.\n");
+    Files.write(one.resolve("zz-binary.md"), new byte[] {'a', 0, 'b'});
+    Result run = cli("update", "--source", one.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out()).startsWith("Indexed " + one + ": 1 file (0 unchanged, skipped; 1 could"
+        + " not be, below) in ");
+    assertThat(run.err()).isEqualTo("1 file could not be indexed (left as it was; fix it and run"
+        + " update again):" + System.lineSeparator() + "  ! zz-binary.md: looks binary"
+        + " (a NUL byte at offset 1): not indexed" + System.lineSeparator());
+  }
+
   @Test
   void chunksGoToPostgresAndStateToTheSharedStoreWhenAsked() throws Exception {
     String url = postgresUrl();
@@ -257,6 +321,63 @@ class DemoEndToEndTest {
       try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
           Statement s = c.createStatement()) {
         s.execute("DROP SCHEMA " + schema + " CASCADE");
+        s.execute("DROP TABLE IF EXISTS public.chunks");
+      }
+    }
+  }
+
+  /**
+   * A workspace keeps its chunks where its last update wrote them: an update, preview or drop
+   * with the other target would not register the connector holding them, so they would stay
+   * behind, tracked, where no drop reaches them (before, the update only logged the engine's
+   * warning about an unregistered provider, and the drop failed naming one). It is refused,
+   * saying which target holds them, until a drop with that target releases the workspace.
+   */
+  @Test
+  void aWorkspaceKeepsItsChunkTargetUntilDropped() throws Exception {
+    String url = postgresUrl();
+    String nl = System.lineSeparator();
+    try {
+      Result first = cli("--target", url, "update", "--source", source.toString());
+      assertThat(first.exit()).as(first.all()).isZero();
+      long rows = chunkRows(url);
+
+      String inPostgres = "error: the chunks of " + home + " are in PostgreSQL (an earlier update"
+          + " had --target): give that --target again, or run drop with it before indexing into"
+          + " the SQLite index; or give this index a --home of its own" + nl;
+      for (List<String> command : List.of(List.of("update", "--source", source.toString()),
+          List.of("preview", "--source", source.toString()), List.of("drop"))) {
+        Result refused = cli(command.toArray(String[]::new));
+        assertThat(refused.exit()).as(command.toString()).isEqualTo(1);
+        assertThat(refused.err()).as(command.toString()).isEqualTo(inPostgres);
+      }
+      assertThat(chunkRows(url)).isEqualTo(rows);
+      assertThat(sql("SELECT name FROM sqlite_master WHERE name = 'chunks'")).isEmpty();
+
+      assertThat(cli("--target", url, "drop").exit()).isZero();
+      Result sqlite = cli("update", "--source", source.toString());
+      assertThat(sqlite.exit()).as(sqlite.all()).isZero();
+      assertThat(row(sqlite.out(), "summary files")).isEqualTo("248 0 0 0");
+
+      Result back = cli("--target", url, "update", "--source", source.toString());
+      assertThat(back.exit()).isEqualTo(1);
+      assertThat(back.err()).isEqualTo("error: the chunks of " + home + " are in its SQLite"
+          + " index (an earlier update had no --target): leave out --target, or run drop without"
+          + " it before indexing into PostgreSQL; or give this index a --home of its own" + nl);
+
+      // The workspace's note is a hint; what the state tracks decides: state deleted by hand
+      // tracks no chunk anywhere.
+      try (Stream<Path> walk = Files.walk(home.resolve("state"))) {
+        for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+          Files.delete(p);
+        }
+      }
+      Result afresh = cli("--target", url, "update", "--source", source.toString());
+      assertThat(afresh.exit()).as(afresh.all()).isZero();
+      assertThat(chunkRows(url)).isEqualTo(rows);
+    } finally {
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+          Statement s = c.createStatement()) {
         s.execute("DROP TABLE IF EXISTS public.chunks");
       }
     }
