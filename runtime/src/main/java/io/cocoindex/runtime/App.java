@@ -208,6 +208,7 @@ public final class App implements AutoCloseable {
     Run run = locked(() -> {
       Run drop = newRun(RunMode.DROP, false);
       current = drop;
+      RunProgressLog progressLog = RunProgressLog.start(name, RunMode.DROP, drop);
       try {
         ComponentRunner.runRoot(drop, main);
         if (drop.abortedBy() == null) {
@@ -217,6 +218,7 @@ public final class App implements AutoCloseable {
         // reported below, once the run's other tasks have ended
       } finally {
         current = null;
+        progressLog.close();
         try {
           if (drop.abortedBy() != null) {
             awaitStoppedTasks(drop);
@@ -282,6 +284,7 @@ public final class App implements AutoCloseable {
       run.limitDeletions(options.deletionLimit());
       run.startNanos = System.nanoTime();
       current = run;
+      RunProgressLog progressLog = RunProgressLog.start(name, mode, run);
       boolean completed = false;
       try {
         // Within the try: whatever fails from here on, the run ends (on a shared store its
@@ -296,6 +299,7 @@ public final class App implements AutoCloseable {
         // reported below, once the run's other tasks have ended
       } finally {
         current = null;
+        progressLog.close();
         try {
           if (run.abortedBy() != null) {
             awaitStoppedTasks(run);

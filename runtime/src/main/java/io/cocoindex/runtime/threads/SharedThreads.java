@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +45,37 @@ public final class SharedThreads {
         t.setDaemon(true);
         return t;
       });
+
+  /**
+   * One daemon thread for the process's periodic chores (a long run's progress lines), started
+   * with the first and ended {@value #KEEP_ALIVE_SECONDS} seconds after the last is cancelled.
+   */
+  private static final ScheduledThreadPoolExecutor TIMER = newTimer();
+
+  private static ScheduledThreadPoolExecutor newTimer() {
+    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "cocoindex-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    timer.setKeepAliveTime(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+    timer.allowCoreThreadTimeOut(true);
+    timer.setRemoveOnCancelPolicy(true);
+    return timer;
+  }
+
+  /**
+   * Runs {@code task} every {@code periodMillis}, the first time one period from now, on the
+   * process's timer thread, until the returned future is cancelled. The task must be short: the
+   * process's other chores wait for it. One that throws is not run again.
+   *
+   * @param periodMillis the time between two runs, in milliseconds (at least 1)
+   * @param task what to run
+   * @return cancel it to stop the runs
+   */
+  public static ScheduledFuture<?> repeat(long periodMillis, Runnable task) {
+    return TIMER.scheduleAtFixedRate(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+  }
 
   /** How many component pools no app uses are kept for the next app of their name. */
   public static final int IDLE_POOLS_KEPT = 16;
