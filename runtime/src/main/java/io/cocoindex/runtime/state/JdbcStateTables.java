@@ -147,7 +147,8 @@ public class JdbcStateTables {
     // A state and its descendants in one statement: a sweep's deletions then go out as one batch.
     this.deleteTree = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?";
     // Only the shared store names owners (the sweep's, for the stale components it holds): read
-    // by the range of paths or by the owners' index, either touches only rows it may delete.
+    // by the range of paths or by the owners' index, it touches rows below the state or of those
+    // owners, never every row of the app (FreshTablesPointReadsTest).
     this.deleteRangeOfOwners = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?"
         + " AND owner = ANY(?)";
     // A memo forgotten by a takeover is a mark (see ForgetMemo) that only a memo of a run begun
@@ -1084,7 +1085,9 @@ public class JdbcStateTables {
   private static void forgetBelowOf(Map<ByteKey, TrackedState> rows, StateWrite.DeleteBelow db) {
     byte[] path = db.path();
     byte[] end = KeyEncoding.descendantsEnd(path);
-    for (Map.Entry<ByteKey, TrackedState> e : rows.entrySet()) {
+    Map<ByteKey, TrackedState> below = rows instanceof NavigableMap<ByteKey, TrackedState> sorted
+        ? sorted.subMap(ByteKey.of(path), false, ByteKey.of(end), false) : rows;
+    for (Map.Entry<ByteKey, TrackedState> e : below.entrySet()) {
       byte[] at = e.getKey().bytes();
       if (e.getValue() != null && Arrays.compareUnsigned(at, path) > 0
           && Arrays.compareUnsigned(at, end) < 0 && db.covers(e.getValue().owner())) {

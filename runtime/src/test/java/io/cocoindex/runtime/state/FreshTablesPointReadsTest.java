@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
  * the array as a filter, and the server kept that plan for the prepared statement while the
  * tables grew: in a cold run of 5,000 components each read of a few rows scanned up to all of
  * them (0.5-1.7 ms a read), and each mark of claims, a join planned as a scan of every claim.
- * A deletion of the states of some owners below a state reads by the range of paths or by the
- * owners' index, either of them only rows it may delete.
+ * A deletion of the states of some owners below a state reads the rows below it or those of the
+ * owners, not the app's.
  * Here the statements are prepared and run a dozen times on small tables (as a run's first
  * components do), the tables then grow to 3,000 rows, and each read counts the rows it fetched
  * ({@code pg_stat_xact_user_tables}).
