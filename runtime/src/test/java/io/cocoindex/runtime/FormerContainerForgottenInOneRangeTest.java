@@ -4,6 +4,7 @@ import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.mountTarget;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetStateProvider;
@@ -11,6 +12,7 @@ import io.cocoindex.runtime.codec.KeyEncoding;
 import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
@@ -119,7 +121,7 @@ class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
   }
 
   @Test
-  void rowsOfATableDeclaredWithoutChildrenAreForgottenInOneRangeOnTheEmbeddedStore() {
+  void rowsOfATableDeclaredWithoutChildrenAreForgottenInRangesOfWhatTheSweepHolds() {
     chunks.set(2); // the stale components swept in two batches, d and e, then f
     App app = app();
     app.update();
@@ -171,7 +173,7 @@ class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
    */
   @Test
   void rowsAnotherWorkerWritesBelowTheTableMeanwhileStayTrackedOnTheSharedStore() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(ON_POSTGRES, "one writer on the embedded store");
+    assumeTrue(ON_POSTGRES, "one writer on the embedded store");
     StateStore direct = store();
     App app = app();
     app.update();
@@ -181,13 +183,13 @@ class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
     owners.keySet().removeAll(List.of("d", "e", "f"));
     onSweepLease = () -> {
       // As another worker's precommits would, through the store the app shares.
-      io.cocoindex.runtime.state.TrackedState a1 = direct.get("former",
+      TrackedState a1 = direct.get("former",
           KeyEncoding.encodePath(List.of(StableKey.symbol("tables"), StableKey.of("docs"),
               StableKey.of("a1")))).orElseThrow();
       assertThat(HexFormat.of().formatHex(a1.owner())).isEqualTo(component("a"));
       List<StateWrite> other = new ArrayList<>();
       for (String[] written : List.of(new String[] {"x", "x1"}, new String[] {"a", "a9"})) {
-        other.add(new StateWrite.PutState(new io.cocoindex.runtime.state.TrackedState(
+        other.add(new StateWrite.PutState(new TrackedState(
             KeyEncoding.encodePath(List.of(StableKey.symbol("tables"), StableKey.of("docs"),
                 StableKey.of(written[1]))),
             HexFormat.of().parseHex(component(written[0])), a1.records(),
