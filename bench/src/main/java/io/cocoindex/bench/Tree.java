@@ -234,7 +234,7 @@ public final class Tree {
     }
   }
 
-  private static String option(List<String> args, String name) {
+  static String option(List<String> args, String name) {
     int i = args.indexOf(name);
     if (i < 0 || i + 1 >= args.size()) {
       return null;

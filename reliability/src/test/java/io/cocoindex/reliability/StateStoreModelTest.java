@@ -186,6 +186,9 @@ class StateStoreModelTest {
       return "confirm " + Scenario.describe(c.state());
     } else if (w instanceof StateWrite.DeleteState d) {
       return "delete " + Scenario.show(d.path());
+    } else if (w instanceof StateWrite.DeleteBelow b && b.owners() != null) {
+      return "deleteBelow " + Scenario.show(b.path()) + " of "
+          + b.owners().stream().map(Scenario::show).toList();
     } else if (w instanceof StateWrite.DeleteBelow b) {
       return "deleteBelow " + Scenario.show(b.path());
     }
@@ -325,8 +328,14 @@ class StateStoreModelTest {
           case 1 -> settle(path);
           case 2 -> row == null ? null : confirm(op, row);
           case 3 -> row == null ? null : new StateWrite.DeleteState(path);
-          default -> op.flag() % 2 == 0 ? new StateWrite.DeleteTree(path)
-              : new StateWrite.DeleteBelow(path);
+          default -> switch (op.flag() % 3) {
+            case 0 -> new StateWrite.DeleteTree(path);
+            case 1 -> new StateWrite.DeleteBelow(path);
+            // The states of some owners only, as the sweep forgets those of the components
+            // it holds on a shared store.
+            default -> new StateWrite.DeleteBelow(path, List.of(owner(op.owner()),
+                owner((op.owner() + 1) % OWNERS)));
+          };
         };
         if (w == null) {
           continue;
@@ -508,10 +517,12 @@ class StateStoreModelTest {
         return;
       }
       byte[] path = pathOf(w);
-      if (w instanceof StateWrite.DeleteBelow) {
-        rows.keySet().removeIf(p -> p.length > path.length && startsWith(p, path));
-        pending.keySet().removeIf(k -> k.bytes().length > path.length
-            && startsWith(k.bytes(), path));
+      if (w instanceof StateWrite.DeleteBelow below) {
+        Set<ByteKey> gone = new HashSet<>();
+        rows.entrySet().removeIf(e -> e.getKey().length > path.length
+            && startsWith(e.getKey(), path) && below.covers(e.getValue().owner())
+            && gone.add(ByteKey.of(e.getKey())));
+        pending.keySet().removeIf(gone::contains);
         return;
       }
       StateWrite plain = StateWrites.resolve(w, this::read, shared);

@@ -29,6 +29,7 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The orphan sweep with two workers on one PostgreSQL store, in one JVM: worker 1 is held inside
@@ -40,6 +41,9 @@ import org.junit.jupiter.api.Test;
  * worker would delete (its Delete takes that along).
  */
 class SweepWithOtherWorkersTest {
+  @RegisterExtension
+  final SweepChunks chunks = new SweepChunks();
+
   String baseUrl;
   String url;
   String schema;
@@ -591,5 +595,104 @@ class SweepWithOtherWorkersTest {
             + " 2 with their containers), more than its deletion limit of 1102");
     assertThat(tables.takeLog()).as("nothing dropped").isEmpty();
     assertThat(flat.takeLog()).as("nothing deleted").isEmpty();
+  }
+
+  /** Holds the sweep once it has leased its first batch of stale components, until released. */
+  static final class HoldingAfterFirstSweepLease extends ForwardingStateStore {
+    final CountDownLatch held = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    volatile boolean armed;
+
+    HoldingAfterFirstSweepLease(StateStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> paths) {
+      List<AutoCloseable> leases = super.leaseComponentsToSweep(app, paths);
+      if (armed) {
+        armed = false;
+        held.countDown();
+        try {
+          release.await(2, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return leases;
+    }
+  }
+
+  /**
+   * Worker 1 declares table docs without children (a directory that became a file), its
+   * component a declaring nothing there and s no longer mounted; its sweep, in batches of one,
+   * has leased s (first in path order) when worker 2, whose newer view of the source has docs with
+   * rows again, runs a whole update: it mounts docs (the component of docs's rows, next in worker
+   * 1's order, which its sweep then finds mounted in the round and leaves), processes a again
+   * (its run started after worker 1 claimed a), declaring a9 in place of a1 (which it forgets:
+   * docs's action ended its child generation), mounts n, declaring n1, and leaves s to worker 1.
+   * Worker 1's sweep then forgets s's rows, in one range of the owner it holds, and leaves worker
+   * 2's rows tracked: a range below docs of every owner took a9 and n1, which worker 2 applied,
+   * and the next run would find them untracked. (While a sweep holds the component of docs's
+   * rows, a worker mounting docs waits for it, and writes nothing below docs meanwhile.)
+   */
+  @Test
+  void theRangeOfAFormerContainersRowsLeavesWhatAnotherWorkerWroteThereMeanwhile()
+      throws Exception {
+    chunks.set(1); // each stale component leased in a call of its own
+    Rows rows = new Rows();
+    Tables tables = new Tables(rows);
+    boolean[] worker1WithChildren = {true};
+    Consumer<Ctx> main1 = ctx -> {
+      TargetStateProvider<Tables.TableSpec> t =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      Tables.TableSpec spec = new Tables.TableSpec("g1");
+      if (worker1WithChildren[0]) {
+        TargetStateProvider<String> docs = mountTarget(ctx, t.targetState("docs", spec));
+        ctx.mount("a", c -> declareTargetState(c, docs.targetState("a1", "v1")));
+        ctx.mount("s", c -> {
+          declareTargetState(c, docs.targetState("s1", "v1"));
+          declareTargetState(c, docs.targetState("s2", "v1"));
+        });
+      } else {
+        declareTargetState(ctx, t.targetState("docs", spec));
+        ctx.mount("a", c -> { });
+      }
+    };
+    Consumer<Ctx> main2 = ctx -> { // s is not mounted here, and held by worker 1's sweep
+      TargetStateProvider<Tables.TableSpec> t =
+          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+      TargetStateProvider<String> docs =
+          mountTarget(ctx, t.targetState("docs", new Tables.TableSpec("g1")));
+      ctx.mount("a", c -> declareTargetState(c, docs.targetState("a9", "v2")));
+      ctx.mount("n", c -> declareTargetState(c, docs.targetState("n1", "v2")));
+    };
+    HoldingAfterFirstSweepLease store1 = new HoldingAfterFirstSweepLease(PostgresStateStore.open(url));
+    App w1 = app(store1, main1);
+    w1.update();
+    assertThat(rows.takeLog()).containsExactly("create a1=v1", "create s1=v1", "create s2=v1");
+
+    worker1WithChildren[0] = false;
+    store1.armed = true;
+    CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
+    assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1's sweep leased s").isTrue();
+    assertThat(rows.takeLog()).as("docs's action took the rows along").isEmpty();
+
+    try {
+      App w2 = app(PostgresStateStore.open(url), main2);
+      w2.update();
+      // a1, of the child generation docs's action ended, is forgotten, not deleted.
+      assertThat(rows.takeLog()).as("worker 2 writes its rows")
+          .containsExactly("create a9=v2", "create n1=v2");
+    } finally {
+      store1.release.countDown();
+    }
+    first.get(1, TimeUnit.MINUTES);
+
+    assertThat(rows.takeLog()).as("worker 1 forgets s's rows, applying nothing").isEmpty();
+    assertThat(w1.status().providers()).as("worker 2's rows tracked, s's gone")
+        .containsEntry("tables/docs", List.of(StableKey.of("a9"), StableKey.of("n1")));
+    byte[] s = TargetPath.ROOT.child(StableKey.of("s")).encoded();
+    assertThat(store1.component("w", s)).as("s's record, swept").isEmpty();
   }
 }

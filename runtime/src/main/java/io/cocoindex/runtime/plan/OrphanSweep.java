@@ -203,19 +203,26 @@ public final class OrphanSweep {
    * Whether everything tracked below a state declared without children in this run is a
    * candidate the sweep forgets: then it goes in one range ({@link #forgetBelow}), its candidates
    * neither read nor written one by one (a tree each, 20,000 for a table of 20,000 rows). So it
-   * is on a store with one writer while the run holds its lock (on a shared one, another worker
-   * may be writing below the state on a view of the source where it still has children: each
-   * candidate is leased and its owner checked), in a run that keeps no component's tracking as it
-   * was (a failed component's, a memo hit's, which may own states there that are no candidates).
+   * is in a run that keeps no component's tracking as it was (a failed component's, a memo
+   * hit's, another worker's, which may own states there that are no candidates), and on a store
+   * with one writer while the run holds its lock. On a store shared by workers, another worker
+   * may be writing below the state on a view of the source where it still has children (a
+   * component this run committed, which that worker's newer run processes again in the round, or
+   * one this run never saw): there the range is only that of the stale components the sweep
+   * holds, whose states no other worker writes ({@link StateWrite.DeleteBelow#owners}), and the
+   * committed components' candidates are each leased, their owners checked, and forgotten as a
+   * tree of their own.
    */
   private final boolean forgetsAllBelowFormerContainers;
+  /** Whether the store has one writer while the run holds its lock (no state is leased). */
+  private final boolean exclusive;
 
   private OrphanSweep(Run run, Work work, boolean counting) {
     this.run = run;
     this.work = work;
     this.counting = counting;
-    this.forgetsAllBelowFormerContainers = run.mode == RunMode.UPDATE
-        && run.store.exclusiveWhileLocked() && !keptMayOwn(run)
+    this.exclusive = run.store.exclusiveWhileLocked();
+    this.forgetsAllBelowFormerContainers = run.mode == RunMode.UPDATE && !keptMayOwn(run)
         && !run.declaredWithoutChildren.isEmpty();
   }
 
@@ -822,6 +829,12 @@ public final class OrphanSweep {
     final List<byte[]> forgottenContainers = new ArrayList<>();
     /** The paths among {@link #deleted} that are forgotten, not deleted: no deletion below. */
     final Set<ByteKey> forgotten = new HashSet<>();
+    /**
+     * The paths among {@link #forgotten} below which only the states of the stale components
+     * being swept go ({@link #forgetBelow} on a shared store): each candidate met below one is
+     * among them, and its owner's memos go with the chunk's commit.
+     */
+    final Set<ByteKey> forgottenForOwners = new HashSet<>();
 
     int size() {
       return deletions.size() + forget.size();
@@ -844,18 +857,40 @@ public final class OrphanSweep {
 
   /**
    * Forgets every state below {@code former}, a state declared without children in this run, in
-   * one range ({@link #forgetsAllBelowFormerContainers}), noting it among the chunk's forgotten
-   * containers: the candidates after it below it are skipped, and the memos of the components
-   * owning states there are forgotten as below any forgotten container. {@code owner}, that of
+   * one range ({@link #forgetsAllBelowFormerContainers}): the candidates after it below it are
+   * skipped. With {@code owners} (a shared store: the stale components being swept, which the
+   * sweep holds), only theirs go, and the range is the chunk's alone: the owner of each candidate
+   * skipped below it has its memos forgotten with the chunk's commit, and later batches forget
+   * their own components' states there. Without, it is noted among the chunk's forgotten
+   * containers, so that the memos of the components owning states there are forgotten as below
+   * any forgotten container, and what later chunks meet below it is gone. {@code owner}, that of
    * the candidate met first there, fails if the write does.
    */
-  private static void forgetBelow(Chunk chunk, TargetPath former, TargetPath owner) {
+  private static void forgetBelow(
+      Chunk chunk, TargetPath former, TargetPath owner, List<byte[]> owners) {
     byte[] path = former.encoded();
-    chunk.forget.add(new StateWrite.DeleteBelow(path));
+    chunk.forget.add(new StateWrite.DeleteBelow(path, owners));
     chunk.forgetOwners.add(owner);
     chunk.deleted.add(path);
     chunk.forgotten.add(ByteKey.of(path));
-    chunk.forgottenContainers.add(path);
+    if (owners == null) {
+      chunk.forgottenContainers.add(path);
+    } else {
+      chunk.forgottenForOwners.add(ByteKey.of(path));
+    }
+  }
+
+  /**
+   * The encoded owners of the candidates from {@code from} on that lie below {@code former}, in
+   * the order met: in path order, those below it come together.
+   */
+  private static List<byte[]> ownersBelow(SweepCandidates candidates, int from, TargetPath former) {
+    byte[] top = former.encodedUnsafe();
+    Map<TargetPath, byte[]> owners = new LinkedHashMap<>();
+    for (int j = from; j < candidates.size() && isBelow(candidates.encodedPath(j), top); j++) {
+      owners.computeIfAbsent(candidates.owner(j), TargetPath::encoded);
+    }
+    return new ArrayList<>(owners.values());
   }
 
   /** The state declared without children in this run that {@code path} lies below, or null. */
@@ -909,6 +944,10 @@ public final class OrphanSweep {
     byte[] lastContainer = null;
     TargetPath lastOwner = null;
     boolean lastForgotten = false;
+    boolean lastForOwners = false;
+    // On a shared store, only the states of stale components the sweep holds (the batch's,
+    // every candidate's owner here) are forgotten below a former container in one range.
+    boolean rangeOfHeld = forgetsAllBelowFormerContainers && !exclusive && !components.isEmpty();
     Chunk chunk = new Chunk();
     for (int i = 0; i < candidates.size(); i++) {
       TargetPath path = candidates.path(i);
@@ -963,10 +1002,14 @@ public final class OrphanSweep {
           lastContainer = container;
           lastOwner = null;
           lastForgotten = chunk.forgotten.contains(ByteKey.of(container));
+          lastForOwners = chunk.forgottenForOwners.contains(ByteKey.of(container));
         }
         if (!owner.equals(lastOwner)) {
           chunk.ownersBelowDeleted.computeIfAbsent(ByteKey.of(container), k -> new HashSet<>())
               .add(owner);
+          if (lastForOwners) {
+            chunk.forgetOwners.add(owner); // its state went with the range of its owner's
+          }
           lastOwner = owner;
         }
         if (!lastForgotten) {
@@ -974,10 +1017,10 @@ public final class OrphanSweep {
         }
         continue;
       }
-      if (forgetsAllBelowFormerContainers) {
+      if (forgetsAllBelowFormerContainers && (exclusive || rangeOfHeld)) {
         TargetPath former = formerContainerAbove(path);
         if (former != null) {
-          forgetBelow(chunk, former, owner);
+          forgetBelow(chunk, former, owner, exclusive ? null : ownersBelow(candidates, i, former));
           continue;
         }
       }

@@ -467,7 +467,7 @@ final class ComponentStateTables extends JdbcStateTables {
               && !rows.containsKey(keyOf(dt.path())) ? before[0].owner() : null);
         } else if (w instanceof StateWrite.DeleteBelow db) {
           deleteRange(KeyEncoding.descendantsStart(db.path()),
-              KeyEncoding.descendantsEnd(db.path()), null);
+              KeyEncoding.descendantsEnd(db.path()), null, db);
         } else {
           writeComponent(out, app, w);
         }
@@ -549,7 +549,7 @@ final class ComponentStateTables extends JdbcStateTables {
      * view of them, which reads ahead when the trees come in path order, as a removal's do.
      */
     private void deleteTree(byte[] path, byte[] storedOwner) throws SQLException {
-      deleteRange(path, KeyEncoding.descendantsEnd(path), storedOwner);
+      deleteRange(path, KeyEncoding.descendantsEnd(path), storedOwner, null);
       ByteKey key = ByteKey.of(path);
       noteOwner(key, null);
       write(key, null);
@@ -557,10 +557,12 @@ final class ComponentStateTables extends JdbcStateTables {
 
     /**
      * Deletes the states in {@code [from, end)}: those of each owner whose stored range meets
-     * them, and those this group wrote there. With {@code storedOwner}, the owner of {@code
+     * them, and those this group wrote there; with {@code only}, those of the owners it covers
+     * (see {@link StateWrite.DeleteBelow#owners}). With {@code storedOwner}, the owner of {@code
      * from} as stored (see {@link #deleteTree}).
      */
-    private void deleteRange(byte[] from, byte[] end, byte[] storedOwner) throws SQLException {
+    private void deleteRange(byte[] from, byte[] end, byte[] storedOwner,
+        StateWrite.DeleteBelow only) throws SQLException {
       Map<ByteKey, byte[]> owners = new LinkedHashMap<>();
       if (storedOwner != null) {
         owners.put(ByteKey.of(storedOwner), storedOwner);
@@ -578,6 +580,9 @@ final class ComponentStateTables extends JdbcStateTables {
         }
       }
       for (byte[] owner : owners.values()) {
+        if (only != null && !only.covers(owner)) {
+          continue;
+        }
         chunks.ofOwner(owner).forEachIn(from, end, (at, s) -> {
           noteOwner(at, s);
           write(at, null);

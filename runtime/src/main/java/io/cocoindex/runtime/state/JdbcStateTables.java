@@ -67,6 +67,8 @@ public class JdbcStateTables {
   private final String setRecords;
   private final String deleteState;
   private final String deleteTree;
+  /** {@link #deleteTree} of the states of some owners only (see {@link StateWrite.DeleteBelow}). */
+  private final String deleteRangeOfOwners;
   private final String putComponent;
   private final String deleteComponent;
   private final String forgetMemo;
@@ -144,6 +146,11 @@ public class JdbcStateTables {
     this.deleteState = "DELETE FROM " + states + " WHERE app=? AND path=?";
     // A state and its descendants in one statement: a sweep's deletions then go out as one batch.
     this.deleteTree = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?";
+    // Only the shared store names owners (the sweep's, for the stale components it holds): read
+    // by the range of paths or by the owners' index, it touches rows below the state or of those
+    // owners, never every row of the app (FreshTablesPointReadsTest).
+    this.deleteRangeOfOwners = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?"
+        + " AND owner = ANY(?)";
     // A memo forgotten by a takeover is a mark (see ForgetMemo) that only a memo of a run begun
     // after it replaces: blobs compare byte by byte, so marks of one length compare as their
     // versions. No memo leaves the mark too, which keeps out the memos of earlier runs.
@@ -802,6 +809,9 @@ public class JdbcStateTables {
         rows.put(ByteKey.of(dt.path()), null);
         forgetBelow(rows, dt.path());
         deleteRange(out, app, dt.path(), KeyEncoding.descendantsEnd(dt.path()));
+      } else if (w instanceof StateWrite.DeleteBelow db && db.owners() != null) {
+        forgetBelowOf(rows, db);
+        deleteRangeOfOwners(out, app, db);
       } else if (w instanceof StateWrite.DeleteBelow db) {
         forgetBelow(rows, db.path());
         deleteRange(out, app, KeyEncoding.descendantsStart(db.path()),
@@ -1069,6 +1079,24 @@ public class JdbcStateTables {
   }
 
   /**
+   * Marks deleted the rows of {@code rows} strictly below {@code db}'s path that one of its
+   * owners owns (a row already deleted stays so).
+   */
+  private static void forgetBelowOf(Map<ByteKey, TrackedState> rows, StateWrite.DeleteBelow db) {
+    byte[] path = db.path();
+    byte[] end = KeyEncoding.descendantsEnd(path);
+    Map<ByteKey, TrackedState> below = rows instanceof NavigableMap<ByteKey, TrackedState> sorted
+        ? sorted.subMap(ByteKey.of(path), false, ByteKey.of(end), false) : rows;
+    for (Map.Entry<ByteKey, TrackedState> e : below.entrySet()) {
+      byte[] at = e.getKey().bytes();
+      if (e.getValue() != null && Arrays.compareUnsigned(at, path) > 0
+          && Arrays.compareUnsigned(at, end) < 0 && db.covers(e.getValue().owner())) {
+        e.setValue(null);
+      }
+    }
+  }
+
+  /**
    * Rewrites a row whose owner stays: unlike the upsert, it leaves the owner index alone (a
    * settle, and a precommit of a state its owner declares again).
    */
@@ -1104,6 +1132,18 @@ public class JdbcStateTables {
     del.setString(1, app);
     del.setBytes(2, from);
     del.setBytes(3, to);
+    del.addBatch();
+  }
+
+  /** Deletes the paths strictly below {@code db}'s path owned by one of its owners. */
+  private void deleteRangeOfOwners(StatementBatches out, String app, StateWrite.DeleteBelow db)
+      throws SQLException {
+    PreparedStatement del = out.useRange(deleteRangeOfOwners, states);
+    del.setString(1, app);
+    del.setBytes(2, KeyEncoding.descendantsStart(db.path()));
+    del.setBytes(3, KeyEncoding.descendantsEnd(db.path()));
+    del.setArray(4, del.getConnection().createArrayOf("bytea",
+        db.owners().toArray(new byte[0][])));
     del.addBatch();
   }
 

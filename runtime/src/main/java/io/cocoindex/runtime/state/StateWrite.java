@@ -1,5 +1,7 @@
 package io.cocoindex.runtime.state;
 
+import java.util.List;
+
 /** One change in a store write batch; a batch is applied atomically. */
 public sealed interface StateWrite
     permits StateWrite.PutState,
@@ -100,13 +102,49 @@ public sealed interface StateWrite
   record DeleteTree(byte[] path) implements StateWrite {}
 
   /**
-   * Forget every path strictly below one, which stays as it is: what a state declared without
-   * children (a directory that is now a file) took along, in one range rather than a tree per
-   * child.
+   * Forget every path strictly below one, which stays as it is, or only those of some owners:
+   * what a state declared without children (a directory that is now a file) took along, in one
+   * range rather than a tree per child.
+   *
+   * <p>With {@code owners}, a path below goes only if one of them owns it as the write applies
+   * (and what lies below it stays unless owned by one of them too). On a store shared by workers
+   * the orphan sweep names the stale components whose leases it holds: no other worker writes a
+   * state such a component owns (a takeover makes the state the taker's), while other workers may
+   * be writing states of their own components there, on a view of the source where the state
+   * still has children.
    *
    * @param path the encoded path of the state, whose own tracking is kept
+   * @param owners the encoded paths of the owners whose states below it go; null: every owner's
    */
-  record DeleteBelow(byte[] path) implements StateWrite {}
+  record DeleteBelow(byte[] path, List<byte[]> owners) implements StateWrite {
+    /**
+     * Forget every path strictly below {@code path}, whoever owns it.
+     *
+     * @param path the encoded path of the state, whose own tracking is kept
+     */
+    public DeleteBelow(byte[] path) {
+      this(path, null);
+    }
+
+    /**
+     * Whether {@code owner} is among those whose states go (every owner, without {@link
+     * #owners}).
+     *
+     * @param owner an encoded component path
+     * @return whether a state below {@link #path} owned by {@code owner} goes
+     */
+    public boolean covers(byte[] owner) {
+      if (owners == null) {
+        return true;
+      }
+      for (byte[] o : owners) {
+        if (java.util.Arrays.equals(o, owner)) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
 
   /**
    * Insert or replace a component's record, written by the run of version {@code runVersion}: on

@@ -99,6 +99,46 @@ class GroupApplyTest {
     assertThat(records(CY)).containsExactly("0: none", "7: y at 7");
   }
 
+  /**
+   * A deletion below container c of the states of owner a only (the stale components an orphan
+   * sweep holds), in a group: a's descendants go, those stored and those a batch before it wrote,
+   * b's stay, c stays; a batch after it precommitting one of a's starts from "may not exist", one
+   * precommitting one of b's keeps b's record beside its own.
+   */
+  @Test
+  void aDeletionBelowAStateOfSomeOwnersTakesOnlyTheirDescendants() throws Exception {
+    byte[] other = path("component", "b");
+    byte[] cz = path("t", "c", "z");
+    byte[] cyw = path("t", "c", "y", "w");
+    byte[] cb = path("t", "c", "b");
+    byte[] cbw = path("t", "c", "b", "w");
+    store.write(APP, List.of(
+        new StateWrite.PutState(state(C, new PossibleRecord(3, bytes("c")))),
+        new StateWrite.PutState(state(CY, new PossibleRecord(3, bytes("y")))),
+        new StateWrite.PutState(state(cyw, other, new PossibleRecord(3, bytes("w of b")))),
+        new StateWrite.PutState(state(cb, other, new PossibleRecord(3, bytes("b")))),
+        new StateWrite.PutState(state(cbw, new PossibleRecord(3, bytes("w of a")))),
+        new StateWrite.PutState(state(X, new PossibleRecord(3, bytes("x")))))).join();
+
+    PossibleRecord z7 = new PossibleRecord(7, bytes("z at 7"));
+    PossibleRecord y7 = new PossibleRecord(7, bytes("y at 7"));
+    PossibleRecord b7 = new PossibleRecord(7, bytes("b at 7"));
+    List<GroupCommitter.Batch> group = new ArrayList<>();
+    group.add(batch(new StateWrite.Precommit(state(cz), z7, true, null)));
+    group.add(batch(new StateWrite.DeleteBelow(C, List.of(OWNER))));
+    group.add(batch(new StateWrite.Precommit(state(CY), y7, false, null),
+        new StateWrite.Precommit(state(cb, other), b7, false, null)));
+    store.commitGroup(group);
+
+    assertThat(records(C)).containsExactly("3: c");
+    assertThat(records(X)).containsExactly("3: x");
+    assertThat(store.get(APP, cz)).isEmpty();
+    assertThat(store.get(APP, cbw)).as("a's, below b's").isEmpty();
+    assertThat(records(CY)).containsExactly("0: none", "7: y at 7");
+    assertThat(records(cyw)).as("b's, below a's").containsExactly("3: w of b");
+    assertThat(records(cb)).containsExactly("3: b", "7: b at 7");
+  }
+
   /** The possible records of {@code path}, as "version: record". */
   private List<String> records(byte[] path) {
     return store.get(APP, path).orElseThrow().records().stream()
@@ -112,7 +152,11 @@ class GroupApplyTest {
   }
 
   private static TrackedState state(byte[] path, PossibleRecord... records) {
-    return new TrackedState(path, OWNER, List.of(records), 0, 0, 0, 0);
+    return state(path, OWNER, records);
+  }
+
+  private static TrackedState state(byte[] path, byte[] owner, PossibleRecord... records) {
+    return new TrackedState(path, owner, List.of(records), 0, 0, 0, 0);
   }
 
   private static byte[] bytes(String s) {
