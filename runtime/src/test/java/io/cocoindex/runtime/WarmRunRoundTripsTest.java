@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
  * marks it). A run of 20,000 such components made 20,000 mark statements (one per claim, ten or
  * so to a JDBC batch), about 4,300 reads of owned states (four components a read, the callers
  * blocked at once) and 1,100 lease statements: now the claims given back together are marked by
- * one statement, and the states of the components a lease batch granted are read together, right
- * after their records.
+ * one statement, and the records and states of the components a lease batch granted are read in
+ * its round trip (one statement after the lease's, sent with it; they were two round trips of
+ * their own after it).
  */
 class WarmRunRoundTripsTest {
   private static final int COMPONENTS = 400;
@@ -60,29 +61,40 @@ class WarmRunRoundTripsTest {
     assertThat(counted.rows.takeLog()).isEmpty();
     awaitEveryClaimMarked();
     List<RoundTrip> made = new ArrayList<>(counted.roundTrips);
-    long leases = count(made, r -> r.sql().startsWith("WITH live AS"), false);
+    Predicate<RoundTrip> lease = r -> r.sql().startsWith("WITH live AS");
+    Predicate<RoundTrip> readsRecords = r -> r.sql().contains(" FROM cocoindex_component WHERE"
+        + " app=? AND path=k.v");
+    Predicate<RoundTrip> readsStates = r -> r.sql().contains(" FROM cocoindex_target_state WHERE"
+        + " app=? AND owner=");
+    long leases = count(made, lease, false);
+    long leasesReading = count(made, lease.and(readsRecords).and(readsStates), false);
     long unlocks = count(made, r -> r.sql().startsWith("SELECT pg_advisory_unlock(k)"), false);
     long marks = count(made, r -> r.sql().startsWith("UPDATE cocoindex_claim"), true);
-    long recordReads = count(made, r -> r.sql().contains(" FROM cocoindex_component WHERE app=?"
-        + " AND path=k.v"), false);
-    long stateReads = count(made, r -> r.sql().contains(" FROM cocoindex_target_state WHERE"
-        + " app=? AND owner=k.v"), false);
-    long statements = made.stream().mapToLong(RoundTrip::statements).sum();
+    long recordReads = count(made, lease.negate().and(readsRecords), false);
+    long stateReads = count(made, lease.negate().and(readsStates), false);
+    // A lease statement's round trip carries the read after it.
+    long statements = made.stream().mapToLong(RoundTrip::statements).sum() + leasesReading;
 
-    // Every background component is leased in some batch; each batch reads the granted
-    // components' records, then their states, once. The root (leased alone) reads its own.
+    // Every background component is leased in some batch; each batch's round trip reads the
+    // granted components' records and their states too. The root (leased alone) reads its own.
     assertThat(leases).isPositive();
-    assertThat(recordReads).as("reads of records, %d lease statements", leases)
-        .isLessThanOrEqualTo(leases + 1);
-    assertThat(stateReads).as("reads of owned states, %d lease statements", leases)
-        .isLessThanOrEqualTo(leases + 1);
+    assertThat(leasesReading).as("lease statements reading records and states, of %d", leases)
+        .isEqualTo(leases);
+    assertThat(recordReads).as("reads of records apart from %d lease statements", leases)
+        .isLessThanOrEqualTo(1);
+    assertThat(stateReads).as("reads of owned states apart from %d lease statements", leases)
+        .isLessThanOrEqualTo(1);
     // A give-back: one statement marking its claims, then the unlock. How many components a
     // give-back takes depends on how many closed their leases meanwhile, so the total is bounded
     // by the batches, not by the components.
     assertThat(marks).as("claims marked, in %d give-backs", unlocks)
         .isLessThanOrEqualTo(unlocks);
+    // Every round trip within the batches' (one per lease batch, two per give-back) and the
+    // run's own; every statement within two per lease batch, two per give-back and the run's.
+    assertThat((long) made.size()).as("round trips of a warm run of %d components", COMPONENTS)
+        .isLessThanOrEqualTo(leases + 2 * unlocks + RUN_STATEMENTS);
     assertThat(statements).as("statements of a warm run of %d components", COMPONENTS)
-        .isLessThanOrEqualTo(3 * leases + 2 * unlocks + RUN_STATEMENTS);
+        .isLessThanOrEqualTo(2 * leases + 2 * unlocks + RUN_STATEMENTS);
   }
 
   /** Round trips matching {@code kind}; their statements if {@code statements}. */

@@ -13,40 +13,36 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Leases background components in batches: the requests made while one batch is being leased go
- * out together in the next {@link StateStore#leaseComponents} call, so a store shared over the
- * network pays one round trip for many components instead of one (or two) each, and no thread
+ * out together in the next {@link StateStore#leaseComponentsReading} call, so a store shared over
+ * the network pays one round trip for many components instead of one (or two) each, and no thread
  * blocks per component waiting for its lease.
  *
- * <p>The records of the components granted are read together too, right after the batch, for
- * those that ask ({@link StateStore#componentsAt}): each would otherwise read its own as it
- * commits, and the reads grouped only those its pool's threads made at once, a few components a
- * round trip. Read once the locks are held, a record is the one the component's commit would
- * read: no other worker writes a component whose lease it does not hold, and the writes that
- * reach a component's record without its lease are its memo's, which a component asking here
- * does not have.
+ * <p>The records of the components granted are read with the batch too, once their leases are
+ * held, for those that ask: each would otherwise read its own as it commits, and the reads grouped
+ * only those its pool's threads made at once, a few components a round trip. Read once the locks
+ * are held, a record is the one the component's commit would read: no other worker writes a
+ * component whose lease it does not hold, and the writes that reach a component's record without
+ * its lease are its memo's, which a component asking here does not have.
  *
- * <p>So are the states those components own ({@link StateStore#ownedByEach}), for their commits
- * ({@link #takeStates}): read one at a time as each committed, they took about a round trip for
- * every four components of a warm run. A component's own states change only with its own commit,
- * which needs its lease. Another component's commit may change them meanwhile (take a state
- * over, or drop it with a container it deleted), as it may between a read at the commit and the
- * commit's writes, which the engine meets already: a precommit reads and locks the rows it
- * writes, and a state the component no longer declares goes to the orphan sweep, which on a
- * shared store reads it again under its lease and leaves it to a new owner.
+ * <p>So are the states those components own, for their commits ({@link #takeStates}): read one at
+ * a time as each committed, they took about a round trip for every four components of a warm run.
+ * A component's own states change only with its own commit, which needs its lease. Another
+ * component's commit may change them meanwhile (take a state over, or drop it with a container it
+ * deleted), as it may between a read at the commit and the commit's writes, which the engine meets
+ * already: a precommit reads and locks the rows it writes, and a state the component no longer
+ * declares goes to the orphan sweep, which on a shared store reads it again under its lease and
+ * leaves it to a new owner. The PostgreSQL store takes the leases and reads both in one round trip.
  */
 public final class LeaseBatcher {
-  private static final Logger log = LoggerFactory.getLogger(LeaseBatcher.class);
-
   /** Bounds one round trip's statement; a larger backlog is leased in several. */
   private static final int MAX_BATCH = 256;
   /**
-   * About how many states a batch reads for its components, by the counts in their records (what
-   * each declared last): those of a component past it are read at its commit.
+   * How many states a batch reads for its components at most, by the counts in their records
+   * (what each declared last; those with the fewest first): they are held while the bodies run,
+   * and those of a component past it are read at its commit.
    */
   static final int STATES_READ_PER_BATCH = 4_096;
 
@@ -100,24 +96,29 @@ public final class LeaseBatcher {
 
   private void leaseBatch(List<Request> batch) {
     List<byte[]> paths = new ArrayList<>(batch.size());
-    batch.forEach(r -> paths.add(r.path));
-    List<AutoCloseable> leases;
+    boolean[] readRecords = new boolean[batch.size()];
+    for (int i = 0; i < batch.size(); i++) {
+      paths.add(batch.get(i).path);
+      readRecords[i] = batch.get(i).readRecord;
+    }
+    StateStore.LeaseBatch leased;
     try {
-      leases = ManagedBlocking.run(() -> store.leaseComponents(app, paths), "leasing components");
+      leased = ManagedBlocking.run(() -> store.leaseComponentsReading(app, paths, readRecords,
+          STATES_READ_PER_BATCH), "leasing components");
     } catch (RuntimeException | Error e) {
       batch.forEach(r -> r.leased.completeExceptionally(e));
       return;
     }
-    List<Optional<ComponentRecord>> records = readRecords(batch, leases);
-    if (records != null) {
-      readStates(records);
-    }
-    for (int i = 0, read = 0; i < batch.size(); i++) {
+    for (int i = 0; i < batch.size(); i++) {
       Request r = batch.get(i);
-      AutoCloseable lease = leases.get(i);
-      if (records != null && lease != null && r.readRecord) {
-        ComponentRecord record = records.get(read++).orElse(null);
-        r.leased.complete(new Leased(forgettingStates(r.path, lease), true, record));
+      AutoCloseable lease = leased.leases().get(i);
+      Optional<ComponentRecord> record = leased.records().get(i);
+      if (lease != null && record != null && r.readRecord) {
+        List<TrackedState> states = leased.states().get(i);
+        if (states != null) {
+          statesRead.put(ByteKey.of(r.path), states); // before its body may start
+        }
+        r.leased.complete(new Leased(forgettingStates(r.path, lease), true, record.orElse(null)));
       } else {
         r.leased.complete(new Leased(lease, false, null));
       }
@@ -135,39 +136,6 @@ public final class LeaseBatcher {
     return statesRead.remove(component.key());
   }
 
-  /**
-   * Reads together the states of the components whose {@code records} exist (one without a
-   * record owns nothing: a record is written with or before a component's first state), keeping
-   * them for {@link #takeStates}, up to about {@link #STATES_READ_PER_BATCH} states by their
-   * records: they are held while the components' bodies run, and a component past that reads its
-   * own at its commit, as before. On failure keeps none: each component reads its own.
-   */
-  private void readStates(List<Optional<ComponentRecord>> records) {
-    List<byte[]> owners = new ArrayList<>(records.size());
-    long states = 0;
-    for (Optional<ComponentRecord> r : records) {
-      if (r.isPresent() && states + r.get().stateCount() <= STATES_READ_PER_BATCH) {
-        states += r.get().stateCount();
-        owners.add(r.get().path());
-      }
-    }
-    if (owners.isEmpty()) {
-      return;
-    }
-    List<List<TrackedState>> owned;
-    try {
-      owned = ManagedBlocking.run(() -> store.ownedByEach(app, owners),
-          "reading components' target states");
-    } catch (RuntimeException e) {
-      log.debug("reading the states of {} leased components failed; each reads its own",
-          owners.size(), e);
-      return;
-    }
-    for (int i = 0; i < owners.size(); i++) {
-      statesRead.put(ByteKey.of(owners.get(i)), owned.get(i));
-    }
-  }
-
   /** {@code lease}, whose closing also lets go of the states kept for its component. */
   private AutoCloseable forgettingStates(byte[] component, AutoCloseable lease) {
     ByteKey key = ByteKey.of(component);
@@ -175,30 +143,5 @@ public final class LeaseBatcher {
       statesRead.remove(key);
       lease.close();
     };
-  }
-
-  /**
-   * The records of the components granted that asked for theirs, in batch order; null when there
-   * are none or the read failed (each component then reads its own, and fails on it if the store
-   * still cannot read: not here, for a read it might not need).
-   */
-  private List<Optional<ComponentRecord>> readRecords(
-      List<Request> batch, List<AutoCloseable> leases) {
-    List<byte[]> wanted = new ArrayList<>();
-    for (int i = 0; i < batch.size(); i++) {
-      if (leases.get(i) != null && batch.get(i).readRecord) {
-        wanted.add(batch.get(i).path);
-      }
-    }
-    if (wanted.isEmpty()) {
-      return null;
-    }
-    try {
-      return ManagedBlocking.run(() -> store.componentsAt(app, wanted), "reading components");
-    } catch (RuntimeException e) {
-      log.debug("reading the records of {} leased components failed; each reads its own",
-          wanted.size(), e);
-      return null;
-    }
   }
 }

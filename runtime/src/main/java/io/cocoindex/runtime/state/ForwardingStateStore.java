@@ -10,7 +10,11 @@ import java.util.function.Consumer;
 /**
  * A state store forwarding every call to another, for decorators that intercept a few of them:
  * metrics or logging around writes, or fault injection in tests. Every method is forwarded,
- * the defaults of {@link StateStore} included, so a decorated shared store keeps its leases.
+ * the defaults of {@link StateStore} included, so a decorated shared store keeps its leases; but
+ * {@link StateStore#leaseComponentsReading}, which is made of the calls it stands for ({@link
+ * #leaseComponents}, then {@link #componentsAt} and {@link #ownedByEach}), each forwarded, so
+ * that a decorator intercepting one of them sees each such call. A decorator that intercepts none
+ * of them may forward it too, for the decorated store's single round trip.
  */
 public abstract class ForwardingStateStore implements StateStore {
   /** The store every call is forwarded to. */

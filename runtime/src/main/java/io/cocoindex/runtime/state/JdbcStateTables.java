@@ -53,7 +53,11 @@ public class JdbcStateTables {
           + 3 * LINEAGE_BITS + ") ELSE -1 END, child_gen, child_epoch, parent_gen, parent_epoch";
   /** The columns of a state row as {@link #state} reads them. */
   private static final String STATE_SELECT = "path, owner, records, " + LINEAGE_SELECT;
-  private static final String COMPONENT_COLUMNS =
+  /** {@link #STATE_SELECT} without the owner, for a caller that knows it. */
+  static final String STATE_SELECT_WITHOUT_OWNER = "path, records, " + LINEAGE_SELECT;
+  /** How many columns {@link #STATE_SELECT_WITHOUT_OWNER} has. */
+  static final int STATE_COLUMNS_WITHOUT_OWNER = 7;
+  static final String COMPONENT_COLUMNS =
       "path, memo_fp, memo_deps, memo_values, state_count";
 
   private final String apps;
@@ -282,16 +286,17 @@ public class JdbcStateTables {
   }
 
   private static TrackedState state(ResultSet rs, SettledRuns settledRuns) throws SQLException {
-    return state(rs, settledRuns, null);
+    return state(rs, 1, settledRuns, null);
   }
 
   /**
-   * A state from a row of {@link #STATE_SELECT}, or of those columns without {@code owner} when
-   * the caller knows it ({@code knownOwner}).
+   * A state from the columns of {@link #STATE_SELECT} from column {@code first} on, or of those
+   * columns without {@code owner} ({@link #STATE_SELECT_WITHOUT_OWNER}) when the caller knows it
+   * ({@code knownOwner}).
    */
-  private static TrackedState state(ResultSet rs, SettledRuns settledRuns, byte[] knownOwner)
+  static TrackedState state(ResultSet rs, int first, SettledRuns settledRuns, byte[] knownOwner)
       throws SQLException {
-    int at = 1;
+    int at = first;
     byte[] path = rs.getBytes(at++);
     byte[] owner = knownOwner != null ? knownOwner : rs.getBytes(at++);
     List<PossibleRecord> records =
@@ -307,7 +312,7 @@ public class JdbcStateTables {
   }
 
   /** A component record as read, its memo resolved against the app's settled runs. */
-  private static ComponentRecord component(ResultSet rs, SettledRuns runs) throws SQLException {
+  static ComponentRecord component(ResultSet rs, SettledRuns runs) throws SQLException {
     return new ComponentRecord(rs.getBytes(1), MemoStamp.resolve(rs.getBytes(2), runs),
         rs.getBytes(3), rs.getBytes(4), rs.getLong(5));
   }

@@ -6,8 +6,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -141,14 +143,34 @@ final class PostgresClaims {
   }
 
   /**
+   * Statements sent after a lease statement in its round trip, which run once it has ended (its
+   * locks held), in its implicit transaction, each with a snapshot of its own.
+   */
+  interface Then {
+    /** Their SQL, each statement after a {@code ;}. */
+    String sql();
+
+    /** Sets their parameters, from {@code at} on. */
+    void bind(PreparedStatement ps, int at) throws SQLException;
+
+    /** Reads their results, after the lease statement's ({@link Statement#getMoreResults}). */
+    void read(Statement ps) throws SQLException;
+  }
+
+  /**
    * Runs {@link #BATCH_LEASE_SQL} once on {@code leaseConnection}, taking over the claims of
-   * runs {@code seen} tells dead; adds to {@code granted} the components leased, and to {@code
-   * lookDead} those refused for a claim whose run looks dead now.
+   * runs {@code seen} tells dead, followed in its round trip by {@code then} (null: nothing);
+   * adds to {@code granted} the components leased, and to {@code lookDead} those refused for a
+   * claim whose run looks dead now, once {@code then} has read its results too. When {@code
+   * then} fails on the server, the implicit transaction it shares with the lease statement is
+   * rolled back, claims included, but the locks the lease statement took stay held (session
+   * locks are not transactional): the caller gives them back.
    */
   void leaseBatch(Connection leaseConnection, String app, byte[][] paths, Long[] keys,
-      RunStart run, RunsSeen seen, Set<ByteKey> granted, Set<ByteKey> lookDead)
+      RunStart run, RunsSeen seen, Set<ByteKey> granted, Set<ByteKey> lookDead, Then then)
       throws SQLException {
-    try (PreparedStatement ps = leaseConnection.prepareStatement(BATCH_LEASE_SQL)) {
+    String sql = then == null ? BATCH_LEASE_SQL : BATCH_LEASE_SQL + then.sql();
+    try (PreparedStatement ps = leaseConnection.prepareStatement(sql)) {
       ps.setLong(1, runs.lockKey(app, 0) >>> 32);
       ps.setArray(2, leaseConnection.createArrayOf("bytea", paths));
       ps.setArray(3, leaseConnection.createArrayOf("bigint", keys));
@@ -156,15 +178,27 @@ final class PostgresClaims {
       int next = setClaimant(ps, 5, run, seen);
       ps.setString(next, app);
       setClaimant(ps, next + 1, run);
-      try (ResultSet rs = ps.executeQuery()) {
+      if (then != null) {
+        then.bind(ps, next + 3);
+      }
+      // Read whole before the caller learns of any: a failure of then's fails them all.
+      Set<ByteKey> grantedHere = new HashSet<>();
+      Set<ByteKey> lookDeadHere = new HashSet<>();
+      ps.execute();
+      try (ResultSet rs = ps.getResultSet()) {
         while (rs.next()) {
           if (rs.getBoolean(2)) {
-            granted.add(ByteKey.of(rs.getBytes(1)));
+            grantedHere.add(ByteKey.of(rs.getBytes(1)));
           } else if (rs.getBoolean(4)) {
-            lookDead.add(ByteKey.of(rs.getBytes(1)));
+            lookDeadHere.add(ByteKey.of(rs.getBytes(1)));
           }
         }
       }
+      if (then != null) {
+        then.read(ps);
+      }
+      granted.addAll(grantedHere);
+      lookDead.addAll(lookDeadHere);
     }
   }
 

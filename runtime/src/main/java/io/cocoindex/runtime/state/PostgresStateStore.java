@@ -103,6 +103,8 @@ public final class PostgresStateStore extends JdbcStateStore {
   private String databaseName = "";
   /** See {@link #identity}. */
   private final String identity;
+  /** The read that follows a lease statement ({@link #leaseComponentsReading}). */
+  private final String leaseReadsSql;
 
   /**
    * Opens the store at a JDBC URL ({@code jdbc:postgresql://host:port/db?user=...}).
@@ -153,6 +155,7 @@ public final class PostgresStateStore extends JdbcStateStore {
       throw e;
     }
     this.identity = identity(writeConnection, databaseName, schemaName);
+    this.leaseReadsSql = PostgresLeaseReads.sql(tables);
     this.runs = new PostgresRuns(
         leaseConnections, schemaName, tables, this::inTransaction, this::read);
     this.claims = new PostgresClaims(runs);
@@ -169,12 +172,16 @@ public final class PostgresStateStore extends JdbcStateStore {
    * A lease session: its writes (claims, and their marks as they are given back) commit without
    * waiting for the server's WAL flush. A claim or mark a server crash loses costs a component
    * processed twice, no more, and that crash ends every worker's sessions and runs anyway; a
-   * flush per lease batch and per give-back would cost each round trip a disk sync.
+   * flush per lease batch and per give-back would cost each round trip a disk sync. It reads
+   * committed, whatever the server's default: the read that follows a lease statement in its
+   * round trip runs in its implicit transaction, and must not read the snapshot it took before
+   * its locks ({@link PostgresLeaseReads}).
    */
   private Connection leaseConnect() {
     Connection c = connect();
     try (Statement s = c.createStatement()) {
       s.execute("SET synchronous_commit TO OFF");
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
     } catch (SQLException e) {
       try {
         c.close();
@@ -565,7 +572,19 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths) {
-    return leaseComponents(app, componentPaths, true);
+    return leaseComponents(app, componentPaths, true, null, 0).leases();
+  }
+
+  /**
+   * As {@link #leaseComponents}, in the same round trip: the read follows the lease statement,
+   * a statement that starts once the locks are held ({@link PostgresLeaseReads}). A read that
+   * fails fails the batch, its leases given back and its claims undone with the read's
+   * transaction.
+   */
+  @Override
+  public LeaseBatch leaseComponentsReading(String app, List<byte[]> componentPaths,
+      boolean[] readRecords, long maxStates) {
+    return leaseComponents(app, componentPaths, true, readRecords, maxStates);
   }
 
   /**
@@ -575,11 +594,16 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> componentPaths) {
-    return leaseComponents(app, componentPaths, false);
+    return leaseComponents(app, componentPaths, false, null, 0).leases();
   }
 
-  private List<AutoCloseable> leaseComponents(String app, List<byte[]> componentPaths,
-      boolean takeOverTheDead) {
+  /**
+   * Leases {@code componentPaths}; reads the records of those granted that {@code readRecords}
+   * (null: none) asks for, and the states of some, up to {@code maxStates} by their records'
+   * counts, in the lease statements' round trips.
+   */
+  private LeaseBatch leaseComponents(String app, List<byte[]> componentPaths,
+      boolean takeOverTheDead, boolean[] readRecords, long maxStates) {
     int n = componentPaths.size();
     byte[][] paths = componentPaths.toArray(new byte[0][]);
     Long[] keys = new Long[n];
@@ -591,18 +615,21 @@ public final class PostgresStateStore extends JdbcStateStore {
       // Nothing it leases now will be committed: a claim would stand over another worker's
       // (one that finished the component in the round, say), and, left unmarked, have it taken
       // over as a dead run's once this run ends.
-      return Arrays.asList(new AutoCloseable[n]);
+      return new LeaseBatch(LeaseBatchReads.nulls(n), LeaseBatchReads.nulls(n),
+          LeaseBatchReads.nulls(n));
     }
     Connection leaseConnection =
         leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
     Set<ByteKey> granted = new HashSet<>();
     Set<ByteKey> lookDead = new HashSet<>();
+    List<PostgresLeaseReads> reads = new ArrayList<>();
     Long[] trying = keys;
     try {
       synchronized (leaseConnection) {
         // No run known dead at first: a read of the runs kept from earlier (endedRuns') may
         // predate a dropState, after which versions are allocated again from 1.
-        claims.leaseBatch(leaseConnection, app, paths, keys, run, null, granted, lookDead);
+        claims.leaseBatch(leaseConnection, app, paths, keys, run, null, granted, lookDead,
+            reads(app, paths, readRecords, run, maxStates, leaseConnection, reads));
         if (takeOverTheDead && !lookDead.isEmpty()) {
           // Claimed by runs that look dead now: read the runs (before the statement that takes
           // them over, whose snapshot then holds the end of any that gave its lock back) and try
@@ -610,15 +637,25 @@ public final class PostgresStateStore extends JdbcStateStore {
           RunsSeen seen = runs.read(app);
           List<byte[]> again = new ArrayList<>();
           List<Long> againKeys = new ArrayList<>();
+          boolean[] againRead = readRecords == null ? null : new boolean[lookDead.size()];
           for (int i = 0; i < n; i++) {
             if (lookDead.remove(ByteKey.of(paths[i]))) {
+              if (againRead != null) {
+                againRead[again.size()] = readRecords[i];
+              }
               again.add(paths[i]);
               againKeys.add(keys[i]);
             }
           }
           trying = againKeys.toArray(new Long[0]);
-          claims.leaseBatch(leaseConnection, app, again.toArray(new byte[0][]), trying, run, seen,
-              granted, lookDead);
+          byte[][] againPaths = again.toArray(new byte[0][]);
+          long statesLeft = maxStates;
+          for (PostgresLeaseReads r : reads) {
+            statesLeft -= r.statesRead();
+          }
+          claims.leaseBatch(leaseConnection, app, againPaths, trying, run, seen, granted,
+              lookDead, reads(app, againPaths, againRead, run, statesLeft, leaseConnection,
+                  reads));
         }
       }
     } catch (SQLException e) {
@@ -642,12 +679,55 @@ public final class PostgresStateStore extends JdbcStateStore {
       throw failure("take component leases", e);
     }
     List<AutoCloseable> leases = new ArrayList<>(n);
+    List<Optional<ComponentRecord>> records = LeaseBatchReads.nulls(n);
+    List<List<TrackedState>> states = LeaseBatchReads.nulls(n);
     for (int i = 0; i < n; i++) {
+      ByteKey path = ByteKey.of(paths[i]);
+      if (!granted.contains(path)) {
+        leases.add(null);
+        continue;
+      }
       // Advisory locks are re-entrant per session: each granted row holds one lock to give back.
-      leases.add(granted.contains(ByteKey.of(paths[i]))
-          ? releaser.lease(leaseConnection, keys[i], app, paths[i], run) : null);
+      leases.add(releaser.lease(leaseConnection, keys[i], app, paths[i], run));
+      if (readRecords != null && readRecords[i] && !reads.isEmpty()) {
+        // Each granted component was read by the statement that granted it.
+        ComponentRecord record = null;
+        List<TrackedState> owned = null;
+        for (PostgresLeaseReads r : reads) {
+          record = record != null ? record : r.records.get(path);
+          owned = owned != null ? owned : r.states.get(path);
+        }
+        records.set(i, Optional.ofNullable(record));
+        states.set(i, owned);
+      }
     }
-    return leases;
+    return new LeaseBatch(leases, records, states);
+  }
+
+  /**
+   * The read to follow a lease statement of {@code paths}, noted in {@code made}; null when
+   * none is asked for ({@code readRecords} null or all false) or no run claims.
+   */
+  private PostgresLeaseReads reads(String app, byte[][] paths, boolean[] readRecords,
+      RunStart run, long maxStates, Connection leaseConnection, List<PostgresLeaseReads> made)
+      throws SQLException {
+    if (readRecords == null || run == null) {
+      return null;
+    }
+    List<byte[]> asked = new ArrayList<>();
+    for (int i = 0; i < paths.length; i++) {
+      if (readRecords[i]) {
+        asked.add(paths[i]);
+      }
+    }
+    if (asked.isEmpty()) {
+      return null;
+    }
+    PostgresLeaseReads r = new PostgresLeaseReads(leaseReadsSql, app,
+        asked.toArray(new byte[0][]), run.version(), Math.max(0, maxStates),
+        tables.settledRuns(leaseConnection, app));
+    made.add(r);
+    return r;
   }
 
   private static void unlock(Connection leaseConnection, long key) throws SQLException {

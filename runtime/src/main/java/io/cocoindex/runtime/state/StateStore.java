@@ -80,6 +80,40 @@ public interface StateStore extends AutoCloseable {
     return leaseComponents(app, componentPaths);
   }
 
+  /**
+   * Background components leased together, with what was read of them once their leases were
+   * held ({@link #leaseComponentsReading}). Each list has one entry per path asked for, in order.
+   *
+   * @param leases the leases, as {@link #leaseComponents} returns them (null: refused)
+   * @param records the record of each component granted that asked for its own (empty when it
+   *     has none); null for the others, and for all when the read failed
+   * @param states the states owned by each component whose states were read (empty when it owns
+   *     none); null for the others, and for all when the read failed
+   */
+  record LeaseBatch(List<AutoCloseable> leases, List<Optional<ComponentRecord>> records,
+      List<List<TrackedState>> states) {}
+
+  /**
+   * Leases background components as {@link #leaseComponents} does, then reads the records of
+   * those granted that ask for them ({@link #componentsAt}) and the states some of them own
+   * ({@link #ownedByEach}): those of the components with the fewest states by their records
+   * (ties in the order asked), as many as their records' counts add up to at most {@code
+   * maxStates}. Read once the leases are held, a record is the one the component's commit would
+   * read: no other worker writes a component whose lease it does not hold, but for its memo. A
+   * store shared over the network reads them in the lease's round trip. A read that fails leaves
+   * the leases granted and what it was to read unread: each component reads its own.
+   *
+   * @param app the app's name
+   * @param componentPaths the components' encoded paths
+   * @param readRecords for each path, whether to read its component's record (and states)
+   * @param maxStates the most states to read, by the counts in the records
+   * @return the leases, and the records and states read
+   */
+  default LeaseBatch leaseComponentsReading(String app, List<byte[]> componentPaths,
+      boolean[] readRecords, long maxStates) {
+    return LeaseBatchReads.byParts(this, app, componentPaths, readRecords, maxStates);
+  }
+
 
   /**
    * Releases the leases taken before {@code failure}, whose caller gets no handle to them; a

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A lease batch reads the states of the components it granted that have a record, together,
- * for their commits to take once; up to about {@link LeaseBatcher#STATES_READ_PER_BATCH} states by
- * the counts in their records (held while their bodies run), the others reading their own.
+ * for their commits to take once; up to {@link LeaseBatcher#STATES_READ_PER_BATCH} states by the
+ * counts in their records, the fewest first (held while their bodies run), the others reading
+ * their own.
  */
 class LeaseBatcherStatesTest {
   private static final String APP = "app";
@@ -87,8 +88,8 @@ class LeaseBatcherStatesTest {
     }
     runQueued();
 
-    // One batch: the large one's states would pass the bound beside the small one's by one, the
-    // next one's reach it, and the new one has no record.
+    // One batch: the two with the fewest states reach the bound, the large one's would pass it,
+    // and the new one has no record.
     assertThat(statesReads).containsExactly(List.of(SMALL, FITS));
     assertThat(batcher.takeStates(SMALL)).singleElement()
         .satisfies(s -> assertThat(s.owner()).isEqualTo(SMALL.encoded()));

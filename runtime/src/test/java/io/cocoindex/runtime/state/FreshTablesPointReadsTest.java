@@ -96,7 +96,8 @@ class FreshTablesPointReadsTest {
 
   /**
    * Reads rows 0 and 1 each way the engine does (a component's record, its owned states, the
-   * states it declares, the rows a group commit locks, the claims it marks), and how many rows
+   * states it declares, both of the first after its lease, the rows a group commit locks, the
+   * claims it marks), and how many rows
    * of the three tables each fetched, where the connection is in a transaction.
    */
   private static Map<String, Long> readEach(Connection c, JdbcStateTables tables)
@@ -111,6 +112,18 @@ class FreshTablesPointReadsTest {
     before = fetched(c);
     assertThat(tables.ownedByAny(c, APP, List.of(component(1)))).hasSize(1);
     fetched.put("ownedByAny", fetched(c) - before);
+    before = fetched(c);
+    // The read after a lease statement, of the two components it granted (claimed for run 1).
+    PostgresLeaseReads leased = new PostgresLeaseReads(PostgresLeaseReads.sql(tables), APP,
+        new byte[][] {component(0), component(1)}, 1, 4_096, SettledRuns.NONE);
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1" + leased.sql())) {
+      leased.bind(ps, 1);
+      ps.execute();
+      leased.read(ps);
+    }
+    assertThat(leased.records).hasSize(2);
+    assertThat(leased.states).hasSize(2).allSatisfy((owner, owned) -> assertThat(owned).hasSize(1));
+    fetched.put("records and states read with a lease", fetched(c) - before);
     before = fetched(c);
     // Confirmations of 40 rows, read and locked in one query (2 exist, on the small tables).
     List<StateWrite> confirms = new ArrayList<>();

@@ -4,13 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.runtime.TestPostgres;
 import io.cocoindex.runtime.ThreadPerTask;
+import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.PostgresStateStore;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateWrite;
+import io.cocoindex.runtime.state.TrackedState;
 import io.cocoindex.runtime.threads.SharedThreads;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -435,6 +442,106 @@ class BatchLeaseTest {
         hold.commit();
         assertThat(lease.get(10, TimeUnit.SECONDS))
             .as("processed in the round by a run that ended").isNull();
+      }
+    }
+  }
+
+  /**
+   * A lease batch reads, in its round trip, the records of the components it granted that ask
+   * for theirs (one without a record reads as none), and the states of those with the fewest
+   * states by their records, as many as their counts add up to the bound: those of a component
+   * another worker holds neither count nor are read.
+   */
+  @Test
+  void aLeaseBatchReadsTheRecordsItGrantedAndTheStatesOfThoseWithTheFewest() throws Exception {
+    try (PostgresStateStore a = PostgresStateStore.open(url);
+        PostgresStateStore b = PostgresStateStore.open(url)) {
+      long version = a.nextVersion("app");
+      List<StateWrite> writes = new ArrayList<>();
+      Map<String, Integer> counts = Map.of("c1", 2, "c2", 1, "c3", 3, "c5", 1, "c6", 1);
+      counts.forEach((c, n) -> {
+        writes.add(new StateWrite.PutComponent(
+            new ComponentRecord(path(c), null, null, null, n), version));
+        for (int i = n; i > 0; i--) {
+          writes.add(new StateWrite.PutState(new TrackedState(path(c + "/s" + i), path(c),
+              List.of(new PossibleRecord(version, new byte[] {1})), 0, 0, 0, 0)));
+        }
+      });
+      a.write("app", writes).join();
+      b.nextVersion("app");
+      List<AutoCloseable> held = b.leaseComponents("app", List.of(path("c5")));
+      assertThat(granted(held)).isEqualTo(1);
+      a.nextVersion("app"); // a run that started after b's claim
+
+      List<String> names = List.of("c1", "c2", "c3", "c4", "c5", "c6");
+      List<byte[]> paths = names.stream().map(BatchLeaseTest::path).toList();
+      StateStore.LeaseBatch batch = a.leaseComponentsReading("app", paths,
+          new boolean[] {true, true, true, true, true, false}, 3);
+
+      assertThat(batch.leases()).extracting(l -> l != null)
+          .containsExactly(true, true, true, true, false, true);
+      assertThat(batch.records()).extracting(r -> r == null ? "not read"
+              : r.map(c -> String.valueOf(c.stateCount())).orElse("none"))
+          .containsExactly("2", "1", "3", "none", "not read", "not read");
+      // c2's one state and c1's two reach the bound; c5's, held by b, would have kept c1's out.
+      assertThat(batch.states()).extracting(s -> s == null ? null
+              : s.stream().map(t -> new String(t.path(), StandardCharsets.UTF_8)).toList())
+          .containsExactly(List.of("c1/s1", "c1/s2"), List.of("c2/s1"), null, null, null, null);
+      for (AutoCloseable l : batch.leases()) {
+        if (l != null) {
+          l.close();
+        }
+      }
+      held.get(0).close();
+    }
+  }
+
+  /**
+   * The records a lease batch reads in its round trip are read once its locks are held: a
+   * record written while its lease statement ran is read as written, on a server whose sessions
+   * default to serializable (one snapshot per transaction) too. Read in the lease statement, or
+   * in the snapshot it took (the statements of a round trip are one implicit transaction), the
+   * record would be the one before the write: a worker that wrote the component and gave its lock
+   * back between that snapshot and the lock would have been read as it was before. Here the
+   * statement is held by a lock on the claim's row, after its lock and snapshot were taken.
+   */
+  @Test
+  void aLeaseBatchReadsTheRecordWrittenWhileItsLeaseStatementRan() throws Exception {
+    String serializable = url + "&options=-c%20default_transaction_isolation%3Dserializable";
+    try (PostgresStateStore a = PostgresStateStore.open(serializable)) {
+      long version = a.nextVersion("app");
+      a.write("app", List.of(new StateWrite.PutComponent(
+          new ComponentRecord(path("c1"), null, null, null, 3), version))).join();
+      StateStore.LeaseBatch first = a.leaseComponentsReading("app", List.of(path("c1")),
+          new boolean[] {true}, 4_096);
+      assertThat(first.records().get(0)).get().extracting(ComponentRecord::stateCount)
+          .isEqualTo(3L);
+      first.leases().get(0).close();
+      a.nextVersion("app"); // waits for the lease to be given back; may take c1 again
+      try (Connection hold = DriverManager.getConnection(TestPostgres.inSchema(baseUrl, schema));
+          Connection writer =
+              DriverManager.getConnection(TestPostgres.inSchema(baseUrl, schema))) {
+        hold.setAutoCommit(false);
+        try (var lock = hold.prepareStatement(
+            "SELECT 1 FROM cocoindex_claim WHERE app = 'app' AND path = ? FOR UPDATE")) {
+          lock.setBytes(1, path("c1"));
+          lock.executeQuery().close();
+        }
+        CompletableFuture<StateStore.LeaseBatch> leasing = CompletableFuture.supplyAsync(
+            () -> a.leaseComponentsReading("app", List.of(path("c1")), new boolean[] {true},
+                4_096), ThreadPerTask.INSTANCE);
+        awaitALeaseStatementWaiting();
+        try (var write = writer.prepareStatement("UPDATE cocoindex_component SET state_count = 7"
+            + " WHERE app = 'app' AND path = ?")) {
+          write.setBytes(1, path("c1"));
+          assertThat(write.executeUpdate()).isEqualTo(1);
+        }
+        hold.commit();
+        StateStore.LeaseBatch second = leasing.get(10, TimeUnit.SECONDS);
+        assertThat(second.leases().get(0)).isNotNull();
+        assertThat(second.records().get(0)).get().extracting(ComponentRecord::stateCount)
+            .as("the record as written while the lease statement ran").isEqualTo(7L);
+        second.leases().get(0).close();
       }
     }
   }
