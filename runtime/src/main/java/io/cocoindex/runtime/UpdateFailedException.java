@@ -1,6 +1,10 @@
 package io.cocoindex.runtime;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Some components failed in a run, or its end-of-run deletions were refused ({@link
@@ -27,8 +31,15 @@ public final class UpdateFailedException extends RuntimeException {
     super(message(what, failures), failures.isEmpty() ? null : failures.get(0).error());
     this.failures = List.copyOf(failures);
     this.stats = stats;
+    Set<Throwable> attached = Collections.newSetFromMap(new IdentityHashMap<>());
+    if (!failures.isEmpty()) {
+      attached.add(failures.get(0).error());
+    }
     for (int i = 1; i < failures.size() && i < 10; i++) {
-      addSuppressed(failures.get(i).error());
+      Throwable error = failures.get(i).error();
+      if (attached.add(error)) { // a let-through error is the cause or suppressed once
+        addSuppressed(error);
+      }
     }
   }
 
@@ -43,15 +54,31 @@ public final class UpdateFailedException extends RuntimeException {
     if (refused > 0) {
       sb.append(failed > 0 ? "; " : "").append("its end-of-run deletions were refused");
     }
+    // A foreground child's error that its parent's body let through fails the parent with the
+    // same error, and so on up: its message is given once, with the deepest of them, where it
+    // came from.
+    Map<Throwable, String> origin = new IdentityHashMap<>();
+    for (ComponentFailure f : failures) {
+      origin.merge(f.error(), f.component(), (a, b) -> b.length() > a.length() ? b : a);
+    }
     int shown = 0;
     for (ComponentFailure f : failures) {
       if (shown++ == 5) {
         sb.append("\n  ...");
         break;
       }
-      sb.append("\n  ").append(f.component()).append(": ").append(f.error().getMessage());
+      String from = origin.get(f.error());
+      sb.append("\n  ").append(f.component()).append(": ").append(below(from, f.component())
+          ? "the error of " + from + ", which its body let through"
+          : f.error().getMessage());
     }
     return sb.toString();
+  }
+
+  /** Whether the component printed {@code path} is below the one printed {@code ancestor}. */
+  private static boolean below(String path, String ancestor) {
+    return !path.equals(ancestor)
+        && path.startsWith(ancestor.equals("/") ? "/" : ancestor + "/");
   }
 
   /**
