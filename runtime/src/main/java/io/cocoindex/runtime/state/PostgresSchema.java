@@ -126,7 +126,8 @@ final class PostgresSchema {
       if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
         throw new StateStoreException("the PostgreSQL state store " + description
             + " lacks " + String.join(", ", lacking) + ", and the connection's role may not"
-            + " make them (" + e.getMessage() + "): open the store once with a role that may"
+            + " make them (" + e.getMessage().lines().findFirst().orElse("")
+            + "): open the store once with a role that may"
             + " create tables in its schema (the database's owner, say); after that, SELECT,"
             + " INSERT, UPDATE and DELETE on the cocoindex_* tables are all a worker's role"
             + " needs", e);
