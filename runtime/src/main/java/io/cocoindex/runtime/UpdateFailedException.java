@@ -20,8 +20,9 @@ public final class UpdateFailedException extends RuntimeException {
   private final UpdateStats stats;
 
   /**
-   * A failure of the run {@code what}; the first component's error is its cause, the next nine
-   * are suppressed by it.
+   * A failure of the run {@code what}; the first component's error is its cause, the errors of
+   * the next nine are suppressed by it, each error once (one that parents' bodies let through
+   * fails each of them with the same error).
    *
    * @param what the run that failed, for the message ({@code "update of app 'docs'"})
    * @param failures the components that failed, in the order met
