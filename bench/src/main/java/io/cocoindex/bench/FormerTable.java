@@ -22,10 +22,6 @@ import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -36,6 +32,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * A table whose rows the sweep forgets: table {@code docs}, a container, with {@code components}
@@ -119,7 +116,7 @@ public final class FormerTable {
     String schema = postgres == null ? null
         : "former_" + ProcessHandle.current().pid() + "_" + round;
     if (schema != null) {
-      sql(postgres, "CREATE SCHEMA " + schema);
+      Sql.execute(postgres, "CREATE SCHEMA " + schema);
     }
     boolean[] withChildren = {true};
     StateStore store = null;
@@ -141,7 +138,7 @@ public final class FormerTable {
         long coldNanos = System.nanoTime() - start;
         withChildren[0] = false;
         if (postgres != null) {
-          sql(postgres, "SELECT 'former-table:begin'");
+          Sql.execute(postgres, "SELECT 'former-table:begin'");
         }
         if (timed != null) {
           timed.totals.clear();
@@ -153,7 +150,7 @@ public final class FormerTable {
           System.out.println("  store calls in the forgetting run: " + timed.report());
         }
         if (postgres != null) {
-          sql(postgres, "SELECT 'former-table:end'");
+          Sql.execute(postgres, "SELECT 'former-table:end'");
         }
         long tracked = app.status().providers().values().stream().mapToLong(List::size).sum();
         System.out.printf(Locale.ROOT, "round %d: create %,d states %.0f ms, forget them %.0f ms"
@@ -167,7 +164,7 @@ public final class FormerTable {
       }
       EngineWorkloads.deleteTree(dir);
       if (schema != null) {
-        sql(postgres, "DROP SCHEMA " + schema + " CASCADE");
+        Sql.execute(postgres, "DROP SCHEMA " + schema + " CASCADE");
       }
     }
   }
@@ -200,12 +197,19 @@ public final class FormerTable {
       return out.toString();
     }
 
+    /** {@code call}'s result, its time added to {@code what}'s with {@code items} items. */
+    private <T> T timed(String what, long items, Supplier<T> call) {
+      long start = System.nanoTime();
+      T result = call.get();
+      add(what, items, System.nanoTime() - start);
+      return result;
+    }
+
     @Override
     public List<AutoCloseable> leaseStates(String app, List<byte[]> statePaths) {
-      long start = System.nanoTime();
-      List<AutoCloseable> leases = super.leaseStates(app, statePaths);
-      add("leaseStates", statePaths.size(), System.nanoTime() - start);
-      List<AutoCloseable> out = new java.util.ArrayList<>(leases.size());
+      List<AutoCloseable> leases = timed("leaseStates", statePaths.size(),
+          () -> super.leaseStates(app, statePaths));
+      List<AutoCloseable> out = new ArrayList<>(leases.size());
       for (AutoCloseable l : leases) {
         out.add(() -> {
           long s = System.nanoTime();
@@ -218,26 +222,19 @@ public final class FormerTable {
 
     @Override
     public List<TrackedState> getAll(String app, Collection<byte[]> paths) {
-      long start = System.nanoTime();
-      List<TrackedState> rows = super.getAll(app, paths);
-      add("getAll", paths.size(), System.nanoTime() - start);
-      return rows;
+      return timed("getAll", paths.size(), () -> super.getAll(app, paths));
     }
 
     @Override
     public List<List<TrackedState>> ownedByEach(String app, List<byte[]> componentPaths) {
-      long start = System.nanoTime();
-      List<List<TrackedState>> rows = super.ownedByEach(app, componentPaths);
-      add("ownedByEach", componentPaths.size(), System.nanoTime() - start);
-      return rows;
+      return timed("ownedByEach", componentPaths.size(),
+          () -> super.ownedByEach(app, componentPaths));
     }
 
     @Override
     public List<AutoCloseable> leaseComponentsToSweep(String app, List<byte[]> paths) {
-      long start = System.nanoTime();
-      List<AutoCloseable> leases = super.leaseComponentsToSweep(app, paths);
-      add("leaseComponentsToSweep", paths.size(), System.nanoTime() - start);
-      return leases;
+      return timed("leaseComponentsToSweep", paths.size(),
+          () -> super.leaseComponentsToSweep(app, paths));
     }
 
     @Override
@@ -273,12 +270,6 @@ public final class FormerTable {
           }
         }
       });
-    }
-  }
-
-  private static void sql(String url, String statement) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute(statement);
     }
   }
 }

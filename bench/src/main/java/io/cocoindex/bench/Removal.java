@@ -8,10 +8,7 @@ import io.cocoindex.samples.sqlite.SqliteDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -57,7 +54,7 @@ public final class Removal {
       String schema = postgres == null ? null
           : "removal_" + ProcessHandle.current().pid() + "_" + round;
       if (schema != null) {
-        sql(postgres, "CREATE SCHEMA " + schema);
+        Sql.execute(postgres, "CREATE SCHEMA " + schema);
       }
       try (StateStore store = schema == null ? null
           : PostgresStateStore.open(postgres + (postgres.contains("?") ? "&" : "?")
@@ -81,7 +78,7 @@ public final class Removal {
       } finally {
         EngineWorkloads.deleteTree(dir);
         if (schema != null) {
-          sql(postgres, "DROP SCHEMA " + schema + " CASCADE");
+          Sql.execute(postgres, "DROP SCHEMA " + schema + " CASCADE");
         }
       }
     }
@@ -104,12 +101,6 @@ public final class Removal {
         App app = App.create("bench", env.provide(EngineBench.DB, db).build(),
             EngineBench.main(data, false))) {
       return (drop ? app.dropState() : app.update()).total().changed();
-    }
-  }
-
-  private static void sql(String url, String statement) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute(statement);
     }
   }
 }

@@ -13,9 +13,6 @@ import io.cocoindex.runtime.state.SqliteStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -49,12 +46,12 @@ public final class SubtreeReads {
     }
     if (postgres != null) {
       String schema = "subtree_" + ProcessHandle.current().pid();
-      sql(postgres, "CREATE SCHEMA " + schema);
+      Sql.execute(postgres, "CREATE SCHEMA " + schema);
       try (StateStore pg = PostgresStateStore.open(postgres
           + (postgres.contains("?") ? "&" : "?") + "currentSchema=" + schema)) {
         measure("postgresql", pg, components, rows, rounds);
       } finally {
-        sql(postgres, "DROP SCHEMA " + schema + " CASCADE");
+        Sql.execute(postgres, "DROP SCHEMA " + schema + " CASCADE");
       }
     }
   }
@@ -123,11 +120,5 @@ public final class SubtreeReads {
     long[] sorted = values.clone();
     Arrays.sort(sorted);
     return sorted[sorted.length / 2];
-  }
-
-  private static void sql(String url, String statement) throws Exception {
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute(statement);
-    }
   }
 }

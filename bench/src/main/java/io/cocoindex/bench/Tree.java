@@ -85,7 +85,7 @@ public final class Tree {
     Path dir = Files.createTempDirectory("cocoindex-tree");
     String schema = postgres == null ? null : "tree_" + ProcessHandle.current().pid();
     if (schema != null) {
-      sql(postgres, "CREATE SCHEMA " + schema);
+      Sql.execute(postgres, "CREATE SCHEMA " + schema);
     }
     System.out.printf(Locale.ROOT, "shape %s (%,d states), memo levels %s, %s, -Xmx%dm%n",
         rest.get(0), states, memoLevels, postgres == null ? "embedded store" : "PostgreSQL",
@@ -133,7 +133,7 @@ public final class Tree {
       }
       EngineWorkloads.deleteTree(dir);
       if (schema != null) {
-        sql(postgres, "DROP SCHEMA " + schema + " CASCADE");
+        Sql.execute(postgres, "DROP SCHEMA " + schema + " CASCADE");
       }
     }
   }
@@ -279,11 +279,5 @@ public final class Tree {
       sum += Math.max(0, gc.getCollectionTime());
     }
     return sum;
-  }
-
-  private static void sql(String url, String statement) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute(statement);
-    }
   }
 }
