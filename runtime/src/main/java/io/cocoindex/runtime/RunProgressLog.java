@@ -48,8 +48,7 @@ final class RunProgressLog implements AutoCloseable {
     if (periodMillis == 0 || !log.isInfoEnabled()) {
       return NONE;
     }
-    String what = mode == RunMode.UPDATE ? "update" : mode == RunMode.PREVIEW ? "preview"
-        : "drop";
+    String what = mode.name().toLowerCase(Locale.ROOT); // "update", "preview", "drop"
     return new RunProgressLog(SharedThreads.repeat(periodMillis, () -> {
       Duration elapsed = Duration.ofNanos(System.nanoTime() - run.startNanos);
       RunProgress p = run.stats.progress();
