@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -83,12 +84,29 @@ final class FreshJavac {
     for (Class<?> c : List.of(CocoIndexProcessor.class, RootTarget.class, ReplayProcessor.class)) {
       locations.add(ProcessorBench.location(c));
     }
+    unrelocatedJavaPoet().ifPresent(locations::add);
     if (locations.size() > 1) {
       return locations.stream().map(Path::toString)
           .collect(Collectors.joining(File.pathSeparator));
     }
     copyProcessorClasses(locations.iterator().next(), dir);
     return dir.toString();
+  }
+
+  /**
+   * JavaPoet's jar when the processor runs from its class directory ({@code mvn test}, before
+   * the processor's jar relocates JavaPoet into itself): those classes still name JavaPoet's own
+   * packages, which the processor path must then hold too.
+   */
+  private static Optional<Path> unrelocatedJavaPoet() {
+    if (!Files.isDirectory(ProcessorBench.location(CocoIndexProcessor.class))) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(ProcessorBench.location(Class.forName("com.palantir.javapoet.TypeName")));
+    } catch (ClassNotFoundException e) {
+      return Optional.empty();
+    }
   }
 
   /** Copies the processor's, the API's and the stand-in's class files out of {@code jar}. */
