@@ -50,14 +50,13 @@ public final class App implements AutoCloseable {
   private final Environment env;
   private final Consumer<Ctx> main;
   private final StateStore store;
-  private final ComponentPool componentPool;
+  /**
+   * The pool its components run on; a new one takes a worn one's place at a run's start ({@link
+   * #poolForRun}).
+   */
+  private volatile ComponentPool componentPool;
   /** Whether {@link #componentPool} is shared with the other apps of this name and store. */
   private final boolean sharesPool;
-  /**
-   * The store as the shared pools tell stores apart: its {@link StateStore#identity}, so that an
-   * app reopened on the embedded store's file finds its pool.
-   */
-  private final String poolStore;
   private final Executor sinkExecutor;
   /** Guards {@code closed}, {@code running} and the release's flags. */
   private final Object lifecycle = new Object();
@@ -91,9 +90,10 @@ public final class App implements AutoCloseable {
     // store shared by workers, several apps of one name may run at once (a worker each): each
     // has its own pool.
     this.sharesPool = store.exclusiveWhileLocked();
-    this.poolStore = store.identity();
+    // The store as the shared pools tell stores apart (StateStore#identity), so that an app
+    // reopened on the embedded store's file finds its pool.
     this.componentPool = sharesPool
-        ? SharedThreads.acquireComponentPool(name, poolStore, env.parallelism())
+        ? SharedThreads.acquireComponentPool(name, store.identity(), env.parallelism())
         : SharedThreads.newComponentPool(name, env.parallelism());
     this.sinkExecutor = sinkThreads("cocoindex-" + name + "-sink");
   }
@@ -436,7 +436,37 @@ public final class App implements AutoCloseable {
   private Run newRun(RunMode mode, boolean fullReprocess) {
     long version = mode == RunMode.PREVIEW ? Long.MAX_VALUE : store.nextVersion(name);
     return new Run(name, mode, fullReprocess, version, store, env.codecs(),
-        new SinkBatcher(sinkExecutor), componentPool, env.context(), env.listeners());
+        new SinkBatcher(sinkExecutor), poolForRun(), env.context(), env.listeners());
+  }
+
+  /**
+   * The component pool for a run about to start: the app's, or a new one in its place once it is
+   * {@link ComponentPool#worn} (on JDK 17 before 17.0.17 a pool kept for long enough stops
+   * waking its workers, and runs hang). Renewed only while no other operation of this app is
+   * under way, which might be using it; the worn pool's own app lets it go (an own one is shut
+   * down: its idle workers end, and a task of a stopped run still on it finishes).
+   */
+  private ComponentPool poolForRun() {
+    ComponentPool pool = componentPool;
+    if (!pool.worn() || onPoolWorker()) {
+      return pool;
+    }
+    synchronized (lifecycle) {
+      if (running.size() > 1) {
+        return pool; // renewed at a later run
+      }
+      ComponentPool renewed;
+      if (sharesPool) {
+        renewed = SharedThreads.renewComponentPool(pool);
+      } else {
+        renewed = SharedThreads.newComponentPool(name, env.parallelism());
+        pool.shutdown();
+      }
+      componentPool = renewed;
+      log.debug("app '{}' runs on a new component pool: the last one had started its share of"
+          + " workers", name);
+      return renewed;
+    }
   }
 
   private UpdateStats finish(Run run, String what) {
@@ -557,7 +587,7 @@ public final class App implements AutoCloseable {
       }
     }
     if (sharesPool) {
-      SharedThreads.releaseComponentPool(name, poolStore, env.parallelism());
+      SharedThreads.releaseComponentPool(componentPool);
     }
     env.releaseStore();
   }

@@ -32,20 +32,63 @@ public final class ComponentPool extends ForkJoinPool {
   /** The level of a stage that starts no component's body. */
   private static final int NOT_A_BODY = -1;
 
+  /**
+   * How many workers a pool starts before it is {@link #worn}, unless the system property {@value
+   * #RENEW_AFTER_PROPERTY} says otherwise: far below the about 32,000 idle workers' ends that
+   * stall a pool on the JDKs {@link #worn} names, and a new pool for an app every few thousand
+   * runs at most.
+   */
+  static final int RENEW_AFTER_WORKERS = 10_000;
+  /** The system property that sets {@link #RENEW_AFTER_WORKERS} (tests make it small). */
+  static final String RENEW_AFTER_PROPERTY = "cocoindex.componentPool.renewAfterWorkers";
+
   private final Set<Consumer<Throwable>> watchers = ConcurrentHashMap.newKeySet();
   /** The last throwable a task threw past itself, or null. */
   private volatile Throwable lost;
+  /** The workers this pool has started, spares and those started again after an idle end. */
+  private final AtomicInteger workersStarted;
+  private final int renewAfterWorkers;
+  /** The name of the app it was made for. */
+  final String app;
 
   ComponentPool(String app, int parallelism) {
+    this(app, parallelism, new AtomicInteger());
+  }
+
+  private ComponentPool(String app, int parallelism, AtomicInteger workersStarted) {
     // As the four-argument constructor, with SharedThreads' keep-alive and a handler that hears
     // of each task that throws past itself.
-    super(parallelism, workerFactory(app), ComponentPool::uncaught, false, 0, 0x7fff, 1, null,
-        SharedThreads.KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+    super(parallelism, workerFactory(app, workersStarted), ComponentPool::uncaught, false, 0,
+        0x7fff, 1, null, SharedThreads.KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+    this.workersStarted = workersStarted;
+    this.app = app;
+    this.renewAfterWorkers = Math.max(1, Integer.getInteger(RENEW_AFTER_PROPERTY,
+        RENEW_AFTER_WORKERS));
+  }
+
+  /**
+   * Whether this pool has started so many workers that an app should take a new one for its next
+   * run (and leave this one to end once no app uses it).
+   *
+   * <p>On JDK 17 before 17.0.17 (JDK-8351933, reported as JDK-8330017), each time a worker of a
+   * pool with all its workers started ends after its keep-alive without work, the pool's count
+   * of active workers drops by one more than it should. After about 32,000 such ends the count
+   * wraps around, and the pool believes every worker busy: it never wakes one again, and a run
+   * submitting to it waits for good. A pool that an app keeps for its whole life and that goes
+   * idle between runs loses a count per run or so: weeks of runs a minute apart. On 17.0.15,
+   * two-worker pools whose workers were made to start and end over and over stopped running
+   * tasks after 32,857 rounds; on JDK 25 the count stayed right. Every such end is a worker
+   * the pool started, so a pool renewed before it has started {@link #RENEW_AFTER_WORKERS}
+   * workers never gets near the wrap, whatever the JDK.
+   *
+   * @return true once this pool has started its share of workers
+   */
+  public boolean worn() {
+    return workersStarted.get() >= renewAfterWorkers;
   }
 
   /** Daemon workers named {@code cocoindex-<app>-component-N}, numbered as they start. */
-  private static ForkJoinWorkerThreadFactory workerFactory(String app) {
-    AtomicInteger workers = new AtomicInteger();
+  private static ForkJoinWorkerThreadFactory workerFactory(String app, AtomicInteger workers) {
     return pool -> {
       ForkJoinWorkerThread t = defaultForkJoinWorkerThreadFactory.newThread(pool);
       t.setName("cocoindex-" + app + "-component-" + workers.incrementAndGet());

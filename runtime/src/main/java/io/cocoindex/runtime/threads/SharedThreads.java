@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.threads;
 
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -81,22 +82,30 @@ public final class SharedThreads {
   public static final int IDLE_POOLS_KEPT = 16;
 
   /**
-   * Component pools by app name, store and parallelism, least recently used first; guarded by
-   * itself.
-   * A process that opens apps of ever new names keeps only {@link #IDLE_POOLS_KEPT} of those no
-   * app uses.
+   * The current component pool of each app name, store and parallelism, least recently used
+   * first; guarded by itself. A process that opens apps of ever new names keeps only {@link
+   * #IDLE_POOLS_KEPT} of those no app uses.
    */
   private static final Map<PoolKey, SharedPool> COMPONENT_POOLS =
       new LinkedHashMap<>(16, 0.75f, true);
+  /**
+   * Every pool given out and not shut down, current or retired ({@link #renewComponentPool}), by
+   * identity; guarded by {@link #COMPONENT_POOLS}.
+   */
+  private static final Map<ComponentPool, SharedPool> GIVEN = new IdentityHashMap<>();
 
   private record PoolKey(String app, String store, int parallelism) {}
 
   /** A shared component pool and how many open apps use it. */
   private static final class SharedPool {
+    final PoolKey key;
     final ComponentPool pool;
     int users;
+    /** No longer given to apps: shut down once the last app using it lets it go. */
+    boolean retired;
 
-    SharedPool(ComponentPool pool) {
+    SharedPool(PoolKey key, ComponentPool pool) {
+      this.key = key;
       this.pool = pool;
     }
   }
@@ -109,8 +118,9 @@ public final class SharedThreads {
    * updates): one pool, which an app of that name opened for each update finds with its workers
    * started, and which apps of other names, or of that name on another store (another tenant's,
    * updating meanwhile), never share. Once it is idle, a worker ends every {@value
-   * #KEEP_ALIVE_SECONDS} seconds. Each call must be matched by {@link #releaseComponentPool} when
-   * the app is done.
+   * #KEEP_ALIVE_SECONDS} seconds. A pool that is {@link ComponentPool#worn} is retired for a new
+   * one. Each call must be matched by {@link #releaseComponentPool} (or {@link
+   * #renewComponentPool}) when the app is done with the pool.
    *
    * @param app the app's name
    * @param store what tells the store apart from others ({@link
@@ -125,12 +135,17 @@ public final class SharedThreads {
       if (shared != null && shared.users == 0 && shared.pool.lostATask()) {
         // A task was lost in an earlier run: another of that run's may still hold a worker,
         // waiting for a future the lost one was to complete. The next app starts afresh.
-        shared.pool.shutdown();
+        retire(shared);
+        shared = null;
+      }
+      if (shared != null && shared.pool.worn()) {
+        retire(shared); // the apps still using it keep it until they renew or close
         shared = null;
       }
       if (shared == null) {
-        shared = new SharedPool(newComponentPool(app, parallelism));
+        shared = new SharedPool(key, newComponentPool(app, parallelism));
         COMPONENT_POOLS.put(key, shared);
+        GIVEN.put(shared.pool, shared);
       }
       shared.users++;
       return shared.pool;
@@ -138,23 +153,27 @@ public final class SharedThreads {
   }
 
   /**
-   * An app is done with the pool {@link #acquireComponentPool} gave it. The pool is kept for the
+   * An app is done with a pool {@link #acquireComponentPool} gave it. The pool is kept for the
    * next app of its name, unless more than {@link #IDLE_POOLS_KEPT} pools are unused: then the
-   * least recently used of them are shut down (their idle workers end) and forgotten.
+   * least recently used of them are shut down (their idle workers end) and forgotten. A retired
+   * pool is shut down once no app uses it.
    *
-   * @param app the app's name, as given to {@link #acquireComponentPool}
-   * @param store the store's identity, as given to {@link #acquireComponentPool}
-   * @param parallelism the pool's number of workers, as given to {@link #acquireComponentPool}
-   * @throws IllegalStateException if no app holds a pool acquired with these arguments
+   * @param pool the pool the app was given
+   * @throws IllegalStateException if no app holds {@code pool}
    */
-  public static void releaseComponentPool(String app, String store, int parallelism) {
+  public static void releaseComponentPool(ComponentPool pool) {
     synchronized (COMPONENT_POOLS) {
-      SharedPool shared = COMPONENT_POOLS.get(new PoolKey(app, store, parallelism));
+      SharedPool shared = GIVEN.get(pool);
       if (shared == null || shared.users == 0) {
-        throw new IllegalStateException("no app named '" + app + "' on store " + store
-            + " holds a component pool");
+        throw notHeld(pool);
       }
       shared.users--;
+      if (shared.retired) {
+        if (shared.users == 0) {
+          shutDown(shared);
+        }
+        return;
+      }
       int idle = 0;
       for (SharedPool p : COMPONENT_POOLS.values()) {
         idle += p.users == 0 ? 1 : 0;
@@ -163,12 +182,50 @@ public final class SharedThreads {
           idle > IDLE_POOLS_KEPT && it.hasNext(); ) {
         SharedPool p = it.next();
         if (p.users == 0) {
-          p.pool.shutdown();
           it.remove();
+          shutDown(p);
           idle--;
         }
       }
     }
+  }
+
+  /**
+   * Lets {@code worn} go ({@link #releaseComponentPool}) and returns the current pool of its
+   * apps, a new one if {@code worn} was still current ({@link ComponentPool#worn}).
+   *
+   * @param worn a pool an app holds, to be renewed
+   * @return the pool the app uses from now on, to be released in its turn
+   * @throws IllegalStateException if no app holds {@code worn}
+   */
+  public static ComponentPool renewComponentPool(ComponentPool worn) {
+    synchronized (COMPONENT_POOLS) {
+      SharedPool shared = GIVEN.get(worn);
+      if (shared == null) {
+        throw notHeld(worn);
+      }
+      PoolKey key = shared.key;
+      releaseComponentPool(worn);
+      return acquireComponentPool(key.app(), key.store(), key.parallelism());
+    }
+  }
+
+  private static IllegalStateException notHeld(ComponentPool pool) {
+    return new IllegalStateException("no app named '" + pool.app + "' holds this component pool");
+  }
+
+  /** No app gets {@code shared} from now on; shut down now if none uses it. */
+  private static void retire(SharedPool shared) {
+    COMPONENT_POOLS.remove(shared.key);
+    shared.retired = true;
+    if (shared.users == 0) {
+      shutDown(shared);
+    }
+  }
+
+  private static void shutDown(SharedPool shared) {
+    shared.pool.shutdown();
+    GIVEN.remove(shared.pool);
   }
 
   /**

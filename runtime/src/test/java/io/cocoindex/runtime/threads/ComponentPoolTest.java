@@ -97,4 +97,43 @@ class ComponentPoolTest {
     assertThat(told.await(300, TimeUnit.MILLISECONDS)).isFalse();
     assertThat(heard).isEmpty();
   }
+
+  @Test
+  void aPoolIsWornOnceItHasStartedItsShareOfWorkers() throws Exception {
+    System.setProperty(ComponentPool.RENEW_AFTER_PROPERTY, "3");
+    ComponentPool small;
+    try {
+      small = SharedThreads.newComponentPool("pool-test-small", 3);
+    } finally {
+      System.clearProperty(ComponentPool.RENEW_AFTER_PROPERTY);
+    }
+    try {
+      startWorkers(small, 1);
+      assertThat(small.worn()).as("fewer workers than three").isFalse();
+      startWorkers(small, 3);
+      assertThat(small.worn()).isTrue();
+    } finally {
+      small.shutdownNow();
+    }
+    startWorkers(pool, 2);
+    assertThat(pool.worn()).as("two workers of " + ComponentPool.RENEW_AFTER_WORKERS).isFalse();
+  }
+
+  /** Runs {@code n} tasks on {@code pool} that each wait until all have started. */
+  static void startWorkers(ComponentPool pool, int n) throws InterruptedException {
+    CountDownLatch started = new CountDownLatch(n);
+    CountDownLatch done = new CountDownLatch(n);
+    for (int i = 0; i < n; i++) {
+      pool.execute(() -> {
+        started.countDown();
+        try {
+          started.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        done.countDown();
+      });
+    }
+    assertThat(done.await(10, TimeUnit.SECONDS)).as(n + " tasks running at once").isTrue();
+  }
 }
