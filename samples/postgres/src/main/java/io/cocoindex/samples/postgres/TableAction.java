@@ -10,8 +10,8 @@ import java.util.List;
  * @param database the name of the database's {@code ContextKey}
  * @param schema the schema
  * @param table the table name
- * @param columns the declared columns (empty for a drop)
- * @param primaryKey the primary-key column names (empty for a drop)
+ * @param columns the declared columns (empty for a drop or a release)
+ * @param primaryKey the primary-key column names (empty for a drop or a release)
  * @param changes the DDL steps, in order; empty when the table is as declared
  * @param managedBy who owns the table (null in actions of earlier versions: the system)
  * @param declaredUnder for a drop: the other database keys under which a table of this schema

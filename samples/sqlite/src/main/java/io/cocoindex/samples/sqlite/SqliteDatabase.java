@@ -92,14 +92,16 @@ public final class SqliteDatabase implements AutoCloseable {
   }
 
   /**
-   * Work done in one transaction.
+   * Work done on the database's connection: in one transaction ({@link #inTransaction}), or
+   * reads ({@link #read}).
    *
    * @param <T> the type of the work's result
    */
   @FunctionalInterface
   public interface Work<T> {
     /**
-     * Does the work on {@code c}, inside the transaction.
+     * Does the work on {@code c}: inside the transaction for {@link #inTransaction}, outside any
+     * for {@link #read}.
      *
      * @param c the database's connection, in the driver's auto-commit mode: {@link
      *     #inTransaction} begins and ends its transaction around the work as SQL, so do not
