@@ -17,7 +17,17 @@ import java.util.Objects;
  */
 @TargetValue
 public record IndexSpec(@Key String name, List<String> columns, boolean unique, String method) {
-  /** Checks every name, so a malicious one fails at declaration. */
+  /**
+   * Checks every name, so a malicious one fails at declaration.
+   *
+   * @param name the index name, a plain identifier
+   * @param columns the indexed columns, in order, at least one; copied
+   * @param unique a unique index
+   * @param method the access method, a plain identifier; null for {@code btree}
+   * @throws IllegalArgumentException naming it when a name or the method is not a plain
+   *     identifier, or there is no column
+   * @throws NullPointerException when {@code columns} is null or holds a null
+   */
   public IndexSpec {
     SqlNames.identifier("index", name);
     columns = List.copyOf(Objects.requireNonNull(columns, "columns"));
@@ -28,7 +38,14 @@ public record IndexSpec(@Key String name, List<String> columns, boolean unique, 
     method = SqlNames.identifier("access method of index " + name, method == null ? "btree" : method);
   }
 
-  /** A non-unique B-tree index. */
+  /**
+   * A non-unique B-tree index.
+   *
+   * @param name the index name, unique among its table's indexes
+   * @param columns the indexed columns, in order, at least one
+   * @return the spec of that index
+   * @throws IllegalArgumentException as the constructor
+   */
   public static IndexSpec btree(String name, String... columns) {
     return new IndexSpec(name, List.of(columns), false, "btree");
   }

@@ -20,6 +20,14 @@ import java.util.TreeMap;
  */
 @TargetValue
 public record Row(@Key StableKey key, Map<String, SqlValue> values) {
+  /**
+   * Copies the values into a map sorted by column name. The key is not checked against them:
+   * build rows with {@link #of(TableSpec, Map)} or {@link TableSchema#row}.
+   *
+   * @param key the primary-key values as a key
+   * @param values the column values by name; copied
+   * @throws NullPointerException when {@code key} or {@code values} is null
+   */
   public Row {
     Objects.requireNonNull(key, "key");
     values = new TreeMap<>(Objects.requireNonNull(values, "values"));
@@ -28,6 +36,12 @@ public record Row(@Key StableKey key, Map<String, SqlValue> values) {
   /**
    * A row of this table, keyed by its primary-key values in the form the column types compare
    * them; fails naming the column when a key value is missing or null.
+   *
+   * @param table the table the row belongs to, whose column types give the key's form
+   * @param values the column values by name; a column left out is written as {@code NULL}
+   * @return the row, keyed by its primary-key values in canonical form
+   * @throws IllegalArgumentException naming the column when a primary-key value is missing or
+   *     null
    */
   public static Row of(TableSpec table, Map<String, SqlValue> values) {
     return new Row(
@@ -42,6 +56,13 @@ public record Row(@Key StableKey key, Map<String, SqlValue> values) {
    * form (a text {@code '1'} in a {@code bigint} key, {@code 1.0} in a {@code numeric} one); {@link
    * #of(TableSpec, Map)} keys it right. Fails naming the column when a key value is missing or
    * null.
+   *
+   * @param what the table, as errors name it ({@code "table public.docs"})
+   * @param primaryKey the primary-key column names, in key order
+   * @param values the column values by name; a column left out is written as {@code NULL}
+   * @return the row, keyed by its primary-key values as given
+   * @throws IllegalArgumentException naming the column when a primary-key value is missing or
+   *     null
    */
   public static Row of(String what, List<String> primaryKey, Map<String, SqlValue> values) {
     return new Row(keyOf(what, primaryKey, values), values);

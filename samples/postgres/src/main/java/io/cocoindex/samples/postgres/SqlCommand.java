@@ -18,6 +18,14 @@ import io.cocoindex.annotation.TargetValue;
  */
 @TargetValue
 public record SqlCommand(@Key String name, String setup, String teardown) {
+  /**
+   * Checks that the command has a name and setup SQL.
+   *
+   * @param name the command's name, the attachment's key
+   * @param setup the SQL that sets it up
+   * @param teardown the SQL that undoes the setup, or null for none
+   * @throws IllegalArgumentException when {@code name} or {@code setup} is null or blank
+   */
   public SqlCommand {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("an SQL command needs a name");

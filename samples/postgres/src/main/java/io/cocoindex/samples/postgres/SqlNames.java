@@ -40,6 +40,8 @@ public final class SqlNames {
    * Checks an identifier (schema, table, column, index).
    *
    * @param what what the name is, for the message ("table", "column of table public.docs")
+   * @param name the identifier to check: a letter or underscore, then letters, digits and
+   *     underscores, 63 characters at most
    * @return the name, unchanged
    * @throws IllegalArgumentException naming it when it is not a plain identifier
    */
@@ -66,7 +68,13 @@ public final class SqlNames {
    * Normalizes a SQL type (lower case, single spaces) and checks its shape.
    *
    * @param what what the type belongs to, for the message
-   * @throws IllegalArgumentException naming it when it is not a plain type name
+   * @param sqlType the type as written: {@code text}, {@code numeric(10, 2)}, {@code
+   *     timestamp(3) with time zone}, {@code text[]}
+   * @return the type normalized, a synonym under one name ({@code int8} as {@code bigint},
+   *     {@code timestamp with time zone} as {@code timestamptz}), so that a respelled type is no
+   *     type change
+   * @throws IllegalArgumentException naming it when it is null or not a plain type name, or
+   *     holds a constraint ({@code not null}, {@code default}, ...)
    */
   public static String type(String what, String sqlType) {
     String known = sqlType == null ? null : CHECKED_TYPES.get(sqlType);

@@ -27,7 +27,17 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
   /** SQL {@code NULL}. */
   public static final SqlValue NULL = new SqlValue(null, null, null, null, null);
 
-  /** Checks that at most one component is set. */
+  /**
+   * Checks that at most one component is set, and removes U+0000 from the text.
+   *
+   * @param text a string, or the text form of a decimal, UUID, date/time or enum; null when
+   *     another component is set
+   * @param integer an integral number, or null
+   * @param real a floating-point number, or null
+   * @param bool a boolean, or null
+   * @param bytes a byte string, or null; kept, not copied ({@link #ofBytes} copies)
+   * @throws IllegalArgumentException when more than one component is set
+   */
   public SqlValue {
     if (text != null && text.indexOf('\0') >= 0) {
       text = text.replace("\0", "");
@@ -39,27 +49,52 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
     }
   }
 
-  /** A text value (U+0000 removed); NULL for {@code null}. */
+  /**
+   * A text value (U+0000 removed); NULL for {@code null}.
+   *
+   * @param s the text, or null
+   * @return the text value of {@code s} without U+0000, or {@link #NULL}
+   */
   public static SqlValue ofText(String s) {
     return s == null ? NULL : new SqlValue(s, null, null, null, null);
   }
 
-  /** An integral number. */
+  /**
+   * An integral number.
+   *
+   * @param n the number
+   * @return the integral value {@code n}, cast to the column's type when written
+   */
   public static SqlValue ofLong(long n) {
     return new SqlValue(null, n, null, null, null);
   }
 
-  /** A floating-point number. */
+  /**
+   * A floating-point number.
+   *
+   * @param d the number
+   * @return the floating-point value {@code d}, cast to the column's type when written
+   */
   public static SqlValue ofDouble(double d) {
     return new SqlValue(null, null, d, null, null);
   }
 
-  /** A boolean. */
+  /**
+   * A boolean.
+   *
+   * @param b the boolean
+   * @return the boolean value {@code b}
+   */
   public static SqlValue ofBool(boolean b) {
     return new SqlValue(null, null, null, b, null);
   }
 
-  /** A byte string (copied); NULL for {@code null}. */
+  /**
+   * A byte string (copied); NULL for {@code null}.
+   *
+   * @param b the bytes, or null
+   * @return the {@code bytea} value of a copy of {@code b}, or {@link #NULL}
+   */
   public static SqlValue ofBytes(byte[] b) {
     return b == null ? NULL : new SqlValue(null, null, null, null, b.clone());
   }
@@ -69,6 +104,12 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
    * Boolean}, {@code byte[]}, {@code BigDecimal}, {@code UUID}, {@code java.time} values and
    * enums (as text), {@code null}.
    *
+   * @param v the value: one of the types above, where a {@code java.time} value is a {@link
+   *     Temporal} ({@code LocalDate}, {@code Instant}, {@code OffsetDateTime}, ...), or a {@code
+   *     SqlValue}, returned as it is
+   * @return {@link #NULL} for null; otherwise the value of the matching component, text for a
+   *     decimal (plain notation), a UUID, a date/time (ISO form, a {@code ZonedDateTime} at its
+   *     offset without the zone's name) or an enum (its name)
    * @throws IllegalArgumentException naming the type of anything else
    */
   public static SqlValue of(Object v) {
@@ -140,7 +181,11 @@ public record SqlValue(String text, Long integer, Double real, Boolean bool, byt
         : "'" + cut + "...'(" + text.length() + " chars)";
   }
 
-  /** Whether this is SQL {@code NULL}. */
+  /**
+   * Whether this is SQL {@code NULL}.
+   *
+   * @return true when no component is set
+   */
   public boolean isNull() {
     return text == null && integer == null && real == null && bool == null && bytes == null;
   }

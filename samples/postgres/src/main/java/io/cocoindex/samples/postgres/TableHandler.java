@@ -109,7 +109,17 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
                 t -> guestOf.get(List.of(t.database(), t.schema(), t.table())))));
   }
 
-  /** A handler for the databases of these keys, resolved from the context of this run. */
+  /**
+   * A handler for the databases of these keys, resolved from the context of this run.
+   *
+   * @param ctx the context of the app's main component, whose environment provides the data
+   *     sources and which names the app
+   * @param keys the keys the data sources are provided under; each key's name identifies its
+   *     database in the tables' keys
+   * @return a handler for those databases, recording the app's name beside each table it makes
+   * @throws IllegalStateException naming the key when the environment provides no data source
+   *     under one of {@code keys}
+   */
   @SafeVarargs
   public static TableHandler of(Ctx ctx, ContextKey<DataSource>... keys) {
     Map<String, DataSource> sources = new LinkedHashMap<>();

@@ -52,27 +52,60 @@ public final class TableSchema<T extends Record> {
     this.accessors = List.copyOf(accessors);
   }
 
-  /** Starts a schema for rows of {@code type}. */
+  /**
+   * Starts a schema for rows of {@code type}.
+   *
+   * @param type the row record type, one column per component
+   * @param <T> the row record type
+   * @return a builder, to name the primary key (required) and declare column types
+   * @throws NullPointerException when {@code type} is null
+   */
   public static <T extends Record> Builder<T> of(Class<T> type) {
     return new Builder<>(type);
   }
 
-  /** The columns, in the record's order. */
+  /**
+   * The columns, in the record's order.
+   *
+   * @return each component's column, named after it, with its declared or derived type
+   */
   public List<ColumnDef> columns() {
     return columns;
   }
 
-  /** The primary key's columns, in order. */
+  /**
+   * The primary key's columns, in order.
+   *
+   * @return the primary-key column names, in key order
+   */
   public List<String> primaryKey() {
     return primaryKey;
   }
 
-  /** A system-managed table of this schema: created, evolved and dropped by the connector. */
+  /**
+   * A system-managed table of this schema: created, evolved and dropped by the connector.
+   *
+   * @param database the key the database's {@code DataSource} is provided under; only its name
+   *     goes into the table's key
+   * @param schema the PostgreSQL schema
+   * @param table the table name
+   * @return the table's spec, owned by the connector
+   * @throws IllegalArgumentException when the schema's or table's name is not a plain identifier
+   */
   public TableSpec table(ContextKey<DataSource> database, String schema, String table) {
     return new TableSpec(database.name(), schema, table, columns, primaryKey, ManagedBy.SYSTEM);
   }
 
-  /** A user-managed table of this schema: the connector writes its rows, never its DDL. */
+  /**
+   * A user-managed table of this schema: the connector writes its rows, never its DDL.
+   *
+   * @param database the key the database's {@code DataSource} is provided under; only its name
+   *     goes into the table's key
+   * @param schema the PostgreSQL schema of the user's table
+   * @param table the user's table's name
+   * @return the table's spec, owned by the user
+   * @throws IllegalArgumentException when the schema's or table's name is not a plain identifier
+   */
   public TableSpec userTable(ContextKey<DataSource> database, String schema, String table) {
     return new TableSpec(database.name(), schema, table, columns, primaryKey, ManagedBy.USER);
   }
@@ -80,7 +113,12 @@ public final class TableSchema<T extends Record> {
   /**
    * The row of a record; fails naming the column when a primary-key value is null.
    *
-   * @throws IllegalArgumentException when a primary-key component is null
+   * @param value the record, one column value per component
+   * @return the row, keyed by its primary-key values in the form the column types compare them
+   * @throws IllegalArgumentException when a primary-key component is null, or a component's
+   *     value has no SQL value ({@link SqlValue#of}: a component whose type was declared with
+   *     {@link Builder#columnType} must still hold a value {@code SqlValue.of} converts)
+   * @throws IllegalStateException when a component's accessor cannot be called or throws
    */
   public Row row(T value) {
     Objects.requireNonNull(value, "row");
@@ -99,7 +137,11 @@ public final class TableSchema<T extends Record> {
         CanonicalKeys.key("record " + type.getSimpleName(), columns, primaryKey, values), values);
   }
 
-  /** Builds a {@link TableSchema}. */
+  /**
+   * Builds a {@link TableSchema}.
+   *
+   * @param <T> the row record type
+   */
   public static final class Builder<T extends Record> {
     private final Class<T> type;
     private final List<String> primaryKey = new ArrayList<>();
@@ -109,19 +151,40 @@ public final class TableSchema<T extends Record> {
       this.type = Objects.requireNonNull(type, "type");
     }
 
-    /** The primary-key columns, in key order. */
+    /**
+     * The primary-key columns, in key order; a second call adds to the first's.
+     *
+     * @param columns names of record components, checked by {@link #build}
+     * @return this builder
+     */
     public Builder<T> primaryKey(String... columns) {
       primaryKey.addAll(List.of(columns));
       return this;
     }
 
-    /** Declares the SQL type of a column instead of deriving it ({@code jsonb}, {@code numeric(10,2)}). */
+    /**
+     * Declares the SQL type of a column instead of deriving it ({@code jsonb}, {@code
+     * numeric(10,2)}).
+     *
+     * @param column the name of a record component, checked by {@link #build}
+     * @param sqlType the column's SQL type, checked by {@link #build} ({@link SqlNames#type});
+     *     replaces one declared before for the same column
+     * @return this builder
+     */
     public Builder<T> columnType(String column, String sqlType) {
       declaredTypes.put(column, sqlType);
       return this;
     }
 
-    /** The schema; the record's components become its columns. */
+    /**
+     * The schema; the record's components become its columns.
+     *
+     * @return the schema of the record type, with the primary key and column types given
+     * @throws IllegalArgumentException when there is no primary key, the primary key or {@link
+     *     #columnType} names something that is not a component, a component's type has no
+     *     derived SQL type and none was declared, or a component's name or a declared type is
+     *     invalid ({@link ColumnDef})
+     */
     public TableSchema<T> build() {
       List<ColumnDef> columns = new ArrayList<>();
       List<Method> accessors = new ArrayList<>();

@@ -31,7 +31,21 @@ public record TableSpec(
     List<String> primaryKey,
     ManagedBy managedBy) {
 
-  /** Checks every name, so a malicious one fails at declaration, before anything runs. */
+  /**
+   * Checks every name, so a malicious one fails at declaration, before anything runs.
+   *
+   * @param database the name of the database's {@code ContextKey}, not empty
+   * @param schema the PostgreSQL schema, a plain identifier
+   * @param table the table name, a plain identifier
+   * @param columns every column, primary-key columns included, in table order; copied
+   * @param primaryKey the primary-key column names, at least one, each a column's; copied
+   * @param managedBy who owns the table; null for {@code SYSTEM}
+   * @throws IllegalArgumentException when {@code database} is null or empty, the schema's or
+   *     table's name is not a plain identifier, a column is declared twice, or the primary key is
+   *     empty or names a column the table does not declare
+   * @throws NullPointerException when {@code columns} or {@code primaryKey} is null or holds a
+   *     null
+   */
   public TableSpec {
     if (database == null || database.isEmpty()) {
       throw new IllegalArgumentException("a table needs the name of its database's ContextKey");

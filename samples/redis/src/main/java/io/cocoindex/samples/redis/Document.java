@@ -14,6 +14,17 @@ import java.util.TreeMap;
  */
 @TargetValue
 public record Document(@Key String id, Map<String, String> fields) {
+  /**
+   * Checks the id and the fields, copying the fields into a map sorted by name.
+   *
+   * @param id the document id: 1 to 512 characters, no whitespace, control character or {@code
+   *     :}
+   * @param fields its fields by name, at least one, no value null; copied
+   * @throws IllegalArgumentException naming the document when the id is invalid ({@link
+   *     RedisNames#documentId}) or there is no field
+   * @throws NullPointerException when {@code fields} is null or a field's value is null, naming
+   *     the field
+   */
   public Document {
     RedisNames.documentId(id);
     fields = new TreeMap<>(Objects.requireNonNull(fields, "fields"));

@@ -24,17 +24,48 @@ import java.util.List;
 public record IndexAction(
     String database, String prefix, List<String> fields, boolean purge, boolean system,
     List<String> declaredUnder, boolean tracked) {
+  /**
+   * Copies the other keys, null (in actions of an earlier version) read as none.
+   *
+   * @param database the name of the database's {@code ContextKey}
+   * @param prefix the key prefix
+   * @param fields the declared fields (empty when removed)
+   * @param purge delete every key under the prefix
+   * @param system the index is system-managed
+   * @param declaredUnder for a removal: the other database keys the prefix is declared under in
+   *     the run; null for none
+   * @param tracked the index was tracked before this run
+   */
   public IndexAction {
     declaredUnder = declaredUnder == null ? List.of() : List.copyOf(declaredUnder);
   }
 
-  /** An action declared under no other key. */
+  /**
+   * An action declared under no other key, of an index not tracked before: its maker is not
+   * looked up.
+   *
+   * @param database the name of the database's {@code ContextKey}
+   * @param prefix the key prefix
+   * @param fields the declared fields (empty when removed)
+   * @param purge delete every key under the prefix
+   * @param system the index is system-managed
+   */
   public IndexAction(
       String database, String prefix, List<String> fields, boolean purge, boolean system) {
     this(database, prefix, fields, purge, system, List.of(), false);
   }
 
-  /** A removal, or an action of an index not tracked before: its maker is not looked up. */
+  /**
+   * A removal, or an action of an index not tracked before: its maker is not looked up.
+   *
+   * @param database the name of the database's {@code ContextKey}
+   * @param prefix the key prefix
+   * @param fields the declared fields (empty when removed)
+   * @param purge delete every key under the prefix
+   * @param system the index is system-managed
+   * @param declaredUnder for a removal: the other database keys the prefix is declared under in
+   *     the run, for none an empty list or null
+   */
   public IndexAction(String database, String prefix, List<String> fields, boolean purge,
       boolean system, List<String> declaredUnder) {
     this(database, prefix, fields, purge, system, declaredUnder, false);

@@ -61,6 +61,9 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
   /**
    * A handler for these clients, by the names of their {@code ContextKey}s, that records no app
    * beside its indexes (prefer {@link #of}, which records the run's).
+   *
+   * @param clients the Redis client of each database, by the name of its {@code ContextKey}
+   * @throws NullPointerException naming the database when its client is null
    */
   public IndexHandler(Map<String, UnifiedJedis> clients) {
     this(clients, null);
@@ -69,8 +72,10 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
   /**
    * A handler for these clients, by the names of their {@code ContextKey}s.
    *
+   * @param clients the Redis client of each database, by the name of its {@code ContextKey}
    * @param app the app's name, recorded beside each index it makes so that another app never
    *     replaces or purges it ({@link Ctx#appName()}); null records none and checks none
+   * @throws NullPointerException naming the database when its client is null
    */
   public IndexHandler(Map<String, UnifiedJedis> clients, String app) {
     IndexHandler_ChildHandlerFactory documents = new IndexHandler_ChildHandlerFactory(this);
@@ -79,7 +84,17 @@ public final class IndexHandler implements TargetHandler<IndexSpec, IndexRecord,
             other -> databases.get(other).redis)));
   }
 
-  /** A handler for the databases of these keys, resolved from the context of this run. */
+  /**
+   * A handler for the databases of these keys, resolved from the context of this run.
+   *
+   * @param ctx the context of the app's main component, whose environment provides the clients
+   *     and which names the app
+   * @param keys the keys the Redis clients are provided under; each key's name identifies its
+   *     database in the indexes' keys
+   * @return a handler for those databases, recording the app's name beside each index it makes
+   * @throws IllegalStateException naming the key when the environment provides no client under
+   *     one of {@code keys}
+   */
   @SafeVarargs
   public static IndexHandler of(Ctx ctx, ContextKey<UnifiedJedis>... keys) {
     Map<String, UnifiedJedis> clients = new LinkedHashMap<>();

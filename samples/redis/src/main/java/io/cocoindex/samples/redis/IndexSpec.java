@@ -24,6 +24,19 @@ import redis.clients.jedis.UnifiedJedis;
 @TargetValue
 public record IndexSpec(
     @Key String database, @Key String prefix, List<String> fields, ManagedBy managedBy) {
+  /**
+   * Checks every name, so an invalid one fails at declaration.
+   *
+   * @param database the name of the database's {@code ContextKey}, not empty
+   * @param prefix the key prefix of its documents, ending with {@code :}
+   * @param fields the fields a document may have: at least one, no name twice, each 1 to 256
+   *     characters without whitespace or control characters; copied
+   * @param managedBy who owns the index; null for {@code SYSTEM}
+   * @throws IllegalArgumentException when {@code database} is null or empty, the prefix is
+   *     invalid ({@link RedisNames#prefix}), or a field name is invalid or given twice, or there
+   *     is no field
+   * @throws NullPointerException when {@code fields} is null or holds a null
+   */
   public IndexSpec {
     if (database == null || database.isEmpty()) {
       throw new IllegalArgumentException("an index needs the name of its database's ContextKey");
@@ -40,12 +53,30 @@ public record IndexSpec(
     managedBy = managedBy == null ? ManagedBy.SYSTEM : managedBy;
   }
 
-  /** A system-managed index: purged when replaced or no longer declared. */
+  /**
+   * A system-managed index: purged when replaced or no longer declared.
+   *
+   * @param database the key the Redis client is provided under; only its name goes into the
+   *     index's key
+   * @param prefix the key prefix of its documents, ending with {@code :}
+   * @param fields the fields a document may have, at least one
+   * @return the index's spec, owned by the connector
+   * @throws IllegalArgumentException as the constructor
+   */
   public static IndexSpec of(ContextKey<UnifiedJedis> database, String prefix, String... fields) {
     return new IndexSpec(database.name(), prefix, List.of(fields), ManagedBy.SYSTEM);
   }
 
-  /** A user-managed index: documents are written, the prefix is never purged. */
+  /**
+   * A user-managed index: documents are written, the prefix is never purged.
+   *
+   * @param database the key the Redis client is provided under; only its name goes into the
+   *     index's key
+   * @param prefix the key prefix of the user's documents, ending with {@code :}
+   * @param fields the fields a document may have, at least one
+   * @return the index's spec, owned by the user
+   * @throws IllegalArgumentException as the constructor
+   */
   public static IndexSpec userManaged(
       ContextKey<UnifiedJedis> database, String prefix, String... fields) {
     return new IndexSpec(database.name(), prefix, List.of(fields), ManagedBy.USER);

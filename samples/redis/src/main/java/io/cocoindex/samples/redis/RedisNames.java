@@ -19,6 +19,9 @@ public final class RedisNames {
   /**
    * Checks an index's key prefix: {@link #check} and the final {@value #SEPARATOR}.
    *
+   * @param prefix the key prefix: 1 to 256 characters, no whitespace or control character,
+   *     ending with {@value #SEPARATOR}
+   * @return {@code prefix}, unchanged
    * @throws IllegalArgumentException naming it when it is invalid
    */
   public static String prefix(String prefix) {
@@ -34,6 +37,9 @@ public final class RedisNames {
   /**
    * Checks a document id: {@link #check}, and no {@value #SEPARATOR}.
    *
+   * @param id the document id: 1 to 512 characters, no whitespace, control character or
+   *     {@value #SEPARATOR}
+   * @return {@code id}, unchanged
    * @throws IllegalArgumentException naming it when it is invalid
    */
   public static String documentId(String id) {
@@ -56,8 +62,11 @@ public final class RedisNames {
    * Checks a prefix, a document id or a field name.
    *
    * @param what what it is, for the message
-   * @throws IllegalArgumentException naming it when empty, too long, or holding whitespace or
-   *     control characters
+   * @param name the name to check
+   * @param maxLength the most characters (UTF-16 units) the name may have
+   * @return {@code name}, unchanged
+   * @throws IllegalArgumentException naming it when null, empty, too long, or holding whitespace
+   *     or control characters
    */
   public static String check(String what, String name, int maxLength) {
     if (name == null || name.isEmpty() || name.length() > maxLength) {

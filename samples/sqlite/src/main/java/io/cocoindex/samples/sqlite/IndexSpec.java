@@ -19,7 +19,14 @@ import java.util.List;
 @TargetValue
 @TrackingRecord
 public record IndexSpec(@Key String name, List<String> columns, boolean unique) {
-  /** A non-unique index {@code name} on {@code columns}, in that order. */
+  /**
+   * A non-unique index {@code name} on {@code columns}, in that order.
+   *
+   * @param name the index name, unique among its table's indexes; the database name is made from
+   *     it and the table's as the record describes
+   * @param columns the indexed columns, in index order
+   * @return the spec of that index, not {@link #unique}
+   */
   public static IndexSpec of(String name, String... columns) {
     return new IndexSpec(name, List.of(columns), false);
   }

@@ -11,6 +11,10 @@ public final class SqlIdentifiers {
   /**
    * Returns {@code name} quoted for SQL.
    *
+   * @param what what the name names, for the error message: {@code "table"}, {@code "column"},
+   *     {@code "index"} and so on
+   * @param name the identifier to check and quote
+   * @return {@code name} in double quotes, as SQL text
    * @throws IllegalArgumentException naming the identifier when it is not a plain identifier of
    *     at most 64 letters, digits and underscores, or is reserved by SQLite
    */
@@ -19,7 +23,17 @@ public final class SqlIdentifiers {
     return '"' + name + '"';
   }
 
-  /** Checks {@code name}; see {@link #quote}. */
+  /**
+   * Checks {@code name}; see {@link #quote}.
+   *
+   * @param what what the name names, for the error message: {@code "table"}, {@code "column"},
+   *     {@code "index"} and so on
+   * @param name the identifier to check
+   * @return {@code name}, unchanged and unquoted
+   * @throws IllegalArgumentException naming the identifier when it is null, not a plain
+   *     identifier of at most 64 letters, digits and underscores, or starts with {@code sqlite_}
+   *     (reserved by SQLite, in any case)
+   */
   public static String check(String what, String name) {
     if (name == null || !IDENTIFIER.matcher(name).matches()) {
       throw new IllegalArgumentException(
@@ -37,6 +51,13 @@ public final class SqlIdentifiers {
    * Checks the name of a schema object (a table, an index, a full-text index): as {@link
    * #check}, and not starting with {@value #RESERVED_PREFIX}, which names the connector's own
    * tables (such as the one a rebuild copies into).
+   *
+   * @param what what the name names, for the error message: {@code "table"}, {@code "index"},
+   *     {@code "full-text index"}
+   * @param name the object's name to check
+   * @return {@code name}, unchanged and unquoted
+   * @throws IllegalArgumentException naming the identifier when {@link #check} rejects it or it
+   *     starts with {@value #RESERVED_PREFIX}, in any case
    */
   public static String checkObject(String what, String name) {
     check(what, name);

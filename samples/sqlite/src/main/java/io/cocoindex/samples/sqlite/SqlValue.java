@@ -35,22 +35,45 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
   /** SQL NULL. */
   public static final SqlValue NULL = new SqlValue(Kind.NULL, null, 0, 0, null);
 
-  /** An INTEGER. */
+  /**
+   * An INTEGER.
+   *
+   * @param v the integer
+   * @return the INTEGER value {@code v}
+   */
   public static SqlValue of(long v) {
     return new SqlValue(Kind.INTEGER, null, v, 0, null);
   }
 
-  /** A REAL. */
+  /**
+   * A REAL.
+   *
+   * @param v the floating-point number; a NaN is kept, though SQLite stores it as NULL
+   * @return the REAL value {@code v}
+   */
   public static SqlValue of(double v) {
     return new SqlValue(Kind.REAL, null, 0, v, null);
   }
 
-  /** An INTEGER, 1 or 0. */
+  /**
+   * An INTEGER, 1 or 0: SQLite has no boolean storage class.
+   *
+   * @param v the boolean
+   * @return the INTEGER 1 when {@code v} is true, else 0
+   */
   public static SqlValue of(boolean v) {
     return new SqlValue(Kind.INTEGER, null, v ? 1 : 0, 0, null);
   }
 
-  /** Converts a Java value: null, String, integral numbers, floating numbers, Boolean, byte[]. */
+  /**
+   * Converts a Java value: null, String, integral numbers, floating numbers, Boolean, byte[].
+   *
+   * @param v the value: null, a String, a Long, Integer, Short or Byte, a Boolean, a Double or
+   *     Float, or a byte[] (kept, not copied)
+   * @return NULL for null, TEXT for a String, INTEGER for an integral number or a Boolean (1 or
+   *     0), REAL for a floating number, BLOB for a byte[]
+   * @throws IllegalArgumentException naming the type when {@code v} is of any other type
+   */
   public static SqlValue of(Object v) {
     if (v == null) {
       return NULL;
@@ -104,17 +127,30 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
         : "'" + cut + "...'(" + text.length() + " chars)";
   }
 
-  /** Whether this is SQL NULL. */
+  /**
+   * Whether this is SQL NULL.
+   *
+   * @return true when the storage class is {@link Kind#NULL}
+   */
   public boolean isNull() {
     return kind == Kind.NULL;
   }
 
-  /** Whether this is a REAL NaN, which SQLite stores as NULL. */
+  /**
+   * Whether this is a REAL NaN, which SQLite stores as NULL.
+   *
+   * @return true when this is a REAL whose value is NaN
+   */
   public boolean isNaN() {
     return kind == Kind.REAL && Double.isNaN(real);
   }
 
-  /** The Java value: null, String, Long, Double or byte[]. */
+  /**
+   * The Java value.
+   *
+   * @return null for NULL, a String for TEXT, a Long for INTEGER, a Double for REAL, the byte[]
+   *     itself (not a copy) for BLOB
+   */
   public Object toJava() {
     switch (kind) {
       case INTEGER:
@@ -134,6 +170,9 @@ public record SqlValue(Kind kind, String text, long integer, double real, byte[]
    * The value as a key component. A REAL is keyed by its text form, {@code -0.0} as {@code 0.0}:
    * SQLite finds both with either, so two keys would make one row two target states (the second
    * upserted, then the first deleted as an orphan, taking the row with it).
+   *
+   * @return {@link StableKey.Int} for an INTEGER, {@link StableKey.Str} for a TEXT or (its text
+   *     form) a REAL, {@link StableKey.Bytes} for a BLOB, {@link StableKey.Null} for NULL
    */
   public StableKey toKey() {
     switch (kind) {

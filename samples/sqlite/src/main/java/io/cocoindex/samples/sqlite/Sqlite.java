@@ -51,6 +51,10 @@ public final class Sqlite {
    * Registers the SQLite table provider for this run, declaring tables in the database {@code
    * ctx.get(db)}. Call it once per run; {@link #database} reaches the others.
    *
+   * @param ctx the context of the app's main component
+   * @param db the key the environment provides the database under; its name, not the file's
+   *     path, identifies the database in each table's key
+   * @return the provider, declaring tables in {@code db}'s database
    * @throws IllegalStateException when the environment does not provide {@code db}, or the
    *     provider is registered already in this run
    */
@@ -69,19 +73,40 @@ public final class Sqlite {
   /**
    * The same provider, declaring tables in the database {@code db} provides: tables of several
    * databases in one app.
+   *
+   * @param db the key the environment provides the other database under
+   * @return a view of this provider declaring tables in {@code db}'s database; this one is
+   *     unchanged
+   * @throws NullPointerException when {@code db} is null
    */
   public Sqlite database(ContextKey<SqliteDatabase> db) {
     return new Sqlite(tables, Objects.requireNonNull(db, "db").name());
   }
 
-  /** Declares the table in the calling component; declare its rows from the same component. */
+  /**
+   * Declares the table in the calling component; declare its rows from the same component.
+   *
+   * @param ctx the context of the declaring component, which its rows, indexes, SQL commands and
+   *     full-text indexes must be declared from too
+   * @param schema the table's name, columns and primary key
+   * @param <T> the row record type
+   * @return the declared table, to declare its rows and attachments through
+   */
   public <T extends Record> SqliteTable<T> declareTable(Ctx ctx, TableSchema<T> schema) {
     TableSpec spec = schema.spec(database);
     return new SqliteTable<>(schema, new TableTarget(TargetStates.<TableSpec, Row>
         declareTargetStateWithChild(ctx, tables.provider().targetState(key(spec), spec))));
   }
 
-  /** Creates or evolves the table now; its rows may be declared from any component. */
+  /**
+   * Creates or evolves the table now; its rows may be declared from any component.
+   *
+   * @param ctx the context of the declaring component; the table is committed in a foreground
+   *     child component of it before this returns
+   * @param schema the table's name, columns and primary key
+   * @param <T> the row record type
+   * @return the table, ready for its rows and attachments to be declared from any component
+   */
   public <T extends Record> SqliteTable<T> mountTable(Ctx ctx, TableSchema<T> schema) {
     TableSpec spec = schema.spec(database);
     return new SqliteTable<>(schema, new TableTarget(TargetStates.<TableSpec, Row>mountTarget(

@@ -49,7 +49,14 @@ public final class SqliteDatabase implements AutoCloseable {
     this.url = "jdbc:sqlite:" + location;
   }
 
-  /** A database file (created on first use). */
+  /**
+   * A database file (created on first use).
+   *
+   * @param file the database file's path; symbolic links are resolved now (in its folder when
+   *     it does not exist yet), so two paths to one file are one database
+   * @return the database, not yet connected: the connection opens on first use, and an
+   *     unusable file fails there, not here
+   */
   public static SqliteDatabase open(Path file) {
     return new SqliteDatabase(realLocation(file));
   }
@@ -84,10 +91,25 @@ public final class SqliteDatabase implements AutoCloseable {
     return location;
   }
 
-  /** Work done in one transaction. */
+  /**
+   * Work done on the database's connection: in one transaction ({@link #inTransaction}), or
+   * reads ({@link #read}).
+   *
+   * @param <T> the type of the work's result
+   */
   @FunctionalInterface
   public interface Work<T> {
-    /** Does the work on {@code c}, inside the transaction. */
+    /**
+     * Does the work on {@code c}: inside the transaction for {@link #inTransaction}, outside any
+     * for {@link #read}.
+     *
+     * @param c the database's connection, in the driver's auto-commit mode: {@link
+     *     #inTransaction} begins and ends its transaction around the work as SQL, so do not
+     *     commit, roll back or close it
+     * @return the result {@link #inTransaction} or {@link #read} returns
+     * @throws SQLException when a statement fails; {@link #inTransaction} then rolls its
+     *     transaction back
+     */
     T run(Connection c) throws SQLException;
   }
 
@@ -100,6 +122,14 @@ public final class SqliteDatabase implements AutoCloseable {
    * (an application sharing the database), fails at once with {@code SQLITE_BUSY}, as SQLite does
    * not wait there. The statements go as SQL, the connection staying in the driver's auto-commit
    * mode: the driver's commit would begin the next transaction at once, waiting for the lock.
+   *
+   * @param work the statements to run in the transaction
+   * @param <T> the type of the work's result
+   * @return what {@code work} returned, once the transaction committed
+   * @throws SQLException when the connection cannot be opened, the transaction cannot begin
+   *     (another connection held the write lock past the busy timeout) or commit, or {@code work}
+   *     throws it; its message names the database file, and says when the write lock was held
+   *     by another connection
    */
   public <T> T inTransaction(Work<T> work) throws SQLException {
     try {
@@ -143,7 +173,16 @@ public final class SqliteDatabase implements AutoCloseable {
     }
   }
 
-  /** Runs read-only work (queries from tests and apps). */
+  /**
+   * Runs read-only work (queries from tests and apps), under the lock but outside any
+   * transaction this class begins.
+   *
+   * @param work the queries to run
+   * @param <T> the type of the work's result
+   * @return what {@code work} returned
+   * @throws SQLException when the connection cannot be opened or {@code work} throws it, as it
+   *     was thrown
+   */
   public <T> T read(Work<T> work) throws SQLException {
     lock.lock();
     try {
@@ -203,12 +242,19 @@ public final class SqliteDatabase implements AutoCloseable {
   /**
    * Statements (or statement batches) sent so far: an unchanged rerun sends none. The look a run
    * takes for each table it would not otherwise touch (dropped by hand?) is not counted.
+   *
+   * @return the number of statements and statement batches sent since the database was opened
    */
   public long statementsExecuted() {
     return statements.get();
   }
 
-  /** Transactions begun so far by {@link #inTransaction}: an unchanged rerun begins none. */
+  /**
+   * Transactions begun so far by {@link #inTransaction}: an unchanged rerun begins none.
+   *
+   * @return the number of transactions begun since the database was opened, failed ones
+   *     included
+   */
   public long transactionsBegun() {
     return transactions.get();
   }

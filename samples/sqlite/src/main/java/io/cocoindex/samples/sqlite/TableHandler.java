@@ -91,6 +91,9 @@ public final class TableHandler implements TargetHandler<TableSpec, TableRecord,
   /**
    * A handler for one run, finding each table's database in {@code ctx}'s environment by the
    * ContextKey name in the table's key ({@code ContextKey.of(name, SqliteDatabase.class)}).
+   *
+   * @param ctx the context of the app's main component: its environment provides the databases,
+   *     and its app's name is recorded in the schema objects the handler makes
    */
   public TableHandler(Ctx ctx) {
     this(name -> ctx.get(ContextKey.of(name, SqliteDatabase.class)), ctx.appName());

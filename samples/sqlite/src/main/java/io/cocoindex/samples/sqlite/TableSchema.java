@@ -71,7 +71,20 @@ public final class TableSchema<T extends Record> {
     }
   }
 
-  /** A table the app creates, evolves and drops. */
+  /**
+   * A table the app creates, evolves and drops.
+   *
+   * @param name the table's name
+   * @param type the row record type, one column per component
+   * @param primaryKey the names of the components forming the primary key, in key order
+   * @param <T> the row record type
+   * @return the schema of that table
+   * @throws IllegalArgumentException when the table's or a component's name is not a valid
+   *     identifier or the table's is reserved ({@link SqlIdentifiers#checkObject}), two
+   *     components' names differ only in case, a component's type has no SQLite column type,
+   *     the primary key is empty or names something that is not a component, or a component's
+   *     accessor cannot be reached (its package not open to the connector)
+   */
   public static <T extends Record> TableSchema<T> of(
       String name, Class<T> type, String... primaryKey) {
     return new TableSchema<>(name, type, List.of(primaryKey), false);
@@ -81,6 +94,13 @@ public final class TableSchema<T extends Record> {
    * A table the user owns: the app manages its rows and what it declares on it, but never
    * creates, alters or drops it. No longer declared, it is left with its rows (the "abandon"
    * shape), and the indexes, SQL commands and full-text indexes this app made on it go.
+   *
+   * @param name the name of the user's table
+   * @param type the row record type, one column per component
+   * @param primaryKey the names of the components forming the primary key, in key order
+   * @param <T> the row record type
+   * @return the schema of that table, marked as the user's
+   * @throws IllegalArgumentException as {@link #of}
    */
   public static <T extends Record> TableSchema<T> userManaged(
       String name, Class<T> type, String... primaryKey) {
@@ -181,12 +201,20 @@ public final class TableSchema<T extends Record> {
     return out;
   }
 
-  /** The table's name. */
+  /**
+   * The table's name.
+   *
+   * @return the name as given, not case-folded
+   */
   public String name() {
     return name;
   }
 
-  /** The columns, in the record's order. */
+  /**
+   * The columns, in the record's order.
+   *
+   * @return each component's name and SQLite type, unmodifiable
+   */
   public List<ColumnSpec> columns() {
     return columns;
   }
