@@ -8,6 +8,7 @@ import io.cocoindex.runtime.CountingConnection.RoundTrip;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -63,7 +64,7 @@ final class CountedRowsApp implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws SQLException {
     try {
       app.close();
       store.close();
