@@ -88,8 +88,7 @@ public enum Message {
   /** Two handlers whose generated API classes would have the same name. */
   DUPLICATE_API_CLASS(
       17,
-      "the API class %s generated for %s is already generated for %s: set api = \"...\" on one"
-          + " of them to a distinct class name"),
+      "the API class %s generated for %s is already generated for %s: %s"),
   /** A generated API or target class whose name a type of the compilation already has. */
   GENERATED_CLASS_EXISTS(
       18,

@@ -202,17 +202,19 @@ public final class HandlerValidator {
    * child-handler factory.
    */
   public Optional<NestedContainerModel> validateNested(TypeElement type, Reporter reporter) {
-    return validateNested(type, reporter, Set.of());
+    return validateNested(type, reporter, Set.of(), true);
   }
 
   /**
    * As {@link #validateNested(TypeElement, Reporter)}; {@code visiting} holds the nested
    * container handlers whose validation is under way further up: nesting may recur (a
    * subdirectory's entries are entries again), and such a handler's validity is what that call
-   * decides, so it is not validated again below it.
+   * decides, so it is not validated again below it. Only the handler's own step claims its
+   * generated class names ({@code claim}): a parent validating it first would otherwise get the
+   * handler's clash reported on itself.
    */
   private Optional<NestedContainerModel> validateNested(
-      TypeElement type, Reporter reporter, Set<TypeElement> visiting) {
+      TypeElement type, Reporter reporter, Set<TypeElement> visiting, boolean claim) {
     TargetAnnotation target = TargetAnnotation.readNested(elements, type).orElseThrow();
     Optional<List<TypeMirror>> args = handlerTypeArguments(type, target, reporter);
     if (args.isEmpty()) {
@@ -275,7 +277,7 @@ public final class HandlerValidator {
     Optional<ChildHandlerFactoryModel> factory =
         root.isPresent() ? Optional.empty() : Optional.of(part.get().factory());
     if (nestedNamesClash(type, target, model, factory, part.get(), reporter)
-        || claimClasses(type, target, List.of(model.targetClass()), reporter)) {
+        || (claim && claimClasses(type, target, List.of(model.targetClass()), reporter))) {
       return Optional.empty();
     }
     return Optional.of(new NestedContainerModel(model, factory));
@@ -346,7 +348,7 @@ public final class HandlerValidator {
       }
       if (!visiting.contains(childHandler)) {
         Reporter childReports = new Reporter();
-        if (validateNested(childHandler, childReports, visiting).isEmpty()) {
+        if (validateNested(childHandler, childReports, visiting, false).isEmpty()) {
           // In the compilation, its own step reports its errors on its source.
           if (!isInCompilation(childHandler)) {
             reporter.addAllOn(childReports, method.get(), at);
@@ -489,7 +491,10 @@ public final class HandlerValidator {
             Message.DUPLICATE_API_CLASS,
             g.canonicalName(),
             type.getQualifiedName(),
-            other.get());
+            other.get(),
+            target.isNested()
+                ? "set name = \"...\" of @NestedContainer to another noun"
+                : "set api = \"...\" on one of them to a distinct class name");
         return true;
       }
       // A type of this compilation by that name would be replaced (javac fails the file's
