@@ -50,6 +50,15 @@ public final class DriveTarget {
   }
 
   /**
+   * This Drive's children as those of a Folder: they have the same handler, so code declaring into {@link FolderTarget} at any depth serves this level too. Declarations through the returned object are this Drive's children.
+   *
+   * @return a view of this Drive's children
+   */
+  public FolderTarget asFolder() {
+    return new FolderTarget(children);
+  }
+
+  /**
    * Declares {@code share} as a {@code share} attachment of this container, from the calling component.
    *
    * @param ctx the calling component's context

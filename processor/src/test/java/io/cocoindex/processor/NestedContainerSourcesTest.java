@@ -152,6 +152,10 @@ class NestedContainerSourcesTest {
     assertThat(bay)
         .contains("public void declareBook(", "public void declareCover(")
         .doesNotContain("Target mount", "Target declare");
+    // Shelves hold books, not shelves: no view of a library as a bay.
+    assertThat(content(c.generatedSourceFile("test/LibraryTarget").orElseThrow()))
+        .contains("public BayTarget mountBay(")
+        .doesNotContain("asBay");
     assertThat(c.generatedSourceFile("test/ShelfHandler_ChildHandlerFactory")).isPresent();
   }
 

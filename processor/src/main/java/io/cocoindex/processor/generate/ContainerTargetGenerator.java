@@ -76,6 +76,9 @@ public final class ContainerTargetGenerator {
     model.nested().ifPresent(n -> {
       type.addMethod(nestedDeclare(n));
       type.addMethod(nestedMount(n));
+      if (n.recurring() && !n.targetClass().equals(name)) {
+        type.addMethod(view(n, model.containerName()));
+      }
     });
     for (AttachmentModel a : model.childAttachments()) {
       type.addMethod(DeclareMethods.attachment(a, "children", "this container"));
@@ -114,6 +117,28 @@ public final class ContainerTargetGenerator {
             n.childValue(),
             DeclareMethods.key(c),
             DeclareMethods.parameter(c))
+        .build();
+  }
+
+  /**
+   * {@code as<Nested>()}: this container's children seen as those of a nested container, which
+   * are handled alike (nesting that recurs), so that one piece of code declares at every level.
+   */
+  private static MethodSpec view(NestedTarget n, String containerName) {
+    return MethodSpec.methodBuilder("as" + n.container().name())
+        .addJavadoc(
+            "This $L's children as those of $L: they have the same handler, so code declaring"
+                + " into {@link $T} at any depth serves this level too. Declarations through the"
+                + " returned object are this $L's children.\n\n@return a view of this $L's"
+                + " children\n",
+            containerName,
+            Identifiers.withArticle(n.container().name()),
+            n.targetClass(),
+            containerName,
+            containerName)
+        .addModifiers(Modifier.PUBLIC)
+        .returns(n.targetClass())
+        .addStatement("return new $T(children)", n.targetClass())
         .build();
   }
 

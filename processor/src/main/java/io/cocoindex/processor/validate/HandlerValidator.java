@@ -283,6 +283,17 @@ public final class HandlerValidator {
     return Optional.of(new NestedContainerModel(model, factory));
   }
 
+  /**
+   * Whether the {@code @ChildHandler} of the valid nested container handler {@code handler}
+   * returns its own class: its containers' children are then handled as the children it is among.
+   */
+  private boolean isRecurring(TypeElement handler) {
+    List<ExecutableElement> methods = childHandlerMethods(handler);
+    return methods.size() == 1
+        && handler.equals(
+            inspector.types().asElement(asMemberOf(handler, methods.get(0)).getReturnType()));
+  }
+
   /** The class {@code <name>Target} generated for a nested container handler. */
   private static ClassName nestedTargetClass(TypeElement type, TargetAnnotation nested) {
     return ClassName.get(ClassName.get(type).packageName(), nested.name() + "Target");
@@ -364,7 +375,8 @@ public final class HandlerValidator {
                       TypeName.get(childValue),
                       KeyModels.of(childValue)),
                   nestedTargetClass(childHandler, nestedAnnotation.get()),
-                  TypeName.get(nestedAnnotation.get().childValue().orElseThrow())));
+                  TypeName.get(nestedAnnotation.get().childValue().orElseThrow()),
+                  isRecurring(childHandler)));
     }
     ChildHandlerFactoryModel factory =
         new ChildHandlerFactoryModel(
@@ -761,6 +773,18 @@ public final class HandlerValidator {
     String name = nested.get().container().name();
     names.add("the method " + targetClass + "declare" + name, origin, reporter);
     names.add("the method " + targetClass + "mount" + name, origin, reporter);
+    if (hasView(targetClass, nested.get())) {
+      names.add("the method " + targetClass + "as" + name, origin, reporter);
+    }
+  }
+
+  /**
+   * Whether the target class {@code targetClass} (with its trailing dot) gets {@code as<Name>()}:
+   * see {@link NestedTarget#recurring()}.
+   */
+  private static boolean hasView(String targetClass, NestedTarget nested) {
+    return nested.recurring()
+        && !targetClass.equals(nested.targetClass().canonicalName() + ".");
   }
 
   /**
