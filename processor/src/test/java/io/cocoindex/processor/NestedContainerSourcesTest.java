@@ -8,14 +8,17 @@ import static org.assertj.core.api.Assertions.entry;
 
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -102,6 +105,38 @@ class NestedContainerSourcesTest {
       Files.writeString(golden, content(generated), StandardCharsets.UTF_8);
     }
     assertThat(content(generated)).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void recompilingTheDriveAloneAgainstTheEarlierClassesGeneratesTheSameTargetClass(
+      @TempDir Path classes) throws IOException {
+    // An incremental build recompiles the changed container handler; the nested handler, its
+    // @NestedContainer and @ChildHandler come from class files.
+    Compilation full = compile(fixture());
+    assertThat(full).succeeded();
+    for (JavaFileObject f : full.generatedFiles()) {
+      if (f.getKind() == JavaFileObject.Kind.CLASS) {
+        Path out = classes.resolve(f.toUri().getPath().replaceFirst("^/CLASS_OUTPUT/", ""));
+        Files.createDirectories(out.getParent());
+        try (var in = f.openInputStream()) {
+          Files.write(out, in.readAllBytes());
+        }
+      }
+    }
+    List<File> classpath = new ArrayList<>(List.of(classes.toFile()));
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      classpath.add(new File(entry));
+    }
+    Compilation again = com.google.testing.compile.Compiler.javac()
+        .withProcessors(new CocoIndexProcessor())
+        .withOptions("-Xlint:all,-processing", "-Werror")
+        .withClasspath(classpath)
+        .compile(
+            JavaFileObjects.forResource("fixtures/nested/DriveHandler.java"),
+            JavaFileObjects.forResource("fixtures/nested/NestedUsage.java"));
+    assertThat(again).succeededWithoutWarnings();
+    assertThat(content(again.generatedSourceFile("nested/DriveTarget").orElseThrow()))
+        .isEqualTo(content(full.generatedSourceFile("nested/DriveTarget").orElseThrow()));
   }
 
   @Test
