@@ -34,7 +34,9 @@ import java.lang.annotation.Target;
  *
  * <p>{@code declare<name>} declares the container in the calling component (its children resolve
  * when that component commits, so declare them from the same component); {@code mount<name>}
- * commits it first, so any component may declare children into the returned target.
+ * commits it first, so any component may declare children into the returned target. When the
+ * children's handler is a {@link NestedContainer} (a subdirectory among a directory's entries),
+ * the target class also declares and mounts those nested containers.
  */
 @Documented
 @Retention(RetentionPolicy.CLASS)

@@ -13,6 +13,8 @@ import io.cocoindex.processor.generate.RoundFiles;
 import io.cocoindex.processor.generate.TargetApiGenerator;
 import io.cocoindex.processor.mirror.AnnotationNames;
 import io.cocoindex.processor.model.HandlerModel;
+import io.cocoindex.processor.model.NestedContainerModel;
+import io.cocoindex.processor.model.TargetClassModel;
 import io.cocoindex.processor.validate.AttachmentValidator;
 import io.cocoindex.processor.validate.HandlerValidator;
 import io.cocoindex.processor.validate.NameClaims;
@@ -65,6 +67,8 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     CODEC,
     /** Validates a root handler's API classes and child-handler factory. */
     TARGET,
+    /** Validates a nested container handler's target class and child-handler factory. */
+    NESTED,
     /** Validates a handler's attachments class. */
     ATTACHMENTS,
     /** Checks that the {@code @Key} and {@code @ChildHandler} of its members apply there. */
@@ -147,6 +151,9 @@ public final class CocoIndexProcessor extends AbstractProcessor {
         addSubject(subjects, e, Step.TARGET);
       }
     }
+    for (Element e : annotated(round, present, AnnotationNames.NESTED_CONTAINER)) {
+      addSubject(subjects, e, Step.NESTED);
+    }
     for (Element e : annotated(round, present, AnnotationNames.ATTACHMENT)) {
       addSubject(subjects, e.getEnclosingElement(), Step.ATTACHMENTS);
     }
@@ -186,7 +193,7 @@ public final class CocoIndexProcessor extends AbstractProcessor {
       boolean unresolved =
           switch (step) {
             case CODEC -> records.isUnresolved(type);
-            case TARGET -> handlers.isUnresolved(type);
+            case TARGET, NESTED -> handlers.isUnresolved(type);
             case ATTACHMENTS -> attachments.isUnresolved(type);
             case PLACEMENT -> false;
           };
@@ -206,6 +213,9 @@ public final class CocoIndexProcessor extends AbstractProcessor {
             .validate(type, reporter)
             .ifPresent(m -> outputs.add(() -> new CodecGenerator().generate(m)));
         case TARGET -> handlers.validate(type, reporter).ifPresent(m -> outputs.addAll(files(m)));
+        case NESTED -> handlers
+            .validateNested(type, reporter)
+            .ifPresent(m -> outputs.addAll(files(m)));
         case ATTACHMENTS -> attachments
             .validate(type, reporter)
             .ifPresent(m -> outputs.add(() -> new AttachmentsGenerator().generate(m)));
@@ -283,8 +293,19 @@ public final class CocoIndexProcessor extends AbstractProcessor {
         .ifPresent(f -> files.add(() -> new ChildHandlerFactoryGenerator().generate(f)));
     files.add(() -> new TargetApiGenerator().generate(model.api()));
     if (model.api().container().isPresent()) {
-      files.add(() -> new ContainerTargetGenerator().generate(model.api()));
+      files.add(
+          () -> new ContainerTargetGenerator().generate(TargetClassModel.ofRoot(model.api())));
     }
+    return files;
+  }
+
+  /** The files of a validated nested container handler. */
+  private static List<Supplier<JavaFile>> files(NestedContainerModel model) {
+    List<Supplier<JavaFile>> files = new ArrayList<>();
+    model
+        .childHandlerFactory()
+        .ifPresent(f -> files.add(() -> new ChildHandlerFactoryGenerator().generate(f)));
+    files.add(() -> new ContainerTargetGenerator().generate(model.target()));
     return files;
   }
 

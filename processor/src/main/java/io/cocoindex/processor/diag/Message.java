@@ -84,12 +84,11 @@ public enum Message {
   /** More than one child-handler factory method. */
   DUPLICATE_CHILD_HANDLER(
       16,
-      "@ContainerTarget %s has more than one @ChildHandler method (%s() and %s()): keep one"),
+      "@%s %s has more than one @ChildHandler method (%s() and %s()): keep one"),
   /** Two handlers whose generated API classes would have the same name. */
   DUPLICATE_API_CLASS(
       17,
-      "the API class %s generated for %s is already generated for %s: set api = \"...\" on one"
-          + " of them to a distinct class name"),
+      "the API class %s generated for %s is already generated for %s: %s"),
   /** A generated API or target class whose name a type of the compilation already has. */
   GENERATED_CLASS_EXISTS(
       18,
@@ -119,7 +118,7 @@ public enum Message {
   /** A container's child value type that no handler can have: a primitive type, or void. */
   PRIMITIVE_CHILD_VALUE(
       22,
-      "@ContainerTarget(childValue = %s.class) of %s is %s, which no TargetHandler takes as its"
+      "@%s(childValue = %s.class) of %s is %s, which no TargetHandler takes as its"
           + " value type V: %s"),
   /**
    * A handler with {@code @Attachment} methods that does not override {@code attachments()}: the
@@ -151,6 +150,36 @@ public enum Message {
           + " under these annotations does not read back; keep Jackson's annotations off the"
           + " records cocoindex stores (give a REST API a record of its own), or add"
           + " @SuppressWarnings(\"COCO-025\") to the record if none was stored that way"),
+  /** A nested container handler without its child-handler factory method. */
+  NESTED_MISSING_CHILD_HANDLER(
+      26,
+      "@NestedContainer %s has no @ChildHandler method: add a method annotated @ChildHandler that"
+          + " takes the nested container's action (%s) and returns the TargetHandler of its %s"
+          + " children, or remove @NestedContainer if none of its target states has children"),
+  /** A nested container's child handler whose value type is not its declared child value. */
+  NESTED_CHILD_VALUE_MISMATCH(
+      27,
+      "@ChildHandler %s returns a handler of %s values, but @NestedContainer(childValue = %s.class)"
+          + " declares %s children: return a TargetHandler<%s, ?, ?> or change childValue"),
+  /**
+   * A container handler whose child handler is a nested container of another package: the
+   * container's generated target class constructs the nested one's, whose constructor is
+   * package-private.
+   */
+  NESTED_CONTAINER_IN_OTHER_PACKAGE(
+      28,
+      "@ChildHandler %s returns the @NestedContainer handler %s of package %s, but the target"
+          + " class generated for %s in package %s would construct %s, which only code of its own"
+          + " package can: move %s into package %s (or the container handler into %s)"),
+  /**
+   * A handler that is both a root container and a nested one, whose two annotations describe
+   * different children: its one child-handler factory builds one kind.
+   */
+  NESTED_CHILDREN_DIFFER(
+      29,
+      "%s is a @ContainerTarget with %s children and a @NestedContainer with %s children, but its"
+          + " one @ChildHandler builds the handler of one kind of children: give both annotations"
+          + " the same child and childValue"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,

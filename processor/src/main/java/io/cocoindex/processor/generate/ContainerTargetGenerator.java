@@ -9,32 +9,26 @@ import com.palantir.javapoet.TypeSpec;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.processor.model.AttachmentModel;
 import io.cocoindex.processor.model.DeclaredTarget;
-import io.cocoindex.processor.model.TargetApiModel;
+import io.cocoindex.processor.model.NestedTarget;
+import io.cocoindex.processor.model.TargetClassModel;
 import io.cocoindex.processor.validate.Identifiers;
 import javax.lang.model.element.Modifier;
 
 /**
- * Generates {@code <Name>Target}: one declared container, with {@code declare<Child>} and a
- * {@code declare<Attachment>} per attachment of the child handler.
+ * Generates {@code <Name>Target}: one declared container (a root one, or one nested in another),
+ * with {@code declare<Child>}, a {@code declare<Attachment>} per attachment of the child handler,
+ * and {@code declare<Nested>}/{@code mount<Nested>} when the children may be containers too.
  */
 public final class ContainerTargetGenerator {
 
-  public JavaFile generate(TargetApiModel model) {
-    TargetApiModel.ContainerModel container = model.container().orElseThrow();
-    DeclaredTarget child = container.child();
+  public JavaFile generate(TargetClassModel model) {
+    DeclaredTarget child = model.child();
     TypeName providerType =
         ParameterizedTypeName.get(ClassName.get(TargetStateProvider.class), child.value());
-    ClassName name = container.targetClass();
+    ClassName name = model.targetClass();
     TypeSpec.Builder type =
         TypeSpec.classBuilder(name)
             .addOriginatingElement(model.origin())
-            .addJavadoc(
-                "A declared $L of {@link $T}: declares its $L children. Obtained from {@link"
-                    + " $T}.\n",
-                model.target().name(),
-                model.handler(),
-                child.name(),
-                model.api())
             .addModifiers(Modifier.FINAL)
             .addField(providerType, "children", Modifier.PRIVATE, Modifier.FINAL)
             .addMethod(
@@ -57,10 +51,36 @@ public final class ContainerTargetGenerator {
                         DeclareMethods.key(child),
                         DeclareMethods.parameter(child))
                     .build());
+    if (model.api().isPresent()) {
+      type.addJavadoc(
+          "A declared $L of {@link $T}: declares its $L children. Obtained from {@link $T}.\n",
+          model.containerName(),
+          model.handler(),
+          child.name(),
+          model.api().get());
+    } else {
+      type.addJavadoc(
+          "A declared $L, a container nested in a container, handled by {@link $T}: declares its"
+              + " $L children. Obtained from {@code declare$L} or {@code mount$L} of a container"
+              + " whose children {@link $T} handles.\n",
+          model.containerName(),
+          model.handler(),
+          child.name(),
+          model.containerName(),
+          model.containerName(),
+          model.handler());
+    }
     if (model.isPublic()) {
       type.addModifiers(Modifier.PUBLIC);
     }
-    for (AttachmentModel a : container.childAttachments()) {
+    model.nested().ifPresent(n -> {
+      type.addMethod(nestedDeclare(n));
+      type.addMethod(nestedMount(n));
+      if (n.recurring() && !n.targetClass().equals(name)) {
+        type.addMethod(view(n, model.containerName()));
+      }
+    });
+    for (AttachmentModel a : model.childAttachments()) {
       type.addMethod(DeclareMethods.attachment(a, "children", "this container"));
     }
     type.addMethod(
@@ -72,5 +92,78 @@ public final class ContainerTargetGenerator {
             .addStatement("return children")
             .build());
     return GeneratedFiles.file(name.packageName(), type.build());
+  }
+
+  /** {@code declare<Nested>}: a child that is a container, resolved when the component commits. */
+  private static MethodSpec nestedDeclare(NestedTarget n) {
+    DeclaredTarget c = n.container();
+    return DeclareMethods.start("declare", c)
+        .addJavadoc(
+            "Declares {@code $N} as $L of this container, itself a container, in the calling"
+                + " component; its children resolve when that component commits, so declare them"
+                + " from the same component.\n",
+            DeclareMethods.parameter(c),
+            Identifiers.withArticle(c.name()))
+        .addJavadoc(DeclareMethods.keyNote(c))
+        .addJavadoc(DeclareMethods.tags(c, "the declared " + c.name()
+            + ", to declare its children through"))
+        .returns(n.targetClass())
+        .addStatement(
+            "return new $T($T.<$T, $T>declareTargetStateWithChild(ctx, children.targetState($L,"
+                + " $N)))",
+            n.targetClass(),
+            DeclareMethods.TARGET_STATES,
+            c.value(),
+            n.childValue(),
+            DeclareMethods.key(c),
+            DeclareMethods.parameter(c))
+        .build();
+  }
+
+  /**
+   * {@code as<Nested>()}: this container's children seen as those of a nested container, which
+   * are handled alike (nesting that recurs), so that one piece of code declares at every level.
+   */
+  private static MethodSpec view(NestedTarget n, String containerName) {
+    return MethodSpec.methodBuilder("as" + n.container().name())
+        .addJavadoc(
+            "This $L's children as those of $L: they have the same handler, so code declaring"
+                + " into {@link $T} at any depth serves this level too. Declarations through the"
+                + " returned object are this $L's children.\n\n@return a view of this $L's"
+                + " children\n",
+            containerName,
+            Identifiers.withArticle(n.container().name()),
+            n.targetClass(),
+            containerName,
+            containerName)
+        .addModifiers(Modifier.PUBLIC)
+        .returns(n.targetClass())
+        .addStatement("return new $T(children)", n.targetClass())
+        .build();
+  }
+
+  /** {@code mount<Nested>}: a child that is a container, committed before it returns. */
+  private static MethodSpec nestedMount(NestedTarget n) {
+    DeclaredTarget c = n.container();
+    return DeclareMethods.start("mount", c)
+        .addJavadoc(
+            "Declares {@code $N} as $L of this container, itself a container, and commits it in a"
+                + " foreground child component: its children may be declared from any component"
+                + " at once.\n",
+            DeclareMethods.parameter(c),
+            Identifiers.withArticle(c.name()))
+        .addJavadoc(DeclareMethods.keyNote(c))
+        .addJavadoc(DeclareMethods.tags(c, "the declared " + c.name()
+            + ", to declare its children through"))
+        .returns(n.targetClass())
+        .addStatement(
+            "return new $T($T.<$T, $T>mountTarget(ctx, children.targetState($L, $N)))",
+            n.targetClass(),
+            DeclareMethods.TARGET_STATES,
+            c.value(),
+            n.childValue(),
+            DeclareMethods.key(c),
+            DeclareMethods.parameter(c))
+        .build();
   }
 }

@@ -5,6 +5,7 @@ import io.cocoindex.annotation.Attachment;
 import io.cocoindex.annotation.ChildHandler;
 import io.cocoindex.annotation.ContainerTarget;
 import io.cocoindex.annotation.Key;
+import io.cocoindex.annotation.NestedContainer;
 import io.cocoindex.annotation.RootTarget;
 import io.cocoindex.annotation.TargetValue;
 import io.cocoindex.annotation.TrackingRecord;
@@ -21,6 +22,7 @@ public final class AnnotationNames {
   public static final String KEY = Key.class.getCanonicalName();
   public static final String ROOT_TARGET = RootTarget.class.getCanonicalName();
   public static final String CONTAINER_TARGET = ContainerTarget.class.getCanonicalName();
+  public static final String NESTED_CONTAINER = NestedContainer.class.getCanonicalName();
   public static final String CHILD_HANDLER = ChildHandler.class.getCanonicalName();
   public static final String ATTACHMENT = Attachment.class.getCanonicalName();
 
@@ -36,6 +38,7 @@ public final class AnnotationNames {
           KEY,
           ROOT_TARGET,
           CONTAINER_TARGET,
+          NESTED_CONTAINER,
           CHILD_HANDLER,
           ATTACHMENT);
 

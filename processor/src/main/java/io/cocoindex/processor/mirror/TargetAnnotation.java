@@ -8,12 +8,12 @@ import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Elements;
 
 /**
- * A {@code @RootTarget} or {@code @ContainerTarget} as typed values, with the mirrors needed to
+ * A {@code @RootTarget}, {@code @ContainerTarget} or {@code @NestedContainer} as typed values, with the mirrors needed to
  * point diagnostics at each attribute.
  *
  * @param annotationName the annotation's qualified name
  * @param mirror the annotation
- * @param provider the provider name
+ * @param provider the provider name (empty for a nested container)
  * @param name the target's noun
  * @param api the API class name, empty for the default
  * @param child the children's noun (containers only)
@@ -33,6 +33,29 @@ public record TargetAnnotation(
 
   public boolean isContainer() {
     return child.isPresent();
+  }
+
+  /** Whether this is a {@code @NestedContainer}: no provider, no API class, no registration. */
+  public boolean isNested() {
+    return annotationName.equals(AnnotationNames.NESTED_CONTAINER);
+  }
+
+  /** Reads the {@code @NestedContainer} of {@code element}; empty when it has none. */
+  public static Optional<TargetAnnotation> readNested(Elements elements, Element element) {
+    return Mirrors.find(element, AnnotationNames.NESTED_CONTAINER)
+        .map(
+            m -> {
+              Object childValue = Mirrors.value(elements, m, "childValue").getValue();
+              return new TargetAnnotation(
+                  AnnotationNames.NESTED_CONTAINER,
+                  m,
+                  "",
+                  string(elements, m, "name"),
+                  "",
+                  Optional.of(string(elements, m, "child")),
+                  childValue instanceof TypeMirror t ? Optional.of(t) : Optional.empty(),
+                  anyUnresolved(elements, m, "name", "child", "childValue"));
+            });
   }
 
   /** The simple name, e.g. {@code RootTarget}. */

@@ -40,9 +40,14 @@ public record TargetApiModel(
    * @param targetClass the generated {@code <Name>Target} class
    * @param child what {@code declare<Child>} declares
    * @param childAttachments the attachments of the child handler, declared on the child provider
+   * @param nested the nested containers among the children, when the child handler is a
+   *     {@code @NestedContainer}
    */
   public record ContainerModel(
-      ClassName targetClass, DeclaredTarget child, List<AttachmentModel> childAttachments) {
+      ClassName targetClass,
+      DeclaredTarget child,
+      List<AttachmentModel> childAttachments,
+      Optional<NestedTarget> nested) {
     public ContainerModel {
       childAttachments = List.copyOf(childAttachments);
     }

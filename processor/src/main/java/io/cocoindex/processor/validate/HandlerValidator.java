@@ -13,8 +13,12 @@ import io.cocoindex.processor.model.AttachmentsModel;
 import io.cocoindex.processor.model.ChildHandlerFactoryModel;
 import io.cocoindex.processor.model.DeclaredTarget;
 import io.cocoindex.processor.model.HandlerModel;
+import io.cocoindex.processor.model.NestedContainerModel;
+import io.cocoindex.processor.model.NestedTarget;
+import io.cocoindex.processor.model.TargetClassModel;
 import io.cocoindex.processor.model.TargetApiModel;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -75,10 +79,8 @@ public final class HandlerValidator {
         || attachments.isUnresolved(type)) {
       return true;
     }
-    Optional<TargetAnnotation> target = TargetAnnotation.read(elements, type);
-    if (target.isPresent()
-        && (target.get().unresolved()
-            || target.get().childValue().map(inspector::containsError).orElse(false))) {
+    if (isUnresolved(TargetAnnotation.read(elements, type))
+        || isUnresolved(TargetAnnotation.readNested(elements, type))) {
       return true;
     }
     return childHandlerMethods(type).stream()
@@ -88,7 +90,14 @@ public final class HandlerValidator {
                     || m.getParameters().stream().anyMatch(p -> inspector.containsError(p.asType()))
                     || hasUnresolvedTypeArguments(m.getReturnType())
                     || (inspector.types().asElement(m.getReturnType()) instanceof TypeElement child
-                        && attachments.isUnresolved(child)));
+                        && (attachments.isUnresolved(child)
+                            || isUnresolved(TargetAnnotation.readNested(elements, child)))));
+  }
+
+  private boolean isUnresolved(Optional<TargetAnnotation> target) {
+    return target.isPresent()
+        && (target.get().unresolved()
+            || target.get().childValue().map(inspector::containsError).orElse(false));
   }
 
   private boolean hasUnresolvedTypeArguments(TypeMirror handlerType) {
@@ -99,6 +108,320 @@ public final class HandlerValidator {
 
   public Optional<HandlerModel> validate(TypeElement type, Reporter reporter) {
     TargetAnnotation target = TargetAnnotation.read(elements, type).orElseThrow();
+    Optional<List<TypeMirror>> args = handlerTypeArguments(type, target, reporter);
+    if (args.isEmpty()) {
+      return Optional.empty();
+    }
+    TypeMirror value = args.get().get(0);
+    TypeMirror action = args.get().get(2);
+    if (!TypeInspector.isReachable(type)) {
+      reporter.error(type, target.mirror(), Message.INACCESSIBLE_ELEMENT, type.getQualifiedName());
+    }
+    checkName(type, target, "provider", target.provider(), reporter);
+    checkName(type, target, "name", target.name(), reporter);
+    if (!target.api().isEmpty()) {
+      checkName(type, target, "api", target.api(), reporter);
+    }
+    target.child().ifPresent(child -> checkName(type, target, "child", child, reporter));
+    boolean primitiveChildValue =
+        target.childValue()
+            .map(v -> checkChildValueIsAClass(type, target, v, reporter))
+            .orElse(false);
+    if (!target.provider().isEmpty()) {
+      claims
+          .claim("provider " + target.provider(), type.getQualifiedName().toString())
+          .ifPresent(
+              other ->
+                  reporter.error(
+                      type,
+                      target.mirror(),
+                      valueOf(target, "provider"),
+                      Message.DUPLICATE_PROVIDER,
+                      target.provider(),
+                      type.getQualifiedName(),
+                      other));
+    }
+    Optional<ContainerPart> part = Optional.empty();
+    if (target.isContainer() && !primitiveChildValue) {
+      part = containerPart(type, target, action, reporter, Set.of());
+      if (part.isEmpty()) {
+        return Optional.empty();
+      }
+    }
+    if (reporter.hasErrors()) {
+      return Optional.empty();
+    }
+    Optional<ChildHandlerFactoryModel> factory = part.map(ContainerPart::factory);
+    Optional<TargetApiModel.ContainerModel> container =
+        part.map(
+            p ->
+                new TargetApiModel.ContainerModel(
+                    ClassName.get(ClassName.get(type).packageName(), target.name() + "Target"),
+                    p.child(),
+                    p.childAttachments(),
+                    p.nested()));
+    TypeElement childHandler = part.map(ContainerPart::childHandler).orElse(null);
+    // Invalid attachments of the handler itself are reported where its @Attachment methods are
+    // validated; without them the API would silently lack their declare methods.
+    Optional<List<AttachmentModel>> ownAttachments = attachmentsOf(type, reporter);
+    if (ownAttachments.isEmpty()) {
+      return Optional.empty();
+    }
+    if (reportUnreachable(type, target, value, action, ownAttachments.get(), childHandler,
+        container.map(TargetApiModel.ContainerModel::childAttachments).orElse(List.of()),
+        reporter)) {
+      return Optional.empty();
+    }
+    String pkg = ClassName.get(type).packageName();
+    ClassName api = ClassName.get(
+        pkg, target.api().isEmpty() ? Identifiers.plural(target.name()) : target.api());
+    TargetApiModel model =
+        new TargetApiModel(
+            ClassName.get(type),
+            TypeInspector.anyInstanceOf(type),
+            api,
+            target.provider(),
+            new DeclaredTarget(target.name(), TypeName.get(value), KeyModels.of(value)),
+            ownAttachments.get(),
+            container,
+            TypeInspector.isPublic(type),
+            type);
+    if (namesClash(type, target, model, factory, part, reporter)) {
+      return Optional.empty();
+    }
+    List<ClassName> generated =
+        container.isPresent() ? List.of(api, container.get().targetClass()) : List.of(api);
+    if (claimClasses(type, target, generated, reporter)) {
+      return Optional.empty();
+    }
+    return Optional.of(new HandlerModel(model, factory));
+  }
+
+  /**
+   * Validates a {@code @NestedContainer} handler into the target class of its containers and its
+   * child-handler factory.
+   */
+  public Optional<NestedContainerModel> validateNested(TypeElement type, Reporter reporter) {
+    return validateNested(type, reporter, Set.of(), true);
+  }
+
+  /**
+   * As {@link #validateNested(TypeElement, Reporter)}; {@code visiting} holds the nested
+   * container handlers whose validation is under way further up: nesting may recur (a
+   * subdirectory's entries are entries again), and such a handler's validity is what that call
+   * decides, so it is not validated again below it. Only the handler's own step claims its
+   * generated class names ({@code claim}): a parent validating it first would otherwise get the
+   * handler's clash reported on itself.
+   */
+  private Optional<NestedContainerModel> validateNested(
+      TypeElement type, Reporter reporter, Set<TypeElement> visiting, boolean claim) {
+    TargetAnnotation target = TargetAnnotation.readNested(elements, type).orElseThrow();
+    Optional<List<TypeMirror>> args = handlerTypeArguments(type, target, reporter);
+    if (args.isEmpty()) {
+      return Optional.empty();
+    }
+    TypeMirror action = args.get().get(2);
+    if (!TypeInspector.isReachable(type)) {
+      reporter.error(type, target.mirror(), Message.INACCESSIBLE_ELEMENT, type.getQualifiedName());
+    }
+    checkName(type, target, "name", target.name(), reporter);
+    checkName(type, target, "child", target.child().orElseThrow(), reporter);
+    if (checkChildValueIsAClass(type, target, target.childValue().orElseThrow(), reporter)) {
+      return Optional.empty();
+    }
+    Optional<TargetAnnotation> root =
+        TargetAnnotation.read(elements, type).filter(TargetAnnotation::isContainer);
+    if (root.isPresent() && !sameChildren(root.get(), target)) {
+      reporter.error(
+          type,
+          target.mirror(),
+          Message.NESTED_CHILDREN_DIFFER,
+          type.getQualifiedName(),
+          describeChildren(root.get()),
+          describeChildren(target));
+      return Optional.empty();
+    }
+    Set<TypeElement> below = new HashSet<>(visiting);
+    below.add(type);
+    Optional<ContainerPart> part = containerPart(type, target, action, reporter, below);
+    if (part.isEmpty() || reporter.hasErrors()) {
+      return Optional.empty();
+    }
+    PackageElement pkg = TypeInspector.packageOf(type);
+    String handler = "@NestedContainer handler " + type.getQualifiedName();
+    boolean unreachable = reportUnreachable(
+        type, target.mirror(), "the action type A of " + handler + " is " + action, action, pkg,
+        reporter);
+    TypeMirror childValue = target.childValue().orElseThrow();
+    unreachable |= reportUnreachable(
+        type, target.mirror(), "the childValue of " + handler + " is " + childValue, childValue,
+        pkg, reporter);
+    for (AttachmentModel a : part.get().childAttachments()) {
+      unreachable |= reportUnreachableAttachment(part.get().childHandler(), a, pkg, reporter);
+    }
+    if (unreachable) {
+      return Optional.empty();
+    }
+    TargetClassModel model =
+        new TargetClassModel(
+            nestedTargetClass(type, target),
+            target.name(),
+            ClassName.get(type),
+            Optional.empty(),
+            part.get().child(),
+            part.get().childAttachments(),
+            part.get().nested(),
+            TypeInspector.isPublic(type),
+            type);
+    // A handler that is also a @ContainerTarget has its factory generated by that step.
+    Optional<ChildHandlerFactoryModel> factory =
+        root.isPresent() ? Optional.empty() : Optional.of(part.get().factory());
+    if (nestedNamesClash(type, target, model, factory, part.get(), reporter)
+        || (claim && claimClasses(type, target, List.of(model.targetClass()), reporter))) {
+      return Optional.empty();
+    }
+    return Optional.of(new NestedContainerModel(model, factory));
+  }
+
+  /**
+   * Whether the {@code @ChildHandler} of the valid nested container handler {@code handler}
+   * returns its own class: its containers' children are then handled as the children it is among.
+   */
+  private boolean isRecurring(TypeElement handler) {
+    List<ExecutableElement> methods = childHandlerMethods(handler);
+    return methods.size() == 1
+        && handler.equals(
+            inspector.types().asElement(asMemberOf(handler, methods.get(0)).getReturnType()));
+  }
+
+  /** The class {@code <name>Target} generated for a nested container handler. */
+  private static ClassName nestedTargetClass(TypeElement type, TargetAnnotation nested) {
+    return ClassName.get(ClassName.get(type).packageName(), nested.name() + "Target");
+  }
+
+  private boolean sameChildren(TargetAnnotation a, TargetAnnotation b) {
+    return a.child().equals(b.child())
+        && inspector.types().isSameType(a.childValue().orElseThrow(), b.childValue().orElseThrow());
+  }
+
+  private static String describeChildren(TargetAnnotation t) {
+    return t.child().orElseThrow() + " (" + t.childValue().orElseThrow() + ")";
+  }
+
+  /**
+   * The children of a container handler, root or nested, as its generated classes declare them:
+   * its {@code @ChildHandler} method and the factory calling it, the child handler's attachments
+   * and, when that handler is a {@code @NestedContainer}, the nested containers among the
+   * children. Empty when invalid: the errors are reported here, or on the child handler when the
+   * compilation validates it in a step of its own.
+   */
+  private Optional<ContainerPart> containerPart(
+      TypeElement type,
+      TargetAnnotation target,
+      TypeMirror action,
+      Reporter reporter,
+      Set<TypeElement> visiting) {
+    Optional<ExecutableElement> method = childHandler(type, target, action, reporter);
+    if (method.isEmpty()) {
+      return Optional.empty();
+    }
+    TypeMirror childValue = target.childValue().orElseThrow();
+    TypeMirror childHandlerType = asMemberOf(type, method.get()).getReturnType();
+    TypeElement childHandler = (TypeElement) inspector.types().asElement(childHandlerType);
+    Optional<List<AttachmentModel>> childAttachments =
+        childAttachments(method.get(), childHandler, reporter);
+    if (childAttachments.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<NestedTarget> nested = Optional.empty();
+    Optional<TargetAnnotation> nestedAnnotation =
+        TargetAnnotation.readNested(elements, childHandler);
+    if (nestedAnnotation.isPresent()) {
+      AnnotationMirror at = Mirrors.find(method.get(), AnnotationNames.CHILD_HANDLER).orElseThrow();
+      PackageElement pkg = TypeInspector.packageOf(type);
+      PackageElement childPkg = TypeInspector.packageOf(childHandler);
+      if (!pkg.equals(childPkg)) {
+        ClassName nestedTarget = nestedTargetClass(childHandler, nestedAnnotation.get());
+        reporter.error(
+            method.get(),
+            at,
+            Message.NESTED_CONTAINER_IN_OTHER_PACKAGE,
+            type.getSimpleName() + "." + method.get().getSimpleName() + "()",
+            childHandler.getQualifiedName(),
+            childPkg.getQualifiedName(),
+            type.getQualifiedName(),
+            pkg.getQualifiedName(),
+            nestedTarget.simpleName(),
+            childHandler.getSimpleName(),
+            pkg.getQualifiedName(),
+            childPkg.getQualifiedName());
+        return Optional.empty();
+      }
+      if (!visiting.contains(childHandler)) {
+        Reporter childReports = new Reporter();
+        if (validateNested(childHandler, childReports, visiting, false).isEmpty()) {
+          // In the compilation, its own step reports its errors on its source.
+          if (!isInCompilation(childHandler)) {
+            reporter.addAllOn(childReports, method.get(), at);
+          }
+          return Optional.empty();
+        }
+      }
+      nested =
+          Optional.of(
+              new NestedTarget(
+                  new DeclaredTarget(
+                      nestedAnnotation.get().name(),
+                      TypeName.get(childValue),
+                      KeyModels.of(childValue)),
+                  nestedTargetClass(childHandler, nestedAnnotation.get()),
+                  TypeName.get(nestedAnnotation.get().childValue().orElseThrow()),
+                  isRecurring(childHandler)));
+    }
+    ChildHandlerFactoryModel factory =
+        new ChildHandlerFactoryModel(
+            ClassName.get(type),
+            TypeInspector.anyInstanceOf(type),
+            TypeInspector.sibling(type, "ChildHandlerFactory"),
+            TypeName.get(action),
+            TypeName.get(childValue),
+            method.get().getSimpleName().toString(),
+            type);
+    return Optional.of(
+        new ContainerPart(
+            method.get(),
+            factory,
+            childHandler,
+            new DeclaredTarget(
+                target.child().orElseThrow(), TypeName.get(childValue), KeyModels.of(childValue)),
+            childAttachments.get(),
+            nested));
+  }
+
+  /**
+   * The children of a container handler as validated.
+   *
+   * @param method its {@code @ChildHandler} method
+   * @param factory the factory calling it
+   * @param childHandler the handler class the method returns
+   * @param child what {@code declare<Child>} declares
+   * @param childAttachments the child handler's attachments
+   * @param nested the nested containers among the children
+   */
+  private record ContainerPart(
+      ExecutableElement method,
+      ChildHandlerFactoryModel factory,
+      TypeElement childHandler,
+      DeclaredTarget child,
+      List<AttachmentModel> childAttachments,
+      Optional<NestedTarget> nested) {}
+
+  /**
+   * The handler's {@code V}, {@code R}, {@code A}; empty when it is no handler class or they are
+   * not concrete (reported), or cannot be serialized (reported, and the rest still checked).
+   */
+  private Optional<List<TypeMirror>> handlerTypeArguments(
+      TypeElement type, TargetAnnotation target, Reporter reporter) {
     String at = "@" + target.simpleName();
     // An enum is a class too: a stateless handler may well be a singleton enum.
     if (type.getKind() != ElementKind.CLASS && type.getKind() != ElementKind.RECORD
@@ -161,129 +484,45 @@ public final class HandlerValidator {
           p.roles(),
           p.problem());
     }
-    TypeMirror value = args.get().get(0);
-    TypeMirror action = args.get().get(2);
-    if (!TypeInspector.isReachable(type)) {
-      reporter.error(type, target.mirror(), Message.INACCESSIBLE_ELEMENT, type.getQualifiedName());
-    }
-    checkName(type, target, "provider", target.provider(), reporter);
-    checkName(type, target, "name", target.name(), reporter);
-    if (!target.api().isEmpty()) {
-      checkName(type, target, "api", target.api(), reporter);
-    }
-    target.child().ifPresent(child -> checkName(type, target, "child", child, reporter));
-    boolean primitiveChildValue =
-        target.childValue()
-            .map(v -> checkChildValueIsAClass(type, target, v, reporter))
-            .orElse(false);
-    if (!target.provider().isEmpty()) {
-      claims
-          .claim("provider " + target.provider(), type.getQualifiedName().toString())
-          .ifPresent(
-              other ->
-                  reporter.error(
-                      type,
-                      target.mirror(),
-                      valueOf(target, "provider"),
-                      Message.DUPLICATE_PROVIDER,
-                      target.provider(),
-                      type.getQualifiedName(),
-                      other));
-    }
-    Optional<ChildHandlerFactoryModel> factory = Optional.empty();
-    Optional<TargetApiModel.ContainerModel> container = Optional.empty();
-    TypeElement childHandler = null;
-    if (target.isContainer() && !primitiveChildValue) {
-      Optional<ExecutableElement> method = childHandler(type, target, action, reporter);
-      if (method.isPresent()) {
-        TypeMirror childValue = target.childValue().orElseThrow();
-        TypeMirror childHandlerType = asMemberOf(type, method.get()).getReturnType();
-        childHandler = (TypeElement) inspector.types().asElement(childHandlerType);
-        Optional<List<AttachmentModel>> childAttachments =
-            childAttachments(method.get(), childHandler, reporter);
-        if (childAttachments.isEmpty()) {
-          return Optional.empty();
-        }
-        factory =
-            Optional.of(
-                new ChildHandlerFactoryModel(
-                    ClassName.get(type),
-                    TypeInspector.anyInstanceOf(type),
-                    TypeInspector.sibling(type, "ChildHandlerFactory"),
-                    TypeName.get(action),
-                    TypeName.get(childValue),
-                    method.get().getSimpleName().toString(),
-                    type));
-        container =
-            Optional.of(
-                new TargetApiModel.ContainerModel(
-                    ClassName.get(ClassName.get(type).packageName(), target.name() + "Target"),
-                    new DeclaredTarget(
-                        target.child().orElseThrow(),
-                        TypeName.get(childValue),
-                        KeyModels.of(childValue)),
-                    childAttachments.get()));
-      }
-    }
-    if (reporter.hasErrors()) {
-      return Optional.empty();
-    }
-    // Invalid attachments of the handler itself are reported where its @Attachment methods are
-    // validated; without them the API would silently lack their declare methods.
-    Optional<List<AttachmentModel>> ownAttachments = attachmentsOf(type, reporter);
-    if (ownAttachments.isEmpty()) {
-      return Optional.empty();
-    }
-    if (reportUnreachable(type, target, value, action, ownAttachments.get(), childHandler,
-        container.map(TargetApiModel.ContainerModel::childAttachments).orElse(List.of()),
-        reporter)) {
-      return Optional.empty();
-    }
-    String pkg = ClassName.get(type).packageName();
-    ClassName api = ClassName.get(
-        pkg, target.api().isEmpty() ? Identifiers.plural(target.name()) : target.api());
-    TargetApiModel model =
-        new TargetApiModel(
-            ClassName.get(type),
-            TypeInspector.anyInstanceOf(type),
-            api,
-            target.provider(),
-            new DeclaredTarget(target.name(), TypeName.get(value), KeyModels.of(value)),
-            ownAttachments.get(),
-            container,
-            TypeInspector.isPublic(type),
-            type);
-    if (namesClash(type, target, model, factory, childHandler, reporter)) {
-      return Optional.empty();
-    }
-    for (ClassName generated :
-        container.isPresent() ? List.of(api, container.get().targetClass()) : List.of(api)) {
+    return args;
+  }
+
+  /**
+   * Claims the generated API and target classes for {@code type}; whether one was another
+   * handler's already, or a type someone wrote (reported).
+   */
+  private boolean claimClasses(
+      TypeElement type, TargetAnnotation target, List<ClassName> generated, Reporter reporter) {
+    for (ClassName g : generated) {
       Optional<String> other =
-          claims.claim("class " + generated.canonicalName(), type.getQualifiedName().toString());
+          claims.claim("class " + g.canonicalName(), type.getQualifiedName().toString());
       if (other.isPresent()) {
         reporter.error(
             type,
             target.mirror(),
             Message.DUPLICATE_API_CLASS,
-            generated.canonicalName(),
+            g.canonicalName(),
             type.getQualifiedName(),
-            other.get());
-        return Optional.empty();
+            other.get(),
+            target.isNested()
+                ? "set name = \"...\" of @NestedContainer to another noun"
+                : "set api = \"...\" on one of them to a distinct class name");
+        return true;
       }
       // A type of this compilation by that name would be replaced (javac fails the file's
       // creation); a class file of an earlier build's output is regenerated as usual.
-      if (sourceTypes.contains(generated.canonicalName())) {
+      if (sourceTypes.contains(g.canonicalName())) {
         reporter.error(
             type,
             target.mirror(),
             Message.GENERATED_CLASS_EXISTS,
-            generated.canonicalName(),
+            g.canonicalName(),
             "@" + target.mirror().getAnnotationType().asElement().getSimpleName(),
             type.getQualifiedName());
-        return Optional.empty();
+        return true;
       }
     }
-    return Optional.of(new HandlerModel(model, factory));
+    return false;
   }
 
   /** The generic class or interface {@code type} extends or implements raw, if any. */
@@ -425,8 +664,9 @@ public final class HandlerValidator {
       TargetAnnotation target,
       TargetApiModel model,
       Optional<ChildHandlerFactoryModel> factory,
-      TypeElement childHandler,
+      Optional<ContainerPart> part,
       Reporter reporter) {
+    TypeElement childHandler = part.map(ContainerPart::childHandler).orElse(null);
     String at = "@" + target.simpleName();
     String of = " of " + type.getQualifiedName();
     GeneratedNames.Origin named =
@@ -504,7 +744,112 @@ public final class HandlerValidator {
             origin(childHandler, a),
             reporter);
       }
+      addNested(names, targetClass, c.nested(), childHandler, reporter);
     }
+    return names.clashed();
+  }
+
+  /**
+   * Records the {@code declare<Nested>} and {@code mount<Nested>} methods of a target class
+   * ({@code targetClass}, with its trailing dot) whose children {@code childHandler} handles.
+   */
+  private void addNested(
+      GeneratedNames names,
+      String targetClass,
+      Optional<NestedTarget> nested,
+      TypeElement childHandler,
+      Reporter reporter) {
+    if (nested.isEmpty()) {
+      return;
+    }
+    TargetAnnotation n = TargetAnnotation.readNested(elements, childHandler).orElseThrow();
+    GeneratedNames.Origin origin =
+        new GeneratedNames.Origin(
+            "@NestedContainer(name = \"" + n.name() + "\") of " + childHandler.getQualifiedName(),
+            "set its name = \"...\" to another noun",
+            childHandler,
+            n.mirror(),
+            valueOf(n, "name"));
+    String name = nested.get().container().name();
+    names.add("the method " + targetClass + "declare" + name, origin, reporter);
+    names.add("the method " + targetClass + "mount" + name, origin, reporter);
+    if (hasView(targetClass, nested.get())) {
+      names.add("the method " + targetClass + "as" + name, origin, reporter);
+    }
+  }
+
+  /**
+   * Whether the target class {@code targetClass} (with its trailing dot) gets {@code as<Name>()}:
+   * see {@link NestedTarget#recurring()}.
+   */
+  private static boolean hasView(String targetClass, NestedTarget nested) {
+    return nested.recurring()
+        && !targetClass.equals(nested.targetClass().canonicalName() + ".");
+  }
+
+  /**
+   * Whether two declarations generate one name in what is generated for a nested container
+   * handler (reported): its target class and factory, and the target class's members.
+   */
+  private boolean nestedNamesClash(
+      TypeElement type,
+      TargetAnnotation target,
+      TargetClassModel model,
+      Optional<ChildHandlerFactoryModel> factory,
+      ContainerPart part,
+      Reporter reporter) {
+    String of = " of " + type.getQualifiedName();
+    GeneratedNames.Origin named =
+        new GeneratedNames.Origin(
+            "@NestedContainer(name = \"" + target.name() + "\")" + of,
+            "set name = \"...\" to another noun",
+            type,
+            target.mirror(),
+            valueOf(target, "name"));
+    GeneratedNames names = new GeneratedNames(type);
+    // A handler that is a @ContainerTarget too generates that one's classes beside these.
+    Optional<TargetAnnotation> root =
+        TargetAnnotation.read(elements, type).filter(TargetAnnotation::isContainer);
+    root.ifPresent(r -> names.add(
+        "the class " + ClassName.get(ClassName.get(type).packageName(), r.name() + "Target")
+            .canonicalName(),
+        GeneratedNames.Origin.fixed("@ContainerTarget(name = \"" + r.name() + "\")" + of),
+        reporter));
+    names.add("the class " + model.targetClass().canonicalName(), named, reporter);
+    factory.ifPresent(f ->
+        names.add(
+            "the class " + f.factory().canonicalName(),
+            GeneratedNames.Origin.fixed("the @ChildHandler method" + of),
+            reporter));
+    if (!attachments.attachmentMethods(type).isEmpty()) {
+      names.add(
+          "the class " + TypeInspector.sibling(type, "Attachments").canonicalName(),
+          GeneratedNames.Origin.fixed("the @Attachment methods" + of),
+          reporter);
+    }
+    if (names.clashed()) {
+      return true;
+    }
+    String targetClass = model.targetClass().canonicalName() + ".";
+    GeneratedNames.Origin everyTarget = GeneratedNames.Origin.fixed("every generated target class");
+    names.add("the field " + targetClass + "children", everyTarget, reporter);
+    names.add("the method " + targetClass + "children", everyTarget, reporter);
+    names.add(
+        "the method " + targetClass + "declare" + model.child().name(),
+        new GeneratedNames.Origin(
+            "@NestedContainer(child = \"" + model.child().name() + "\")" + of,
+            "set child = \"...\" to another noun",
+            type,
+            target.mirror(),
+            valueOf(target, "child")),
+        reporter);
+    for (AttachmentModel a : model.childAttachments()) {
+      names.add(
+          "the method " + targetClass + "declare" + a.target().name(),
+          origin(part.childHandler(), a),
+          reporter);
+    }
+    addNested(names, targetClass, model.nested(), part.childHandler(), reporter);
     return names.clashed();
   }
 
@@ -527,7 +872,7 @@ public final class HandlerValidator {
       reporter.error(
           type,
           target.mirror(),
-          Message.MISSING_CHILD_HANDLER,
+          target.isNested() ? Message.NESTED_MISSING_CHILD_HANDLER : Message.MISSING_CHILD_HANDLER,
           type.getQualifiedName(),
           action,
           target.child().orElseThrow());
@@ -537,6 +882,7 @@ public final class HandlerValidator {
       reporter.error(
           methods.get(1),
           Message.DUPLICATE_CHILD_HANDLER,
+          target.simpleName(),
           type.getQualifiedName(),
           methods.get(0).getSimpleName(),
           methods.get(1).getSimpleName());
@@ -601,7 +947,7 @@ public final class HandlerValidator {
       reporter.error(
           m,
           Mirrors.find(m, AnnotationNames.CHILD_HANDLER).orElseThrow(),
-          Message.CHILD_VALUE_MISMATCH,
+          target.isNested() ? Message.NESTED_CHILD_VALUE_MISMATCH : Message.CHILD_VALUE_MISMATCH,
           type.getSimpleName() + "." + m.getSimpleName() + "()",
           returnedValue,
           simpleName(childValue),
@@ -683,6 +1029,7 @@ public final class HandlerValidator {
         target.mirror(),
         valueOf(target, "childValue"),
         Message.PRIMITIVE_CHILD_VALUE,
+        target.simpleName(),
         childValue,
         type.getQualifiedName(),
         what,
@@ -735,7 +1082,7 @@ public final class HandlerValidator {
       if (target.isContainer()) {
         names.add("the method mount" + value);
       }
-      if (target.api().isEmpty()) {
+      if (target.api().isEmpty() && !target.isNested()) {
         names.add("the class " + Identifiers.plural(value));
       }
       if (target.isContainer()) {

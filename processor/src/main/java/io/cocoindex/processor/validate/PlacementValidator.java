@@ -12,7 +12,8 @@ import javax.lang.model.element.TypeElement;
 /**
  * Checks that the annotations of a type's members apply where they sit: {@code @Key} on
  * components of {@code @TargetValue} records, {@code @ChildHandler} on methods of
- * {@code @ContainerTarget} handlers (or of an abstract class they extend).
+ * {@code @ContainerTarget} or {@code @NestedContainer} handlers (or of an abstract class they
+ * extend).
  */
 public final class PlacementValidator {
   private PlacementValidator() {}
@@ -32,10 +33,11 @@ public final class PlacementValidator {
             "is not annotated @TargetValue",
             "annotate it, or remove @Key");
       }
-      // An abstract class may hold the @ChildHandler method its @ContainerTarget subclasses share.
+      // An abstract class may hold the @ChildHandler method its container subclasses share.
       if (member.getKind() == ElementKind.METHOD
           && Mirrors.has(member, AnnotationNames.CHILD_HANDLER)
           && !Mirrors.has(type, AnnotationNames.CONTAINER_TARGET)
+          && !Mirrors.has(type, AnnotationNames.NESTED_CONTAINER)
           && !type.getModifiers().contains(Modifier.ABSTRACT)) {
         reporter.error(
             member,
@@ -45,7 +47,8 @@ public final class PlacementValidator {
             "methods of @ContainerTarget handlers",
             type,
             "is not annotated @ContainerTarget",
-            "annotate it, or remove @ChildHandler");
+            "annotate it, or remove @ChildHandler (a child handler whose target states hold"
+                + " children of their own is annotated @NestedContainer instead)");
       }
     }
   }

@@ -1,15 +1,17 @@
 package io.cocoindex.samples.localfs;
 
 import io.cocoindex.Ctx;
-import io.cocoindex.TargetStateProvider;
-import io.cocoindex.TargetStates;
 import java.nio.charset.StandardCharsets;
 
-/** A managed directory: declare its files and subdirectories. Obtained from {@link LocalFs}. */
+/**
+ * A managed directory: declare its files and subdirectories. Obtained from {@link LocalFs}. A
+ * facade over the generated {@link SubdirTarget} that takes names, checked, where the generated
+ * API takes {@link Entry} values.
+ */
 public final class Directory {
-  private final TargetStateProvider<Entry> entries;
+  private final SubdirTarget entries;
 
-  Directory(TargetStateProvider<Entry> entries) {
+  Directory(SubdirTarget entries) {
     this.entries = entries;
   }
 
@@ -22,7 +24,7 @@ public final class Directory {
    */
   public void declareFile(Ctx ctx, String name, byte[] content) {
     Names.checkEntryName(name);
-    TargetStates.declareTargetState(ctx, entries.targetState(name, Entry.file(name, content)));
+    entries.declareEntry(ctx, Entry.file(name, content));
   }
 
   /** Declares the file {@code name} with {@code text} in UTF-8. */
@@ -36,13 +38,12 @@ public final class Directory {
    */
   public Directory declareDir(Ctx ctx, String name) {
     Names.checkEntryName(name);
-    return new Directory(TargetStates.declareTargetStateWithChild(
-        ctx, entries.targetState(name, Entry.dir(name))));
+    return new Directory(entries.declareSubdir(ctx, Entry.dir(name)));
   }
 
   /** Creates the subdirectory {@code name} now; its entries may be declared from any component. */
   public Directory mountDir(Ctx ctx, String name) {
     Names.checkEntryName(name);
-    return new Directory(TargetStates.mountTarget(ctx, entries.targetState(name, Entry.dir(name))));
+    return new Directory(entries.mountSubdir(ctx, Entry.dir(name)));
   }
 }

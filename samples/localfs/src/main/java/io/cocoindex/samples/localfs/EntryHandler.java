@@ -6,6 +6,8 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetChildInvalidation;
 import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
+import io.cocoindex.annotation.ChildHandler;
+import io.cocoindex.annotation.NestedContainer;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -15,8 +17,11 @@ import java.util.List;
  * The entries of one directory. A file is rewritten (atomically) only when its content
  * fingerprint changed, or when its directory may have lost it; a subdirectory is a container
  * whose entries are handled by the entry handler of its path, and is removed with its contents
- * when no longer declared.
+ * when no longer declared. As a {@link NestedContainer}, it has the processor generate {@code
+ * SubdirTarget} (which {@link Directory} wraps), {@code declareSubdir}/{@code mountSubdir} on it
+ * and on {@code DirTarget}, and the factory of {@link EntrySink}'s sink.
  */
+@NestedContainer(name = "Subdir", child = "Entry", childValue = Entry.class)
 final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryAction> {
   private final Path dir;
   private final EntrySink entries;
@@ -41,6 +46,12 @@ final class EntryHandler implements TargetHandler<Entry, EntryRecord, EntryActio
    */
   static EntryHandler of(Path dir, EntrySink entries) {
     return new EntryHandler(dir, entries, !Files.isDirectory(dir));
+  }
+
+  /** The handler of a subdirectory's entries, from its Create or Update alone. */
+  @ChildHandler
+  EntryHandler entries(EntryAction subdir) {
+    return of(Path.of(subdir.path()), entries);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.cocoindex.samples.localfs;
 
-import io.cocoindex.ChildTargetDef;
 import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import java.io.IOException;
@@ -13,12 +12,15 @@ import java.util.List;
  * own path.
  */
 final class EntrySink {
-  final TargetActionSink<EntryAction> sink = TargetActionSink.withChildHandler(
-      this::apply, action -> ChildTargetDef.of(EntryHandler.of(Path.of(action.path()), this)));
+  final TargetActionSink<EntryAction> sink;
   private final DeclaredThisRun declared;
 
   EntrySink(DeclaredThisRun declared) {
     this.declared = declared;
+    // The generated factory calls EntryHandler.entries, which reads the subdirectory's action
+    // alone: any entry handler over this sink serves, such as one of the file system's root.
+    this.sink = TargetActionSink.withChildHandler(this::apply,
+        new EntryHandler_ChildHandlerFactory(new EntryHandler(Path.of("/"), this, false)));
   }
 
   private void apply(List<TargetAction<EntryAction>> actions) throws IOException {

@@ -41,12 +41,12 @@ public final class LocalFs {
    * the same component (they resolve when it commits).
    */
   public Directory declareDir(Ctx ctx, Path path) {
-    return new Directory(dirs.declareDir(ctx, spec(path)).children());
+    return new Directory(dirs.declareDir(ctx, spec(path)).asSubdir());
   }
 
   /** Creates the root directory {@code path} now; entries may be declared from any component. */
   public Directory mountDir(Ctx ctx, Path path) {
-    return new Directory(dirs.mountDir(ctx, spec(path)).children());
+    return new Directory(dirs.mountDir(ctx, spec(path)).asSubdir());
   }
 
   private static DirSpec spec(Path path) {
