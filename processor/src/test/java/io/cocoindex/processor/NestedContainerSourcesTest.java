@@ -187,10 +187,11 @@ class NestedContainerSourcesTest {
     assertThat(bay)
         .contains("public void declareBook(", "public void declareCover(")
         .doesNotContain("Target mount", "Target declare");
-    // Shelves hold books, not shelves: no view of a library as a bay.
+    // Shelves hold books, not shelves: no view of a library as a bay. The methods returning a
+    // BayTarget are package-private, as it is (ShelfHandler is).
     assertThat(content(c.generatedSourceFile("test/LibraryTarget").orElseThrow()))
-        .contains("public BayTarget mountBay(")
-        .doesNotContain("asBay");
+        .contains("\n  BayTarget mountBay(", "\n  BayTarget declareBay(")
+        .doesNotContain("asBay", "public BayTarget");
     assertThat(c.generatedSourceFile("test/ShelfHandler_ChildHandlerFactory")).isPresent();
   }
 

@@ -97,7 +97,7 @@ public final class ContainerTargetGenerator {
   /** {@code declare<Nested>}: a child that is a container, resolved when the component commits. */
   private static MethodSpec nestedDeclare(NestedTarget n) {
     DeclaredTarget c = n.container();
-    return DeclareMethods.start("declare", c)
+    return DeclareMethods.start("declare", c, n.isPublic())
         .addJavadoc(
             "Declares {@code $N} as $L of this container, itself a container, in the calling"
                 + " component; its children resolve when that component commits, so declare them"
@@ -125,7 +125,11 @@ public final class ContainerTargetGenerator {
    * are handled alike (nesting that recurs), so that one piece of code declares at every level.
    */
   private static MethodSpec view(NestedTarget n, String containerName) {
-    return MethodSpec.methodBuilder("as" + n.container().name())
+    MethodSpec.Builder view = MethodSpec.methodBuilder("as" + n.container().name());
+    if (n.isPublic()) {
+      view.addModifiers(Modifier.PUBLIC);
+    }
+    return view
         .addJavadoc(
             "This $L's children as those of $L: they have the same handler, so code declaring"
                 + " into {@link $T} at any depth serves this level too. Declarations through the"
@@ -136,7 +140,6 @@ public final class ContainerTargetGenerator {
             n.targetClass(),
             containerName,
             containerName)
-        .addModifiers(Modifier.PUBLIC)
         .returns(n.targetClass())
         .addStatement("return new $T(children)", n.targetClass())
         .build();
@@ -145,7 +148,7 @@ public final class ContainerTargetGenerator {
   /** {@code mount<Nested>}: a child that is a container, committed before it returns. */
   private static MethodSpec nestedMount(NestedTarget n) {
     DeclaredTarget c = n.container();
-    return DeclareMethods.start("mount", c)
+    return DeclareMethods.start("mount", c, n.isPublic())
         .addJavadoc(
             "Declares {@code $N} as $L of this container, itself a container, and commits it in a"
                 + " foreground child component: its children may be declared from any component"

@@ -21,10 +21,16 @@ final class DeclareMethods {
    * the value; its body is completed by the caller with {@link #key} and {@link #parameter}.
    */
   static MethodSpec.Builder start(String verb, DeclaredTarget target) {
-    MethodSpec.Builder m =
-        MethodSpec.methodBuilder(verb + target.name())
-            .addModifiers(Modifier.PUBLIC)
-            .addParameter(Ctx.class, "ctx");
+    return start(verb, target, true);
+  }
+
+  /** As {@link #start(String, DeclaredTarget)}, package-private unless {@code isPublic}. */
+  static MethodSpec.Builder start(String verb, DeclaredTarget target, boolean isPublic) {
+    MethodSpec.Builder m = MethodSpec.methodBuilder(verb + target.name());
+    if (isPublic) {
+      m.addModifiers(Modifier.PUBLIC);
+    }
+    m.addParameter(Ctx.class, "ctx");
     if (target.key().isExplicit()) {
       m.addParameter(Object.class, "key");
     }

@@ -15,6 +15,12 @@ import com.palantir.javapoet.TypeName;
  *     children it is among (a folder of items among items): then any target class declaring them
  *     other than {@code targetClass} also gets {@code as<Name>()}, viewing its children as those
  *     of a nested container, so one piece of code serves every level
+ * @param isPublic whether {@code targetClass} is public (its handler is): the methods returning it
+ *     are public only then, as a caller outside the package could use nothing they return
  */
 public record NestedTarget(
-    DeclaredTarget container, ClassName targetClass, TypeName childValue, boolean recurring) {}
+    DeclaredTarget container,
+    ClassName targetClass,
+    TypeName childValue,
+    boolean recurring,
+    boolean isPublic) {}

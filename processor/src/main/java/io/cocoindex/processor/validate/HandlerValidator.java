@@ -376,7 +376,8 @@ public final class HandlerValidator {
                       KeyModels.of(childValue)),
                   nestedTargetClass(childHandler, nestedAnnotation.get()),
                   TypeName.get(nestedAnnotation.get().childValue().orElseThrow()),
-                  isRecurring(childHandler)));
+                  isRecurring(childHandler),
+                  TypeInspector.isPublic(childHandler)));
     }
     ChildHandlerFactoryModel factory =
         new ChildHandlerFactoryModel(
