@@ -71,7 +71,7 @@ public final class UpdateFailedException extends RuntimeException {
       String from = origin.get(f.error());
       sb.append("\n  ").append(f.component()).append(": ").append(below(from, f.component())
           ? "the error of " + from + ", which its body let through"
-          : f.error().getMessage());
+          : f.message());
     }
     return sb.toString();
   }

@@ -635,18 +635,21 @@ public final class ComponentCommit {
       if (!component.isEmpty()) {
         notedInvalidated(component);
       }
-      Map<TargetActionSink<?>, List<TargetAction<?>>> bySink = new IdentityHashMap<>();
+      Map<TargetActionSink<?>, List<Reconciliation>> bySink = new IdentityHashMap<>();
       List<TargetActionSink<?>> order = new ArrayList<>();
       for (Reconciliation r : level) {
         bySink.computeIfAbsent(r.sink, s -> {
           order.add(s);
           return new ArrayList<>(order.size() == 1 ? level.size() : 10); // mostly one sink
-        }).add(r.action);
+        }).add(r);
       }
       List<CompletableFuture<Void>> applied = new ArrayList<>(order.size());
       for (TargetActionSink<?> sink : order) {
-        applied.add(run.batcher.submit((TargetActionSink) sink, in.component,
-            (List) bySink.get(sink)));
+        List<Reconciliation> forSink = bySink.get(sink);
+        List<TargetAction<?>> actions = new ArrayList<>(forSink.size());
+        forSink.forEach(r -> actions.add(r.action));
+        applied.add(run.batcher.submit((TargetActionSink) sink, in.component, (List) actions,
+            () -> SinkContexts.applying(forSink, null)));
       }
       return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new));
     }, stages);

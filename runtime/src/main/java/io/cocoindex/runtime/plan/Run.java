@@ -5,6 +5,7 @@ import io.cocoindex.runtime.ComponentFailure;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.apply.SinkBatcher;
+import io.cocoindex.runtime.apply.SinkFailure;
 import io.cocoindex.runtime.codec.CodecRegistry;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
@@ -678,8 +679,13 @@ public final class Run {
     if (fatal != null) {
       abort(fatal);
     }
+    // Noted whole, so that a foreground component's failure tells what its sink applied too.
     failed.putIfAbsent(component, error);
-    failures.add(new ComponentFailure(component.toString(), error));
+    // A sink's failure is reported as the sink's own exception, which callers compare, with
+    // what it was applying beside it.
+    failures.add(error instanceof SinkFailure sf
+        ? new ComponentFailure(component.toString(), sf.getCause(), sf.context())
+        : new ComponentFailure(component.toString(), error));
   }
 
   /** Whether {@link #fail} was called for {@code component} or any of its ancestors. */
