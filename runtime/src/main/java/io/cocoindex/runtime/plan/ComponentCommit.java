@@ -12,6 +12,7 @@ import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -646,8 +647,18 @@ public final class ComponentCommit {
       List<CompletableFuture<Void>> applied = new ArrayList<>(order.size());
       for (TargetActionSink<?> sink : order) {
         List<Reconciliation> forSink = bySink.get(sink);
-        List<TargetAction<?>> actions = new ArrayList<>(forSink.size());
-        forSink.forEach(r -> actions.add(r.action));
+        // A view: the batcher copies the actions once, as it did the list they were put in.
+        List<TargetAction<?>> actions = new AbstractList<>() {
+          @Override
+          public TargetAction<?> get(int i) {
+            return forSink.get(i).action;
+          }
+
+          @Override
+          public int size() {
+            return forSink.size();
+          }
+        };
         applied.add(run.batcher.submit((TargetActionSink) sink, in.component, (List) actions,
             () -> SinkContexts.applying(forSink, null)));
       }
