@@ -86,7 +86,7 @@ class LocalFsBaseTest {
     coco.update(app);
 
     relative = true;
-    assertThat(coco.update(app)).containsExactly(
+    assertThat(coco.update(app)).containsExactlyInAnyOrder(
         "cocoindex/localfs create \"out\"",
         "cocoindex/localfs/out create \"a.txt\"",
         "cocoindex/localfs/out create \"sub\"",
