@@ -76,6 +76,15 @@ class SinkFailureContextTest extends EngineTestBase {
     assertThatThrownBy(app::update).hasMessage("update of app 'test': 1 component failed\n"
         + "  /\"a.md\": the sink of provider 'rows' failed applying 12 actions (update \"k01\";"
         + " create \"k02\", \"k03\", \"k04\", \"k05\" and 7 more): scripted sink failure on k01");
+
+    // Past the first five keys, a verb is only counted. The twelve may have been applied: now
+    // updates.
+    declared.put("k13", "1");
+    declared.put("k14", "1");
+    assertThatThrownBy(app::update).hasMessage("update of app 'test': 1 component failed\n"
+        + "  /\"a.md\": the sink of provider 'rows' failed applying 14 actions (update \"k01\","
+        + " \"k02\", \"k03\", \"k04\", \"k05\" and 7 more; 2 creates): scripted sink failure on"
+        + " k01");
   }
 
   /**

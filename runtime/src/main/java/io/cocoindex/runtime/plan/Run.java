@@ -669,7 +669,8 @@ public final class Run {
    * RunAborted#fatalIn}) also aborts the run.
    *
    * @param component the failed component's path
-   * @param error what it threw (the first noted for it is the one {@link #failureAtOrBelow} gives)
+   * @param error what it threw (the first noted for it is the one {@link #failureAtOrBelow} gives);
+   *     a {@link SinkFailure} is reported as the sink's exception, its cause, with its context
    */
   public void fail(TargetPath component, Throwable error) {
     // A component that gave up as the run stops (RunAborted, its cause the fatal error) does not
@@ -713,7 +714,8 @@ public final class Run {
    * or null: what a failed foreground mount reports.
    *
    * @param component the path of the subtree's top component
-   * @return the failed component's path and its first error, or null if none failed there
+   * @return the failed component's path and its first error (for a sink's, the {@link
+   *     SinkFailure}, whose message says what the sink was applying), or null if none failed there
    */
   public Map.Entry<TargetPath, Throwable> failureAtOrBelow(TargetPath component) {
     Throwable own = failed.get(component);

@@ -21,15 +21,22 @@ final class SinkContexts {
 
   /**
    * E.g. {@code the sink of provider 'rows' failed applying 3 actions (update "k1", "k2"; delete
-   * "k3")}; {@code what}, if not null, follows the count ({@code to target states no longer
+   * "k3")}; {@code what}, if not null, follows the count ({@code for target states no longer
    * declared}).
    */
   static String applying(List<Reconciliation> applied, String what) {
     Set<String> providers = new LinkedHashSet<>();
+    // Per verb, in order met: how many, and the first keys (no more are ever shown).
     Map<String, List<String>> keysByVerb = new LinkedHashMap<>();
+    Map<String, int[]> countByVerb = new LinkedHashMap<>();
     for (Reconciliation r : applied) {
       providers.add("'" + r.provider.name() + "'");
-      keysByVerb.computeIfAbsent(r.action.verb(), v -> new ArrayList<>()).add(r.key.toString());
+      String verb = r.action.verb();
+      countByVerb.computeIfAbsent(verb, v -> new int[1])[0]++;
+      List<String> keys = keysByVerb.computeIfAbsent(verb, v -> new ArrayList<>());
+      if (keys.size() < KEYS_SHOWN) {
+        keys.add(r.key.toString());
+      }
     }
     StringBuilder sb = new StringBuilder("the sink of ")
         .append(providers.size() == 1 ? "provider " : "providers ")
@@ -44,16 +51,17 @@ final class SinkContexts {
     String sep = "";
     for (Map.Entry<String, List<String>> e : keysByVerb.entrySet()) {
       List<String> keys = e.getValue();
+      int count = countByVerb.get(e.getKey())[0];
       sb.append(sep);
       sep = "; ";
       if (budget == 0) {
-        sb.append(keys.size()).append(' ').append(e.getKey()).append(keys.size() == 1 ? "" : "s");
+        sb.append(count).append(' ').append(e.getKey()).append(count == 1 ? "" : "s");
         continue;
       }
       int shown = Math.min(budget, keys.size());
       sb.append(e.getKey()).append(' ').append(String.join(", ", keys.subList(0, shown)));
-      if (shown < keys.size()) {
-        sb.append(" and ").append(keys.size() - shown).append(" more");
+      if (shown < count) {
+        sb.append(" and ").append(count - shown).append(" more");
       }
       budget -= shown;
     }
