@@ -12,6 +12,12 @@ import java.util.Set;
  * committed; a failed one keeps the possible records of what it declared, so the next run
  * retries it (what it no longer declares is deleted all the same when only its apply or commit
  * failed).
+ *
+ * <p>The message gives each failed component with {@link ComponentFailure#message}: for a sink
+ * that threw, which provider's sink it was and what it was applying for that component, then the
+ * sink's message ({@code /"a.md": the sink of provider 'rows' failed applying 3 actions (update
+ * "k1", "k2"; delete "k3"): disk full}). The errors are the components' own, as thrown: a sink's
+ * exception is the cause (or a suppressed one), the object the sink threw.
  */
 public final class UpdateFailedException extends RuntimeException {
   /** The components that failed, in the order met. */
@@ -71,7 +77,7 @@ public final class UpdateFailedException extends RuntimeException {
       String from = origin.get(f.error());
       sb.append("\n  ").append(f.component()).append(": ").append(below(from, f.component())
           ? "the error of " + from + ", which its body let through"
-          : f.error().getMessage());
+          : f.message());
     }
     return sb.toString();
   }

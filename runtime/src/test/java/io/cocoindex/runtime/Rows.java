@@ -33,6 +33,8 @@ final class Rows {
   /** The most actions one sink call received. */
   final AtomicInteger largestBatch = new AtomicInteger();
   volatile Predicate<RowAction> failWhen = a -> false;
+  /** The exceptions the sink threw, each the object itself (failures must hand it on as is). */
+  final List<Throwable> thrown = Collections.synchronizedList(new ArrayList<>());
   volatile long sinkDelayMillis;
   /** Runs at the start of each sink call, on the sink's thread. */
   volatile Runnable onSinkCall = () -> {};
@@ -48,7 +50,10 @@ final class Rows {
     }
     for (TargetAction<RowAction> a : actions) {
       if (failWhen.test(a.value())) {
-        throw new IllegalStateException("scripted sink failure on " + a.value().key());
+        IllegalStateException e =
+            new IllegalStateException("scripted sink failure on " + a.value().key());
+        thrown.add(e);
+        throw e;
       }
     }
     for (TargetAction<RowAction> a : actions) {

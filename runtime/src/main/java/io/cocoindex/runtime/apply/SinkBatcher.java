@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,11 +63,30 @@ public final class SinkBatcher {
    */
   public <A> CompletableFuture<Void> submit(
       TargetActionSink<A> sink, Object owner, List<TargetAction<A>> actions) {
+    return submit(sink, owner, actions, null);
+  }
+
+  /**
+   * Submits one component's actions for one sink, saying what they are should the sink fail.
+   *
+   * @param <A> the type of the sink's actions
+   * @param sink the sink that applies them; submissions to one sink (by identity) are batched
+   * @param owner the submitting component (see {@link #submit(TargetActionSink, Object, List)})
+   * @param actions the actions, copied; they go to the sink in one call, never split
+   * @param context what the sink applies for this submission ({@link SinkFailure#context}),
+   *     rendered only if the sink fails on them; null: the sink's error as it is
+   * @return completes when applied; exceptionally with a {@link SinkFailure} whose cause is the
+   *     sink's own exception (thrown by a call with this submission's actions alone, when a
+   *     merged batch failed), or with that exception itself when {@code context} is null or the
+   *     error is fatal ({@link RunAborted#fatalIn}: nothing is made then)
+   */
+  public <A> CompletableFuture<Void> submit(TargetActionSink<A> sink, Object owner,
+      List<TargetAction<A>> actions, Supplier<String> context) {
     SinkQueue queue;
     synchronized (queues) {
       queue = queues.computeIfAbsent(sink, SinkQueue::new);
     }
-    Submission s = new Submission(owner, List.copyOf(actions), new CompletableFuture<>());
+    Submission s = new Submission(owner, List.copyOf(actions), context, new CompletableFuture<>());
     outstanding.add(s);
     Throwable why = stopped;
     if (why != null) { // after stop's pass over the outstanding ones, or before it
@@ -114,15 +134,29 @@ public final class SinkBatcher {
     outstanding.remove(s);
   }
 
+  /** {@code error}, which the sink threw on {@code s}'s actions alone, with what they were. */
+  private static Throwable sinkFailure(Submission s, Throwable error) {
+    String context;
+    try {
+      context = s.context.get();
+    } catch (RuntimeException e) { // a description must not hide the sink's error
+      context = "the sink failed applying " + s.actions.size() + " actions";
+    }
+    return new SinkFailure(context, error);
+  }
+
   /** One component's actions for one sink; an identity (its actions are not compared). */
   private static final class Submission {
     final Object owner;
     final List<TargetAction<?>> actions;
+    final Supplier<String> context;
     final CompletableFuture<Void> done;
 
-    Submission(Object owner, List<TargetAction<?>> actions, CompletableFuture<Void> done) {
+    Submission(Object owner, List<TargetAction<?>> actions, Supplier<String> context,
+        CompletableFuture<Void> done) {
       this.owner = owner;
       this.actions = actions;
+      this.context = context;
       this.done = done;
     }
   }
@@ -152,9 +186,15 @@ public final class SinkBatcher {
         batch.forEach(SinkBatcher.this::complete);
         return;
       }
-      if (batch.size() == 1 || RunAborted.fatalIn(error) != null) {
+      if (RunAborted.fatalIn(error) != null) {
         // Out of memory stops the run: its batch is not retried, in parts or at all.
         batch.forEach(s -> fail(s, error));
+        return;
+      }
+      if (batch.size() == 1) {
+        // Its own actions' error: told with what they were, for the component to report.
+        Submission s = batch.get(0);
+        fail(s, s.context == null ? error : sinkFailure(s, error));
         return;
       }
       log.debug("a batch of {} submissions to {} failed; retrying it split", batch.size(), sink,

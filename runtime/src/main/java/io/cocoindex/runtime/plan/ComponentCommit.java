@@ -12,6 +12,7 @@ import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -635,18 +636,31 @@ public final class ComponentCommit {
       if (!component.isEmpty()) {
         notedInvalidated(component);
       }
-      Map<TargetActionSink<?>, List<TargetAction<?>>> bySink = new IdentityHashMap<>();
+      Map<TargetActionSink<?>, List<Reconciliation>> bySink = new IdentityHashMap<>();
       List<TargetActionSink<?>> order = new ArrayList<>();
       for (Reconciliation r : level) {
         bySink.computeIfAbsent(r.sink, s -> {
           order.add(s);
           return new ArrayList<>(order.size() == 1 ? level.size() : 10); // mostly one sink
-        }).add(r.action);
+        }).add(r);
       }
       List<CompletableFuture<Void>> applied = new ArrayList<>(order.size());
       for (TargetActionSink<?> sink : order) {
-        applied.add(run.batcher.submit((TargetActionSink) sink, in.component,
-            (List) bySink.get(sink)));
+        List<Reconciliation> forSink = bySink.get(sink);
+        // A view: the batcher copies the actions once, as it did the list they were put in.
+        List<TargetAction<?>> actions = new AbstractList<>() {
+          @Override
+          public TargetAction<?> get(int i) {
+            return forSink.get(i).action;
+          }
+
+          @Override
+          public int size() {
+            return forSink.size();
+          }
+        };
+        applied.add(run.batcher.submit((TargetActionSink) sink, in.component, (List) actions,
+            () -> SinkContexts.applying(forSink, null)));
       }
       return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new));
     }, stages);

@@ -5,6 +5,7 @@ import io.cocoindex.TargetAction;
 import io.cocoindex.TargetActionSink;
 import io.cocoindex.runtime.DeletionLimitExceededException;
 import io.cocoindex.runtime.PlannedAction;
+import io.cocoindex.runtime.apply.SinkFailure;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.MemoStamp;
@@ -1613,9 +1614,15 @@ public final class OrphanSweep {
       for (Map.Entry<TargetPath, Map<TargetActionSink<?>, List<Deletion>>> g : groups.entrySet()) {
         for (Map.Entry<TargetActionSink<?>, List<Deletion>> s : g.getValue().entrySet()) {
           List<TargetAction<?>> actions = new ArrayList<>();
-          s.getValue().forEach(d -> actions.add(d.r.action));
+          List<Reconciliation> swept = new ArrayList<>(s.getValue().size());
+          s.getValue().forEach(d -> {
+            actions.add(d.r.action);
+            swept.add(d.r);
+          });
+          String what = run.mode == RunMode.DROP
+              ? "for the drop" : "for target states no longer declared";
           pending.put(run.batcher.submit((TargetActionSink) s.getKey(), g.getKey(),
-              (List) actions), s.getValue());
+              (List) actions, () -> SinkContexts.applying(swept, what)), s.getValue());
         }
       }
       for (Map.Entry<CompletableFuture<Void>, List<Deletion>> p : pending.entrySet()) {
@@ -1629,9 +1636,12 @@ public final class OrphanSweep {
           Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
           TargetPath owner = p.getValue().get(0).owner;
           if (failed.add(owner)) {
-            run.fail(owner, new IllegalStateException(
-                "deleting target states no longer declared by " + owner + " failed: " + cause,
-                cause));
+            // Its error wraps the sink's own, as it always has (callers look for it as the
+            // cause); its message says which provider's sink and what it was deleting.
+            run.fail(owner, cause instanceof SinkFailure sf
+                ? new IllegalStateException(sf.getMessage(), sf.getCause())
+                : new IllegalStateException("deleting target states no longer declared by "
+                    + owner + " failed: " + cause, cause));
           }
         }
       }

@@ -5,6 +5,7 @@ import io.cocoindex.runtime.ComponentFailure;
 import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.Preview;
 import io.cocoindex.runtime.apply.SinkBatcher;
+import io.cocoindex.runtime.apply.SinkFailure;
 import io.cocoindex.runtime.codec.CodecRegistry;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
@@ -668,7 +669,8 @@ public final class Run {
    * RunAborted#fatalIn}) also aborts the run.
    *
    * @param component the failed component's path
-   * @param error what it threw (the first noted for it is the one {@link #failureAtOrBelow} gives)
+   * @param error what it threw (the first noted for it is the one {@link #failureAtOrBelow} gives);
+   *     a {@link SinkFailure} is reported as the sink's exception, its cause, with its context
    */
   public void fail(TargetPath component, Throwable error) {
     // A component that gave up as the run stops (RunAborted, its cause the fatal error) does not
@@ -678,8 +680,13 @@ public final class Run {
     if (fatal != null) {
       abort(fatal);
     }
+    // Noted whole, so that a foreground component's failure tells what its sink applied too.
     failed.putIfAbsent(component, error);
-    failures.add(new ComponentFailure(component.toString(), error));
+    // A sink's failure is reported as the sink's own exception, which callers compare, with
+    // what it was applying beside it.
+    failures.add(error instanceof SinkFailure sf
+        ? new ComponentFailure(component.toString(), sf.getCause(), sf.context())
+        : new ComponentFailure(component.toString(), error));
   }
 
   /** Whether {@link #fail} was called for {@code component} or any of its ancestors. */
@@ -707,7 +714,8 @@ public final class Run {
    * or null: what a failed foreground mount reports.
    *
    * @param component the path of the subtree's top component
-   * @return the failed component's path and its first error, or null if none failed there
+   * @return the failed component's path and its first error (for a sink's, the {@link
+   *     SinkFailure}, whose message says what the sink was applying), or null if none failed there
    */
   public Map.Entry<TargetPath, Throwable> failureAtOrBelow(TargetPath component) {
     Throwable own = failed.get(component);

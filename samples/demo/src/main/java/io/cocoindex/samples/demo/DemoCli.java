@@ -325,7 +325,7 @@ public final class DemoCli {
               + " again):");
           for (ComponentFailure f : others) {
             cli.err.println("  ! " + (f.error() instanceof DeletionLimitExceededException refused
-                ? refusal(refused) : f.component() + ": " + f.error().getMessage()));
+                ? refusal(refused) : f.component() + ": " + f.message()));
           }
         }
         if (!files.isEmpty()) {
@@ -333,8 +333,7 @@ public final class DemoCli {
               + " could not be indexed (" + (files.size() == 1 ? "left as it was; fix it"
               : "left as they were; fix them") + " and run update again):");
           for (ComponentFailure f : files) {
-            cli.err.println("  ! " + indexer.fileOf(f.component()) + ": "
-                + f.error().getMessage());
+            cli.err.println("  ! " + indexer.fileOf(f.component()) + ": " + f.message());
           }
         }
         return failures.isEmpty() ? 0 : 1;

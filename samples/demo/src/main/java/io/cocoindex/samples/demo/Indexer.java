@@ -60,6 +60,8 @@ final class Indexer {
   private final String appName;
   /** Whether main only registers the connectors, for a drop: it reads no source file. */
   private boolean registrationsOnly;
+  /** Whether main keys the summaries' folder by its absolute path, as earlier versions did. */
+  private boolean summariesByAbsolutePath;
 
   /**
    * @param state the state store: a folder (embedded) or a JDBC URL (shared PostgreSQL)
@@ -84,6 +86,17 @@ final class Indexer {
    */
   Indexer registrationsOnly() {
     this.registrationsOnly = true;
+    return this;
+  }
+
+  /**
+   * Makes main key the summaries' folder by its absolute path, as earlier versions of the demo
+   * did: what the tests of the upgrade make a workspace of such a version with.
+   *
+   * @return this indexer
+   */
+  Indexer asBeforeRelativeSummaries() {
+    this.summariesByAbsolutePath = true;
     return this;
   }
 
@@ -117,8 +130,15 @@ final class Indexer {
   }
 
   private void main(Ctx ctx, ChunkTarget chunks) {
-    LocalFs files = LocalFs.register(ctx);
-    Directory summaries = files.mountDir(ctx, workspace.summaries());
+    // Relative to the workspace, the summaries' folder is keyed "summaries": a workspace moved
+    // to another folder (its state with it) is the same target, and its rerun changes nothing.
+    // A workspace of an earlier version keyed it by its absolute path: its first run under this
+    // key writes the summaries again (and runs every file's component: their memos stand on the
+    // old folder), and the old key's removal at the end of that run leaves the folder and what
+    // the run wrote in it (the connector's "one directory, two keys"). Converged after that run.
+    Directory summaries = summariesByAbsolutePath
+        ? LocalFs.register(ctx).mountDir(ctx, workspace.home().resolve(Workspace.SUMMARIES))
+        : LocalFs.register(ctx, workspace.home()).mountDir(ctx, Workspace.SUMMARIES);
     if (registrationsOnly) {
       return;
     }

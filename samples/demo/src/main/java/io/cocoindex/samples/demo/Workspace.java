@@ -8,16 +8,15 @@ import java.nio.file.Path;
  * @param home the workspace folder ({@code .cocoindex-demo} by default)
  */
 record Workspace(Path home) {
+  /** The summaries' folder, relative to the workspace (so it is keyed, and moves, with it). */
+  static final Path SUMMARIES = Path.of("summaries");
+
   Path state() {
     return home.resolve("state");
   }
 
   Path index() {
     return home.resolve("index.sqlite");
-  }
-
-  Path summaries() {
-    return home.resolve("summaries");
   }
 
   /**

@@ -14,6 +14,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -211,6 +213,108 @@ class DemoEndToEndTest {
     Result rerun = cli("update", "--source", source.toString());
     assertThat(rerun.out()).contains("(248 unchanged, skipped)");
     assertThat(row(rerun.out(), "summary files")).isEqualTo("0 0 0 248");
+  }
+
+  /**
+   * The summaries' folder is keyed relative to the workspace: a workspace moved to another folder
+   * (its state, index and summaries with it) is the same target, and its rerun changes nothing.
+   * Keyed by its absolute path (as it was), the moved folder was another target: every file ran
+   * again and every summary was written again, and a copy's rerun deleted the original's.
+   */
+  @Test
+  void aMovedWorkspacesRerunChangesNothing() throws Exception {
+    Result first = cli("update", "--source", source.toString());
+    assertThat(first.exit()).as(first.all()).isZero();
+    long chunks = Long.parseLong(sql("SELECT count(*) FROM chunks").get(0));
+    Map<String, String> summaries = summaries(home);
+
+    Path moved = tmp.resolve("elsewhere").resolve("moved-home");
+    Files.createDirectories(moved.getParent());
+    Files.move(home, moved);
+    home = moved;
+
+    Result preview = cli("preview", "--source", source.toString(), "--detailed-exitcode");
+    assertThat(preview.exit()).as(preview.all()).isZero();
+    Result rerun = cli("update", "--source", source.toString());
+    assertThat(rerun.exit()).as(rerun.all()).isZero();
+    assertThat(rerun.out()).contains("(248 unchanged, skipped)");
+    assertThat(row(rerun.out(), "summary files")).isEqualTo("0 0 0 248");
+    assertThat(row(rerun.out(), "output folders")).isEqualTo("0 0 0 1");
+    assertThat(row(rerun.out(), "sqlite rows (chunks)")).isEqualTo("0 0 0 " + chunks);
+    assertThat(summaries(home)).isEqualTo(summaries);
+    assertThat(trackedProviders()).contains("cocoindex/localfs/summaries");
+  }
+
+  /**
+   * A workspace of an earlier version, whose summaries' folder was keyed by its absolute path:
+   * the first update after the upgrade moves the folder to its relative key, writing the
+   * summaries again (with the same content) and deleting none of them with the old key; the
+   * update after it changes nothing, and the workspace then moves as any other.
+   */
+  @Test
+  void aWorkspaceOfAnEarlierVersionKeepsItsSummariesAndConverges() throws Exception {
+    Workspace ws = new Workspace(home);
+    Files.createDirectories(home);
+    Indexer earlier = new Indexer(ws, source, ws.state().toString(), Indexer.DEFAULT_APP)
+        .asBeforeRelativeSummaries();
+    try (SqliteDatabase db = SqliteDatabase.open(ws.index());
+        io.cocoindex.runtime.App app = earlier.app(db)) {
+      app.update();
+    }
+    String earlierFolder = "cocoindex/localfs/" + home.resolve("summaries").toAbsolutePath();
+    assertThat(trackedProviders()).contains(earlierFolder)
+        .doesNotContain("cocoindex/localfs/summaries");
+    Files.writeString(ws.chunkTarget(), "sqlite\n"); // as the earlier version's CLI wrote it
+    Map<String, String> summaries = summaries(home);
+    assertThat(summaries).hasSize(248);
+    long chunks = Long.parseLong(sql("SELECT count(*) FROM chunks").get(0));
+
+    Result upgraded = cli("update", "--source", source.toString());
+    assertThat(upgraded.exit()).as(upgraded.all()).isZero();
+    // Written again under the new key; the old key's deletion took none of them.
+    assertThat(row(upgraded.out(), "summary files")).isEqualTo("248 0 0 0");
+    assertThat(row(upgraded.out(), "output folders")).isEqualTo("1 0 1 0");
+    assertThat(row(upgraded.out(), "sqlite rows (chunks)")).isEqualTo("0 0 0 " + chunks);
+    assertThat(summaries(home)).isEqualTo(summaries);
+    assertThat(trackedProviders()).contains("cocoindex/localfs/summaries")
+        .doesNotContain(earlierFolder);
+
+    Result rerun = cli("update", "--source", source.toString());
+    assertThat(rerun.exit()).as(rerun.all()).isZero();
+    assertThat(rerun.out()).contains("(248 unchanged, skipped)");
+    assertThat(row(rerun.out(), "summary files")).isEqualTo("0 0 0 248");
+    assertThat(row(rerun.out(), "output folders")).isEqualTo("0 0 0 1");
+
+    Path moved = tmp.resolve("moved-home");
+    Files.move(home, moved);
+    home = moved;
+    Result afterMove = cli("update", "--source", source.toString());
+    assertThat(afterMove.exit()).as(afterMove.all()).isZero();
+    assertThat(row(afterMove.out(), "summary files")).isEqualTo("0 0 0 248");
+    assertThat(summaries(home)).isEqualTo(summaries);
+  }
+
+  /** The summary files of the workspace {@code home}, by name. */
+  static Map<String, String> summaries(Path home) throws IOException {
+    Map<String, String> out = new TreeMap<>();
+    try (Stream<Path> files = Files.list(home.resolve("summaries"))) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        out.put(f.getFileName().toString(), Files.readString(f));
+      }
+    }
+    return out;
+  }
+
+  /** The providers the workspace {@code home}'s state tracks states of. */
+  List<String> trackedProviders() {
+    Workspace ws = new Workspace(home);
+    Indexer indexer = new Indexer(ws, source, ws.state().toString(), Indexer.DEFAULT_APP);
+    try (SqliteDatabase db = SqliteDatabase.open(ws.index());
+        io.cocoindex.runtime.App app = indexer.app(db)) {
+      return new ArrayList<>(new java.util.TreeSet<>(app.status().providers().keySet()));
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test

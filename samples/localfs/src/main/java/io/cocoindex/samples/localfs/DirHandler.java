@@ -29,6 +29,18 @@ public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirActi
   /** What this run (this handler's) ensured and wrote, which no removal in it may take. */
   private final DeclaredThisRun declared = new DeclaredThisRun();
   private final EntrySink entries = new EntrySink(declared);
+  /** Where the roots keyed by a relative path are in this run, or null. */
+  private final Path base;
+
+  /** Roots keyed by their absolute paths, as {@link LocalFs#register(io.cocoindex.Ctx)}. */
+  public DirHandler() {
+    this(null);
+  }
+
+  /** Roots keyed by a path relative to {@code base} are there in this run. */
+  DirHandler(Path base) {
+    this.base = base;
+  }
 
   @ChildHandler
   EntryHandler entries(DirAction dir) {
@@ -39,13 +51,26 @@ public final class DirHandler implements TargetHandler<DirSpec, DirSpec, DirActi
   public TargetReconcileOutput<DirAction, DirSpec> reconcile(
       StableKey key, DirSpec desired, List<DirSpec> prev, boolean prevMayBeMissing) {
     if (desired == null) {
-      String path = key.asString();
+      String path = place(key.asString());
       return TargetReconcileOutput.of(TargetAction.delete(new DirAction(path, true)), sink, null);
     }
-    DirAction ensure = new DirAction(desired.path(), false);
+    DirAction ensure = new DirAction(place(desired.path()), false);
     return new TargetReconcileOutput<>(
         prev.isEmpty() ? TargetAction.create(ensure) : TargetAction.update(ensure), sink, desired,
         EntryHandler.childInvalidation(prevMayBeMissing, prev));
+  }
+
+  /**
+   * The absolute path of the root keyed {@code key}: the key itself, or for a key relative to the
+   * base, where the base is in this run. A relative key with no base (a run that registered
+   * without one) is resolved as {@link LocalFs#register(io.cocoindex.Ctx)} would have made it.
+   */
+  private String place(String key) {
+    Path p = Path.of(key);
+    if (p.isAbsolute()) {
+      return key;
+    }
+    return (base != null ? base.resolve(p) : p.toAbsolutePath()).normalize().toString();
   }
 
   private void apply(List<TargetAction<DirAction>> actions) throws IOException {

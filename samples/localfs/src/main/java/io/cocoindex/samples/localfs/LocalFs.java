@@ -26,14 +26,31 @@ import java.util.Objects;
  */
 public final class LocalFs {
   private final Dirs dirs;
+  /** Where roots given by a relative path are, or null: such roots are made absolute. */
+  private final Path base;
 
-  private LocalFs(Dirs dirs) {
+  private LocalFs(Dirs dirs, Path base) {
     this.dirs = dirs;
+    this.base = base;
   }
 
   /** Registers the local-files provider for this run; call it once, from the app's main. */
   public static LocalFs register(Ctx ctx) {
-    return new LocalFs(Dirs.register(ctx, new DirHandler()));
+    return new LocalFs(Dirs.register(ctx, new DirHandler(null)), null);
+  }
+
+  /**
+   * Registers the local-files provider for this run, a root given by a relative path being kept
+   * relative to {@code base}: its key is that relative path, so moving {@code base} (with the
+   * state store) moves the root rather than making it another target, whose files would be
+   * written again and the old ones deleted. Roots given by an absolute path are as with {@link
+   * #register(Ctx)}. Call it once, from the app's main.
+   *
+   * @param base the folder relative roots lie in, this run (its path is not tracked)
+   */
+  public static LocalFs register(Ctx ctx, Path base) {
+    Path b = Objects.requireNonNull(base, "base").toAbsolutePath().normalize();
+    return new LocalFs(Dirs.register(ctx, new DirHandler(b)), b);
   }
 
   /**
@@ -49,8 +66,17 @@ public final class LocalFs {
     return new Directory(dirs.mountDir(ctx, spec(path)).asSubdir());
   }
 
-  private static DirSpec spec(Path path) {
-    return new DirSpec(Objects.requireNonNull(path, "path").toAbsolutePath().normalize()
-        .toString());
+  private DirSpec spec(Path path) {
+    Objects.requireNonNull(path, "path");
+    if (base != null && !path.isAbsolute()) {
+      // The same key on every platform and under every base: '/'-separated.
+      String relative = path.normalize().toString().replace('\\', '/');
+      if (relative.isEmpty()) {
+        throw new IllegalArgumentException("a root directory relative to " + base
+            + " must name a folder inside it, not the base itself");
+      }
+      return new DirSpec(relative);
+    }
+    return new DirSpec(path.toAbsolutePath().normalize().toString());
   }
 }
