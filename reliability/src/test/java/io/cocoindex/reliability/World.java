@@ -71,6 +71,9 @@ final class World {
     for (int i = 0; i < n; i++) {
       w.addComp(r);
     }
+    // Odd seeds start with "shared" a file: a state declared without children first, which
+    // becomes a container and back.
+    w.sharedDir = Math.floorMod(seed, 2) == 0;
     for (int g = 1; g <= generation; g++) {
       w.evolve(new Random(seed * 1_000_003L + g));
     }
