@@ -396,7 +396,9 @@ class PostgresCrashTest {
       killed += diedNow;
       String trial = "trial " + t + " (seed " + seed + ", round " + round + ", generation "
           + generation + (mixed ? " and " + (generation + 1) : "") + ", t a "
-          + (PgWorld.of(seed, generation, KEYS).table() ? "table" : "leaf") + ", "
+          + (PgWorld.of(seed, generation, KEYS).table() ? "table" : "leaf")
+          + (mixed ? " and a " + (PgWorld.of(seed, generation + 1, KEYS).table() ? "table"
+              : "leaf") : "") + ", "
           + (dropTrial ? "dropState" : "update") + " by " + workers
           + " workers, " + String.join(", ", what) + "; died mid-run: " + children.stream()
               .filter(c -> c.killed && !c.done()).map(c -> c.name).toList() + ")";
