@@ -121,7 +121,7 @@ public final class PgCrashWorker {
     /**
      * How many component records a converged store holds: one per component and memoized group,
      * and the owner of {@code t}: the component {@code mountTarget} mounts for it while it has
-     * children, the root (which owns nothing else, and has no record otherwise) while a leaf.
+     * children, the component {@code t} while a leaf.
      */
     int componentRecords() {
       return components.size() + (memoizedGroups ? groups().size() : 0) + 1;
@@ -237,7 +237,13 @@ public final class PgCrashWorker {
       if (world.table()) {
         table = mountTarget(ctx, tables.targetState(TABLE, "table"));
       } else {
-        declareTargetState(ctx, tables.targetState(TABLE, "leaf"));
+        // In a component of its own, as the table's mount is: a state the root owns is
+        // reconciled by every worker of a round (both applied it after a drop: JOURNAL,
+        // fifty-fourth session).
+        ctx.useMount("t", c -> {
+          declareTargetState(c, tables.targetState(TABLE, "leaf"));
+          return null;
+        });
         table = null;
       }
       world.components().forEach((name, declared) -> {

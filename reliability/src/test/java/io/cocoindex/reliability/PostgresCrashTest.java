@@ -503,10 +503,9 @@ class PostgresCrashTest {
             + expected.size() + " declared states");
       }
       // One per declared component and memoized group (nor has a group that is not memoized),
-      // and t's owner (PgWorld#componentRecords). The root, once it owned t, may keep a record
-      // owning nothing, as a plain component still mounted may (CrashHarnessTest's Convergence).
+      // and t's owner (PgWorld#componentRecords).
       long componentRows = count(s, "SELECT count(*) FROM cocoindex_component WHERE app = '"
-          + PgCrashWorker.APP + "' AND NOT (path = ''::bytea AND state_count = 0)");
+          + PgCrashWorker.APP + "'");
       if (componentRows != world.componentRecords()) {
         problems.add("the store's component table has " + componentRows + " rows for "
             + world.components().size() + " declared components and " + world.groups().size()
