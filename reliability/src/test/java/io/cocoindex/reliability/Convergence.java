@@ -75,17 +75,18 @@ final class Convergence {
               .map(e -> e.getKey() + "=" + e.getValue().size()).toList() + ")");
     }
     // One record per component: the root (it owns the attachments), the two tables' and the
-    // directory's (mountTarget mounts one for each), every component of the world and every
+    // directory's (mountTarget mounts one for each), the shared directory's while it is one
+    // (the root declares the file in its place), every component of the world and every
     // group (memoized; it owns nothing). One left over is a component the sweep did not forget.
     // World empties a component now and then (from generation 40 or so in some seeds): a
     // memoized one keeps a record for its memo, a plain one may have one or not (kept from when
     // it declared something, or deleted by the sweep of a run on a world without it).
-    long components = 1 + 3 + w.comps.size() + CrashApp.groups(w).size();
+    long components = 1 + 3 + (w.sharedDir ? 1 : 0) + w.comps.size() + CrashApp.groups(w).size();
     long emptyPlain = w.comps.entrySet().stream()
         .filter(e -> e.getValue().declaresNothing() && !CrashApp.memoized(e.getKey())).count();
     if (status.components() < components - emptyPlain || status.components() > components) {
       problems.add("the store has " + status.components() + " component records, the app "
-          + components + " components (the root, 3 targets' own, " + w.comps.size()
+          + components + " components (the root, " + (w.sharedDir ? 4 : 3) + " targets' own, " + w.comps.size()
           + " components, " + emptyPlain + " of them plain and empty, and "
           + CrashApp.groups(w).size() + " groups)");
     }

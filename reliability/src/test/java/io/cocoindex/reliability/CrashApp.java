@@ -20,8 +20,10 @@ import java.util.function.Consumer;
 
 /**
  * The app of the crash harness: two SQLite tables ({@code docs} with an index and an FTS5
- * index, {@code tags} with an index that comes and goes) and one output directory with files and
- * per-component subdirectories, declared by about a hundred components, half of them memoized.
+ * index, {@code tags} with an index that comes and goes) and one output directory with files,
+ * per-component subdirectories (each of which may become a file and back) and a shared
+ * directory the root mounts or declares as a file, declared by about a hundred components,
+ * half of them memoized.
  * A third of them are mounted by the root; the others by six memoized groups ({@link #groupOf}),
  * which declare nothing themselves.
  */
@@ -54,11 +56,17 @@ final class CrashApp {
         tags.declareIndex(ctx, IndexSpec.of("tags_by_tag", "tag"));
       }
       Directory out = fs.mountDir(ctx, outDir);
+      // A directory the components declare into, or, in some generations, a file the root
+      // declares in its place: a container declared without children (rule 8).
+      Directory shared = w.sharedDir ? out.mountDir(ctx, "shared") : null;
+      if (!w.sharedDir) {
+        out.declareFile(ctx, "shared", w.sharedText);
+      }
       Map<String, Map<String, World.Comp>> groups = new TreeMap<>();
       w.comps.forEach((name, c) -> {
         String group = groupOf(name);
         if (group == null) {
-          mountComp(ctx, name, c, docs, tags, out, ran);
+          mountComp(ctx, name, c, docs, tags, out, shared, ran);
         } else {
           groups.computeIfAbsent(group, g -> new TreeMap<>()).put(name, c);
         }
@@ -66,16 +74,18 @@ final class CrashApp {
       // Every group is memoized on what its subtree declares: its memo stands for its members'
       // commits, so a run killed after a member's commit and before the group's must not leave
       // the group's old memo to hit when the source goes back.
-      groups.forEach((group, members) -> ctx.mountMemo(group, groupMemoInput(members), gc -> {
-        noteRan(ran, group);
-        members.forEach((name, c) -> mountComp(gc, name, c, docs, tags, out, ran));
-      }));
+      groups.forEach((group, members) ->
+          ctx.mountMemo(group, groupMemoInput(members, w.sharedDir), gc -> {
+            noteRan(ran, group);
+            members.forEach((name, c) -> mountComp(gc, name, c, docs, tags, out, shared, ran));
+          }));
     };
   }
 
   /** Mounts one component, memoized or not, under {@code parent} (the root or a group). */
   private static void mountComp(Ctx parent, String name, World.Comp c,
-      SqliteTable<World.Doc> docs, SqliteTable<World.Tag> tags, Directory out, Set<String> ran) {
+      SqliteTable<World.Doc> docs, SqliteTable<World.Tag> tags, Directory out, Directory shared,
+      Set<String> ran) {
     Consumer<Ctx> body = cc -> {
       noteRan(ran, name);
       c.docs.values().forEach(d -> docs.declareRow(cc, d));
@@ -84,12 +94,17 @@ final class CrashApp {
       if (c.subdir) {
         Directory sub = out.declareDir(cc, name);
         c.subFiles.forEach((f, text) -> sub.declareFile(cc, f, text));
+      } else if (c.subdirFile != null) {
+        out.declareFile(cc, name, c.subdirFile); // where its subdirectory was, or will be
+      }
+      if (shared != null) {
+        c.sharedFiles.forEach((f, text) -> shared.declareFile(cc, f, text));
       }
     };
     // Half the components are memoized on what they declare: a kill must not leave a memo
     // that hides a deletion its run did not finish.
     if (memoized(name)) {
-      parent.mountMemo(name, memoInput(c), body);
+      parent.mountMemo(name, memoInput(c, shared != null), body);
     } else {
       parent.mount(name, body);
     }
@@ -130,15 +145,20 @@ final class CrashApp {
   }
 
   /** A group's memo input: everything its members declare, by member. */
-  static Map<String, List<Object>> groupMemoInput(Map<String, World.Comp> members) {
+  static Map<String, List<Object>> groupMemoInput(Map<String, World.Comp> members,
+      boolean sharedDir) {
     Map<String, List<Object>> out = new TreeMap<>();
-    members.forEach((name, c) -> out.put(name, memoInput(c)));
+    members.forEach((name, c) -> out.put(name, memoInput(c, sharedDir)));
     return out;
   }
 
-  /** Everything a component declares, as its memo input. */
-  static List<Object> memoInput(World.Comp c) {
-    return List.of(c.docs, c.tags, c.files, c.subdir, c.subFiles);
+  /**
+   * Everything a component declares, as its memo input: its shared files only while the shared
+   * directory is one.
+   */
+  static List<Object> memoInput(World.Comp c, boolean sharedDir) {
+    return List.of(c.docs, c.tags, c.files, c.subdir, c.subFiles,
+        c.subdirFile == null ? "" : c.subdirFile, sharedDir ? c.sharedFiles : Map.of());
   }
 
   static IndexSpec titleIndex(World w) {

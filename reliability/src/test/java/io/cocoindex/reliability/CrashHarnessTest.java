@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * kill -9 anywhere: a child JVM runs {@link CrashApp} (SQLite tables with index and FTS5
- * attachments, an output directory with subdirectories; ~2,500 target states over ~100
+ * attachments, an output directory with subdirectories, some of which become files and back;
+ * ~2,500 target states over ~100
  * components, two thirds of them mounted by six memoized groups) and dies at a random moment
  * ({@code destroyForcibly}, SIGKILL) or halts at a named crash point. After each death a clean
  * run, in this JVM, must converge: the database and the files equal the declared world exactly,
@@ -157,6 +158,7 @@ class CrashHarnessTest {
           + ", " + (died ? "died, exit " + o.exitCode() : "completed") + again
           + ", clean run on generation "
           + cleanGeneration + (choice == 2 ? ", the one before" : "")
+          + ", shared a " + kinds(seed, crashedGeneration - 1, crashedGeneration, cleanGeneration)
           + (fullEvery > 0 && t % fullEvery == 0 ? ", a full reprocess" : "") + ")";
       t0 = System.nanoTime();
       boolean full = fullEvery > 0 && t % fullEvery == 0;
@@ -182,13 +184,39 @@ class CrashHarnessTest {
   }
 
   /**
+   * What the shared directory is in each of {@code generations}, and how many subdirectories of
+   * the last one were files in the one before, or the reverse: the containers that became
+   * leaves and back.
+   */
+  static String kinds(long seed, int... generations) {
+    List<String> out = new ArrayList<>();
+    World before = null;
+    int turned = 0;
+    for (int g : generations) {
+      World w = World.of(seed, Math.max(0, g));
+      out.add(w.sharedDir ? "dir" : "file");
+      if (before != null) {
+        for (var e : w.comps.entrySet()) {
+          World.Comp was = before.comps.get(e.getKey());
+          if (was != null && (was.subdir && e.getValue().subdirFile != null
+              || was.subdirFile != null && e.getValue().subdir)) {
+            turned++;
+          }
+        }
+      }
+      before = w;
+    }
+    return String.join("/", out) + ", " + turned + " subdirectories turned";
+  }
+
+  /**
    * A clean update in this JVM (a full reprocess if {@code full}), previewed first ({@link
    * RecoveryOracle}), then the convergence check.
    */
   private static List<String> cleanRunProblems(long seed, int generation, Path stateDir,
       Path targetDb, Path outDir, boolean full) throws Exception {
     World w = World.of(seed, generation);
-    RecoveryOracle oracle = new RecoveryOracle(w.declaringComponents(), outDir);
+    RecoveryOracle oracle = new RecoveryOracle(w.declaringComponents(), w.directories(), outDir);
     try (SqliteDatabase db = SqliteDatabase.open(targetDb);
         App app = App.create("crash", Environment.builder().dbPath(stateDir)
             .provide(CrashApp.DB, db).listener(oracle.listener()).build(),

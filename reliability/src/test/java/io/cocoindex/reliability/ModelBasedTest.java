@@ -2,6 +2,7 @@ package io.cocoindex.reliability;
 
 import static io.cocoindex.TargetStates.declareTargetState;
 import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.reliability.ModelConnectors.LEAF;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static io.cocoindex.reliability.ActionText.minus;
 import static io.cocoindex.reliability.ActionText.sorted;
@@ -57,7 +58,8 @@ import net.jqwik.api.Tuple;
  * them under a memoized group) and mounted only while they declare something, so a memo is asked
  * to hit again after a failed run, and a memoized component is unmounted with states. Components
  * nest two levels deep (comp3 mounts comp4, which mounts comp5), states move across nesting
- * levels, and a parent is removed with its subtree. Partitions are tables that a memoized
+ * levels, and a parent is removed with its subtree. A table may be declared without children (a
+ * leaf, as a directory that became a file) and with them again. Partitions are tables that a memoized
  * component declares itself and writes its rows to, carrying on past its table's failure.
  *
  * <p>Checked: before every run, a preview changes neither the external system nor the store
@@ -122,6 +124,7 @@ class ModelBasedTest {
         case 17: return "delete p" + table + "/" + k;
         case 18: return "drop partition p" + table;
         case 19: return "bump p" + table + " generation, change " + CHANGES[value % 3];
+        case 20: return "declare " + t + " without children (a leaf), or with them again";
         default: return "back to the model of the run before";
       }
     }
@@ -182,7 +185,8 @@ class ModelBasedTest {
         Tuple.of(1, Arbitraries.just(12)), Tuple.of(1, Arbitraries.just(13)),
         Tuple.of(1, Arbitraries.just(14)), Tuple.of(1, Arbitraries.just(15)),
         Tuple.of(3, Arbitraries.just(16)), Tuple.of(1, Arbitraries.just(17)),
-        Tuple.of(1, Arbitraries.just(18)), Tuple.of(1, Arbitraries.just(19)));
+        Tuple.of(1, Arbitraries.just(18)), Tuple.of(1, Arbitraries.just(19)),
+        Tuple.of(2, Arbitraries.just(20)));
     Arbitrary<Edit> edit = Combinators.combine(op, Arbitraries.integers().between(0, TABLES - 1),
         Arbitraries.integers().between(0, KEYS - 1), Arbitraries.integers().between(0, 5),
         Arbitraries.integers().between(0, COMPONENTS - 1)).as(Edit::new);
@@ -472,6 +476,12 @@ class ModelBasedTest {
      */
     final TreeMap<String, TableSpec> parts = new TreeMap<>();
     final TreeMap<String, TreeMap<String, String>> partRows = new TreeMap<>();
+    /**
+     * Tables declared without children (a directory that became a file: rule 8 and the child
+     * generations): the root declares them as leaves, their rows and indexes stay in the model
+     * but are declared by no one, and the components writing rows there declare the rest.
+     */
+    final TreeSet<String> leaves = new TreeSet<>();
     /** The model as the run before the last one declared it (for "back to"), and as the last. */
     Model beforeLast = Model.EMPTY;
     Model last = Model.EMPTY;
@@ -490,9 +500,10 @@ class ModelBasedTest {
     /** A copy of the declared model. */
     record Model(TreeMap<String, TableSpec> tables, TreeMap<String, TreeMap<String, Owned>> rows,
         TreeMap<String, TreeMap<String, String>> indexes, TreeMap<String, Owned> kv,
-        TreeMap<String, TableSpec> parts, TreeMap<String, TreeMap<String, String>> partRows) {
+        TreeMap<String, TableSpec> parts, TreeMap<String, TreeMap<String, String>> partRows,
+        TreeSet<String> leaves) {
       static final Model EMPTY = new Model(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(),
-          new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+          new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeSet<>());
     }
 
     Model snapshot() {
@@ -502,7 +513,8 @@ class ModelBasedTest {
       indexes.forEach((t, is) -> i.put(t, new TreeMap<>(is)));
       TreeMap<String, TreeMap<String, String>> pr = new TreeMap<>();
       partRows.forEach((p, rs) -> pr.put(p, new TreeMap<>(rs)));
-      return new Model(new TreeMap<>(tables), r, i, new TreeMap<>(kv), new TreeMap<>(parts), pr);
+      return new Model(new TreeMap<>(tables), r, i, new TreeMap<>(kv), new TreeMap<>(parts), pr,
+          new TreeSet<>(leaves));
     }
 
     void restore(Model m) {
@@ -518,6 +530,8 @@ class ModelBasedTest {
       parts.putAll(m.parts());
       partRows.clear();
       m.partRows().forEach((p, rs) -> partRows.put(p, new TreeMap<>(rs)));
+      leaves.clear();
+      leaves.addAll(m.leaves());
     }
 
     /** What partition {@code p} declares: its table's spec and its rows (none if absent). */
@@ -541,7 +555,7 @@ class ModelBasedTest {
       String t = provider.substring("tables/".length());
       if (t.endsWith("@index")) {
         t = t.substring(0, t.length() - "@index".length());
-        return indexes.getOrDefault(t, new TreeMap<>()).containsKey(key);
+        return !leaves.contains(t) && indexes.getOrDefault(t, new TreeMap<>()).containsKey(key);
       }
       return declaredRow(t, key) != null;
     }
@@ -553,6 +567,9 @@ class ModelBasedTest {
 
     /** The value of row {@code t/k} in the model (a table's or a partition's), or null. */
     String declaredRow(String t, String k) {
+      if (leaves.contains(t)) {
+        return null;
+      }
       Owned o = rows.getOrDefault(t, new TreeMap<>()).get(k);
       return o != null ? o.value() : partRows.getOrDefault(t, new TreeMap<>()).get(k);
     }
@@ -561,7 +578,7 @@ class ModelBasedTest {
     List<String> declaredBy(int comp) {
       List<String> out = new ArrayList<>();
       rows.forEach((t, rs) -> rs.forEach((k, o) -> {
-        if (o.comp() == comp) {
+        if (o.comp() == comp && !leaves.contains(t)) {
           out.add("row " + t + "/" + k + "=" + o.value());
         }
       }));
@@ -582,6 +599,10 @@ class ModelBasedTest {
             registerRootTargetStatesProvider(ctx, "kv", conn.new KvHandler());
         Map<String, TargetStateProvider<String>> rowProviders = new HashMap<>();
         tables.forEach((t, spec) -> {
+          if (leaves.contains(t)) {
+            declareTargetState(ctx, tp.targetState(t, new TableSpec(spec.generation(), LEAF)));
+            return;
+          }
           TargetStateProvider<String> p;
           try {
             p = mountTarget(ctx, tp.targetState(t, spec));
@@ -706,7 +727,7 @@ class ModelBasedTest {
     private void declareOwn(Ctx cc, int comp, Map<String, TargetStateProvider<String>> rowProviders,
         TargetStateProvider<String> kp) {
       rows.forEach((t, rs) -> rs.forEach((k, o) -> {
-        if (o.comp() == comp) {
+        if (o.comp() == comp && !leaves.contains(t)) {
           declareTargetState(cc, rowProviders.get(t).targetState(k, o.value()));
         }
       }));
@@ -720,6 +741,7 @@ class ModelBasedTest {
     /** Whether every table component {@code comp} writes rows to was mounted in this run. */
     private boolean runnable(int comp, Map<String, TargetStateProvider<String>> rowProviders) {
       return rows.entrySet().stream().allMatch(t -> rowProviders.containsKey(t.getKey())
+          || leaves.contains(t.getKey())
           || t.getValue().values().stream().noneMatch(o -> o.comp() == comp));
     }
 
@@ -755,6 +777,7 @@ class ModelBasedTest {
           tables.remove(t);
           rows.remove(t);
           indexes.remove(t);
+          leaves.remove(t);
           break;
         case 8:
           tables.computeIfPresent(t, (x, s) -> new TableSpec(s.generation() + 1, CHANGES[e.value() % 3]));
@@ -801,6 +824,11 @@ class ModelBasedTest {
         case 19:
           parts.computeIfPresent("p" + e.table(),
               (x, s) -> new TableSpec(s.generation() + 1, CHANGES[e.value() % 3]));
+          break;
+        case 20:
+          if (tables.containsKey(t) && !leaves.remove(t)) {
+            leaves.add(t);
+          }
           break;
         default:
           restore(beforeLast);
@@ -1113,7 +1141,8 @@ class ModelBasedTest {
             invalidated.add(children);
           }
           if (c.provider().equals("tables") && (!c.declared()
-              || c.invalidation() == TargetChildInvalidation.DESTRUCTIVE)) {
+              || c.invalidation() == TargetChildInvalidation.DESTRUCTIVE
+              || leaves.contains(ModelConnectors.str(c.key())))) {
             goneWithTheirTable.add(children);
           }
         }
@@ -1177,7 +1206,7 @@ class ModelBasedTest {
         conn.ext.indexes.forEach((path, s) -> {
           String t = path.substring(0, path.indexOf('@'));
           String name = path.substring(path.indexOf('@') + 1);
-          if (!s.equals(indexes.getOrDefault(t, new TreeMap<>()).get(name))
+          if ((leaves.contains(t) || !s.equals(indexes.getOrDefault(t, new TreeMap<>()).get(name)))
               && !tracked.contains("tables/" + t + "@index " + name)) {
             lost.add("index " + path + "=" + s);
           }
@@ -1215,10 +1244,18 @@ class ModelBasedTest {
       tables.forEach((t, s) -> wantTables.put(t, s.generation()));
       parts.forEach((p, s) -> wantTables.put(p, s.generation()));
       Map<String, String> wantRows = new TreeMap<>();
-      rows.forEach((t, rs) -> rs.forEach((k, o) -> wantRows.put(t + "/" + k, o.value())));
+      rows.forEach((t, rs) -> rs.forEach((k, o) -> {
+        if (!leaves.contains(t)) {
+          wantRows.put(t + "/" + k, o.value());
+        }
+      }));
       partRows.forEach((p, rs) -> rs.forEach((k, v) -> wantRows.put(p + "/" + k, v)));
       Map<String, String> wantIndexes = new TreeMap<>();
-      indexes.forEach((t, is) -> is.forEach((name, s) -> wantIndexes.put(t + "@" + name, s)));
+      indexes.forEach((t, is) -> is.forEach((name, s) -> {
+        if (!leaves.contains(t)) {
+          wantIndexes.put(t + "@" + name, s);
+        }
+      }));
       Map<String, String> wantKv = new TreeMap<>();
       kv.forEach((k, o) -> wantKv.put(k, o.value()));
       List<String> diffs = new ArrayList<>();

@@ -63,7 +63,10 @@ final class ModelConnectors {
     }
   }
 
-  record TableSpec(int generation, String change) {} // change: DESTRUCTIVE, LOSSY, NONE
+  record TableSpec(int generation, String change) {} // change: DESTRUCTIVE, LOSSY, NONE, LEAF
+
+  /** The change of a table declared without children: a leaf, which holds no rows or indexes. */
+  static final String LEAF = "LEAF";
 
   record TableAction(String table, int generation, String change, boolean drop) {}
 
@@ -181,6 +184,11 @@ final class ModelConnectors {
           ext.dropTable(t.table());
           continue;
         }
+        if (t.change().equals(LEAF)) { // declared without children: they go with this action
+          ext.dropTable(t.table());
+          ext.tables.put(t.table(), t.generation());
+          continue;
+        }
         // The change is the one the handler's invalidation announced, carried out whatever
         // generation the table has (a failed run may have left either): a real sink does what
         // the invalidation it returned says.
@@ -233,7 +241,20 @@ final class ModelConnectors {
         return TargetReconcileOutput.of(
             TargetAction.delete(new TableAction(name, 0, "NONE", true)), tableSink, null);
       }
-      boolean changed = prev.stream().anyMatch(p -> p.generation() != desired.generation());
+      if (desired.change().equals(LEAF)) {
+        // Declared without children: its action takes them along (rule 8), on every run it
+        // may not have applied.
+        note("tables", key, desired, prev, mayBeMissing, null);
+        if (!mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+          return null;
+        }
+        TableAction leaf = new TableAction(name, desired.generation(), LEAF, false);
+        return TargetReconcileOutput.of(
+            prev.isEmpty() ? TargetAction.create(leaf) : TargetAction.update(leaf), tableSink,
+            desired);
+      }
+      boolean changed = prev.stream().anyMatch(p -> p.generation() != desired.generation()
+          && !p.change().equals(LEAF));
       TargetChildInvalidation inv = !changed || desired.change().equals("NONE") ? null
           : TargetChildInvalidation.valueOf(desired.change());
       if (inv == null && mayBeMissing && !prev.isEmpty()) {

@@ -1,8 +1,11 @@
 package io.cocoindex.reliability;
 
 import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 
+import io.cocoindex.ActionApplier;
+import io.cocoindex.ChildTargetDef;
 import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
 import io.cocoindex.TargetAction;
@@ -29,7 +32,10 @@ import java.util.function.Consumer;
 /**
  * One worker JVM of {@link PostgresCrashTest}: runs one update (or {@code dropState}) of an app
  * on the shared PostgreSQL state store, whose target is the PostgreSQL table {@code
- * target_rows(key, value)}.
+ * target_rows(key, value)}. A fifth of the keys are rows of the container {@code t} (a table,
+ * the row {@code t} holding "table", its rows keyed {@code t:k<i>}), which in about a third of
+ * the generations is declared without children (the row holds "leaf"): its action takes the
+ * rows along, and the engine forgets them (rule 8), those of components no longer mounted too.
  *
  * <p>The sink is strict where the engine's information allows it: every action carries the
  * possible records and the "may be missing" flag its handler was given, and the sink checks,
@@ -51,9 +57,29 @@ public final class PgCrashWorker {
 
   /**
    * A row write: {@code value} null deletes. {@code expected} are the row's possible values the
-   * handler was given, {@code mayBeMissing} whether the row may be absent.
+   * handler was given, {@code mayBeMissing} whether the row may be absent. {@code clear}: the
+   * container's action that takes its rows along (deletes every {@code t:} row with it).
    */
-  public record Put(String key, String value, List<String> expected, boolean mayBeMissing) {}
+  public record Put(String key, String value, List<String> expected, boolean mayBeMissing,
+      boolean clear) {
+    Put(String key, String value, List<String> expected, boolean mayBeMissing) {
+      this(key, value, expected, mayBeMissing, false);
+    }
+
+    /**
+     * The container's action of a run that finds it as it was (rule 6: one on every run it is
+     * declared with children), which changes nothing: every worker that processes its
+     * component in a round applies one, so the sink checks it but does not log it.
+     */
+    boolean refresh() {
+      return key.equals(TABLE) && "table".equals(value) && expected.equals(List.of("table"))
+          && !mayBeMissing;
+    }
+  }
+
+  /** The container's key, and the prefix of its rows' keys. */
+  static final String TABLE = "t";
+  static final String TABLE_ROW = "t:";
 
   /**
    * The declared world: components, each declaring some keys with values. A third of them are
@@ -61,11 +87,12 @@ public final class PgCrashWorker {
    * be, which declare nothing themselves.
    */
   record PgWorld(Map<String, Map<String, String>> components, Map<String, Boolean> memoized,
-      boolean memoizedGroups) {
-    /** key to value over every component. */
+      boolean memoizedGroups, boolean table) {
+    /** key to value over every component, and the container's row. */
     Map<String, String> rows() {
       Map<String, String> out = new TreeMap<>();
       components.values().forEach(out::putAll);
+      out.put(TABLE, table ? "table" : "leaf");
       return out;
     }
 
@@ -91,9 +118,13 @@ public final class PgCrashWorker {
       return out;
     }
 
-    /** How many component records a converged store holds: the root owns nothing and has none. */
+    /**
+     * How many component records a converged store holds: one per component and memoized group,
+     * and the owner of {@code t}: the component {@code mountTarget} mounts for it while it has
+     * children, the component {@code t} while a leaf.
+     */
     int componentRecords() {
-      return components.size() + (memoizedGroups ? groups().size() : 0);
+      return components.size() + (memoizedGroups ? groups().size() : 0) + 1;
     }
 
     /**
@@ -106,10 +137,16 @@ public final class PgCrashWorker {
       int componentCount = 30 + Math.floorMod(mix(seed, generation, -1), 11);
       Map<String, Map<String, String>> components = new TreeMap<>();
       Map<String, Boolean> memoized = new TreeMap<>();
+      // The container has children in about two generations of three.
+      boolean table = Math.floorMod(mix(seed, generation, -2), 3) != 0;
       for (int i = 0; i < keys; i++) {
         long h = mix(seed, generation, i);
         if (Math.floorMod(h, 10) == 0) {
           continue; // absent in this generation
+        }
+        boolean inTable = i % 5 == 0;
+        if (inTable && !table) {
+          continue; // the container is a leaf: a component declaring only these is not mounted
         }
         // The owner changes with the generation's quarter and the key: keys move.
         int owner = Math.floorMod(mix(seed, (generation + i % 4) / 4, i + 1_000_000),
@@ -117,13 +154,14 @@ public final class PgCrashWorker {
         String value = "v" + Math.floorMod(mix(seed, generation / 2 + i % 2, i + 2_000_000), 3)
             + "-" + i;
         String c = "c" + owner;
-        components.computeIfAbsent(c, x -> new TreeMap<>()).put("k" + i, value);
+        components.computeIfAbsent(c, x -> new TreeMap<>())
+            .put((inTable ? TABLE_ROW : "") + "k" + i, value);
       }
       boolean memo = Boolean.parseBoolean(System.getProperty(MEMO, "true"));
       for (String c : components.keySet()) {
         memoized.put(c, memo && Math.floorMod(c.hashCode() + seed, 2) == 0);
       }
-      return new PgWorld(components, memoized, memo);
+      return new PgWorld(components, memoized, memo, table);
     }
 
     static long mix(long seed, long a, long b) {
@@ -134,10 +172,12 @@ public final class PgCrashWorker {
 
   /** The rows' handler: tracking record = the row's value. */
   static final class RowHandler implements TargetHandler<String, String, Put> {
+    final ActionApplier<Put> apply;
     final TargetActionSink<Put> sink;
 
-    RowHandler(TargetActionSink<Put> sink) {
-      this.sink = sink;
+    RowHandler(ActionApplier<Put> apply) {
+      this.apply = apply;
+      this.sink = TargetActionSink.of(apply);
     }
 
     @Override
@@ -158,19 +198,64 @@ public final class PgCrashWorker {
     }
   }
 
+  /**
+   * The container {@code t}: "table" with children (an action every run, rule 6), "leaf"
+   * without, whose action, where it was a table or may have been, deletes the rows.
+   */
+  static final class TableHandler implements TargetHandler<String, String, Put> {
+    final TargetActionSink<Put> sink;
+
+    TableHandler(RowHandler rows) {
+      this.sink = TargetActionSink.withChildHandler(rows.apply, a -> ChildTargetDef.of(rows));
+    }
+
+    @Override
+    public TargetReconcileOutput<Put, String> reconcile(
+        StableKey key, String desired, List<String> prev, boolean mbm) {
+      String k = ((StableKey.Str) key).value();
+      if (desired == null) { // a dropped table takes its rows along
+        return prev.isEmpty() && !mbm ? null
+            : TargetReconcileOutput.of(TargetAction.delete(new Put(k, null, prev, mbm, true)),
+                sink, null);
+      }
+      boolean leaf = desired.equals("leaf");
+      if (leaf && !mbm && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+        return null;
+      }
+      Put put = new Put(k, desired, prev, mbm, leaf);
+      return TargetReconcileOutput.of(
+          prev.isEmpty() ? TargetAction.create(put) : TargetAction.update(put), sink, desired);
+    }
+  }
+
   static Consumer<Ctx> main(PgWorld world, RowHandler handler) {
     return ctx -> {
       TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
+      TargetStateProvider<String> tables =
+          registerRootTargetStatesProvider(ctx, "tables", new TableHandler(handler));
+      TargetStateProvider<String> table;
+      if (world.table()) {
+        table = mountTarget(ctx, tables.targetState(TABLE, "table"));
+      } else {
+        // In a component of its own, as the table's mount is: a state the root owns is
+        // reconciled by every worker of a round (both applied it after a drop: JOURNAL,
+        // fifty-fourth session).
+        ctx.useMount("t", c -> {
+          declareTargetState(c, tables.targetState(TABLE, "leaf"));
+          return null;
+        });
+        table = null;
+      }
       world.components().forEach((name, declared) -> {
         if (PgWorld.groupOf(name) == null) {
-          mountComponent(ctx, world, rows, name, declared);
+          mountComponent(ctx, world, rows, table, name, declared);
         }
       });
       // A group's memo input is everything its subtree declares; its memo stands for its
       // members' commits, which a worker killed before the group's commit leaves behind it.
       world.groups().forEach((group, members) -> {
         Consumer<Ctx> body = g -> members.forEach(
-            (name, declared) -> mountComponent(g, world, rows, name, declared));
+            (name, declared) -> mountComponent(g, world, rows, table, name, declared));
         if (world.memoizedGroups()) {
           ctx.mountMemo(group, new TreeMap<>(members), body);
         } else {
@@ -181,9 +266,9 @@ public final class PgCrashWorker {
   }
 
   private static void mountComponent(Ctx parent, PgWorld world, TargetStateProvider<String> rows,
-      String name, Map<String, String> declared) {
-    Consumer<Ctx> body = c -> declared.forEach(
-        (k, v) -> declareTargetState(c, rows.targetState(k, v)));
+      TargetStateProvider<String> table, String name, Map<String, String> declared) {
+    Consumer<Ctx> body = c -> declared.forEach((k, v) -> declareTargetState(c,
+        (k.startsWith(TABLE_ROW) ? table : rows).targetState(k, v)));
     if (world.memoized().get(name)) {
       parent.mountMemo(name, new TreeMap<>(declared), body);
     } else {
@@ -205,10 +290,8 @@ public final class PgCrashWorker {
     int code = 0;
     try (Connection sinkDb = DriverManager.getConnection(url);
         PostgresStateStore store = PostgresStateStore.open(url)) {
-      TargetActionSink<Put> sink =
-          TargetActionSink.of(actions -> apply(sinkDb, worker, round, actions, delay));
       try (App app = App.create(APP, Environment.builder().stateStore(store).build(),
-          main(world, new RowHandler(sink)))) {
+          main(world, new RowHandler(actions -> apply(sinkDb, worker, round, actions, delay))))) {
         System.out.println("START");
         System.out.flush();
         try {
@@ -243,6 +326,8 @@ public final class PgCrashWorker {
           PreparedStatement up = c.prepareStatement("INSERT INTO target_rows(key, value)"
               + " VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
           PreparedStatement del = c.prepareStatement("DELETE FROM target_rows WHERE key = ?");
+          PreparedStatement clear = c.prepareStatement(
+              "DELETE FROM target_rows WHERE key LIKE '" + TABLE_ROW + "%'");
           PreparedStatement violation = c.prepareStatement("INSERT INTO violations(round, worker,"
               + " key, verb, value, expected, may_be_missing, actual) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
           PreparedStatement log = c.prepareStatement("INSERT INTO sink_log(round, worker, key,"
@@ -270,6 +355,9 @@ public final class PgCrashWorker {
               violation.setString(8, actual);
               violation.executeUpdate();
             }
+            if (p.clear()) {
+              clear.executeUpdate();
+            }
             if (p.value() == null) {
               del.setString(1, p.key());
               del.executeUpdate();
@@ -277,6 +365,10 @@ public final class PgCrashWorker {
               up.setString(1, p.key());
               up.setString(2, p.value());
               up.executeUpdate();
+            }
+            if (p.refresh()) {
+              c.commit();
+              continue;
             }
             log.setInt(1, round);
             log.setString(2, worker);

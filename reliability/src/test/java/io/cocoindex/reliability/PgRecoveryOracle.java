@@ -31,7 +31,8 @@ import java.util.TreeSet;
  * once, as multisets of (key, verb, value, the possible records and "may be missing" its
  * handler was given), as their sinks log them ({@code sink_log}). Every tracked row they apply
  * as unsettled (several possible records, or possibly missing) the status listed, and every
- * listed row they apply they apply as unsettled.
+ * listed row they apply they apply as unsettled. The container's refreshes are left out: each
+ * worker processing its component applies one ({@link Put#refresh}).
  */
 final class PgRecoveryOracle {
   private final List<String> planned;
@@ -48,15 +49,17 @@ final class PgRecoveryOracle {
   static PgRecoveryOracle before(String url, PgWorld world) throws Exception {
     try (PostgresStateStore store = PostgresStateStore.open(url);
         App app = App.create(PgCrashWorker.APP, Environment.builder().stateStore(store).build(),
-            PgCrashWorker.main(world, new PgCrashWorker.RowHandler(
-                TargetActionSink.of(actions -> {
-                  throw new AssertionError("a preview applied " + actions);
-                }))))) {
+            PgCrashWorker.main(world, new PgCrashWorker.RowHandler(actions -> {
+              throw new AssertionError("a preview applied " + actions);
+            })))) {
       StatusReport status = app.status();
       Preview preview = app.preview();
       List<String> planned = new ArrayList<>();
       for (PlannedAction a : preview.actions()) {
         Put p = (Put) a.action().value();
+        if (p.refresh()) {
+          continue; // not logged by the sinks
+        }
         planned.add(render(p.key(), a.action().verb(), p.value(), String.join(",", p.expected()),
             p.mayBeMissing()));
       }

@@ -79,6 +79,7 @@ final class RecoveryOracle {
   }
 
   private final Map<String, String> declaringComponents;
+  private final Set<String> directories;
   private final Path outDir;
   private long previewMillis;
   private final Set<String> ran = ConcurrentHashMap.newKeySet();
@@ -114,10 +115,13 @@ final class RecoveryOracle {
   /**
    * @param declaringComponents the component that declares each state in the recovery's world
    *     ("connector key" to component name)
+   * @param directories the names of the directories declared in the output directory
    * @param outDir the app's output directory
    */
-  RecoveryOracle(Map<String, String> declaringComponents, Path outDir) {
+  RecoveryOracle(Map<String, String> declaringComponents, Set<String> directories,
+      Path outDir) {
     this.declaringComponents = declaringComponents;
+    this.directories = directories;
     this.outDir = outDir;
   }
 
@@ -278,8 +282,9 @@ final class RecoveryOracle {
    * possibly missing for that reason alone: its records may say nothing of it). A listed state
    * it did not reconcile is one that a memo hit settled, its component's body not running (a
    * memo the killed run recorded, which the update takes up: {@code KilledRunMemos}), or an
-   * entry of a subdirectory no longer declared (the directory's Delete drops its entries'
-   * tracking without a handler call).
+   * entry of a subdirectory no longer declared as one (the directory's Delete, or the action of
+   * the file declared in its place, takes its entries along, and their tracking is dropped
+   * without a handler call).
    */
   private Result compareStatus(StatusReport status, List<Reconciled> calls, boolean full,
       int planned, List<String> problems) {
@@ -328,12 +333,13 @@ final class RecoveryOracle {
 
   /**
    * Whether {@code provider} holds the entries of a subdirectory of the output directory that
-   * the recovery's world no longer declares: the directory's Delete takes them along (rule 8).
+   * the recovery's world no longer declares as a directory: the directory's Delete, or the
+   * file's action in its place, takes them along (rule 8).
    */
   private boolean ofAnUndeclaredDirectory(String provider) {
     String below = "cocoindex/localfs/" + outDir + "/";
-    return provider.startsWith(below) && !declaringComponents.containsKey(
-        "localfs " + StableKey.of(provider.substring(below.length())));
+    return provider.startsWith(below)
+        && !directories.contains(provider.substring(below.length()));
   }
 
   /** Every tracked state, as "connector key". */

@@ -25,10 +25,15 @@ final class World {
     final TreeMap<String, String> files = new TreeMap<>(); // in the root output directory
     boolean subdir; // a subdirectory named after the component, with subFiles
     final TreeMap<String, String> subFiles = new TreeMap<>();
+    /** The text of a file named after the component, where its subdirectory was; or null. */
+    String subdirFile;
+    /** Files it declares in the shared directory, while that is a directory. */
+    final TreeMap<String, String> sharedFiles = new TreeMap<>();
 
     /** Whether it declares nothing: evolve can take everything away from a component. */
     boolean declaresNothing() {
-      return docs.isEmpty() && tags.isEmpty() && files.isEmpty() && !subdir;
+      return docs.isEmpty() && tags.isEmpty() && files.isEmpty() && !subdir
+          && subdirFile == null && sharedFiles.isEmpty();
     }
 
     Comp copy() {
@@ -38,6 +43,8 @@ final class World {
       c.files.putAll(files);
       c.subdir = subdir;
       c.subFiles.putAll(subFiles);
+      c.subdirFile = subdirFile;
+      c.sharedFiles.putAll(sharedFiles);
       return c;
     }
   }
@@ -51,6 +58,9 @@ final class World {
   boolean tagIndex = true; // attachment index tags_by_tag on/off
   boolean titleIndexUnique; // index docs_by_title spec variant
   boolean ftsWithTitle; // FTS columns: (body) or (title, body)
+  /** Whether "shared" is a directory (mounted by the root) or a file with sharedText. */
+  boolean sharedDir = true;
+  String sharedText = "shared";
   private int nextComp;
   private int nextItem;
 
@@ -61,6 +71,9 @@ final class World {
     for (int i = 0; i < n; i++) {
       w.addComp(r);
     }
+    // Odd seeds start with "shared" a file: a state declared without children first, which
+    // becomes a container and back.
+    w.sharedDir = Math.floorMod(seed, 2) == 0;
     for (int g = 1; g <= generation; g++) {
       w.evolve(new Random(seed * 1_000_003L + g));
     }
@@ -82,6 +95,9 @@ final class World {
       for (int i = 0; i < 1 + r.nextInt(3); i++) {
         c.subFiles.put("f" + (nextItem++) + ".md", text(r, 4));
       }
+    }
+    for (int i = r.nextInt(3); i > 0; i--) {
+      c.sharedFiles.put("s" + (nextItem++) + ".txt", text(r, 3));
     }
     comps.put(name, c);
   }
@@ -154,15 +170,27 @@ final class World {
             }
           }
           break;
-        case 5:
-          c.subdir = !c.subdir;
+        case 5: { // the subdirectory comes or goes, or becomes a file, or a file one
+          int kind = c.subdir ? 1 : c.subdirFile != null ? 2 : 0; // none, directory, file
+          kind = (kind + 1 + r.nextInt(2)) % 3;
+          c.subdir = kind == 1;
           c.subFiles.clear();
+          c.subdirFile = kind == 2 ? text(r, 5) : null;
           if (c.subdir) {
             c.subFiles.put("f" + (nextItem++) + ".md", text(r, 4));
           }
           break;
+        }
         case 6:
-          if (c.subdir) {
+          if (r.nextBoolean()) { // a shared file added, changed or removed
+            if (c.sharedFiles.isEmpty() || r.nextInt(3) == 0) {
+              c.sharedFiles.put("s" + (nextItem++) + ".txt", text(r, 3));
+            } else if (r.nextBoolean()) {
+              c.sharedFiles.remove(pick(r, c.sharedFiles));
+            } else {
+              c.sharedFiles.put(pick(r, c.sharedFiles), text(r, 3));
+            }
+          } else if (c.subdir) {
             c.subFiles.put("f" + (nextItem++) + ".md", text(r, 4));
             if (c.subFiles.size() > 3) {
               c.subFiles.remove(c.subFiles.firstKey());
@@ -196,6 +224,12 @@ final class World {
     if (r.nextInt(8) == 0) {
       ftsWithTitle = !ftsWithTitle;
     }
+    // The shared directory becomes a file (its files, some of removed components, taken
+    // along and forgotten) and back, about every third generation.
+    if (r.nextInt(3) == 0) {
+      sharedDir = !sharedDir;
+      sharedText = text(r, 4);
+    }
   }
 
   private static String pick(Random r, TreeMap<String, ?> m) {
@@ -220,11 +254,31 @@ final class World {
   /** Every output file and directory by relative path; a directory maps to null. */
   Map<String, String> files() {
     TreeMap<String, String> out = new TreeMap<>();
+    out.put("shared", sharedDir ? null : sharedText);
     comps.forEach((name, c) -> {
       out.putAll(c.files);
       if (c.subdir) {
         out.put(name, null);
         c.subFiles.forEach((f, text) -> out.put(name + "/" + f, text));
+      } else if (c.subdirFile != null) {
+        out.put(name, c.subdirFile);
+      }
+      if (sharedDir) {
+        c.sharedFiles.forEach((f, text) -> out.put("shared/" + f, text));
+      }
+    });
+    return out;
+  }
+
+  /** The names of the directories declared in the output directory. */
+  java.util.Set<String> directories() {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    if (sharedDir) {
+      out.add("shared");
+    }
+    comps.forEach((name, c) -> {
+      if (c.subdir) {
+        out.add(name);
       }
     });
     return out;
@@ -233,7 +287,8 @@ final class World {
   /**
    * The component declaring each state of a component, as "connector key" (the key printed as
    * {@link StableKey#toString} does): rows by their primary key, files and subdirectories by
-   * name, a subdirectory's files by theirs (every name is unique in a world).
+   * name, a subdirectory's and the shared directory's files by theirs (every name is unique in
+   * a world). The shared directory itself is the root's (or its mount's), and not listed.
    */
   Map<String, String> declaringComponents() {
     Map<String, String> out = new TreeMap<>();
@@ -245,6 +300,11 @@ final class World {
       if (c.subdir) {
         out.put("localfs " + StableKey.of(name), name);
         c.subFiles.keySet().forEach(f -> out.put("localfs " + StableKey.of(f), name));
+      } else if (c.subdirFile != null) {
+        out.put("localfs " + StableKey.of(name), name);
+      }
+      if (sharedDir) {
+        c.sharedFiles.keySet().forEach(f -> out.put("localfs " + StableKey.of(f), name));
       }
     });
     return out;

@@ -474,8 +474,12 @@ public final class ComponentCommit {
     // Only a DESTRUCTIVE discards the children's records: a container handler may return a
     // Create for a container that exists (an "ensure", or whenever prev may be missing), and its
     // children must still be reconciled against what they were, undeclared ones deleted.
+    // A state that never had children (declared without them first: a file that became a
+    // directory) has child generation 0, which every check of "was a container" reads as none:
+    // its first children start generation 1, as a new container's do, so that declared without
+    // children again it starts a new one over them (Reconciliation#takeChildrenAlong).
     boolean destroyed = fresh || r.invalidation == TargetChildInvalidation.DESTRUCTIVE
-        || found == TargetChildInvalidation.DESTRUCTIVE;
+        || found == TargetChildInvalidation.DESTRUCTIVE || r.childGeneration == 0;
     if (destroyed) {
       r.childGeneration++;
       r.childEpoch++;

@@ -1036,9 +1036,11 @@ public final class OrphanSweep {
         continue;
       }
       Provider<?> provider = run.providers.lookup(path.parent());
-      if (provider == null && run.declaredWithoutChildren.contains(path.parent())) {
-        // Its parent is declared in this run as a state without children (a directory that is
-        // now a file): what was below it went with the parent's own action, as below a Delete.
+      if (provider == null && formerContainerAbove(path) != null) {
+        // A state above it is declared in this run without children (a directory that is now
+        // a file): what was below it went with that state's own action, as below a Delete. Not
+        // only its parent: an attachment's parent is its type's provider (docs/@index), below
+        // the state.
         forgetTree(chunk, row, owner);
         continue;
       }
