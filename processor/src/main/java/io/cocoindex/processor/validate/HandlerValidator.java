@@ -655,6 +655,22 @@ public final class HandlerValidator {
     return sourceTypes.contains(outermost.getQualifiedName().toString());
   }
 
+  /** Names the child-handler factory and the attachments class {@code type} generates, if any. */
+  private void addFactoryAndAttachments(GeneratedNames names, TypeElement type,
+      Optional<ChildHandlerFactoryModel> factory, String of, Reporter reporter) {
+    factory.ifPresent(f ->
+        names.add(
+            "the class " + f.factory().canonicalName(),
+            GeneratedNames.Origin.fixed("the @ChildHandler method" + of),
+            reporter));
+    if (!attachments.attachmentMethods(type).isEmpty()) {
+      names.add(
+          "the class " + TypeInspector.sibling(type, "Attachments").canonicalName(),
+          GeneratedNames.Origin.fixed("the @Attachment methods" + of),
+          reporter);
+    }
+  }
+
   /**
    * Whether two declarations generate one name (reported): the classes generated for the handler,
    * and the members of its API class and target class as their generators name them
@@ -695,17 +711,7 @@ public final class HandlerValidator {
     names.add("the class " + model.api().canonicalName(), apiName, reporter);
     model.container().ifPresent(c ->
         names.add("the class " + c.targetClass().canonicalName(), named, reporter));
-    factory.ifPresent(f ->
-        names.add(
-            "the class " + f.factory().canonicalName(),
-            GeneratedNames.Origin.fixed("the @ChildHandler method" + of),
-            reporter));
-    if (!attachments.attachmentMethods(type).isEmpty()) {
-      names.add(
-          "the class " + TypeInspector.sibling(type, "Attachments").canonicalName(),
-          GeneratedNames.Origin.fixed("the @Attachment methods" + of),
-          reporter);
-    }
+    addFactoryAndAttachments(names, type, factory, of, reporter);
     if (names.clashed()) {
       return true;
     }
@@ -817,17 +823,7 @@ public final class HandlerValidator {
         GeneratedNames.Origin.fixed("@ContainerTarget(name = \"" + r.name() + "\")" + of),
         reporter));
     names.add("the class " + model.targetClass().canonicalName(), named, reporter);
-    factory.ifPresent(f ->
-        names.add(
-            "the class " + f.factory().canonicalName(),
-            GeneratedNames.Origin.fixed("the @ChildHandler method" + of),
-            reporter));
-    if (!attachments.attachmentMethods(type).isEmpty()) {
-      names.add(
-          "the class " + TypeInspector.sibling(type, "Attachments").canonicalName(),
-          GeneratedNames.Origin.fixed("the @Attachment methods" + of),
-          reporter);
-    }
+    addFactoryAndAttachments(names, type, factory, of, reporter);
     if (names.clashed()) {
       return true;
     }
