@@ -75,11 +75,11 @@ public final class ComponentPool extends ForkJoinPool {
    * of active workers drops by one more than it should. After about 32,000 such ends the count
    * wraps around, and the pool believes every worker busy: it never wakes one again, and a run
    * submitting to it waits for good. A pool that an app keeps for its whole life and that goes
-   * idle between runs loses a count per run or so: weeks of runs a minute apart. On 17.0.15,
-   * two-worker pools whose workers were made to start and end over and over stopped running
-   * tasks after 32,857 rounds; on JDK 25 the count stayed right. Every such end is a worker
-   * the pool started, so a pool renewed before it has started {@link #RENEW_AFTER_WORKERS}
-   * workers never gets near the wrap, whatever the JDK.
+   * idle between runs loses a count per run or so: weeks of runs a minute apart. On 17.0.15, a
+   * two-worker pool whose workers were made to start and end over and over stopped running
+   * tasks in round 32,768 ({@code bench PoolStall}); on JDK 25 the count stayed right. Every
+   * such end is a worker the pool started, so a pool renewed before it has started {@link
+   * #RENEW_AFTER_WORKERS} workers never gets near the wrap, whatever the JDK.
    *
    * @return true once this pool has started its share of workers
    */
