@@ -53,7 +53,8 @@ public final class PoolStall {
         boolean both = started.await(5, TimeUnit.SECONDS);
         go.countDown();
         if (!both) {
-          System.out.printf("stalled in round %,d after %.0f s: of two tasks submitted, %d started%n",
+          System.out.printf(
+              "stalled in round %,d after %.0f s: of two tasks submitted, %d started%n",
               round, (System.nanoTime() - start) / 1e9, 2 - started.getCount());
           return;
         }
