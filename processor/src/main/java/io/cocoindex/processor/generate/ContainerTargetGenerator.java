@@ -96,25 +96,40 @@ public final class ContainerTargetGenerator {
 
   /** {@code declare<Nested>}: a child that is a container, resolved when the component commits. */
   private static MethodSpec nestedDeclare(NestedTarget n) {
+    return nested(n, "declare", "in the calling component; its children resolve when that"
+        + " component commits, so declare them from the same component",
+        "declareTargetStateWithChild");
+  }
+
+  /** {@code mount<Nested>}: a child that is a container, committed before it returns. */
+  private static MethodSpec nestedMount(NestedTarget n) {
+    return nested(n, "mount", "and commits it in a foreground child component: its children may"
+        + " be declared from any component at once", "mountTarget");
+  }
+
+  /**
+   * {@code <verb><Nested>}: declares a child that is a container through {@code TargetStates}'
+   * {@code targetStatesMethod}, and returns its target class; {@code how} ends the Javadoc's
+   * first sentence.
+   */
+  private static MethodSpec nested(
+      NestedTarget n, String verb, String how, String targetStatesMethod) {
     DeclaredTarget c = n.container();
-    return DeclareMethods.start("declare", c, n.isPublic())
-        .addJavadoc(
-            "Declares {@code $N} as $L of this container, itself a container, in the calling"
-                + " component; its children resolve when that component commits, so declare them"
-                + " from the same component.\n",
+    return DeclareMethods.start(verb, c, n.isPublic())
+        .addJavadoc("Declares {@code $N} as $L of this container, itself a container, $L.\n",
             DeclareMethods.parameter(c),
-            Identifiers.withArticle(c.name()))
+            Identifiers.withArticle(c.name()),
+            how)
         .addJavadoc(DeclareMethods.keyNote(c))
         .addJavadoc(DeclareMethods.tags(c, "the declared " + c.name()
             + ", to declare its children through"))
         .returns(n.targetClass())
-        .addStatement(
-            "return new $T($T.<$T, $T>declareTargetStateWithChild(ctx, children.targetState($L,"
-                + " $N)))",
+        .addStatement("return new $T($T.<$T, $T>$L(ctx, children.targetState($L, $N)))",
             n.targetClass(),
             DeclareMethods.TARGET_STATES,
             c.value(),
             n.childValue(),
+            targetStatesMethod,
             DeclareMethods.key(c),
             DeclareMethods.parameter(c))
         .build();
@@ -143,30 +158,4 @@ public final class ContainerTargetGenerator {
         .returns(n.targetClass())
         .addStatement("return new $T(children)", n.targetClass())
         .build();
-  }
-
-  /** {@code mount<Nested>}: a child that is a container, committed before it returns. */
-  private static MethodSpec nestedMount(NestedTarget n) {
-    DeclaredTarget c = n.container();
-    return DeclareMethods.start("mount", c, n.isPublic())
-        .addJavadoc(
-            "Declares {@code $N} as $L of this container, itself a container, and commits it in a"
-                + " foreground child component: its children may be declared from any component"
-                + " at once.\n",
-            DeclareMethods.parameter(c),
-            Identifiers.withArticle(c.name()))
-        .addJavadoc(DeclareMethods.keyNote(c))
-        .addJavadoc(DeclareMethods.tags(c, "the declared " + c.name()
-            + ", to declare its children through"))
-        .returns(n.targetClass())
-        .addStatement(
-            "return new $T($T.<$T, $T>mountTarget(ctx, children.targetState($L, $N)))",
-            n.targetClass(),
-            DeclareMethods.TARGET_STATES,
-            c.value(),
-            n.childValue(),
-            DeclareMethods.key(c),
-            DeclareMethods.parameter(c))
-        .build();
-  }
-}
+  }}
