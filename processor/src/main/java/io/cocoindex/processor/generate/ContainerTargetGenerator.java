@@ -158,4 +158,5 @@ public final class ContainerTargetGenerator {
         .returns(n.targetClass())
         .addStatement("return new $T(children)", n.targetClass())
         .build();
-  }}
+  }
+}
