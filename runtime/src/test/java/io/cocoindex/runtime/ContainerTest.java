@@ -637,8 +637,22 @@ class ContainerTest extends EngineTestBase {
     App app = app(singleTable(withSink(nullFactory)));
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("the child-handler factory of container /@tables/\"docs\""
-            + " (provider tables) returned null: it must return the children's handler,"
+            + " (provider 'tables') returned null: it must return the children's handler,"
             + " ChildTargetDef.of(handler)");
+    assertThat(rows.takeLog()).isEmpty();
+    assertThat(app.status().providers()).doesNotContainKey("tables/docs");
+  }
+
+  @Test
+  void aChildHandlerFactoryThrowingIsAnErrorNamingTheContainerAndItsQuotedProvider() {
+    TargetActionSink<Tables.TableAction> failing = TargetActionSink.withChildHandler(
+        actions -> { }, action -> {
+          throw new IllegalArgumentException("no such schema");
+        });
+    App app = app(singleTable(withSink(failing)));
+    assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
+        .hasMessageContaining("the child-handler factory of container /@tables/\"docs\""
+            + " (provider 'tables') failed: java.lang.IllegalArgumentException: no such schema");
     assertThat(rows.takeLog()).isEmpty();
     assertThat(app.status().providers()).doesNotContainKey("tables/docs");
   }

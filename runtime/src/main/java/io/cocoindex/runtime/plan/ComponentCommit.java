@@ -459,12 +459,12 @@ public final class ComponentCommit {
       def = ((ChildHandlerFactory) factory.get()).childHandler(r.action.value());
     } catch (Exception e) {
       throw new IllegalStateException(
-          "the child-handler factory of container " + d.path() + " (provider "
-              + d.provider().name() + ") failed: " + e, e);
+          "the child-handler factory of container " + d.path() + " (provider '"
+              + d.provider().name() + "') failed: " + e, e);
     }
     if (def == null) {
       throw new IllegalStateException("the child-handler factory of container " + d.path()
-          + " (provider " + d.provider().name() + ") returned null: it must return the"
+          + " (provider '" + d.provider().name() + "') returned null: it must return the"
           + " children's handler, ChildTargetDef.of(handler)");
     }
     // What the children's handler found when it was built (a container removed by hand) counts
