@@ -17,6 +17,7 @@ import io.cocoindex.processor.model.NestedContainerModel;
 import io.cocoindex.processor.model.TargetClassModel;
 import io.cocoindex.processor.validate.AttachmentValidator;
 import io.cocoindex.processor.validate.HandlerValidator;
+import io.cocoindex.processor.validate.HandlersWithTargetMethods;
 import io.cocoindex.processor.validate.NameClaims;
 import io.cocoindex.processor.validate.PlacementValidator;
 import io.cocoindex.processor.validate.RecordValidator;
@@ -90,6 +91,8 @@ public final class CocoIndexProcessor extends AbstractProcessor {
   private RecordValidator records;
   private AttachmentValidator attachments;
   private HandlerValidator handlers;
+  /** The compilation's handlers with attachments or nested containers, as the rounds bring them. */
+  private HandlersWithTargetMethods withTargetMethods;
 
   public CocoIndexProcessor() {
     this(e -> {});
@@ -110,8 +113,9 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     ValueTypeClassifier classifier = new ValueTypeClassifier(env.getTypeUtils());
     records = new RecordValidator(inspector, classifier, claims);
     attachments = new AttachmentValidator(elements, inspector, classifier);
-    handlers =
-        new HandlerValidator(elements, inspector, classifier, attachments, claims, sourceTypes);
+    withTargetMethods = new HandlersWithTargetMethods(elements, inspector);
+    handlers = new HandlerValidator(
+        elements, inspector, classifier, attachments, claims, sourceTypes, withTargetMethods);
   }
 
   @Override
@@ -153,9 +157,11 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     }
     for (Element e : annotated(round, present, AnnotationNames.NESTED_CONTAINER)) {
       addSubject(subjects, e, Step.NESTED);
+      noteTargetMethods(e);
     }
     for (Element e : annotated(round, present, AnnotationNames.ATTACHMENT)) {
       addSubject(subjects, e.getEnclosingElement(), Step.ATTACHMENTS);
+      noteTargetMethods(e.getEnclosingElement());
     }
     for (String annotation : List.of(AnnotationNames.KEY, AnnotationNames.CHILD_HANDLER)) {
       for (Element e : annotated(round, present, annotation)) {
@@ -174,6 +180,13 @@ public final class CocoIndexProcessor extends AbstractProcessor {
     // Still unresolved when processing is over: javac reports the missing type itself, and an
     // error of ours on top would only repeat it.
     return false;
+  }
+
+  /** Before any container of the round is validated: its child handler may be this one. */
+  private void noteTargetMethods(Element handler) {
+    if (handler instanceof TypeElement t) {
+      withTargetMethods.add(t);
+    }
   }
 
   private static void addSubject(Map<String, Set<Step>> subjects, Element element, Step step) {

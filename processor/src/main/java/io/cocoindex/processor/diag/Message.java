@@ -180,6 +180,18 @@ public enum Message {
       "%s is a @ContainerTarget with %s children and a @NestedContainer with %s children, but its"
           + " one @ChildHandler builds the handler of one kind of children: give both annotations"
           + " the same child and childValue"),
+  /**
+   * A warning: a {@code @ChildHandler} method declared to return an interface or abstract class
+   * that handler classes of the compilation with attachments or nested containers implement; the
+   * processor finds those through the declared return type alone.
+   */
+  CHILD_HANDLER_HIDES_TARGET_METHODS(
+      30,
+      Diagnostic.Kind.WARNING,
+      "@ChildHandler %s is declared to return %s, which gives %s none of the methods of %s: the"
+          + " processor reads no method body, so it finds a child handler's attachments and"
+          + " nested containers through the declared return type alone; %s, or add"
+          + " @SuppressWarnings(\"COCO-030\") to %s if it returns another handler"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,

@@ -51,20 +51,24 @@ public final class HandlerValidator {
   private final AttachmentValidator attachments;
   private final NameClaims claims;
   private final Set<String> sourceTypes;
+  private final HandlersWithTargetMethods withTargetMethods;
 
   /**
    * @param sourceTypes the qualified names of the compilation's own top-level types so far (the
    *     processor adds each round's), which a generated class must not replace
+   * @param withTargetMethods the compilation's handlers giving target classes methods so far (the
+   *     processor adds each round's), which a child handler's declared return type may hide
    */
   public HandlerValidator(Elements elements, TypeInspector inspector,
       ValueTypeClassifier classifier, AttachmentValidator attachments, NameClaims claims,
-      Set<String> sourceTypes) {
+      Set<String> sourceTypes, HandlersWithTargetMethods withTargetMethods) {
     this.elements = elements;
     this.inspector = inspector;
     this.classifier = classifier;
     this.attachments = attachments;
     this.claims = claims;
     this.sourceTypes = sourceTypes;
+    this.withTargetMethods = withTargetMethods;
   }
 
   /**
@@ -328,6 +332,7 @@ public final class HandlerValidator {
     TypeMirror childValue = target.childValue().orElseThrow();
     TypeMirror childHandlerType = asMemberOf(type, method.get()).getReturnType();
     TypeElement childHandler = (TypeElement) inspector.types().asElement(childHandlerType);
+    warnOfHiddenTargetMethods(type, target, method.get(), childHandlerType, reporter);
     Optional<List<AttachmentModel>> childAttachments =
         childAttachments(method.get(), childHandler, reporter);
     if (childAttachments.isEmpty()) {
@@ -397,6 +402,37 @@ public final class HandlerValidator {
                 target.child().orElseThrow(), TypeName.get(childValue), KeyModels.of(childValue)),
             childAttachments.get(),
             nested));
+  }
+
+  /**
+   * Warns (COCO-030) when the {@code @ChildHandler} method {@code method} is declared to return
+   * an interface or abstract class that handlers of the compilation giving a target class methods
+   * implement: whichever of them it returns, the target class lacks those methods.
+   */
+  private void warnOfHiddenTargetMethods(TypeElement type, TargetAnnotation target,
+      ExecutableElement method, TypeMirror declared, Reporter reporter) {
+    List<HandlersWithTargetMethods.Hidden> hidden =
+        withTargetMethods.behind(declared, target.childValue().orElseThrow());
+    if (hidden.isEmpty()) {
+      return;
+    }
+    String name = method.getSimpleName() + "()";
+    String fix = hidden.size() == 1
+        ? "declare " + name + " to return " + hidden.get(0).handler().getSimpleName()
+            + " if it returns one"
+        : "declare " + name + " to return the one of them it returns";
+    reporter.warning(
+        method,
+        Mirrors.find(method, AnnotationNames.CHILD_HANDLER).orElseThrow(),
+        Message.CHILD_HANDLER_HIDES_TARGET_METHODS,
+        type.getSimpleName() + "." + name,
+        declared,
+        target.name() + "Target",
+        String.join(" or ", hidden.stream()
+            .map(h -> h.handler().getQualifiedName() + " (" + String.join(", ", h.methods()) + ")")
+            .toList()),
+        fix,
+        name);
   }
 
   /**
