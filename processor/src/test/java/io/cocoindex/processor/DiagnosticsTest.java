@@ -148,6 +148,28 @@ class DiagnosticsTest {
               "Flat",
               "package test;",
               HANDLER_IMPORTS,
+              "class Flat implements TargetHandler<String, String, String> {",
+              "  @ChildHandler",
+              "  Flat children(String action) { return this; }",
+              reconcile("String", "String", "String"),
+              "}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-001] @ChildHandler applies to methods of @ContainerTarget handlers, but test.Flat"
+              + " is not annotated @ContainerTarget: annotate it, or remove @ChildHandler (a child"
+              + " handler whose target states hold children of their own is annotated"
+              + " @NestedContainer instead)",
+          "@ChildHandler");
+    }
+
+    @Test
+    void childHandlerOnARootTargetSaysToMakeItAContainer() {
+      JavaFileObject f =
+          source(
+              "Flat",
+              "package test;",
+              HANDLER_IMPORTS,
               "@RootTarget(provider = \"p\", name = \"Flat\")",
               "class Flat implements TargetHandler<String, String, String> {",
               "  @ChildHandler",
@@ -158,7 +180,9 @@ class DiagnosticsTest {
           compile(f),
           f,
           "[COCO-001] @ChildHandler applies to methods of @ContainerTarget handlers, but test.Flat"
-              + " is not annotated @ContainerTarget",
+              + " is a @RootTarget, whose target states hold no children: make it a"
+              + " @ContainerTarget(provider, name, child, childValue) if they hold some, or remove"
+              + " @ChildHandler",
           "@ChildHandler");
     }
 
@@ -453,6 +477,33 @@ class DiagnosticsTest {
   }
 
   @Test
+  void containerWithAMethodForgottenAsChildHandlerNamesIt() {
+    JavaFileObject f =
+        source(
+            "Dirs",
+            "package test;",
+            HANDLER_IMPORTS,
+            "@ContainerTarget(provider = \"p\", name = \"Dir\", child = \"File\","
+                + " childValue = String.class)",
+            "class Dirs implements TargetHandler<String, String, Long> {",
+            "  static Files shared(Long dir) { return new Files(); }",
+            "  String name(Long dir) { return \"\"; }",
+            "  Files files(Number dir) { return new Files(); }",
+            reconcile("String", "String", "Long"),
+            "}",
+            "class Files implements TargetHandler<String, String, String> {",
+            reconcile("String", "String", "String"),
+            "}");
+    assertSingleError(
+        compile(f),
+        f,
+        "[COCO-004] @ContainerTarget test.Dirs has no @ChildHandler method: add a method annotated"
+            + " @ChildHandler that takes the container's action (java.lang.Long) and returns the"
+            + " TargetHandler of its File children (files() does: annotate it @ChildHandler)",
+        "@ContainerTarget");
+  }
+
+  @Test
   void childHandlerWithAnotherValueType() {
     JavaFileObject f =
         source(
@@ -523,6 +574,20 @@ class DiagnosticsTest {
           "[COCO-022] @ContainerTarget(childValue = long.class) of test.DirHandler is a primitive"
               + " type, which no TargetHandler takes as its value type V: use Long.class",
           "childValue = long.class");
+    }
+
+    @Test
+    void childValueNamingTheChildrensHandlerClassNamesItsValueType() {
+      // Not COCO-005's "return a TargetHandler<test.Files, ?, ?>".
+      JavaFileObject f = container("Files", "Files");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-022] @ContainerTarget(childValue = test.Files.class) of test.DirHandler is a"
+              + " TargetHandler class (the children's handler, not their value), which no"
+              + " TargetHandler takes as its value type V: set it to the class of the children's"
+              + " values, String.class, the V of test.Files",
+          "childValue = Files.class");
     }
 
     @Test
@@ -2098,7 +2163,7 @@ class DiagnosticsTest {
           javac().withProcessors(processor).compile(f),
           f,
           "[COCO-001] @ChildHandler applies to methods of @ContainerTarget handlers, but test.Flat"
-              + " is not annotated @ContainerTarget",
+              + " is a @RootTarget",
           "@ChildHandler");
       assertThat(processor.created).isEmpty();
     }

@@ -74,6 +74,25 @@ class NestedContainerDiagnosticsTest {
   }
 
   @Test
+  void nestedContainerWithAMethodForgottenAsChildHandlerNamesIt() {
+    JavaFileObject f = drive(
+        "@NestedContainer(name = \"Folder\", child = \"Item\", childValue = String.class)",
+        "class Items implements TargetHandler<String, String, Integer> {",
+        "  Items items(Integer folder) { return this; }",
+        reconcile("String", "String", "Integer"),
+        "}");
+    assertSingleError(
+        compile(new RecordingProcessor(), f),
+        f,
+        "[COCO-026] @NestedContainer test.Items has no @ChildHandler method: add a method"
+            + " annotated @ChildHandler that takes the nested container's action"
+            + " (java.lang.Integer) and returns the TargetHandler of its Item children (items()"
+            + " does: annotate it @ChildHandler), or remove @NestedContainer if none of its target"
+            + " states has children",
+        "@NestedContainer");
+  }
+
+  @Test
   void nestedChildHandlerOfAnotherValueType() {
     JavaFileObject f = drive(
         "@NestedContainer(name = \"Folder\", child = \"Item\", childValue = String.class)",

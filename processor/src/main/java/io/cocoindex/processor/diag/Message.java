@@ -26,7 +26,8 @@ public enum Message {
   MISSING_CHILD_HANDLER(
       4,
       "@ContainerTarget %s has no @ChildHandler method: add a method annotated @ChildHandler that"
-          + " takes the container's action (%s) and returns the TargetHandler of its %s children"),
+          + " takes the container's action (%s) and returns the TargetHandler of its %s"
+          + " children%s"),
   /** A child-handler factory whose handler's value type is not the declared child value. */
   CHILD_VALUE_MISMATCH(
       5,
@@ -155,7 +156,7 @@ public enum Message {
       26,
       "@NestedContainer %s has no @ChildHandler method: add a method annotated @ChildHandler that"
           + " takes the nested container's action (%s) and returns the TargetHandler of its %s"
-          + " children, or remove @NestedContainer if none of its target states has children"),
+          + " children%s, or remove @NestedContainer if none of its target states has children"),
   /** A nested container's child handler whose value type is not its declared child value. */
   NESTED_CHILD_VALUE_MISMATCH(
       27,

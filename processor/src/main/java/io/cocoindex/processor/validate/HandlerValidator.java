@@ -908,7 +908,10 @@ public final class HandlerValidator {
           target.isNested() ? Message.NESTED_MISSING_CHILD_HANDLER : Message.MISSING_CHILD_HANDLER,
           type.getQualifiedName(),
           action,
-          target.child().orElseThrow());
+          target.child().orElseThrow(),
+          unannotatedChildHandler(type, action)
+              .map(m -> " (" + m.getSimpleName() + "() does: annotate it @ChildHandler)")
+              .orElse(""));
       return Optional.empty();
     }
     if (methods.size() > 1) {
@@ -1009,6 +1012,20 @@ public final class HandlerValidator {
   }
 
   /**
+   * The first method of {@code type} that has the shape of a child handler but not the
+   * annotation: an instance method taking the action and returning a TargetHandler (a
+   * forgotten {@code @ChildHandler} is the likeliest reason a container has none).
+   */
+  private Optional<ExecutableElement> unannotatedChildHandler(TypeElement type, TypeMirror action) {
+    return ElementFilter.methodsIn(type.getEnclosedElements()).stream()
+        .filter(m -> !m.getModifiers().contains(Modifier.STATIC)
+            && m.getParameters().size() == 1
+            && inspector.types().isAssignable(action, m.getParameters().get(0).asType())
+            && inspector.handlerTypeArguments(m.getReturnType()).isPresent())
+        .findFirst();
+  }
+
+  /**
    * The {@code @ChildHandler} methods of {@code type}, or, when it declares none, of its nearest
    * superclass declaring some (an abstract base shared by several containers).
    */
@@ -1034,17 +1051,29 @@ public final class HandlerValidator {
    * Whether {@code childValue} is a primitive type (or void), reported: no handler has one as its
    * value type, so the child handler's is never the same.
    */
-  private static boolean checkChildValueIsAClass(
+  private boolean checkChildValueIsAClass(
       TypeElement type, TargetAnnotation target, TypeMirror childValue, Reporter reporter) {
     // A class literal names a generic class raw (List.class), and a raw V is no handler's.
     boolean generic = childValue instanceof DeclaredType d
         && !((TypeElement) d.asElement()).getTypeParameters().isEmpty();
-    if (!childValue.getKind().isPrimitive() && childValue.getKind() != TypeKind.VOID && !generic) {
+    // The children's handler class in place of their value class, a slip of the pen.
+    Optional<List<TypeMirror>> handlerArgs = generic || childValue.getKind().isPrimitive()
+        ? Optional.empty()
+        : inspector.handlerTypeArguments(childValue);
+    if (!childValue.getKind().isPrimitive() && childValue.getKind() != TypeKind.VOID && !generic
+        && handlerArgs.isEmpty()) {
       return false;
     }
     String what;
     String fix;
-    if (generic) {
+    if (handlerArgs.isPresent()) {
+      what = "a TargetHandler class (the children's handler, not their value)";
+      fix = handlerArgs.get().isEmpty() || !inspector.isConcrete(handlerArgs.get().get(0))
+          ? "set it to the class of the children's values, the V of " + childValue
+          : "set it to the class of the children's values, "
+              + simpleName(inspector.types().erasure(handlerArgs.get().get(0))) + ".class, the V"
+              + " of " + childValue;
+    } else if (generic) {
       what = "a generic class, named raw by its class literal";
       fix = "give the children a value type without type parameters, e.g. a record holding the "
           + childValue + "<...>";

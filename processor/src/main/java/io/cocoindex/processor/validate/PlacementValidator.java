@@ -39,6 +39,8 @@ public final class PlacementValidator {
           && !Mirrors.has(type, AnnotationNames.CONTAINER_TARGET)
           && !Mirrors.has(type, AnnotationNames.NESTED_CONTAINER)
           && !type.getModifiers().contains(Modifier.ABSTRACT)) {
+        // A @RootTarget given a @ChildHandler is a container its author did not declare one.
+        boolean root = Mirrors.has(type, AnnotationNames.ROOT_TARGET);
         reporter.error(
             member,
             Mirrors.find(member, AnnotationNames.CHILD_HANDLER).orElseThrow(),
@@ -46,9 +48,14 @@ public final class PlacementValidator {
             "@ChildHandler",
             "methods of @ContainerTarget handlers",
             type,
-            "is not annotated @ContainerTarget",
-            "annotate it, or remove @ChildHandler (a child handler whose target states hold"
-                + " children of their own is annotated @NestedContainer instead)");
+            root
+                ? "is a @RootTarget, whose target states hold no children"
+                : "is not annotated @ContainerTarget",
+            root
+                ? "make it a @ContainerTarget(provider, name, child, childValue) if they hold"
+                    + " some, or remove @ChildHandler"
+                : "annotate it, or remove @ChildHandler (a child handler whose target states hold"
+                    + " children of their own is annotated @NestedContainer instead)");
       }
     }
   }
