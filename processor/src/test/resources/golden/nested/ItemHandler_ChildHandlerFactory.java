@@ -16,7 +16,13 @@ public final class ItemHandler_ChildHandlerFactory implements ChildHandlerFactor
   /**
    * A factory asking {@code handler} for the children's handler.
    *
-   * @param handler the container's handler
+   * <p>A nested container's sink is usually shared by every handler of its kind (one batch for
+   * all their containers) and made before any of them: {@code handler} is then any handler
+   * over it, and {@link ItemHandler#items} must build the children's handler
+   * from the action alone (and what the handlers share), never from {@code handler}'s own
+   * container.
+   *
+   * @param handler the container's handler, or for a shared sink any handler over it
    */
   public ItemHandler_ChildHandlerFactory(ItemHandler handler) {
     this.handler = Objects.requireNonNull(handler, "handler");

@@ -1,6 +1,7 @@
 package io.cocoindex.processor.generate;
 
 import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.JavaFile;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.ParameterizedTypeName;
@@ -35,8 +36,7 @@ public final class ChildHandlerFactoryGenerator {
             .addField(model.handlerType(), "handler", Modifier.PRIVATE, Modifier.FINAL)
             .addMethod(
                 MethodSpec.constructorBuilder()
-                    .addJavadoc("A factory asking {@code handler} for the children's handler.\n\n"
-                        + "@param handler the container's handler\n")
+                    .addJavadoc(constructorJavadoc(model))
                     .addModifiers(Modifier.PUBLIC)
                     .addParameter(model.handlerType(), "handler")
                     .addStatement(
@@ -54,5 +54,25 @@ public final class ChildHandlerFactoryGenerator {
                         "return $T.of(handler.$N(action))", ChildTargetDef.class, model.method())
                     .build());
     return GeneratedFiles.file(model.handler().packageName(), type.build());
+  }
+
+  /**
+   * The constructor's Javadoc; a nested container's says which handler to pass to a sink shared
+   * by its kind, as the engine gives the factory the action alone.
+   */
+  private static CodeBlock constructorJavadoc(ChildHandlerFactoryModel model) {
+    CodeBlock.Builder doc =
+        CodeBlock.builder().add("A factory asking {@code handler} for the children's handler.\n\n");
+    if (!model.nested()) {
+      return doc.add("@param handler the container's handler\n").build();
+    }
+    return doc
+        .add("<p>A nested container's sink is usually shared by every handler of its kind (one"
+            + " batch for\nall their containers) and made before any of them: {@code handler} is"
+            + " then any handler\nover it, and {@link $T#$L} must build the children's handler\n"
+            + "from the action alone (and what the handlers share), never from {@code handler}'s"
+            + " own\ncontainer.\n\n", model.handler(), model.method())
+        .add("@param handler the container's handler, or for a shared sink any handler over it\n")
+        .build();
   }
 }

@@ -13,6 +13,8 @@ import javax.lang.model.element.TypeElement;
  * @param action the container's action type {@code A}
  * @param childValue the children's value type
  * @param method the {@code @ChildHandler} method
+ * @param nested the handler is a {@code @NestedContainer}, whose sink is usually shared by every
+ *     handler of its kind: the factory is then built from any of them
  * @param origin the handler's element
  */
 public record ChildHandlerFactoryModel(
@@ -22,4 +24,5 @@ public record ChildHandlerFactoryModel(
     TypeName action,
     TypeName childValue,
     String method,
+    boolean nested,
     TypeElement origin) {}

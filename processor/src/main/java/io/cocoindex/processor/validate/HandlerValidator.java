@@ -392,6 +392,7 @@ public final class HandlerValidator {
             TypeName.get(action),
             TypeName.get(childValue),
             method.get().getSimpleName().toString(),
+            TargetAnnotation.readNested(elements, type).isPresent(),
             type);
     return Optional.of(
         new ContainerPart(
