@@ -108,6 +108,47 @@ class DiagnosticsTest {
     }
 
     @Test
+    void targetValueOnAnEnumSaysEnumsNeedNone() {
+      // Not "declare it as a record": an enum component is stored by name, annotated or not.
+      JavaFileObject f =
+          source("Kind", "package test;", "@io.cocoindex.annotation.TargetValue", "enum Kind { A }");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-001] @TargetValue applies to records, but test.Kind is an enum: remove"
+              + " @TargetValue, as an enum is stored by its constant's name without one",
+          "@io.cocoindex.annotation.TargetValue");
+    }
+
+    @Test
+    void rootTargetBesideContainerTargetIsNotIgnored() {
+      JavaFileObject f =
+          source(
+              "Tables",
+              "package test;",
+              HANDLER_IMPORTS,
+              "@RootTarget(provider = \"p\", name = \"Table\")",
+              "@ContainerTarget(provider = \"p\", name = \"Table\", child = \"Row\","
+                  + " childValue = String.class)",
+              "class TableHandler implements TargetHandler<String, String, Long> {",
+              "  @ChildHandler Rows rows(Long table) { return new Rows(); }",
+              reconcile("String", "String", "Long"),
+              "}",
+              "class Rows implements TargetHandler<String, String, String> {",
+              reconcile("String", "String", "String"),
+              "}");
+      RecordingProcessor processor = new RecordingProcessor();
+      assertSingleError(
+          javac().withProcessors(processor).compile(f),
+          f,
+          "[COCO-001] @RootTarget applies to handler classes whose target states hold no"
+              + " children, but test.TableHandler is a @ContainerTarget, which registers it as a"
+              + " root already: remove @RootTarget",
+          "@RootTarget");
+      assertThat(processor.created).isEmpty();
+    }
+
+    @Test
     void rootTargetOnAClassThatIsNoHandler() {
       JavaFileObject f =
           source(

@@ -112,6 +112,20 @@ public final class HandlerValidator {
 
   public Optional<HandlerModel> validate(TypeElement type, Reporter reporter) {
     TargetAnnotation target = TargetAnnotation.read(elements, type).orElseThrow();
+    // The container annotation is the one read: a @RootTarget beside it would be ignored.
+    Optional<AnnotationMirror> root = Mirrors.find(type, AnnotationNames.ROOT_TARGET);
+    if (target.isContainer() && root.isPresent()) {
+      reporter.error(
+          type,
+          root.get(),
+          Message.WRONG_ELEMENT_KIND,
+          "@RootTarget",
+          "handler classes whose target states hold no children",
+          type.getQualifiedName(),
+          "is a @ContainerTarget, which registers it as a root already",
+          "remove @RootTarget");
+      return Optional.empty();
+    }
     Optional<List<TypeMirror>> args = handlerTypeArguments(type, target, reporter);
     if (args.isEmpty()) {
       return Optional.empty();

@@ -74,7 +74,9 @@ public final class RecordValidator {
             "records",
             type.getQualifiedName(),
             "is " + article(type.getKind()),
-            "declare it as a record");
+            type.getKind() == ElementKind.ENUM
+                ? "remove @" + simple + ", as an enum is stored by its constant's name without one"
+                : "declare it as a record");
       }
       return Optional.empty();
     }
