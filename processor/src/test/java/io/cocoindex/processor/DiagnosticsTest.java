@@ -111,7 +111,8 @@ class DiagnosticsTest {
     void targetValueOnAnEnumSaysEnumsNeedNone() {
       // Not "declare it as a record": an enum component is stored by name, annotated or not.
       JavaFileObject f =
-          source("Kind", "package test;", "@io.cocoindex.annotation.TargetValue", "enum Kind { A }");
+          source(
+              "Kind", "package test;", "@io.cocoindex.annotation.TargetValue", "enum Kind { A }");
       assertSingleError(
           compile(f),
           f,
