@@ -173,7 +173,6 @@ class DiagnosticsTest {
               "Pair",
               "package test;",
               "import io.cocoindex.annotation.*;",
-              "@ActionValue",
               "record Pair(@Key String id, String text) {}");
       assertSingleError(
           compile(f),
@@ -181,6 +180,24 @@ class DiagnosticsTest {
           "[COCO-001] @Key applies to components of @TargetValue records, but test.Pair is not"
               + " annotated @TargetValue: annotate it, or remove @Key",
           "record Pair(@Key String id");
+    }
+
+    @Test
+    void keyOnAnActionValueSaysToRemoveIt() {
+      // Not "annotate it [@TargetValue]": an action or a tracking record has no key.
+      JavaFileObject f =
+          source(
+              "Act",
+              "package test;",
+              "@io.cocoindex.annotation.ActionValue",
+              "record Act(@io.cocoindex.annotation.Key String id, String text) {}");
+      assertSingleError(
+          compile(f),
+          f,
+          "[COCO-001] @Key applies to components of @TargetValue records, but test.Act is an"
+              + " @ActionValue record, which has no key (reconcile gets the target state's):"
+              + " remove @Key",
+          "record Act(");
     }
 
     @Test
@@ -2181,8 +2198,9 @@ class DiagnosticsTest {
       assertSingleError(
           javac().withProcessors(processor).compile(f),
           f,
-          "[COCO-001] @Key applies to components of @TargetValue records, but test.Pair is not"
-              + " annotated @TargetValue: annotate it, or remove @Key",
+          "[COCO-001] @Key applies to components of @TargetValue records, but test.Pair is an"
+              + " @ActionValue record, which has no key (reconcile gets the target state's):"
+              + " remove @Key",
           "record Pair(@Key String id");
       assertThat(processor.created).containsExactly("test.Fine_Codec");
     }

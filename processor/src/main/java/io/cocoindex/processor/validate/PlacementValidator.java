@@ -24,14 +24,19 @@ public final class PlacementValidator {
       if (member.getKind() == ElementKind.RECORD_COMPONENT
           && Mirrors.has(member, AnnotationNames.KEY)
           && !Mirrors.has(type, AnnotationNames.TARGET_VALUE)) {
+        // An action's or a tracking record's: annotating it @TargetValue would be wrong.
+        String other = Mirrors.has(type, AnnotationNames.ACTION_VALUE) ? "an @ActionValue"
+            : Mirrors.has(type, AnnotationNames.TRACKING_RECORD) ? "a @TrackingRecord" : null;
         reporter.error(
             TypeInspector.positionOf(member),
             Message.WRONG_ELEMENT_KIND,
             "@Key",
             "components of @TargetValue records",
             type,
-            "is not annotated @TargetValue",
-            "annotate it, or remove @Key");
+            other == null
+                ? "is not annotated @TargetValue"
+                : "is " + other + " record, which has no key (reconcile gets the target state's)",
+            other == null ? "annotate it, or remove @Key" : "remove @Key");
       }
       // An abstract class may hold the @ChildHandler method its container subclasses share.
       if (member.getKind() == ElementKind.METHOD
