@@ -14,9 +14,7 @@ import org.junit.jupiter.api.Test;
  * COCO-030: a {@code @ChildHandler} method declared to return an interface or abstract class
  * hides the target methods (attachments, nested containers) of the handler classes it may
  * return. A warning naming the method, its declared type, the hidden methods and the fix; none
- * for a leaf child handler returned as an interface, which is a legal shape. COCO-031: one
- * returning a root container handler that is no nested container, whose children's children
- * the generated API cannot declare.
+ * for a leaf child handler returned as an interface, which is a legal shape.
  */
 class HiddenChildHandlerTest {
   private static final String IMPORTS =
@@ -169,54 +167,6 @@ class HiddenChildHandlerTest {
         "  @SuppressWarnings(\"COCO-030\") @ChildHandler"
             + " TargetHandler<String, ?, ?> items(Long drive) { return null; }",
         folders("Items"));
-    Compilation c = compile(f);
-    assertThat(c).succeeded();
-    assertThat(c).hadWarningCount(0);
-  }
-
-  @Test
-  void aRootContainerReturnedAsChildHandlerIsAWarningUnlessNested() {
-    JavaFileObject f = drive(
-        "  @ChildHandler Shelves items(Long drive) { return new Shelves(); }",
-        "@ContainerTarget(provider = \"q\", name = \"Shelf\", child = \"Book\","
-            + " childValue = Long.class)",
-        "class Shelves implements TargetHandler<String, String, Integer> {",
-        "  @ChildHandler Books books(Integer shelf) { return new Books(); }",
-        reconcile("String", "String", "Integer"),
-        "}",
-        "class Books implements TargetHandler<Long, Long, Long> {",
-        reconcile("Long", "Long", "Long"),
-        "}");
-    Compilation c = compile(f);
-    assertThat(c).succeeded();
-    assertThat(c).hadWarningCount(1);
-    assertThat(c)
-        .hadWarningContaining(
-            "[COCO-031] @ChildHandler DriveHandler.items() returns the @ContainerTarget handler"
-                + " test.Shelves, whose target states hold Book children, but it is no"
-                + " @NestedContainer, so DriveTarget declares them as plain Item children and"
-                + " gets no method returning the target class of theirs: annotate Shelves"
-                + " @NestedContainer(name = \"...\", child = \"Book\", childValue = Long.class)"
-                + " too, or add @SuppressWarnings(\"COCO-031\") to items() if you declare their"
-                + " children by hand")
-        .inFile(f)
-        .onLineContaining("Shelves items");
-  }
-
-  @Test
-  void aRootContainerThatIsNestedTooIsNoWarning() {
-    JavaFileObject f = drive(
-        "  @ChildHandler Shelves items(Long drive) { return new Shelves(); }",
-        "@ContainerTarget(provider = \"q\", name = \"Shelf\", child = \"Book\","
-            + " childValue = Long.class)",
-        "@NestedContainer(name = \"Folder\", child = \"Book\", childValue = Long.class)",
-        "class Shelves implements TargetHandler<String, String, Integer> {",
-        "  @ChildHandler Books books(Integer shelf) { return new Books(); }",
-        reconcile("String", "String", "Integer"),
-        "}",
-        "class Books implements TargetHandler<Long, Long, Long> {",
-        reconcile("Long", "Long", "Long"),
-        "}");
     Compilation c = compile(f);
     assertThat(c).succeeded();
     assertThat(c).hadWarningCount(0);

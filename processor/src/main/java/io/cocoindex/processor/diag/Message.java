@@ -193,18 +193,6 @@ public enum Message {
           + " processor reads no method body, so it finds a child handler's attachments and"
           + " nested containers through the declared return type alone; %s, or add"
           + " @SuppressWarnings(\"COCO-030\") to %s if it returns another handler"),
-  /**
-   * A warning: a {@code @ChildHandler} returning a {@code @ContainerTarget} handler that is not a
-   * {@code @NestedContainer}, so its states, containers among the children, get no typed API.
-   */
-  CONTAINER_CHILD_HANDLER_NOT_NESTED(
-      31,
-      Diagnostic.Kind.WARNING,
-      "@ChildHandler %s returns the @ContainerTarget handler %s, whose target states hold %s"
-          + " children, but it is no @NestedContainer, so %s declares them as plain %s children"
-          + " and gets no method returning the target class of theirs: annotate %s"
-          + " @NestedContainer(name = \"...\", child = \"%s\", childValue = %s.class) too, or"
-          + " add @SuppressWarnings(\"COCO-031\") to %s if you declare their children by hand"),
   /** A bug of the processor, reported instead of crashing javac. */
   INTERNAL_ERROR(
       99,

@@ -355,9 +355,6 @@ public final class HandlerValidator {
     Optional<NestedTarget> nested = Optional.empty();
     Optional<TargetAnnotation> nestedAnnotation =
         TargetAnnotation.readNested(elements, childHandler);
-    if (nestedAnnotation.isEmpty()) {
-      warnOfContainerChildren(type, target, method.get(), childHandler, reporter);
-    }
     if (nestedAnnotation.isPresent()) {
       AnnotationMirror at = Mirrors.find(method.get(), AnnotationNames.CHILD_HANDLER).orElseThrow();
       PackageElement pkg = TypeInspector.packageOf(type);
@@ -450,34 +447,6 @@ public final class HandlerValidator {
             .map(h -> h.handler().getQualifiedName() + " (" + String.join(", ", h.methods()) + ")")
             .toList()),
         fix,
-        name);
-  }
-
-  /**
-   * Warns (COCO-031) when the {@code @ChildHandler} method {@code method} returns a root
-   * container handler that is not a nested one too: its states among the children are
-   * containers, whose children the generated target class gives no way to declare.
-   */
-  private void warnOfContainerChildren(TypeElement type, TargetAnnotation target,
-      ExecutableElement method, TypeElement childHandler, Reporter reporter) {
-    Optional<TargetAnnotation> root =
-        TargetAnnotation.read(elements, childHandler).filter(TargetAnnotation::isContainer);
-    if (root.isEmpty()) {
-      return;
-    }
-    String name = method.getSimpleName() + "()";
-    reporter.warning(
-        method,
-        Mirrors.find(method, AnnotationNames.CHILD_HANDLER).orElseThrow(),
-        Message.CONTAINER_CHILD_HANDLER_NOT_NESTED,
-        type.getSimpleName() + "." + name,
-        childHandler.getQualifiedName(),
-        root.get().child().orElseThrow(),
-        target.name() + "Target",
-        target.child().orElseThrow(),
-        childHandler.getSimpleName(),
-        root.get().child().orElseThrow(),
-        simpleName(root.get().childValue().orElseThrow()),
         name);
   }
 
