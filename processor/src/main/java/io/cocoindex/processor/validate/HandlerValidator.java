@@ -1063,8 +1063,8 @@ public final class HandlerValidator {
   }
 
   /**
-   * Whether {@code childValue} is a primitive type (or void), reported: no handler has one as its
-   * value type, so the child handler's is never the same.
+   * Whether {@code childValue} is a primitive type (or void), a generic class or a handler class,
+   * reported: no handler has one as its value type, so the child handler's is never the same.
    */
   private boolean checkChildValueIsAClass(
       TypeElement type, TargetAnnotation target, TypeMirror childValue, Reporter reporter) {
