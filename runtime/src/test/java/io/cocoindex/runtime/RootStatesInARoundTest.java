@@ -207,6 +207,34 @@ class RootStatesInARoundTest {
   }
 
   /**
+   * A state the root no longer declares goes to each worker's orphan sweep, which leases it and
+   * reads it again: A's sweep deletes it, B's finds it gone. (A root declaring nothing takes no
+   * lease for its commit: B reads the root's states while A's deletion is held.)
+   */
+  @Test
+  void aStateTheRootNoLongerDeclaresIsDeletedOnceInARoundOfTwoWorkers() throws Exception {
+    Rows rows = new Rows();
+    boolean[] declares = {true};
+    Consumer<Ctx> main = ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      if (declares[0]) {
+        declareTargetState(ctx, p.targetState("t", "v1"));
+      }
+    };
+    app(PostgresStateStore.open(url), main).update();
+    rows.takeLog();
+    rows.takeCalls();
+
+    declares[0] = false;
+    round("t", main);
+
+    assertThat(rows.takeLog()).containsExactly("delete t");
+    assertThat(rows.takeCalls()).extracting(Rows.Call::toString)
+        .containsExactly("t desired=null prev=[v1] mbm=false");
+    assertThat(rootStates()).isEmpty();
+  }
+
+  /**
    * A container the root declares, and a row the root declares in it: B refreshes the table A
    * created (a container's handler returns an action on every run) and finds the row current.
    */
