@@ -56,8 +56,8 @@ public final class ComponentRunner {
    */
   public static boolean runRoot(Run run, Consumer<Ctx> main) {
     ComponentContext root = new ComponentContext(run, null, TargetPath.ROOT, null, null, false);
-    // Every worker runs the root (it registers the providers and mounts the components); only
-    // mounted components are leased.
+    // Every worker runs the root (it registers the providers and mounts the components); its
+    // body is not leased, its commit is when it declares states (RootCommitLease).
     run.visit(root.path);
     mounted(root);
     CallerRuns own = new CallerRuns(run.componentPool, run.abortion());
