@@ -186,6 +186,26 @@ class RootStatesInARoundTest {
         .satisfies(s -> assertThat(s.records()).hasSize(1));
   }
 
+  /**
+   * A root whose memoized function read its record while its body ran (before its lease, and
+   * before A's commit wrote the record) reads it again under the lease.
+   */
+  @Test
+  void aRootReadingItsRecordInItsBodyCreatesItsStateOnceInARoundOfTwoWorkers() throws Exception {
+    Rows rows = new Rows();
+    Consumer<Ctx> main = ctx -> {
+      String value = ctx.memo("value", 1, String.class, n -> "v" + n);
+      declareTargetState(ctx,
+          registerRootTargetStatesProvider(ctx, "rows", rows.handler).targetState("t", value));
+    };
+
+    round("t", main);
+
+    assertThat(rows.takeLog()).containsExactly("create t=v1");
+    assertThat(rootStates()).singleElement()
+        .satisfies(s -> assertThat(s.records()).hasSize(1));
+  }
+
   @Test
   void aStateTheRootChangesIsUpdatedOnceInARoundOfTwoWorkers() throws Exception {
     Rows rows = new Rows();
