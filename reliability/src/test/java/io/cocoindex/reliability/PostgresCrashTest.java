@@ -285,9 +285,9 @@ class PostgresCrashTest {
     // round runs the world the clean round before it left. Repeated pgRepeat times.
     int from = Integer.getInteger("reliability.pgFromTrial", 1);
     int repeat = Integer.getInteger("reliability.pgRepeat", 1);
-    System.out.println("postgres crash test: seed " + seed + ", " + trials + " trials, the leaf t"
-        + " declared by " + (Math.floorMod(seed, 2) == 1 ? "the root" : "a component t")
-        + (from > 1 ? " from trial " + from : "") + (repeat > 1 ? ", " + repeat + " times" : ""));
+    System.out.println("postgres crash test: seed " + seed + ", " + trials + " trials"
+        + (from > 1 ? " from trial " + from : "") + (repeat > 1 ? ", " + repeat + " times" : "")
+        + ", the leaf t declared by " + (Math.floorMod(seed, 2) == 1 ? "the root" : "a component"));
     List<String> log = new ArrayList<>();
     int killed = 0;
     try {
