@@ -36,6 +36,10 @@ import java.util.function.Consumer;
  * the row {@code t} holding "table", its rows keyed {@code t:k<i>}), which in about a third of
  * the generations is declared without children (the row holds "leaf"): its action takes the
  * rows along, and the engine forgets them (rule 8), those of components no longer mounted too.
+ * The leaf is declared by the root itself for odd seeds, in a component {@code t} of its own for
+ * even ones; the root also declares a row of its own, {@code root0} or {@code root1} by the
+ * generation's parity: the states the root owns are created, updated and swept by every worker
+ * of a round (each runs the root), one reading them after the other's commit.
  *
  * <p>The sink is strict where the engine's information allows it: every action carries the
  * possible records and the "may be missing" flag its handler was given, and the sink checks,
@@ -87,11 +91,12 @@ public final class PgCrashWorker {
    * be, which declare nothing themselves.
    */
   record PgWorld(Map<String, Map<String, String>> components, Map<String, Boolean> memoized,
-      boolean memoizedGroups, boolean table) {
-    /** key to value over every component, and the container's row. */
+      boolean memoizedGroups, boolean table, boolean leafByRoot, Map<String, String> rootRows) {
+    /** key to value over every component, the root's rows, and the container's row. */
     Map<String, String> rows() {
       Map<String, String> out = new TreeMap<>();
       components.values().forEach(out::putAll);
+      out.putAll(rootRows);
       out.put(TABLE, table ? "table" : "leaf");
       return out;
     }
@@ -120,11 +125,13 @@ public final class PgCrashWorker {
 
     /**
      * How many component records a converged store holds: one per component and memoized group,
-     * and the owner of {@code t}: the component {@code mountTarget} mounts for it while it has
-     * children, the component {@code t} while a leaf.
+     * the root's (it declares its row), and the owner of {@code t}: the component {@code
+     * mountTarget} mounts for it while it has children, while a leaf the component {@code t}, or
+     * the root.
      */
     int componentRecords() {
-      return components.size() + (memoizedGroups ? groups().size() : 0) + 1;
+      return components.size() + (memoizedGroups ? groups().size() : 0) + 1
+          + (table || !leafByRoot ? 1 : 0);
     }
 
     /**
@@ -161,7 +168,10 @@ public final class PgCrashWorker {
       for (String c : components.keySet()) {
         memoized.put(c, memo && Math.floorMod(c.hashCode() + seed, 2) == 0);
       }
-      return new PgWorld(components, memoized, memo, table);
+      Map<String, String> rootRows = Map.of("root" + Math.floorMod(generation, 2),
+          "v" + Math.floorMod(mix(seed, generation, -3), 3));
+      return new PgWorld(components, memoized, memo, table, Math.floorMod(seed, 2) == 1,
+          rootRows);
     }
 
     static long mix(long seed, long a, long b) {
@@ -233,13 +243,17 @@ public final class PgCrashWorker {
       TargetStateProvider<String> rows = registerRootTargetStatesProvider(ctx, "rows", handler);
       TargetStateProvider<String> tables =
           registerRootTargetStatesProvider(ctx, "tables", new TableHandler(handler));
+      world.rootRows().forEach((k, v) -> declareTargetState(ctx, rows.targetState(k, v)));
       TargetStateProvider<String> table;
       if (world.table()) {
         table = mountTarget(ctx, tables.targetState(TABLE, "table"));
+      } else if (world.leafByRoot()) {
+        // Reconciled by every worker of a round, one at a time under the root's lease (both
+        // workers had created it after a drop: JOURNAL, fifty-fourth and fifty-fifth sessions).
+        declareTargetState(ctx, tables.targetState(TABLE, "leaf"));
+        table = null;
       } else {
-        // In a component of its own, as the table's mount is: a state the root owns is
-        // reconciled by every worker of a round (both applied it after a drop: JOURNAL,
-        // fifty-fourth session).
+        // In a component of its own, as the table's mount is.
         ctx.useMount("t", c -> {
           declareTargetState(c, tables.targetState(TABLE, "leaf"));
           return null;

@@ -286,7 +286,8 @@ class PostgresCrashTest {
     int from = Integer.getInteger("reliability.pgFromTrial", 1);
     int repeat = Integer.getInteger("reliability.pgRepeat", 1);
     System.out.println("postgres crash test: seed " + seed + ", " + trials + " trials"
-        + (from > 1 ? " from trial " + from : "") + (repeat > 1 ? ", " + repeat + " times" : ""));
+        + (from > 1 ? " from trial " + from : "") + (repeat > 1 ? ", " + repeat + " times" : "")
+        + ", the leaf t declared by " + (Math.floorMod(seed, 2) == 1 ? "the root" : "a component"));
     List<String> log = new ArrayList<>();
     int killed = 0;
     try {
@@ -503,7 +504,7 @@ class PostgresCrashTest {
             + expected.size() + " declared states");
       }
       // One per declared component and memoized group (nor has a group that is not memoized),
-      // and t's owner (PgWorld#componentRecords).
+      // the root's, and t's owner (PgWorld#componentRecords).
       long componentRows = count(s, "SELECT count(*) FROM cocoindex_component WHERE app = '"
           + PgCrashWorker.APP + "'");
       if (componentRows != world.componentRecords()) {
@@ -598,6 +599,7 @@ class PostgresCrashTest {
   static Map<String, String> owners(PgWorld world) {
     Map<String, String> out = new TreeMap<>();
     world.components().forEach((c, rows) -> rows.keySet().forEach(k -> out.put(k, c)));
+    world.rootRows().keySet().forEach(k -> out.put(k, "the root"));
     return out;
   }
 

@@ -470,6 +470,15 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     }
   }
 
+  /**
+   * Has {@link #stored} read its record again at the next call: read before its lease (the root's
+   * memoized functions), it may be older than another worker's commit (see {@link
+   * RootCommitLease}).
+   */
+  synchronized void readStoredAgain() {
+    storedLoaded = false;
+  }
+
   synchronized java.util.Optional<ComponentRecord> stored() {
     if (!storedLoaded) {
       stored = run.storedComponent(path, waitedFor).orElse(null);

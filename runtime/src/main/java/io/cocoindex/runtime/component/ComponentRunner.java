@@ -56,8 +56,8 @@ public final class ComponentRunner {
    */
   public static boolean runRoot(Run run, Consumer<Ctx> main) {
     ComponentContext root = new ComponentContext(run, null, TargetPath.ROOT, null, null, false);
-    // Every worker runs the root (it registers the providers and mounts the components); only
-    // mounted components are leased.
+    // Every worker runs the root (it registers the providers and mounts the components); its
+    // body is not leased, its commit is when it declares states (RootCommitLease).
     run.visit(root.path);
     mounted(root);
     CallerRuns own = new CallerRuns(run.componentPool, run.abortion());
@@ -359,10 +359,15 @@ public final class ComponentRunner {
     }
     run.stats.componentRun();
     CompletableFuture<ComponentCommit.Outcome> committed;
+    AutoCloseable rootLease = StateStore.NO_LEASE;
     try {
       List<DeclaredTarget> declared = ctx.declarations();
       // The next components' tables are sized like this one's (Run#declarationsHint).
       run.declared(declared.size());
+      if (ctx.parent == null) {
+        // Every worker runs the root: its own states are reconciled by one at a time.
+        rootLease = RootCommitLease.take(ctx, declared);
+      }
       committed = ComponentCommit.run(run, new ComponentCommit.Input(
           ctx.path, declared, ctx.memoFingerprint,
           ctx.stored().orElse(null), ctx.memoValuesToStore(), childrenHealthy,
@@ -372,6 +377,10 @@ public final class ComponentRunner {
           stages);
     } catch (RuntimeException | Error e) { // a handler's assertion fails its component alone
       committed = CompletableFuture.failedFuture(e);
+    }
+    if (rootLease != StateStore.NO_LEASE) {
+      AutoCloseable lease = rootLease;
+      committed = committed.whenComplete((outcome, err) -> release(lease, ctx.path));
     }
     return committed.handle((outcome, err) -> {
       if (err != null) {

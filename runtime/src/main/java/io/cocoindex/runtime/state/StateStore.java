@@ -34,7 +34,8 @@ public interface StateStore extends AutoCloseable {
    *
    * @param app the app's name
    * @param componentPath the component's encoded path
-   * @param wait block until the lease is free (foreground components) instead of giving up
+   * @param wait block until the lease is free (foreground components, the root's commit)
+   *     instead of giving up
    * @return the lease, or null when another worker holds it, or has processed it in this round,
    *     and {@code wait} is false. A store shared by workers records the component as processed
    *     in this round either way, so that another worker's sweep leaves it (see {@link
