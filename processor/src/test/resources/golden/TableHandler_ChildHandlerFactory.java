@@ -2,6 +2,7 @@ package test;
 
 import io.cocoindex.ChildHandlerFactory;
 import io.cocoindex.ChildTargetDef;
+import io.cocoindex.TargetHandler;
 import java.util.Objects;
 import javax.annotation.processing.Generated;
 
@@ -24,6 +25,15 @@ public final class TableHandler_ChildHandlerFactory implements ChildHandlerFacto
 
   @Override
   public ChildTargetDef<Row> childHandler(TableAction action) {
+    return ChildTargetDef.of(handler.rows(action));
+  }
+
+  @Override
+  public ChildTargetDef<Row> childHandler(TargetHandler<?, ?, ?> containerHandler,
+      TableAction action) {
+    if (containerHandler instanceof TableHandler) {
+      return ChildTargetDef.of(((TableHandler) containerHandler).rows(action));
+    }
     return ChildTargetDef.of(handler.rows(action));
   }
 }

@@ -2,6 +2,7 @@ package nested;
 
 import io.cocoindex.ChildHandlerFactory;
 import io.cocoindex.ChildTargetDef;
+import io.cocoindex.TargetHandler;
 import java.util.Objects;
 import javax.annotation.processing.Generated;
 
@@ -18,9 +19,9 @@ public final class ItemHandler_ChildHandlerFactory implements ChildHandlerFactor
    *
    * <p>A nested container's sink is usually shared by every handler of its kind (one batch for
    * all their containers) and made before any of them: {@code handler} is then any handler
-   * over it, and {@link ItemHandler#items} must build the children's handler
-   * from the action alone (and what the handlers share), never from {@code handler}'s own
-   * container.
+   * over it. The engine asks the handler that returned each action ({@link
+   * #childHandler(TargetHandler, ItemAction)}), so {@link ItemHandler#items} runs on its container's own
+   * handler; {@code handler} answers only {@link #childHandler(ItemAction)} called alone.
    *
    * @param handler the container's handler, or for a shared sink any handler over it
    */
@@ -30,6 +31,15 @@ public final class ItemHandler_ChildHandlerFactory implements ChildHandlerFactor
 
   @Override
   public ChildTargetDef<Item> childHandler(ItemAction action) {
+    return ChildTargetDef.of(handler.items(action));
+  }
+
+  @Override
+  public ChildTargetDef<Item> childHandler(TargetHandler<?, ?, ?> containerHandler,
+      ItemAction action) {
+    if (containerHandler instanceof ItemHandler) {
+      return ChildTargetDef.of(((ItemHandler) containerHandler).items(action));
+    }
     return ChildTargetDef.of(handler.items(action));
   }
 }

@@ -9,8 +9,11 @@ import java.lang.annotation.Target;
 /**
  * The child-handler factory method of a {@link ContainerTarget} or {@link NestedContainer}
  * handler: takes the container's action ({@code A}) and returns the {@code TargetHandler} of its
- * children, whose value type is the container's {@code childValue}. It is called before the container's action is applied, and
- * in a preview instead of it: build the handler from the action alone, with no side effects.
+ * children, whose value type is the container's {@code childValue}. It is called before the
+ * container's action is applied, and in a preview instead of it: build the handler from the
+ * action and the handler's own fields, with no side effects. The engine calls it on the handler
+ * that returned the action, even when that handler's sink and its generated factory are shared
+ * with others.
  *
  * <pre>{@code
  * @ChildHandler

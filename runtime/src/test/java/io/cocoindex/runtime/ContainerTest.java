@@ -7,6 +7,8 @@ import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cocoindex.ChildHandlerFactory;
+import io.cocoindex.ChildTargetDef;
 import io.cocoindex.Ctx;
 import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetChildInvalidation;
@@ -655,6 +657,36 @@ class ContainerTest extends EngineTestBase {
             + " (provider 'tables') failed: java.lang.IllegalArgumentException: no such schema");
     assertThat(rows.takeLog()).isEmpty();
     assertThat(app.status().providers()).doesNotContainKey("tables/docs");
+  }
+
+  @Test
+  void theChildHandlerFactoryIsAskedWithTheHandlerThatReturnedTheContainersAction() {
+    // A sink shared by several containers' handlers holds one factory: the engine names the
+    // container's own handler, so the factory can ask it rather than the one it was built from.
+    List<TargetHandler<?, ?, ?>> askedWith = new ArrayList<>();
+    ChildHandlerFactory<Tables.TableAction> tablesOwn = tables.sink.childHandlerFactory().get();
+    TargetActionSink<Tables.TableAction> asking = TargetActionSink.withChildHandler(
+        actions -> tables.sink.applyAsync(actions).toCompletableFuture().join(),
+        new ChildHandlerFactory<>() {
+          @Override
+          public ChildTargetDef<?> childHandler(Tables.TableAction action) {
+            throw new AssertionError("asked without the container's handler");
+          }
+
+          @Override
+          public ChildTargetDef<?> childHandler(
+              TargetHandler<?, ?, ?> containerHandler, Tables.TableAction action) {
+            askedWith.add(containerHandler);
+            return tablesOwn.childHandler(action);
+          }
+        });
+    TargetHandler<Tables.TableSpec, Tables.TableSpec, Tables.TableAction> handler =
+        withSink(asking);
+    App app = app(singleTable(handler));
+    app.update();
+    assertThat(askedWith).containsExactly(handler);
+    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(rows.takeLog()).containsExactly("create r1=v1");
   }
 
   /** The tables' handler, its every action sent to {@code sink} instead of the tables' own. */

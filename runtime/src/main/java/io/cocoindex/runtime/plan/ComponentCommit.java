@@ -456,7 +456,8 @@ public final class ComponentCommit {
     }
     ChildTargetDef<?> def;
     try {
-      def = ((ChildHandlerFactory) factory.get()).childHandler(r.action.value());
+      def = ((ChildHandlerFactory) factory.get())
+          .childHandler(r.provider.binding().handler(), r.action.value());
     } catch (Exception e) {
       throw new IllegalStateException(
           "the child-handler factory of container " + d.path() + " (provider '"

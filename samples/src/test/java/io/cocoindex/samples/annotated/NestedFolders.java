@@ -45,8 +45,9 @@ final class NestedFolders {
     }
   }
 
+  /** What the items' sink writes: the item's full path; its name, for a folder's own items. */
   @ActionValue
-  record ItemAction(String path, boolean folder, String text) {}
+  record ItemAction(String path, String name, boolean folder, String text) {}
 
   @TargetValue
   record Tag(@Key String name) {}
@@ -60,8 +61,8 @@ final class NestedFolders {
     private final TargetActionSink<DriveAction> sink;
     /**
      * The one sink of every item at every depth, so items of all folders are applied in shared
-     * batches. Its factory asks an item handler for a folder's: any will do, as {@link
-     * ItemHandler#items} builds it from the folder's action alone.
+     * batches. Its factory is built from a handler of the drive's top, but the engine asks each
+     * folder's own handler for its items' handler ({@link ItemHandler#items} reads its path).
      */
     final TargetActionSink<ItemAction> items;
     /** The one sink of every item's tags. */
@@ -126,7 +127,7 @@ final class NestedFolders {
 
     @ChildHandler
     ItemHandler items(ItemAction folder) {
-      return new ItemHandler(folder.path(), drive);
+      return new ItemHandler(path + "/" + folder.name(), drive);
     }
 
     @Attachment("tag")
@@ -148,9 +149,12 @@ final class NestedFolders {
         return prev.isEmpty() && !prevMayBeMissing
             ? null
             : TargetReconcileOutput.of(
-                TargetAction.delete(new ItemAction(itemPath, wasFolder, null)), drive.items, null);
+                TargetAction.delete(new ItemAction(itemPath, key.asString(), wasFolder, null)),
+                drive.items,
+                null);
       }
-      ItemAction write = new ItemAction(itemPath, desired.folder(), desired.text());
+      ItemAction write =
+          new ItemAction(itemPath, key.asString(), desired.folder(), desired.text());
       if (!desired.folder()
           && !prevMayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
         return null;
