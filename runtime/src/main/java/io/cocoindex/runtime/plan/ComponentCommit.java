@@ -632,6 +632,9 @@ public final class ComponentCommit {
         writes.add(r.precommit(in.component));
       }
     }
+    if (!run.store.exclusiveWhileLocked()) {
+      ContainerChecks.addConditions(level, in.component, writes);
+    }
     run.checkNotAborted();
     CompletableFuture<Void> precommitted = writes.isEmpty()
         ? CompletableFuture.completedFuture(null) : run.store.write(run.app, writes);
@@ -639,6 +642,9 @@ public final class ComponentCommit {
       run.checkNotAborted(); // nothing is applied once the run stops: as after a crash here
       if (!component.isEmpty()) {
         notedInvalidated(component);
+      }
+      if (!run.store.exclusiveWhileLocked()) {
+        ContainerChecks.refuseWhileChildrenInFlight(run, level);
       }
       Map<TargetActionSink<?>, List<Reconciliation>> bySink = new IdentityHashMap<>();
       List<TargetActionSink<?>> order = new ArrayList<>();

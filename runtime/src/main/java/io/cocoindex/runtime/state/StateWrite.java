@@ -15,7 +15,8 @@ public sealed interface StateWrite
         StateWrite.DeleteComponent,
         StateWrite.ForgetMemo,
         StateWrite.InvalidateMemo,
-        StateWrite.ComponentDone {
+        StateWrite.ComponentDone,
+        StateWrite.ContainerUnchanged {
 
   /**
    * Insert or replace the tracking of one path.
@@ -202,4 +203,38 @@ public sealed interface StateWrite
    * @param runVersion the version of the run whose work of the component ends
    */
   record ComponentDone(byte[] path, long runVersion) implements StateWrite {}
+
+  /**
+   * A condition, not a change: the batch applies only if the container state at {@code path}
+   * has not moved past the child generation and epoch its children in the batch were resolved
+   * in (those named here); otherwise the whole batch fails with {@link
+   * ContainerChangedException}, writing nothing. On a store shared by workers, another worker's
+   * run may have declared the container without children, destroyed its children or deleted it
+   * since: its action may have taken the children along already, and a child written after it,
+   * tracked in the generation before, would pass for new once the container has children again
+   * though the target holds it. The container's row stays locked against such a change until the
+   * batch commits. A store with one writer at a time is never sent one (nothing changes the
+   * container behind the engine's back) and treats it as met.
+   *
+   * @param path the encoded path of the container state
+   * @param generation the child generation the children were resolved in
+   * @param epoch the child epoch the children were resolved in
+   */
+  record ContainerUnchanged(byte[] path, long generation, long epoch) implements StateWrite {
+    /**
+     * Whether the container as stored now still holds children resolved so: its child
+     * generation and epoch are not past theirs (a container precommitted in the same component
+     * may lag behind them until its commit).
+     *
+     * @param stored the container's tracking as read in the write's transaction, or null
+     * @return whether the batch may apply
+     */
+    public boolean heldBy(TrackedState stored) {
+      if (stored == null) {
+        return false;
+      }
+      return stored.childGeneration() < generation
+          || (stored.childGeneration() == generation && stored.childEpoch() <= epoch);
+    }
+  }
 }
