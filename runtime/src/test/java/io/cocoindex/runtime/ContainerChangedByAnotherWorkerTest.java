@@ -76,11 +76,13 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
         .isTrue();
     w0.store.release.countDown();
 
-    assertThat(failureOf(first)).as("worker 0's component a").isNotNull()
-        .hasRootCauseInstanceOf(ContainerChangedException.class);
-    assertThat(failureOf(second)).as("worker 1").isNull();
+    Throwable failed0 = failureOf(first);
+    Throwable failed1 = failureOf(second);
     assertThat(shelf.takeLog()).as("the table refreshed by worker 0, then the leaf; no r2")
         .containsExactly("update docs=table after [table]", "update docs=leaf after [table]");
+    assertThat(failed0).as("worker 0's component a").isNotNull()
+        .hasRootCauseInstanceOf(ContainerChangedException.class);
+    assertThat(failed1).as("worker 1").isNull();
     assertThat(shelf.target()).containsExactly(Map.entry("docs", "leaf"));
 
     w1.table = true;
@@ -131,11 +133,13 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
     assertThat(w1.leafAppliedOrFailed.await(1, TimeUnit.MINUTES)).isTrue();
     release.countDown();
 
-    assertThat(failureOf(first)).as("worker 0").isNull();
-    assertThat(failureOf(second)).as("worker 1's component t").isNotNull()
-        .hasStackTraceContaining("are being written by another worker's run");
+    Throwable failed0 = failureOf(first);
+    Throwable failed1 = failureOf(second);
     assertThat(shelf.takeLog()).as("no leaf: its component failed before its action")
         .containsExactly("update docs=table after [table]", "create docs/r2=v1 after []?");
+    assertThat(failed0).as("worker 0").isNull();
+    assertThat(failed1).as("worker 1's component t").isNotNull()
+        .hasStackTraceContaining("are being written by another worker's run");
 
     w1.table = true;
     w1.rowsOfA = List.of("r1", "r2");
