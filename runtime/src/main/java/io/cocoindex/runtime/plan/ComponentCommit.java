@@ -633,7 +633,7 @@ public final class ComponentCommit {
       }
     }
     if (!run.store.exclusiveWhileLocked()) {
-      ContainerChecks.addConditions(level, in.component, writes);
+      ContainerChecks.addConditions(run, level, in.component, writes);
     }
     run.checkNotAborted();
     CompletableFuture<Void> precommitted = writes.isEmpty()

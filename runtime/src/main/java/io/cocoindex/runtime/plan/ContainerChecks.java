@@ -20,9 +20,9 @@ import java.util.Set;
  * declared, never be deleted.
  *
  * <ul>
- *   <li>A child's precommit carries the condition that its container is still where the child
- *       was resolved ({@link StateWrite.ContainerUnchanged}): written after the change, it is
- *       refused, and nothing of its component is applied.
+ *   <li>A child's precommit carries the condition that its container, and each container
+ *       above it, is still where it was resolved ({@link StateWrite.ContainerUnchanged}):
+ *       written after the change, it is refused, and nothing of its component is applied.
  *   <li>A change's precommit waits for the children's precommits under way (the store locks the
  *       container's row against it meanwhile); then, before its action, the change looks for
  *       children whose writes are still in flight: precommitted by another run still going and
@@ -37,21 +37,28 @@ final class ContainerChecks {
   private ContainerChecks() {}
 
   /**
-   * Adds to {@code writes} the condition on the container of each state of {@code level} that
-   * is precommitted (one per container), the generation and epoch its provider resolved in.
+   * Adds to {@code writes} the condition on each container above a state of {@code level} that
+   * is precommitted (once per container): its own, in the generation and epoch its provider
+   * resolved in, and those of the containers above that one, each in the generation the
+   * container below it was reconciled in (a container's action takes everything below it
+   * along, and a change above leaves the one below as it is in the store).
    */
   static void addConditions(
-      List<Reconciliation> level, TargetPath component, List<StateWrite> writes) {
+      Run run, List<Reconciliation> level, TargetPath component, List<StateWrite> writes) {
     Map<ByteKey, Provider<?>> containers = null;
     for (Reconciliation r : level) {
-      TargetPath container = r.provider.container();
-      if (container == null || r.leavesRowAsIs(component)) {
+      if (r.provider.container() == null || r.leavesRowAsIs(component)) {
         continue;
       }
       if (containers == null) {
         containers = new LinkedHashMap<>();
       }
-      containers.putIfAbsent(container.key(), r.provider);
+      for (Provider<?> p = r.provider; p != null && p.container() != null;
+          p = run.providers.lookup(p.container().parent())) {
+        if (containers.putIfAbsent(p.container().key(), p) != null) {
+          break; // and those above it too
+        }
+      }
     }
     if (containers == null) {
       return;
