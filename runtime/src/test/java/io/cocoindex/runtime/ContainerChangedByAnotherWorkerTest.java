@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -157,6 +158,56 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
         .containsExactly("update docs=table after [table]");
   }
 
+  /**
+   * As {@link #aChildPrecommittedAfterAnotherWorkerDeclaredItsContainerALeafIsRefused}, with
+   * docs in a container s that worker 1 declares a leaf: docs stays as it was in the store, so
+   * the row's precommit is refused on s, the container above its own.
+   */
+  @Test
+  void aGrandchildPrecommittedAfterAnotherWorkerDeclaredTheOuterContainerALeafIsRefused()
+      throws Exception {
+    Worker w0 = new Worker(store(), true);
+    Worker w1 = new Worker(anotherWorkersStore(), true);
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("create s=table after []?",
+        "create s/docs=table after []?", "create s/docs/r1=v1 after []?");
+
+    w0.rowsOfA = List.of("r1", "r2");
+    w0.store.holdWhen = w -> precommits(w, "r2");
+    CompletableFuture<Void> first = w0.updateAsync();
+    assertThat(w0.store.held.await(1, TimeUnit.MINUTES)).as("worker 0 precommitting r2").isTrue();
+    w1.table = false;
+    w1.store.signalWhen = w -> settles(w, "s");
+    CompletableFuture<Void> second = w1.updateAsync();
+    assertThat(w1.store.signalled.await(1, TimeUnit.MINUTES)).as("worker 1 committed the leaf")
+        .isTrue();
+    w0.store.release.countDown();
+
+    Throwable failed0 = failureOf(first);
+    Throwable failed1 = failureOf(second);
+    assertThat(shelf.takeLog()).as("s and docs refreshed by worker 0, then the leaf; no r2")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]",
+            "update s=leaf after [table]");
+    assertThat(failed0).as("worker 0's component a").isNotNull()
+        .hasRootCauseInstanceOf(ContainerChangedException.class);
+    assertThat(failed1).as("worker 1").isNull();
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "leaf"));
+
+    w1.table = true;
+    w1.rowsOfA = List.of("r1", "r2");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update s=table after [leaf]",
+        "create s/docs=table after []?", "create s/docs/r1=v1 after []?",
+        "create s/docs/r2=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"),
+        Map.entry("s/docs", "table"), Map.entry("s/docs/r1", "v1"),
+        Map.entry("s/docs/r2", "v1"));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the tables' refreshes only")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]");
+  }
+
   static Throwable failureOf(CompletableFuture<Void> update) throws Exception {
     try {
       update.get(1, TimeUnit.MINUTES);
@@ -189,12 +240,16 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
         w -> w instanceof StateWrite.Settle s && lastKey(s.state().path()).equals(key));
   }
 
-  /** One row write as the handler decided it: {@code value} null deletes. */
-  record Put(String key, String value, List<String> prev, boolean mayBeMissing) {}
+  /**
+   * One write as the handler decided it: {@code value} null deletes; a container's other than
+   * "table" takes what is below it along.
+   */
+  record Put(String key, String value, List<String> prev, boolean mayBeMissing,
+      boolean container) {}
 
   /**
-   * The target both workers write: {@code docs} ("table", or "leaf", whose write removes every
-   * row below it) and its rows {@code docs/<key>}. Each action checks that the target holds one
+   * The target both workers write: containers ("table", or "leaf", whose write removes every
+   * key below it) such as {@code docs}, and rows such as {@code docs/r1}. Each action checks that the target holds one
    * of the forms its handler was given, or nothing where the state may be missing.
    */
   static final class Shelf {
@@ -216,8 +271,8 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
       } else {
         target.put(put.key(), put.value());
       }
-      if (put.key().equals("docs") && !"table".equals(put.value())) {
-        target.keySet().removeIf(k -> k.startsWith("docs/"));
+      if (put.container() && !"table".equals(put.value())) {
+        target.keySet().removeIf(k -> k.startsWith(put.key() + "/"));
       }
       log.add(action.verb() + " " + put.key() + (put.value() == null ? "" : "=" + put.value())
           + " after " + put.prev() + (put.mayBeMissing() ? "?" : ""));
@@ -234,18 +289,21 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
     }
   }
 
-  /** A row's or the container's reconcile: an action on every run the state is declared. */
+  /**
+   * A row's or a container's reconcile: a container has an action on every run it is declared a
+   * table (rule 6), none when a leaf as it was.
+   */
   static TargetReconcileOutput<Put, String> reconcile(String key, String desired,
-      List<String> prev, boolean mayBeMissing, TargetActionSink<Put> sink, boolean always) {
+      List<String> prev, boolean mayBeMissing, TargetActionSink<Put> sink, boolean container) {
     if (desired == null) {
-      return prev.isEmpty() && !mayBeMissing ? null
-          : TargetReconcileOutput.of(TargetAction.delete(new Put(key, null, prev, mayBeMissing)),
-              sink, null);
+      return prev.isEmpty() && !mayBeMissing ? null : TargetReconcileOutput.of(
+          TargetAction.delete(new Put(key, null, prev, mayBeMissing, container)), sink, null);
     }
-    if (!always && !mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
+    boolean refresh = container && desired.equals("table");
+    if (!refresh && !mayBeMissing && !prev.isEmpty() && prev.stream().allMatch(desired::equals)) {
       return null;
     }
-    Put put = new Put(key, desired, prev, mayBeMissing);
+    Put put = new Put(key, desired, prev, mayBeMissing, container);
     return TargetReconcileOutput.of(
         prev.isEmpty() ? TargetAction.create(put) : TargetAction.update(put), sink, desired);
   }
@@ -281,53 +339,74 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
   final class Worker {
     final Gate store;
     final App app;
+    /** Whether docs lies in the container s (the leaf then), not at the root. */
+    final boolean nested;
     volatile boolean table = true;
     volatile List<String> rowsOfA = List.of("r1");
-    volatile java.util.function.Consumer<Put> beforeRow = put -> {};
-    /** Counted down as docs's leaf is applied, or its component fails. */
+    volatile Consumer<Put> beforeRow = put -> {};
+    /** Counted down as the leaf is applied, or its component fails. */
     final CountDownLatch leafAppliedOrFailed = new CountDownLatch(1);
-    final TargetActionSink<Put> rowSink = TargetActionSink.of(actions -> {
-      for (TargetAction<Put> a : actions) {
-        beforeRow.accept(a.value());
-        shelf.apply(a);
-      }
-    });
-    final TargetHandler<String, String, Put> rows = (key, desired, prev, mbm) ->
-        reconcile("docs/" + Rows.keyText(key), desired, prev, mbm, rowSink, false);
-    final TargetActionSink<Put> docsSink = TargetActionSink.withChildHandler(actions -> {
-      for (TargetAction<Put> a : actions) {
-        shelf.apply(a);
-        if ("leaf".equals(a.value().value())) {
-          leafAppliedOrFailed.countDown();
-        }
-      }
-    }, action -> ChildTargetDef.of(rows));
-    final TargetHandler<String, String, Put> docs = (key, desired, prev, mbm) ->
-        reconcile(Rows.keyText(key), desired, prev, mbm, docsSink,
-            "table".equals(desired) || !prev.stream().allMatch("leaf"::equals));
+    final TargetHandler<String, String, Put> outer;
 
-    Worker(StateStore store) {
+    Worker(StateStore store, boolean nested) {
+      this.nested = nested;
+      this.outer = nested ? container("", container("s/", rows("s/docs/"))) : container("",
+          rows("docs/"));
       this.store = new Gate(store);
       this.app = ContainerChangedByAnotherWorkerTest.this.app(
           "shelf", Environment.builder().stateStore(this.store).build(), this::main);
     }
 
+    Worker(StateStore store) {
+      this(store, false);
+    }
+
+    /** The rows' handler: target keys {@code prefix<key>}. */
+    TargetHandler<String, String, Put> rows(String prefix) {
+      TargetActionSink<Put> sink = TargetActionSink.of(actions -> {
+        for (TargetAction<Put> a : actions) {
+          beforeRow.accept(a.value());
+          shelf.apply(a);
+        }
+      });
+      return (key, desired, prev, mbm) ->
+          reconcile(prefix + Rows.keyText(key), desired, prev, mbm, sink, false);
+    }
+
+    /** A container's handler ("table" or "leaf"): target keys {@code prefix<key>}. */
+    TargetHandler<String, String, Put> container(
+        String prefix, TargetHandler<String, String, Put> children) {
+      TargetActionSink<Put> sink = TargetActionSink.withChildHandler(actions -> {
+        for (TargetAction<Put> a : actions) {
+          shelf.apply(a);
+          if ("leaf".equals(a.value().value())) {
+            leafAppliedOrFailed.countDown();
+          }
+        }
+      }, action -> ChildTargetDef.of(children));
+      return (key, desired, prev, mbm) -> reconcile(prefix + Rows.keyText(key), desired, prev,
+          mbm, sink, true);
+    }
+
     void main(Ctx ctx) {
-      TargetStateProvider<String> tables = registerRootTargetStatesProvider(ctx, "tables", docs);
-      if (table) {
-        TargetStateProvider<String> rowsOf = mountTarget(ctx, tables.targetState("docs", "table"));
-        List<String> own = rowsOfA;
-        ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, rowsOf.targetState(k, "v1"))));
+      TargetStateProvider<String> tables = registerRootTargetStatesProvider(ctx, "tables", outer);
+      if (!table) {
+        try {
+          ctx.useMount("t", c -> {
+            declareTargetState(c, tables.targetState(nested ? "s" : "docs", "leaf"));
+            return null;
+          });
+        } catch (RuntimeException e) {
+          leafAppliedOrFailed.countDown(); // the run reports it all the same
+        }
         return;
       }
-      try {
-        ctx.useMount("t", c -> {
-          declareTargetState(c, tables.targetState("docs", "leaf"));
-          return null;
-        });
-      } catch (RuntimeException e) {
-        leafAppliedOrFailed.countDown(); // the run reports it all the same
-      }
+      TargetStateProvider<String> docs = nested
+          ? mountTarget(ctx, mountTarget(ctx, tables.targetState("s", "table"))
+              .targetState("docs", "table"))
+          : mountTarget(ctx, tables.targetState("docs", "table"));
+      List<String> own = rowsOfA;
+      ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
     }
 
     void update() {
