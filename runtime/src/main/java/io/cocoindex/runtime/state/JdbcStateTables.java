@@ -154,8 +154,15 @@ public class JdbcStateTables {
     // Only the shared store names owners (the sweep's, for the stale components it holds): read
     // by the range of paths or by the owners' index, it touches rows below the state or of those
     // owners, never every row of the app (FreshTablesPointReadsTest).
-    this.deleteRangeOfOwners = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?"
-        + " AND owner = ANY(?)";
+    // A container of theirs takes what is below it along, whoever owns it (see DeleteBelow):
+    // found by the range below each such container, deleted by row address (joined, not as an
+    // array, which a plan kept from small tables scanned whole).
+    this.deleteRangeOfOwners = "WITH gone AS (DELETE FROM " + states + " WHERE app=? AND"
+        + " path>=? AND path<? AND owner = ANY(?) RETURNING path, child_gen) DELETE FROM "
+        + states + " s USING (SELECT d.id FROM gone g CROSS JOIN LATERAL (SELECT ctid AS id"
+        + " FROM " + states + " WHERE app=? AND path >= g.path || decode('00','hex')"
+        + " AND path < g.path || decode('ff','hex') OFFSET 0) d WHERE g.child_gen > 0) f"
+        + " WHERE s.ctid = f.id";
     // A memo forgotten by a takeover is a mark (see ForgetMemo) that only a memo of a run begun
     // after it replaces: blobs compare byte by byte, so marks of one length compare as their
     // versions. No memo leaves the mark too, which keeps out the memos of earlier runs.
@@ -1168,19 +1175,28 @@ public class JdbcStateTables {
 
   /**
    * Marks deleted the rows of {@code rows} strictly below {@code db}'s path that one of its
-   * owners owns (a row already deleted stays so).
+   * owners owns, and those below such a row that is a container (a row already deleted stays
+   * so).
    */
   private static void forgetBelowOf(Map<ByteKey, TrackedState> rows, StateWrite.DeleteBelow db) {
     byte[] path = db.path();
     byte[] end = KeyEncoding.descendantsEnd(path);
     Map<ByteKey, TrackedState> below = rows instanceof NavigableMap<ByteKey, TrackedState> sorted
         ? sorted.subMap(ByteKey.of(path), false, ByteKey.of(end), false) : rows;
+    List<byte[]> containers = new ArrayList<>();
     for (Map.Entry<ByteKey, TrackedState> e : below.entrySet()) {
       byte[] at = e.getKey().bytes();
-      if (e.getValue() != null && Arrays.compareUnsigned(at, path) > 0
-          && Arrays.compareUnsigned(at, end) < 0 && db.covers(e.getValue().owner())) {
+      TrackedState s = e.getValue();
+      if (s != null && Arrays.compareUnsigned(at, path) > 0
+          && Arrays.compareUnsigned(at, end) < 0 && db.covers(s.owner())) {
+        if (s.childGeneration() > 0) {
+          containers.add(at);
+        }
         e.setValue(null);
       }
+    }
+    for (byte[] container : containers) {
+      forgetBelow(rows, container);
     }
   }
 
@@ -1232,6 +1248,7 @@ public class JdbcStateTables {
     del.setBytes(3, KeyEncoding.descendantsEnd(db.path()));
     del.setArray(4, del.getConnection().createArrayOf("bytea",
         db.owners().toArray(new byte[0][])));
+    del.setString(5, app);
     del.addBatch();
   }
 
