@@ -249,8 +249,9 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
 
   /**
    * The target both workers write: containers ("table", or "leaf", whose write removes every
-   * key below it) such as {@code docs}, and rows such as {@code docs/r1}. Each action checks that the target holds one
-   * of the forms its handler was given, or nothing where the state may be missing.
+   * key below it) such as {@code docs}, and rows such as {@code docs/r1}. Each action checks
+   * that the target holds one of the forms its handler was given, or nothing where the state may
+   * be missing.
    */
   static final class Shelf {
     private final Map<String, String> target = new TreeMap<>();

@@ -108,13 +108,13 @@ public sealed interface StateWrite
    * range rather than a tree per child.
    *
    * <p>With {@code owners}, a path below goes only if one of them owns it as the write applies
-   * (and what lies below it stays unless owned by one of them too, or unless it is a container:
-   * a container's children never outlive its row, whoever owns them, since a row written there
-   * again would restart their generation, and they would pass for current). On a store shared by workers
-   * the orphan sweep names the stale components whose leases it holds: no other worker writes a
-   * state such a component owns (a takeover makes the state the taker's), while other workers may
-   * be writing states of their own components there, on a view of the source where the state
-   * still has children.
+   * (what lies below it stays unless owned by one of them too; but a container of theirs that
+   * goes takes everything below it along, whoever owns it: a container's children never outlive
+   * its row, since a row written there again would restart their generation, and they would
+   * pass for current). On a store shared by workers the orphan sweep names the stale components
+   * whose leases it holds: no other worker writes a state such a component owns (a takeover
+   * makes the state the taker's), while other workers may be writing states of their own
+   * components there, on a view of the source where the state still has children.
    *
    * @param path the encoded path of the state, whose own tracking is kept
    * @param owners the encoded paths of the owners whose states below it go; null: every owner's
