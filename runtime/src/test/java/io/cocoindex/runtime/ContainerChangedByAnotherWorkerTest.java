@@ -140,6 +140,7 @@ class ContainerChangedByAnotherWorkerTest extends EngineTestBase {
         .containsExactly("update docs=table after [table]", "create docs/r2=v1 after []?");
     assertThat(failed0).as("worker 0").isNull();
     assertThat(failed1).as("worker 1's component t").isNotNull()
+        .hasRootCauseInstanceOf(ContainerChangedException.class)
         .hasStackTraceContaining("are being written by another worker's run");
 
     w1.table = true;

@@ -1,6 +1,7 @@
 package io.cocoindex.runtime.plan;
 
 import io.cocoindex.runtime.state.ByteKey;
+import io.cocoindex.runtime.state.ContainerChangedException;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateWrite;
 import java.util.Arrays;
@@ -75,7 +76,7 @@ final class ContainerChecks {
    * flight. Called once the level's precommits have landed: a child precommitted after them is
    * refused by its condition.
    *
-   * @throws IllegalStateException naming the container and the run
+   * @throws ContainerChangedException naming the container and the runs
    */
   static void refuseWhileChildrenInFlight(Run run, List<Reconciliation> level) {
     for (Reconciliation r : level) {
@@ -103,10 +104,7 @@ final class ContainerChecks {
     }
     writers.removeAll(run.store.endedRuns(run.app, writers));
     if (!writers.isEmpty()) {
-      throw new IllegalStateException("the children of " + container + " are being written by"
-          + " another worker's run (version " + writers.stream().sorted().toList() + ") in"
-          + " their current generation: its change (declared without children, or its children"
-          + " destroyed) is not applied, and a later run makes it");
+      throw ContainerChangedException.childrenInFlight(container.toString(), writers);
     }
   }
 }

@@ -847,7 +847,7 @@ public class JdbcStateTables {
     }
     TrackedState stored = current(rows, cu.path(), cu);
     if (!cu.heldBy(stored)) {
-      throw new ContainerChangedException(
+      throw ContainerChangedException.refused(
           cu.path(), new long[] {cu.generation(), cu.epoch()}, stored);
     }
   }
