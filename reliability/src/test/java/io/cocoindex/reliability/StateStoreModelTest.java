@@ -519,9 +519,16 @@ class StateStoreModelTest {
       byte[] path = pathOf(w);
       if (w instanceof StateWrite.DeleteBelow below) {
         Set<ByteKey> gone = new HashSet<>();
+        List<byte[]> containers = new ArrayList<>();
         rows.entrySet().removeIf(e -> e.getKey().length > path.length
             && startsWith(e.getKey(), path) && below.covers(e.getValue().owner())
-            && gone.add(ByteKey.of(e.getKey())));
+            && gone.add(ByteKey.of(e.getKey()))
+            && (e.getValue().childGeneration() == 0 || containers.add(e.getKey())));
+        // A container of those owners takes everything below it along.
+        for (byte[] c : containers) {
+          rows.keySet().removeIf(p -> p.length > c.length && startsWith(p, c)
+              && gone.add(ByteKey.of(p)));
+        }
         pending.keySet().removeIf(gone::contains);
         return;
       }

@@ -68,6 +68,20 @@ abstract class EngineTestBase {
     return s;
   }
 
+  /**
+   * On PostgreSQL, a store of another worker on this test's state (a connection of its own, as
+   * another process would have), closed after the test.
+   */
+  StateStore anotherWorkersStore() {
+    if (!ON_POSTGRES) {
+      throw new IllegalStateException("the embedded store has one writer at a time");
+    }
+    store(); // the first worker's, which the tests's inspection uses
+    StateStore s = PostgresStateStore.open(postgresUrl());
+    stores.add(s);
+    return s;
+  }
+
   private String postgresUrl() {
     String url = TestPostgres.url();
     if (schema == null) {

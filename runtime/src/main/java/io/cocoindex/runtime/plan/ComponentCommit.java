@@ -633,6 +633,9 @@ public final class ComponentCommit {
         writes.add(r.precommit(in.component));
       }
     }
+    if (!run.store.exclusiveWhileLocked()) {
+      ContainerChecks.addConditions(run, level, in.component, writes);
+    }
     run.checkNotAborted();
     CompletableFuture<Void> precommitted = writes.isEmpty()
         ? CompletableFuture.completedFuture(null) : run.store.write(run.app, writes);
@@ -640,6 +643,9 @@ public final class ComponentCommit {
       run.checkNotAborted(); // nothing is applied once the run stops: as after a crash here
       if (!component.isEmpty()) {
         notedInvalidated(component);
+      }
+      if (!run.store.exclusiveWhileLocked()) {
+        ContainerChecks.refuseWhileChildrenInFlight(run, level);
       }
       Map<TargetActionSink<?>, List<Reconciliation>> bySink = new IdentityHashMap<>();
       List<TargetActionSink<?>> order = new ArrayList<>();

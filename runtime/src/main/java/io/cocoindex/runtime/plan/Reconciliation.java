@@ -146,6 +146,14 @@ final class Reconciliation {
         && row.parentEpoch() == provider.epoch();
   }
 
+  /**
+   * Whether this state's commit starts a new child generation over children tracked in the
+   * one before: a container declared without children, or its children destroyed.
+   */
+  boolean startsChildGeneration() {
+    return row != null && !fresh && childGeneration > row.childGeneration();
+  }
+
   /** Whether {@link #precommit} was written for this state in this run. */
   boolean precommitted() {
     return precommit != null;

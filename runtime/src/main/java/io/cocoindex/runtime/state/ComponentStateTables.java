@@ -579,6 +579,7 @@ final class ComponentStateTables extends JdbcStateTables {
           owners.put(ByteKey.of(s.owner()), s.owner());
         }
       }
+      List<byte[]> containers = new ArrayList<>();
       for (byte[] owner : owners.values()) {
         if (only != null && !only.covers(owner)) {
           continue;
@@ -586,8 +587,20 @@ final class ComponentStateTables extends JdbcStateTables {
         chunks.ofOwner(owner).forEachIn(from, end, (at, s) -> {
           noteOwner(at, s);
           write(at, null);
+          if (only != null && s.childGeneration() > 0) {
+            containers.add(at.bytes());
+          }
         });
         chunks.ofOwner(owner).removeIn(from, end);
+      }
+      // A container of those owners takes what is below it along (see DeleteBelow#owners).
+      containers.sort(Arrays::compareUnsigned);
+      byte[] last = null;
+      for (byte[] c : containers) {
+        if (last == null || Arrays.compareUnsigned(c, KeyEncoding.descendantsEnd(last)) >= 0) {
+          deleteRange(KeyEncoding.descendantsStart(c), KeyEncoding.descendantsEnd(c), null, null);
+          last = c;
+        }
       }
     }
 

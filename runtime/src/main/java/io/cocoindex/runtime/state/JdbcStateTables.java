@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -153,8 +154,15 @@ public class JdbcStateTables {
     // Only the shared store names owners (the sweep's, for the stale components it holds): read
     // by the range of paths or by the owners' index, it touches rows below the state or of those
     // owners, never every row of the app (FreshTablesPointReadsTest).
-    this.deleteRangeOfOwners = "DELETE FROM " + states + " WHERE app=? AND path>=? AND path<?"
-        + " AND owner = ANY(?)";
+    // A container of theirs takes what is below it along, whoever owns it (see DeleteBelow):
+    // found by the range below each such container, deleted by row address (joined, not as an
+    // array, which a plan kept from small tables scanned whole).
+    this.deleteRangeOfOwners = "WITH gone AS (DELETE FROM " + states + " WHERE app=? AND"
+        + " path>=? AND path<? AND owner = ANY(?) RETURNING path, child_gen) DELETE FROM "
+        + states + " s USING (SELECT d.id FROM gone g CROSS JOIN LATERAL (SELECT ctid AS id"
+        + " FROM " + states + " WHERE app=? AND path >= g.path || decode('00','hex')"
+        + " AND path < g.path || decode('ff','hex') OFFSET 0) d WHERE g.child_gen > 0) f"
+        + " WHERE s.ctid = f.id";
     // A memo forgotten by a takeover is a mark (see ForgetMemo) that only a memo of a run begun
     // after it replaces: blobs compare byte by byte, so marks of one length compare as their
     // versions. No memo leaves the mark too, which keeps out the memos of earlier runs.
@@ -821,9 +829,26 @@ public class JdbcStateTables {
         forgetBelow(rows, db.path());
         deleteRange(out, app, KeyEncoding.descendantsStart(db.path()),
             KeyEncoding.descendantsEnd(db.path()));
+      } else if (w instanceof StateWrite.ContainerUnchanged cu) {
+        checkContainer(rows, cu);
       } else {
         writeComponent(out, app, w);
       }
+    }
+  }
+
+  /**
+   * Refuses the batch (the whole transaction rolls back) if its children's container has moved
+   * past the generation they were resolved in. With one writer nothing else changes it.
+   */
+  private void checkContainer(Map<ByteKey, TrackedState> rows, StateWrite.ContainerUnchanged cu) {
+    if (trustLoadedRows) {
+      return;
+    }
+    TrackedState stored = current(rows, cu.path(), cu);
+    if (!cu.heldBy(stored)) {
+      throw ContainerChangedException.refused(
+          cu.path(), new long[] {cu.generation(), cu.epoch()}, stored);
     }
   }
 
@@ -886,7 +911,7 @@ public class JdbcStateTables {
   /**
    * Batches a {@link StateWrite.PutComponent}, {@link StateWrite.DeleteComponent}, {@link
    * StateWrite.ForgetMemo} or {@link StateWrite.InvalidateMemo}; a {@link
-   * StateWrite.ComponentDone} writes nothing here.
+   * StateWrite.ComponentDone} or {@link StateWrite.ContainerUnchanged} writes nothing here.
    */
   final void writeComponent(StatementBatches out, String app, StateWrite w) throws SQLException {
     if (w instanceof StateWrite.PutComponent pc) {
@@ -924,6 +949,8 @@ public class JdbcStateTables {
       invalidate.addBatch();
     } else if (w instanceof StateWrite.ComponentDone) {
       // The claims are the shared store's, which marks them in its own statement.
+    } else if (w instanceof StateWrite.ContainerUnchanged) {
+      // A condition, met on a store with one writer (the shared store checks it in apply).
     } else {
       throw new IllegalArgumentException("not a component write: " + w);
     }
@@ -969,6 +996,7 @@ public class JdbcStateTables {
   private Map<String, Map<ByteKey, TrackedState>> readForGroup(
       Connection c, List<GroupCommitter.Batch> group) throws SQLException {
     Map<String, List<byte[]>> paths = new LinkedHashMap<>();
+    Map<String, List<byte[]>> containers = new HashMap<>();
     Map<String, Boolean> sorted = new HashMap<>();
     for (GroupCommitter.Batch b : group) {
       List<byte[]> ofApp = paths.computeIfAbsent(b.app(), a -> new ArrayList<>());
@@ -979,6 +1007,8 @@ public class JdbcStateTables {
           ofApp.add(st.state().path());
         } else if (w instanceof StateWrite.Confirm cf) {
           ofApp.add(cf.state().path());
+        } else if (w instanceof StateWrite.ContainerUnchanged cu) {
+          containers.computeIfAbsent(b.app(), a -> new ArrayList<>()).add(cu.path());
         }
       }
       sorted.merge(b.app(), forgetsDescendants(b.writes()), Boolean::logicalOr);
@@ -989,7 +1019,10 @@ public class JdbcStateTables {
       // The rows are locked in path order, as every worker's group locks them (a deadlock that
       // the later writes of two groups can still cause is retried by the store).
       ofApp.sort(Arrays::compareUnsigned);
-      Map<ByteKey, TrackedState> rows = readMany(c, e.getKey(), distinct(ofApp), forUpdate);
+      List<byte[]> checked = containersNotWritten(containers.get(e.getKey()), ofApp);
+      Map<ByteKey, TrackedState> rows = checked.isEmpty()
+          ? readMany(c, e.getKey(), distinct(ofApp), forUpdate)
+          : readLockingContainers(c, e.getKey(), checked, distinct(ofApp));
       if (sorted.get(e.getKey())) {
         Map<ByteKey, TrackedState> tree = new TreeMap<>(IN_PATH_ORDER);
         tree.putAll(rows);
@@ -998,6 +1031,63 @@ public class JdbcStateTables {
       out.put(e.getKey(), rows);
     }
     return out;
+  }
+
+  /**
+   * The containers a group's children were resolved in ({@link StateWrite.ContainerUnchanged})
+   * that it does not write itself (those it writes are read, and locked, for update already),
+   * in path order without repeats.
+   */
+  private static List<byte[]> containersNotWritten(List<byte[]> containers, List<byte[]> written) {
+    if (containers == null) {
+      return List.of();
+    }
+    List<byte[]> out = new ArrayList<>(containers.size());
+    for (byte[] p : containers) {
+      boolean writtenToo = Collections.binarySearch(written, p, Arrays::compareUnsigned) >= 0;
+      if (!writtenToo) {
+        out.add(p);
+      }
+    }
+    out.sort(Arrays::compareUnsigned);
+    return distinct(out);
+  }
+
+  /**
+   * As {@link #readMany}, in one statement, locking the {@code containers} rows {@code FOR
+   * SHARE} first: a container's change by another worker (a precommit that declares it without
+   * children, destroys its children or deletes it) waits until this transaction's children are
+   * written, and a later one sees them; children written after such a change find the container
+   * changed. The children of one container, written by several workers, do not wait on each
+   * other. Containers are locked first, as each sorts before its own children (a deadlock with
+   * a group locking in another order is retried by the store).
+   */
+  private Map<ByteKey, TrackedState> readLockingContainers(Connection c, String app,
+      List<byte[]> containers, List<byte[]> paths) throws SQLException {
+    SettledRuns runs = settledRuns(c, app);
+    List<byte[]> first = paths.subList(0, Math.min(paths.size(), PREFETCH_CHUNK));
+    Map<ByteKey, TrackedState> rows = new HashMap<>();
+    String lateral = " CROSS JOIN LATERAL (SELECT " + STATE_SELECT + " FROM " + states
+        + " WHERE app=? AND path=k.p";
+    try (PreparedStatement ps = c.prepareStatement("SELECT * FROM (SELECT s.* FROM unnest((SELECT"
+        + " ?::bytea[])) AS k(p)" + lateral + " FOR SHARE OFFSET 0) s) shared UNION ALL"
+        + " SELECT * FROM (SELECT s.* FROM unnest((SELECT ?::bytea[])) AS k(p)" + lateral
+        + forUpdate + " OFFSET 0) s) written")) {
+      ps.setArray(1, c.createArrayOf("bytea", containers.toArray(new byte[0][])));
+      ps.setString(2, app);
+      ps.setArray(3, c.createArrayOf("bytea", first.toArray(new byte[0][])));
+      ps.setString(4, app);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          TrackedState t = state(rs, runs);
+          rows.put(ByteKey.of(t.path()), t);
+        }
+      }
+    }
+    if (first.size() < paths.size()) {
+      rows.putAll(readMany(c, app, paths.subList(first.size(), paths.size()), forUpdate));
+    }
+    return rows;
   }
 
   /** {@code sortedPaths} without repeats. */
@@ -1085,19 +1175,28 @@ public class JdbcStateTables {
 
   /**
    * Marks deleted the rows of {@code rows} strictly below {@code db}'s path that one of its
-   * owners owns (a row already deleted stays so).
+   * owners owns, and those below such a row that is a container (a row already deleted stays
+   * so).
    */
   private static void forgetBelowOf(Map<ByteKey, TrackedState> rows, StateWrite.DeleteBelow db) {
     byte[] path = db.path();
     byte[] end = KeyEncoding.descendantsEnd(path);
     Map<ByteKey, TrackedState> below = rows instanceof NavigableMap<ByteKey, TrackedState> sorted
         ? sorted.subMap(ByteKey.of(path), false, ByteKey.of(end), false) : rows;
+    List<byte[]> containers = new ArrayList<>();
     for (Map.Entry<ByteKey, TrackedState> e : below.entrySet()) {
       byte[] at = e.getKey().bytes();
-      if (e.getValue() != null && Arrays.compareUnsigned(at, path) > 0
-          && Arrays.compareUnsigned(at, end) < 0 && db.covers(e.getValue().owner())) {
+      TrackedState s = e.getValue();
+      if (s != null && Arrays.compareUnsigned(at, path) > 0
+          && Arrays.compareUnsigned(at, end) < 0 && db.covers(s.owner())) {
+        if (s.childGeneration() > 0) {
+          containers.add(at);
+        }
         e.setValue(null);
       }
+    }
+    for (byte[] container : containers) {
+      forgetBelow(rows, container);
     }
   }
 
@@ -1149,6 +1248,7 @@ public class JdbcStateTables {
     del.setBytes(3, KeyEncoding.descendantsEnd(db.path()));
     del.setArray(4, del.getConnection().createArrayOf("bytea",
         db.owners().toArray(new byte[0][])));
+    del.setString(5, app);
     del.addBatch();
   }
 

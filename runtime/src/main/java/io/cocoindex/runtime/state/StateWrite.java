@@ -15,7 +15,8 @@ public sealed interface StateWrite
         StateWrite.DeleteComponent,
         StateWrite.ForgetMemo,
         StateWrite.InvalidateMemo,
-        StateWrite.ComponentDone {
+        StateWrite.ComponentDone,
+        StateWrite.ContainerUnchanged {
 
   /**
    * Insert or replace the tracking of one path.
@@ -107,11 +108,13 @@ public sealed interface StateWrite
    * range rather than a tree per child.
    *
    * <p>With {@code owners}, a path below goes only if one of them owns it as the write applies
-   * (and what lies below it stays unless owned by one of them too). On a store shared by workers
-   * the orphan sweep names the stale components whose leases it holds: no other worker writes a
-   * state such a component owns (a takeover makes the state the taker's), while other workers may
-   * be writing states of their own components there, on a view of the source where the state
-   * still has children.
+   * (what lies below it stays unless owned by one of them too; but a container of theirs that
+   * goes takes everything below it along, whoever owns it: a container's children never outlive
+   * its row, since a row written there again would restart their generation, and they would
+   * pass for current). On a store shared by workers the orphan sweep names the stale components
+   * whose leases it holds: no other worker writes a state such a component owns (a takeover
+   * makes the state the taker's), while other workers may be writing states of their own
+   * components there, on a view of the source where the state still has children.
    *
    * @param path the encoded path of the state, whose own tracking is kept
    * @param owners the encoded paths of the owners whose states below it go; null: every owner's
@@ -202,4 +205,38 @@ public sealed interface StateWrite
    * @param runVersion the version of the run whose work of the component ends
    */
   record ComponentDone(byte[] path, long runVersion) implements StateWrite {}
+
+  /**
+   * A condition, not a change: the batch applies only if the container state at {@code path}
+   * has not moved past the child generation and epoch its children in the batch were resolved
+   * in (those named here); otherwise the whole batch fails with {@link
+   * ContainerChangedException}, writing nothing. On a store shared by workers, another worker's
+   * run may have declared the container without children, destroyed its children or deleted it
+   * since: its action may have taken the children along already, and a child written after it,
+   * tracked in the generation before, would pass for new once the container has children again
+   * though the target holds it. The container's row stays locked against such a change until the
+   * batch commits. A store with one writer at a time is never sent one (nothing changes the
+   * container behind the engine's back) and treats it as met.
+   *
+   * @param path the encoded path of the container state
+   * @param generation the child generation the children were resolved in
+   * @param epoch the child epoch the children were resolved in
+   */
+  record ContainerUnchanged(byte[] path, long generation, long epoch) implements StateWrite {
+    /**
+     * Whether the container as stored now still holds children resolved so: its child
+     * generation and epoch are not past theirs (a container precommitted in the same component
+     * may lag behind them until its commit).
+     *
+     * @param stored the container's tracking as read in the write's transaction, or null
+     * @return whether the batch may apply
+     */
+    public boolean heldBy(TrackedState stored) {
+      if (stored == null) {
+        return false;
+      }
+      return stored.childGeneration() < generation
+          || (stored.childGeneration() == generation && stored.childEpoch() <= epoch);
+    }
+  }
 }
