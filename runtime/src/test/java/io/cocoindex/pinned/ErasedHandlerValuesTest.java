@@ -171,7 +171,7 @@ class ErasedHandlerValuesTest {
       String message = e.failures().get(0).error().getMessage();
       assertTrue(message.contains(anonymous.getClass().getName())
           && message.contains("anonymous class") && !message.contains("dropState"), message);
-      assertTrue(message.startsWith("cannot declare key \"k\" on provider anon: "), message);
+      assertTrue(message.startsWith("cannot declare key \"k\" on provider 'anon': "), message);
       assertEquals(List.of(), applied);
       assertEquals(0, app.status().total());
     }

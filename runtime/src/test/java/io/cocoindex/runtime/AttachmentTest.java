@@ -95,7 +95,7 @@ class AttachmentTest extends EngineTestBase {
       declareTargetState(ctx, p.targetState(StableKey.symbol("index"), "v1"));
     });
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("the key @index of a target state of provider main is the symbol"
+        .hasMessageContaining("the key @index of a target state of provider 'main' is the symbol"
             + " of its attachment type 'index'");
     assertThat(main.takeLog()).isEmpty();
 
@@ -116,7 +116,7 @@ class AttachmentTest extends EngineTestBase {
       p.attachment(ctx, "vector_index");
     });
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("provider main has no attachment type 'vector_index'")
+        .hasMessageContaining("provider 'main' has no attachment type 'vector_index'")
         .hasMessageContaining("index")
         .hasMessageContaining("trigger")
         .hasMessageContaining("the keys of the map its attachments() returns")
@@ -169,7 +169,7 @@ class AttachmentTest extends EngineTestBase {
 
     type[0] = "vector_index";
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("provider tables/docs has no attachment type 'vector_index'");
+        .hasMessageContaining("provider 'tables/docs' has no attachment type 'vector_index'");
   }
 
   @Test

@@ -546,7 +546,7 @@ class ComponentTest extends EngineTestBase {
     });
     assertThatThrownBy(app::update)
         .isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("key \"b\" of provider rows is declared twice in component /\"bad\"");
+        .hasMessageContaining("key \"b\" of provider 'rows' is declared twice in component /\"bad\"");
     assertThat(rows.takeLog()).containsExactly("create g=1");
     rows.takeCalls();
 
@@ -565,7 +565,7 @@ class ComponentTest extends EngineTestBase {
     components.put("b", Map.of("k", "from b"));
     assertThatThrownBy(app::update)
         .isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("target state /@rows/\"k\" (key \"k\" of provider rows) is"
+        .hasMessageContaining("target state /@rows/\"k\" (key \"k\" of provider 'rows') is"
             + " declared by two components in one run");
     List<String> log = rows.takeLog();
     assertThat(log).hasSize(1);
@@ -608,7 +608,7 @@ class ComponentTest extends EngineTestBase {
       assertThatThrownBy(app::update)
           .as("owner first: %s", ownerFirst)
           .isInstanceOf(UpdateFailedException.class)
-          .hasMessageContaining("target state /@rows/\"k\" (key \"k\" of provider rows) is"
+          .hasMessageContaining("target state /@rows/\"k\" (key \"k\" of provider 'rows') is"
               + " declared by two components in one run: "
               + (ownerFirst ? "/\"a\" and /\"b\"" : "/\"b\" and /\"a\""));
       assertThat(log.takeLog()).as("owner first: %s", ownerFirst)
@@ -645,7 +645,7 @@ class ComponentTest extends EngineTestBase {
     declared[0] = false;
     assertThatThrownBy(app::update)
         .isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("of provider kept returned a Delete with a tracking record for key")
+        .hasMessageContaining("of provider 'kept' returned a Delete with a tracking record for key")
         .hasMessageContaining("a deletion's tracking record is null");
     assertThat(applied).as("the deletion not applied").containsExactly("create v");
   }

@@ -592,7 +592,7 @@ class ContainerTest extends EngineTestBase {
       ctx.mount("elsewhere", c -> declareTargetState(c, child.targetState("r1", "v1")));
     });
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("cannot declare key \"r1\" on provider tables/docs: its container"
+        .hasMessageContaining("cannot declare key \"r1\" on provider 'tables/docs': its container"
             + " has not been reconciled yet, as it is when the component that declared it commits:"
             + " declare the children in that component, or mount the container"
             + " (TargetStates.mountTarget, or the generated mount<Name> of its API class) so that"
@@ -626,7 +626,7 @@ class ContainerTest extends EngineTestBase {
     App app = app(singleTable(withSink(plain)));
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("the sink returned for container /@tables/\"docs\" (provider"
-            + " tables) has no child-handler factory: build it with"
+            + " 'tables') has no child-handler factory: build it with"
             + " TargetActionSink.withChildHandler");
     assertThat(rows.takeLog()).isEmpty();
     assertThat(app.status().providers()).doesNotContainKey("tables/docs");
@@ -792,7 +792,7 @@ class ContainerTest extends EngineTestBase {
       declareTargetState(ctx, docs.<String>attachment(ctx, "index").targetState("i1", "v1"));
     });
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("cannot declare key \"i1\" on provider tables/docs@index")
+        .hasMessageContaining("cannot declare key \"i1\" on provider 'tables/docs@index'")
         .hasMessageContaining("the container handler returned no action for /@tables/\"docs\"");
   }
 

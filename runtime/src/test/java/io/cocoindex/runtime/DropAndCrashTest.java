@@ -270,7 +270,7 @@ class DropAndCrashTest extends EngineTestBase {
     App app = app(main(handler));
     declareABAndCThenAAlone(app);
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("of provider rows failed to reconcile key \"b\": "
+        .hasMessageContaining("of provider 'rows' failed to reconcile key \"b\": "
             + "java.lang.IllegalStateException: the handler cannot delete b")
         .satisfies(e -> assertThat(((UpdateFailedException) e).failures()).hasSize(1));
     assertThat(rows.takeLog()).as("c, whose owner did not fail, is deleted").containsExactly(

@@ -175,7 +175,7 @@ class FlatTargetTest extends EngineTestBase {
 
     App other = app("other", ctx -> declareTargetState(ctx, kept.get(0).targetState("a", "1")));
     assertThatThrownBy(other::update).isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("cannot declare key \"a\" on provider rows: it was registered by"
+        .hasMessageContaining("cannot declare key \"a\" on provider 'rows': it was registered by"
             + " another run or app");
     assertThat(rows.takeLog()).isEmpty();
   }

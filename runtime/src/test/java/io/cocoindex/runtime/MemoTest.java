@@ -341,7 +341,7 @@ class MemoTest extends EngineTestBase {
     for (int run = 0; run < 3; run++) {
       assertThatThrownBy(app::update)
           .isInstanceOf(UpdateFailedException.class)
-          .hasMessageContaining("(key \"k1\" of provider tables/docs) is declared by two"
+          .hasMessageContaining("(key \"k1\" of provider 'tables/docs') is declared by two"
               + " components in one run: /\"a\" and /\"b\" (/\"a\" by its memo, its input"
               + " unchanged; if it no longer declares it, the memo is stale: put what changed in"
               + " its input, or run a full reprocess)");
@@ -376,7 +376,7 @@ class MemoTest extends EngineTestBase {
         .isInstanceOf(UpdateFailedException.class)
         // By its memo, or by its body when b's takeover forgot that memo before a's check read
         // it (on a store read component by component): a fails either way.
-        .hasMessageContaining("(key \"k1\" of provider tables/docs) is declared by two"
+        .hasMessageContaining("(key \"k1\" of provider 'tables/docs') is declared by two"
             + " components in one run: /\"b\" and /\"a\"");
     assertThat(rows.takeLog()).containsExactly("update k1=b");
     for (int run = 0; run < 2; run++) {

@@ -529,7 +529,7 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     Provider<V> provider = dv.provider();
     if (!run.providers.owns(provider)) {
       throw new IllegalStateException(
-          "cannot declare key " + dv.key() + " on provider " + provider.name() + ": it was"
+          "cannot declare key " + dv.key() + " on provider '" + provider.name() + "': it was"
               + " registered by another run or app; register providers in main on every run and"
               + " declare through the provider that registration returns");
     }
@@ -540,25 +540,25 @@ public final class ComponentContext implements Ctx, DeclarationScope {
     }
     if (dv.value() == null) {
       throw new IllegalArgumentException(
-          "the value declared for key " + dv.key() + " of provider " + provider.name()
-              + " is null: declare a value, or stop declaring the key to delete it");
+          "the value declared for key " + dv.key() + " of provider '" + provider.name()
+              + "' is null: declare a value, or stop declaring the key to delete it");
     }
     if (!provider.isResolved() && !isPendingContainer(provider.container())) {
       throw new IllegalStateException(
-          "cannot declare key " + dv.key() + " on provider " + provider.name() + ": "
+          "cannot declare key " + dv.key() + " on provider '" + provider.name() + "': "
               + provider.unresolvedMessage());
     }
     DeclaredTarget declaration;
     try {
       declaration = pastBoundary(provider, dv, statePath, child);
     } catch (CodecException e) {
-      throw new CodecException("cannot declare key " + dv.key() + " on provider "
-          + provider.name() + ": " + e.getMessage(), e);
+      throw new CodecException("cannot declare key " + dv.key() + " on provider '"
+          + provider.name() + "': " + e.getMessage(), e);
     }
     synchronized (declared) {
       if (!declared.add(declaration)) {
         throw new IllegalStateException(
-            "key " + dv.key() + " of provider " + provider.name() + " is declared twice in"
+            "key " + dv.key() + " of provider '" + provider.name() + "' is declared twice in"
                 + " component " + path + " (target state " + statePath + ")");
       }
       if (withChild) {

@@ -83,8 +83,8 @@ final class Claims {
     /** The error that fails {@code component}, which declared the path after {@code other}. */
     IllegalStateException error(TargetPath component) {
       return new IllegalStateException(
-          "target state " + declared.path() + " (key " + declared.key() + " of provider "
-              + declared.provider().name() + ") is declared by two components in one run: "
+          "target state " + declared.path() + " (key " + declared.key() + " of provider '"
+              + declared.provider().name() + "') is declared by two components in one run: "
               + other + " and " + component + (memoized == null ? "" : " (" + memoized
               + " by its memo, its input unchanged; if it no longer declares it, the memo is"
               + " stale: put what changed in its input, or run a full reprocess)"));

@@ -398,7 +398,7 @@ public final class ComponentCommit {
       Provider<?> p = d.provider();
       if (!p.isResolved()) {
         throw new IllegalStateException(
-            "cannot declare key " + d.key() + " on provider " + p.name() + ": "
+            "cannot declare key " + d.key() + " on provider '" + p.name() + "': "
                 + p.unresolvedMessage());
       }
       p.checkKeyBesideAttachments(d.key());
@@ -415,8 +415,8 @@ public final class ComponentCommit {
         desired = d.desired();
       } catch (CodecException e) {
         throw new IllegalStateException(
-            "cannot deserialize the value declared for key " + d.key() + " of provider "
-                + p.name() + ": " + e.getMessage(), e);
+            "cannot deserialize the value declared for key " + d.key() + " of provider '"
+                + p.name() + "': " + e.getMessage(), e);
       }
       Reconciliation r = Reconciliation.reconcile(
           run, p, d.key(), d.path(), row, fresh, desired, mayBeMissing);
@@ -442,16 +442,16 @@ public final class ComponentCommit {
     if (r.action == null || r.action instanceof TargetAction.Delete) {
       child.markUnresolved(
           "the container handler returned " + (r.action == null ? "no action" : "a Delete")
-              + " for " + d.path() + " (provider " + d.provider().name()
-              + "): a container handler must return a Create or an Update on every run the"
+              + " for " + d.path() + " (provider '" + d.provider().name()
+              + "'): a container handler must return a Create or an Update on every run the"
               + " container is declared");
       return;
     }
     Optional<ChildHandlerFactory<?>> factory = (Optional) r.sink.childHandlerFactory();
     if (factory.isEmpty()) {
       child.markUnresolved(
-          "the sink returned for container " + d.path() + " (provider " + d.provider().name()
-              + ") has no child-handler factory: build it with TargetActionSink.withChildHandler");
+          "the sink returned for container " + d.path() + " (provider '" + d.provider().name()
+              + "') has no child-handler factory: build it with TargetActionSink.withChildHandler");
       return;
     }
     ChildTargetDef<?> def;

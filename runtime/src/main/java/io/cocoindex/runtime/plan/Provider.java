@@ -54,7 +54,7 @@ public final class Provider<V> implements TargetStateProvider<V> {
   void checkKeyBesideAttachments(StableKey key) {
     if (key instanceof StableKey.Symbol s && attachments.containsKey(s.name())) {
       throw new IllegalArgumentException(
-          "the key " + key + " of a target state of provider " + name + " is the symbol of its"
+          "the key " + key + " of a target state of provider '" + name + "' is the symbol of its"
               + " attachment type '" + s.name() + "', whose states live under that path: use"
               + " another key");
     }
@@ -94,7 +94,7 @@ public final class Provider<V> implements TargetStateProvider<V> {
     String generated = c.isAnonymousClass() || c.isSynthetic() ? "<Handler>"
         : c.getName().substring(c.getPackageName().isEmpty() ? 0
             : c.getPackageName().length() + 1).replace('$', '_');
-    return "provider " + name + " has no attachment type '" + type + "'; its handler "
+    return "provider '" + name + "' has no attachment type '" + type + "'; its handler "
         + c.getName() + " declares " + declared + ": a handler's attachment types are the keys"
         + " of the map its attachments() returns (a handler with @Attachment methods returns "
         + generated + "_Attachments.of(this) from it)";

@@ -182,8 +182,8 @@ final class Reconciliation {
       // the owner of what it was given, and would let an Error escape the run. Out of memory
       // stays found in the cause, and stops the run (RunAborted#fatalIn).
       throw new IllegalStateException(
-          "handler " + b.handler().getClass().getName() + " of provider " + provider.name()
-              + " failed to reconcile key " + key + ": " + e, e);
+          "handler " + b.handler().getClass().getName() + " of provider '" + provider.name()
+              + "' failed to reconcile key " + key + ": " + e, e);
     }
     if (out == null) {
       return new Reconciliation(provider, key, path, row, fresh, null, null, null, run.version);
@@ -192,7 +192,7 @@ final class Reconciliation {
         && out.trackingRecord() != null) {
       // Kept, the record would keep the state tracked, and it would be deleted again every run.
       throw new IllegalStateException("handler " + b.handler().getClass().getName()
-          + " of provider " + provider.name() + " returned a Delete with a tracking record for"
+          + " of provider '" + provider.name() + "' returned a Delete with a tracking record for"
           + " key " + key + ", which is no longer declared: a deletion's tracking record is"
           + " null (TargetReconcileOutput.of(TargetAction.delete(...), sink, null))");
     }
@@ -236,8 +236,8 @@ final class Reconciliation {
       return b.recordCodec().decode(r.record());
     } catch (CodecException e) {
       throw new IllegalStateException(
-          "cannot read the tracking record of " + path + " (provider " + provider.name()
-              + "): " + e.getMessage(), e);
+          "cannot read the tracking record of " + path + " (provider '" + provider.name()
+              + "'): " + e.getMessage(), e);
     }
   }
 

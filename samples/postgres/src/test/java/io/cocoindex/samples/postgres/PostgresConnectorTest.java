@@ -1033,7 +1033,7 @@ class PostgresConnectorTest {
       t.declareRow(ctx, prices.row(new Price(new BigDecimal("1.00"), "b")));
     };
     assertThatThrownBy(() -> coco.update(app)).hasMessageContaining(
-        "key \"1\" of provider " + TABLE + "/[\"main_db\", \"" + schema + "\", \"prices\"] is"
+        "key \"1\" of provider '" + TABLE + "/[\"main_db\", \"" + schema + "\", \"prices\"]' is"
             + " declared twice");
     assertThat(tables()).isEmpty();
   }
