@@ -55,7 +55,7 @@ class ThrownErrorTest extends EngineTestBase {
         .isInstanceOf(UpdateFailedException.class)
         .hasMessageContaining("1 component failed")
         .hasMessageContaining("/\"c1\": handler io.cocoindex.runtime.ThrownErrorTest$1 of"
-            + " provider rows failed to reconcile key \"bad\": java.lang.AssertionError:"
+            + " provider 'rows' failed to reconcile key \"bad\": java.lang.AssertionError:"
             + " handler's assertion on bad");
     assertThat(rows.takeLog()).containsExactly("create good=1");
 
