@@ -546,7 +546,8 @@ class ComponentTest extends EngineTestBase {
     });
     assertThatThrownBy(app::update)
         .isInstanceOf(UpdateFailedException.class)
-        .hasMessageContaining("key \"b\" of provider 'rows' is declared twice in component /\"bad\"");
+        .hasMessageContaining(
+            "key \"b\" of provider 'rows' is declared twice in component /\"bad\"");
     assertThat(rows.takeLog()).containsExactly("create g=1");
     rows.takeCalls();
 
