@@ -19,9 +19,10 @@ public final class ItemHandler_ChildHandlerFactory implements ChildHandlerFactor
    *
    * <p>A nested container's sink is usually shared by every handler of its kind (one batch for
    * all their containers) and made before any of them: {@code handler} is then any handler
-   * over it. The engine asks the handler that returned each action ({@link
-   * #childHandler(TargetHandler, ItemAction)}), so {@link ItemHandler#items} runs on its container's own
-   * handler; {@code handler} answers only {@link #childHandler(ItemAction)} called alone.
+   * over it. The engine asks the handler that returned each action
+   * ({@link #childHandler(TargetHandler, ItemAction)}), so
+   * {@link ItemHandler#items} runs on its container's own handler; {@code handler} answers
+   * only {@link #childHandler(ItemAction)} called alone.
    *
    * @param handler the container's handler, or for a shared sink any handler over it
    */

@@ -101,9 +101,10 @@ public final class ChildHandlerFactoryGenerator {
         .add("<p>A nested container's sink is usually shared by every handler of its kind (one"
             + " batch for\nall their containers) and made before any of them: {@code handler} is"
             + " then any handler\nover it. The engine asks the handler that returned each action"
-            + " ({@link\n#childHandler(TargetHandler, $T)}), so {@link $T#$L} runs on its"
-            + " container's own\nhandler; {@code handler} answers only {@link #childHandler($T)}"
-            + " called alone.\n\n", model.action(), model.handler(), model.method(), model.action())
+            + "\n({@link #childHandler(TargetHandler, $T)}), so\n{@link $T#$L} runs on its"
+            + " container's own handler; {@code handler} answers\nonly {@link"
+            + " #childHandler($T)} called alone.\n\n",
+            model.action(), model.handler(), model.method(), model.action())
         .add("@param handler the container's handler, or for a shared sink any handler over it\n")
         .build();
   }
