@@ -13,20 +13,14 @@ import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import io.cocoindex.runtime.state.StateWrite;
 import io.cocoindex.runtime.state.TrackedState;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The states the root component declares itself, in a round of two workers on one PostgreSQL
@@ -38,33 +32,7 @@ import org.junit.jupiter.api.Test;
  * their leases already; these tests hold the root to the same rule.
  */
 class RootStatesInARoundTest {
-  String baseUrl;
-  String url;
-  String schema;
-  final List<AutoCloseable> closeLast = new ArrayList<>();
-
-  @BeforeEach
-  void schema() throws Exception {
-    baseUrl = TestPostgres.url();
-    schema = "rs_" + UUID.randomUUID().toString().replace("-", "");
-    url = TestPostgres.inSchema(baseUrl, schema);
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-  }
-
-  @AfterEach
-  void drop() throws Exception {
-    for (int i = closeLast.size() - 1; i >= 0; i--) {
-      closeLast.get(i).close();
-    }
-    if (schema == null) {
-      return; // no server: the test was skipped
-    }
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA " + schema + " CASCADE");
-    }
-  }
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("rs_");
 
   /** Worker A's store: holds its first precommit of {@code key} until {@link #release}. */
   static final class HeldAtPrecommit extends ForwardingStateStore {
@@ -136,8 +104,8 @@ class RootStatesInARoundTest {
 
   App app(StateStore store, Consumer<Ctx> main) {
     App app = App.create("w", Environment.builder().stateStore(store).build(), main);
-    closeLast.add(store);
-    closeLast.add(app);
+    pg.closeLast(store);
+    pg.closeLast(app);
     return app;
   }
 
@@ -146,8 +114,8 @@ class RootStatesInARoundTest {
    * root's commit while A is held; both on {@code main}.
    */
   void round(String key, Consumer<Ctx> main) throws Exception {
-    HeldAtPrecommit storeA = new HeldAtPrecommit(PostgresStateStore.open(url), key);
-    ReachingTheRoot storeB = new ReachingTheRoot(PostgresStateStore.open(url));
+    HeldAtPrecommit storeA = new HeldAtPrecommit(PostgresStateStore.open(pg.url()), key);
+    ReachingTheRoot storeB = new ReachingTheRoot(PostgresStateStore.open(pg.url()));
     App a = app(storeA, main);
     App b = app(storeB, main);
     CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
@@ -166,8 +134,8 @@ class RootStatesInARoundTest {
 
   /** The states the root owns, as the store tracks them. */
   List<TrackedState> rootStates() {
-    StateStore store = PostgresStateStore.open(url);
-    closeLast.add(store);
+    StateStore store = PostgresStateStore.open(pg.url());
+    pg.closeLast(store);
     return store.ownedBy("w", TargetPath.ROOT.encoded());
   }
 
@@ -212,7 +180,7 @@ class RootStatesInARoundTest {
     String[] value = {"v1"};
     Consumer<Ctx> main = ctx -> declareTargetState(ctx,
         registerRootTargetStatesProvider(ctx, "rows", rows.handler).targetState("t", value[0]));
-    app(PostgresStateStore.open(url), main).update();
+    app(PostgresStateStore.open(pg.url()), main).update();
     rows.takeLog();
     rows.takeCalls();
 
@@ -241,7 +209,7 @@ class RootStatesInARoundTest {
         declareTargetState(ctx, p.targetState("t", "v1"));
       }
     };
-    app(PostgresStateStore.open(url), main).update();
+    app(PostgresStateStore.open(pg.url()), main).update();
     rows.takeLog();
     rows.takeCalls();
 

@@ -20,14 +20,11 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -44,33 +41,7 @@ class SweepWithOtherWorkersTest {
   @RegisterExtension
   final SweepChunks chunks = new SweepChunks();
 
-  String baseUrl;
-  String url;
-  String schema;
-  final List<AutoCloseable> closeLast = new ArrayList<>();
-
-  @BeforeEach
-  void schema() throws Exception {
-    baseUrl = TestPostgres.url();
-    schema = "r_" + UUID.randomUUID().toString().replace("-", "");
-    url = TestPostgres.inSchema(baseUrl, schema);
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-  }
-
-  @AfterEach
-  void drop() throws Exception {
-    for (int i = closeLast.size() - 1; i >= 0; i--) {
-      closeLast.get(i).close();
-    }
-    if (schema == null) {
-      return; // no server: the test was skipped
-    }
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA " + schema + " CASCADE");
-    }
-  }
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("r_");
 
   /** Holds the first write that {@link #holdWhen} picks until {@link #release}. */
   static final class Holding extends ForwardingStateStore {
@@ -103,8 +74,8 @@ class SweepWithOtherWorkersTest {
 
   App app(StateStore store, Consumer<Ctx> main) {
     App app = App.create("w", Environment.builder().stateStore(store).build(), main);
-    closeLast.add(store);
-    closeLast.add(app);
+    pg.closeLast(store);
+    pg.closeLast(app);
     return app;
   }
 
@@ -153,7 +124,7 @@ class SweepWithOtherWorkersTest {
       TargetStateProvider<String> f = registerRootTargetStatesProvider(ctx, "flat", flat.handler);
       ctx.mount("a", c -> declareTargetState(c, f.targetState("x", "v2")));
     };
-    Holding store1 = new Holding(PostgresStateStore.open(url));
+    Holding store1 = new Holding(PostgresStateStore.open(pg.url()));
     App w1 = app(store1, main1);
     w1.update();
     assertThat(rows.takeLog()).containsExactly("create r1=v1");
@@ -166,7 +137,7 @@ class SweepWithOtherWorkersTest {
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached the table's drop")
         .isTrue();
 
-    App w2 = app(PostgresStateStore.open(url), main2);
+    App w2 = app(PostgresStateStore.open(pg.url()), main2);
     try {
       w2.update();
     } catch (UpdateFailedException e) {
@@ -257,7 +228,7 @@ class SweepWithOtherWorkersTest {
         return null;
       });
     };
-    Holding store1 = new Holding(PostgresStateStore.open(url));
+    Holding store1 = new Holding(PostgresStateStore.open(pg.url()));
     App w1 = app(store1, main1);
     w1.update();
 
@@ -266,7 +237,7 @@ class SweepWithOtherWorkersTest {
     CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).isTrue();
 
-    App w2 = app(PostgresStateStore.open(url), main2);
+    App w2 = app(PostgresStateStore.open(pg.url()), main2);
     CompletableFuture<Void> second = CompletableFuture.runAsync(() -> {
       try {
         w2.update();
@@ -334,7 +305,7 @@ class SweepWithOtherWorkersTest {
         return null;
       });
     };
-    Holding store1 = new Holding(PostgresStateStore.open(url));
+    Holding store1 = new Holding(PostgresStateStore.open(pg.url()));
     App w1 = app(store1, main1);
     w1.update();
     assertThat(flat.takeLog()).containsExactlyInAnyOrder("create k1=v1", "create s1=v1");
@@ -346,13 +317,13 @@ class SweepWithOtherWorkersTest {
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached k's precommit")
         .isTrue();
 
-    String dying = schema + "_dying";
-    PostgresStateStore store2 = PostgresStateStore.open(url + "&ApplicationName=" + dying);
+    String dying = pg.name() + "_dying";
+    PostgresStateStore store2 = PostgresStateStore.open(pg.url() + "&ApplicationName=" + dying);
     App w2 = App.create("w", Environment.builder().stateStore(store2).build(), main2);
     CompletableFuture<Void> second = CompletableFuture.runAsync(w2::update, ThreadPerTask.INSTANCE);
     try {
       assertThat(reached.await(1, TimeUnit.MINUTES)).as("worker 2 committed s").isTrue();
-      try (Connection c = DriverManager.getConnection(baseUrl);
+      try (Connection c = DriverManager.getConnection(pg.serverUrl());
           Statement st = c.createStatement()) {
         st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             + " WHERE application_name = '" + dying + "'");
@@ -412,7 +383,7 @@ class SweepWithOtherWorkersTest {
         return null;
       });
     };
-    Holding store1 = new Holding(PostgresStateStore.open(url));
+    Holding store1 = new Holding(PostgresStateStore.open(pg.url()));
     App w1 = app(store1, main1);
     w1.update();
     assertThat(flat.takeLog()).containsExactlyInAnyOrder("create k1=v1", "create s1=v1");
@@ -424,7 +395,7 @@ class SweepWithOtherWorkersTest {
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).as("worker 1 reached k's precommit")
         .isTrue();
 
-    App w2 = app(PostgresStateStore.open(url), main2);
+    App w2 = app(PostgresStateStore.open(pg.url()), main2);
     w2.update(); // "s" is free
     store1.release.countDown();
     first.get(1, TimeUnit.MINUTES);
@@ -454,7 +425,7 @@ class SweepWithOtherWorkersTest {
         }
       }
     };
-    Holding store1 = new Holding(PostgresStateStore.open(url));
+    Holding store1 = new Holding(PostgresStateStore.open(pg.url()));
     App w1 = app(store1, main);
     w1.update();
     flat.takeLog();
@@ -464,7 +435,7 @@ class SweepWithOtherWorkersTest {
     CompletableFuture<Void> first = CompletableFuture.runAsync(w1::update, ThreadPerTask.INSTANCE);
     assertThat(store1.held.await(1, TimeUnit.MINUTES)).isTrue();
 
-    App w2 = app(PostgresStateStore.open(url), main);
+    App w2 = app(PostgresStateStore.open(pg.url()), main);
     Throwable refused = null;
     try {
       w2.update(UpdateOptions.defaults().withDeletionLimit(1));
@@ -510,7 +481,7 @@ class SweepWithOtherWorkersTest {
         }
       }
     };
-    Holding store1 = new Holding(PostgresStateStore.open(url));
+    Holding store1 = new Holding(PostgresStateStore.open(pg.url()));
     App w1 = app(store1, main);
     w1.update();
     assertThat(tables.takeLog()).containsExactly("ensure docs");
@@ -523,7 +494,7 @@ class SweepWithOtherWorkersTest {
     assertThat(tables.takeLog()).containsExactly("ensure docs");
 
     tableDeclared[0] = false; // worker 2's input (worker 1 has run its components)
-    App w2 = app(PostgresStateStore.open(url), main);
+    App w2 = app(PostgresStateStore.open(pg.url()), main);
     Throwable refused = null;
     try {
       w2.update(UpdateOptions.defaults().withDeletionLimit(1));
@@ -575,18 +546,18 @@ class SweepWithOtherWorkersTest {
         declareTargetState(c, docs.targetState("r2", "v1"));
       });
     };
-    App app = app(PostgresStateStore.open(url), main);
+    App app = app(PostgresStateStore.open(pg.url()), main);
     app.update();
     assertThat(rows.takeLog()).containsExactly("create r1=v1", "create r2=v1");
     assertThat(flat.takeLog()).hasSize(fillers);
     tables.takeLog();
 
-    StateStore other = PostgresStateStore.open(url);
-    closeLast.add(other);
+    StateStore other = PostgresStateStore.open(pg.url());
+    pg.closeLast(other);
     AutoCloseable sweepingS =
         other.leaseComponent("w", TargetPath.ROOT.child(StableKey.of("s")).encoded(), true);
     assertThat(sweepingS).isNotNull();
-    closeLast.add(sweepingS);
+    pg.closeLast(sweepingS);
 
     mounted[0] = false;
     assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(fillers + 2)))
@@ -667,7 +638,8 @@ class SweepWithOtherWorkersTest {
       ctx.mount("a", c -> declareTargetState(c, docs.targetState("a9", "v2")));
       ctx.mount("n", c -> declareTargetState(c, docs.targetState("n1", "v2")));
     };
-    HoldingAfterFirstSweepLease store1 = new HoldingAfterFirstSweepLease(PostgresStateStore.open(url));
+    HoldingAfterFirstSweepLease store1 =
+        new HoldingAfterFirstSweepLease(PostgresStateStore.open(pg.url()));
     App w1 = app(store1, main1);
     w1.update();
     assertThat(rows.takeLog()).containsExactly("create a1=v1", "create s1=v1", "create s2=v1");
@@ -679,7 +651,7 @@ class SweepWithOtherWorkersTest {
     assertThat(rows.takeLog()).as("docs's action took the rows along").isEmpty();
 
     try {
-      App w2 = app(PostgresStateStore.open(url), main2);
+      App w2 = app(PostgresStateStore.open(pg.url()), main2);
       w2.update();
       // a1, of the child generation docs's action ended, is forgotten, not deleted.
       assertThat(rows.takeLog()).as("worker 2 writes its rows")

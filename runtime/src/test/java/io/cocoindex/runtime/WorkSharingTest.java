@@ -16,7 +16,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,9 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Workers on one PostgreSQL store share a round of slow components: a worker claims only the
@@ -36,31 +34,7 @@ class WorkSharingTest {
   static final int COMPONENTS = 19;
   static final int THREADS = 2;
 
-  String baseUrl;
-  String schema;
-  final List<AutoCloseable> closeLast = new ArrayList<>();
-
-  @BeforeEach
-  void schema() throws Exception {
-    baseUrl = TestPostgres.url();
-    schema = "ws_" + UUID.randomUUID().toString().replace("-", "");
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-  }
-
-  @AfterEach
-  void drop() throws Exception {
-    for (int i = closeLast.size() - 1; i >= 0; i--) {
-      closeLast.get(i).close();
-    }
-    if (schema == null) {
-      return; // no server: the test was skipped
-    }
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA " + schema + " CASCADE");
-    }
-  }
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("ws_");
 
   App worker(Consumer<Ctx> main) {
     return worker(UnaryOperator.identity(), main);
@@ -68,11 +42,11 @@ class WorkSharingTest {
 
   /** A worker on its own store, seen by the run through {@code view}. */
   App worker(UnaryOperator<StateStore> view, Consumer<Ctx> main) {
-    PostgresStateStore store = PostgresStateStore.open(TestPostgres.inSchema(baseUrl, schema));
+    PostgresStateStore store = PostgresStateStore.open(pg.url());
     App app = App.create("w", Environment.builder().stateStore(view.apply(store))
         .parallelism(THREADS).build(), main);
-    closeLast.add(store);
-    closeLast.add(app);
+    pg.closeLast(store);
+    pg.closeLast(app);
     return app;
   }
 
@@ -274,8 +248,9 @@ class WorkSharingTest {
 
   /** The components claimed in the test's schema so far. */
   private long claims() throws Exception {
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT count(*) FROM " + schema + ".cocoindex_claim")) {
+    try (Connection c = DriverManager.getConnection(pg.serverUrl());
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM " + pg.name() + ".cocoindex_claim")) {
       rs.next();
       return rs.getLong(1);
     }

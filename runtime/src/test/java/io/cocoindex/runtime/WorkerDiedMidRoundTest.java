@@ -16,15 +16,13 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two workers on one PostgreSQL store, one of which dies in the middle of a round (its server
@@ -33,9 +31,7 @@ import org.junit.jupiter.api.Test;
  * it to the next run, and leaves what it had finished as it wrote it.
  */
 class WorkerDiedMidRoundTest {
-  String baseUrl;
-  String schema;
-  final List<AutoCloseable> closeLast = new ArrayList<>();
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("d_");
   /** Released in the rerun: B mounts "x" once A died; A's body waits until B is done. */
   volatile CountDownLatch bMayMount = new CountDownLatch(0);
   volatile CountDownLatch aInBody = new CountDownLatch(0);
@@ -43,30 +39,15 @@ class WorkerDiedMidRoundTest {
   /** Counted down by B's {@code main} once it read its input (see {@link #xOnItsInput}). */
   volatile CountDownLatch bReadItsInput = new CountDownLatch(0);
 
-  @BeforeEach
-  void schema() throws Exception {
-    baseUrl = TestPostgres.url();
-    schema = "d_" + UUID.randomUUID().toString().replace("-", "");
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-  }
-
-  @AfterEach
-  void drop() throws Exception {
-    for (int i = closeLast.size() - 1; i >= 0; i--) {
+  /** {@code resource}, its close failing quietly: a dead worker's sessions are gone. */
+  private static AutoCloseable quietly(AutoCloseable resource) {
+    return () -> {
       try {
-        closeLast.get(i).close();
+        resource.close();
       } catch (RuntimeException sessionsGone) {
         // the dead worker's
       }
-    }
-    if (schema == null) {
-      return; // no server: the test was skipped
-    }
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA " + schema + " CASCADE");
-    }
+    };
   }
 
   App worker(String name, Consumer<Ctx> main) {
@@ -76,10 +57,10 @@ class WorkerDiedMidRoundTest {
   /** A worker on a store of its own, as {@code decorate} makes it of the PostgreSQL one. */
   App worker(String name, Consumer<Ctx> main, UnaryOperator<StateStore> decorate) {
     StateStore store = decorate.apply(PostgresStateStore.open(
-        TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + name));
+        pg.url() + "&ApplicationName=" + name));
     App app = App.create("w", Environment.builder().stateStore(store).build(), main);
-    closeLast.add(store);
-    closeLast.add(app);
+    pg.closeLast(quietly(store));
+    pg.closeLast(quietly(app));
     return app;
   }
 
@@ -106,7 +87,7 @@ class WorkerDiedMidRoundTest {
       await(bMayMount);
       ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", value[0])));
     };
-    App b = worker(schema + "_b", mainB);
+    App b = worker(pg.name() + "_b", mainB);
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
@@ -118,11 +99,11 @@ class WorkerDiedMidRoundTest {
         ThreadPerTask.INSTANCE);
     awaitRunsAlive(1); // B's run has started: its version is allocated, its lock held
 
-    App a = worker(schema + "_a", mainA);
+    App a = worker(pg.name() + "_a", mainA);
     CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
         ThreadPerTask.INSTANCE);
     assertThat(aInBody.await(1, TimeUnit.MINUTES)).as("A in x's body").isTrue();
-    TestPostgres.terminateSessions(baseUrl, schema + "_a");
+    TestPostgres.terminateSessions(pg.serverUrl(), pg.name() + "_a");
     bMayMount.countDown();
 
     UpdateStats stats = runB.get(1, TimeUnit.MINUTES);
@@ -159,7 +140,7 @@ class WorkerDiedMidRoundTest {
         declareTargetState(c, p.targetState("y1", input));
       });
     };
-    App b = worker(schema + "_b", xOnItsInput(rows, value));
+    App b = worker(pg.name() + "_b", xOnItsInput(rows, value));
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
@@ -169,12 +150,12 @@ class WorkerDiedMidRoundTest {
     CompletableFuture<UpdateStats> runB = startOnItsInput(b);
 
     value[0] = "v3";
-    App a = worker(schema + "_a", mainA);
+    App a = worker(pg.name() + "_a", mainA);
     CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
         ThreadPerTask.INSTANCE);
     assertThat(aInBody.await(1, TimeUnit.MINUTES)).as("A in y's body").isTrue();
     awaitNewestRunFinishedAClaim(); // x's, as A gave it back
-    TestPostgres.terminateSessions(baseUrl, schema + "_a");
+    TestPostgres.terminateSessions(pg.serverUrl(), pg.name() + "_a");
     bMayMount.countDown();
 
     runB.get(1, TimeUnit.MINUTES);
@@ -205,7 +186,7 @@ class WorkerDiedMidRoundTest {
       String input = value[0];
       ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", input)));
     };
-    App b = worker(schema + "_b", xOnItsInput(rows, value));
+    App b = worker(pg.name() + "_b", xOnItsInput(rows, value));
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
@@ -214,13 +195,13 @@ class WorkerDiedMidRoundTest {
 
     value[0] = "v3";
     GiveBackHeld[] storeA = new GiveBackHeld[1];
-    App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
+    App a = worker(pg.name() + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
     CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
         ThreadPerTask.INSTANCE);
     try {
       assertThat(storeA[0].givingBack.await(1, TimeUnit.MINUTES)).as("x committed").isTrue();
       assertThat(rows.takeLog()).as("A wrote x").containsExactly("update x1=v3");
-      TestPostgres.terminateSessions(baseUrl, schema + "_a");
+      TestPostgres.terminateSessions(pg.serverUrl(), pg.name() + "_a");
       bMayMount.countDown();
       runB.get(1, TimeUnit.MINUTES);
       assertThat(rows.takeLog()).as("B left x").isEmpty();
@@ -255,7 +236,7 @@ class WorkerDiedMidRoundTest {
         throw new OutOfMemoryError("scripted: the worker ran out of memory in y");
       });
     };
-    App b = worker(schema + "_b", xOnItsInput(rows, value));
+    App b = worker(pg.name() + "_b", xOnItsInput(rows, value));
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
@@ -263,7 +244,7 @@ class WorkerDiedMidRoundTest {
     CompletableFuture<UpdateStats> runB = startOnItsInput(b);
 
     value[0] = "v3";
-    App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
+    App a = worker(pg.name() + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, false));
     CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
         ThreadPerTask.INSTANCE);
     try {
@@ -310,7 +291,7 @@ class WorkerDiedMidRoundTest {
         ctx.mount("s", c -> declareTargetState(c, p.targetState("s1", "v1")));
       }
     };
-    App b = worker(schema + "_b", mainB);
+    App b = worker(pg.name() + "_b", mainB);
     b.update();
     assertThat(rows.takeLog()).containsExactlyInAnyOrder("create x1=v1", "create s1=v1");
 
@@ -318,13 +299,13 @@ class WorkerDiedMidRoundTest {
 
     mountsS[0] = false;
     GiveBackHeld[] storeA = new GiveBackHeld[1];
-    App a = worker(schema + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, true));
+    App a = worker(pg.name() + "_a", mainA, store -> storeA[0] = new GiveBackHeld(store, true));
     CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
         ThreadPerTask.INSTANCE);
     try {
       assertThat(storeA[0].givingBack.await(1, TimeUnit.MINUTES)).as("s swept").isTrue();
       assertThat(rows.takeLog()).as("A swept s").containsExactly("delete s1");
-      TestPostgres.terminateSessions(baseUrl, schema + "_a");
+      TestPostgres.terminateSessions(pg.serverUrl(), pg.name() + "_a");
       bMayMount.countDown();
       runB.get(1, TimeUnit.MINUTES);
       assertThat(rows.takeLog()).as("B left s").isEmpty();
@@ -425,12 +406,12 @@ class WorkerDiedMidRoundTest {
       await(bMayMount);
       ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", value[0])));
     };
-    App b = worker(schema + "_b", mainB);
+    App b = worker(pg.name() + "_b", mainB);
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
     value[0] = "v2";
-    runBWhileAStops(b, worker(schema + "_a", mainA));
+    runBWhileAStops(b, worker(pg.name() + "_a", mainA));
     assertThat(rows.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
   }
 
@@ -452,7 +433,7 @@ class WorkerDiedMidRoundTest {
     CountDownLatch aInSink = new CountDownLatch(1);
     rowsA.onSinkCall = () -> {
       aInSink.countDown();
-      awaitComponentLocksGivenBack(schema + "_a"); // y's and x's: A's run is stopped
+      awaitComponentLocksGivenBack(pg.name() + "_a"); // y's and x's: A's run is stopped
     };
     Consumer<Ctx> mainA = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rowsA.handler);
@@ -467,12 +448,12 @@ class WorkerDiedMidRoundTest {
       await(bMayMount);
       ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", value[0])));
     };
-    App b = worker(schema + "_b", mainB);
+    App b = worker(pg.name() + "_b", mainB);
     b.update();
     assertThat(rowsB.takeLog()).containsExactly("create x1=v1");
 
     value[0] = "v2";
-    runBWhileAStops(b, worker(schema + "_a", mainA));
+    runBWhileAStops(b, worker(pg.name() + "_a", mainA));
     assertThat(rowsB.takeLog()).as("B took x over in this round").containsExactly("update x1=v2");
   }
 
@@ -521,7 +502,7 @@ class WorkerDiedMidRoundTest {
    */
   private void awaitComponentLocksGivenBack(String applicationName) {
     long deadline = System.nanoTime() + 60_000_000_000L;
-    try (Connection c = DriverManager.getConnection(baseUrl);
+    try (Connection c = DriverManager.getConnection(pg.serverUrl());
         PreparedStatement q = c.prepareStatement("SELECT count(*) FROM pg_locks"
             + " WHERE locktype = 'advisory' AND granted AND mode = 'ExclusiveLock' AND pid IN"
             + " (SELECT pid FROM pg_stat_activity WHERE application_name = ?)")) {
@@ -584,7 +565,7 @@ class WorkerDiedMidRoundTest {
       await(bMayMount);
       ctx.mount("x", c -> declareTargetState(c, p.targetState("x1", value[0])));
     };
-    App b = worker(schema + "_b", mainB);
+    App b = worker(pg.name() + "_b", mainB);
     b.update();
     assertThat(rows.takeLog()).containsExactly("create x1=v1");
 
@@ -594,7 +575,7 @@ class WorkerDiedMidRoundTest {
         ThreadPerTask.INSTANCE);
     awaitRunsAlive(1);
 
-    App a = worker(schema + "_a", mainA);
+    App a = worker(pg.name() + "_a", mainA);
     holdNextCall.set(true);
     CompletableFuture<UpdateStats> runA = CompletableFuture.supplyAsync(a::update,
         ThreadPerTask.INSTANCE);
@@ -627,11 +608,11 @@ class WorkerDiedMidRoundTest {
     assertThat(written.get(written.size() - 1)).as("x1 as tracked").isEqualTo("update x1=v2");
   }
 
-  /** Waits until the newest run of the test's schema marked one of its claims finished. */
+  /** Waits until the newest run of the test's pg.name() marked one of its claims finished. */
   private void awaitNewestRunFinishedAClaim() throws Exception {
     long deadline = System.nanoTime() + 60_000_000_000L;
-    String claims = schema + ".cocoindex_claim";
-    try (Connection c = DriverManager.getConnection(baseUrl);
+    String claims = pg.name() + ".cocoindex_claim";
+    try (Connection c = DriverManager.getConnection(pg.serverUrl());
         Statement s = c.createStatement()) {
       while (true) {
         try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + claims + " WHERE"
@@ -686,11 +667,11 @@ class WorkerDiedMidRoundTest {
   /** Waits until {@code n} runs of this test's stores hold their shared run locks. */
   private void awaitRunsAlive(int n) throws Exception {
     long deadline = System.nanoTime() + 60_000_000_000L;
-    try (Connection c = DriverManager.getConnection(baseUrl);
+    try (Connection c = DriverManager.getConnection(pg.serverUrl());
         PreparedStatement q = c.prepareStatement("SELECT count(*) FROM pg_locks"
             + " WHERE locktype = 'advisory' AND granted AND mode = 'ShareLock' AND pid IN"
             + " (SELECT pid FROM pg_stat_activity WHERE application_name LIKE ?)")) {
-      q.setString(1, schema + "\\_%");
+      q.setString(1, pg.name() + "\\_%");
       while (true) {
         try (ResultSet rs = q.executeQuery()) {
           rs.next();

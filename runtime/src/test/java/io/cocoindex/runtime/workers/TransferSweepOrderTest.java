@@ -9,23 +9,19 @@ import io.cocoindex.TargetActionSink;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
-import io.cocoindex.runtime.TestPostgres;
 import io.cocoindex.runtime.ThreadPerTask;
+import io.cocoindex.runtime.ThrowawaySchema;
 import io.cocoindex.runtime.state.PostgresStateStore;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Rule 10 between two workers, in a fixed order: worker A's orphan sweep must not delete a state
@@ -39,10 +35,7 @@ class TransferSweepOrderTest {
   /** How long A is given to finish on its own while B is held: with the wait, it cannot. */
   private static final long HELD_MILLIS = 1_500;
 
-  private String baseUrl;
-  private String schema;
-  private String url;
-  private final List<AutoCloseable> open = new ArrayList<>();
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("ts_");
   /** Lets worker B finish its component; also counted down after a failure, before closing. */
   private final CountDownLatch releaseB = new CountDownLatch(1);
   private final List<String> log = Collections.synchronizedList(new ArrayList<>());
@@ -50,39 +43,19 @@ class TransferSweepOrderTest {
       actions.forEach(a -> log.add(a.verb() + " " + a.value().key()
           + (a.value().value() == null ? "" : "=" + a.value().value()))));
 
-  @BeforeEach
-  void schema() throws Exception {
-    baseUrl = TestPostgres.url();
-    schema = "ts_" + UUID.randomUUID().toString().replace("-", "");
-    url = TestPostgres.inSchema(baseUrl, schema);
-    try (Connection c = DriverManager.getConnection(baseUrl); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-  }
-
   @AfterEach
-  void drop() throws Exception {
+  void releaseB() {
     releaseB.countDown(); // a failed test must not leave B's update blocked while its app closes
-    Collections.reverse(open);
-    for (AutoCloseable c : open) {
-      c.close();
-    }
-    if (schema != null) {
-      try (Connection c = DriverManager.getConnection(baseUrl);
-          Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA " + schema + " CASCADE");
-      }
-    }
   }
 
   /** A worker: its own connections to the shared store, the app every worker runs. */
   private App worker(BiConsumer<Ctx, TargetStateProvider<String>> main) {
-    PostgresStateStore store = PostgresStateStore.open(url);
-    open.add(store);
+    PostgresStateStore store = PostgresStateStore.open(pg.url());
+    pg.closeLast(store);
     Worker.RowHandler handler = new Worker.RowHandler(sink);
     App app = App.create("workers", Environment.builder().stateStore(store).build(),
         ctx -> main.accept(ctx, registerRootTargetStatesProvider(ctx, "rows", handler)));
-    open.add(app);
+    pg.closeLast(app);
     return app;
   }
 
