@@ -115,7 +115,9 @@ final class RecoveryOracle {
   /**
    * @param declaringComponents the component that declares each state in the recovery's world
    *     ("connector key" to component name)
-   * @param directories the names of the directories declared in the output directory
+   * @param directories the names of the subdirectories of the output directory that both the
+   *     recovery's world and the killed runs' declare as directories (the entries of any other
+   *     may go with its directory's action, unreconciled)
    * @param outDir the app's output directory
    */
   RecoveryOracle(Map<String, String> declaringComponents, Set<String> directories,
@@ -282,8 +284,9 @@ final class RecoveryOracle {
    * possibly missing for that reason alone: its records may say nothing of it). A listed state
    * it did not reconcile is one that a memo hit settled, its component's body not running (a
    * memo the killed run recorded, which the update takes up: {@code KilledRunMemos}), or an
-   * entry of a subdirectory no longer declared as one (the directory's Delete, or the action of
-   * the file declared in its place, takes its entries along, and their tracking is dropped
+   * entry of a subdirectory that the recovery or the killed run declares no longer as one (the
+   * directory's Delete, the action of the file declared in its place, or the directory's action
+   * after a file was precommitted there, takes its entries along, and their tracking is dropped
    * without a handler call).
    */
   private Result compareStatus(StatusReport status, List<Reconciled> calls, boolean full,
@@ -333,8 +336,8 @@ final class RecoveryOracle {
 
   /**
    * Whether {@code provider} holds the entries of a subdirectory of the output directory that
-   * the recovery's world no longer declares as a directory: the directory's Delete, or the
-   * file's action in its place, takes them along (rule 8).
+   * the recovery's world or the killed runs' does not declare as a directory: the directory's
+   * Delete, or the file's action in its place, takes them along (rule 8).
    */
   private boolean ofAnUndeclaredDirectory(String provider) {
     String below = "cocoindex/localfs/" + outDir + "/";
