@@ -373,8 +373,10 @@ public final class App implements AutoCloseable {
     if (run.lostATask()) {
       stoppedBy = error;
     }
-    log.error("{} of app '{}' stopped early by {}: what it committed before stands, and the next"
-        + " run finishes the rest{}", mode.name().toLowerCase(java.util.Locale.ROOT), name, error,
+    String where = run.stoppedWhere();
+    log.error("{} of app '{}' stopped early by {}{}: what it committed before stands, and the"
+        + " next run finishes the rest{}", mode.name().toLowerCase(java.util.Locale.ROOT), name,
+        error, where == null ? "" : " (thrown " + where + ")",
         run.lostATask() ? "; a task of the engine was lost, so this app takes no further runs:"
             + " close it, and open it again (best in a new process)" : "");
     if (error instanceof Error e) {

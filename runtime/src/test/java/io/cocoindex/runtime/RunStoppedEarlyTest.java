@@ -210,6 +210,36 @@ class RunStoppedEarlyTest extends EngineTestBase {
     assertThat(rows.takeLog()).isEmpty();
   }
 
+  /**
+   * The app's report of the stop says where the error was thrown: an out-of-memory error is
+   * thrown by whatever allocates last, but a sink or a body holding too much is the usual cause,
+   * and the update throws the error itself, which cannot say it.
+   */
+  @Test
+  void theReportOfAStopNamesTheSinkItsActionsAndTheComponent() {
+    rows.onSinkCall = () -> {
+      throw new OutOfMemoryError("test: out of memory in the sink");
+    };
+    App app = app(ctx -> {
+      TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rows.handler);
+      ctx.mount("c", c -> declareTargetState(c, p.targetState("a", "1")));
+    });
+    assertThat(loggedDuring(app::update)).contains("update of app '" + app.name() + "' stopped"
+        + " early by java.lang.OutOfMemoryError: test: out of memory in the sink (thrown in the"
+        + " sink of provider 'rows' applying 1 action (create \"a\") for component /\"c\"): what"
+        + " it committed before stands, and the next run finishes the rest");
+  }
+
+  @Test
+  void theReportOfAStopNamesTheComponentWhoseBodyThrew() {
+    App app = app(ctx -> ctx.mount("c", c -> {
+      throw new OutOfMemoryError("test: out of memory in /c");
+    }));
+    assertThat(loggedDuring(app::update)).contains("update of app '" + app.name() + "' stopped"
+        + " early by java.lang.OutOfMemoryError: test: out of memory in /c (thrown in component"
+        + " /\"c\"): what it committed before stands");
+  }
+
   @Test
   void anOutOfMemoryErrorInAPreviewIsThrownAsItWasAndTheAppGoesOn() {
     App app = app(ctx -> {
@@ -472,6 +502,22 @@ class RunStoppedEarlyTest extends EngineTestBase {
         .isSubsetOf("update k1=1", "update k2=1", "update k3=1", "update k4=1");
     app.update();
     assertThat(rows.takeLog()).isEmpty();
+  }
+
+  /**
+   * What the app logged while {@code update} ran (slf4j-simple writes to {@code System.err}),
+   * the update's own error expected and dropped.
+   */
+  private static String loggedDuring(Runnable update) {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      assertThatThrownBy(update::run).isInstanceOf(OutOfMemoryError.class);
+    } finally {
+      System.setErr(err);
+    }
+    return logged.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** Waits (a bounded time) until the rows' sink has logged something. */

@@ -77,8 +77,9 @@ public final class SinkBatcher {
    *     rendered only if the sink fails on them; null: the sink's error as it is
    * @return completes when applied; exceptionally with a {@link SinkFailure} whose cause is the
    *     sink's own exception (thrown by a call with this submission's actions alone, when a
-   *     merged batch failed), or with that exception itself when {@code context} is null or the
-   *     error is fatal ({@link RunAborted#fatalIn}: nothing is made then)
+   *     merged batch failed), or with that exception itself when {@code context} is null, or
+   *     when the error is fatal ({@link RunAborted#fatalIn}) and the batch was merged (it is
+   *     not split then) or no memory was left to describe it
    */
   public <A> CompletableFuture<Void> submit(TargetActionSink<A> sink, Object owner,
       List<TargetAction<A>> actions, Supplier<String> context) {
@@ -187,8 +188,18 @@ public final class SinkBatcher {
         return;
       }
       if (RunAborted.fatalIn(error) != null) {
-        // Out of memory stops the run: its batch is not retried, in parts or at all.
-        batch.forEach(s -> fail(s, error));
+        // Out of memory stops the run: its batch is not retried, in parts or at all. One
+        // submission's actions alone are told with it, to say where the run stopped.
+        Throwable told = error;
+        if (batch.size() == 1 && batch.get(0).context != null) {
+          try {
+            told = sinkFailure(batch.get(0), error);
+          } catch (VirtualMachineError stillOut) {
+            // no memory to say it: the sink's error as it is
+          }
+        }
+        Throwable each = told;
+        batch.forEach(s -> fail(s, each));
         return;
       }
       if (batch.size() == 1) {

@@ -345,7 +345,7 @@ public final class ComponentRunner {
       if (run.mode == RunMode.DROP) {
         Throwable fatal = RunAborted.fatalIn(bodyError);
         if (fatal != null) {
-          run.abort(fatal);
+          run.abort(fatal, "in component " + ctx.path);
         }
         log.warn("component {} failed while collecting registrations for a drop: {}",
             ctx.path, bodyError.toString());

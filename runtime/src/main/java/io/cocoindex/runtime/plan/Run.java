@@ -337,6 +337,8 @@ public final class Run {
   private final CompletableFuture<Throwable> aborted = new CompletableFuture<>();
   /** The first error given to {@link #abort}, set before the store is told of it. */
   private final AtomicReference<Throwable> stopping = new AtomicReference<>();
+  /** Where {@link #stopping}'s error was thrown, as {@link #abort(Throwable, String)} said. */
+  private volatile String stoppedWhere;
   /**
    * A task of the run's pool, or of a shared thread (a store's writer, an app's sink calls),
    * threw past itself while the run went on: a task of the run may be lost.
@@ -359,10 +361,22 @@ public final class Run {
    * @param error the error the app reports for the run
    */
   public void abort(Throwable error) {
+    abort(error, null);
+  }
+
+  /**
+   * As {@link #abort(Throwable)}, saying where {@code error} was thrown, for the app's report.
+   *
+   * @param error the error the app reports for the run
+   * @param where e.g. {@code in component /"c"}, or null when not known
+   */
+  public void abort(Throwable error, String where) {
     if (aborted.isDone()) {
       return;
     }
-    stopping.compareAndSet(null, error);
+    if (stopping.compareAndSet(null, error)) {
+      stoppedWhere = where;
+    }
     // The store first: a lease given back once the run is seen stopped (a component failed by
     // the batcher's stop below, or one that does not start) must not mark its claim finished.
     try {
@@ -389,6 +403,19 @@ public final class Run {
    */
   public Throwable stoppingBy() {
     return stopping.get();
+  }
+
+  /**
+   * Where the error that stopped the run early was thrown, when the engine knows it: in a
+   * component's body, or in a sink applying a component's actions (an out-of-memory error is
+   * thrown by whatever allocates last, but a sink or a body holding too much is the usual cause).
+   *
+   * @return e.g. {@code in the sink of provider 'rows' applying 1 action (create "a") for
+   *     component /"c"}, or null
+   */
+  public String stoppedWhere() {
+    // Two first errors racing: the one the run reports is said where it was thrown, or nothing.
+    return stopping.get() == abortedBy() ? stoppedWhere : null;
   }
 
   /**
@@ -678,7 +705,16 @@ public final class Run {
     // lease, and each such call would tell the store once more.
     Throwable fatal = error instanceof RunAborted ? null : RunAborted.fatalIn(error);
     if (fatal != null) {
-      abort(fatal);
+      String where;
+      try {
+        where = error instanceof SinkFailure sf
+            ? "in " + sf.context().replace(" failed applying ", " applying ")
+                + " for component " + component
+            : "in component " + component;
+      } catch (VirtualMachineError stillOut) {
+        where = null; // the run stops all the same, only said less precisely
+      }
+      abort(fatal, where);
     }
     // Noted whole, so that a foreground component's failure tells what its sink applied too.
     failed.putIfAbsent(component, error);
