@@ -1,17 +1,13 @@
 package io.cocoindex.runtime;
 
 import static io.cocoindex.TargetStates.declareTargetState;
-import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.declareTargetStateWithChild;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cocoindex.ChildTargetDef;
 import io.cocoindex.StableKey;
-import io.cocoindex.TargetHandler;
-import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.TargetStateProvider;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -23,25 +19,15 @@ class AttachmentTest extends EngineTestBase {
   boolean declareIndex = true;
   boolean declareTrigger = true;
 
-  /** A row handler that also exposes "index" and "trigger" attachment types. */
-  final class MainHandler implements TargetHandler<String, String, Rows.RowAction> {
-    @Override
-    public TargetReconcileOutput<Rows.RowAction, String> reconcile(
-        StableKey key, String desired, List<String> prev, boolean mbm) {
-      return main.handler.reconcile(key, desired, prev, mbm);
-    }
-
-    @Override
-    public Map<String, ChildTargetDef<?>> attachments() {
-      return Map.of("index", ChildTargetDef.of(indexes.handler),
-          "trigger", ChildTargetDef.of(triggers.handler));
-    }
+  /** Main's row handler, with the attachment types "index" and "trigger". */
+  TableDocs.RowsWithAttachments mainHandler() {
+    return new TableDocs.RowsWithAttachments(main, Map.of("index", indexes, "trigger", triggers));
   }
 
   App attachmentApp() {
     return app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
-          new MainHandler());
+          mainHandler());
       declareTargetState(ctx, p.targetState("row", "v1"));
       if (declareIndex) {
         TargetStateProvider<String> idx = p.attachment(ctx, "index");
@@ -78,7 +64,7 @@ class AttachmentTest extends EngineTestBase {
   void attachmentKeysNeverCollideWithChildKeys() {
     App app = app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
-          new MainHandler());
+          mainHandler());
       declareTargetState(ctx, p.targetState("index", "row-named-index"));
       declareTargetState(ctx, p.<String>attachment(ctx, "index").targetState("index", "spec"));
     });
@@ -91,7 +77,7 @@ class AttachmentTest extends EngineTestBase {
   void aSymbolKeyNamingAnAttachmentTypeIsRejectedAndAnyOtherSymbolIsAKey() {
     App app = app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
-          new MainHandler());
+          mainHandler());
       declareTargetState(ctx, p.targetState(StableKey.symbol("index"), "v1"));
     });
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
@@ -101,7 +87,7 @@ class AttachmentTest extends EngineTestBase {
 
     App other = app("other", ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
-          new MainHandler());
+          mainHandler());
       declareTargetState(ctx, p.targetState(StableKey.symbol("pinned"), "v1"));
     });
     other.update();
@@ -112,7 +98,7 @@ class AttachmentTest extends EngineTestBase {
   void unknownAttachmentTypeIsAClearErrorNamingIt() {
     App app = app(ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "main",
-          new MainHandler());
+          mainHandler());
       p.attachment(ctx, "vector_index");
     });
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
@@ -120,52 +106,45 @@ class AttachmentTest extends EngineTestBase {
         .hasMessageContaining("index")
         .hasMessageContaining("trigger")
         .hasMessageContaining("the keys of the map its attachments() returns")
-        .hasMessageContaining("AttachmentTest_MainHandler_Attachments.of(this)");
+        .hasMessageContaining("TableDocs_RowsWithAttachments_Attachments.of(this)");
   }
 
   @Test
   void attachmentsOfAContainersChildHandlerAreRegisteredAtResolution() {
-    Rows rows = new Rows();
-    Tables tables = new Tables(rows, () -> ChildTargetDef.of(new MainHandler()));
+    TableDocs table = TableDocs.ofIndexedRows();
     boolean[] withIndex = {true};
     App app = app(ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs =
-          mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      TargetStateProvider<String> docs = table.declareDocs(ctx);
       declareTargetState(ctx, docs.targetState("r1", "v1"));
       if (withIndex[0]) {
         declareTargetState(ctx, docs.<String>attachment(ctx, "index").targetState("by_title", "s"));
       }
     });
     app.update();
-    assertThat(indexes.takeLog()).containsExactly("create by_title=s");
+    assertThat(table.indexes.takeLog()).containsExactly("create by_title=s");
     withIndex[0] = false;
     app.update();
-    assertThat(indexes.takeLog()).containsExactly("delete by_title");
-    assertThat(main.takeLog()).containsExactly("create r1=v1");
+    assertThat(table.indexes.takeLog()).containsExactly("delete by_title");
+    assertThat(table.rows.takeLog()).containsExactly("create r1=v1");
 
     app.dropState();
-    assertThat(tables.takeLog()).containsExactly("ensure docs", "ensure docs", "drop docs");
-    assertThat(indexes.takeLog()).isEmpty();
+    assertThat(table.tables.takeLog()).containsExactly("ensure docs", "ensure docs", "drop docs");
+    assertThat(table.indexes.takeLog()).isEmpty();
   }
 
   @Test
   void attachmentsOfAContainerDeclaredInTheSameComponentResolveWithIt() {
-    Rows rows = new Rows();
-    Tables tables = new Tables(rows, () -> ChildTargetDef.of(new MainHandler()));
+    TableDocs table = TableDocs.ofIndexedRows();
     String[] type = {"index"};
     App app = app(ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs = io.cocoindex.TargetStates.declareTargetStateWithChild(
-          ctx, p.targetState("docs", new Tables.TableSpec("g1")));
+      TargetStateProvider<String> docs = declareTargetStateWithChild(
+          ctx, table.register(ctx).targetState("docs", TableDocs.SPEC));
       declareTargetState(ctx, docs.targetState("r1", "v1"));
       declareTargetState(ctx, docs.<String>attachment(ctx, type[0]).targetState("by_title", "s"));
     });
     app.update();
-    assertThat(main.takeLog()).containsExactly("create r1=v1");
-    assertThat(indexes.takeLog()).containsExactly("create by_title=s");
+    assertThat(table.rows.takeLog()).containsExactly("create r1=v1");
+    assertThat(table.indexes.takeLog()).containsExactly("create by_title=s");
 
     type[0] = "vector_index";
     assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)

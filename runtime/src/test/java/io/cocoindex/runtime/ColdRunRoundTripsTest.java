@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cocoindex.runtime.CountingConnection.RoundTrip;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The statements of a cold run on the shared store, counted as the store's connections make them
@@ -20,18 +20,12 @@ import org.junit.jupiter.api.Test;
 class ColdRunRoundTripsTest {
   private static final int COMPONENTS = 400;
 
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("t_");
   private CountedRowsApp counted;
 
   @BeforeEach
-  void open() throws Exception {
-    counted = CountedRowsApp.open("cold", COMPONENTS);
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (counted != null) {
-      counted.close();
-    }
+  void open() {
+    counted = CountedRowsApp.open(pg, "cold", COMPONENTS);
   }
 
   @Test

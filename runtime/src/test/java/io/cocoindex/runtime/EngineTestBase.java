@@ -5,14 +5,11 @@ import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.runtime.state.SqliteStateStore;
 import io.cocoindex.runtime.state.StateStore;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,9 +22,10 @@ abstract class EngineTestBase {
   static final boolean ON_POSTGRES = "postgres".equals(System.getProperty("cocoindex.test.store"));
 
   @TempDir Path dbPath;
+  /** On PostgreSQL, this test's schema: made as the test opens its store, dropped after it. */
+  @RegisterExtension final ThrowawaySchema postgresSchema = ThrowawaySchema.madeWhenUsed("t_");
   private final List<App> apps = new ArrayList<>();
   private final List<StateStore> stores = new ArrayList<>();
-  private String schema;
 
   App app(Consumer<Ctx> main) {
     return app("test", main);
@@ -83,27 +81,19 @@ abstract class EngineTestBase {
   }
 
   private String postgresUrl() {
-    String url = TestPostgres.url();
-    if (schema == null) {
-      schema = "t_" + UUID.randomUUID().toString().replace("-", "");
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-        s.execute("CREATE SCHEMA " + schema);
-      } catch (Exception e) {
-        throw new IllegalStateException("cannot create test schema " + schema, e);
-      }
-    }
-    return TestPostgres.inSchema(url, schema);
+    return postgresSchema.url();
   }
 
+  /**
+   * Closes the test's apps, then the stores they run on even when an app's close fails; on
+   * PostgreSQL the extension drops the schema after, whatever failed here.
+   */
   @AfterEach
   void closeApps() throws Exception {
-    apps.forEach(App::close);
-    stores.forEach(StateStore::close);
-    if (schema != null) {
-      try (Connection c = DriverManager.getConnection(System.getenv("COCOINDEX_TEST_POSTGRES_URL"));
-          Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA " + schema + " CASCADE");
-      }
+    try {
+      apps.forEach(App::close);
+    } finally {
+      stores.forEach(StateStore::close);
     }
   }
 }

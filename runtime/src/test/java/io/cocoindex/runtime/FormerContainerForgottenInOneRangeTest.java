@@ -1,13 +1,9 @@
 package io.cocoindex.runtime;
 
-import static io.cocoindex.TargetStates.declareTargetState;
-import static io.cocoindex.TargetStates.mountTarget;
-import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.cocoindex.StableKey;
-import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.codec.KeyEncoding;
 import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.StateStore;
@@ -36,13 +32,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * its lease.
  */
 class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
-  final Rows rows = new Rows();
-  final Tables tables = new Tables(rows);
+  final TableDocs table = TableDocs.ofRows();
   /** Component name to the rows it declares in docs. */
   final Map<String, List<String>> owners = new TreeMap<>(Map.of(
       "a", List.of("a1", "a2", "a3"), "b", List.of("b1", "b2"), "c", List.of("c1"),
       "d", List.of("d1", "d2"), "e", List.of("e1"), "f", List.of("f1", "f2")));
-  boolean withChildren = true;
   /** Runs once, when the sweep first leases stale components (as it starts, on PostgreSQL). */
   volatile Runnable onSweepLease = () -> { };
 
@@ -84,22 +78,8 @@ class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
   }
 
   App app() {
-    return app("former", Environment.builder().stateStore(new Store(store())).build(), ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs;
-      if (withChildren) {
-        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
-      } else {
-        declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
-        docs = null;
-      }
-      owners.forEach((name, own) -> ctx.mount(name, c -> {
-        if (docs != null) {
-          own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")));
-        }
-      }));
-    });
+    return app("former", Environment.builder().stateStore(new Store(store())).build(),
+        ctx -> TableDocs.mountOwners(ctx, table.declareDocs(ctx), owners));
   }
 
   static String hex(Object... keys) {
@@ -125,18 +105,18 @@ class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
     chunks.set(2); // the stale components swept in two batches, d and e, then f
     App app = app();
     app.update();
-    assertThat(tables.takeLog()).containsExactly("ensure docs");
-    assertThat(rows.takeLog()).containsExactly("create a1=v1", "create a2=v1", "create a3=v1",
+    assertThat(table.tables.takeLog()).containsExactly("ensure docs");
+    assertThat(table.rows.takeLog()).containsExactly("create a1=v1", "create a2=v1", "create a3=v1",
         "create b1=v1", "create b2=v1", "create c1=v1", "create d1=v1", "create d2=v1",
         "create e1=v1", "create f1=v1", "create f2=v1");
 
-    withChildren = false;
+    table.withChildren = false;
     // Their rows are stale components' candidates, swept in their batches.
     owners.keySet().removeAll(List.of("d", "e", "f"));
     forgetting.clear();
     app.update();
-    assertThat(tables.takeLog()).containsExactly("ensure docs");
-    assertThat(rows.takeLog()).as("taken along by docs's action").isEmpty();
+    assertThat(table.tables.takeLog()).containsExactly("ensure docs");
+    assertThat(table.rows.takeLog()).as("taken along by docs's action").isEmpty();
     String docs = hex(StableKey.symbol("tables"), "docs");
     if (ON_POSTGRES) {
       assertThat(forgetting).as("a tree per committed component's row, each leased, and the"
@@ -151,17 +131,17 @@ class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
     assertThat(app.status().providers()).as("docs kept, nothing below it")
         .containsOnlyKeys("tables").containsEntry("tables", List.of(StableKey.of("docs")));
 
-    withChildren = true;
+    table.withChildren = true;
     app.update();
-    assertThat(tables.takeLog()).containsExactly("ensure docs");
-    assertThat(rows.takeLog()).as("written again").containsExactly("create a1=v1",
+    assertThat(table.tables.takeLog()).containsExactly("ensure docs");
+    assertThat(table.rows.takeLog()).as("written again").containsExactly("create a1=v1",
         "create a2=v1", "create a3=v1", "create b1=v1", "create b2=v1", "create c1=v1");
     assertThat(app.status().providers().get("tables/docs")).containsExactly(StableKey.of("a1"),
         StableKey.of("a2"), StableKey.of("a3"), StableKey.of("b1"), StableKey.of("b2"),
         StableKey.of("c1"));
 
     app.update();
-    assertThat(rows.takeLog()).as("quiet").isEmpty();
+    assertThat(table.rows.takeLog()).as("quiet").isEmpty();
   }
 
   /**
@@ -177,9 +157,9 @@ class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
     StateStore direct = store();
     App app = app();
     app.update();
-    rows.takeLog();
+    table.rows.takeLog();
 
-    withChildren = false;
+    table.withChildren = false;
     owners.keySet().removeAll(List.of("d", "e", "f"));
     onSweepLease = () -> {
       // As another worker's precommits would, through the store the app shares.
@@ -198,7 +178,7 @@ class FormerContainerForgottenInOneRangeTest extends EngineTestBase {
       direct.write("former", other).join();
     };
     app.update();
-    assertThat(rows.takeLog()).as("taken along by docs's action").isEmpty();
+    assertThat(table.rows.takeLog()).as("taken along by docs's action").isEmpty();
     assertThat(app.status().providers()).as("the other worker's rows stay, nothing else")
         .containsEntry("tables", List.of(StableKey.of("docs")))
         .containsEntry("tables/docs", List.of(StableKey.of("a9"), StableKey.of("x1")));

@@ -1,13 +1,10 @@
 package io.cocoindex.runtime;
 
-import static io.cocoindex.TargetStates.declareTargetState;
-import static io.cocoindex.TargetStates.mountTarget;
-import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.StableKey;
-import io.cocoindex.TargetStateProvider;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,52 +17,36 @@ import org.junit.jupiter.api.Test;
  * found it once tables could become leaves and back).
  */
 class LeafFirstContainerTest extends EngineTestBase {
-  final Rows rows = new Rows();
-  final Tables tables = new Tables(rows);
-  boolean withChildren;
+  final TableDocs table = TableDocs.ofRows();
 
   App app() {
-    return app(ctx -> {
-      TargetStateProvider<Tables.TableSpec> p =
-          registerRootTargetStatesProvider(ctx, "tables", tables.handler);
-      TargetStateProvider<String> docs;
-      if (withChildren) {
-        docs = mountTarget(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
-      } else {
-        declareTargetState(ctx, p.targetState("docs", new Tables.TableSpec("g1")));
-        docs = null;
-      }
-      ctx.mount("a", c -> {
-        if (docs != null) {
-          declareTargetState(c, docs.targetState("a1", "v1"));
-          declareTargetState(c, docs.targetState("a2", "v1"));
-        }
-      });
-    });
+    return app(ctx -> TableDocs.mountOwners(ctx, table.declareDocs(ctx),
+        Map.of("a", List.of("a1", "a2"))));
   }
 
   @Test
   void aLeafThatBecameAContainerTakesItsRowsAlongWhenItIsALeafAgain() {
+    table.withChildren = false; // a file first
     App app = app();
     app.update();
-    assertThat(tables.takeLog()).containsExactly("ensure docs");
+    assertThat(table.tables.takeLog()).containsExactly("ensure docs");
 
-    withChildren = true;
+    table.withChildren = true;
     app.update();
-    assertThat(rows.takeLog()).containsExactly("create a1=v1", "create a2=v1");
+    assertThat(table.rows.takeLog()).containsExactly("create a1=v1", "create a2=v1");
 
-    withChildren = false;
+    table.withChildren = false;
     app.update();
-    assertThat(rows.takeLog()).as("taken along by docs's action").isEmpty();
+    assertThat(table.rows.takeLog()).as("taken along by docs's action").isEmpty();
     assertThat(app.status().providers()).as("docs kept, nothing below it")
         .containsOnlyKeys("tables").containsEntry("tables", List.of(StableKey.of("docs")));
 
-    withChildren = true;
+    table.withChildren = true;
     app.update();
-    assertThat(rows.takeLog()).as("written again: docs's action took them along")
+    assertThat(table.rows.takeLog()).as("written again: docs's action took them along")
         .containsExactly("create a1=v1", "create a2=v1");
 
     app.update();
-    assertThat(rows.takeLog()).as("quiet").isEmpty();
+    assertThat(table.rows.takeLog()).as("quiet").isEmpty();
   }
 }

@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -29,27 +29,21 @@ import org.postgresql.ds.PGSimpleDataSource;
  * exists, so such a role could not open the store at all.
  */
 class LeastPrivilegeRoleTest {
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("dml_");
   private String server;
   private String schema;
   private String role;
 
   @BeforeEach
-  void createSchemaAndRole() throws SQLException {
-    server = TestPostgres.url();
-    String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-    schema = "dml_" + suffix;
-    role = "worker_" + suffix;
-    execute("CREATE SCHEMA " + schema,
-        "CREATE ROLE " + role + " LOGIN PASSWORD 'worker'",
-        "GRANT USAGE ON SCHEMA " + schema + " TO " + role);
-  }
-
-  @AfterEach
-  void dropSchemaAndRole() throws SQLException {
-    if (server == null) {
-      return; // skipped: no server
-    }
-    execute("DROP SCHEMA " + schema + " CASCADE", "DROP OWNED BY " + role, "DROP ROLE " + role);
+  void createRole() throws SQLException {
+    server = pg.serverUrl();
+    schema = pg.name();
+    role = "worker_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    execute("CREATE ROLE " + role + " LOGIN PASSWORD 'worker'");
+    // A role is the server's, not the schema's: dropped before the schema, DROP OWNED BY first
+    // taking its rights on the schema and its tables (DROP ROLE refuses a role that has any).
+    pg.closeLast(() -> execute("DROP OWNED BY " + role, "DROP ROLE " + role));
+    execute("GRANT USAGE ON SCHEMA " + schema + " TO " + role);
   }
 
   @Test

@@ -14,7 +14,6 @@ import io.cocoindex.TargetHandler;
 import io.cocoindex.TargetReconcileOutput;
 import io.cocoindex.TargetStateProvider;
 import io.cocoindex.runtime.inspect.StatusReport;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -262,18 +261,8 @@ class StatusTest extends EngineTestBase {
   void anAttachmentOfAContainersChildrenIsJudgedAgainstThatContainer() {
     Rows tableRows = new Rows();
     Rows indexEntries = new Rows();
-    TargetHandler<String, String, Rows.RowAction> rowsWithIndex = new TargetHandler<>() {
-      @Override
-      public TargetReconcileOutput<Rows.RowAction, String> reconcile(
-          StableKey key, String desired, List<String> prev, boolean mayBeMissing) {
-        return tableRows.handler.reconcile(key, desired, prev, mayBeMissing);
-      }
-
-      @Override
-      public Map<String, ChildTargetDef<?>> attachments() {
-        return Map.of("index", ChildTargetDef.of(indexEntries.handler));
-      }
-    };
+    TargetHandler<String, String, Rows.RowAction> rowsWithIndex =
+        new TableDocs.RowsWithAttachments(tableRows, Map.of("index", indexEntries));
     Tables table = new Tables(tableRows, () -> ChildTargetDef.of(rowsWithIndex));
     table.invalidation = TargetChildInvalidation.LOSSY;
     App app = app(ctx -> {

@@ -10,9 +10,9 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The statements of a warm run with nothing changed on the shared store, counted as the store's
@@ -33,18 +33,12 @@ class WarmRunRoundTripsTest {
    */
   private static final int RUN_STATEMENTS = 30;
 
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("t_");
   private CountedRowsApp counted;
 
   @BeforeEach
-  void open() throws Exception {
-    counted = CountedRowsApp.open("warm", COMPONENTS);
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (counted != null) {
-      counted.close();
-    }
+  void open() {
+    counted = CountedRowsApp.open(pg, "warm", COMPONENTS);
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.cocoindex.runtime.state;
 import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cocoindex.runtime.ThrowawaySchema;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -15,9 +16,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shared store's reads and marks of a few rows by key touch those rows, not every row of the
@@ -37,22 +38,12 @@ class FreshTablesPointReadsTest {
   private static final String APP = "app";
   private static final int GROWN = 3_000;
 
-  private FreshSchema schema;
+  @RegisterExtension final ThrowawaySchema schema = new ThrowawaySchema("t_");
   private PostgresStateStore store;
 
   @BeforeEach
-  void open() throws Exception {
-    schema = FreshSchema.create("t_");
-    store = schema.open();
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (store == null) {
-      return; // skipped: no PostgreSQL to test against
-    }
-    store.close();
-    schema.close();
+  void open() {
+    store = schema.closeLast(PostgresStateStore.open(schema.url()));
   }
 
   @Test

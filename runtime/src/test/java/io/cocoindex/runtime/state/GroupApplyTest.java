@@ -3,6 +3,7 @@ package io.cocoindex.runtime.state;
 import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cocoindex.runtime.ThrowawaySchema;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -10,9 +11,9 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A group commit on the shared store reads the rows its precommits and settles rewrite once for
@@ -26,22 +27,12 @@ class GroupApplyTest {
   private static final byte[] C = path("t", "c");
   private static final byte[] CY = path("t", "c", "y");
 
-  private FreshSchema schema;
+  @RegisterExtension final ThrowawaySchema schema = new ThrowawaySchema("t_");
   private PostgresStateStore store;
 
   @BeforeEach
-  void open() throws Exception {
-    schema = FreshSchema.create("t_");
-    store = schema.open();
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (store == null) {
-      return; // skipped: no PostgreSQL to test against
-    }
-    store.close();
-    schema.close();
+  void open() {
+    store = schema.closeLast(PostgresStateStore.open(schema.url()));
   }
 
   @Test

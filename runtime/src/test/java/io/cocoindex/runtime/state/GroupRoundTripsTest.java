@@ -4,15 +4,16 @@ import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.runtime.CountingConnection;
+import io.cocoindex.runtime.ThrowawaySchema;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A group commit on the shared store goes to the server in a few round trips whatever the number
@@ -28,22 +29,12 @@ import org.junit.jupiter.api.Test;
 class GroupRoundTripsTest {
   private static final String APP = "app";
 
-  private FreshSchema schema;
+  @RegisterExtension final ThrowawaySchema schema = new ThrowawaySchema("t_");
   private PostgresStateStore store;
 
   @BeforeEach
-  void open() throws Exception {
-    schema = FreshSchema.create("t_");
-    store = schema.open();
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (store == null) {
-      return; // skipped: no PostgreSQL to test against
-    }
-    store.close();
-    schema.close();
+  void open() {
+    store = schema.closeLast(PostgresStateStore.open(schema.url()));
   }
 
   @Test

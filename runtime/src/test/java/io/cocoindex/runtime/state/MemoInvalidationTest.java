@@ -3,12 +3,13 @@ package io.cocoindex.runtime.state;
 import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cocoindex.runtime.ThrowawaySchema;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,22 +27,10 @@ class MemoInvalidationTest {
 
   @Nested
   class OnTheSharedStore {
-    private FreshSchema schema;
-    private PostgresStateStore store;
+    @RegisterExtension final ThrowawaySchema schema = new ThrowawaySchema("t_");
 
-    private PostgresStateStore open() throws Exception {
-      schema = FreshSchema.create("t_");
-      store = schema.open();
-      return store;
-    }
-
-    @AfterEach
-    void close() throws Exception {
-      if (store == null) {
-        return; // skipped: no PostgreSQL to test against
-      }
-      store.close();
-      schema.close();
+    private PostgresStateStore open() {
+      return schema.closeLast(PostgresStateStore.open(schema.url()));
     }
 
     @Test

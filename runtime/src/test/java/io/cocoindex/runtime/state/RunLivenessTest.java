@@ -2,10 +2,11 @@ package io.cocoindex.runtime.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cocoindex.runtime.ThrowawaySchema;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Which runs have ended, as workers of the shared store tell each other (a settle drops only the
@@ -15,25 +16,15 @@ import org.junit.jupiter.api.Test;
 class RunLivenessTest {
   private static final String APP = "app";
 
-  private FreshSchema schema;
+  @RegisterExtension final ThrowawaySchema schema = new ThrowawaySchema("rl_");
   private PostgresStateStore a;
   private PostgresStateStore b;
 
   @BeforeEach
-  void open() throws Exception {
-    schema = FreshSchema.create("rl_");
-    a = schema.open();
-    b = schema.open();
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (a == null) {
-      return; // skipped: no PostgreSQL to test against
-    }
-    a.close();
-    b.close();
-    schema.close();
+  void open() {
+    a = PostgresStateStore.open(schema.url());
+    schema.closeLast(() -> a.close()); // a's store as the test ends: a test may open another
+    b = schema.closeLast(PostgresStateStore.open(schema.url()));
   }
 
   @Test
@@ -53,7 +44,7 @@ class RunLivenessTest {
     long v1 = a.nextVersion(APP);
     assertThat(b.endedRuns(APP, List.of(v1))).isEmpty();
     a.close(); // its sessions end, as a killed worker's do, without the run ending
-    a = schema.open();
+    a = PostgresStateStore.open(schema.url());
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (b.endedRuns(APP, List.of(v1)).isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(10); // the server ends a closed session asynchronously
@@ -106,8 +97,7 @@ class RunLivenessTest {
   void runsOfAnotherAppOrSchemaDoNotCount() throws Exception {
     long v1 = a.nextVersion(APP);
     a.runEnded(APP, v1);
-    try (FreshSchema other = FreshSchema.create("rl_");
-        PostgresStateStore elsewhere = other.open()) {
+    try (PostgresStateStore elsewhere = PostgresStateStore.open(schema.anotherSchemaUrl())) {
       assertThat(elsewhere.nextVersion(APP)).isEqualTo(v1);
       assertThat(a.nextVersion("another app")).isEqualTo(v1);
       assertThat(b.endedRuns(APP, List.of(v1))).containsExactly(v1);

@@ -3,15 +3,10 @@ package io.cocoindex.runtime.state;
 import static io.cocoindex.runtime.state.StatePaths.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.runtime.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,17 +35,8 @@ class StateLineageTest {
 
   @Test
   void readsBackOnPostgres() throws Exception {
-    String url = TestPostgres.url();
-    String schema = "t_" + UUID.randomUUID().toString().replace("-", "");
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-    try (StateStore store = PostgresStateStore.open(TestPostgres.inSchema(url, schema))) {
+    try (FreshSchema schema = FreshSchema.create("t_"); StateStore store = schema.open()) {
       writeAndReadBack(store);
-    } finally {
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA " + schema + " CASCADE");
-      }
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cocoindex.runtime.TestPostgres;
 import io.cocoindex.runtime.ThreadPerTask;
+import io.cocoindex.runtime.ThrowawaySchema;
 import io.cocoindex.runtime.state.ComponentRecord;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.PostgresStateStore;
@@ -18,14 +19,13 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Leases on the PostgreSQL store, as two workers see them: components leased in batches, and
@@ -33,24 +33,17 @@ import org.junit.jupiter.api.Test;
  * one worker at a time, and the sweep waits for the components other workers still hold).
  */
 class BatchLeaseTest {
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("l_");
   String baseUrl;
   String url;
   String schema;
 
   @BeforeEach
-  void schema() throws Exception {
-    baseUrl = TestPostgres.url();
-    schema = "l_" + UUID.randomUUID().toString().replace("-", "");
+  void sessionsNamedBySchema() {
+    baseUrl = pg.serverUrl();
+    schema = pg.name();
     // The stores' sessions carry the schema's name, so that only their leases are counted.
-    url = TestPostgres.inSchema(baseUrl, schema) + "&ApplicationName=" + schema;
-    MultiWorkerTest.sql(baseUrl, "CREATE SCHEMA " + schema);
-  }
-
-  @AfterEach
-  void drop() throws Exception {
-    if (schema != null) {
-      MultiWorkerTest.sql(baseUrl, "DROP SCHEMA " + schema + " CASCADE");
-    }
+    url = pg.url() + "&ApplicationName=" + schema;
   }
 
   static byte[] path(String name) {
@@ -116,10 +109,8 @@ class BatchLeaseTest {
    */
   @Test
   void leasesOfOneAppNameInTwoSchemasOfOneDatabaseAreIndependent() throws Exception {
-    String otherSchema = "l_" + UUID.randomUUID().toString().replace("-", "");
-    MultiWorkerTest.sql(baseUrl, "CREATE SCHEMA " + otherSchema);
     try (PostgresStateStore a = PostgresStateStore.open(url);
-        PostgresStateStore b = PostgresStateStore.open(TestPostgres.inSchema(baseUrl, otherSchema))) {
+        PostgresStateStore b = PostgresStateStore.open(pg.anotherSchemaUrl())) {
       a.nextVersion("app");
       b.nextVersion("app");
       assertThat(granted(a.leaseComponents("app", List.of(path("c1"))))).isEqualTo(1);
@@ -131,8 +122,6 @@ class BatchLeaseTest {
               ThreadPerTask.INSTANCE);
       other.get(5, TimeUnit.SECONDS).close();
       held.close();
-    } finally {
-      MultiWorkerTest.sql(baseUrl, "DROP SCHEMA " + otherSchema + " CASCADE");
     }
   }
 

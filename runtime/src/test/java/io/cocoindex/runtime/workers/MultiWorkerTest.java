@@ -2,9 +2,9 @@ package io.cocoindex.runtime.workers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cocoindex.runtime.TestPostgres;
 import io.cocoindex.runtime.App;
 import io.cocoindex.runtime.Environment;
+import io.cocoindex.runtime.ThrowawaySchema;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import java.io.File;
 import java.nio.file.Files;
@@ -17,11 +17,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,28 +30,18 @@ class MultiWorkerTest {
   static final int COMPONENTS = 3000;
 
   @TempDir Path logs;
-  String baseUrl;
+  @RegisterExtension final ThrowawaySchema pg = new ThrowawaySchema("w_");
   String url;
-  String schema;
   final List<Process> processes = new ArrayList<>();
 
   @BeforeEach
-  void schema() throws Exception {
-    baseUrl = TestPostgres.url();
-    schema = "w_" + UUID.randomUUID().toString().replace("-", "");
-    url = TestPostgres.inSchema(baseUrl, schema);
-    sql(baseUrl, "CREATE SCHEMA " + schema);
+  void sinkTables() throws Exception {
+    url = pg.url();
     sql(url, "CREATE TABLE sink_rows(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     sql(url, "CREATE TABLE sink_log(seq BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, value TEXT,"
         + " verb TEXT NOT NULL, worker TEXT NOT NULL)");
-  }
-
-  @AfterEach
-  void drop() throws Exception {
-    processes.forEach(Process::destroyForcibly);
-    if (schema != null) {
-      sql(baseUrl, "DROP SCHEMA " + schema + " CASCADE");
-    }
+    // Killed before the schema is dropped: a worker still running holds its tables.
+    pg.closeLast(() -> processes.forEach(Process::destroyForcibly));
   }
 
   static void sql(String url, String sql) throws Exception {
