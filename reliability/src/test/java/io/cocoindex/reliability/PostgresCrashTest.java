@@ -405,16 +405,15 @@ class PostgresCrashTest {
       int diedNow = (int) died.stream().filter(b -> b).count();
       killed += diedNow;
       String trial = "trial " + t + " (seed " + seed + ", round " + round + ", generation "
-          + generation + (mixed ? " and " + (generation + 1) : "") + ", t a "
-          + (PgWorld.of(seed, generation, KEYS).table() ? "table" : "leaf")
-          + (mixed ? " and a " + (PgWorld.of(seed, generation + 1, KEYS).table() ? "table"
-              : "leaf") : "") + ", "
+          + generation + (mixed ? " and " + (generation + 1) : "") + ", t "
+          + shown(PgWorld.of(seed, generation, KEYS))
+          + (mixed ? " and " + shown(PgWorld.of(seed, generation + 1, KEYS)) : "") + ", "
           + (dropTrial ? "dropState" : "update") + " by " + workers
           + " workers, " + String.join(", ", what) + "; died mid-run: " + children.stream()
               .filter(c -> c.killed && !c.done()).map(c -> c.name).toList() + ")";
       log.add(trial);
-      boolean tDisputed = mixed && PgWorld.of(seed, generation, KEYS).table()
-          != PgWorld.of(seed, generation + 1, KEYS).table();
+      boolean tDisputed = mixed && !PgWorld.of(seed, generation, KEYS).tForm()
+          .equals(PgWorld.of(seed, generation + 1, KEYS).tForm());
       for (Child c : children) {
         if (!c.killed) {
           c.awaitSuccess(tDisputed); // survivors
@@ -473,7 +472,7 @@ class PostgresCrashTest {
     assertThat(problems).as(after + "; then a clean round " + round + " on generation "
         + generation).isEmpty();
     log.add("  clean round " + round + " (generation " + generation + ", " + world.rows().size()
-        + " rows, t " + (world.table() ? "a table" : "a leaf") + "; previewed: " + oracle
+        + " rows, t " + shown(world) + "; previewed: " + oracle
         + "): converged");
     return Math.max(a.runMillis(), b.runMillis());
   }
@@ -559,6 +558,11 @@ class PostgresCrashTest {
     return problems;
   }
 
+  /** How a trial's log shows {@code t} in {@code world}: "a table", "a leaf" or "absent". */
+  static String shown(PgWorld world) {
+    return world.tDeclared() ? "a " + world.tForm() : world.tForm();
+  }
+
   /** What the crash round left: actions applied, by whom, keys applied twice, unsettled states. */
   String crashRoundSummary(int round) throws Exception {
     try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
@@ -589,9 +593,9 @@ class PostgresCrashTest {
   void disputed(int round, PgWorld a, PgWorld b) throws SQLException {
     Map<String, String> ownerInA = owners(a);
     Map<String, String> ownerInB = owners(b);
-    if (a.table() != b.table()) {
-      ownerInA.put(PgCrashWorker.TABLE, "table " + a.table());
-      ownerInB.put(PgCrashWorker.TABLE, "table " + b.table());
+    if (!a.tForm().equals(b.tForm())) {
+      ownerInA.put(PgCrashWorker.TABLE, a.tForm());
+      ownerInB.put(PgCrashWorker.TABLE, b.tForm());
     }
     try (Connection c = DriverManager.getConnection(url);
         java.sql.PreparedStatement insert =
