@@ -59,6 +59,12 @@ public final class PgCrashWorker {
   static final String APP = "pgcrash";
   /** System property: whether half the components and the groups are memoized (true by default). */
   static final String MEMO = "reliability.pgMemo";
+  /**
+   * System property: whether {@code t} is left undeclared in about half its leaf generations
+   * (true by default; false draws the worlds as before the fifty-sixth session, to replay a
+   * trial recorded then).
+   */
+  static final String ABSENT = "reliability.pgAbsent";
 
   private PgCrashWorker() {}
 
@@ -158,7 +164,8 @@ public final class PgCrashWorker {
       // The container has children in about two generations of three.
       boolean table = Math.floorMod(mix(seed, generation, -2), 3) != 0;
       // Without children, it is not declared at all in about half those generations.
-      boolean tDeclared = table || Math.floorMod(mix(seed, generation, -4), 2) != 0;
+      boolean tDeclared = table || !Boolean.parseBoolean(System.getProperty(ABSENT, "true"))
+          || Math.floorMod(mix(seed, generation, -4), 2) != 0;
       for (int i = 0; i < keys; i++) {
         long h = mix(seed, generation, i);
         if (Math.floorMod(h, 10) == 0) {

@@ -55,7 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  * kills land in sinks and commits). {@code -Dreliability.pgMixedPercent=P} lets the last worker
  * of P% of the killed rounds see the next world, as a worker that read the source after it
  * changed (0 by default; the engine bugs it found are fixed, see {@link
- * PostgresWorkerViewsTest}). {@code -Dreliability.pgMemo=false} memoizes no component. {@code
+ * PostgresWorkerViewsTest}). {@code -Dreliability.pgMemo=false} memoizes no component; {@code
+ * -Dreliability.pgAbsent=false} declares {@code t} in every generation, as the worlds were drawn
+ * before the fifty-sixth session (to replay a trial recorded then). {@code
  * -Dreliability.pgFromTrial=T} replays trial T alone (the choices of the trials before it are
  * drawn, not run; a setup round writes the world the clean round before it left), {@code
  * -Dreliability.pgRepeat=N} runs the trials N times over. A worker
@@ -127,6 +129,7 @@ class PostgresCrashTest {
           "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
           "-D" + PgCrashWorker.MEMO + "=" + System.getProperty(PgCrashWorker.MEMO, "true"),
+          "-D" + PgCrashWorker.ABSENT + "=" + System.getProperty(PgCrashWorker.ABSENT, "true"),
           "-cp", System.getProperty("java.class.path"), PgCrashWorker.class.getName()));
       cmd.addAll(PgCrashWorker.args(url, name, round, seed, generation, mode, SINK_DELAY_MILLIS,
           KEYS));
