@@ -37,6 +37,8 @@ import java.util.function.Consumer;
  * the row {@code t} holding "table", its rows keyed {@code t:k<i>}), which in about a third of
  * the generations is declared without children (the row holds "leaf"): its action takes the
  * rows along, and the engine forgets them (rule 8), those of components no longer mounted too.
+ * In half of those generations {@code t} is not declared at all: the orphan sweep deletes it,
+ * its rows with it (in a mixed round, while the other view's components may write them).
  * The leaf is declared by the root itself for odd seeds, in a component {@code t} of its own for
  * even ones; the root also declares a row of its own, {@code root0} or {@code root1} by the
  * generation's parity: the states the root owns are created, updated and swept by every worker
@@ -57,6 +59,12 @@ public final class PgCrashWorker {
   static final String APP = "pgcrash";
   /** System property: whether half the components and the groups are memoized (true by default). */
   static final String MEMO = "reliability.pgMemo";
+  /**
+   * System property: whether {@code t} is left undeclared in about half its leaf generations
+   * (true by default; false draws the worlds as before the fifty-sixth session, to replay a
+   * trial recorded then).
+   */
+  static final String ABSENT = "reliability.pgAbsent";
 
   private PgCrashWorker() {}
 
@@ -92,14 +100,22 @@ public final class PgCrashWorker {
    * be, which declare nothing themselves.
    */
   record PgWorld(Map<String, Map<String, String>> components, Map<String, Boolean> memoized,
-      boolean memoizedGroups, boolean table, boolean leafByRoot, Map<String, String> rootRows) {
+      boolean memoizedGroups, boolean table, boolean tDeclared, boolean leafByRoot,
+      Map<String, String> rootRows) {
     /** key to value over every component, the root's rows, and the container's row. */
     Map<String, String> rows() {
       Map<String, String> out = new TreeMap<>();
       components.values().forEach(out::putAll);
       out.putAll(rootRows);
-      out.put(TABLE, table ? "table" : "leaf");
+      if (tDeclared) {
+        out.put(TABLE, table ? "table" : "leaf");
+      }
       return out;
+    }
+
+    /** What the world declares {@code t}: "table", "leaf", or "absent" (not declared). */
+    String tForm() {
+      return !tDeclared ? "absent" : table ? "table" : "leaf";
     }
 
     /**
@@ -128,11 +144,11 @@ public final class PgCrashWorker {
      * How many component records a converged store holds: one per component and memoized group,
      * the root's (it declares its row), and the owner of {@code t}: the component {@code
      * mountTarget} mounts for it while it has children, while a leaf the component {@code t}, or
-     * the root.
+     * the root (none while {@code t} is not declared).
      */
     int componentRecords() {
       return components.size() + (memoizedGroups ? groups().size() : 0) + 1
-          + (table || !leafByRoot ? 1 : 0);
+          + (tDeclared && (table || !leafByRoot) ? 1 : 0);
     }
 
     /**
@@ -147,6 +163,9 @@ public final class PgCrashWorker {
       Map<String, Boolean> memoized = new TreeMap<>();
       // The container has children in about two generations of three.
       boolean table = Math.floorMod(mix(seed, generation, -2), 3) != 0;
+      // Without children, it is not declared at all in about half those generations.
+      boolean tDeclared = table || !Boolean.parseBoolean(System.getProperty(ABSENT, "true"))
+          || Math.floorMod(mix(seed, generation, -4), 2) != 0;
       for (int i = 0; i < keys; i++) {
         long h = mix(seed, generation, i);
         if (Math.floorMod(h, 10) == 0) {
@@ -171,8 +190,8 @@ public final class PgCrashWorker {
       }
       Map<String, String> rootRows = Map.of("root" + Math.floorMod(generation, 2),
           "v" + Math.floorMod(mix(seed, generation, -3), 3));
-      return new PgWorld(components, memoized, memo, table, Math.floorMod(seed, 2) == 1,
-          rootRows);
+      return new PgWorld(components, memoized, memo, table, tDeclared,
+          Math.floorMod(seed, 2) == 1, rootRows);
     }
 
     static long mix(long seed, long a, long b) {
@@ -258,6 +277,8 @@ public final class PgCrashWorker {
       TargetStateProvider<String> table;
       if (world.table()) {
         table = mountTarget(ctx, tables.targetState(TABLE, "table"));
+      } else if (!world.tDeclared()) {
+        table = null; // the orphan sweep deletes it, and its rows with it
       } else if (world.leafByRoot()) {
         // Reconciled by every worker of a round, one at a time under the root's lease (both
         // workers had created it after a drop: JOURNAL, fifty-fourth and fifty-fifth sessions).

@@ -55,7 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  * kills land in sinks and commits). {@code -Dreliability.pgMixedPercent=P} lets the last worker
  * of P% of the killed rounds see the next world, as a worker that read the source after it
  * changed (0 by default; the engine bugs it found are fixed, see {@link
- * PostgresWorkerViewsTest}). {@code -Dreliability.pgMemo=false} memoizes no component. {@code
+ * PostgresWorkerViewsTest}). {@code -Dreliability.pgMemo=false} memoizes no component; {@code
+ * -Dreliability.pgAbsent=false} declares {@code t} in every generation, as the worlds were drawn
+ * before the fifty-sixth session (to replay a trial recorded then). {@code
  * -Dreliability.pgFromTrial=T} replays trial T alone (the choices of the trials before it are
  * drawn, not run; a setup round writes the world the clean round before it left), {@code
  * -Dreliability.pgRepeat=N} runs the trials N times over. A worker
@@ -127,6 +129,7 @@ class PostgresCrashTest {
           "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
           "-D" + PgCrashWorker.MEMO + "=" + System.getProperty(PgCrashWorker.MEMO, "true"),
+          "-D" + PgCrashWorker.ABSENT + "=" + System.getProperty(PgCrashWorker.ABSENT, "true"),
           "-cp", System.getProperty("java.class.path"), PgCrashWorker.class.getName()));
       cmd.addAll(PgCrashWorker.args(url, name, round, seed, generation, mode, SINK_DELAY_MILLIS,
           KEYS));
@@ -405,16 +408,15 @@ class PostgresCrashTest {
       int diedNow = (int) died.stream().filter(b -> b).count();
       killed += diedNow;
       String trial = "trial " + t + " (seed " + seed + ", round " + round + ", generation "
-          + generation + (mixed ? " and " + (generation + 1) : "") + ", t a "
-          + (PgWorld.of(seed, generation, KEYS).table() ? "table" : "leaf")
-          + (mixed ? " and a " + (PgWorld.of(seed, generation + 1, KEYS).table() ? "table"
-              : "leaf") : "") + ", "
+          + generation + (mixed ? " and " + (generation + 1) : "") + ", t "
+          + shown(PgWorld.of(seed, generation, KEYS))
+          + (mixed ? " and " + shown(PgWorld.of(seed, generation + 1, KEYS)) : "") + ", "
           + (dropTrial ? "dropState" : "update") + " by " + workers
           + " workers, " + String.join(", ", what) + "; died mid-run: " + children.stream()
               .filter(c -> c.killed && !c.done()).map(c -> c.name).toList() + ")";
       log.add(trial);
-      boolean tDisputed = mixed && PgWorld.of(seed, generation, KEYS).table()
-          != PgWorld.of(seed, generation + 1, KEYS).table();
+      boolean tDisputed = mixed && !PgWorld.of(seed, generation, KEYS).tForm()
+          .equals(PgWorld.of(seed, generation + 1, KEYS).tForm());
       for (Child c : children) {
         if (!c.killed) {
           c.awaitSuccess(tDisputed); // survivors
@@ -473,7 +475,7 @@ class PostgresCrashTest {
     assertThat(problems).as(after + "; then a clean round " + round + " on generation "
         + generation).isEmpty();
     log.add("  clean round " + round + " (generation " + generation + ", " + world.rows().size()
-        + " rows, t " + (world.table() ? "a table" : "a leaf") + "; previewed: " + oracle
+        + " rows, t " + shown(world) + "; previewed: " + oracle
         + "): converged");
     return Math.max(a.runMillis(), b.runMillis());
   }
@@ -559,6 +561,11 @@ class PostgresCrashTest {
     return problems;
   }
 
+  /** How a trial's log shows {@code t} in {@code world}: "a table", "a leaf" or "absent". */
+  static String shown(PgWorld world) {
+    return world.tDeclared() ? "a " + world.tForm() : world.tForm();
+  }
+
   /** What the crash round left: actions applied, by whom, keys applied twice, unsettled states. */
   String crashRoundSummary(int round) throws Exception {
     try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
@@ -589,9 +596,9 @@ class PostgresCrashTest {
   void disputed(int round, PgWorld a, PgWorld b) throws SQLException {
     Map<String, String> ownerInA = owners(a);
     Map<String, String> ownerInB = owners(b);
-    if (a.table() != b.table()) {
-      ownerInA.put(PgCrashWorker.TABLE, "table " + a.table());
-      ownerInB.put(PgCrashWorker.TABLE, "table " + b.table());
+    if (!a.tForm().equals(b.tForm())) {
+      ownerInA.put(PgCrashWorker.TABLE, a.tForm());
+      ownerInB.put(PgCrashWorker.TABLE, b.tForm());
     }
     try (Connection c = DriverManager.getConnection(url);
         java.sql.PreparedStatement insert =

@@ -13,23 +13,28 @@ import java.util.Set;
 
 /**
  * On a store shared by workers, orders a container's change of child generation (declared
- * without children, or its children destroyed: its action takes them along) against another
- * worker's writes of its children, resolved in the generation before. Two workers of one round
- * may read the source at different moments; a child created in the target after the
- * container's action, but tracked in the older generation, would pass for new once the
- * container has children again (the record lost: a create where the row is), or, no longer
- * declared, never be deleted.
+ * without children, its children destroyed, or its deletion by the orphan sweep: its action
+ * takes them along) against another worker's writes of its children, resolved in the generation
+ * before. Two workers of one round may read the source at different moments; a child created in
+ * the target after the container's action, but tracked in the older generation, would pass for
+ * new once the container has children again (the record lost: a create where the row is), or,
+ * no longer declared, never be deleted; below a deleted container, the deletion's settle forgets
+ * it while the target holds it.
  *
  * <ul>
  *   <li>A child's precommit carries the condition that its container, and each container
  *       above it, is still where it was resolved ({@link StateWrite.ContainerUnchanged}):
- *       written after the change, it is refused, and nothing of its component is applied.
+ *       written after the change, it is refused, and nothing of its component is applied. A
+ *       deletion's precommit moves the container's child epoch for that ({@link
+ *       Reconciliation#deletionInvalidatesChildren}): it keeps the generation until its settle
+ *       removes the row. The orphan sweep's deletions of children carry the condition too.
  *   <li>A change's precommit waits for the children's precommits under way (the store locks the
  *       container's row against it meanwhile); then, before its action, the change looks for
  *       children whose writes are still in flight: precommitted by another run still going and
- *       not settled, so maybe applied after the action. If there is one, its component fails
- *       before its action, leaving what its precommit wrote: the container's both forms
- *       possible, its children "may be missing" (a new epoch), each as the next run finds it.
+ *       not settled, so maybe applied after the action. If there is one, its component (for a
+ *       deletion, the state's owner) fails before its action, leaving what its precommit wrote:
+ *       the container's both forms possible, its children "may be missing" (a new epoch), each
+ *       as the next run finds it.
  * </ul>
  *
  * <p>The embedded store has one writer: neither check is made there.
@@ -39,7 +44,8 @@ final class ContainerChecks {
 
   /**
    * Adds to {@code writes} the condition on each container above a state of {@code level} that
-   * is precommitted (once per container): its own, in the generation and epoch its provider
+   * is precommitted (once per container; {@code component} null for the orphan sweep's
+   * deletions, each precommitted): its own, in the generation and epoch its provider
    * resolved in, and those of the containers above that one, each in the generation the
    * container below it was reconciled in (a container's action takes everything below it
    * along, and a change above leaves the one below as it is in the store).
@@ -48,7 +54,8 @@ final class ContainerChecks {
       Run run, List<Reconciliation> level, TargetPath component, List<StateWrite> writes) {
     Map<ByteKey, Provider<?>> containers = null;
     for (Reconciliation r : level) {
-      if (r.provider.container() == null || r.leavesRowAsIs(component)) {
+      if (r.provider.container() == null
+          || (component != null && r.leavesRowAsIs(component))) {
         continue;
       }
       if (containers == null) {
@@ -86,7 +93,14 @@ final class ContainerChecks {
     }
   }
 
-  private static void refuseWhileChildrenInFlight(Run run, TargetPath container) {
+  /**
+   * Fails before the action of {@code container}'s change of generation (or deletion), once
+   * its precommit has landed, if another run still going has a child's write below it in
+   * flight.
+   *
+   * @throws ContainerChangedException naming the container and the runs
+   */
+  static void refuseWhileChildrenInFlight(Run run, TargetPath container) {
     byte[] path = container.encoded();
     Set<Long> writers = new HashSet<>();
     run.store.scan(run.app, path, s -> {

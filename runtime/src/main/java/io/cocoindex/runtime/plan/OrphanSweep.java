@@ -8,6 +8,7 @@ import io.cocoindex.runtime.PlannedAction;
 import io.cocoindex.runtime.apply.SinkFailure;
 import io.cocoindex.runtime.state.ByteKey;
 import io.cocoindex.runtime.state.ComponentRecord;
+import io.cocoindex.runtime.state.ContainerChangedException;
 import io.cocoindex.runtime.state.MemoStamp;
 import io.cocoindex.runtime.state.PossibleRecord;
 import io.cocoindex.runtime.state.StateStore;
@@ -1573,14 +1574,24 @@ public final class OrphanSweep {
     if (deletions.isEmpty()) {
       return new Applied(List.of(), List.of(), failed);
     }
-    if (!run.store.exclusiveWhileLocked()) {
-      List<Reconciliation> written = new ArrayList<>(deletions.size());
-      deletions.forEach(d -> written.add(d.r));
+    boolean shared = !run.store.exclusiveWhileLocked();
+    List<Reconciliation> written = null;
+    if (shared) {
+      written = new ArrayList<>(deletions.size());
+      for (Deletion d : deletions) {
+        d.r.deletionInvalidatesChildren(); // another worker's children written after it refused
+        written.add(d.r);
+      }
       Reconciliation.noteSuperseded(run, written);
     }
     List<StateWrite> pre = new ArrayList<>();
     for (Deletion d : deletions) {
       pre.add(d.r.precommit(d.owner));
+    }
+    if (shared) {
+      // A deletion below a container another worker has changed since would delete what that
+      // change took along: refused, as a component's write of a child is.
+      ContainerChecks.addConditions(run, written, null, pre);
     }
     Set<TargetPath> invalidated = new HashSet<>();
     invalidateStaleMemos(chunk, invalidated, pre);
@@ -1598,6 +1609,9 @@ public final class OrphanSweep {
     }
     TreeMap<Integer, List<Deletion>> levels = new TreeMap<>();
     for (Deletion d : deletions) {
+      if (shared && d.r.childGeneration > 0 && refusedWhileChildrenInFlight(d, failed)) {
+        continue; // its precommit stands, as after a failed action
+      }
       levels.computeIfAbsent(-d.r.depth(), k -> new ArrayList<>()).add(d);
     }
     List<StateWrite> commit = new ArrayList<>();
@@ -1649,6 +1663,27 @@ public final class OrphanSweep {
       }
     }
     return new Applied(applied, commit, failed);
+  }
+
+  /**
+   * On a store shared by workers, whether the deletion {@code d} of a container, precommitted,
+   * must not be applied: another worker's run still going has a child's write below it in
+   * flight, which may land after the deletion's action and be forgotten by its settle while the
+   * target holds it ({@link ContainerChecks}). Its owner then fails, as when its action fails,
+   * and is added to {@code failed}: the container stays tracked with both its forms possible,
+   * its children "may be missing" (the epoch its precommit moved), and a later run deletes it.
+   */
+  private boolean refusedWhileChildrenInFlight(Deletion d, Set<TargetPath> failed) {
+    try {
+      ContainerChecks.refuseWhileChildrenInFlight(run, d.r.path);
+      return false;
+    } catch (ContainerChangedException e) {
+      if (failed.add(d.owner)) {
+        run.fail(d.owner, new IllegalStateException("deleting target state " + d.r.path
+            + ", no longer declared by " + d.owner + ", was held back: " + e.getMessage(), e));
+      }
+      return true;
+    }
   }
 
   /** A store write of the sweep failed: every owner concerned fails (its tracking is kept). */

@@ -45,6 +45,12 @@ final class Reconciliation {
   TargetChildInvalidation invalidation;
   /** A former container declared without children: its action takes its children along. */
   private boolean takesChildrenAlong;
+  /**
+   * A container's deletion whose precommit moves its child epoch: on a store shared by workers,
+   * a child of another worker's run precommitted after it is refused ({@link
+   * #deletionInvalidatesChildren}).
+   */
+  private boolean deletionInvalidatesChildren;
   /** Whether the handler was told the state may be missing: then an Update is a real write. */
   private boolean toldMayBeMissing;
   /** On a store shared by workers, what the settle replaces (see {@link #noteSuperseded}). */
@@ -100,6 +106,23 @@ final class Reconciliation {
       childGeneration = row.childGeneration() + 1;
       childEpoch = WITHOUT_CHILDREN_EPOCH;
       takesChildrenAlong = true;
+    }
+  }
+
+  /**
+   * This state, a container the orphan sweep deletes on a store shared by workers: its
+   * precommit moves its child epoch, as a change that takes the children along does ({@link
+   * #takeChildrenAlong}), though the row's generation stays until the settle removes it. Another
+   * worker's run that resolved children below it before then has its writes of them refused
+   * from that precommit on ({@link StateWrite.ContainerUnchanged}): the deletion's action may
+   * have removed the container already, and a child written after it would be left in the
+   * target, untracked once the settle forgets what is below the container. A deletion that
+   * fails leaves the new epoch: both the container's forms are possible, its children "may be
+   * missing", as after a failed change that takes them along.
+   */
+  void deletionInvalidatesChildren() {
+    if (childGeneration > 0 && row != null && !fresh) {
+      deletionInvalidatesChildren = true;
     }
   }
 
@@ -264,6 +287,10 @@ final class Reconciliation {
       long epoch = takesChildrenAlong ? row.childEpoch() + 1 : t.childEpoch();
       t = new TrackedState(t.path(), t.owner(), List.of(), row.childGeneration(), epoch,
           t.parentGeneration(), t.parentEpoch());
+    }
+    if (deletionInvalidatesChildren) {
+      t = new TrackedState(t.path(), t.owner(), List.of(), t.childGeneration(),
+          row.childEpoch() + 1, t.parentGeneration(), t.parentEpoch());
     }
     precommit = new StateWrite.Precommit(t, entry, fresh, row);
     return precommit;

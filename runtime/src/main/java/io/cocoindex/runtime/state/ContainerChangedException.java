@@ -32,8 +32,8 @@ public final class ContainerChangedException extends RuntimeException {
         + "), and another worker's run "
         + (stored == null ? "has since deleted it"
             : "has since changed it (generation " + stored.childGeneration() + ", epoch "
-                + stored.childEpoch() + "): declared without children, or its children"
-                + " destroyed")
+                + stored.childEpoch() + "): declared without children, its children"
+                + " destroyed, or its deletion under way")
         + "; nothing was written below it, and the component runs again in a later run");
   }
 
@@ -49,7 +49,7 @@ public final class ContainerChangedException extends RuntimeException {
       String container, Collection<Long> runs) {
     return new ContainerChangedException("the children of " + container + " are being written"
         + " by another worker's run (version " + runs.stream().sorted().toList() + ") in their"
-        + " current generation: its change (declared without children, or its children"
-        + " destroyed) is not applied, and a later run makes it");
+        + " current generation: its change (declared without children, its children destroyed,"
+        + " or its deletion) is not applied, and a later run makes it");
   }
 }

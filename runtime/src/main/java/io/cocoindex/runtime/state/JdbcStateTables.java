@@ -1020,9 +1020,8 @@ public class JdbcStateTables {
       // the later writes of two groups can still cause is retried by the store).
       ofApp.sort(Arrays::compareUnsigned);
       List<byte[]> checked = containersNotWritten(containers.get(e.getKey()), ofApp);
-      Map<ByteKey, TrackedState> rows = checked.isEmpty()
-          ? readMany(c, e.getKey(), distinct(ofApp), forUpdate)
-          : readLockingContainers(c, e.getKey(), checked, distinct(ofApp));
+      Map<ByteKey, TrackedState> rows = readMany(c, e.getKey(), distinct(ofApp), forUpdate,
+          checked);
       if (sorted.get(e.getKey())) {
         Map<ByteKey, TrackedState> tree = new TreeMap<>(IN_PATH_ORDER);
         tree.putAll(rows);
@@ -1051,43 +1050,6 @@ public class JdbcStateTables {
     }
     out.sort(Arrays::compareUnsigned);
     return distinct(out);
-  }
-
-  /**
-   * As {@link #readMany}, in one statement, locking the {@code containers} rows {@code FOR
-   * SHARE} first: a container's change by another worker (a precommit that declares it without
-   * children, destroys its children or deletes it) waits until this transaction's children are
-   * written, and a later one sees them; children written after such a change find the container
-   * changed. The children of one container, written by several workers, do not wait on each
-   * other. Containers are locked first, as each sorts before its own children (a deadlock with
-   * a group locking in another order is retried by the store).
-   */
-  private Map<ByteKey, TrackedState> readLockingContainers(Connection c, String app,
-      List<byte[]> containers, List<byte[]> paths) throws SQLException {
-    SettledRuns runs = settledRuns(c, app);
-    List<byte[]> first = paths.subList(0, Math.min(paths.size(), PREFETCH_CHUNK));
-    Map<ByteKey, TrackedState> rows = new HashMap<>();
-    String lateral = " CROSS JOIN LATERAL (SELECT " + STATE_SELECT + " FROM " + states
-        + " WHERE app=? AND path=k.p";
-    try (PreparedStatement ps = c.prepareStatement("SELECT * FROM (SELECT s.* FROM unnest((SELECT"
-        + " ?::bytea[])) AS k(p)" + lateral + " FOR SHARE OFFSET 0) s) shared UNION ALL"
-        + " SELECT * FROM (SELECT s.* FROM unnest((SELECT ?::bytea[])) AS k(p)" + lateral
-        + forUpdate + " OFFSET 0) s) written")) {
-      ps.setArray(1, c.createArrayOf("bytea", containers.toArray(new byte[0][])));
-      ps.setString(2, app);
-      ps.setArray(3, c.createArrayOf("bytea", first.toArray(new byte[0][])));
-      ps.setString(4, app);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          TrackedState t = state(rs, runs);
-          rows.put(ByteKey.of(t.path()), t);
-        }
-      }
-    }
-    if (first.size() < paths.size()) {
-      rows.putAll(readMany(c, app, paths.subList(first.size(), paths.size()), forUpdate));
-    }
-    return rows;
   }
 
   /** {@code sortedPaths} without repeats. */
@@ -1133,18 +1095,44 @@ public class JdbcStateTables {
    * UPDATE}, which then locks them in that order). Each path is looked up on its own, by the
    * primary key, as in {@link #selectAny}: a list of paths was planned, on tables without
    * statistics yet, as a scan of every row of the app.
+   *
+   * <p>With {@code containers}, the first statement also locks their rows {@code FOR SHARE} (and
+   * reads them), before the rows it reads: a container's change by another worker (a precommit
+   * that declares it without children, destroys its children or deletes it) waits until this
+   * transaction's children are written, and a later one sees them; children written after such
+   * a change find the container changed ({@link StateWrite.ContainerUnchanged}). The children of
+   * one container, written by several workers, do not wait on each other. Containers are locked
+   * first, as each sorts before its own children (a deadlock with a group locking in another
+   * order is retried by the store). The two lookups are one statement, a {@code UNION ALL}:
+   * {@code FOR SHARE} is not allowed in a {@code UNION} arm itself, but is inside a subquery of
+   * one. With containers, that statement is sent even when there are no {@code paths}.
+   *
+   * @param containers encoded container paths, in path order without repeats, none of them
+   *     among {@code paths}; empty for none
    */
-  private Map<ByteKey, TrackedState> readMany(
-      Connection c, String app, List<byte[]> paths, String suffix) throws SQLException {
+  private Map<ByteKey, TrackedState> readMany(Connection c, String app, List<byte[]> paths,
+      String suffix, List<byte[]> containers) throws SQLException {
     SettledRuns runs = settledRuns(c, app);
     Map<ByteKey, TrackedState> rows = new HashMap<>();
-    for (int from = 0; from < paths.size(); from += PREFETCH_CHUNK) {
+    String lateral = " CROSS JOIN LATERAL (SELECT " + STATE_SELECT + " FROM " + states
+        + " WHERE app=? AND path=k.p";
+    String read = "SELECT s.* FROM unnest((SELECT ?::bytea[])) AS k(p)" + lateral + suffix
+        + " OFFSET 0) s";
+    for (int from = 0; from < paths.size() || (from == 0 && !containers.isEmpty());
+        from += PREFETCH_CHUNK) {
       List<byte[]> chunk = paths.subList(from, Math.min(paths.size(), from + PREFETCH_CHUNK));
-      try (PreparedStatement ps = c.prepareStatement("SELECT s.* FROM unnest((SELECT"
-          + " ?::bytea[])) AS k(p) CROSS JOIN LATERAL (SELECT " + STATE_SELECT + " FROM " + states
-          + " WHERE app=? AND path=k.p" + suffix + " OFFSET 0) s")) {
-        ps.setArray(1, c.createArrayOf("bytea", chunk.toArray(new byte[0][])));
-        ps.setString(2, app);
+      boolean locking = from == 0 && !containers.isEmpty();
+      try (PreparedStatement ps = c.prepareStatement(locking
+          ? "SELECT * FROM (SELECT s.* FROM unnest((SELECT ?::bytea[])) AS k(p)" + lateral
+              + " FOR SHARE OFFSET 0) s) shared UNION ALL SELECT * FROM (" + read + ") written"
+          : read)) {
+        int i = 1;
+        if (locking) {
+          ps.setArray(i++, c.createArrayOf("bytea", containers.toArray(new byte[0][])));
+          ps.setString(i++, app);
+        }
+        ps.setArray(i++, c.createArrayOf("bytea", chunk.toArray(new byte[0][])));
+        ps.setString(i, app);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             TrackedState t = state(rs, runs);
