@@ -1,7 +1,6 @@
 package io.cocoindex.runtime;
 
 import static io.cocoindex.TargetStates.declareTargetState;
-import static io.cocoindex.TargetStates.mountTarget;
 import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -37,11 +36,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * docs; m (plain or memoized) declares r1 there, and fails while docs has no children.
  */
 class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
-  final Rows rows = new Rows();
-  final Tables tables = new Tables(rows);
+  /** Docs in "tables", with children or without them ({@link TableDocs#withChildren}). */
+  final TableDocs docs = TableDocs.ofRows();
+  final Rows rows = docs.rows;
+  final Tables tables = docs.tables;
   /** Root rows x1, x2 on their own provider: their removal is what a deletion limit weighs. */
   final Rows others = new Rows();
-  boolean withChildren = true;
   boolean withOthers = true;
   /** The rows m declares in docs. */
   List<String> mRows = List.of("r1");
@@ -55,20 +55,13 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
   @RegisterExtension final SweepChunks sweepChunks = new SweepChunks();
 
   void main(Ctx ctx, boolean memoized) {
-    TargetStateProvider<Tables.TableSpec> p =
-        registerRootTargetStatesProvider(ctx, "tables", tables.handler);
+    TargetStateProvider<Tables.TableSpec> p = docs.register(ctx);
     TargetStateProvider<String> x = registerRootTargetStatesProvider(ctx, "others", others.handler);
     if (withOthers) {
       declareTargetState(ctx, x.targetState("x1", "v1"));
       declareTargetState(ctx, x.targetState("x2", "v1"));
     }
-    Function<Ctx, TargetStateProvider<String>> declareDocs = c -> {
-      if (withChildren) {
-        return mountTarget(c, p.targetState("docs", new Tables.TableSpec("g1")));
-      }
-      declareTargetState(c, p.targetState("docs", new Tables.TableSpec("g1")));
-      return null;
-    };
+    Function<Ctx, TargetStateProvider<String>> declareDocs = c -> docs.declareDocs(c, p);
     TargetStateProvider<String> rowsOf =
         docsInD ? ctx.useMount("d", declareDocs) : declareDocs.apply(ctx);
     if (stopAfterDocsCommit) {
@@ -168,7 +161,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
 
   /** The run after: docs has children again, and every row in it is written again. */
   void docsHasChildrenAgain(App app) {
-    withChildren = true;
+    docs.withChildren = true;
     app.update();
     List<String> expected = new ArrayList<>(List.of("create h1=v1"));
     mRows.forEach(k -> expected.add("create " + k + "=v1"));
@@ -190,7 +183,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
     try (App app = app(store, memoized)) {
       firstRun(app);
 
-      withChildren = false;
+      docs.withChildren = false;
       withOthers = false;
       assertThatThrownBy(() -> app.update(UpdateOptions.defaults().withDeletionLimit(1)))
           .isInstanceOf(UpdateFailedException.class)
@@ -214,7 +207,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
     try (App app = app(store, memoized)) {
       firstRun(app);
 
-      withChildren = false;
+      docs.withChildren = false;
       store.failWrite = w -> deleteTrees(w) > 0;
       assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
           .hasMessageContaining("scripted failure of m");
@@ -233,7 +226,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
       firstRun(app);
 
       // The process dies as the sweep writes what it forgets: docs's commit landed before.
-      withChildren = false;
+      docs.withChildren = false;
       store.dieAt = w -> deleteTrees(w) > 0;
       assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
           .hasMessageContaining("scripted failure of m");
@@ -255,7 +248,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
     try (App app = app(store, memoized)) {
       firstRun(app);
 
-      withChildren = false;
+      docs.withChildren = false;
       stopAfterDocsCommit = true;
       docsCommitted = new CountDownLatch(1);
       assertThatThrownBy(app::update).hasMessageContaining("scripted fatal error");
@@ -282,7 +275,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
     try (App app = app(store, memoized)) {
       firstRun(app);
 
-      withChildren = false;
+      docs.withChildren = false;
       tables.failCreate = true;
       assertThatThrownBy(app::update).isInstanceOf(UpdateFailedException.class)
           .hasMessageContaining("scripted failure creating table docs");
@@ -292,7 +285,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
       rows.takeCalls();
 
       tables.failCreate = false;
-      withChildren = true;
+      docs.withChildren = true;
       app.update();
       assertThat(rows.takeLog()).as("each row written again, as it may be missing")
           .containsExactly("update h1=v1", "update r1=v1");
@@ -320,7 +313,7 @@ class ContainerDeclaredWithoutChildrenTest extends EngineTestBase {
     try (App app = app(store, false)) {
       firstRun(app);
 
-      withChildren = false;
+      docs.withChildren = false;
       AtomicInteger forgetWrites = new AtomicInteger();
       if (chunkFails) {
         store.failWrite = w -> deleteTrees(w) > 0 && forgetWrites.incrementAndGet() == 3;
