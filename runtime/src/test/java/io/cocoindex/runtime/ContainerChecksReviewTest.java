@@ -1,0 +1,374 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.await;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.failureOf;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.precommits;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.reconcile;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.settles;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.Put;
+import io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.Shelf;
+import io.cocoindex.runtime.state.ContainerChangedException;
+import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateWrite;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A review of {@code ContainerChecks} (the fifty-sixth session): interleavings of two workers of
+ * one round on the shared store that {@link ContainerChangedByAnotherWorkerTest} does not force,
+ * on the same strict shelf.
+ */
+class ContainerChecksReviewTest extends EngineTestBase {
+  final Shelf shelf = new Shelf();
+
+  @BeforeEach
+  void onlyShared() {
+    assumeTrue(ON_POSTGRES, "two workers share only the PostgreSQL store");
+  }
+
+  /**
+   * Both workers no longer declare docs, and both sweeps delete it; worker 1's is held after its
+   * action, before its settle. Worker 0's sweep finds docs's lease held by worker 1 and leaves it
+   * to that worker: worker 0's update ends while worker 1 is still held, and docs is deleted
+   * once. (Two deletions' precommits would each move the child epoch; the lease keeps the second
+   * from reading the row before the first settles.)
+   */
+  @Test
+  void twoSweepsDeletingOneContainerDeleteItOnce() throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.update();
+    shelf.takeLog();
+
+    w1.declared = false;
+    Hold settle1 = w1.store.hold(w -> settles(w, "docs"));
+    CompletableFuture<Void> second = w1.updateAsync();
+    settle1.awaitHeld("worker 1 settling docs's deletion");
+    w0.declared = false;
+    assertThat(failureOf(w0.updateAsync())).as("worker 0, while worker 1 is held").isNull();
+    assertThat(shelf.takeLog()).as("worker 1's deletion; none of worker 0")
+        .containsExactly("delete docs after [table]");
+    settle1.release();
+    assertThat(failureOf(second)).as("worker 1").isNull();
+
+    assertThat(shelf.takeLog()).isEmpty();
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).isEmpty();
+    assertThat(w1.app.status().providers()).as("nothing tracked in the target")
+        .doesNotContainKey("tables").doesNotContainKey("tables/docs");
+
+    w1.declared = true;
+    w1.update();
+    assertThat(shelf.takeLog())
+        .containsExactly("create docs=table after []?", "create docs/r1=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+  }
+
+  /**
+   * Worker 1's sweep deletes docs, which it no longer declares; its precommit is held (docs's
+   * lease taken, its row read) while worker 0, on a newer view, declares docs a leaf in
+   * component t. Worker 0's component takes docs over from the root under docs's lease, so it
+   * waits for the sweep, then reads docs deleted and creates the leaf: no write of one worker
+   * resolved on a row the other changed since (its generation and epoch are the run's read).
+   */
+  @Test
+  void aContainerDeclaredALeafWhileAnotherWorkersSweepDeletesItWaitsForTheSweep()
+      throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.update();
+    shelf.takeLog();
+
+    w1.declared = false;
+    Hold deletion1 = w1.store.hold(w -> precommits(w, "docs"));
+    CompletableFuture<Void> second = w1.updateAsync();
+    deletion1.awaitHeld("worker 1 precommitting docs's deletion");
+    w0.table = false;
+    CompletableFuture<Void> first = w0.updateAsync();
+    Thread.sleep(2000);
+    assertThat(shelf.takeLog()).as("worker 0 waiting for docs's lease").isEmpty();
+    deletion1.release();
+    assertThat(failureOf(second)).as("worker 1").isNull();
+    assertThat(failureOf(first)).as("worker 0").isNull();
+
+    assertThat(shelf.takeLog())
+        .containsExactly("delete docs after [table]", "create docs=leaf after []?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("docs", "leaf"));
+    assertThat(w1.app.status().providers()).containsEntry("tables", List.of(StableKey.of("docs")))
+        .doesNotContainKey("tables/docs");
+
+    w1.table = true;
+    w1.declared = true;
+    w1.rowsOfA = List.of("r1", "r2");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update docs=table after [leaf]",
+        "create docs/r1=v1 after []?", "create docs/r2=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(
+        Map.entry("docs", "table"), Map.entry("docs/r1", "v1"), Map.entry("docs/r2", "v1"));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the table's refresh only")
+        .containsExactly("update docs=table after [table]");
+  }
+
+  /**
+   * Worker 0's sweep deletes, in one chunk, {@code a}'s row r3 and the root's leaf {@code other},
+   * neither declared any more; its precommit is held until worker 1 has committed docs as a
+   * leaf. The chunk's precommit is one write: r3's condition refuses it whole, so the deletion
+   * of {@code other}, below no container, fails with it, and the root fails beside {@code a}.
+   * Nothing is lost (the next run deletes {@code other}); a sweep chunk of many owners fails
+   * them all for one child of a changed container.
+   */
+  @Test
+  void aSweepChunkIsRefusedWholeForOneChildOfAContainerChangedByAnotherWorker()
+      throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.rowsOfA = List.of("r1", "r3");
+    w1.other = true;
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("create docs=table after []?",
+        "create docs/r1=v1 after []?", "create docs/r3=v1 after []?",
+        "create other=leaf after []?");
+
+    w0.rowsOfA = List.of("r1");
+    Hold sweep0 = w0.store.hold(w -> precommits(w, "r3") && precommits(w, "other"));
+    CompletableFuture<Void> first = w0.updateAsync();
+    sweep0.awaitHeld("worker 0 deleting r3 and other in one chunk");
+    w1.table = false;
+    w1.other = true;
+    CountDownLatch leaf = w1.store.signal(w -> settles(w, "docs"));
+    CompletableFuture<Void> second = w1.updateAsync();
+    assertThat(leaf.await(1, TimeUnit.MINUTES)).as("worker 1 committed the leaf").isTrue();
+    sweep0.release();
+    Throwable failed0 = failureOf(first);
+    Throwable failed1 = failureOf(second);
+
+    assertThat(shelf.takeLog()).as("no deletion by worker 0's sweep")
+        .containsExactly("update docs=table after [table]", "update docs=leaf after [table]");
+    assertThat(failed0).as("worker 0: the root and a").isNotNull()
+        .hasMessageContaining("2 components failed")
+        .hasRootCauseInstanceOf(ContainerChangedException.class);
+    assertThat(failed1).as("worker 1").isNull();
+    assertThat(shelf.target())
+        .containsExactly(Map.entry("docs", "leaf"), Map.entry("other", "leaf"));
+    assertThat(w1.app.status().providers())
+        .containsEntry("tables", List.of(StableKey.of("docs"), StableKey.of("other")));
+
+    w1.table = true;
+    w1.other = false;
+    w1.rowsOfA = List.of("r1");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update docs=table after [leaf]",
+        "create docs/r1=v1 after []?", "delete other after [leaf]");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target())
+        .containsExactly(Map.entry("docs", "table"), Map.entry("docs/r1", "v1"));
+    assertThat(w1.app.status().providers())
+        .containsEntry("tables", List.of(StableKey.of("docs")))
+        .containsEntry("tables/docs", List.of(StableKey.of("r1")));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the table's refresh only")
+        .containsExactly("update docs=table after [table]");
+  }
+
+  /**
+   * Worker 1's sweep deletes docs, and its action fails after the precommit has moved docs's
+   * child epoch (as a worker killed between the two leaves it). Worker 0, on the older view,
+   * then writes docs's rows: docs may be deleted, its rows may be missing, so each is written
+   * again; worker 1's next sweep then deletes docs with both its forms given.
+   */
+  @Test
+  void aDeletionStoppedBetweenItsPrecommitAndItsActionLeavesTheRowsMayBeMissing()
+      throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.update();
+    shelf.takeLog();
+
+    w1.declared = false;
+    w1.beforeContainer = put -> {
+      throw new IllegalStateException("the worker stops before docs's deletion");
+    };
+    assertThat(failureOf(w1.updateAsync())).as("worker 1's deletion").isNotNull()
+        .hasStackTraceContaining("the worker stops before docs's deletion");
+    w1.beforeContainer = put -> {};
+    assertThat(shelf.takeLog()).isEmpty();
+
+    w0.rowsOfA = List.of("r1", "r2");
+    w0.update();
+    assertThat(shelf.takeLog()).containsExactly("update docs=table after [table]?",
+        "update docs/r1=v1 after [v1]?", "create docs/r2=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+    w0.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the table's refresh only")
+        .containsExactly("update docs=table after [table]");
+
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("delete docs after [table]");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).isEmpty();
+    assertThat(w1.app.status().providers()).doesNotContainKey("tables")
+        .doesNotContainKey("tables/docs");
+  }
+
+  /** One chosen write held until released. */
+  static final class Hold {
+    final Predicate<List<StateWrite>> when;
+    final CountDownLatch held = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+
+    Hold(Predicate<List<StateWrite>> when) {
+      this.when = when;
+    }
+
+    void awaitHeld(String what) throws InterruptedException {
+      assertThat(held.await(1, TimeUnit.MINUTES)).as(what).isTrue();
+    }
+
+    void release() {
+      release.countDown();
+    }
+  }
+
+  /** A store that holds each chosen write, once, until released. */
+  static final class Gate extends ForwardingStateStore {
+    final List<Hold> holds = new CopyOnWriteArrayList<>();
+
+    Gate(StateStore delegate) {
+      super(delegate);
+    }
+
+    Hold hold(Predicate<List<StateWrite>> when) {
+      Hold h = new Hold(when);
+      holds.add(h);
+      return h;
+    }
+
+    /** Counted down once a write {@code when} matches has landed. */
+    CountDownLatch signal(Predicate<List<StateWrite>> when) {
+      CountDownLatch landed = new CountDownLatch(1);
+      signals.put(when, landed);
+      return landed;
+    }
+
+    final Map<Predicate<List<StateWrite>>, CountDownLatch> signals =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+      for (Hold h : holds) {
+        if (h.held.getCount() > 0 && h.when.test(writes)) {
+          h.held.countDown();
+          await(h.release);
+        }
+      }
+      List<CountDownLatch> landed = new java.util.ArrayList<>();
+      signals.forEach((when, latch) -> {
+        if (when.test(writes)) {
+          landed.add(latch);
+        }
+      });
+      return super.write(app, writes).whenComplete((v, e) -> {
+        if (e == null) {
+          landed.forEach(CountDownLatch::countDown);
+        }
+      });
+    }
+  }
+
+  /** One worker, as {@link ContainerChangedByAnotherWorkerTest}'s, with a container hook. */
+  final class Worker {
+    final Gate store;
+    final App app;
+    volatile boolean table = true;
+    volatile boolean declared = true;
+    /** Whether the leaf {@code other}, beside docs, is declared by main. */
+    volatile boolean other = false;
+    volatile List<String> rowsOfA = List.of("r1");
+    volatile Consumer<Put> beforeRow = put -> {};
+    volatile Consumer<Put> beforeContainer = put -> {};
+    final TargetHandler<String, String, Put> outer;
+
+    Worker(StateStore store) {
+      this.outer = container("", rows("docs/"));
+      this.store = new Gate(store);
+      this.app = ContainerChecksReviewTest.this.app(
+          "shelf", Environment.builder().stateStore(this.store).build(), this::main);
+    }
+
+    TargetHandler<String, String, Put> rows(String prefix) {
+      TargetActionSink<Put> sink = TargetActionSink.of(actions -> {
+        for (TargetAction<Put> a : actions) {
+          beforeRow.accept(a.value());
+          shelf.apply(a);
+        }
+      });
+      return (key, desired, prev, mbm) ->
+          reconcile(prefix + Rows.keyText(key), desired, prev, mbm, sink, false);
+    }
+
+    TargetHandler<String, String, Put> container(
+        String prefix, TargetHandler<String, String, Put> children) {
+      TargetActionSink<Put> sink = TargetActionSink.withChildHandler(actions -> {
+        for (TargetAction<Put> a : actions) {
+          beforeContainer.accept(a.value());
+          shelf.apply(a);
+        }
+      }, action -> ChildTargetDef.of(children));
+      return (key, desired, prev, mbm) -> reconcile(prefix + Rows.keyText(key), desired, prev,
+          mbm, sink, true);
+    }
+
+    void main(Ctx ctx) {
+      TargetStateProvider<String> tables = registerRootTargetStatesProvider(ctx, "tables", outer);
+      if (other) {
+        declareTargetState(ctx, tables.targetState("other", "leaf"));
+      }
+      if (!declared) {
+        return;
+      }
+      if (!table) {
+        ctx.useMount("t", c -> {
+          declareTargetState(c, tables.targetState("docs", "leaf"));
+          return null;
+        });
+        return;
+      }
+      TargetStateProvider<String> docs = mountTarget(ctx, tables.targetState("docs", "table"));
+      List<String> own = rowsOfA;
+      ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
+    }
+
+    void update() {
+      app.update();
+    }
+
+    CompletableFuture<Void> updateAsync() {
+      return CompletableFuture.runAsync(app::update, ThreadPerTask.INSTANCE);
+    }
+  }
+}
