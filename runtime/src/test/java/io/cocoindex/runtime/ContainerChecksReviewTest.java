@@ -255,7 +255,7 @@ class ContainerChecksReviewTest extends EngineTestBase {
     String dying = postgresSchema.name() + "_dying";
     StateStore dyingStore =
         PostgresStateStore.open(postgresSchema.url() + "&ApplicationName=" + dying);
-    Worker w0 = new Worker(dyingStore, false);
+    Worker w0 = new Worker(dyingStore, false, false);
     Worker w1 = new Worker(anotherWorkersStore());
     try {
       w1.update();
@@ -302,6 +302,121 @@ class ContainerChecksReviewTest extends EngineTestBase {
         // its sessions are gone
       }
     }
+  }
+
+  /**
+   * As {@code ContainerChangedByAnotherWorkerTest}'s deletion between precommit and settle, one
+   * level down: worker 1 no longer declares docs in s, and its sweep deletes s/docs; worker 0's
+   * precommit of the grandchild r2 is held until that deletion's action has run, and the
+   * deletion's settle until worker 0 is done. The deletion's precommit moved s/docs's child
+   * epoch: r2's precommit, conditioned on s/docs and s, is refused, nothing of {@code a} is
+   * applied, and the clean run creates the rows once.
+   */
+  @Test
+  void aGrandchildPrecommittedDuringAnotherWorkersDeletionOfItsContainerIsRefused()
+      throws Exception {
+    Worker w0 = new Worker(store(), true, true);
+    Worker w1 = new Worker(anotherWorkersStore(), true, true);
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("create s=table after []?",
+        "create s/docs=table after []?", "create s/docs/r1=v1 after []?");
+
+    w0.rowsOfA = List.of("r1", "r2");
+    Hold rows0 = w0.store.hold(w -> precommits(w, "r2"));
+    CompletableFuture<Void> first = w0.updateAsync();
+    rows0.awaitHeld("worker 0 precommitting r2");
+    w1.declared = false;
+    Hold settle1 = w1.store.hold(w -> settles(w, "docs"));
+    CompletableFuture<Void> second = w1.updateAsync();
+    settle1.awaitHeld("worker 1 settling s/docs's deletion");
+    assertThat(shelf.takeLog()).as("worker 0's refreshes, then worker 1's, and its deletion")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]",
+            "update s=table after [table]", "delete s/docs after [table]");
+    rows0.release();
+    Throwable failed0 = failureOf(first);
+    settle1.release();
+    Throwable failed1 = failureOf(second);
+
+    assertThat(shelf.takeLog()).as("no r2").isEmpty();
+    assertThat(failed0).as("worker 0's component a").isNotNull()
+        .hasMessageContaining("1 component failed")
+        .hasRootCauseInstanceOf(ContainerChangedException.class);
+    assertThat(failed1).as("worker 1").isNull();
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"));
+    assertThat(w1.app.status().providers()).containsEntry("tables", List.of(StableKey.of("s")))
+        .doesNotContainKey("tables/s").doesNotContainKey("tables/s/docs");
+
+    w1.declared = true;
+    w1.rowsOfA = List.of("r1", "r2");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update s=table after [table]",
+        "create s/docs=table after []?", "create s/docs/r1=v1 after []?",
+        "create s/docs/r2=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"),
+        Map.entry("s/docs", "table"), Map.entry("s/docs/r1", "v1"),
+        Map.entry("s/docs/r2", "v1"));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the tables' refreshes only")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]");
+  }
+
+  /**
+   * Worker 0's grandchild r2 is precommitted and its create under way when worker 1 declares s,
+   * the container two levels above it, a leaf: the in-flight scan reads everything below s,
+   * finds r2's write, and t fails before its action (the root's sweep of s/docs below it with
+   * it). The clean run finds s in both forms, s/docs and its rows "may be missing", and writes
+   * each again.
+   */
+  @Test
+  void anOuterContainerDeclaredALeafWhileAnotherWorkerAppliesAGrandchildFailsBeforeItsAction()
+      throws Exception {
+    Worker w0 = new Worker(store(), true, true);
+    Worker w1 = new Worker(anotherWorkersStore(), true, true);
+    w1.update();
+    shelf.takeLog();
+
+    w0.rowsOfA = List.of("r1", "r2");
+    CountDownLatch applying = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    w0.beforeRow = put -> {
+      if (put.key().equals("s/docs/r2")) {
+        applying.countDown();
+        await(release);
+      }
+    };
+    CompletableFuture<Void> first = w0.updateAsync();
+    assertThat(applying.await(1, TimeUnit.MINUTES)).as("worker 0 applying r2").isTrue();
+    w1.table = false;
+    Throwable failed1 = failureOf(w1.updateAsync());
+    release.countDown();
+    Throwable failed0 = failureOf(first);
+
+    assertThat(shelf.takeLog()).as("no leaf: its component failed before its action")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]",
+            "create s/docs/r2=v1 after []?");
+    assertThat(failed0).as("worker 0").isNull();
+    assertThat(failed1).as("worker 1's t and root").isNotNull()
+        .hasMessageContaining("2 components failed")
+        .hasRootCauseInstanceOf(ContainerChangedException.class)
+        .hasStackTraceContaining("are being written by another worker's run");
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"),
+        Map.entry("s/docs", "table"), Map.entry("s/docs/r1", "v1"),
+        Map.entry("s/docs/r2", "v1"));
+
+    w1.table = true;
+    w1.rowsOfA = List.of("r1", "r2");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update s=table after [table, leaf]",
+        "update s/docs=table after [table]?", "update s/docs/r1=v1 after [v1]?",
+        "update s/docs/r2=v1 after [v1]?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"),
+        Map.entry("s/docs", "table"), Map.entry("s/docs/r1", "v1"),
+        Map.entry("s/docs/r2", "v1"));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the tables' refreshes only")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]");
   }
 
   /** One chosen write held until released. */
@@ -382,13 +497,21 @@ class ContainerChecksReviewTest extends EngineTestBase {
     volatile Consumer<Put> beforeContainer = put -> {};
     final TargetHandler<String, String, Put> outer;
 
+    /** Whether docs lies in the container s (the leaf then), not at the root. */
+    final boolean nested;
+
     Worker(StateStore store) {
-      this(store, true);
+      this(store, true, false);
     }
 
-    /** {@code closedByTheTest}: false for a worker whose sessions the test ends (closed by it). */
-    Worker(StateStore store, boolean closedByTheTest) {
-      this.outer = container("", rows("docs/"));
+    /**
+     * {@code closedByTheTest}: false for a worker whose sessions the test ends (closed by it);
+     * {@code nested}: docs lies in s, which main declares whenever docs is not declared.
+     */
+    Worker(StateStore store, boolean closedByTheTest, boolean nested) {
+      this.nested = nested;
+      this.outer = nested ? container("", container("s/", rows("s/docs/")))
+          : container("", rows("docs/"));
       this.store = new Gate(store);
       Environment env = Environment.builder().stateStore(this.store).build();
       this.app = closedByTheTest ? ContainerChecksReviewTest.this.app("shelf", env, this::main)
@@ -424,16 +547,22 @@ class ContainerChecksReviewTest extends EngineTestBase {
         declareTargetState(ctx, tables.targetState("other", "leaf"));
       }
       if (!declared) {
+        if (nested) {
+          mountTarget(ctx, tables.targetState("s", "table")); // docs no longer in it
+        }
         return;
       }
       if (!table) {
         ctx.useMount("t", c -> {
-          declareTargetState(c, tables.targetState("docs", "leaf"));
+          declareTargetState(c, tables.targetState(nested ? "s" : "docs", "leaf"));
           return null;
         });
         return;
       }
-      TargetStateProvider<String> docs = mountTarget(ctx, tables.targetState("docs", "table"));
+      TargetStateProvider<String> docs = nested
+          ? mountTarget(ctx, mountTarget(ctx, tables.targetState("s", "table"))
+              .targetState("docs", "table"))
+          : mountTarget(ctx, tables.targetState("docs", "table"));
       List<String> own = rowsOfA;
       ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
     }
