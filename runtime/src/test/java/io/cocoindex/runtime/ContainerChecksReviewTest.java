@@ -419,6 +419,62 @@ class ContainerChecksReviewTest extends EngineTestBase {
         .containsExactly("update s=table after [table]", "update s/docs=table after [table]");
   }
 
+  /**
+   * Worker 0's create of r2 fails in its sink (component a fails; r2's precommit stands), while
+   * its run goes on (component b waits). Worker 1's change of docs to a leaf finds r2's write
+   * "in flight" (precommitted by a run still going, not settled), though nothing of it is under
+   * way, and fails before its action; once worker 0's run has ended, it goes through. A run
+   * that goes on for hours with one failed child below a container refuses every other
+   * worker's change of that container for as long: no record lost, a change delayed.
+   */
+  @Test
+  void aFailedChildsWriteOfARunStillGoingRefusesTheChangeUntilThatRunEnds() throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.update();
+    shelf.takeLog();
+
+    w0.rowsOfA = List.of("r1", "r2");
+    CountDownLatch r2Fails = new CountDownLatch(1);
+    w0.beforeRow = put -> {
+      if (put.key().equals("docs/r2")) {
+        r2Fails.countDown();
+        throw new IllegalStateException("r2's create fails");
+      }
+    };
+    CountDownLatch endB = new CountDownLatch(1);
+    w0.bWaitsFor = endB;
+    CompletableFuture<Void> first = w0.updateAsync();
+    Throwable failed1;
+    try {
+      assertThat(r2Fails.await(1, TimeUnit.MINUTES)).as("worker 0's r2 failing").isTrue();
+      w1.table = false;
+      failed1 = failureOf(w1.updateAsync());
+    } finally {
+      endB.countDown();
+    }
+    Throwable failed0 = failureOf(first);
+
+    assertThat(shelf.takeLog()).as("worker 0's refresh; no r2, no leaf")
+        .containsExactly("update docs=table after [table]");
+    assertThat(failed0).as("worker 0's a").isNotNull().hasMessageContaining("1 component failed")
+        .hasStackTraceContaining("r2's create fails");
+    assertThat(failed1).as("worker 1's t, and the root's sweep below docs").isNotNull()
+        .hasMessageContaining("2 components failed")
+        .hasRootCauseInstanceOf(ContainerChangedException.class)
+        .hasStackTraceContaining("are being written by another worker's run");
+    assertThat(shelf.target())
+        .containsExactly(Map.entry("docs", "table"), Map.entry("docs/r1", "v1"));
+
+    w1.update();
+    assertThat(shelf.takeLog()).as("worker 0's run ended: the change goes through")
+        .containsExactly("update docs=leaf after [table, leaf]");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("docs", "leaf"));
+    assertThat(w1.app.status().providers()).containsEntry("tables", List.of(StableKey.of("docs")))
+        .doesNotContainKey("tables/docs");
+  }
+
   /** One chosen write held until released. */
   static final class Hold {
     final Predicate<List<StateWrite>> when;
@@ -495,6 +551,8 @@ class ContainerChecksReviewTest extends EngineTestBase {
     volatile List<String> rowsOfA = List.of("r1");
     volatile Consumer<Put> beforeRow = put -> {};
     volatile Consumer<Put> beforeContainer = put -> {};
+    /** If set, main also mounts a component b that waits for it: the run goes on meanwhile. */
+    volatile CountDownLatch bWaitsFor;
     final TargetHandler<String, String, Put> outer;
 
     /** Whether docs lies in the container s (the leaf then), not at the root. */
@@ -565,6 +623,10 @@ class ContainerChecksReviewTest extends EngineTestBase {
           : mountTarget(ctx, tables.targetState("docs", "table"));
       List<String> own = rowsOfA;
       ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
+      CountDownLatch waitFor = bWaitsFor;
+      if (waitFor != null) {
+        ctx.mount("b", c -> await(waitFor));
+      }
     }
 
     void update() {
