@@ -475,6 +475,53 @@ class ContainerChecksReviewTest extends EngineTestBase {
         .doesNotContainKey("tables/docs");
   }
 
+  /**
+   * Worker 0 (a memoized on its rows, now r1 and r2) resolves docs's rows in generation 1, epoch
+   * 1, reading r1 written; its precommit of r2 is held. Worker 1 deletes docs (its sweep: the
+   * row and r1 go, settled), then declares docs again without a: a new row, in generation 1,
+   * epoch 1 again, as every container's first children are. Worker 0's precommit of r2 passes
+   * its condition on docs (the same generation and epoch: the container it resolved in is gone,
+   * another is there), r1 is left as it was read, unchanged, and a's memo is recorded. The
+   * rerun on the same view hits the memo: r1, declared, is never written again.
+   */
+  @Test
+  @Disabled("finding: ContainerUnchanged compares generation and epoch only; a container"
+      + " deleted and declared again starts at generation 1, epoch 1 again (ABA), so a child"
+      + " resolved in the deleted one passes, its siblings read before the deletion are left as"
+      + " unchanged, and the memo recorded then hits for good: r1 lost. See bench/JOURNAL.md,"
+      + " fifty-sixth session, a review of the container checks")
+  void aChildResolvedInAContainerDeletedAndDeclaredAgainSinceIsNotLost() throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w0.memoA = true;
+    w1.memoA = true;
+    w1.update();
+    assertThat(shelf.takeLog())
+        .containsExactly("create docs=table after []?", "create docs/r1=v1 after []?");
+
+    w0.rowsOfA = List.of("r1", "r2");
+    Hold rows0 = w0.store.hold(w -> precommits(w, "r2"));
+    CompletableFuture<Void> first = w0.updateAsync();
+    rows0.awaitHeld("worker 0 precommitting r2");
+    w1.declared = false;
+    assertThat(failureOf(w1.updateAsync())).as("worker 1's deletion").isNull();
+    assertThat(shelf.takeLog()).as("worker 0's refresh, worker 1's deletion")
+        .containsExactly("update docs=table after [table]", "delete docs after [table]");
+    w1.declared = true;
+    w1.mountA = false;
+    assertThat(failureOf(w1.updateAsync())).as("worker 1 declaring docs again").isNull();
+    assertThat(shelf.takeLog()).containsExactly("create docs=table after []?");
+    rows0.release();
+    failureOf(first); // as it is: success, r2 created alone, a's memo recorded
+    assertThat(shelf.takeLog()).containsExactly("create docs/r2=v1 after []?");
+
+    w0.update();
+    assertThat(shelf.violations).isEmpty();
+    // Fails: {docs=table, docs/r2=v1}, the rerun only refreshing docs (a's memo hits).
+    assertThat(shelf.target()).as("worker 0's view, after its rerun").containsExactly(
+        Map.entry("docs", "table"), Map.entry("docs/r1", "v1"), Map.entry("docs/r2", "v1"));
+  }
+
   /** One chosen write held until released. */
   static final class Hold {
     final Predicate<List<StateWrite>> when;
@@ -551,6 +598,9 @@ class ContainerChecksReviewTest extends EngineTestBase {
     volatile List<String> rowsOfA = List.of("r1");
     volatile Consumer<Put> beforeRow = put -> {};
     volatile Consumer<Put> beforeContainer = put -> {};
+    /** Whether a is memoized on its rows, and whether main mounts it at all. */
+    volatile boolean memoA = false;
+    volatile boolean mountA = true;
     /** If set, main also mounts a component b that waits for it: the run goes on meanwhile. */
     volatile CountDownLatch bWaitsFor;
     final TargetHandler<String, String, Put> outer;
@@ -622,7 +672,12 @@ class ContainerChecksReviewTest extends EngineTestBase {
               .targetState("docs", "table"))
           : mountTarget(ctx, tables.targetState("docs", "table"));
       List<String> own = rowsOfA;
-      ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
+      if (memoA && mountA) {
+        ctx.mountMemo("a", String.join(",", own),
+            c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
+      } else if (mountA) {
+        ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
+      }
       CountDownLatch waitFor = bWaitsFor;
       if (waitFor != null) {
         ctx.mount("b", c -> await(waitFor));
