@@ -1,0 +1,695 @@
+package io.cocoindex.runtime;
+
+import static io.cocoindex.TargetStates.declareTargetState;
+import static io.cocoindex.TargetStates.mountTarget;
+import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.await;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.failureOf;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.precommits;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.reconcile;
+import static io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.settles;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.cocoindex.ChildTargetDef;
+import io.cocoindex.Ctx;
+import io.cocoindex.StableKey;
+import io.cocoindex.TargetAction;
+import io.cocoindex.TargetActionSink;
+import io.cocoindex.TargetHandler;
+import io.cocoindex.TargetStateProvider;
+import io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.Put;
+import io.cocoindex.runtime.ContainerChangedByAnotherWorkerTest.Shelf;
+import io.cocoindex.runtime.state.ContainerChangedException;
+import io.cocoindex.runtime.state.ForwardingStateStore;
+import io.cocoindex.runtime.state.PostgresStateStore;
+import io.cocoindex.runtime.state.StateStore;
+import io.cocoindex.runtime.state.StateWrite;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A review of {@code ContainerChecks} (the fifty-sixth session): interleavings of two workers of
+ * one round on the shared store that {@link ContainerChangedByAnotherWorkerTest} does not force,
+ * on the same strict shelf.
+ */
+class ContainerChecksReviewTest extends EngineTestBase {
+  final Shelf shelf = new Shelf();
+
+  @BeforeEach
+  void onlyShared() {
+    assumeTrue(ON_POSTGRES, "two workers share only the PostgreSQL store");
+  }
+
+  /**
+   * Both workers no longer declare docs, and both sweeps delete it; worker 1's is held after its
+   * action, before its settle. Worker 0's sweep finds docs's lease held by worker 1 and leaves it
+   * to that worker: worker 0's update ends while worker 1 is still held, and docs is deleted
+   * once. (Two deletions' precommits would each move the child epoch; the lease keeps the second
+   * from reading the row before the first settles.)
+   */
+  @Test
+  void twoSweepsDeletingOneContainerDeleteItOnce() throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.update();
+    shelf.takeLog();
+
+    w1.declared = false;
+    Hold settle1 = w1.store.hold(w -> settles(w, "docs"));
+    CompletableFuture<Void> second = w1.updateAsync();
+    settle1.awaitHeld("worker 1 settling docs's deletion");
+    w0.declared = false;
+    assertThat(failureOf(w0.updateAsync())).as("worker 0, while worker 1 is held").isNull();
+    assertThat(shelf.takeLog()).as("worker 1's deletion; none of worker 0")
+        .containsExactly("delete docs after [table]");
+    settle1.release();
+    assertThat(failureOf(second)).as("worker 1").isNull();
+
+    assertThat(shelf.takeLog()).isEmpty();
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).isEmpty();
+    assertThat(w1.app.status().providers()).as("nothing tracked in the target")
+        .doesNotContainKey("tables").doesNotContainKey("tables/docs");
+
+    w1.declared = true;
+    w1.update();
+    assertThat(shelf.takeLog())
+        .containsExactly("create docs=table after []?", "create docs/r1=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+  }
+
+  /**
+   * Worker 1's sweep deletes docs, which it no longer declares; its precommit is held (docs's
+   * lease taken, its row read) while worker 0, on a newer view, declares docs a leaf in
+   * component t. Worker 0's component takes docs over from the root under docs's lease, so it
+   * waits for the sweep, then reads docs deleted and creates the leaf: no write of one worker
+   * resolved on a row the other changed since (its generation and epoch are the run's read).
+   */
+  @Test
+  void aContainerDeclaredALeafWhileAnotherWorkersSweepDeletesItWaitsForTheSweep()
+      throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.update();
+    shelf.takeLog();
+
+    w1.declared = false;
+    Hold deletion1 = w1.store.hold(w -> precommits(w, "docs"));
+    CompletableFuture<Void> second = w1.updateAsync();
+    deletion1.awaitHeld("worker 1 precommitting docs's deletion");
+    w0.table = false;
+    CompletableFuture<Void> first = w0.updateAsync();
+    Thread.sleep(2000);
+    assertThat(shelf.takeLog()).as("worker 0 waiting for docs's lease").isEmpty();
+    deletion1.release();
+    assertThat(failureOf(second)).as("worker 1").isNull();
+    assertThat(failureOf(first)).as("worker 0").isNull();
+
+    assertThat(shelf.takeLog())
+        .containsExactly("delete docs after [table]", "create docs=leaf after []?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("docs", "leaf"));
+    assertThat(w1.app.status().providers()).containsEntry("tables", List.of(StableKey.of("docs")))
+        .doesNotContainKey("tables/docs");
+
+    w1.table = true;
+    w1.declared = true;
+    w1.rowsOfA = List.of("r1", "r2");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update docs=table after [leaf]",
+        "create docs/r1=v1 after []?", "create docs/r2=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(
+        Map.entry("docs", "table"), Map.entry("docs/r1", "v1"), Map.entry("docs/r2", "v1"));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the table's refresh only")
+        .containsExactly("update docs=table after [table]");
+  }
+
+  /**
+   * Worker 0's sweep deletes, in one chunk, {@code a}'s row r3 and the root's leaf {@code other},
+   * neither declared any more; its precommit is held until worker 1 has committed docs as a
+   * leaf. The chunk's precommit is one write: r3's condition refuses it whole, so the deletion
+   * of {@code other}, below no container, fails with it, and the root fails beside {@code a}.
+   * Nothing is lost (the next run deletes {@code other}); a sweep chunk of many owners fails
+   * them all for one child of a changed container.
+   */
+  @Test
+  void aSweepChunkIsRefusedWholeForOneChildOfAContainerChangedByAnotherWorker()
+      throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.rowsOfA = List.of("r1", "r3");
+    w1.other = true;
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("create docs=table after []?",
+        "create docs/r1=v1 after []?", "create docs/r3=v1 after []?",
+        "create other=leaf after []?");
+
+    w0.rowsOfA = List.of("r1");
+    Hold sweep0 = w0.store.hold(w -> precommits(w, "r3") && precommits(w, "other"));
+    CompletableFuture<Void> first = w0.updateAsync();
+    sweep0.awaitHeld("worker 0 deleting r3 and other in one chunk");
+    w1.table = false;
+    w1.other = true;
+    CountDownLatch leaf = w1.store.signal(w -> settles(w, "docs"));
+    CompletableFuture<Void> second = w1.updateAsync();
+    assertThat(leaf.await(1, TimeUnit.MINUTES)).as("worker 1 committed the leaf").isTrue();
+    sweep0.release();
+    Throwable failed0 = failureOf(first);
+    Throwable failed1 = failureOf(second);
+
+    assertThat(shelf.takeLog()).as("no deletion by worker 0's sweep")
+        .containsExactly("update docs=table after [table]", "update docs=leaf after [table]");
+    assertThat(failed0).as("worker 0: the root and a").isNotNull()
+        .hasMessageContaining("2 components failed")
+        .hasRootCauseInstanceOf(ContainerChangedException.class);
+    assertThat(failed1).as("worker 1").isNull();
+    assertThat(shelf.target())
+        .containsExactly(Map.entry("docs", "leaf"), Map.entry("other", "leaf"));
+    assertThat(w1.app.status().providers())
+        .containsEntry("tables", List.of(StableKey.of("docs"), StableKey.of("other")));
+
+    w1.table = true;
+    w1.other = false;
+    w1.rowsOfA = List.of("r1");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update docs=table after [leaf]",
+        "create docs/r1=v1 after []?", "delete other after [leaf]");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target())
+        .containsExactly(Map.entry("docs", "table"), Map.entry("docs/r1", "v1"));
+    assertThat(w1.app.status().providers())
+        .containsEntry("tables", List.of(StableKey.of("docs")))
+        .containsEntry("tables/docs", List.of(StableKey.of("r1")));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the table's refresh only")
+        .containsExactly("update docs=table after [table]");
+  }
+
+  /**
+   * Worker 1's sweep deletes docs, and its action fails after the precommit has moved docs's
+   * child epoch (as a worker killed between the two leaves it). Worker 0, on the older view,
+   * then writes docs's rows: docs may be deleted, its rows may be missing, so each is written
+   * again; worker 1's next sweep then deletes docs with both its forms given.
+   */
+  @Test
+  void aDeletionStoppedBetweenItsPrecommitAndItsActionLeavesTheRowsMayBeMissing()
+      throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.update();
+    shelf.takeLog();
+
+    w1.declared = false;
+    w1.beforeContainer = put -> {
+      throw new IllegalStateException("the worker stops before docs's deletion");
+    };
+    assertThat(failureOf(w1.updateAsync())).as("worker 1's deletion").isNotNull()
+        .hasStackTraceContaining("the worker stops before docs's deletion");
+    w1.beforeContainer = put -> {};
+    assertThat(shelf.takeLog()).isEmpty();
+
+    w0.rowsOfA = List.of("r1", "r2");
+    w0.update();
+    assertThat(shelf.takeLog()).containsExactly("update docs=table after [table]?",
+        "update docs/r1=v1 after [v1]?", "create docs/r2=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+    w0.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the table's refresh only")
+        .containsExactly("update docs=table after [table]");
+
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("delete docs after [table]");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).isEmpty();
+    assertThat(w1.app.status().providers()).doesNotContainKey("tables")
+        .doesNotContainKey("tables/docs");
+  }
+
+  /**
+   * Worker 0's row r2 is precommitted and its create under way in the sink when worker 0's
+   * server sessions end (a network partition, an idle-session timeout, an operator's
+   * pg_terminate_backend: the process lives on). Its run's lock goes with them, so worker 1's
+   * change of docs to a leaf finds r2's write "not in flight" (its run looks dead) and applies
+   * the leaf; then worker 0's create lands: r2 in the target below the leaf, tracked in the
+   * generation before, and the clean run creates it again where it is.
+   */
+  @Test
+  @Disabled("finding: the in-flight scan takes a run whose sessions ended"
+      + " for dead, but its process may still be applying a child's write (no fencing of the"
+      + " sink): the row lands after the container's change, tracked in the generation before;"
+      + " see bench/JOURNAL.md, fifty-sixth session, a review of the container checks")
+  void aChildsWriteStillUnderWayInAWorkerWhoseSessionsEndedLandsAfterTheChange()
+      throws Exception {
+    String dying = postgresSchema.name() + "_dying";
+    StateStore dyingStore =
+        PostgresStateStore.open(postgresSchema.url() + "&ApplicationName=" + dying);
+    Worker w0 = new Worker(dyingStore, false, false);
+    Worker w1 = new Worker(anotherWorkersStore());
+    try {
+      w1.update();
+      shelf.takeLog();
+
+      w0.rowsOfA = List.of("r1", "r2");
+      CountDownLatch applying = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      w0.beforeRow = put -> {
+        if (put.key().equals("docs/r2")) {
+          applying.countDown();
+          await(release);
+        }
+      };
+      CompletableFuture<Void> first = w0.updateAsync();
+      assertThat(applying.await(1, TimeUnit.MINUTES)).as("worker 0 applying r2").isTrue();
+      TestPostgres.terminateSessions(postgresSchema.serverUrl(), dying);
+      w1.table = false;
+      Throwable failed1 = failureOf(w1.updateAsync());
+      release.countDown();
+      Throwable failed0 = failureOf(first);
+
+      assertThat(shelf.takeLog()).as("the leaf applied while r2's create was under way")
+          .containsExactly("update docs=table after [table]", "update docs=leaf after [table]",
+              "create docs/r2=v1 after []?");
+      assertThat(failed0).as("worker 0, its sessions gone").isNotNull();
+      assertThat(failed1).as("worker 1").isNull();
+      assertThat(w1.app.status().providers()).doesNotContainKey("tables/docs");
+      // Fails: r2 is in the target below the leaf, tracked in the generation the leaf ended.
+      assertThat(shelf.target()).as("nothing below the leaf")
+          .containsExactly(Map.entry("docs", "leaf"));
+
+      w1.table = true;
+      w1.rowsOfA = List.of("r1", "r2");
+      w1.update();
+      assertThat(shelf.takeLog()).containsExactly("update docs=table after [leaf]",
+          "create docs/r1=v1 after []?", "create docs/r2=v1 after []?");
+      assertThat(shelf.violations).as("before: create docs/r2 found v1").isEmpty();
+    } finally {
+      try {
+        w0.app.close();
+        dyingStore.close();
+      } catch (RuntimeException expected) {
+        // its sessions are gone
+      }
+    }
+  }
+
+  /**
+   * As {@code ContainerChangedByAnotherWorkerTest}'s deletion between precommit and settle, one
+   * level down: worker 1 no longer declares docs in s, and its sweep deletes s/docs; worker 0's
+   * precommit of the grandchild r2 is held until that deletion's action has run, and the
+   * deletion's settle until worker 0 is done. The deletion's precommit moved s/docs's child
+   * epoch: r2's precommit, conditioned on s/docs and s, is refused, nothing of {@code a} is
+   * applied, and the clean run creates the rows once.
+   */
+  @Test
+  void aGrandchildPrecommittedDuringAnotherWorkersDeletionOfItsContainerIsRefused()
+      throws Exception {
+    Worker w0 = new Worker(store(), true, true);
+    Worker w1 = new Worker(anotherWorkersStore(), true, true);
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("create s=table after []?",
+        "create s/docs=table after []?", "create s/docs/r1=v1 after []?");
+
+    w0.rowsOfA = List.of("r1", "r2");
+    Hold rows0 = w0.store.hold(w -> precommits(w, "r2"));
+    CompletableFuture<Void> first = w0.updateAsync();
+    rows0.awaitHeld("worker 0 precommitting r2");
+    w1.declared = false;
+    Hold settle1 = w1.store.hold(w -> settles(w, "docs"));
+    CompletableFuture<Void> second = w1.updateAsync();
+    settle1.awaitHeld("worker 1 settling s/docs's deletion");
+    assertThat(shelf.takeLog()).as("worker 0's refreshes, then worker 1's, and its deletion")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]",
+            "update s=table after [table]", "delete s/docs after [table]");
+    rows0.release();
+    Throwable failed0 = failureOf(first);
+    settle1.release();
+    Throwable failed1 = failureOf(second);
+
+    assertThat(shelf.takeLog()).as("no r2").isEmpty();
+    assertThat(failed0).as("worker 0's component a").isNotNull()
+        .hasMessageContaining("1 component failed")
+        .hasRootCauseInstanceOf(ContainerChangedException.class);
+    assertThat(failed1).as("worker 1").isNull();
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"));
+    assertThat(w1.app.status().providers()).containsEntry("tables", List.of(StableKey.of("s")))
+        .doesNotContainKey("tables/s").doesNotContainKey("tables/s/docs");
+
+    w1.declared = true;
+    w1.rowsOfA = List.of("r1", "r2");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update s=table after [table]",
+        "create s/docs=table after []?", "create s/docs/r1=v1 after []?",
+        "create s/docs/r2=v1 after []?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"),
+        Map.entry("s/docs", "table"), Map.entry("s/docs/r1", "v1"),
+        Map.entry("s/docs/r2", "v1"));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the tables' refreshes only")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]");
+  }
+
+  /**
+   * Worker 0's grandchild r2 is precommitted and its create under way when worker 1 declares s,
+   * the container two levels above it, a leaf: the in-flight scan reads everything below s,
+   * finds r2's write, and t fails before its action (the root's sweep of s/docs below it with
+   * it). The clean run finds s in both forms, s/docs and its rows "may be missing", and writes
+   * each again.
+   */
+  @Test
+  void anOuterContainerDeclaredALeafWhileAnotherWorkerAppliesAGrandchildFailsBeforeItsAction()
+      throws Exception {
+    Worker w0 = new Worker(store(), true, true);
+    Worker w1 = new Worker(anotherWorkersStore(), true, true);
+    w1.update();
+    shelf.takeLog();
+
+    w0.rowsOfA = List.of("r1", "r2");
+    CountDownLatch applying = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    w0.beforeRow = put -> {
+      if (put.key().equals("s/docs/r2")) {
+        applying.countDown();
+        await(release);
+      }
+    };
+    CompletableFuture<Void> first = w0.updateAsync();
+    assertThat(applying.await(1, TimeUnit.MINUTES)).as("worker 0 applying r2").isTrue();
+    w1.table = false;
+    Throwable failed1 = failureOf(w1.updateAsync());
+    release.countDown();
+    Throwable failed0 = failureOf(first);
+
+    assertThat(shelf.takeLog()).as("no leaf: its component failed before its action")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]",
+            "create s/docs/r2=v1 after []?");
+    assertThat(failed0).as("worker 0").isNull();
+    assertThat(failed1).as("worker 1's t and root").isNotNull()
+        .hasMessageContaining("2 components failed")
+        .hasRootCauseInstanceOf(ContainerChangedException.class)
+        .hasStackTraceContaining("are being written by another worker's run");
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"),
+        Map.entry("s/docs", "table"), Map.entry("s/docs/r1", "v1"),
+        Map.entry("s/docs/r2", "v1"));
+
+    w1.table = true;
+    w1.rowsOfA = List.of("r1", "r2");
+    w1.update();
+    assertThat(shelf.takeLog()).containsExactly("update s=table after [table, leaf]",
+        "update s/docs=table after [table]?", "update s/docs/r1=v1 after [v1]?",
+        "update s/docs/r2=v1 after [v1]?");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("s", "table"),
+        Map.entry("s/docs", "table"), Map.entry("s/docs/r1", "v1"),
+        Map.entry("s/docs/r2", "v1"));
+    w1.update();
+    assertThat(shelf.takeLog()).as("a quiet rerun: the tables' refreshes only")
+        .containsExactly("update s=table after [table]", "update s/docs=table after [table]");
+  }
+
+  /**
+   * Worker 0's create of r2 fails in its sink (component a fails; r2's precommit stands), while
+   * its run goes on (component b waits). Worker 1's change of docs to a leaf finds r2's write
+   * "in flight" (precommitted by a run still going, not settled), though nothing of it is under
+   * way, and fails before its action; once worker 0's run has ended, it goes through. A run
+   * that goes on for hours with one failed child below a container refuses every other
+   * worker's change of that container for as long: no record lost, a change delayed.
+   */
+  @Test
+  void aFailedChildsWriteOfARunStillGoingRefusesTheChangeUntilThatRunEnds() throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w1.update();
+    shelf.takeLog();
+
+    w0.rowsOfA = List.of("r1", "r2");
+    CountDownLatch r2Fails = new CountDownLatch(1);
+    w0.beforeRow = put -> {
+      if (put.key().equals("docs/r2")) {
+        r2Fails.countDown();
+        throw new IllegalStateException("r2's create fails");
+      }
+    };
+    CountDownLatch endB = new CountDownLatch(1);
+    w0.bWaitsFor = endB;
+    CompletableFuture<Void> first = w0.updateAsync();
+    Throwable failed1;
+    try {
+      assertThat(r2Fails.await(1, TimeUnit.MINUTES)).as("worker 0's r2 failing").isTrue();
+      w1.table = false;
+      failed1 = failureOf(w1.updateAsync());
+    } finally {
+      endB.countDown();
+    }
+    Throwable failed0 = failureOf(first);
+
+    assertThat(shelf.takeLog()).as("worker 0's refresh; no r2, no leaf")
+        .containsExactly("update docs=table after [table]");
+    assertThat(failed0).as("worker 0's a").isNotNull().hasMessageContaining("1 component failed")
+        .hasStackTraceContaining("r2's create fails");
+    assertThat(failed1).as("worker 1's t, and the root's sweep below docs").isNotNull()
+        .hasMessageContaining("2 components failed")
+        .hasRootCauseInstanceOf(ContainerChangedException.class)
+        .hasStackTraceContaining("are being written by another worker's run");
+    assertThat(shelf.target())
+        .containsExactly(Map.entry("docs", "table"), Map.entry("docs/r1", "v1"));
+
+    w1.update();
+    assertThat(shelf.takeLog()).as("worker 0's run ended: the change goes through")
+        .containsExactly("update docs=leaf after [table, leaf]");
+    assertThat(shelf.violations).isEmpty();
+    assertThat(shelf.target()).containsExactly(Map.entry("docs", "leaf"));
+    assertThat(w1.app.status().providers()).containsEntry("tables", List.of(StableKey.of("docs")))
+        .doesNotContainKey("tables/docs");
+  }
+
+  /**
+   * Worker 0 (a memoized on its rows, now r1 and r2) resolves docs's rows in generation 1, epoch
+   * 1, reading r1 written; its precommit of r2 is held. Worker 1 deletes docs (its sweep: the
+   * row and r1 go, settled), then declares docs again without a: a new row, in generation 1,
+   * epoch 1 again, as every container's first children are. Worker 0's precommit of r2 passes
+   * its condition on docs (the same generation and epoch: the container it resolved in is gone,
+   * another is there), r1 is left as it was read, unchanged, and a's memo is recorded. The
+   * rerun on the same view hits the memo: r1, declared, is never written again.
+   */
+  @Test
+  @Disabled("finding: ContainerUnchanged compares generation and epoch only; a container"
+      + " deleted and declared again starts at generation 1, epoch 1 again (ABA), so a child"
+      + " resolved in the deleted one passes, its siblings read before the deletion are left as"
+      + " unchanged, and the memo recorded then hits for good: r1 lost. See bench/JOURNAL.md,"
+      + " fifty-sixth session, a review of the container checks")
+  void aChildResolvedInAContainerDeletedAndDeclaredAgainSinceIsNotLost() throws Exception {
+    Worker w0 = new Worker(store());
+    Worker w1 = new Worker(anotherWorkersStore());
+    w0.memoA = true;
+    w1.memoA = true;
+    w1.update();
+    assertThat(shelf.takeLog())
+        .containsExactly("create docs=table after []?", "create docs/r1=v1 after []?");
+
+    w0.rowsOfA = List.of("r1", "r2");
+    Hold rows0 = w0.store.hold(w -> precommits(w, "r2"));
+    CompletableFuture<Void> first = w0.updateAsync();
+    rows0.awaitHeld("worker 0 precommitting r2");
+    w1.declared = false;
+    assertThat(failureOf(w1.updateAsync())).as("worker 1's deletion").isNull();
+    assertThat(shelf.takeLog()).as("worker 0's refresh, worker 1's deletion")
+        .containsExactly("update docs=table after [table]", "delete docs after [table]");
+    w1.declared = true;
+    w1.mountA = false;
+    assertThat(failureOf(w1.updateAsync())).as("worker 1 declaring docs again").isNull();
+    assertThat(shelf.takeLog()).containsExactly("create docs=table after []?");
+    rows0.release();
+    failureOf(first); // as it is: success, r2 created alone, a's memo recorded
+    assertThat(shelf.takeLog()).containsExactly("create docs/r2=v1 after []?");
+
+    w0.update();
+    assertThat(shelf.violations).isEmpty();
+    // Fails: {docs=table, docs/r2=v1}, the rerun only refreshing docs (a's memo hits).
+    assertThat(shelf.target()).as("worker 0's view, after its rerun").containsExactly(
+        Map.entry("docs", "table"), Map.entry("docs/r1", "v1"), Map.entry("docs/r2", "v1"));
+  }
+
+  /** One chosen write held until released. */
+  static final class Hold {
+    final Predicate<List<StateWrite>> when;
+    final CountDownLatch held = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+
+    Hold(Predicate<List<StateWrite>> when) {
+      this.when = when;
+    }
+
+    void awaitHeld(String what) throws InterruptedException {
+      assertThat(held.await(1, TimeUnit.MINUTES)).as(what).isTrue();
+    }
+
+    void release() {
+      release.countDown();
+    }
+  }
+
+  /** A store that holds each chosen write, once, until released. */
+  static final class Gate extends ForwardingStateStore {
+    final List<Hold> holds = new CopyOnWriteArrayList<>();
+
+    Gate(StateStore delegate) {
+      super(delegate);
+    }
+
+    Hold hold(Predicate<List<StateWrite>> when) {
+      Hold h = new Hold(when);
+      holds.add(h);
+      return h;
+    }
+
+    /** Counted down once a write {@code when} matches has landed. */
+    CountDownLatch signal(Predicate<List<StateWrite>> when) {
+      CountDownLatch landed = new CountDownLatch(1);
+      signals.put(when, landed);
+      return landed;
+    }
+
+    final Map<Predicate<List<StateWrite>>, CountDownLatch> signals =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
+      for (Hold h : holds) {
+        if (h.held.getCount() > 0 && h.when.test(writes)) {
+          h.held.countDown();
+          await(h.release);
+        }
+      }
+      List<CountDownLatch> landed = new java.util.ArrayList<>();
+      signals.forEach((when, latch) -> {
+        if (when.test(writes)) {
+          landed.add(latch);
+        }
+      });
+      return super.write(app, writes).whenComplete((v, e) -> {
+        if (e == null) {
+          landed.forEach(CountDownLatch::countDown);
+        }
+      });
+    }
+  }
+
+  /** One worker, as {@link ContainerChangedByAnotherWorkerTest}'s, with a container hook. */
+  final class Worker {
+    final Gate store;
+    final App app;
+    volatile boolean table = true;
+    volatile boolean declared = true;
+    /** Whether the leaf {@code other}, beside docs, is declared by main. */
+    volatile boolean other = false;
+    volatile List<String> rowsOfA = List.of("r1");
+    volatile Consumer<Put> beforeRow = put -> {};
+    volatile Consumer<Put> beforeContainer = put -> {};
+    /** Whether a is memoized on its rows, and whether main mounts it at all. */
+    volatile boolean memoA = false;
+    volatile boolean mountA = true;
+    /** If set, main also mounts a component b that waits for it: the run goes on meanwhile. */
+    volatile CountDownLatch bWaitsFor;
+    final TargetHandler<String, String, Put> outer;
+
+    /** Whether docs lies in the container s (the leaf then), not at the root. */
+    final boolean nested;
+
+    Worker(StateStore store) {
+      this(store, true, false);
+    }
+
+    /**
+     * {@code closedByTheTest}: false for a worker whose sessions the test ends (closed by it);
+     * {@code nested}: docs lies in s, which main declares whenever docs is not declared.
+     */
+    Worker(StateStore store, boolean closedByTheTest, boolean nested) {
+      this.nested = nested;
+      this.outer = nested ? container("", container("s/", rows("s/docs/")))
+          : container("", rows("docs/"));
+      this.store = new Gate(store);
+      Environment env = Environment.builder().stateStore(this.store).build();
+      this.app = closedByTheTest ? ContainerChecksReviewTest.this.app("shelf", env, this::main)
+          : App.create("shelf", env, this::main);
+    }
+
+    TargetHandler<String, String, Put> rows(String prefix) {
+      TargetActionSink<Put> sink = TargetActionSink.of(actions -> {
+        for (TargetAction<Put> a : actions) {
+          beforeRow.accept(a.value());
+          shelf.apply(a);
+        }
+      });
+      return (key, desired, prev, mbm) ->
+          reconcile(prefix + Rows.keyText(key), desired, prev, mbm, sink, false);
+    }
+
+    TargetHandler<String, String, Put> container(
+        String prefix, TargetHandler<String, String, Put> children) {
+      TargetActionSink<Put> sink = TargetActionSink.withChildHandler(actions -> {
+        for (TargetAction<Put> a : actions) {
+          beforeContainer.accept(a.value());
+          shelf.apply(a);
+        }
+      }, action -> ChildTargetDef.of(children));
+      return (key, desired, prev, mbm) -> reconcile(prefix + Rows.keyText(key), desired, prev,
+          mbm, sink, true);
+    }
+
+    void main(Ctx ctx) {
+      TargetStateProvider<String> tables = registerRootTargetStatesProvider(ctx, "tables", outer);
+      if (other) {
+        declareTargetState(ctx, tables.targetState("other", "leaf"));
+      }
+      if (!declared) {
+        if (nested) {
+          mountTarget(ctx, tables.targetState("s", "table")); // docs no longer in it
+        }
+        return;
+      }
+      if (!table) {
+        ctx.useMount("t", c -> {
+          declareTargetState(c, tables.targetState(nested ? "s" : "docs", "leaf"));
+          return null;
+        });
+        return;
+      }
+      TargetStateProvider<String> docs = nested
+          ? mountTarget(ctx, mountTarget(ctx, tables.targetState("s", "table"))
+              .targetState("docs", "table"))
+          : mountTarget(ctx, tables.targetState("docs", "table"));
+      List<String> own = rowsOfA;
+      if (memoA && mountA) {
+        ctx.mountMemo("a", String.join(",", own),
+            c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
+      } else if (mountA) {
+        ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
+      }
+      CountDownLatch waitFor = bWaitsFor;
+      if (waitFor != null) {
+        ctx.mount("b", c -> await(waitFor));
+      }
+    }
+
+    void update() {
+      app.update();
+    }
+
+    CompletableFuture<Void> updateAsync() {
+      return CompletableFuture.runAsync(app::update, ThreadPerTask.INSTANCE);
+    }
+  }
+}
