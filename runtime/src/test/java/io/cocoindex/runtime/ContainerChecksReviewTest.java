@@ -476,20 +476,16 @@ class ContainerChecksReviewTest extends EngineTestBase {
   }
 
   /**
-   * Worker 0 (a memoized on its rows, now r1 and r2) resolves docs's rows in generation 1, epoch
-   * 1, reading r1 written; its precommit of r2 is held. Worker 1 deletes docs (its sweep: the
-   * row and r1 go, settled), then declares docs again without a: a new row, in generation 1,
-   * epoch 1 again, as every container's first children are. Worker 0's precommit of r2 passes
-   * its condition on docs (the same generation and epoch: the container it resolved in is gone,
-   * another is there), r1 is left as it was read, unchanged, and a's memo is recorded. The
-   * rerun on the same view hits the memo: r1, declared, is never written again.
+   * Worker 0 (a memoized on its rows, now r1 and r2) resolves docs's rows in docs's first
+   * generation, reading r1 written; its precommit of r2 is held. Worker 1 deletes docs (its
+   * sweep: the row and r1 go, settled), then declares docs again without a: a new row. Counted
+   * from 1 again, its first generation and epoch were those worker 0 resolved in: r2's
+   * precommit passed its condition on docs, r1 was left as read (unchanged), a's memo was
+   * recorded, and every rerun on that view hit it: r1, declared, never written again. A
+   * container's first generation is now its run's version, above any its path had: r2's
+   * precommit is refused, a records no memo, and its next run writes both rows.
    */
   @Test
-  @Disabled("finding: ContainerUnchanged compares generation and epoch only; a container"
-      + " deleted and declared again starts at generation 1, epoch 1 again (ABA), so a child"
-      + " resolved in the deleted one passes, its siblings read before the deletion are left as"
-      + " unchanged, and the memo recorded then hits for good: r1 lost. See bench/JOURNAL.md,"
-      + " fifty-sixth session, a review of the container checks")
   void aChildResolvedInAContainerDeletedAndDeclaredAgainSinceIsNotLost() throws Exception {
     Worker w0 = new Worker(store());
     Worker w1 = new Worker(anotherWorkersStore());
@@ -512,14 +508,19 @@ class ContainerChecksReviewTest extends EngineTestBase {
     assertThat(failureOf(w1.updateAsync())).as("worker 1 declaring docs again").isNull();
     assertThat(shelf.takeLog()).containsExactly("create docs=table after []?");
     rows0.release();
-    failureOf(first); // as it is: success, r2 created alone, a's memo recorded
-    assertThat(shelf.takeLog()).containsExactly("create docs/r2=v1 after []?");
+    assertThat(failureOf(first)).as("worker 0's component a, resolved in the deleted docs")
+        .isNotNull().hasRootCauseInstanceOf(ContainerChangedException.class);
+    assertThat(shelf.takeLog()).isEmpty();
 
     w0.update();
+    assertThat(shelf.takeLog()).as("a runs again: no memo was recorded")
+        .containsExactly("update docs=table after [table]", "create docs/r1=v1 after []?",
+            "create docs/r2=v1 after []?");
     assertThat(shelf.violations).isEmpty();
-    // Fails: {docs=table, docs/r2=v1}, the rerun only refreshing docs (a's memo hits).
     assertThat(shelf.target()).as("worker 0's view, after its rerun").containsExactly(
         Map.entry("docs", "table"), Map.entry("docs/r1", "v1"), Map.entry("docs/r2", "v1"));
+    w0.update();
+    assertThat(shelf.takeLog()).containsExactly("update docs=table after [table]");
   }
 
   /** One chosen write held until released. */

@@ -477,12 +477,13 @@ public final class ComponentCommit {
     // children must still be reconciled against what they were, undeclared ones deleted.
     // A state that never had children (declared without them first: a file that became a
     // directory) has child generation 0, which every check of "was a container" reads as none:
-    // its first children start generation 1, as a new container's do, so that declared without
-    // children again it starts a new one over them (Reconciliation#takeChildrenAlong).
+    // its first children start a generation above 0, as a new container's do, so that declared
+    // without children again it starts a new one over them (Reconciliation#takeChildrenAlong).
     boolean destroyed = fresh || r.invalidation == TargetChildInvalidation.DESTRUCTIVE
         || found == TargetChildInvalidation.DESTRUCTIVE || r.childGeneration == 0;
     if (destroyed) {
-      r.childGeneration++;
+      r.childGeneration = r.childGeneration == 0
+          ? firstGeneration() : r.childGeneration + 1;
       r.childEpoch++;
     } else if (r.invalidation == TargetChildInvalidation.LOSSY
         || found == TargetChildInvalidation.LOSSY || lossyFromParent) {
@@ -490,6 +491,18 @@ public final class ComponentCommit {
     }
     r.childrenResolvedAgain();
     child.resolve(def.handler(), r.childGeneration, r.childEpoch, run.codecs);
+  }
+
+  /**
+   * The first child generation of a container that has none tracked (new, or deleted and
+   * declared again): the run's version. Every generation its path had was set by an earlier
+   * run, one above the last at most, so none reaches this one; counting from 1 again, a child
+   * another worker resolved below the deleted container would find it "unchanged" and be
+   * written in it ({@link StateWrite.ContainerUnchanged}), and a memo recorded over the old
+   * generation would hold.
+   */
+  private long firstGeneration() {
+    return Math.max(1, run.version);
   }
 
   private void plan() {
