@@ -73,7 +73,7 @@ public final class SinkBatcher {
    * @param sink the sink that applies them; submissions to one sink (by identity) are batched
    * @param owner the submitting component (see {@link #submit(TargetActionSink, Object, List)})
    * @param actions the actions, copied; they go to the sink in one call, never split
-   * @param context what the sink applies for this submission ({@link SinkFailure#context}),
+   * @param context what the sink applies for this submission ({@link SinkFailure#work}),
    *     rendered only if the sink fails on them; null: the sink's error as it is
    * @return completes when applied; exceptionally with a {@link SinkFailure} whose cause is the
    *     sink's own exception (thrown by a call with this submission's actions alone, when a
@@ -82,7 +82,7 @@ public final class SinkBatcher {
    *     not split then) or no memory was left to describe it
    */
   public <A> CompletableFuture<Void> submit(TargetActionSink<A> sink, Object owner,
-      List<TargetAction<A>> actions, Supplier<String> context) {
+      List<TargetAction<A>> actions, Supplier<SinkWork> context) {
     SinkQueue queue;
     synchronized (queues) {
       queue = queues.computeIfAbsent(sink, SinkQueue::new);
@@ -137,23 +137,23 @@ public final class SinkBatcher {
 
   /** {@code error}, which the sink threw on {@code s}'s actions alone, with what they were. */
   private static Throwable sinkFailure(Submission s, Throwable error) {
-    String context;
+    SinkWork work;
     try {
-      context = s.context.get();
+      work = s.context.get();
     } catch (RuntimeException e) { // a description must not hide the sink's error
-      context = "the sink failed applying " + s.actions.size() + " actions";
+      work = new SinkWork("the sink", s.actions.size() + " actions");
     }
-    return new SinkFailure(context, error);
+    return new SinkFailure(work, error);
   }
 
   /** One component's actions for one sink; an identity (its actions are not compared). */
   private static final class Submission {
     final Object owner;
     final List<TargetAction<?>> actions;
-    final Supplier<String> context;
+    final Supplier<SinkWork> context;
     final CompletableFuture<Void> done;
 
-    Submission(Object owner, List<TargetAction<?>> actions, Supplier<String> context,
+    Submission(Object owner, List<TargetAction<?>> actions, Supplier<SinkWork> context,
         CompletableFuture<Void> done) {
       this.owner = owner;
       this.actions = actions;

@@ -4,16 +4,25 @@ package io.cocoindex.runtime.apply;
  * A sink's exception on its way from {@link SinkBatcher} to the component that submitted the
  * actions, with what the sink was applying for that component. The engine takes it apart where
  * it records the failure: the component's error is the sink's own exception ({@link #getCause}),
- * as the sink threw it, and {@link #context} says which provider's sink and what actions.
+ * as the sink threw it, and {@link #work} says which provider's sink and what actions.
  */
 public final class SinkFailure extends RuntimeException {
-  private final String context;
+  private final SinkWork work;
 
-  SinkFailure(String context, Throwable sinkError) {
+  SinkFailure(SinkWork work, Throwable sinkError) {
     // No stack trace of its own: it is made on the sink's thread, and says nothing the sink's
     // exception does not.
-    super(context + ": " + messageOf(sinkError), sinkError, false, false);
-    this.context = context;
+    super(work.failed() + ": " + messageOf(sinkError), sinkError, false, false);
+    this.work = work;
+  }
+
+  /**
+   * What the sink was applying, in parts.
+   *
+   * @return the sink and its actions
+   */
+  public SinkWork work() {
+    return work;
   }
 
   /**
@@ -23,7 +32,7 @@ public final class SinkFailure extends RuntimeException {
    * @return the context, without the sink's message
    */
   public String context() {
-    return context;
+    return work.failed();
   }
 
   /** The sink's message, or its exception's name when it gave none. */

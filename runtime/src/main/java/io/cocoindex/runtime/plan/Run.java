@@ -708,8 +708,7 @@ public final class Run {
       String where;
       try {
         where = error instanceof SinkFailure sf
-            ? "in " + sf.context().replace(" failed applying ", " applying ")
-                + " for component " + component
+            ? "in " + sf.work().underWay() + " for component " + component
             : "in component " + component;
       } catch (VirtualMachineError stillOut) {
         where = null; // the run stops all the same, only said less precisely

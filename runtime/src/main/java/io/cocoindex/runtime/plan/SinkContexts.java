@@ -1,5 +1,6 @@
 package io.cocoindex.runtime.plan;
 
+import io.cocoindex.runtime.apply.SinkWork;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -9,7 +10,7 @@ import java.util.Set;
 
 /**
  * What a sink was applying for one component, as its failure tells it ({@link
- * io.cocoindex.runtime.apply.SinkFailure#context}): which provider's sink, how many actions, and
+ * io.cocoindex.runtime.apply.SinkFailure#work}): which provider's sink, how many actions, and
  * the keys of the first few, by verb. With several targets, the provider is what says which of
  * them failed; the sink's own message rarely does.
  */
@@ -20,11 +21,11 @@ final class SinkContexts {
   private SinkContexts() {}
 
   /**
-   * E.g. {@code the sink of provider 'rows' failed applying 3 actions (update "k1", "k2"; delete
-   * "k3")}; {@code what}, if not null, follows the count ({@code for target states no longer
-   * declared}).
+   * E.g. the sink {@code the sink of provider 'rows'} and the actions {@code 3 actions (update
+   * "k1", "k2"; delete "k3")}; {@code what}, if not null, follows the count ({@code for target
+   * states no longer declared}).
    */
-  static String applying(List<Reconciliation> applied, String what) {
+  static SinkWork applying(List<Reconciliation> applied, String what) {
     Set<String> providers = new LinkedHashSet<>();
     // Per verb, in order met: how many, and the first keys (no more are ever shown).
     Map<String, List<String>> keysByVerb = new LinkedHashMap<>();
@@ -38,10 +39,9 @@ final class SinkContexts {
         keys.add(r.key.toString());
       }
     }
-    StringBuilder sb = new StringBuilder("the sink of ")
-        .append(providers.size() == 1 ? "provider " : "providers ")
-        .append(String.join(", ", providers))
-        .append(" failed applying ").append(applied.size())
+    String sink = (providers.size() == 1 ? "the sink of provider " : "the sink of providers ")
+        + String.join(", ", providers);
+    StringBuilder sb = new StringBuilder().append(applied.size())
         .append(applied.size() == 1 ? " action" : " actions");
     if (what != null) {
       sb.append(' ').append(what);
@@ -65,6 +65,6 @@ final class SinkContexts {
       }
       budget -= shown;
     }
-    return sb.append(')').toString();
+    return new SinkWork(sink, sb.append(')').toString());
   }
 }
