@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -1315,12 +1316,12 @@ public final class OrphanSweep {
    * is mounted again on the same input, skipping the states deleted meanwhile. A drop's too (a
    * drop that keeps some of a memoized component's states deletes others).
    */
-  private void invalidateStaleMemos(
-      Chunk chunk, Set<TargetPath> invalidated, List<StateWrite> pre) {
+  private void invalidateStaleMemos(Chunk chunk, List<Deletion> deletions,
+      Set<TargetPath> invalidated, List<StateWrite> pre) {
     if (work.staleMemos.isEmpty()) {
       return;
     }
-    for (Deletion d : chunk.deletions) {
+    for (Deletion d : deletions) {
       invalidateStaleMemosFrom(d.owner, invalidated, pre);
       for (TargetPath below : ownersBelow(chunk, d)) {
         invalidateStaleMemosFrom(below, invalidated, pre);
@@ -1569,44 +1570,19 @@ public final class OrphanSweep {
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private Applied apply(Chunk chunk) {
-    List<Deletion> deletions = chunk.deletions;
     Set<TargetPath> failed = new HashSet<>();
-    if (deletions.isEmpty()) {
+    if (chunk.deletions.isEmpty()) {
       return new Applied(List.of(), List.of(), failed);
     }
     boolean shared = !run.store.exclusiveWhileLocked();
-    List<Reconciliation> written = null;
     if (shared) {
-      written = new ArrayList<>(deletions.size());
-      for (Deletion d : deletions) {
-        d.r.deletionInvalidatesChildren(); // another worker's children written after it refused
-        written.add(d.r);
+      List<Reconciliation> written = reconciliations(chunk.deletions);
+      for (Reconciliation r : written) {
+        r.deletionInvalidatesChildren(); // another worker's children written after it refused
       }
       Reconciliation.noteSuperseded(run, written);
     }
-    List<StateWrite> pre = new ArrayList<>();
-    for (Deletion d : deletions) {
-      pre.add(d.r.precommit(d.owner));
-    }
-    if (shared) {
-      // A deletion below a container another worker has changed since would delete what that
-      // change took along: refused, as a component's write of a child is.
-      ContainerChecks.addConditions(run, written, null, pre);
-    }
-    Set<TargetPath> invalidated = new HashSet<>();
-    invalidateStaleMemos(chunk, invalidated, pre);
-    invalidateMemosOfFailedAncestors(deletions.stream().map(Deletion::owner).toList(), pre);
-    invalidateMemosBelow(containers(deletions), invalidated, pre);
-    run.checkNotAborted(); // a run stopped early deletes nothing more (App reports why)
-    try {
-      run.store.write(run.app, pre).join();
-    } catch (CompletionException e) {
-      for (Deletion d : deletions) {
-        failed.add(d.owner);
-      }
-      failOwners(failed, "precommitting", e);
-      return new Applied(List.of(), List.of(), failed);
-    }
+    List<Deletion> deletions = precommit(chunk, shared, failed);
     TreeMap<Integer, List<Deletion>> levels = new TreeMap<>();
     for (Deletion d : deletions) {
       if (shared && d.r.childGeneration > 0 && refusedWhileChildrenInFlight(d, failed)) {
@@ -1663,6 +1639,82 @@ public final class OrphanSweep {
       }
     }
     return new Applied(applied, commit, failed);
+  }
+
+  /**
+   * Precommits {@code chunk}'s deletions, with the memos they make stale forgotten, in one write.
+   * On a store shared by workers a deletion below a container another worker has changed since
+   * would delete what that change took along: the write is refused ({@link
+   * ContainerChecks#addConditions}). Then only the deletions below that container are left out,
+   * their owners failing, and the rest are precommitted again: one changed container must not
+   * fail every owner of a chunk of up to {@link #DEFAULT_CHUNK} deletions.
+   *
+   * @return the deletions precommitted; none if the write failed otherwise (their owners failed,
+   *     added to {@code failed})
+   */
+  private List<Deletion> precommit(Chunk chunk, boolean shared, Set<TargetPath> failed) {
+    List<Deletion> deletions = chunk.deletions;
+    while (true) {
+      List<StateWrite> pre = new ArrayList<>();
+      for (Deletion d : deletions) {
+        pre.add(d.r.precommit(d.owner));
+      }
+      if (shared) {
+        ContainerChecks.addConditions(run, reconciliations(deletions), null, pre);
+      }
+      Set<TargetPath> invalidated = new HashSet<>();
+      invalidateStaleMemos(chunk, deletions, invalidated, pre);
+      invalidateMemosOfFailedAncestors(deletions.stream().map(Deletion::owner).toList(), pre);
+      invalidateMemosBelow(containers(deletions), invalidated, pre);
+      run.checkNotAborted(); // a run stopped early deletes nothing more (App reports why)
+      try {
+        run.store.write(run.app, pre).join();
+        return deletions;
+      } catch (CompletionException e) {
+        byte[] changed = shared ? refusedBy(e) : null;
+        List<Deletion> rest = new ArrayList<>(deletions.size());
+        Set<TargetPath> refused = new LinkedHashSet<>();
+        for (Deletion d : deletions) {
+          if (changed != null && isBelow(d.r.path.encodedUnsafe(), changed)) {
+            refused.add(d.owner);
+          } else {
+            rest.add(d);
+          }
+        }
+        if (refused.isEmpty()) { // not a container's refusal: nothing of the chunk is written
+          Set<TargetPath> owners = new LinkedHashSet<>();
+          deletions.forEach(d -> owners.add(d.owner));
+          owners.removeIf(owner -> !failed.add(owner));
+          failOwners(owners, "precommitting", e);
+          return List.of();
+        }
+        refused.removeIf(owner -> !failed.add(owner));
+        failOwners(refused, "precommitting", e);
+        if (rest.isEmpty()) {
+          return List.of();
+        }
+        log.debug("{} deletions of the sweep below a container another worker changed were"
+            + " refused; precommitting the chunk's {} others again",
+            deletions.size() - rest.size(), rest.size());
+        deletions = rest;
+      }
+    }
+  }
+
+  /** The container whose condition refused a write, as its encoded path, or null. */
+  private static byte[] refusedBy(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ContainerChangedException c && c.refusedBy() != null) {
+        return c.refusedBy();
+      }
+    }
+    return null;
+  }
+
+  private static List<Reconciliation> reconciliations(List<Deletion> deletions) {
+    List<Reconciliation> rs = new ArrayList<>(deletions.size());
+    deletions.forEach(d -> rs.add(d.r));
+    return rs;
   }
 
   /**

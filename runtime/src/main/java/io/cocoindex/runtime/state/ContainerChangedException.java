@@ -11,8 +11,12 @@ import java.util.Collection;
  * later run, against the container as it is then.
  */
 public final class ContainerChangedException extends RuntimeException {
-  private ContainerChangedException(String message) {
+  /** The encoded path of the container whose condition refused a write, or null. */
+  private final byte[] refusedBy;
+
+  private ContainerChangedException(String message, byte[] refusedBy) {
     super(message);
+    this.refusedBy = refusedBy;
   }
 
   /**
@@ -34,7 +38,8 @@ public final class ContainerChangedException extends RuntimeException {
             : "has since changed it (generation " + stored.childGeneration() + ", epoch "
                 + stored.childEpoch() + "): declared without children, its children"
                 + " destroyed, or its deletion under way")
-        + "; nothing was written below it, and the component runs again in a later run");
+        + "; nothing was written below it, and the component runs again in a later run",
+        container.clone());
   }
 
   /**
@@ -50,6 +55,16 @@ public final class ContainerChangedException extends RuntimeException {
     return new ContainerChangedException("the children of " + container + " are being written"
         + " by another worker's run (version " + runs.stream().sorted().toList() + ") in their"
         + " current generation: its change (declared without children, its children destroyed,"
-        + " or its deletion) is not applied, and a later run makes it");
+        + " or its deletion) is not applied, and a later run makes it", null);
+  }
+
+  /**
+   * The container whose condition refused a write batch ({@link #refused}): only the writes
+   * below it had to go, the rest may be written again without them.
+   *
+   * @return its encoded path, a copy; null for a change held back ({@link #childrenInFlight})
+   */
+  public byte[] refusedBy() {
+    return refusedBy == null ? null : refusedBy.clone();
   }
 }
