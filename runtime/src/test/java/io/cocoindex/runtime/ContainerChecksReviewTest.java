@@ -139,10 +139,11 @@ class ContainerChecksReviewTest extends EngineTestBase {
   /**
    * Worker 0's sweep deletes, in one chunk, {@code a}'s row r3 and the root's leaf {@code other},
    * neither declared any more; its precommit is held until worker 1 has committed docs as a
-   * leaf. r3's condition refuses the chunk's precommit; only r3's deletion, below the changed
-   * docs, is left out ({@code a} fails), and the rest is precommitted again: {@code other} is
-   * deleted and the root commits. Before, the refusal failed the whole chunk: every owner of up
-   * to 2,048 deletions, for one child of a changed container.
+   * leaf (and no longer declares other either). r3's condition refuses the chunk's precommit;
+   * only r3's deletion, below the changed docs, is left out ({@code a} fails), and the rest is
+   * precommitted again: {@code other} is deleted and the root commits. Before, the refusal
+   * failed the whole chunk: every owner of up to 2,048 deletions, for one child of a changed
+   * container.
    */
   @Test
   void aSweepChunkLeavesOutOnlyTheDeletionsBelowAContainerChangedByAnotherWorker()
@@ -161,7 +162,7 @@ class ContainerChecksReviewTest extends EngineTestBase {
     CompletableFuture<Void> first = w0.updateAsync();
     sweep0.awaitHeld("worker 0 deleting r3 and other in one chunk");
     w1.table = false;
-    w1.other = true;
+    w1.other = false; // its sweep waits for worker 0's lease on other, then finds it gone
     CountDownLatch leaf = w1.store.signal(w -> settles(w, "docs"));
     CompletableFuture<Void> second = w1.updateAsync();
     assertThat(leaf.await(1, TimeUnit.MINUTES)).as("worker 1 committed the leaf").isTrue();
@@ -182,7 +183,6 @@ class ContainerChecksReviewTest extends EngineTestBase {
         .doesNotContainKey("tables/docs");
 
     w1.table = true;
-    w1.other = false;
     w1.rowsOfA = List.of("r1");
     w1.update();
     assertThat(shelf.takeLog())
