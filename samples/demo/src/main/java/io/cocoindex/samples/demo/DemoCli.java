@@ -53,6 +53,9 @@ import picocli.CommandLine.Parameters;
 public final class DemoCli {
   static final String DEFAULT_SOURCE = "samples/demo/corpus";
 
+  /** How the URLs of {@code --state} and {@code --target} start. */
+  static final String POSTGRES_URL = "jdbc:postgresql:";
+
   /**
    * The exit code of a wrong command line: sysexits' EX_USAGE, not picocli's default 2, which a
    * script reads as "changes pending" from {@code preview --detailed-exitcode}.
@@ -63,13 +66,40 @@ public final class DemoCli {
       description = "Workspace folder: state, SQLite index, summaries (default: ${DEFAULT-VALUE}).")
   Path home;
 
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  String state;
+
+  String target;
+
   @Option(names = "--state", description = "State store: a folder, or a PostgreSQL JDBC URL"
       + " shared by several workers (default: <home>/state).")
-  String state;
+  void setState(String state) {
+    if ((state.startsWith("jdbc:") || state.contains("://"))
+        && !state.startsWith(POSTGRES_URL)) {
+      throw notPostgres("--state", state);
+    }
+    this.state = state;
+  }
 
   @Option(names = "--target", description = "Write the chunk table to PostgreSQL at this JDBC"
       + " URL (jdbc:postgresql://host/db?user=...) instead of the SQLite index.")
-  String target;
+  void setTarget(String target) {
+    if (!target.startsWith(POSTGRES_URL)) {
+      throw notPostgres("--target", target);
+    }
+    this.target = target;
+  }
+
+  /**
+   * A URL the PostgreSQL driver would refuse with a bare "URL invalid", or a folder name that
+   * looks like a URL: a wrong command line (64), before anything is created.
+   */
+  private CommandLine.ParameterException notPostgres(String option, String value) {
+    return new CommandLine.ParameterException(spec.commandLine(), option + " " + value
+        + " is not a PostgreSQL JDBC URL: give " + POSTGRES_URL + "//host/db?user=..."
+        + (option.equals("--state") ? ", or a folder" : ""));
+  }
 
   @Option(names = "--app", defaultValue = Indexer.DEFAULT_APP,
       description = "The app's name (default: ${DEFAULT-VALUE}): it keys the tracking in the"
@@ -449,7 +479,8 @@ public final class DemoCli {
     @Parameters(arity = "1..*", description = "Words to search for.")
     List<String> words;
 
-    @Option(names = "--limit", defaultValue = "10", description = "Results to show.")
+    @Option(names = "--limit", defaultValue = "10",
+        description = "Results to show (default: ${DEFAULT-VALUE}).")
     int limit;
 
     @Override

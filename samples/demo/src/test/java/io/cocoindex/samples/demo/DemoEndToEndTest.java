@@ -615,6 +615,26 @@ class DemoEndToEndTest {
     assertThat(updateHelp.out()).contains("Usage: cocoindex-demo update").contains("--source");
   }
 
+  /** The driver's own word for these was a bare "URL invalid foo", exit 1, after the parse. */
+  @Test
+  void aTargetOrStateThatIsNoPostgresUrlIsAWrongCommandLine() {
+    Result target = cli("--target", "foo", "update", "--source", source.toString());
+    assertThat(target.exit()).isEqualTo(64);
+    assertThat(target.err()).startsWith("--target foo is not a PostgreSQL JDBC URL: give"
+        + " jdbc:postgresql://host/db?user=..." + System.lineSeparator());
+    Result state = cli("--state", "postgres://db/coco", "status");
+    assertThat(state.exit()).isEqualTo(64);
+    assertThat(state.err()).startsWith("--state postgres://db/coco is not a PostgreSQL JDBC URL:"
+        + " give jdbc:postgresql://host/db?user=..., or a folder");
+    assertThat(cli("--state", "jdbc:mysql://db/coco", "search", "json").exit()).isEqualTo(64);
+    assertThat(home).doesNotExist();
+  }
+
+  @Test
+  void searchHelpGivesTheDefaultLimit() {
+    assertThat(cli("search", "--help").out()).contains("Results to show (default: 10).");
+  }
+
   /** A typo must not read as "changes pending" (2) to a script checking the preview. */
   @Test
   void aWrongCommandLineExits64NotTheExitCodeOfPendingChanges() {
