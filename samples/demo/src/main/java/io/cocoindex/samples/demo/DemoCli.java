@@ -48,7 +48,8 @@ import picocli.CommandLine.Parameters;
       " 0:done (preview --detailed-exitcode: nothing to do)",
       " 1:failed, or some files could not be indexed (said on stderr)",
       " 2:preview --detailed-exitcode: changes pending",
-      "64:the command line is wrong (an unknown option, a missing argument)"
+      "64:the command line is wrong (an unknown option, a missing argument, a value no run"
+          + " can use)"
     })
 public final class DemoCli {
   static final String DEFAULT_SOURCE = "samples/demo/corpus";
@@ -105,6 +106,14 @@ public final class DemoCli {
       description = "The app's name (default: ${DEFAULT-VALUE}): it keys the tracking in the"
           + " state store and is recorded on the chunk table as its maker. Workspaces sharing a"
           + " --state or --target database each need a name of their own.")
+  void setApp(String app) {
+    if (app.isBlank()) {
+      throw new CommandLine.ParameterException(spec.commandLine(),
+          "--app must name the app, not be blank");
+    }
+    this.app = app;
+  }
+
   String app;
 
   PrintStream out = System.out;
@@ -218,24 +227,17 @@ public final class DemoCli {
 
   /** Opens the app on the workspace, the chosen state store and the chosen chunk target. */
   Session open(Path source) {
-    return open(new Indexer(workspace(), source, stateLocation(), checkedApp()));
+    return open(new Indexer(workspace(), source, stateLocation(), app));
   }
 
   /** Opens the app for a drop: main reads no source file ({@link Indexer#registrationsOnly}). */
   Session openForDrop() {
-    return open(new Indexer(workspace(), Path.of(DEFAULT_SOURCE), stateLocation(), checkedApp())
+    return open(new Indexer(workspace(), Path.of(DEFAULT_SOURCE), stateLocation(), app)
         .registrationsOnly());
   }
 
   private String stateLocation() {
     return state != null ? state : workspace().state().toString();
-  }
-
-  private String checkedApp() {
-    if (app.isBlank()) {
-      throw new IllegalArgumentException("--app must name the app, not be blank");
-    }
-    return app;
   }
 
   private Session open(Indexer indexer) {
@@ -286,11 +288,20 @@ public final class DemoCli {
   static final class Update implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
     @CommandLine.Mixin SourceOption options = new SourceOption();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    Long maxDeletions;
 
     @Option(names = "--max-deletions", paramLabel = "N",
         description = "Delete nothing, and fail, when more than N chunks, summaries and other"
             + " outputs would be deleted (a source folder that came up empty).")
-    Long maxDeletions;
+    void setMaxDeletions(long n) {
+      if (n < 0) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--max-deletions " + n + " cannot be negative: give 0 to delete nothing");
+      }
+      maxDeletions = n;
+    }
 
     @Option(names = "--full",
         description = "Index every file again, ignoring what is unchanged, and rewrite every"
@@ -479,9 +490,19 @@ public final class DemoCli {
     @Parameters(arity = "1..*", description = "Words to search for.")
     List<String> words;
 
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    int limit;
+
     @Option(names = "--limit", defaultValue = "10",
         description = "Results to show (default: ${DEFAULT-VALUE}).")
-    int limit;
+    void setLimit(int limit) {
+      if (limit < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--limit " + limit + " shows nothing: give 1 or more");
+      }
+      this.limit = limit;
+    }
 
     @Override
     public Integer call() throws Exception {

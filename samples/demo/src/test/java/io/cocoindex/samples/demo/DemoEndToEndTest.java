@@ -550,10 +550,10 @@ class DemoEndToEndTest {
   @Test
   void aBlankAppNameIsAClearErrorAndCreatesNothing() {
     Result run = cli("--app", " ", "update", "--source", source.toString());
-    assertThat(run.exit()).isEqualTo(1);
-    assertThat(run.err()).isEqualTo("error: --app must name the app, not be blank\n");
-    assertThat(home.resolve("index.sqlite")).doesNotExist();
-    assertThat(home.resolve("state")).doesNotExist();
+    assertThat(run.exit()).isEqualTo(64); // a wrong command line
+    assertThat(run.err()).startsWith("--app must name the app, not be blank"
+        + System.lineSeparator() + "Usage: cocoindex-demo");
+    assertThat(home).doesNotExist();
   }
 
   @Test
@@ -627,6 +627,19 @@ class DemoEndToEndTest {
     assertThat(state.err()).startsWith("--state postgres://db/coco is not a PostgreSQL JDBC URL:"
         + " give jdbc:postgresql://host/db?user=..., or a folder");
     assertThat(cli("--state", "jdbc:mysql://db/coco", "search", "json").exit()).isEqualTo(64);
+    assertThat(home).doesNotExist();
+  }
+
+  /** Values no run can use were refused only once it had started (exit 1), or not at all. */
+  @Test
+  void aValueNoRunCanUseIsAWrongCommandLine() {
+    Result negative = cli("update", "--source", source.toString(), "--max-deletions", "-1");
+    assertThat(negative.exit()).isEqualTo(64);
+    assertThat(negative.err()).startsWith("--max-deletions -1 cannot be negative: give 0 to"
+        + " delete nothing");
+    Result none = cli("search", "--limit", "0", "json");
+    assertThat(none.exit()).isEqualTo(64);
+    assertThat(none.err()).startsWith("--limit 0 shows nothing: give 1 or more");
     assertThat(home).doesNotExist();
   }
 
