@@ -511,7 +511,7 @@ public final class DemoCli {
       }
       Path index = cli.workspace().index();
       if (!Files.exists(index)) {
-        cli.err.println("Nothing is indexed in " + cli.home + ": run update first.");
+        cli.err.println(nothingIndexed());
         return 1;
       }
       StringBuilder match = new StringBuilder();
@@ -525,7 +525,7 @@ public final class DemoCli {
       }
       try (SqliteDatabase db = SqliteDatabase.open(index)) {
         if (!hasFullTextIndex(db)) { // dropped, or not created yet
-          cli.err.println("Nothing is indexed in " + cli.home + ": run update first.");
+          cli.err.println(nothingIndexed());
           return 1;
         }
         List<String> hits = db.read(c -> {
@@ -553,6 +553,19 @@ public final class DemoCli {
         hits.forEach(cli.out::println);
       }
       return 0;
+    }
+
+    /**
+     * Why the SQLite index has no chunks to search: none was made, or the workspace's updates
+     * wrote them to PostgreSQL (which "run update first" would send a user round in circles on).
+     */
+    private String nothingIndexed() throws java.io.IOException {
+      Path marker = cli.workspace().chunkTarget();
+      if (Files.exists(marker) && Files.readString(marker).strip().equals("postgres")) {
+        return "The chunks of " + cli.home + " are in PostgreSQL (an earlier update had"
+            + " --target): search with that --target.";
+      }
+      return "Nothing is indexed in " + cli.home + ": run update first.";
     }
 
     private static boolean hasFullTextIndex(SqliteDatabase db) throws java.sql.SQLException {

@@ -413,6 +413,9 @@ class DemoEndToEndTest {
           .isEqualTo("0 0 0 " + row(first.out(), "postgres rows (chunks)").split(" ")[0]);
       assertThat(cli("--target", url, "search", "json", "encoder").out())
           .contains("library/json.txt");
+      assertThat(cli("search", "json").err()).isEqualTo("The chunks of " + home + " are in"
+          + " PostgreSQL (an earlier update had --target): search with that --target."
+          + System.lineSeparator());
       Result drop = cli("--state", state, "--target", url, "drop", "--source", source.toString());
       assertThat(drop.exit()).as(drop.all()).isZero();
       try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
@@ -641,6 +644,17 @@ class DemoEndToEndTest {
     assertThat(none.exit()).isEqualTo(64);
     assertThat(none.err()).startsWith("--limit 0 shows nothing: give 1 or more");
     assertThat(home).doesNotExist();
+  }
+
+  /** "Run update first" sent a user whose updates had --target round in circles. */
+  @Test
+  void aSearchWithoutTheTargetOfTheUpdatesSaysWhereTheChunksAre() throws IOException {
+    Files.createDirectories(home);
+    Files.writeString(new Workspace(home).chunkTarget(), "postgres\n");
+    Result search = cli("search", "json");
+    assertThat(search.exit()).isEqualTo(1);
+    assertThat(search.err()).isEqualTo("The chunks of " + home + " are in PostgreSQL (an"
+        + " earlier update had --target): search with that --target." + System.lineSeparator());
   }
 
   @Test
