@@ -48,10 +48,14 @@ import picocli.CommandLine.Parameters;
       " 0:done (preview --detailed-exitcode: nothing to do)",
       " 1:failed, or some files could not be indexed (said on stderr)",
       " 2:preview --detailed-exitcode: changes pending",
-      "64:the command line is wrong (an unknown option, a missing argument)"
+      "64:the command line is wrong (an unknown option, a missing argument, a value no run"
+          + " can use)"
     })
 public final class DemoCli {
   static final String DEFAULT_SOURCE = "samples/demo/corpus";
+
+  /** How the URLs of {@code --state} and {@code --target} start. */
+  static final String POSTGRES_URL = "jdbc:postgresql:";
 
   /**
    * The exit code of a wrong command line: sysexits' EX_USAGE, not picocli's default 2, which a
@@ -63,18 +67,53 @@ public final class DemoCli {
       description = "Workspace folder: state, SQLite index, summaries (default: ${DEFAULT-VALUE}).")
   Path home;
 
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  String state;
+
+  String target;
+
   @Option(names = "--state", description = "State store: a folder, or a PostgreSQL JDBC URL"
       + " shared by several workers (default: <home>/state).")
-  String state;
+  void setState(String state) {
+    if ((state.startsWith("jdbc:") || state.contains("://"))
+        && !state.startsWith(POSTGRES_URL)) {
+      throw notPostgres("--state", state);
+    }
+    this.state = state;
+  }
 
   @Option(names = "--target", description = "Write the chunk table to PostgreSQL at this JDBC"
       + " URL (jdbc:postgresql://host/db?user=...) instead of the SQLite index.")
-  String target;
+  void setTarget(String target) {
+    if (!target.startsWith(POSTGRES_URL)) {
+      throw notPostgres("--target", target);
+    }
+    this.target = target;
+  }
+
+  /**
+   * A URL the PostgreSQL driver would refuse with a bare "URL invalid", or a folder name that
+   * looks like a URL: a wrong command line (64), before anything is created.
+   */
+  private CommandLine.ParameterException notPostgres(String option, String value) {
+    return new CommandLine.ParameterException(spec.commandLine(), option + " " + value
+        + " is not a PostgreSQL JDBC URL: give " + POSTGRES_URL + "//host/db?user=..."
+        + (option.equals("--state") ? ", or a folder" : ""));
+  }
 
   @Option(names = "--app", defaultValue = Indexer.DEFAULT_APP,
       description = "The app's name (default: ${DEFAULT-VALUE}): it keys the tracking in the"
           + " state store and is recorded on the chunk table as its maker. Workspaces sharing a"
           + " --state or --target database each need a name of their own.")
+  void setApp(String app) {
+    if (app.isBlank()) {
+      throw new CommandLine.ParameterException(spec.commandLine(),
+          "--app must name the app, not be blank");
+    }
+    this.app = app;
+  }
+
   String app;
 
   PrintStream out = System.out;
@@ -188,24 +227,17 @@ public final class DemoCli {
 
   /** Opens the app on the workspace, the chosen state store and the chosen chunk target. */
   Session open(Path source) {
-    return open(new Indexer(workspace(), source, stateLocation(), checkedApp()));
+    return open(new Indexer(workspace(), source, stateLocation(), app));
   }
 
   /** Opens the app for a drop: main reads no source file ({@link Indexer#registrationsOnly}). */
   Session openForDrop() {
-    return open(new Indexer(workspace(), Path.of(DEFAULT_SOURCE), stateLocation(), checkedApp())
+    return open(new Indexer(workspace(), Path.of(DEFAULT_SOURCE), stateLocation(), app)
         .registrationsOnly());
   }
 
   private String stateLocation() {
     return state != null ? state : workspace().state().toString();
-  }
-
-  private String checkedApp() {
-    if (app.isBlank()) {
-      throw new IllegalArgumentException("--app must name the app, not be blank");
-    }
-    return app;
   }
 
   private Session open(Indexer indexer) {
@@ -256,11 +288,20 @@ public final class DemoCli {
   static final class Update implements Callable<Integer> {
     @CommandLine.ParentCommand DemoCli cli;
     @CommandLine.Mixin SourceOption options = new SourceOption();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    Long maxDeletions;
 
     @Option(names = "--max-deletions", paramLabel = "N",
         description = "Delete nothing, and fail, when more than N chunks, summaries and other"
             + " outputs would be deleted (a source folder that came up empty).")
-    Long maxDeletions;
+    void setMaxDeletions(long n) {
+      if (n < 0) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--max-deletions " + n + " cannot be negative: give 0 to delete nothing");
+      }
+      maxDeletions = n;
+    }
 
     @Option(names = "--full",
         description = "Index every file again, ignoring what is unchanged, and rewrite every"
@@ -449,8 +490,19 @@ public final class DemoCli {
     @Parameters(arity = "1..*", description = "Words to search for.")
     List<String> words;
 
-    @Option(names = "--limit", defaultValue = "10", description = "Results to show.")
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
     int limit;
+
+    @Option(names = "--limit", defaultValue = "10",
+        description = "Results to show (default: ${DEFAULT-VALUE}).")
+    void setLimit(int limit) {
+      if (limit < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--limit " + limit + " shows nothing: give 1 or more");
+      }
+      this.limit = limit;
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -459,7 +511,7 @@ public final class DemoCli {
       }
       Path index = cli.workspace().index();
       if (!Files.exists(index)) {
-        cli.err.println("Nothing is indexed in " + cli.home + ": run update first.");
+        cli.err.println(nothingIndexed());
         return 1;
       }
       StringBuilder match = new StringBuilder();
@@ -473,7 +525,7 @@ public final class DemoCli {
       }
       try (SqliteDatabase db = SqliteDatabase.open(index)) {
         if (!hasFullTextIndex(db)) { // dropped, or not created yet
-          cli.err.println("Nothing is indexed in " + cli.home + ": run update first.");
+          cli.err.println(nothingIndexed());
           return 1;
         }
         List<String> hits = db.read(c -> {
@@ -501,6 +553,19 @@ public final class DemoCli {
         hits.forEach(cli.out::println);
       }
       return 0;
+    }
+
+    /**
+     * Why the SQLite index has no chunks to search: none was made, or the workspace's updates
+     * wrote them to PostgreSQL (which "run update first" would send a user round in circles on).
+     */
+    private String nothingIndexed() throws java.io.IOException {
+      Path marker = cli.workspace().chunkTarget();
+      if (Files.exists(marker) && Files.readString(marker).strip().equals("postgres")) {
+        return "The chunks of " + cli.home + " are in PostgreSQL (an earlier update had"
+            + " --target): search with that --target.";
+      }
+      return "Nothing is indexed in " + cli.home + ": run update first.";
     }
 
     private static boolean hasFullTextIndex(SqliteDatabase db) throws java.sql.SQLException {

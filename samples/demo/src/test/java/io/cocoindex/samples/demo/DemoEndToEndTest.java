@@ -413,6 +413,9 @@ class DemoEndToEndTest {
           .isEqualTo("0 0 0 " + row(first.out(), "postgres rows (chunks)").split(" ")[0]);
       assertThat(cli("--target", url, "search", "json", "encoder").out())
           .contains("library/json.txt");
+      assertThat(cli("search", "json").err()).isEqualTo("The chunks of " + home + " are in"
+          + " PostgreSQL (an earlier update had --target): search with that --target."
+          + System.lineSeparator());
       Result drop = cli("--state", state, "--target", url, "drop", "--source", source.toString());
       assertThat(drop.exit()).as(drop.all()).isZero();
       try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
@@ -550,10 +553,10 @@ class DemoEndToEndTest {
   @Test
   void aBlankAppNameIsAClearErrorAndCreatesNothing() {
     Result run = cli("--app", " ", "update", "--source", source.toString());
-    assertThat(run.exit()).isEqualTo(1);
-    assertThat(run.err()).isEqualTo("error: --app must name the app, not be blank\n");
-    assertThat(home.resolve("index.sqlite")).doesNotExist();
-    assertThat(home.resolve("state")).doesNotExist();
+    assertThat(run.exit()).isEqualTo(64); // a wrong command line
+    assertThat(run.err()).startsWith("--app must name the app, not be blank"
+        + System.lineSeparator() + "Usage: cocoindex-demo");
+    assertThat(home).doesNotExist();
   }
 
   @Test
@@ -613,6 +616,50 @@ class DemoEndToEndTest {
     Result updateHelp = cli("update", "--help");
     assertThat(updateHelp.exit()).as(updateHelp.all()).isZero();
     assertThat(updateHelp.out()).contains("Usage: cocoindex-demo update").contains("--source");
+  }
+
+  /** The driver's own word for these was a bare "URL invalid foo", exit 1, after the parse. */
+  @Test
+  void aTargetOrStateThatIsNoPostgresUrlIsAWrongCommandLine() {
+    Result target = cli("--target", "foo", "update", "--source", source.toString());
+    assertThat(target.exit()).isEqualTo(64);
+    assertThat(target.err()).startsWith("--target foo is not a PostgreSQL JDBC URL: give"
+        + " jdbc:postgresql://host/db?user=..." + System.lineSeparator());
+    Result state = cli("--state", "postgres://db/coco", "status");
+    assertThat(state.exit()).isEqualTo(64);
+    assertThat(state.err()).startsWith("--state postgres://db/coco is not a PostgreSQL JDBC URL:"
+        + " give jdbc:postgresql://host/db?user=..., or a folder");
+    assertThat(cli("--state", "jdbc:mysql://db/coco", "search", "json").exit()).isEqualTo(64);
+    assertThat(home).doesNotExist();
+  }
+
+  /** Values no run can use were refused only once it had started (exit 1), or not at all. */
+  @Test
+  void aValueNoRunCanUseIsAWrongCommandLine() {
+    Result negative = cli("update", "--source", source.toString(), "--max-deletions", "-1");
+    assertThat(negative.exit()).isEqualTo(64);
+    assertThat(negative.err()).startsWith("--max-deletions -1 cannot be negative: give 0 to"
+        + " delete nothing");
+    Result none = cli("search", "--limit", "0", "json");
+    assertThat(none.exit()).isEqualTo(64);
+    assertThat(none.err()).startsWith("--limit 0 shows nothing: give 1 or more");
+    assertThat(home).doesNotExist();
+  }
+
+  /** "Run update first" sent a user whose updates had --target round in circles. */
+  @Test
+  void aSearchWithoutTheTargetOfTheUpdatesSaysWhereTheChunksAre() throws IOException {
+    Files.createDirectories(home);
+    Files.writeString(new Workspace(home).chunkTarget(), "postgres\n");
+    Result search = cli("search", "json");
+    assertThat(search.exit()).isEqualTo(1);
+    assertThat(search.err()).isEqualTo("The chunks of " + home + " are in PostgreSQL (an"
+        + " earlier update had --target): search with that --target." + System.lineSeparator());
+  }
+
+  @Test
+  void searchHelpGivesTheDefaultLimit() {
+    assertThat(cli("search", "--help").out()).contains("Results to show (default: 10).");
   }
 
   /** A typo must not read as "changes pending" (2) to a script checking the preview. */
