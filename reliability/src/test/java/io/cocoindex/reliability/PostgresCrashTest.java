@@ -130,6 +130,8 @@ class PostgresCrashTest {
           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
           "-D" + PgCrashWorker.MEMO + "=" + System.getProperty(PgCrashWorker.MEMO, "true"),
           "-D" + PgCrashWorker.ABSENT + "=" + System.getProperty(PgCrashWorker.ABSENT, "true"),
+          "-D" + PostgresStateStore.DEAD_RUN_GRACE_PROPERTY + "="
+              + System.getProperty(PostgresStateStore.DEAD_RUN_GRACE_PROPERTY, "0"),
           "-cp", System.getProperty("java.class.path"), PgCrashWorker.class.getName()));
       cmd.addAll(PgCrashWorker.args(url, name, round, seed, generation, mode, SINK_DELAY_MILLIS,
           KEYS));
