@@ -91,6 +91,7 @@ class WorkerWhoseSessionsEndedTest extends EngineTestBase {
         PostgresStateStore.open(postgresSchema.url() + "&ApplicationName=" + dying);
     Worker w0 = new Worker(dyingStore, false);
     Worker w1 = new Worker(anotherWorkersStore(), true);
+    CountDownLatch release = new CountDownLatch(1);
     try {
       w1.update();
       assertThat(shelf.takeLog())
@@ -101,7 +102,6 @@ class WorkerWhoseSessionsEndedTest extends EngineTestBase {
       CountDownLatch bDeclares = new CountDownLatch(1);
       w0.bWaitsFor = bDeclares;
       CountDownLatch applying = new CountDownLatch(1);
-      CountDownLatch release = new CountDownLatch(1);
       w0.beforeRow = put -> {
         if (put.key().equals("docs/r2")) {
           applying.countDown();
@@ -165,6 +165,7 @@ class WorkerWhoseSessionsEndedTest extends EngineTestBase {
       assertThat(shelf.takeLog()).as("a quiet rerun: the table's refresh only")
           .containsExactly("update docs=table after [table]");
     } finally {
+      release.countDown(); // should an assertion before have failed
       try {
         w0.app.close();
         dyingStore.close();
