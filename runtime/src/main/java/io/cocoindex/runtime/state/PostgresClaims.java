@@ -20,8 +20,9 @@ import java.util.Set;
  * the workers of a {@link PostgresStateStore}. A worker that takes a component's lock claims the
  * component for its run; another worker in the same round then skips it, unless the run that
  * claimed it is dead ({@link PostgresRuns}: its lock gone, its end not recorded, and its grace
- * passed) and did not mark it finished, in which case the component is taken over. A run marks a claim finished in the transaction of the component's
- * commit ({@link StateWrite.ComponentDone}), and as it gives the component's lock back ({@link
+ * passed) and did not mark it finished, in which case the component is taken over. A run marks
+ * a claim finished in the transaction of the component's commit ({@link
+ * StateWrite.ComponentDone}), and as it gives the component's lock back ({@link
  * PostgresLeaseReleaser}) unless the run was stopped early: the commit's mark is there when a
  * worker dies before the give-back, the give-back's for a component whose commit had nothing to
  * write.

@@ -115,11 +115,12 @@ final class PostgresSessionWatch implements AutoCloseable {
   }
 
   private SessionsLostException lost(String app, long version, String what, Throwable cause) {
+    String dead = graceNanos == 0 ? "at once"
+        : "once " + TimeUnit.NANOSECONDS.toMillis(graceNanos) + " ms have passed without its lock";
     return new SessionsLostException("state store " + description + ": the database sessions"
         + " on which run " + version + " of app '" + app + "' holds its lock " + what
-        + ": the other workers take the run for dead once " + TimeUnit.NANOSECONDS.toMillis(
-            graceNanos) + " ms have passed without its lock, so it stops and starts no further"
-        + " sink call; close the store and open it again", cause);
+        + ": the other workers take the run for dead " + dead + ", so it stops and starts no"
+        + " further sink call; close the store and open it again", cause);
   }
 
   /** {@code SELECT 1} on each lease session, while a run is going. */
