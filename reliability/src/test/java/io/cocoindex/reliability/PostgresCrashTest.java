@@ -60,7 +60,10 @@ import org.junit.jupiter.api.io.TempDir;
  * before the fifty-sixth session (to replay a trial recorded then). {@code
  * -Dreliability.pgFromTrial=T} replays trial T alone (the choices of the trials before it are
  * drawn, not run; a setup round writes the world the clean round before it left), {@code
- * -Dreliability.pgRepeat=N} runs the trials N times over. A worker
+ * -Dreliability.pgRepeat=N} runs the trials N times over. {@code -Dreliability.pgGrace=ms} gives
+ * the workers (and this test's own stores) a grace before a run whose lock went is taken for dead
+ * ({@link PostgresStateStore#DEAD_RUN_GRACE_PROPERTY}; 0 by default: a killed worker's run is
+ * dead at once, as these trials were recorded). A worker
  * that does not finish in {@code -Dreliability.pgTimeout} seconds (60) fails the test with the
  * thread dumps of every worker still running and the database sessions of the workers.
  */

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A worker whose database sessions end while its process lives on, in the middle of a sink
  * call (an idle-session timeout, a network cut, {@code pg_terminate_backend}): its run's lock
- * goes with them. The other workers take it for alive for a grace (here 1.5 s, {@link
+ * goes with them. The other workers take it for alive for a grace (here 2 s, {@link
  * PostgresStateStore#DEAD_RUN_GRACE_PROPERTY}) from when they first see its lock missing, and
  * the worker stops its run within a fraction of it, starting no further sink call. The review
  * of the container checks (fifty-sixth session) found the run taken for dead at once: another
@@ -53,7 +53,7 @@ import org.junit.jupiter.api.Test;
  * landed below the leaf.
  */
 class WorkerWhoseSessionsEndedTest extends EngineTestBase {
-  static final long GRACE_MILLIS = 1500;
+  static final long GRACE_MILLIS = 2000;
   final Shelf shelf = new Shelf();
   private String graceBefore;
 
