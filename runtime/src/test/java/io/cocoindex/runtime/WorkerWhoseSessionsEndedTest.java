@@ -177,8 +177,10 @@ class WorkerWhoseSessionsEndedTest extends EngineTestBase {
 
   /**
    * A claim of a run whose sessions ended, not marked finished, stands for the grace, as a live
-   * run's: the worker still in the round skips the component, then takes it over. A run that
-   * recorded its end is ended at once.
+   * run's: the worker still in the round skips the component, then takes it over. The grace
+   * counts from the first sight of the missing lock, recorded in the store: a worker started
+   * after it has passed takes the run for dead at once. A run that recorded its end is ended at
+   * once.
    */
   @Test
   void aClaimOfARunWhoseSessionsEndedIsTakenOverOnlyOnceTheGraceHasPassed() throws Exception {
@@ -212,6 +214,11 @@ class WorkerWhoseSessionsEndedTest extends EngineTestBase {
           .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(GRACE_MILLIS));
       assertThat(b.endedRuns("app", List.of(aVersion))).containsExactly(aVersion);
       taken.close();
+      try (PostgresStateStore late = PostgresStateStore.open(postgresSchema.url())) {
+        assertThat(late.endedRuns("app", List.of(aVersion)))
+            .as("a worker started since counts the grace from b's first sight of it")
+            .containsExactly(aVersion);
+      }
 
       try (PostgresStateStore c = PostgresStateStore.open(postgresSchema.url())) {
         long cVersion = c.nextVersion("app");

@@ -11,6 +11,7 @@ import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * next one whose lock no session holds has ended if its end is recorded; if not, it died or was
  * stopped early, or its sessions ended while its process lives on and may still be in a sink
  * call. Such a run is taken for alive for a grace ({@link
- * PostgresStateStore#DEAD_RUN_GRACE_PROPERTY}) from the moment this store first saw its lock
- * missing, in the server's clock, and for dead after: the workers still in the round then take
+ * PostgresStateStore#DEAD_RUN_GRACE_PROPERTY}) from the moment a worker first saw its lock
+ * missing (recorded in the store, in the server's clock), and for dead after: the workers still in the round then take
  * over its unfinished claims ({@link PostgresClaims}), and its precommitted writes are no longer
  * in flight. A worker whose sessions end stops its run within a fraction of that grace ({@link
  * PostgresSessionWatch}).
@@ -61,11 +62,6 @@ final class PostgresRuns {
   private final Map<RunId, Long> runLocks = new ConcurrentHashMap<>();
   /** Per app, the versions known ended (their ends recorded) or dead (their grace passed). */
   private final Map<String, Set<Long>> endedKnown = new ConcurrentHashMap<>();
-  /**
-   * Per app, the versions whose locks were seen missing with no end recorded, and when they were
-   * first seen so, in microseconds of the server's clock: dead once {@link #graceMicros} later.
-   */
-  private final Map<String, Map<Long, Long>> missingSince = new ConcurrentHashMap<>();
   /** How long a run whose lock went is still taken for alive (0: dead at once). */
   private final long graceMicros;
 
@@ -277,11 +273,11 @@ final class PostgresRuns {
 
   /**
    * Which of {@code versions} of {@code app} ended ({@link PostgresStateStore#endedRuns}): those
-   * whose lock no session holds, and whose end is recorded or whose grace has passed (with no
-   * grace: whose lock no session holds). An answer "ended" is kept for good, unless {@code
-   * fresh}: then every version is read again, and one seen alive is forgotten as ended (another
-   * worker's {@code dropState} allocates versions from 1 again). The others are read again each
-   * time, in one query.
+   * whose lock no session holds, and whose end is recorded or whose grace has passed since a
+   * worker first saw the lock missing (with no grace: whose lock no session holds). An answer
+   * "ended" is kept for good, unless {@code fresh}: then every version is read again, and one
+   * seen alive is forgotten as ended (another worker's {@code dropState} allocates versions from
+   * 1 again). The others are read again each time, in one query.
    */
   Set<Long> ended(String app, Collection<Long> versions, boolean fresh) {
     Set<Long> known = endedKnown.computeIfAbsent(app, a -> ConcurrentHashMap.newKeySet());
@@ -293,17 +289,12 @@ final class PostgresRuns {
     }
     if (!asked.isEmpty()) {
       RunsRead read = reads.read("read which runs are alive", c -> readRuns(c, app, asked));
-      Map<Long, Long> since = missingSince.computeIfAbsent(app, a -> new ConcurrentHashMap<>());
       for (long v : asked) {
-        if (v >= read.below() || read.aliveLowBits().contains(v & 0xFFFFFFFFL)) {
+        if (!read.lockMissing(v)) {
           known.remove(v);
-          since.remove(v);
-          continue;
-        }
-        if (graceMicros == 0 || read.endsRecorded().contains(v)
-            || read.atMicros() - since.computeIfAbsent(v, k -> read.atMicros()) >= graceMicros) {
+        } else if (graceMicros == 0 || read.endsRecorded().contains(v)
+            || read.atMicros() - read.missingSince().get(v) >= graceMicros) {
           known.add(v);
-          since.remove(v);
         }
       }
     }
@@ -318,43 +309,90 @@ final class PostgresRuns {
 
   /**
    * What one read of an app's runs told: its next version, the low 32 bits of the versions whose
-   * locks were held, the server's clock, and which of the versions asked had their ends recorded.
+   * locks were held, the server's clock, which of the versions asked had their ends recorded, and
+   * since when (in microseconds of the server's clock) the locks of the others were missing, as
+   * first seen by any worker.
    */
-  private record RunsRead(
-      long below, Set<Long> aliveLowBits, long atMicros, Set<Long> endsRecorded) {}
+  private record RunsRead(long below, Set<Long> aliveLowBits, long atMicros,
+      Set<Long> endsRecorded, Map<Long, Long> missingSince) {
+    boolean lockMissing(long version) {
+      return version < below && !aliveLowBits.contains(version & 0xFFFFFFFFL);
+    }
+  }
 
   /**
    * One read of {@code app}'s runs: its next version, then the run locks held, the server's
-   * clock and the ends recorded of {@code asked} (none looked up without a grace, where an end
-   * changes nothing).
+   * clock, and, with a grace, the ends recorded of {@code asked} and when their locks were first
+   * seen missing. A worker that first sees a lock missing, its run's end not recorded, records
+   * when (in {@code cocoindex_run_end}, at the version's negation: no run has a version below 1),
+   * so that every worker counts that run's grace from the same moment, a worker started since
+   * too.
    */
   private RunsRead readRuns(Connection c, String app, List<Long> asked) throws SQLException {
+    List<Long> both = new ArrayList<>();
+    if (graceMicros > 0) {
+      for (long v : asked) {
+        both.add(v);
+        both.add(-v);
+      }
+    }
+    RunsRead read;
     try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT next_version FROM "
         + tables.appTable() + " WHERE name = ?), ARRAY(SELECT objid::bigint FROM pg_locks"
         + " WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND classid::bigint = ?"
         + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),"
-        + " CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT),"
-        + " ARRAY(SELECT version FROM cocoindex_run_end WHERE app = ?"
-        + " AND version = ANY(CAST(? AS BIGINT[])))")) {
+        + " " + micros("clock_timestamp()") + ","
+        + " ARRAY(SELECT ARRAY[version, " + micros("ended_at") + "] FROM cocoindex_run_end"
+        + " WHERE app = ? AND version = ANY(CAST(? AS BIGINT[])))")) {
       ps.setString(1, app);
       ps.setLong(2, lockKey(app, 0) >>> 32);
       ps.setString(3, app);
-      ps.setArray(4, c.createArrayOf("bigint",
-          graceMicros == 0 ? new Long[0] : asked.toArray(new Long[0])));
+      ps.setArray(4, c.createArrayOf("bigint", both.toArray(new Long[0])));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         long below = rs.getLong(1); // the statement's snapshot predates its read of the locks
         Set<Long> alive = new HashSet<>(Arrays.asList((Long[]) rs.getArray(2).getArray()));
-        Set<Long> ends = new HashSet<>(Arrays.asList((Long[]) rs.getArray(4).getArray()));
-        return new RunsRead(below, alive, rs.getLong(3), ends);
+        Set<Long> ends = new HashSet<>();
+        Map<Long, Long> since = new HashMap<>();
+        for (Object pair : (Object[]) rs.getArray(4).getArray()) {
+          Long[] row = (Long[]) pair; // version, then ended_at
+          if (row[0] > 0) {
+            ends.add(row[0]);
+          } else {
+            since.put(-row[0], row[1]);
+          }
+        }
+        read = new RunsRead(below, alive, rs.getLong(3), ends, since);
       }
     }
+    List<Long> firstSeen = new ArrayList<>();
+    for (long v : asked) {
+      if (graceMicros > 0 && read.lockMissing(v) && !read.endsRecorded().contains(v)
+          && !read.missingSince().containsKey(v)) {
+        firstSeen.add(-v);
+        read.missingSince().put(v, read.atMicros()); // or a little later than another's
+      }
+    }
+    if (!firstSeen.isEmpty()) {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO cocoindex_run_end(app, version,"
+          + " ended_at) SELECT ?, v, clock_timestamp() FROM unnest(CAST(? AS BIGINT[])) AS v"
+          + " ON CONFLICT DO NOTHING")) {
+        ps.setString(1, app);
+        ps.setArray(2, c.createArrayOf("bigint", firstSeen.toArray(new Long[0])));
+        ps.executeUpdate();
+      }
+    }
+    return read;
+  }
+
+  /** The timestamp {@code expression} in microseconds since the epoch, in SQL. */
+  private static String micros(String expression) {
+    return "CAST(1000000 * EXTRACT(EPOCH FROM " + expression + ") AS BIGINT)";
   }
 
   /** Forgets what was read of {@code app}'s runs: its versions start again at 1. */
   void forgetSeen(String app) {
     endedKnown.remove(app);
-    missingSince.remove(app);
   }
 
   /** Whether a run of this store is going: its sessions are watched meanwhile. */
