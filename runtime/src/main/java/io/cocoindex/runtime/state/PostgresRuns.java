@@ -29,14 +29,15 @@ import org.slf4j.LoggerFactory;
  * stopped early, or its sessions ended while its process lives on and may still be in a sink
  * call. Such a run is taken for alive for a grace ({@link
  * PostgresStateStore#DEAD_RUN_GRACE_PROPERTY}) from the moment a worker first saw its lock
- * missing (recorded in the store, in the server's clock), and for dead after: the workers still in the round then take
- * over its unfinished claims ({@link PostgresClaims}), and its precommitted writes are no longer
- * in flight. A worker whose sessions end stops its run within a fraction of that grace ({@link
- * PostgresSessionWatch}).
+ * missing (recorded in the store, in the server's clock), and for dead after: the workers still
+ * in the round then take over its unfinished claims ({@link PostgresClaims}), and its
+ * precommitted writes are no longer in flight. A worker whose sessions end stops its run within
+ * a fraction of that grace ({@link PostgresSessionWatch}).
  *
  * <p>It keeps this store's own runs (their starts and locks) and the runs of each app known
- * ended. It writes in the store's transactions on its write connection and reads on the store's
- * read connections; the run locks live on the store's lease sessions.
+ * ended. It writes in the store's transactions on its write connection and reads (and records a
+ * lock first seen missing) on the store's read connections; the run locks live on the store's
+ * lease sessions.
  */
 final class PostgresRuns {
   // The store's logger: its warnings keep the name they were configured by.
