@@ -60,7 +60,11 @@ import org.junit.jupiter.api.io.TempDir;
  * before the fifty-sixth session (to replay a trial recorded then). {@code
  * -Dreliability.pgFromTrial=T} replays trial T alone (the choices of the trials before it are
  * drawn, not run; a setup round writes the world the clean round before it left), {@code
- * -Dreliability.pgRepeat=N} runs the trials N times over. A worker
+ * -Dreliability.pgRepeat=N} runs the trials N times over. {@code -Dreliability.pgGrace=ms} gives
+ * the workers (and this test's own stores) a grace before a run whose lock went is taken for dead
+ * ({@link PostgresStateStore#DEAD_RUN_GRACE_PROPERTY}; 0 by default: a killed worker's run is
+ * dead at once, as these trials were recorded); with one, a survivor of a round in which a worker
+ * died may end with components refused (exit 4), and the rounds after wait the grace. A worker
  * that does not finish in {@code -Dreliability.pgTimeout} seconds (60) fails the test with the
  * thread dumps of every worker still running and the database sessions of the workers.
  */
@@ -70,6 +74,11 @@ class PostgresCrashTest {
   static final long SINK_DELAY_MILLIS = Long.getLong("reliability.pgSinkDelay", 2);
   /** How often (percent) the last worker of a crash round sees the next world. */
   static final int MIXED_PERCENT = Integer.getInteger("reliability.pgMixedPercent", 0);
+  /**
+   * The grace before a run whose lock went is taken for dead, in ms: within it, a killed
+   * worker's writes are in flight for the others, who refuse to change a container above them.
+   */
+  static final long GRACE_MILLIS = Long.getLong(PostgresStateStore.DEAD_RUN_GRACE_PROPERTY, 0);
 
   @TempDir Path logs;
   String baseUrl;
@@ -130,6 +139,8 @@ class PostgresCrashTest {
           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
           "-D" + PgCrashWorker.MEMO + "=" + System.getProperty(PgCrashWorker.MEMO, "true"),
           "-D" + PgCrashWorker.ABSENT + "=" + System.getProperty(PgCrashWorker.ABSENT, "true"),
+          "-D" + PostgresStateStore.DEAD_RUN_GRACE_PROPERTY + "="
+              + System.getProperty(PostgresStateStore.DEAD_RUN_GRACE_PROPERTY, "0"),
           "-cp", System.getProperty("java.class.path"), PgCrashWorker.class.getName()));
       cmd.addAll(PgCrashWorker.args(url, name, round, seed, generation, mode, SINK_DELAY_MILLIS,
           KEYS));
@@ -417,14 +428,19 @@ class PostgresCrashTest {
       log.add(trial);
       boolean tDisputed = mixed && !PgWorld.of(seed, generation, KEYS).tForm()
           .equals(PgWorld.of(seed, generation + 1, KEYS).tForm());
+      // With a grace, a survivor may meet a killed worker's writes in flight below t.
+      boolean refusalsExcused = tDisputed || (GRACE_MILLIS > 0 && diedNow > 0);
       for (Child c : children) {
         if (!c.killed) {
-          c.awaitSuccess(tDisputed); // survivors
+          c.awaitSuccess(refusalsExcused); // survivors
         } else if (c.done()) {
           c.process.waitFor(30, TimeUnit.SECONDS); // killed after its run ended: fine
         }
       }
       log.add("  after it: " + crashRoundSummary(round));
+      if (GRACE_MILLIS > 0 && diedNow > 0) {
+        Thread.sleep(GRACE_MILLIS); // the killed workers' runs dead for the rounds after
+      }
       if (dropTrial) {
         round++;
         Child finisher = new Child("r" + round + "drop", round, seed, generation, "drop");

@@ -146,7 +146,10 @@ public final class App implements AutoCloseable {
    * and this throws that error once the run's other tasks have ended. What the run committed
    * before stands; the next run finishes the rest. A task of the engine's threads that throws past
    * itself (its work lost) stops the run the same way, and this app then takes
-   * no further runs (close it and open it again).
+   * no further runs (close it and open it again). So does the loss of the run's sessions with a
+   * state store shared by workers ({@link io.cocoindex.runtime.state.SessionsLostException}, the
+   * cause of the {@link IllegalStateException} thrown): the other workers may soon take the run
+   * for dead, so it starts no further sink call.
    *
    * @param options how to run it, such as {@link UpdateOptions#fullReprocess()}
    * @return what the update did, per provider
@@ -362,8 +365,9 @@ public final class App implements AutoCloseable {
 
   /**
    * Throws the error that stopped {@code run} early, if one did: an {@link Error} as it was
-   * thrown, anything else (a task of the engine's threads threw it past itself) in an {@link
-   * IllegalStateException}. After a lost task the app takes no further runs.
+   * thrown, anything else (the run's sessions with a shared store lost, or a task of the engine's
+   * threads threw it past itself) in an {@link IllegalStateException}. After a lost task the app
+   * takes no further runs.
    */
   private Run stopIfAborted(Run run, RunMode mode) {
     Throwable error = run.abortedBy();
@@ -381,6 +385,10 @@ public final class App implements AutoCloseable {
             + " close it, and open it again (best in a new process)" : "");
     if (error instanceof Error e) {
       throw e;
+    }
+    if (error instanceof io.cocoindex.runtime.state.SessionsLostException) {
+      throw new IllegalStateException(mode.name().toLowerCase(java.util.Locale.ROOT) + " of app '"
+          + name + "' stopped early: " + error.getMessage(), error);
     }
     throw new IllegalStateException(mode.name().toLowerCase(java.util.Locale.ROOT) + " of app '"
         + name + "' stopped early: a task of the engine was lost to " + error, error);

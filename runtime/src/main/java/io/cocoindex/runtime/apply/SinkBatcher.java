@@ -40,6 +40,8 @@ public final class SinkBatcher {
    */
   private final java.util.concurrent.atomic.AtomicInteger callsUnderWay =
       new java.util.concurrent.atomic.AtomicInteger();
+  /** Checked before each sink call ({@link #checkBeforeEachCall}), or null. */
+  private volatile Runnable beforeEachCall;
 
   /**
    * Applies each sink's batches on {@code executor}, off the components' threads.
@@ -114,6 +116,19 @@ public final class SinkBatcher {
   }
 
   /**
+   * Runs {@code check} before each sink call from now on: if it throws, the call does not start,
+   * and its submissions fail with the error the run stopped with ({@link #stop}), or with what
+   * {@code check} threw. A submission may wait for its call behind another that is under way: a
+   * check when it was submitted may no longer hold when its call would start.
+   *
+   * @param check throws when no sink call may start (the run's sessions with a store shared by
+   *     workers lost, say), stopping the run first
+   */
+  public void checkBeforeEachCall(Runnable check) {
+    this.beforeEachCall = check;
+  }
+
+  /**
    * How many sink calls are under way. Once the run is stopped no call starts, so this only goes
    * down: a stopped run on a store shared by workers waits for it to reach 0 before its lock
    * goes, so that a worker taking over one of its components writes after the calls it had
@@ -178,8 +193,17 @@ public final class SinkBatcher {
 
     private void applySplitting(List<Submission> batch) {
       Throwable why = stopped;
+      Runnable check = beforeEachCall;
+      if (why == null && check != null) {
+        try {
+          check.run();
+        } catch (RuntimeException e) {
+          why = stopped != null ? stopped : e;
+        }
+      }
       if (why != null) {
-        batch.forEach(s -> fail(s, why)); // the run stopped early: nothing more is applied
+        Throwable stop = why;
+        batch.forEach(s -> fail(s, stop)); // the run stopped early: nothing more is applied
         return;
       }
       Throwable error = applyOnce(batch);

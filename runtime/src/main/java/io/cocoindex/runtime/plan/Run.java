@@ -288,6 +288,10 @@ public final class Run {
     int threads = componentPool.getParallelism();
     this.leasedAhead = store.exclusiveWhileLocked() ? null : new LeaseGate(
         LEASED_AHEAD_PER_THREAD * threads, MIN_IN_FLIGHT, LEASE_AHEAD_HORIZON_MICROS * threads);
+    this.checksSessions = mode != RunMode.PREVIEW && !store.exclusiveWhileLocked();
+    if (checksSessions) {
+      batcher.checkBeforeEachCall(this::checkNotAborted);
+    }
     componentPool.watch(onTaskLost);
     SharedThreads.watchDeaths(onTaskLost);
   }
@@ -333,6 +337,12 @@ public final class Run {
         : new LeaseGate(MIN_IN_FLIGHT);
   }
 
+  /**
+   * Whether the run asks the store, at each apply, commit and sink call, whether the other
+   * workers may soon take it for dead ({@link StateStore#checkRunAlive}): on a store shared by
+   * workers, in a run that writes.
+   */
+  private final boolean checksSessions;
   /** Completes with the error that stopped the run early ({@link #abort}), if one did. */
   private final CompletableFuture<Throwable> aborted = new CompletableFuture<>();
   /** The first error given to {@link #abort}, set before the store is told of it. */
@@ -446,13 +456,28 @@ public final class Run {
   }
 
   /**
-   * Throws {@link RunAborted} once the run is stopped: checked before each apply and commit.
+   * Throws {@link RunAborted} once the run is stopped: checked before each apply, commit and
+   * sink call. On a store shared by workers, a run whose sessions were lost ({@link
+   * StateStore#checkRunAlive}) is stopped here, with that error: another worker may soon take it
+   * for dead, and change what it would write.
    *
    * @throws RunAborted if {@link #abort} was called, wrapping its error
    */
   public void checkNotAborted() {
+    checkSessions();
     if (aborted.isDone()) {
       throw new RunAborted(aborted.join());
+    }
+  }
+
+  /** Stops the run if the store says its sessions were lost ({@link #checksSessions}). */
+  private void checkSessions() {
+    if (checksSessions && !aborted.isDone()) {
+      try {
+        store.checkRunAlive(app, version);
+      } catch (RuntimeException lost) {
+        abort(lost);
+      }
     }
   }
 
@@ -700,6 +725,8 @@ public final class Run {
    *     a {@link SinkFailure} is reported as the sink's exception, its cause, with its context
    */
   public void fail(TargetPath component, Throwable error) {
+    // A component that failed on a session the store lost: the run stops, saying so.
+    checkSessions();
     // A component that gave up as the run stops (RunAborted, its cause the fatal error) does not
     // stop it again: it may have given up before the store was told (stoppingBy), holding no
     // lease, and each such call would tell the store once more.

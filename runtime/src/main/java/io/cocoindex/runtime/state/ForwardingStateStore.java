@@ -73,6 +73,11 @@ public abstract class ForwardingStateStore implements StateStore {
   }
 
   @Override
+  public void checkRunAlive(String app, long version) {
+    delegate.checkRunAlive(app, version);
+  }
+
+  @Override
   public void runAborted(String app, long version) {
     delegate.runAborted(app, version);
   }

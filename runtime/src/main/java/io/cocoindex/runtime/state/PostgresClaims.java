@@ -1,7 +1,6 @@
 package io.cocoindex.runtime.state;
 
 import io.cocoindex.runtime.state.PostgresRuns.RunStart;
-import io.cocoindex.runtime.state.PostgresRuns.RunsSeen;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,9 +19,10 @@ import java.util.Set;
  * The claims of components for a run ({@code cocoindex_claim}), which share a round's work among
  * the workers of a {@link PostgresStateStore}. A worker that takes a component's lock claims the
  * component for its run; another worker in the same round then skips it, unless the run that
- * claimed it looks dead ({@link PostgresRuns}) and did not mark it finished, in which case the
- * component is taken over. A run marks a claim finished in the transaction of the component's
- * commit ({@link StateWrite.ComponentDone}), and as it gives the component's lock back ({@link
+ * claimed it is dead ({@link PostgresRuns}: its lock gone, its end not recorded, and its grace
+ * passed) and did not mark it finished, in which case the component is taken over. A run marks
+ * a claim finished in the transaction of the component's commit ({@link
+ * StateWrite.ComponentDone}), and as it gives the component's lock back ({@link
  * PostgresLeaseReleaser}) unless the run was stopped early: the commit's mark is there when a
  * worker dies before the give-back, the give-back's for a component whose commit had nothing to
  * write.
@@ -48,18 +49,19 @@ final class PostgresClaims {
   /**
    * The end of a claim's insert, for this run's version: it takes the component unless claimed
    * at or after the first parameter's time (null: whatever the claim) by another run not known
-   * dead: one that is at or above the second parameter (the app's next version) or among the
-   * third's (the low 32 bits of the versions whose run locks were held), both as {@link
-   * PostgresRuns#readRunsSeen} read them before this statement began, or that ended ({@code
-   * cocoindex_run_end}, read in this statement's snapshot, which follows that read: a run gives
-   * its lock back only once its end is recorded), or that marked the claim finished (copied its
-   * claimed_at to run_finished_at with its commit, or as it gave the component back). A claim of a run that died
-   * (its worker killed, its sessions gone) or was stopped early (no end recorded), and that it
-   * did not mark finished, is taken over: no other live worker will process that component in
-   * the round. A finished one stands: that run's input may be newer than this one's. A claim
-   * written before claims named their run is kept as it was, and so is one a worker of that
-   * version moved since (its claimed_at no longer the one written with the run: the run named
-   * is then an earlier round's, not the claimer's).
+   * dead: one whose version is not among the second parameter's, the runs {@link
+   * PostgresRuns#ended} told ended before this statement began (their locks gone, and their ends
+   * recorded or their grace passed), or that ended after all ({@code cocoindex_run_end}, read in
+   * this statement's snapshot, which follows that read: a run gives its lock back only once its
+   * end is recorded), or that marked the claim finished (copied its claimed_at to
+   * run_finished_at with its commit, or as it gave the component back). A claim of a run that
+   * died (its worker killed, its sessions gone for longer than the grace) or was stopped early
+   * (no end recorded), and that it did not mark finished, is taken over: no other live worker
+   * will process that component in the round. Within the grace it stands, as a live run's: the
+   * run's process may still be applying the component's actions. A finished one stands: that
+   * run's input may be newer than this one's. A claim written before claims named their run is
+   * kept as it was, and so is one a worker of that version moved since (its claimed_at no longer
+   * the one written with the run: the run named is then an earlier round's, not the claimer's).
    */
   private static final String UNLESS_CLAIMED_SINCE =
       " ON CONFLICT(app, path) DO UPDATE SET claimed_at = excluded.claimed_at,"
@@ -68,8 +70,7 @@ final class PostgresClaims {
           + " WHERE cocoindex_claim.claimed_at < COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity')"
           + " OR (cocoindex_claim.run_claimed_at = cocoindex_claim.claimed_at"
           + " AND cocoindex_claim.run_version <> excluded.run_version"
-          + " AND cocoindex_claim.run_version < ?"
-          + " AND NOT (cocoindex_claim.run_version & 4294967295) = ANY(CAST(? AS BIGINT[]))"
+          + " AND cocoindex_claim.run_version = ANY(CAST(? AS BIGINT[]))"
           + " AND cocoindex_claim.run_finished_at IS DISTINCT FROM cocoindex_claim.claimed_at"
           + " AND NOT EXISTS (SELECT 1 FROM cocoindex_run_end e"
           + " WHERE e.app = cocoindex_claim.app AND e.version = cocoindex_claim.run_version))";
@@ -77,12 +78,13 @@ final class PostgresClaims {
   /**
    * Leases background components in one round trip. Parameters: the app's run keys' high bits,
    * the components' paths (bytea[]), their lock keys (bigint[]), the app, this worker's run
-   * version and start, the runs as last read ({@link #UNLESS_CLAIMED_SINCE}), then the app, this
+   * version and start, the runs known ended ({@link #UNLESS_CLAIMED_SINCE}), then the app, this
    * worker's run version and start again. Returns one row per lock taken: (path, claimed for this
    * run, and null, or the unlock's result where another worker claimed it in this round, whose
-   * lock is given back at once, and whether that claim's run looks dead now: its lock held by
-   * none ({@link #LIVE_RUNS}) and its end not recorded; the runs are then read again and the
-   * component tried once more). The CTEs are materialized so that each lock is tried once.
+   * lock is given back at once, and the version of that claim's run if it looks dead now: its
+   * lock held by none ({@link #LIVE_RUNS}) and its end not recorded; the caller then asks whether
+   * that run is dead ({@link PostgresRuns#ended}) and, if it is, tries the component once more).
+   * The CTEs are materialized so that each lock is tried once.
    */
   private static final String BATCH_LEASE_SQL =
       "WITH " + LIVE_RUNS + ","
@@ -95,8 +97,8 @@ final class PostgresClaims {
           + UNLESS_CLAIMED_SINCE + " RETURNING path)"
           + " SELECT l.path, c.path IS NOT NULL,"
           + " CASE WHEN c.path IS NULL THEN pg_advisory_unlock(l.key) END,"
-          + " c.path IS NULL AND EXISTS (SELECT 1 FROM cocoindex_claim k"
-          + " WHERE k.app = ? AND k.path = l.path AND k.run_claimed_at = k.claimed_at"
+          + " (SELECT k.run_version FROM cocoindex_claim k WHERE c.path IS NULL"
+          + " AND k.app = ? AND k.path = l.path AND k.run_claimed_at = k.claimed_at"
           + " AND k.run_version <> ? AND k.claimed_at >= ?"
           + " AND k.run_finished_at IS DISTINCT FROM k.claimed_at"
           + " AND NOT EXISTS (SELECT 1 FROM live WHERE live.low = k.run_version & 4294967295)"
@@ -158,24 +160,25 @@ final class PostgresClaims {
   }
 
   /**
-   * Runs {@link #BATCH_LEASE_SQL} once on {@code leaseConnection}, taking over the claims of
-   * runs {@code seen} tells dead, followed in its round trip by {@code then} (null: nothing);
-   * adds to {@code granted} the components leased, and to {@code lookDead} those refused for a
-   * claim whose run looks dead now, once {@code then} has read its results too. When {@code
-   * then} fails on the server, the implicit transaction it shares with the lease statement is
-   * rolled back, claims included, but the locks the lease statement took stay held (session
-   * locks are not transactional): the caller gives them back.
+   * Runs {@link #BATCH_LEASE_SQL} once on {@code leaseConnection}, taking over the claims of the
+   * runs in {@code ended} (none: no claim is taken over), followed in its round trip by {@code
+   * then} (null: nothing); adds to {@code granted} the components leased, and to {@code
+   * lookDead} those refused for a claim whose run looks dead now, with that run's version, once
+   * {@code then} has read its results too. When {@code then} fails on the server, the implicit
+   * transaction it shares with the lease statement is rolled back, claims included, but the
+   * locks the lease statement took stay held (session locks are not transactional): the caller
+   * gives them back.
    */
   void leaseBatch(Connection leaseConnection, String app, byte[][] paths, Long[] keys,
-      RunStart run, RunsSeen seen, Set<ByteKey> granted, Set<ByteKey> lookDead, Then then)
-      throws SQLException {
+      RunStart run, Set<Long> ended, Set<ByteKey> granted, Map<ByteKey, Long> lookDead,
+      Then then) throws SQLException {
     String sql = then == null ? BATCH_LEASE_SQL : BATCH_LEASE_SQL + then.sql();
     try (PreparedStatement ps = leaseConnection.prepareStatement(sql)) {
       ps.setLong(1, runs.lockKey(app, 0) >>> 32);
       ps.setArray(2, leaseConnection.createArrayOf("bytea", paths));
       ps.setArray(3, leaseConnection.createArrayOf("bigint", keys));
       ps.setString(4, app);
-      int next = setClaimant(ps, 5, run, seen);
+      int next = setClaimant(ps, 5, run, ended);
       ps.setString(next, app);
       setClaimant(ps, next + 1, run);
       if (then != null) {
@@ -183,14 +186,17 @@ final class PostgresClaims {
       }
       // Read whole before the caller learns of any: a failure of then's fails them all.
       Set<ByteKey> grantedHere = new HashSet<>();
-      Set<ByteKey> lookDeadHere = new HashSet<>();
+      Map<ByteKey, Long> lookDeadHere = new HashMap<>();
       ps.execute();
       try (ResultSet rs = ps.getResultSet()) {
         while (rs.next()) {
           if (rs.getBoolean(2)) {
             grantedHere.add(ByteKey.of(rs.getBytes(1)));
-          } else if (rs.getBoolean(4)) {
-            lookDeadHere.add(ByteKey.of(rs.getBytes(1)));
+          } else {
+            long version = rs.getLong(4);
+            if (!rs.wasNull()) {
+              lookDeadHere.put(ByteKey.of(rs.getBytes(1)), version);
+            }
           }
         }
       }
@@ -198,7 +204,7 @@ final class PostgresClaims {
         then.read(ps);
       }
       granted.addAll(grantedHere);
-      lookDead.addAll(lookDeadHere);
+      lookDead.putAll(lookDeadHere);
     }
   }
 
@@ -274,16 +280,14 @@ final class PostgresClaims {
   }
 
   /**
-   * {@link #setClaimant(PreparedStatement, int, RunStart)}, then the runs as last read ({@code
-   * seen}; none yet: no run known dead) for {@link #UNLESS_CLAIMED_SINCE}; the index of the next
-   * parameter.
+   * {@link #setClaimant(PreparedStatement, int, RunStart)}, then the runs known ended ({@code
+   * ended}; null: none) for {@link #UNLESS_CLAIMED_SINCE}; the index of the next parameter.
    */
-  private static int setClaimant(PreparedStatement ps, int at, RunStart run, RunsSeen seen)
+  private static int setClaimant(PreparedStatement ps, int at, RunStart run, Set<Long> ended)
       throws SQLException {
     setClaimant(ps, at, run);
-    ps.setLong(at + 2, seen == null ? Long.MIN_VALUE : seen.below());
-    ps.setArray(at + 3, ps.getConnection().createArrayOf("bigint",
-        seen == null ? new Long[0] : seen.aliveLowBits().toArray(new Long[0])));
-    return at + 4;
+    ps.setArray(at + 2, ps.getConnection().createArrayOf("bigint",
+        ended == null ? new Long[0] : ended.toArray(new Long[0])));
+    return at + 3;
   }
 }

@@ -8,9 +8,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,13 +25,19 @@ import org.slf4j.LoggerFactory;
  * The runs of a {@link PostgresStateStore}'s apps, and whether they are alive. A run holds a
  * shared advisory lock on its run key, on every lease session, from before its version commits
  * until it ends, and records its end before giving that lock back. A version below the app's
- * next one whose lock no session holds has then ended (its end recorded), died or been stopped
- * early (none recorded): the workers still in the round take over such a run's unfinished
- * claims ({@link PostgresClaims}).
+ * next one whose lock no session holds has ended if its end is recorded; if not, it died or was
+ * stopped early, or its sessions ended while its process lives on and may still be in a sink
+ * call. Such a run is taken for alive for a grace ({@link
+ * PostgresStateStore#DEAD_RUN_GRACE_PROPERTY}) from the moment a worker first saw its lock
+ * missing (recorded in the store, in the server's clock), and for dead after: the workers still
+ * in the round then take over its unfinished claims ({@link PostgresClaims}), and its
+ * precommitted writes are no longer in flight. A worker whose sessions end stops its run within
+ * a fraction of that grace ({@link PostgresSessionWatch}).
  *
- * <p>It keeps this store's own runs (their starts and locks) and what the last read of each
- * app's runs told. It writes in the store's transactions on its write connection and reads on
- * the store's read connections; the run locks live on the store's lease sessions.
+ * <p>It keeps this store's own runs (their starts and locks) and the runs of each app known
+ * ended. It writes in the store's transactions on its write connection and reads (and records a
+ * lock first seen missing) on the store's read connections; the run locks live on the store's
+ * lease sessions.
  */
 final class PostgresRuns {
   // The store's logger: its warnings keep the name they were configured by.
@@ -52,8 +61,10 @@ final class PostgresRuns {
    * The locks of this store's runs still going, by run (see {@link PostgresStateStore#endedRuns}).
    */
   private final Map<RunId, Long> runLocks = new ConcurrentHashMap<>();
-  /** Per app, what the last read of its runs told. */
-  private final Map<String, RunsSeen> runsSeen = new ConcurrentHashMap<>();
+  /** Per app, the versions known ended (their ends recorded) or dead (their grace passed). */
+  private final Map<String, Set<Long>> endedKnown = new ConcurrentHashMap<>();
+  /** How long a run whose lock went is still taken for alive (0: dead at once). */
+  private final long graceMicros;
 
   /** Runs work in one transaction of the store's write connection. */
   interface Transactions {
@@ -66,7 +77,8 @@ final class PostgresRuns {
   }
 
   PostgresRuns(Connection[] leaseConnections, String schemaName, JdbcStateTables tables,
-      Transactions writes, Reads reads) {
+      Transactions writes, Reads reads, long graceMicros) {
+    this.graceMicros = graceMicros;
     this.leaseConnections = leaseConnections;
     this.schemaName = schemaName;
     this.tables = tables;
@@ -81,23 +93,6 @@ final class PostgresRuns {
   record RunStart(Timestamp at, long version, AtomicBoolean aborted) {
     RunStart(Timestamp at, long version) {
       this(at, version, new AtomicBoolean());
-    }
-  }
-
-  /** What one read of the runs told: versions below {@code below} whose locks were held. */
-  record RunsSeen(long below, Set<Long> aliveLowBits) {
-    boolean ended(long version) {
-      return version < below && !aliveLowBits.contains(version & 0xFFFFFFFFL);
-    }
-
-    /** Whether each of {@code versions} was known ended (a run alive then may have ended since). */
-    boolean tellsAll(Collection<Long> versions) {
-      for (long v : versions) {
-        if (!ended(v)) {
-          return false;
-        }
-      }
-      return true;
     }
   }
 
@@ -277,50 +272,132 @@ final class PostgresRuns {
     });
   }
 
-  /** Which of {@code versions} of {@code app} ended ({@link PostgresStateStore#endedRuns}). */
-  Set<Long> ended(String app, Collection<Long> versions) {
-    RunsSeen seen = runsSeen.get(app);
-    if (seen == null || !seen.tellsAll(versions)) {
-      seen = read(app);
+  /**
+   * Which of {@code versions} of {@code app} ended ({@link PostgresStateStore#endedRuns}): those
+   * whose lock no session holds, and whose end is recorded or whose grace has passed since a
+   * worker first saw the lock missing (with no grace: whose lock no session holds). An answer
+   * "ended" is kept for good, unless {@code fresh}: then every version is read again, and one
+   * seen alive is forgotten as ended (another worker's {@code dropState} allocates versions from
+   * 1 again). The others are read again each time, in one query.
+   */
+  Set<Long> ended(String app, Collection<Long> versions, boolean fresh) {
+    Set<Long> known = endedKnown.computeIfAbsent(app, a -> ConcurrentHashMap.newKeySet());
+    List<Long> asked = new ArrayList<>();
+    for (long v : versions) {
+      if (fresh || !known.contains(v)) {
+        asked.add(v);
+      }
+    }
+    if (!asked.isEmpty()) {
+      RunsRead read = reads.read("read which runs are alive", c -> readRuns(c, app, asked));
+      for (long v : asked) {
+        if (!read.lockMissing(v)) {
+          known.remove(v);
+        } else if (graceMicros == 0 || read.endsRecorded().contains(v)
+            || read.atMicros() - read.missingSince().get(v) >= graceMicros) {
+          known.add(v);
+        }
+      }
     }
     Set<Long> ended = new HashSet<>();
     for (long v : versions) {
-      if (seen.ended(v)) {
+      if (known.contains(v)) {
         ended.add(v);
       }
     }
     return ended;
   }
 
-  /** Reads which runs of {@code app} are alive, and keeps what it told. */
-  RunsSeen read(String app) {
-    RunsSeen seen = reads.read("read which runs are alive", c -> readRunsSeen(c, app));
-    runsSeen.put(app, seen);
-    return seen;
+  /**
+   * What one read of an app's runs told: its next version, the low 32 bits of the versions whose
+   * locks were held, the server's clock, which of the versions asked had their ends recorded, and
+   * since when (in microseconds of the server's clock) the locks of the others were missing, as
+   * first seen by any worker.
+   */
+  private record RunsRead(long below, Set<Long> aliveLowBits, long atMicros,
+      Set<Long> endsRecorded, Map<Long, Long> missingSince) {
+    boolean lockMissing(long version) {
+      return version < below && !aliveLowBits.contains(version & 0xFFFFFFFFL);
+    }
   }
 
-  /** One read of {@code app}'s runs: its next version, then the run locks held. */
-  private RunsSeen readRunsSeen(Connection c, String app) throws SQLException {
+  /**
+   * One read of {@code app}'s runs: its next version, then the run locks held, the server's
+   * clock, and, with a grace, the ends recorded of {@code asked} and when their locks were first
+   * seen missing. A worker that first sees a lock missing, its run's end not recorded, records
+   * when (in {@code cocoindex_run_end}, at the version's negation: no run has a version below 1),
+   * so that every worker counts that run's grace from the same moment, a worker started since
+   * too.
+   */
+  private RunsRead readRuns(Connection c, String app, List<Long> asked) throws SQLException {
+    List<Long> both = new ArrayList<>();
+    if (graceMicros > 0) {
+      for (long v : asked) {
+        both.add(v);
+        both.add(-v);
+      }
+    }
+    RunsRead read;
     try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT next_version FROM "
         + tables.appTable() + " WHERE name = ?), ARRAY(SELECT objid::bigint FROM pg_locks"
         + " WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND classid::bigint = ?"
-        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))")) {
+        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),"
+        + " " + micros("clock_timestamp()") + ","
+        + " ARRAY(SELECT ARRAY[version, " + micros("ended_at") + "] FROM cocoindex_run_end"
+        + " WHERE app = ? AND version = ANY(CAST(? AS BIGINT[])))")) {
       ps.setString(1, app);
       ps.setLong(2, lockKey(app, 0) >>> 32);
+      ps.setString(3, app);
+      ps.setArray(4, c.createArrayOf("bigint", both.toArray(new Long[0])));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         long below = rs.getLong(1); // the statement's snapshot predates its read of the locks
-        Set<Long> alive = new HashSet<>();
-        for (Long low : (Long[]) rs.getArray(2).getArray()) {
-          alive.add(low);
+        Set<Long> alive = new HashSet<>(Arrays.asList((Long[]) rs.getArray(2).getArray()));
+        Set<Long> ends = new HashSet<>();
+        Map<Long, Long> since = new HashMap<>();
+        for (Object pair : (Object[]) rs.getArray(4).getArray()) {
+          Long[] row = (Long[]) pair; // version, then ended_at
+          if (row[0] > 0) {
+            ends.add(row[0]);
+          } else {
+            since.put(-row[0], row[1]);
+          }
         }
-        return new RunsSeen(below, alive);
+        read = new RunsRead(below, alive, rs.getLong(3), ends, since);
       }
     }
+    List<Long> firstSeen = new ArrayList<>();
+    for (long v : asked) {
+      if (graceMicros > 0 && read.lockMissing(v) && !read.endsRecorded().contains(v)
+          && !read.missingSince().containsKey(v)) {
+        firstSeen.add(-v);
+        read.missingSince().put(v, read.atMicros()); // or a little later than another's
+      }
+    }
+    if (!firstSeen.isEmpty()) {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO cocoindex_run_end(app, version,"
+          + " ended_at) SELECT ?, v, clock_timestamp() FROM unnest(CAST(? AS BIGINT[])) AS v"
+          + " ON CONFLICT DO NOTHING")) {
+        ps.setString(1, app);
+        ps.setArray(2, c.createArrayOf("bigint", firstSeen.toArray(new Long[0])));
+        ps.executeUpdate();
+      }
+    }
+    return read;
+  }
+
+  /** The timestamp {@code expression} in microseconds since the epoch, in SQL. */
+  private static String micros(String expression) {
+    return "CAST(1000000 * EXTRACT(EPOCH FROM " + expression + ") AS BIGINT)";
   }
 
   /** Forgets what was read of {@code app}'s runs: its versions start again at 1. */
   void forgetSeen(String app) {
-    runsSeen.remove(app);
+    endedKnown.remove(app);
+  }
+
+  /** Whether a run of this store is going: its sessions are watched meanwhile. */
+  boolean anyGoing() {
+    return !runLocks.isEmpty();
   }
 }

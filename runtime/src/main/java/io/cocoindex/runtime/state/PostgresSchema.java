@@ -61,6 +61,8 @@ final class PostgresSchema {
             + " path BYTEA NOT NULL, claimed_at TIMESTAMPTZ NOT NULL, run_version BIGINT,"
             + " run_claimed_at TIMESTAMPTZ, run_finished_at TIMESTAMPTZ,"
             + " PRIMARY KEY(app, path))"),
+        // A run's end at its version; at the version's negation, when a worker first saw the
+        // run's lock missing with no end recorded (its grace counted from then: PostgresRuns).
         new Relation(RUN_ENDS, "CREATE TABLE IF NOT EXISTS " + RUN_ENDS + "(app TEXT NOT NULL,"
             + " version BIGINT NOT NULL, ended_at TIMESTAMPTZ NOT NULL,"
             + " PRIMARY KEY(app, version))"),

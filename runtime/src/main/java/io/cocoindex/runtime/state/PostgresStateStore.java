@@ -2,7 +2,6 @@ package io.cocoindex.runtime.state;
 
 import io.cocoindex.Fingerprint;
 import io.cocoindex.runtime.state.PostgresRuns.RunStart;
-import io.cocoindex.runtime.state.PostgresRuns.RunsSeen;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,6 +11,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.Set;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * drops: a worker killed with {@code kill -9} blocks nobody, and the components it claimed and
  * did not finish are taken over by the workers still in the round (a claim names its run, which
  * marks it finished with the component's commit, or as it gives the lock back), or finished by
- * whichever worker runs next.
+ * whichever worker runs next. A worker whose sessions end while its process lives on (an
+ * idle-session timeout, a network cut, {@code pg_terminate_backend}) is taken for dead only after
+ * a grace ({@link #DEAD_RUN_GRACE_PROPERTY}), and stops its run within a fraction of it.
  * Precommit and settle are read-modify-writes of locked rows ({@code SELECT ... FOR UPDATE}) in
  * one transaction, retried on deadlock or serialization failure.
  *
@@ -76,8 +79,28 @@ public final class PostgresStateStore extends JdbcStateStore {
   private static final String TRY_LOCKS_SQL = "SELECT pg_try_advisory_lock(k) FROM"
       + " unnest(?::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i";
 
+  /**
+   * The system property that sets, in milliseconds, how long the other workers still take a run
+   * for alive after its lock went, its end not recorded (30,000 unless set; read as a store
+   * opens; set the same on every worker). A run's lock goes with its sessions: when its worker
+   * dies, but also when its sessions end while the process lives on and may be in the middle of
+   * a sink call. Within the grace, another worker leaves that run's claims standing and refuses
+   * to change a container below which the run has a write in flight, as for a live run; after
+   * it, the run is dead. A run that recorded its end is ended at once. A worker whose sessions
+   * end stops its run, starting no further sink call, within an eighth of the grace (a probe of
+   * its sessions), or within half of it if the probe hangs ({@link SessionsLostException}). A
+   * sink call it had started goes on: one that outlasts the rest of the grace can still land
+   * after another worker changed what it writes. Make the grace at least twice the slowest sink
+   * call. 0 takes a run whose lock went for dead at once, and probes nothing.
+   */
+  public static final String DEAD_RUN_GRACE_PROPERTY = "cocoindex.postgres.deadRunGraceMs";
+  /** The grace unless {@link #DEAD_RUN_GRACE_PROPERTY} says otherwise, in milliseconds. */
+  public static final long DEFAULT_DEAD_RUN_GRACE_MILLIS = 30_000;
+
   private final DataSource dataSource;
   private final String description;
+  /** Whether the lease sessions are still there, for this store's runs. */
+  private final PostgresSessionWatch sessions;
   /** Session advisory locks live on these; a key always uses the same one (it must unlock). */
   private final Connection[] leaseConnections;
   private final AtomicInteger nextLeaseConnection = new AtomicInteger();
@@ -156,8 +179,12 @@ public final class PostgresStateStore extends JdbcStateStore {
     }
     this.identity = identity(writeConnection, databaseName, schemaName);
     this.leaseReadsSql = PostgresLeaseReads.sql(tables);
-    this.runs = new PostgresRuns(
-        leaseConnections, schemaName, tables, this::inTransaction, this::read);
+    long graceMillis = Math.max(0,
+        Long.getLong(DEAD_RUN_GRACE_PROPERTY, DEFAULT_DEAD_RUN_GRACE_MILLIS));
+    this.runs = new PostgresRuns(leaseConnections, schemaName, tables, this::inTransaction,
+        this::read, TimeUnit.MILLISECONDS.toMicros(graceMillis));
+    this.sessions = new PostgresSessionWatch(leaseConnections, description,
+        TimeUnit.MILLISECONDS.toNanos(graceMillis), runs::anyGoing);
     this.claims = new PostgresClaims(runs);
     this.releaser = new PostgresLeaseReleaser();
     start("cocoindex-pg-state-writer");
@@ -531,6 +558,7 @@ public final class PostgresStateStore extends JdbcStateStore {
         pauseBetweenTries();
       }
     } catch (SQLException e) {
+      sessions.failed(leaseConnection, e);
       throw failure("take " + what, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -621,7 +649,7 @@ public final class PostgresStateStore extends JdbcStateStore {
     Connection leaseConnection =
         leaseConnections[Math.floorMod(nextLeaseConnection.getAndIncrement(), LEASE_CONNECTIONS)];
     Set<ByteKey> granted = new HashSet<>();
-    Set<ByteKey> lookDead = new HashSet<>();
+    Map<ByteKey, Long> lookDead = new HashMap<>();
     List<PostgresLeaseReads> reads = new ArrayList<>();
     Long[] trying = keys;
     try {
@@ -633,13 +661,15 @@ public final class PostgresStateStore extends JdbcStateStore {
         if (takeOverTheDead && !lookDead.isEmpty()) {
           // Claimed by runs that look dead now: read the runs (before the statement that takes
           // them over, whose snapshot then holds the end of any that gave its lock back) and try
-          // those components once more.
-          RunsSeen seen = runs.read(app);
+          // once more the components of those that are dead, their grace passed. Those of a run
+          // still in its grace are skipped, as a live run's: its process may be applying them.
+          Set<Long> dead = runs.ended(app, new HashSet<>(lookDead.values()), true);
           List<byte[]> again = new ArrayList<>();
           List<Long> againKeys = new ArrayList<>();
           boolean[] againRead = readRecords == null ? null : new boolean[lookDead.size()];
           for (int i = 0; i < n; i++) {
-            if (lookDead.remove(ByteKey.of(paths[i]))) {
+            Long claimant = lookDead.remove(ByteKey.of(paths[i]));
+            if (claimant != null && dead.contains(claimant)) {
               if (againRead != null) {
                 againRead[again.size()] = readRecords[i];
               }
@@ -653,12 +683,15 @@ public final class PostgresStateStore extends JdbcStateStore {
           for (PostgresLeaseReads r : reads) {
             statesLeft -= r.statesRead();
           }
-          claims.leaseBatch(leaseConnection, app, againPaths, trying, run, seen, granted,
-              lookDead, reads(app, againPaths, againRead, run, statesLeft, leaseConnection,
-                  reads));
+          if (againPaths.length > 0) {
+            claims.leaseBatch(leaseConnection, app, againPaths, trying, run, dead, granted,
+                lookDead, reads(app, againPaths, againRead, run, statesLeft, leaseConnection,
+                    reads));
+          }
         }
       }
     } catch (SQLException e) {
+      sessions.failed(leaseConnection, e);
       // No lease reaches the caller: what the first statement granted, and what the failing
       // one locked (session locks outlive its error; which ones is not known, and giving back
       // one not held only warns), would be held until the store closes. This session holds no
@@ -823,13 +856,32 @@ public final class PostgresStateStore extends JdbcStateStore {
    */
   @Override
   public long nextVersion(String app) {
+    Throwable lost = sessions.lostBy();
+    if (lost != null) {
+      throw new StateStoreException("state store " + description + ": cannot start a run: its"
+          + " lease sessions were lost (" + lost.getMessage() + "); close it and open it again",
+          lost);
+    }
     releaser.awaitGivenBack();
     releaser.refuseRunWhileLostLeasesHeld(app);
+    long sent = System.nanoTime();
     try {
-      return runs.start(app);
+      long version = runs.start(app);
+      sessions.confirmed(sent); // the run's lock taken on every lease session
+      return version;
     } catch (SQLException e) {
       throw failure("allocate a run version", e);
     }
+  }
+
+  /**
+   * Throws once this store's lease sessions were lost, or (with a grace, {@link
+   * #DEAD_RUN_GRACE_PROPERTY}) were not confirmed there within half of it: the other workers may
+   * soon take the run for dead.
+   */
+  @Override
+  public void checkRunAlive(String app, long version) {
+    sessions.check(app, version);
   }
 
   /**
@@ -891,13 +943,15 @@ public final class PostgresStateStore extends JdbcStateStore {
 
   /**
    * Tells the runs ended by their locks: a version below the app's next one when read, whose lock
-   * no session holds, has ended (its lock was taken before the version committed, and a lock
-   * given back is not taken again). One query tells it for every version allocated so far, and
-   * is repeated only for a version allocated since, or alive then.
+   * no session holds (its lock was taken before the version committed, and a lock given back is
+   * not taken again), has ended if its end is recorded, or once this store has seen its lock
+   * missing for the grace ({@link #DEAD_RUN_GRACE_PROPERTY}): its sessions may have ended while
+   * its process still applies its writes. One query tells it for the versions not known ended
+   * yet.
    */
   @Override
   public Set<Long> endedRuns(String app, Collection<Long> versions) {
-    return runs.ended(app, versions);
+    return runs.ended(app, versions, false);
   }
 
   /**
@@ -955,6 +1009,7 @@ public final class PostgresStateStore extends JdbcStateStore {
 
   @Override
   protected void closeResources() {
+    sessions.close();
     releaser.close();
     for (Connection c : leaseConnections) {
       synchronized (c) {

@@ -265,6 +265,19 @@ public interface StateStore extends AutoCloseable {
   long nextVersion(String app);
 
   /**
+   * Throws if run {@code version} of {@code app} may look dead to the other workers of a store
+   * they share while its process goes on: its sessions holding the run's lock were lost, or not
+   * confirmed recently enough. The engine asks before each sink call, apply and commit of the
+   * run, and stops the run when this throws: another worker may soon take over or change what it
+   * writes. A store with one writer at a time never throws.
+   *
+   * @param app the app's name
+   * @param version the run's version, from {@link #nextVersion}
+   * @throws SessionsLostException if the run's sessions were lost
+   */
+  default void checkRunAlive(String app, long version) {}
+
+  /**
    * Tells the store that run {@code version} of {@code app} has ended: every action it applied
    * has returned, so no write of it can land any more (see {@link #endedRuns}).
    *
