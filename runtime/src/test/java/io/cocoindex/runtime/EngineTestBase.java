@@ -71,11 +71,20 @@ abstract class EngineTestBase {
    * another process would have), closed after the test.
    */
   StateStore anotherWorkersStore() {
+    return anotherWorkersStore(null);
+  }
+
+  /**
+   * As {@link #anotherWorkersStore()}, its server sessions named {@code sessions} (their {@code
+   * application_name}, unless null), so that the test can tell them from the other workers'.
+   */
+  StateStore anotherWorkersStore(String sessions) {
     if (!ON_POSTGRES) {
       throw new IllegalStateException("the embedded store has one writer at a time");
     }
     store(); // the first worker's, which the tests's inspection uses
-    StateStore s = PostgresStateStore.open(postgresUrl());
+    StateStore s = PostgresStateStore.open(
+        sessions == null ? postgresUrl() : postgresUrl() + "&ApplicationName=" + sessions);
     stores.add(s);
     return s;
   }

@@ -433,7 +433,8 @@ class WorkerDiedMidRoundTest {
     CountDownLatch aInSink = new CountDownLatch(1);
     rowsA.onSinkCall = () -> {
       aInSink.countDown();
-      awaitComponentLocksGivenBack(pg.name() + "_a"); // y's and x's: A's run is stopped
+      // y's and x's: A's run is stopped
+      TestPostgres.awaitComponentLocksGivenBack(pg.serverUrl(), pg.name() + "_a");
     };
     Consumer<Ctx> mainA = ctx -> {
       TargetStateProvider<String> p = registerRootTargetStatesProvider(ctx, "rows", rowsA.handler);
@@ -494,37 +495,6 @@ class WorkerDiedMidRoundTest {
     assertThat(stopped).isInstanceOf(OutOfMemoryError.class);
     bMayMount.countDown();
     runB.get(1, TimeUnit.MINUTES);
-  }
-
-  /**
-   * Waits until no session named {@code applicationName} holds an advisory lock exclusively (a
-   * component's or a state's lease; a run's lock is shared).
-   */
-  private void awaitComponentLocksGivenBack(String applicationName) {
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    try (Connection c = DriverManager.getConnection(pg.serverUrl());
-        PreparedStatement q = c.prepareStatement("SELECT count(*) FROM pg_locks"
-            + " WHERE locktype = 'advisory' AND granted AND mode = 'ExclusiveLock' AND pid IN"
-            + " (SELECT pid FROM pg_stat_activity WHERE application_name = ?)")) {
-      q.setString(1, applicationName);
-      while (true) {
-        try (ResultSet rs = q.executeQuery()) {
-          rs.next();
-          if (rs.getLong(1) == 0) {
-            return;
-          }
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the component locks were not given back");
-        }
-        Thread.sleep(10);
-      }
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   /**
