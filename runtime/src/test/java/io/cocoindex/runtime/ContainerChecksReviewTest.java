@@ -304,7 +304,9 @@ class ContainerChecksReviewTest extends TwoWorkersTestBase {
     CompletableFuture<Void> first = w0.updateAsync();
     Throwable failed1;
     try {
-      assertThat(r2Fails.await(1, TimeUnit.MINUTES)).as("worker 0's r2 failing").isTrue();
+      assertThat(r2Fails.await(1, TimeUnit.MINUTES))
+          .as(() -> "worker 0's r2 failing; the threads:\n" + ThreadDump.ofAllThreads())
+          .isTrue();
       w1.table = false;
       failed1 = failureOf(w1.updateAsync());
     } finally {

@@ -64,15 +64,8 @@ class InFlightLevelsTest extends EngineTestBase {
     try {
       return f.get(seconds, TimeUnit.SECONDS);
     } catch (TimeoutException hung) {
-      StringBuilder dump = new StringBuilder("the run did not end in " + seconds + " s\n");
-      for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
-        dump.append('"').append(e.getKey().getName()).append("\" ").append(e.getKey().getState())
-            .append('\n');
-        for (StackTraceElement frame : e.getValue()) {
-          dump.append("    at ").append(frame).append('\n');
-        }
-      }
-      throw new AssertionError(dump.toString());
+      throw new AssertionError(
+          "the run did not end in " + seconds + " s\n" + ThreadDump.ofAllThreads());
     }
   }
 

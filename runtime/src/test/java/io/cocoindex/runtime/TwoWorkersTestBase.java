@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
@@ -129,12 +130,16 @@ abstract class TwoWorkersTestBase extends EngineTestBase {
     assertCleanRunWrites(worker, List.of("r1", "r2"), log);
   }
 
+  /** The error {@code update} failed with, or null; it failing to end fails the test. */
   static Throwable failureOf(CompletableFuture<Void> update) throws Exception {
     try {
       update.get(1, TimeUnit.MINUTES);
       return null;
     } catch (ExecutionException e) {
       return e.getCause();
+    } catch (TimeoutException hung) {
+      throw new AssertionError(
+          "the update did not end in a minute\n" + ThreadDump.ofAllThreads(), hung);
     }
   }
 
