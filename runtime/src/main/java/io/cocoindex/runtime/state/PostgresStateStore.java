@@ -944,9 +944,9 @@ public final class PostgresStateStore extends JdbcStateStore {
   /**
    * Tells the runs ended by their locks: a version below the app's next one when read, whose lock
    * no session holds (its lock was taken before the version committed, and a lock given back is
-   * not taken again), has ended if its end is recorded, or once this store has seen its lock
-   * missing for the grace ({@link #DEAD_RUN_GRACE_PROPERTY}): its sessions may have ended while
-   * its process still applies its writes. One query tells it for the versions not known ended
+   * not taken again), has ended if its end is recorded, or once its lock has been missing for
+   * the grace ({@link #DEAD_RUN_GRACE_PROPERTY}) since any worker first saw it so (that sighting
+   * is recorded): its sessions may have ended while its process still applies its writes. One query tells it for the versions not known ended
    * yet.
    */
   @Override
