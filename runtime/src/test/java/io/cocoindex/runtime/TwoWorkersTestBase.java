@@ -257,14 +257,24 @@ abstract class TwoWorkersTestBase extends EngineTestBase {
     }
   }
 
-  /** A store that holds each chosen write, once, until released, and tells when others landed. */
+  /**
+   * A store that holds each chosen write, once, until released, tells when others landed, and
+   * keeps the version of its last run.
+   */
   static final class Gate extends ForwardingStateStore {
     private final Map<Predicate<List<StateWrite>>, Hold> holds = new ConcurrentHashMap<>();
     private final Map<Predicate<List<StateWrite>>, CountDownLatch> signals =
         new ConcurrentHashMap<>();
+    volatile long lastVersion;
 
     Gate(StateStore delegate) {
       super(delegate);
+    }
+
+    @Override
+    public long nextVersion(String app) {
+      lastVersion = super.nextVersion(app);
+      return lastVersion;
     }
 
     /** Holds the first write {@code when} matches until the hold is released. */
@@ -324,8 +334,13 @@ abstract class TwoWorkersTestBase extends EngineTestBase {
     /** Whether a is memoized on its rows, and whether main mounts it at all. */
     volatile boolean memoA = false;
     volatile boolean mountA = true;
-    /** If set, main also mounts a component b that waits for it: the run goes on meanwhile. */
+    /**
+     * If set, main also mounts a component b that waits for it before declaring its rows: the
+     * run goes on meanwhile.
+     */
     volatile CountDownLatch bWaitsFor;
+    /** The rows b declares in docs (b is mounted for them even when it waits for nothing). */
+    volatile List<String> rowsOfB = List.of();
     /** Counted down as the leaf is applied, or its component fails. */
     final CountDownLatch leafAppliedOrFailed = new CountDownLatch(1);
     private final TargetHandler<String, String, Put> outer;
@@ -410,8 +425,14 @@ abstract class TwoWorkersTestBase extends EngineTestBase {
         ctx.mount("a", c -> own.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
       }
       CountDownLatch waitFor = bWaitsFor;
-      if (waitFor != null) {
-        ctx.mount("b", c -> await(waitFor));
+      List<String> ofB = rowsOfB;
+      if (waitFor != null || !ofB.isEmpty()) {
+        ctx.mount("b", c -> {
+          if (waitFor != null) {
+            await(waitFor);
+          }
+          ofB.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")));
+        });
       }
     }
 

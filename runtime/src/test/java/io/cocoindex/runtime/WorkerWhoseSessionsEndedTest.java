@@ -1,31 +1,13 @@
 package io.cocoindex.runtime;
 
-import static io.cocoindex.TargetStates.declareTargetState;
-import static io.cocoindex.TargetStates.mountTarget;
-import static io.cocoindex.TargetStates.registerRootTargetStatesProvider;
-import static io.cocoindex.runtime.TwoWorkersTestBase.await;
-import static io.cocoindex.runtime.TwoWorkersTestBase.failureOf;
-import static io.cocoindex.runtime.TwoWorkersTestBase.precommits;
-import static io.cocoindex.runtime.TwoWorkersTestBase.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.cocoindex.ChildTargetDef;
-import io.cocoindex.Ctx;
 import io.cocoindex.StableKey;
-import io.cocoindex.TargetAction;
-import io.cocoindex.TargetActionSink;
-import io.cocoindex.TargetHandler;
-import io.cocoindex.TargetStateProvider;
-import io.cocoindex.runtime.TwoWorkersTestBase.Put;
-import io.cocoindex.runtime.TwoWorkersTestBase.Shelf;
 import io.cocoindex.runtime.state.ContainerChangedException;
-import io.cocoindex.runtime.state.ForwardingStateStore;
 import io.cocoindex.runtime.state.PostgresStateStore;
 import io.cocoindex.runtime.state.SessionsLostException;
 import io.cocoindex.runtime.state.StateStore;
-import io.cocoindex.runtime.state.StateWrite;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -36,8 +18,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,14 +32,12 @@ import org.junit.jupiter.api.Test;
  * worker's change of a container applied while its child's write was under way, which then
  * landed below the leaf.
  */
-class WorkerWhoseSessionsEndedTest extends EngineTestBase {
+class WorkerWhoseSessionsEndedTest extends TwoWorkersTestBase {
   static final long GRACE_MILLIS = 2000;
-  final Shelf shelf = new Shelf();
   private String graceBefore;
 
   @BeforeEach
   void sharedWithAGrace() {
-    assumeTrue(ON_POSTGRES, "two workers share only the PostgreSQL store");
     graceBefore = System.getProperty(PostgresStateStore.DEAD_RUN_GRACE_PROPERTY);
     // Read as each store opens: every store of the test has it.
     System.setProperty(PostgresStateStore.DEAD_RUN_GRACE_PROPERTY, "" + GRACE_MILLIS);
@@ -89,8 +67,8 @@ class WorkerWhoseSessionsEndedTest extends EngineTestBase {
     String dying = postgresSchema.name() + "_dying";
     StateStore dyingStore =
         PostgresStateStore.open(postgresSchema.url() + "&ApplicationName=" + dying);
-    Worker w0 = new Worker(dyingStore, false);
-    Worker w1 = new Worker(anotherWorkersStore(), true);
+    Worker w0 = new Worker(dyingStore, dying, false, false);
+    Worker w1 = worker(1);
     CountDownLatch release = new CountDownLatch(1);
     try {
       w1.update();
@@ -154,16 +132,8 @@ class WorkerWhoseSessionsEndedTest extends EngineTestBase {
           .doesNotContainKey("tables/docs");
 
       w1.table = true;
-      w1.rowsOfA = List.of("r1", "r2");
-      w1.update();
-      assertThat(shelf.takeLog()).containsExactly("update docs=table after [leaf]",
+      assertCleanRunWritesBothRows(w1, "update docs=table after [leaf]",
           "create docs/r1=v1 after []?", "create docs/r2=v1 after []?");
-      assertThat(shelf.violations).isEmpty();
-      assertThat(shelf.target()).containsExactly(Map.entry("docs", "table"),
-          Map.entry("docs/r1", "v1"), Map.entry("docs/r2", "v1"));
-      w1.update();
-      assertThat(shelf.takeLog()).as("a quiet rerun: the table's refresh only")
-          .containsExactly("update docs=table after [table]");
     } finally {
       release.countDown(); // should an assertion before have failed
       try {
@@ -295,107 +265,5 @@ class WorkerWhoseSessionsEndedTest extends EngineTestBase {
 
   static byte[] path(String name) {
     return name.getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** A store that tells when a chosen write has landed, and the version of its last run. */
-  static final class Signals extends ForwardingStateStore {
-    private volatile Predicate<List<StateWrite>> when = w -> false;
-    private volatile CountDownLatch landed = new CountDownLatch(1);
-    volatile long lastVersion;
-
-    Signals(StateStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public long nextVersion(String app) {
-      lastVersion = super.nextVersion(app);
-      return lastVersion;
-    }
-
-    CountDownLatch signal(Predicate<List<StateWrite>> when) {
-      this.landed = new CountDownLatch(1);
-      this.when = when;
-      return landed;
-    }
-
-    @Override
-    public CompletableFuture<Void> write(String app, List<StateWrite> writes) {
-      CountDownLatch latch = when.test(writes) ? landed : null;
-      return super.write(app, writes).whenComplete((v, e) -> {
-        if (latch != null && e == null) {
-          latch.countDown();
-        }
-      });
-    }
-  }
-
-  /**
-   * One worker: the table docs (or, not {@code table}, a leaf declared by component t) with
-   * rows of components a and b, on the shared shelf.
-   */
-  final class Worker {
-    final Signals store;
-    final App app;
-    volatile boolean table = true;
-    volatile List<String> rowsOfA = List.of("r1");
-    volatile List<String> rowsOfB = List.of();
-    /** If set, b declares its rows once it is counted down. */
-    volatile CountDownLatch bWaitsFor;
-    volatile Consumer<Put> beforeRow = put -> {};
-    final TargetHandler<String, String, Put> tables;
-
-    /** {@code closedByTheTest}: false for a worker whose sessions the test ends. */
-    Worker(StateStore store, boolean closedByTheTest) {
-      TargetActionSink<Put> rowSink = TargetActionSink.of(actions -> {
-        for (TargetAction<Put> a : actions) {
-          beforeRow.accept(a.value());
-          shelf.apply(a);
-        }
-      });
-      TargetHandler<String, String, Put> rows = (key, desired, prev, mbm) ->
-          reconcile("docs/" + Rows.keyText(key), desired, prev, mbm, rowSink, false);
-      TargetActionSink<Put> tableSink = TargetActionSink.withChildHandler(
-          actions -> actions.forEach(shelf::apply), action -> ChildTargetDef.of(rows));
-      this.tables = (key, desired, prev, mbm) ->
-          reconcile(Rows.keyText(key), desired, prev, mbm, tableSink, true);
-      this.store = new Signals(store);
-      Environment env = Environment.builder().stateStore(this.store).build();
-      this.app = closedByTheTest ? WorkerWhoseSessionsEndedTest.this.app("shelf", env, this::main)
-          : App.create("shelf", env, this::main);
-    }
-
-    void main(Ctx ctx) {
-      TargetStateProvider<String> provider =
-          registerRootTargetStatesProvider(ctx, "tables", tables);
-      if (!table) {
-        ctx.useMount("t", c -> {
-          declareTargetState(c, provider.targetState("docs", "leaf"));
-          return null;
-        });
-        return;
-      }
-      TargetStateProvider<String> docs = mountTarget(ctx, provider.targetState("docs", "table"));
-      List<String> a = rowsOfA;
-      ctx.mount("a", c -> a.forEach(k -> declareTargetState(c, docs.targetState(k, "v1"))));
-      List<String> b = rowsOfB;
-      CountDownLatch waitFor = bWaitsFor;
-      if (!b.isEmpty()) {
-        ctx.mount("b", c -> {
-          if (waitFor != null) {
-            await(waitFor);
-          }
-          b.forEach(k -> declareTargetState(c, docs.targetState(k, "v1")));
-        });
-      }
-    }
-
-    void update() {
-      app.update();
-    }
-
-    CompletableFuture<Void> updateAsync() {
-      return CompletableFuture.runAsync(app::update, ThreadPerTask.INSTANCE);
-    }
   }
 }
